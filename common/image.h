@@ -1,0 +1,50 @@
+// An image as JPEG 2000 sees it (Annex B.2): components of integer samples,
+// each with its own precision, signedness and sub-sampling, on a reference
+// grid whose image area starts at (x0, y0).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/plane_view.h"
+#include "common/status.h"
+
+namespace mallat {
+
+struct Component {
+  int64_t width = 0;     // samples per row
+  int64_t height = 0;    // rows
+  int precision = 8;     // bits per sample, 1..38 in the standard; we store in int32
+  bool is_signed = false;
+  int dx = 1, dy = 1;    // sub-sampling on the reference grid (XRsiz, YRsiz)
+  std::vector<int32_t> samples;  // row-major, width * height
+
+  PlaneView<int32_t> view() { return {samples.data(), width, height, width}; }
+  PlaneView<const int32_t> view() const { return {samples.data(), width, height, width}; }
+  int32_t min_value() const { return is_signed ? -(int32_t)(1u << (precision - 1)) : 0; }
+  int32_t max_value() const {
+    return is_signed ? (int32_t)((1u << (precision - 1)) - 1) : (int32_t)((1ull << precision) - 1);
+  }
+};
+
+// What the samples mean, as far as an image file can say.
+enum class ColorSpace { kUnknown, kGray, kRgb, kYcc };
+
+struct Image {
+  int64_t x0 = 0, y0 = 0;  // image area offset on the reference grid
+  std::vector<Component> components;
+  ColorSpace color_space = ColorSpace::kUnknown;
+  bool has_alpha = false;  // the last component is alpha (opacity)
+
+  int64_t width() const { return components.empty() ? 0 : components[0].width; }
+  int64_t height() const { return components.empty() ? 0 : components[0].height; }
+  int num_components() const { return static_cast<int>(components.size()); }
+};
+
+// A new image of n equal components, samples zero. Refuses sizes beyond
+// what int64 arithmetic and memory allow.
+Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
+                         bool is_signed);
+
+}  // namespace mallat

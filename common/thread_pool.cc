@@ -1,0 +1,72 @@
+#include "common/thread_pool.h"
+
+namespace mallat {
+
+int ThreadPool::hardware_threads() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+ThreadPool::ThreadPool(int threads) {
+  if (threads <= 0) threads = hardware_threads();
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+// Takes items one at a time under the lock; items are coarse (a code-block,
+// a tile), so the lock is not the bottleneck.
+void ThreadPool::run_items() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (job_ != nullptr && next_ < count_) {
+    int64_t i = next_++;
+    const auto* job = job_;
+    lock.unlock();
+    (*job)(i);
+    lock.lock();
+    if (++finished_ == count_) done_.notify_all();
+  }
+}
+
+void ThreadPool::worker_loop() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+    }
+    run_items();
+  }
+}
+
+void ThreadPool::parallel_for(int64_t count, const std::function<void(int64_t)>& fn) {
+  if (count <= 0) return;
+  if (workers_.empty() || count == 1) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = &fn;
+    count_ = count;
+    next_ = 0;
+    finished_ = 0;
+    ++generation_;
+  }
+  wake_.notify_all();
+  run_items();
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return finished_ == count_; });
+  job_ = nullptr;
+}
+
+}  // namespace mallat

@@ -1,0 +1,48 @@
+// A fixed pool of worker threads with a blocking parallel_for. Work items are
+// handed out by an atomic counter, so the order of results never depends on
+// scheduling: callers write item i's output to slot i.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace mallat {
+
+class ThreadPool {
+ public:
+  // threads <= 0: one per hardware thread. The calling thread also works,
+  // so a pool of N threads starts N - 1 workers.
+  explicit ThreadPool(int threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs fn(i) for i in [0, count) and returns when all are done.
+  // Not re-entrant: fn must not call parallel_for on the same pool.
+  void parallel_for(int64_t count, const std::function<void(int64_t)>& fn);
+
+  static int hardware_threads();
+
+ private:
+  void worker_loop();
+  void run_items();
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  const std::function<void(int64_t)>* job_ = nullptr;
+  int64_t count_ = 0;
+  int64_t next_ = 0;        // guarded by mutex_
+  int64_t finished_ = 0;    // guarded by mutex_
+  uint64_t generation_ = 0; // bumps once per parallel_for
+  bool stopping_ = false;
+};
+
+}  // namespace mallat

@@ -1,0 +1,22 @@
+// Host-only entry points of the CUDA DWT backend; builds without nvcc.
+// Implemented in dwt/cuda/*.cu, compiled only when MALLAT_HAVE_CUDA is set.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "dwt/dwt.h"
+
+namespace mallat::dwt::cuda {
+
+// Number of CUDA devices, or an error naming the cudaGetDeviceCount result
+// (e.g. 35, "CUDA driver version is insufficient") when there are none.
+Result<int> device_count();
+
+// A one-line description: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)" or why none.
+std::string device_status();
+
+Result<std::unique_ptr<Backend>> make_cuda_backend();
+
+}  // namespace mallat::dwt::cuda

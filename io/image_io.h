@@ -1,0 +1,42 @@
+// Reading and writing image files. Samples are kept exactly as stored: no
+// gamma, colour-profile or bit-depth change. The format is found from the
+// file's magic bytes first, then from its extension.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::io {
+
+enum class Format { kUnknown, kPng, kTiff, kPnm, kPgx, kBmp };
+
+const char* format_name(Format format);
+
+// From the extension alone (".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm",
+// ".pgx", ".bmp"), case-insensitive; kUnknown otherwise.
+Format format_from_extension(const std::filesystem::path& path);
+
+// From the first bytes of a file; kUnknown when no magic number matches.
+Format format_from_magic(const unsigned char* bytes, size_t size);
+
+// Whether this build can read / write the format (TIFF is optional).
+bool can_read(Format format);
+bool can_write(Format format);
+
+// Reads any supported file. Errors name the file and the reason.
+Result<Image> read_image(const std::filesystem::path& path);
+
+struct WriteOptions {
+  Format format = Format::kUnknown;  // kUnknown: from the extension
+};
+
+// Writes to a temporary file beside `path` and renames it into place, so a
+// failure leaves no partial file. Errors if the format cannot hold the image
+// (e.g. a signed or 3-component image as PGM).
+Status write_image(const Image& image, const std::filesystem::path& path,
+                   const WriteOptions& options = {});
+
+}  // namespace mallat::io

@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("mallat: skeleton"); return 0; }
