@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "quant/step_size.h"
+
 namespace mallat::codec {
 
 // A.6.1, Table A.16: progression order of packets.
@@ -79,12 +81,9 @@ struct CodingStyle {
 // A.6.4, Table A.28: quantisation style.
 enum class QuantizationStyle : uint8_t { kNone = 0, kScalarDerived = 1, kScalarExpounded = 2 };
 
-// E.1: one subband's step size, 2^-exponent * (1 + mantissa / 2^11) times the
-// dynamic range; for kNone only the exponent is used (epsilon_b).
-struct StepSize {
-  int exponent = 0;   // 0..31
-  int mantissa = 0;   // 0..2047
-};
+// E.1: one subband's step size (quant/step_size.h); for kNone only the
+// exponent is used (epsilon_b).
+using quant::StepSize;
 
 // A.6.4 / A.6.5: QCD or QCC. Steps are in subband order: LL of the lowest
 // resolution, then HL, LH, HH of each decomposition level from the coarsest

@@ -1,0 +1,37 @@
+// Quantisation step sizes (Annex E). A step size is signalled as an exponent
+// and an 11-bit mantissa (E-3); for reversible coding only the exponent is
+// signalled and it sets the number of magnitude bit-planes (E-2).
+#pragma once
+
+#include <vector>
+
+namespace mallat::quant {
+
+// E.1: Delta_b = 2^(R_b - exponent) * (1 + mantissa / 2^11).
+struct StepSize {
+  int exponent = 0;   // epsilon_b, 0..31
+  int mantissa = 0;   // mu_b, 0..2047
+  friend bool operator==(const StepSize&, const StepSize&) = default;
+};
+
+// Table E.1: log2 of the nominal gain of a subband; orientation as
+// 0 = LL, 1 = HL, 2 = LH, 3 = HH (the order of dwt::Band).
+int log2_subband_gain(int orientation);
+
+// Number of subbands of a decomposition with `levels` levels: 3 * levels + 1,
+// in the signalling order of A.6.4 (LL, then HL, LH, HH from the coarsest
+// level to the finest).
+int subband_count(int levels);
+
+// Orientation (0..3) of subband `index` in that signalling order.
+int subband_orientation(int index);
+
+// Reversible step sizes (no quantisation): epsilon_b = precision + log2 gain_b,
+// mantissa 0 — enough bit-planes for the 5/3's integer growth, as E.1.1
+// requires and as other encoders signal it.
+std::vector<StepSize> reversible_step_sizes(int precision, int levels);
+
+// E-2: the maximum number of magnitude bit-planes M_b of a subband.
+inline int magnitude_bitplanes(int guard_bits, int exponent) { return guard_bits + exponent - 1; }
+
+}  // namespace mallat::quant
