@@ -31,6 +31,7 @@ Result<Image> read_image(const std::filesystem::path& path);
 
 struct WriteOptions {
   Format format = Format::kUnknown;  // kUnknown: from the extension
+  bool png_interlace = false;        // PNG only: write Adam7-interlaced rows
 };
 
 // Writes to a temporary file beside `path` and renames it into place, so a
@@ -38,5 +39,10 @@ struct WriteOptions {
 // (e.g. a signed or 3-component image as PGM).
 Status write_image(const Image& image, const std::filesystem::path& path,
                    const WriteOptions& options = {});
+
+// Writes one component as a PGX file (PGX holds one component; a
+// multi-component image is written as one file per component). Precision
+// 1..31, signed or unsigned, big-endian ("ML"). Atomic like write_image.
+Status write_pgx_component(const Component& component, const std::filesystem::path& path);
 
 }  // namespace mallat::io

@@ -1,0 +1,120 @@
+#include "io/file.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <system_error>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace mallat::io {
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Closes the descriptor when it goes out of scope, so early returns cannot leak it.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { close(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  // Returns false when close() reports an error (a late write failure on some systems).
+  bool close() {
+    if (fd_ < 0) return true;
+    int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64_t max_bytes) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return io_error(name + ": is a folder, not a file");
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return io_error(name + ": cannot open: " + errno_text());
+  off_t end = ::lseek(fd.get(), 0, SEEK_END);
+  if (end < 0 || ::lseek(fd.get(), 0, SEEK_SET) < 0)
+    return io_error(name + ": cannot find the file size: " + errno_text());
+  if (static_cast<uint64_t>(end) > max_bytes)
+    return resource_limit(name + ": file of " + std::to_string(end) + " bytes exceeds the limit of " +
+                          std::to_string(max_bytes) + " bytes");
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(static_cast<size_t>(end));
+  } catch (const std::bad_alloc&) {
+    return resource_limit(name + ": out of memory for " + std::to_string(end) + " bytes");
+  }
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error(name + ": read failed: " + errno_text());
+    if (n == 0) break;  // the file shrank while we read it
+    done += static_cast<size_t>(n);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+  const std::string name = path.string();
+  std::filesystem::path folder = path.parent_path();
+  if (folder.empty()) folder = ".";
+  // A fresh name beside the target keeps the rename on one file system.
+  // open(O_EXCL, 0666) rather than mkstemp: the file gets the permissions a
+  // new file normally gets (umask applied) without touching the process umask.
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp;
+  int raw_fd = -1;
+  for (int attempt = 0; attempt < 100 && raw_fd < 0; ++attempt) {
+    std::string leaf = ".";
+    leaf += path.filename().string();
+    leaf += ".tmp-";
+    leaf += std::to_string(::getpid());
+    leaf += '-';
+    leaf += std::to_string(counter++);
+    tmp = (folder / leaf).string();
+    raw_fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (raw_fd < 0 && errno != EEXIST) break;
+  }
+  Fd fd(raw_fd);
+  if (fd.get() < 0) return io_error(name + ": cannot create a temporary file: " + errno_text());
+  auto fail = [&](const std::string& what) {
+    std::string reason = errno_text();
+    fd.close();
+    ::unlink(tmp.c_str());
+    return io_error(name + ": " + what + ": " + reason);
+  };
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("write failed");
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0) return fail("fsync failed");
+  if (!fd.close()) {
+    ::unlink(tmp.c_str());
+    return io_error(name + ": close failed: " + errno_text());
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string reason = errno_text();
+    ::unlink(tmp.c_str());
+    return io_error(name + ": cannot rename the temporary file into place: " + reason);
+  }
+  return Status::Ok();
+}
+
+}  // namespace mallat::io

@@ -1,0 +1,29 @@
+// Whole-file reading and atomic writing. The codec reads and writes .j2k/.jp2
+// through these too, so that every output in mallat appears complete or not
+// at all.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "common/status.h"
+
+namespace mallat::io {
+
+// Files larger than this are refused unless the caller asks for more: a
+// bound on what one read may allocate.
+inline constexpr uint64_t kDefaultMaxFileBytes = uint64_t{4} << 30;  // 4 GiB
+
+// The whole file. Errors name the file: missing, unreadable, a folder, or
+// larger than max_bytes (checked before anything is allocated).
+Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
+                                       uint64_t max_bytes = kDefaultMaxFileBytes);
+
+// Writes `bytes` to a temporary file in the same folder, flushes it and
+// renames it onto `path` (atomic on POSIX file systems). On failure the
+// temporary file is removed and `path` is left as it was.
+Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+}  // namespace mallat::io

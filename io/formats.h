@@ -1,0 +1,45 @@
+// The per-format coders behind image_io.h. Each decodes from the bytes of a
+// whole file and encodes to bytes, so that file access and atomic writing
+// live in one place (file.cc) and the file name is added to messages by the
+// caller. Not a public header: use image_io.h.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::io::detail {
+
+using Bytes = std::span<const uint8_t>;
+
+Result<Image> decode_png(Bytes file);
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
+
+// Only in builds with libtiff; encode_tiff needs no library.
+Result<Image> decode_tiff(Bytes file);
+Result<std::vector<uint8_t>> encode_tiff(const Image& image);
+
+Result<Image> decode_pnm(Bytes file);
+Result<std::vector<uint8_t>> encode_pnm(const Image& image);
+
+Result<Image> decode_pgx(Bytes file);
+Result<std::vector<uint8_t>> encode_pgx(const Component& component);
+
+Result<Image> decode_bmp(Bytes file);
+Result<std::vector<uint8_t>> encode_bmp(const Image& image);
+
+// What a writer of interleaved unsigned samples needs: a number of
+// components in `counts`, of one size and one precision in 1..max_precision,
+// unsigned, not sub-sampled. `format` names the format in the message.
+Status check_interleavable(const Image& image, const char* format,
+                           std::initializer_list<int> counts, int max_precision);
+
+// Sets color_space and has_alpha from the number of components as PNG, TIFF
+// and BMP use them: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.
+void set_color_from_count(Image& image);
+
+}  // namespace mallat::io::detail

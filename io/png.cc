@@ -1,0 +1,261 @@
+// PNG through libpng's low-level API, with no libpng transformations except
+// de-interlacing: the stored samples are unpacked here (1..16 bits, MSB
+// first, 16-bit big-endian), so no gamma (gAMA, sRGB, iCCP) or depth change
+// can touch them. A palette is expanded to 8-bit RGB, with tRNS as alpha; a
+// grey or RGB file with a tRNS colour key gets an alpha component of the same
+// precision (0 where the key matches, full elsewhere).
+//
+// libpng reports errors by longjmp, so the functions that call it keep every
+// C++ object they touch alive outside the setjmp frame and do no other work.
+#include <png.h>
+
+#include <csetjmp>
+#include <cstring>
+
+#include "io/bits.h"
+#include "io/formats.h"
+
+namespace mallat::io::detail {
+namespace {
+
+constexpr png_uint_32 kMaxSide = png_uint_32{1} << 24;
+
+// State shared with libpng's callbacks.
+struct PngIo {
+  Bytes input;
+  size_t input_pos = 0;
+  std::vector<uint8_t>* output = nullptr;
+  char error[256] = {};
+};
+
+void on_error(png_structp png, png_const_charp message) {
+  auto* io = static_cast<PngIo*>(png_get_error_ptr(png));
+  std::snprintf(io->error, sizeof io->error, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void on_warning(png_structp, png_const_charp) {}  // ancillary-chunk noise: not our business
+
+void read_callback(png_structp png, png_bytep out, size_t n) {
+  auto* io = static_cast<PngIo*>(png_get_io_ptr(png));
+  if (io->input.size() - io->input_pos < n) png_error(png, "truncated: the file ends inside a chunk");
+  std::memcpy(out, io->input.data() + io->input_pos, n);
+  io->input_pos += n;
+}
+
+void write_callback(png_structp png, png_bytep in, size_t n) {
+  auto* io = static_cast<PngIo*>(png_get_io_ptr(png));
+  io->output->insert(io->output->end(), in, in + n);
+}
+
+void flush_callback(png_structp) {}
+
+// What the header says, copied out of libpng's structures.
+struct PngHeader {
+  png_uint_32 width = 0, height = 0;
+  int bit_depth = 0, color_type = 0;
+  size_t rowbytes = 0;
+  std::vector<png_color> palette;
+  std::vector<uint8_t> palette_alpha;  // tRNS for palette images
+  bool has_key = false;                // tRNS colour key for grey/RGB
+  png_color_16 key = {};
+};
+
+// Reads the header into `h`. Returns false with io.error set on failure.
+bool run_png_read_header(png_structp png, png_infop info, PngHeader& h) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_user_limits(png, kMaxSide, kMaxSide);
+  png_read_info(png, info);
+  png_get_IHDR(png, info, &h.width, &h.height, &h.bit_depth, &h.color_type, nullptr, nullptr,
+               nullptr);
+  png_colorp plte = nullptr;
+  int nplte = 0;
+  if (png_get_PLTE(png, info, &plte, &nplte)) h.palette.assign(plte, plte + nplte);
+  png_bytep trans = nullptr;
+  int ntrans = 0;
+  png_color_16p key = nullptr;
+  if (png_get_tRNS(png, info, &trans, &ntrans, &key)) {
+    if (h.color_type == PNG_COLOR_TYPE_PALETTE) {
+      h.palette_alpha.assign(trans, trans + ntrans);
+    } else if (key) {
+      h.has_key = true;
+      h.key = *key;
+    }
+  }
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  h.rowbytes = png_get_rowbytes(png, info);
+  return true;
+}
+
+// Reads all rows, de-interlaced, into `rows` (each h.rowbytes long), then the
+// chunks after the image data.
+bool run_png_read_rows(png_structp png, png_infop info, std::vector<png_bytep>& rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_read_image(png, rows.data());
+  png_read_end(png, info);
+  return true;
+}
+
+class PngReadHandle {
+ public:
+  explicit PngReadHandle(PngIo& io) {
+    png_ = png_create_read_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+    if (png_) info_ = png_create_info_struct(png_);
+    if (png_) png_set_read_fn(png_, &io, read_callback);
+  }
+  ~PngReadHandle() { png_destroy_read_struct(&png_, info_ ? &info_ : nullptr, nullptr); }
+  PngReadHandle(const PngReadHandle&) = delete;
+  PngReadHandle& operator=(const PngReadHandle&) = delete;
+  png_structp png() const { return png_; }
+  png_infop info() const { return info_; }
+
+ private:
+  png_structp png_ = nullptr;
+  png_infop info_ = nullptr;
+};
+
+int channels_of(int color_type) {
+  switch (color_type) {
+    case PNG_COLOR_TYPE_GRAY: return 1;
+    case PNG_COLOR_TYPE_GRAY_ALPHA: return 2;
+    case PNG_COLOR_TYPE_RGB: return 3;
+    case PNG_COLOR_TYPE_RGB_ALPHA: return 4;
+    case PNG_COLOR_TYPE_PALETTE: return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<Image> decode_png(Bytes file) {
+  PngIo io;
+  io.input = file;
+  PngReadHandle handle(io);
+  if (!handle.png() || !handle.info()) return internal_error("libpng could not start");
+  PngHeader h;
+  std::vector<png_bytep> rows;
+  if (!run_png_read_header(handle.png(), handle.info(), h))
+    return corrupt_data(std::string("bad PNG header: ") + io.error);
+  const int channels = channels_of(h.color_type);
+  if (channels == 0) return corrupt_data("unknown PNG colour type");
+  // Deflate expands at most about 1032:1, so a file cannot hold more pixel
+  // bytes than that; refuse before allocating for a header that claims more.
+  const uint64_t raster = static_cast<uint64_t>(h.rowbytes) * h.height;
+  if (raster / 1100 > file.size())
+    return corrupt_data("the header claims " + std::to_string(h.width) + "x" +
+                        std::to_string(h.height) + " pixels, more than the file can hold");
+  std::vector<uint8_t> pixels;
+  try {
+    pixels.resize(raster);
+    rows.resize(h.height);
+  } catch (const std::bad_alloc&) {
+    return resource_limit("out of memory for the PNG rows");
+  }
+  for (png_uint_32 y = 0; y < h.height; ++y) rows[y] = pixels.data() + y * h.rowbytes;
+  if (!run_png_read_rows(handle.png(), handle.info(), rows))
+    return corrupt_data(std::string("bad PNG data: ") + io.error);
+
+  const bool palette = h.color_type == PNG_COLOR_TYPE_PALETTE;
+  const int out_channels = palette ? (h.palette_alpha.empty() ? 3 : 4)
+                                   : channels + (h.has_key ? 1 : 0);
+  const int precision = palette ? 8 : h.bit_depth;
+  const int64_t w = h.width, ht = h.height;
+  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(w, ht, out_channels, precision, false));
+  std::vector<int32_t> row(static_cast<size_t>(w) * channels);
+  const int32_t full = (1 << precision) - 1;
+  for (int64_t y = 0; y < ht; ++y) {
+    unpack_msb_first(rows[y], h.bit_depth, w * channels, row.data());
+    const int64_t base = y * w;
+    for (int64_t x = 0; x < w; ++x) {
+      const int32_t* px = &row[x * channels];
+      if (palette) {
+        const size_t idx = static_cast<size_t>(px[0]);
+        if (idx >= h.palette.size()) return corrupt_data("a pixel indexes past the palette");
+        image.components[0].samples[base + x] = h.palette[idx].red;
+        image.components[1].samples[base + x] = h.palette[idx].green;
+        image.components[2].samples[base + x] = h.palette[idx].blue;
+        if (out_channels == 4)
+          image.components[3].samples[base + x] =
+              idx < h.palette_alpha.size() ? h.palette_alpha[idx] : 255;
+        continue;
+      }
+      for (int c = 0; c < channels; ++c) image.components[c].samples[base + x] = px[c];
+      if (h.has_key) {
+        const bool match = channels == 1 ? px[0] == h.key.gray
+                                         : px[0] == h.key.red && px[1] == h.key.green &&
+                                               px[2] == h.key.blue;
+        image.components[channels].samples[base + x] = match ? 0 : full;
+      }
+    }
+  }
+  set_color_from_count(image);
+  return image;
+}
+
+namespace {
+
+bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int precision,
+                   bool interlace, std::vector<png_bytep>& rows) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_IHDR(png, info, h.width, h.height, h.bit_depth, h.color_type,
+               interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (precision != h.bit_depth) {
+    // sBIT records the true precision; the samples themselves are not scaled.
+    png_color_8 sbit = {};
+    const auto p = static_cast<png_byte>(precision);
+    sbit.red = sbit.green = sbit.blue = sbit.gray = sbit.alpha = p;
+    png_set_sBIT(png, info, &sbit);
+  }
+  png_write_info(png, info);
+  if (interlace) png_set_interlace_handling(png);
+  png_write_image(png, rows.data());
+  png_write_end(png, nullptr);
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
+  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNG", {1, 2, 3, 4}, 16));
+  const int n = image.num_components();
+  const int precision = image.components[0].precision;
+  PngHeader h;
+  h.width = static_cast<png_uint_32>(image.width());
+  h.height = static_cast<png_uint_32>(image.height());
+  if (image.width() > kMaxSide || image.height() > kMaxSide)
+    return invalid_argument("the image is too large for this PNG writer");
+  static const int kTypes[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                               PNG_COLOR_TYPE_RGB_ALPHA};
+  h.color_type = kTypes[n - 1];
+  // PNG depths: 1, 2, 4, 8, 16 for grey; 8, 16 otherwise. Take the smallest that holds.
+  h.bit_depth = precision > 8 ? 16 : (n > 1 || precision > 4) ? 8 : precision > 2 ? 4 : precision;
+  const int64_t w = image.width();
+  h.rowbytes = packed_bytes(static_cast<uint64_t>(w) * n, h.bit_depth);
+  std::vector<uint8_t> pixels(h.rowbytes * h.height);
+  std::vector<png_bytep> rows(h.height);
+  std::vector<int32_t> row(static_cast<size_t>(w) * n);
+  for (int64_t y = 0; y < image.height(); ++y) {
+    for (int64_t x = 0; x < w; ++x)
+      for (int c = 0; c < n; ++c) row[x * n + c] = image.components[c].samples[y * w + x];
+    rows[y] = pixels.data() + y * h.rowbytes;
+    pack_msb_first(row.data(), 1, h.bit_depth, w * n, rows[y]);
+  }
+  std::vector<uint8_t> out;
+  PngIo io;
+  io.output = &out;
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
+  png_infop info = png ? png_create_info_struct(png) : nullptr;
+  if (!png || !info) {
+    png_destroy_write_struct(&png, info ? &info : nullptr);
+    return internal_error("libpng could not start");
+  }
+  png_set_write_fn(png, &io, write_callback, flush_callback);
+  const bool ok = run_png_write(png, info, h, precision, interlace, rows);
+  png_destroy_write_struct(&png, &info);
+  if (!ok) return internal_error(std::string("libpng failed to write: ") + io.error);
+  return out;
+}
+
+}  // namespace mallat::io::detail

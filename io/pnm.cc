@@ -1,0 +1,104 @@
+// PNM (Netpbm): P5/P6 binary grey/RGB, P2/P3 ASCII grey/RGB. maxval sets the
+// precision: the bits needed to hold it (255 -> 8, 4095 -> 12). Samples wider
+// than 8 bits are two bytes, big-endian.
+#include <bit>
+
+#include "io/formats.h"
+#include "io/text_header.h"
+
+namespace mallat::io::detail {
+namespace {
+
+// No Netpbm image is wider or taller than this; it keeps w*h*c*2 far from overflow.
+constexpr uint64_t kMaxSide = uint64_t{1} << 24;
+
+}  // namespace
+
+Result<Image> decode_pnm(Bytes file) {
+  if (file.size() < 2 || file[0] != 'P') return corrupt_data("not a PNM file (no 'P' magic)");
+  const char kind = static_cast<char>(file[1]);
+  if (kind == '1' || kind == '4' || kind == '7')
+    return unsupported(std::string("PNM type P") + kind + " is not supported (only P2, P3, P5, P6)");
+  if (kind != '2' && kind != '3' && kind != '5' && kind != '6')
+    return corrupt_data("not a PNM file (unknown type after 'P')");
+  const bool ascii = (kind == '2' || kind == '3');
+  const int channels = (kind == '3' || kind == '6') ? 3 : 1;
+  TextHeader header(file, /*hash_comments=*/true);
+  header.set_pos(2);
+  MALLAT_ASSIGN_OR_RETURN(uint64_t width, header.number("width", kMaxSide));
+  MALLAT_ASSIGN_OR_RETURN(uint64_t height, header.number("height", kMaxSide));
+  MALLAT_ASSIGN_OR_RETURN(uint64_t maxval, header.number("maxval", 65535));
+  if (width == 0 || height == 0) return corrupt_data("the width or height is zero");
+  if (maxval == 0) return corrupt_data("maxval is zero");
+  const int precision = std::bit_width(maxval);
+  const uint64_t count = width * height * channels;
+
+  if (!ascii) {
+    // Exactly one whitespace byte separates maxval from the raster.
+    if (!TextHeader::is_space(header.peek())) return corrupt_data("no whitespace after maxval");
+    header.advance();
+    const int bytes_per_sample = maxval < 256 ? 1 : 2;
+    const uint64_t need = count * bytes_per_sample;
+    if (file.size() - header.pos() < need)
+      return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
+                          std::to_string(file.size() - header.pos()));
+    MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width),
+                                                    static_cast<int64_t>(height), channels,
+                                                    precision, false));
+    const uint8_t* src = file.data() + header.pos();
+    for (uint64_t i = 0; i < width * height; ++i)
+      for (int c = 0; c < channels; ++c) {
+        const uint8_t* p = src + (i * channels + c) * bytes_per_sample;
+        image.components[c].samples[i] = bytes_per_sample == 1 ? p[0] : (p[0] << 8) | p[1];
+      }
+    for (const Component& comp : image.components)
+      for (int32_t v : comp.samples)
+        if (static_cast<uint64_t>(v) > maxval)
+          return corrupt_data("sample " + std::to_string(v) + " exceeds maxval " +
+                              std::to_string(maxval));
+    set_color_from_count(image);
+    return image;
+  }
+
+  // ASCII: every sample takes at least one digit and a separator, so a file
+  // smaller than the count cannot hold the image; check before allocating.
+  if (file.size() - header.pos() < count) return corrupt_data("truncated: too few samples");
+  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width),
+                                                  static_cast<int64_t>(height), channels,
+                                                  precision, false));
+  for (uint64_t i = 0; i < width * height; ++i)
+    for (int c = 0; c < channels; ++c) {
+      header.skip_space();
+      if (header.at_end())
+        return corrupt_data("truncated: " + std::to_string(i * channels + c) + " of " +
+                            std::to_string(count) + " samples");
+      MALLAT_ASSIGN_OR_RETURN(uint64_t v, header.number("sample", maxval));
+      image.components[c].samples[i] = static_cast<int32_t>(v);
+    }
+  set_color_from_count(image);
+  return image;
+}
+
+Result<std::vector<uint8_t>> encode_pnm(const Image& image) {
+  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNM (P5/P6)", {1, 3}, 16));
+  const int n = image.num_components();
+  const int precision = image.components[0].precision;
+  const uint32_t maxval = (1u << precision) - 1;
+  const std::string header = std::string(n == 1 ? "P5" : "P6") + "\n" +
+                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
+                             "\n" + std::to_string(maxval) + "\n";
+  const int bytes_per_sample = maxval < 256 ? 1 : 2;
+  const uint64_t pixels = static_cast<uint64_t>(image.width() * image.height());
+  std::vector<uint8_t> out(header.begin(), header.end());
+  out.resize(header.size() + pixels * n * bytes_per_sample);
+  uint8_t* dst = out.data() + header.size();
+  for (uint64_t i = 0; i < pixels; ++i)
+    for (int c = 0; c < n; ++c) {
+      const uint32_t v = static_cast<uint32_t>(image.components[c].samples[i]);
+      if (bytes_per_sample == 2) *dst++ = static_cast<uint8_t>(v >> 8);
+      *dst++ = static_cast<uint8_t>(v);
+    }
+  return out;
+}
+
+}  // namespace mallat::io::detail
