@@ -1,0 +1,103 @@
+#include "codec/bit_io.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace mallat::codec {
+namespace {
+
+// B.10.1: eight 1 bits make 0xFF; the next byte then holds 7 bits behind a 0.
+TEST(PacketBitIo, StuffsAfterFF) {
+  std::vector<uint8_t> out;
+  PacketBitWriter w(out);
+  w.put_bits(0xFF, 8);
+  w.put_bits(0x7F, 7);  // fills the stuffed byte: 0x7F
+  w.put_bits(0b101, 3);
+  w.flush();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0], 0xFF);
+  EXPECT_EQ(out[1], 0x7F);
+  EXPECT_EQ(out[2], 0xA0);
+
+  PacketBitReader r(out);
+  EXPECT_EQ(r.get_bits(8), 0xFFu);
+  EXPECT_EQ(r.get_bits(7), 0x7Fu);
+  EXPECT_EQ(r.get_bits(3), 0b101u);
+  r.align();
+  EXPECT_EQ(r.position(), 3u);
+  EXPECT_FALSE(r.overrun());
+}
+
+// A header ending in 0xFF is followed by a 0x00 so the body cannot form a marker.
+TEST(PacketBitIo, FlushAfterFFAddsZeroByte) {
+  std::vector<uint8_t> out;
+  PacketBitWriter w(out);
+  w.put_bits(0xFF, 8);
+  w.flush();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1], 0x00);
+  PacketBitReader r(out);
+  EXPECT_EQ(r.get_bits(8), 0xFFu);
+  r.align();
+  EXPECT_EQ(r.position(), 2u);
+  EXPECT_FALSE(r.overrun());
+}
+
+// Seven 1 bits and padding give 0xFE: no extra byte.
+TEST(PacketBitIo, PaddingWithZeros) {
+  std::vector<uint8_t> out;
+  PacketBitWriter w(out);
+  w.put_bits(0x7F, 7);
+  w.flush();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], 0xFE);
+  w.flush();  // nothing more
+  EXPECT_EQ(out.size(), 1u);
+}
+
+TEST(PacketBitIo, ReaderStopsAtEnd) {
+  const std::vector<uint8_t> data = {0xAB};
+  PacketBitReader r(data);
+  EXPECT_EQ(r.get_bits(8), 0xABu);
+  EXPECT_FALSE(r.overrun());
+  EXPECT_EQ(r.get_bit(), 0);
+  EXPECT_TRUE(r.overrun());
+  EXPECT_EQ(r.position(), 1u);
+}
+
+TEST(PacketBitIo, RandomRoundTripNeverMarker) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 200; ++iter) {
+    std::vector<std::pair<uint32_t, int>> fields;
+    std::vector<uint8_t> out;
+    PacketBitWriter w(out);
+    const int n = static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) {
+      const int bits = static_cast<int>(rng() % 33);
+      // Mostly ones, to make many 0xFF bytes.
+      uint32_t v = (rng() % 4 != 0) ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+      if (bits < 32) v &= (1u << bits) - 1;
+      fields.emplace_back(v, bits);
+      w.put_bits(v, bits);
+    }
+    w.flush();
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      if (out[i] == 0xFF) {
+        ASSERT_LT(out[i + 1], 0x80);
+      }
+    }
+    if (!out.empty()) {
+      ASSERT_NE(out.back(), 0xFF);
+    }
+    PacketBitReader r(out);
+    for (auto [v, bits] : fields) ASSERT_EQ(r.get_bits(bits), v);
+    r.align();
+    EXPECT_FALSE(r.overrun());
+    EXPECT_EQ(r.position(), out.size());
+  }
+}
+
+}  // namespace
+}  // namespace mallat::codec
