@@ -31,8 +31,13 @@ struct ImageAndTileSize {
   uint32_t xtosiz = 0, ytosiz = 0;  // tile grid offset
   std::vector<ComponentSize> components;
 
-  uint32_t tiles_x() const { return (xsiz - xtosiz + xtsiz - 1) / xtsiz; }  // B-5
-  uint32_t tiles_y() const { return (ysiz - ytosiz + ytsiz - 1) / ytsiz; }
+  // B-5; in 64 bits because Xsiz + XTsiz may exceed 32 bits.
+  uint32_t tiles_x() const {
+    return static_cast<uint32_t>((uint64_t{xsiz} - xtosiz + xtsiz - 1) / xtsiz);
+  }
+  uint32_t tiles_y() const {
+    return static_cast<uint32_t>((uint64_t{ysiz} - ytosiz + ytsiz - 1) / ytsiz);
+  }
 };
 
 // A.6.1, Table A.19: code-block style (SPcod/SPcoc), the mode switches of D.6.
