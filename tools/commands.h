@@ -1,0 +1,22 @@
+// The `mallat` subcommands. Each takes its arguments after the subcommand
+// name and returns the process exit status (0 ok, 1 failure, 2 bad usage).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mallat::tools {
+
+using Args = std::vector<std::string>;
+
+int encode_main(const Args& args);
+int decode_main(const Args& args);
+int info_main(const Args& args);
+int compare_main(const Args& args);
+int convert_main(const Args& args);
+int bench_main(const Args& args);
+
+// Prints "mallat <command>: <message>" to stderr and returns `status`.
+int fail(const std::string& command, const std::string& message, int status = 1);
+
+}  // namespace mallat::tools
