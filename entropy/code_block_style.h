@@ -1,0 +1,33 @@
+// What Tier-1 needs to know about a code-block besides its samples: the
+// orientation of its subband (Table D.1 picks the significance contexts by
+// it) and the mode switches of the COD/COC code-block style byte (A.6.1,
+// Table A.19; D.6). Entropy does not see codec/ headers, so this mirrors
+// codec::CodeBlockStyle; to_byte/from_byte convert between the two.
+#pragma once
+
+#include <cstdint>
+
+namespace mallat::entropy {
+
+// B.5: LL, HL (horizontally high-pass), LH (vertically high-pass), HH.
+enum class BandOrientation : uint8_t { kLL = 0, kHL = 1, kLH = 2, kHH = 3 };
+
+struct CodeBlockStyle {
+  bool bypass = false;                   // selective arithmetic coding bypass
+  bool reset = false;                    // reset context probabilities after each pass
+  bool termall = false;                  // terminate every coding pass
+  bool vertical_causal = false;          // VSC: ignore the stripe below
+  bool predictable_termination = false;  // ERTERM
+  bool segmentation_symbols = false;     // SEGMARK: 1010 after each cleanup pass
+
+  uint8_t to_byte() const {
+    return static_cast<uint8_t>(bypass | reset << 1 | termall << 2 | vertical_causal << 3 |
+                                predictable_termination << 4 | segmentation_symbols << 5);
+  }
+  static CodeBlockStyle from_byte(uint8_t b) {
+    return {(b & 1) != 0, (b & 2) != 0, (b & 4) != 0, (b & 8) != 0, (b & 16) != 0, (b & 32) != 0};
+  }
+  friend bool operator==(const CodeBlockStyle&, const CodeBlockStyle&) = default;
+};
+
+}  // namespace mallat::entropy

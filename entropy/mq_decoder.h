@@ -1,0 +1,100 @@
+// The MQ arithmetic decoder of Annex C.3 (registers of Table C.1). Reads
+// never leave [data, data + size): past the end of the codeword segment the
+// decoder is fed 0xFF bytes, which it takes for a marker (C.3.4), so a
+// truncated segment decodes its prefix and then a predictable tail.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/mq_states.h"
+
+namespace mallat::entropy {
+
+struct MqDecoder {
+  uint32_t a = 0;
+  uint32_t c = 0;
+  int ct = 0;
+  const uint8_t* bp = nullptr;   // the byte B
+  const uint8_t* end = nullptr;  // one past the segment's last byte
+
+  // C.3.5 INITDEC on the segment [data, data + size).
+  void init(const uint8_t* data, size_t size) {
+    bp = data;
+    end = data + size;
+    c = static_cast<uint32_t>(current()) << 16;
+    byte_in();
+    c <<= 7;
+    ct -= 7;
+    a = 0x8000;
+  }
+
+  // C.3.2 DECODE with the MPS/LPS exchanges (C.3.3) and RENORMD (C.3.4);
+  // `state` is the context's byte 2 * I + MPS.
+  inline uint32_t decode(uint8_t& state) {
+    const MqState& s = kMqStates[state];
+    a -= s.qe;
+    uint32_t d;
+    if ((c >> 16) < s.qe) {
+      // LPS_EXCHANGE
+      if (a < s.qe) {
+        d = s.mps;
+        state = s.next_mps;
+      } else {
+        d = s.mps ^ 1;
+        state = s.next_lps;
+      }
+      a = s.qe;
+    } else {
+      c -= s.qe << 16;
+      if (a & 0x8000) return s.mps;
+      // MPS_EXCHANGE
+      if (a < s.qe) {
+        d = s.mps ^ 1;
+        state = s.next_lps;
+      } else {
+        d = s.mps;
+        state = s.next_mps;
+      }
+    }
+    renorm();
+    return d;
+  }
+
+  inline void renorm() {
+    do {
+      if (ct == 0) byte_in();
+      int n = std::countl_zero(static_cast<uint16_t>(a));
+      if (n > ct) n = ct;
+      a <<= n;
+      c <<= n;
+      ct -= n;
+    } while ((a & 0x8000) == 0);
+  }
+
+  // C.3.4 BYTEIN: 0xFF followed by a byte above 0x8F is a marker (or the
+  // end of the data): feed 1 bits without advancing.
+  void byte_in() {
+    if (current() == 0xFF) {
+      const uint8_t b1 = bp + 1 < end ? bp[1] : 0xFF;
+      if (b1 > 0x8F) {
+        c += 0xFF00;
+        ct = 8;
+      } else {
+        ++bp;
+        c += static_cast<uint32_t>(b1) << 9;
+        ct = 7;
+      }
+    } else {
+      ++bp;
+      c += static_cast<uint32_t>(current()) << 8;
+      ct = 8;
+    }
+  }
+
+ private:
+  uint8_t current() const { return bp < end ? *bp : 0xFF; }
+};
+
+}  // namespace mallat::entropy

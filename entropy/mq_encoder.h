@@ -1,0 +1,117 @@
+// The MQ arithmetic encoder of Annex C.2, with the registers of Table C.1
+// (A, C, CT, and BP pointing at the byte B). Small and copyable on purpose:
+// the Tier-1 passes copy it into locals so A, C and CT live in registers.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+
+#include "entropy/mq_states.h"
+
+namespace mallat::entropy {
+
+struct MqEncoder {
+  uint32_t a = 0x8000;
+  uint32_t c = 0;
+  int ct = 12;
+  uint8_t* bp = nullptr;     // the byte B; the segment starts at bp + 1 after init
+  uint8_t* start = nullptr;  // first byte of the codeword segment
+
+  // C.2.8 INITENC: the segment's first byte goes to `segment_start`; the byte
+  // before it must be readable (it is the previous segment's last byte, or a
+  // zero placeholder) and is never changed, because no carry can reach it.
+  void init(uint8_t* segment_start) {
+    a = 0x8000;
+    c = 0;
+    start = segment_start;
+    bp = segment_start - 1;
+    ct = *bp == 0xFF ? 13 : 12;
+  }
+
+  // C.2.2 ENCODE, with CODEMPS (C.2.4) and CODELPS (C.2.3); `state` is the
+  // context's byte 2 * I + MPS.
+  inline void encode(uint8_t& state, uint32_t d) {
+    const MqState& s = kMqStates[state];
+    a -= s.qe;
+    if (d == s.mps) {
+      if (a & 0x8000) {
+        c += s.qe;
+        return;
+      }
+      if (a < s.qe) {
+        a = s.qe;
+      } else {
+        c += s.qe;
+      }
+      state = s.next_mps;
+    } else {
+      if (a < s.qe) {
+        c += s.qe;
+      } else {
+        a = s.qe;
+      }
+      state = s.next_lps;
+    }
+    renorm();
+  }
+
+  // C.2.6 RENORME: shift until A >= 0x8000, emitting a byte each time CT runs out.
+  inline void renorm() {
+    int n = std::countl_zero(static_cast<uint16_t>(a));
+    while (n >= ct) {
+      a <<= ct;
+      c <<= ct;
+      n -= ct;
+      ct = 0;
+      byte_out();
+    }
+    a <<= n;
+    c <<= n;
+    ct -= n;
+  }
+
+  // C.2.7 BYTEOUT, with the bit stuffing after 0xFF and carry propagation.
+  void byte_out() {
+    if (*bp == 0xFF) {
+      *++bp = static_cast<uint8_t>(c >> 20);
+      c &= 0xFFFFF;
+      ct = 7;
+    } else if (c < 0x8000000) {
+      *++bp = static_cast<uint8_t>(c >> 19);
+      c &= 0x7FFFF;
+      ct = 8;
+    } else {
+      ++*bp;
+      if (*bp == 0xFF) {
+        c &= 0x7FFFFFF;
+        *++bp = static_cast<uint8_t>(c >> 20);
+        c &= 0xFFFFF;
+        ct = 7;
+      } else {
+        *++bp = static_cast<uint8_t>(c >> 19);
+        c &= 0x7FFFF;
+        ct = 8;
+      }
+    }
+  }
+
+  // Bytes a decoder needs, for a segment that goes on, to decode every
+  // symbol coded so far: those before B, B, and enough to cover C down to
+  // bit 0 (the final stream's value lies in [C, C + A); with C's bits all
+  // present, the decoder's 1-padding cannot push it past C + A). C's bits
+  // 0..26-CT are still to be output, at 7 bits per byte at worst. OpenJPEG
+  // counts 3 bytes after the settled ones, which can fall short.
+  uint32_t truncation_length() const {
+    return static_cast<uint32_t>(bp - start) + 1 + static_cast<uint32_t>((27 - ct + 6) / 7);
+  }
+
+  // C.2.9 FLUSH: terminate the segment; returns its length in bytes. A final
+  // 0xFF is dropped (the decoder supplies 0xFF past the end).
+  uint32_t flush();
+
+  // D.4.2 predictable termination (ERTERM): emit just enough bits that any
+  // decoder reading past the end sees a predictable state.
+  uint32_t flush_predictable();
+};
+
+}  // namespace mallat::entropy

@@ -1,0 +1,63 @@
+// The MQ coder's probability estimation (C.2.5, Table C.2) folded with the
+// MPS sense into one byte per context: state = 2 * I + MPS. Each entry gives
+// Qe and the state to move to after an MPS or an LPS, with SWITCH applied,
+// so the hot loops need one table look-up per decision.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace mallat::entropy {
+
+struct MqState {
+  uint32_t qe;        // Qe(I), Table C.2
+  uint32_t mps;       // the more probable symbol in this state
+  uint8_t next_mps;   // 2 * NMPS(I) + MPS
+  uint8_t next_lps;   // 2 * NLPS(I) + (MPS xor SWITCH(I))
+};
+
+inline constexpr int kMqStateCount = 94;  // 47 indices x 2 MPS senses
+
+// A context's state byte for index I and sense MPS.
+constexpr uint8_t mq_state(int index, int mps) { return static_cast<uint8_t>(2 * index + mps); }
+
+namespace detail {
+
+// Table C.2: Qe, NMPS, NLPS and SWITCH for each index I.
+struct QeRow {
+  uint16_t qe;
+  uint8_t nmps, nlps, switch_mps;
+};
+
+inline constexpr QeRow kTableC2[47] = {
+    {0x5601, 1, 1, 1},   {0x3401, 2, 6, 0},   {0x1801, 3, 9, 0},   {0x0AC1, 4, 12, 0},
+    {0x0521, 5, 29, 0},  {0x0221, 38, 33, 0}, {0x5601, 7, 6, 1},   {0x5401, 8, 14, 0},
+    {0x4801, 9, 14, 0},  {0x3801, 10, 14, 0}, {0x3001, 11, 17, 0}, {0x2401, 12, 18, 0},
+    {0x1C01, 13, 20, 0}, {0x1601, 29, 21, 0}, {0x5601, 15, 14, 1}, {0x5401, 16, 14, 0},
+    {0x5101, 17, 15, 0}, {0x4801, 18, 16, 0}, {0x3801, 19, 17, 0}, {0x3401, 20, 18, 0},
+    {0x3001, 21, 19, 0}, {0x2801, 22, 19, 0}, {0x2401, 23, 20, 0}, {0x2201, 24, 21, 0},
+    {0x1C01, 25, 22, 0}, {0x1801, 26, 23, 0}, {0x1601, 27, 24, 0}, {0x1401, 28, 25, 0},
+    {0x1201, 29, 26, 0}, {0x1101, 30, 27, 0}, {0x0AC1, 31, 28, 0}, {0x09C1, 32, 29, 0},
+    {0x08A1, 33, 30, 0}, {0x0521, 34, 31, 0}, {0x0441, 35, 32, 0}, {0x02A1, 36, 33, 0},
+    {0x0221, 37, 34, 0}, {0x0141, 38, 35, 0}, {0x0111, 39, 36, 0}, {0x0085, 40, 37, 0},
+    {0x0049, 41, 38, 0}, {0x0025, 42, 39, 0}, {0x0015, 43, 40, 0}, {0x0009, 44, 41, 0},
+    {0x0005, 45, 42, 0}, {0x0001, 45, 43, 0}, {0x5601, 46, 46, 0},
+};
+
+constexpr std::array<MqState, kMqStateCount> fold_states() {
+  std::array<MqState, kMqStateCount> s{};
+  for (int i = 0; i < 47; ++i) {
+    for (int mps = 0; mps < 2; ++mps) {
+      const QeRow& r = kTableC2[i];
+      s[2 * i + mps] = MqState{r.qe, static_cast<uint32_t>(mps), mq_state(r.nmps, mps),
+                               mq_state(r.nlps, mps ^ r.switch_mps)};
+    }
+  }
+  return s;
+}
+
+}  // namespace detail
+
+inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
+
+}  // namespace mallat::entropy

@@ -1,0 +1,96 @@
+// Tier-1 coding of one code-block (Annex D): the three coding passes per
+// bit-plane over the stripe-of-4 scan, with the MQ coder of Annex C (and raw
+// coding under BYPASS).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/plane_view.h"
+#include "common/status.h"
+#include "entropy/code_block_style.h"
+
+namespace mallat::entropy {
+
+// Code-block limits of A.6.1: sides 4..1024 (smaller at image edges), at most
+// 4096 samples. Magnitudes have at most 31 bits.
+inline constexpr int kMaxCodeBlockSide = 1024;
+inline constexpr int kMaxCodeBlockSamples = 4096;
+inline constexpr int kMaxBitPlanes = 31;
+
+// One coding pass as the rate allocator and Tier-2 see it.
+struct CodingPass {
+  // Bytes of EncodedCodeBlock::data from which a decoder recovers everything
+  // up to and including this pass. Exact where `terminated`; otherwise a
+  // safe bound from the MQ coder's state (MqEncoder::truncation_length; 1 or
+  // 2 bytes above OpenJPEG's estimate), kept no larger than any later pass's
+  // length. Non-decreasing.
+  uint32_t cumulative_length = 0;
+  // The pass ends a codeword segment (always the last pass; every pass under
+  // TERMALL; under BYPASS the passes of Table D.9). Under TERMALL or BYPASS,
+  // Tier-2 signals the lengths of terminated segments separately (B.10.7.2).
+  bool terminated = false;
+  // Decrease of the squared error, in the quantised-integer domain, that this
+  // pass brings when the decoder reconstructs each coefficient at the middle
+  // of its known interval (E.1.1.2); summed over the block.
+  double distortion_decrease = 0.0;
+};
+
+struct EncodedCodeBlock {
+  std::vector<uint8_t> data;   // all codeword segments, concatenated
+  int zero_bitplanes = 0;      // P of B.10.5: Mb minus the planes needed
+  int num_passes = 0;          // 3 * (Mb - P) - 2, or 0 for an all-zero block
+  std::vector<CodingPass> passes;
+};
+
+// Encodes one code-block. `num_bitplanes` is Mb (E-2) of the subband: every
+// magnitude must be below 2^Mb, Mb <= 31. Width and height 1..1024, at most
+// 4096 samples.
+Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
+                                           BandOrientation orientation, int num_bitplanes,
+                                           const CodeBlockStyle& style);
+
+// The plain, slow encoder that computes every context from the neighbourhood
+// directly; the fast one must produce the same bytes. For tests.
+Result<EncodedCodeBlock> encode_code_block_reference(PlaneView<const int32_t> coefficients,
+                                                     BandOrientation orientation,
+                                                     int num_bitplanes,
+                                                     const CodeBlockStyle& style);
+
+struct CodeBlockToDecode {
+  std::span<const uint8_t> data;  // the codeword segments, concatenated
+  // Length of each codeword segment in order, as Tier-2 read them; may be
+  // empty when the block is one segment (no TERMALL/BYPASS), and may be
+  // shorter than the segments the passes need: the rest is read as empty.
+  std::span<const uint32_t> segment_lengths;
+  int num_passes = 0;
+  int zero_bitplanes = 0;  // P
+  int num_bitplanes = 0;   // Mb
+  BandOrientation orientation = BandOrientation::kLL;
+  CodeBlockStyle style;
+};
+
+struct DecodedCodeBlockInfo {
+  // The lowest bit-plane any pass reached (0 when all planes were decoded);
+  // meaningful when passes > 0.
+  int lowest_plane = 0;
+  // True when the last pass decoded was a significance propagation pass:
+  // then the samples that pass did not visit are known only down to
+  // lowest_plane + 1 (see `known_planes` of decode_code_block).
+  bool ended_in_significance_pass = false;
+};
+
+// Decodes one code-block into `out` (its size is the code-block's size):
+// two's-complement values at their true weight, so a block decoded through
+// all Mb planes returns the exact integers. If `known_plane` is non-empty
+// (same size as `out`), it receives for each sample the bit-plane p such that
+// the bits of its magnitude at p and above are decoded; mid-point
+// reconstruction (E.1.1.2) adds 2^(p-1) to non-zero magnitudes when p > 0.
+// A truncated or corrupt segment decodes to whatever it says; errors are only
+// for impossible parameters.
+Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
+                                               PlaneView<int32_t> out,
+                                               PlaneView<uint8_t> known_plane = {});
+
+}  // namespace mallat::entropy

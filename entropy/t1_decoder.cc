@@ -1,0 +1,136 @@
+// The Tier-1 decoder: the same passes as the encoder (t1_passes.h) driven by
+// the MQ and raw decoders, one codeword segment at a time.
+#include <algorithm>
+#include <string>
+
+#include "entropy/t1.h"
+#include "entropy/t1_internal.h"
+#include "entropy/t1_passes.h"
+#include "entropy/t1_schedule.h"
+
+namespace mallat::entropy {
+namespace {
+
+using detail::MqDecodeSymbols;
+using detail::RawDecodeSymbols;
+using detail::T1State;
+
+// Hands out the codeword segments in order, never past the data.
+class SegmentReader {
+ public:
+  explicit SegmentReader(const CodeBlockToDecode& block) : block_(block) {}
+
+  std::span<const uint8_t> next() {
+    const size_t left = block_.data.size() - offset_;
+    size_t length = left;  // with no lengths given, one segment holds everything
+    if (!block_.segment_lengths.empty()) {
+      length = index_ < block_.segment_lengths.size() ? block_.segment_lengths[index_] : 0;
+      length = std::min(length, left);
+    }
+    ++index_;
+    const std::span<const uint8_t> segment = block_.data.subspan(offset_, length);
+    offset_ += length;
+    return segment;
+  }
+
+ private:
+  const CodeBlockToDecode& block_;
+  size_t offset_ = 0;
+  size_t index_ = 0;
+};
+
+template <bool kVsc>
+void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
+  MqContexts contexts = initial_contexts();
+  MqDecodeSymbols mq{MqDecoder{}, &contexts};
+  RawDecodeSymbols raw{};
+  SegmentReader segments(block);
+  const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
+  bool open = false;
+  for (int i = 0; i < block.num_passes; ++i) {
+    const PassType type = pass_type(i);
+    const bool is_raw = pass_is_raw(block.style, i);
+    if (!open) {
+      const std::span<const uint8_t> segment = segments.next();
+      if (is_raw) {
+        raw.raw.init(segment.data(), segment.size());
+      } else {
+        mq.mq.init(segment.data(), segment.size());
+      }
+      open = true;
+    }
+    detail::run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
+    if (type == PassType::kCleanup && block.style.segmentation_symbols) {
+      // D.5: 1010 in UNIFORM; a mismatch means corruption, which a decoder
+      // may conceal. We decode on: the samples are the best we have.
+      for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
+    }
+    if (pass_ends_segment(block.style, i)) open = false;
+    if (block.style.reset) contexts = initial_contexts();
+  }
+}
+
+}  // namespace
+
+Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
+                                               PlaneView<int32_t> out,
+                                               PlaneView<uint8_t> known_plane) {
+  MALLAT_RETURN_IF_ERROR(
+      detail::check_code_block_shape(out.width, out.height, block.num_bitplanes));
+  const int planes = block.num_bitplanes - block.zero_bitplanes;
+  if (block.zero_bitplanes < 0 || planes < 0) {
+    return corrupt_data("code-block with " + std::to_string(block.zero_bitplanes) +
+                        " zero bit-planes out of Mb = " + std::to_string(block.num_bitplanes));
+  }
+  const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
+  if (block.num_passes < 0 || block.num_passes > max_passes) {
+    return corrupt_data("code-block with " + std::to_string(block.num_passes) +
+                        " coding passes, more than its " + std::to_string(planes) +
+                        " bit-planes allow");
+  }
+  if (!known_plane.empty() &&
+      (known_plane.width != out.width || known_plane.height != out.height)) {
+    return invalid_argument("known_plane view differs in size from the code-block");
+  }
+  const int w = static_cast<int>(out.width);
+  const int h = static_cast<int>(out.height);
+  DecodedCodeBlockInfo info;
+  if (block.num_passes == 0) {
+    for (int y = 0; y < h; ++y) std::fill(out.row(y), out.row(y) + w, 0);
+    info.lowest_plane = planes;
+    if (!known_plane.empty()) {
+      const auto top = static_cast<uint8_t>(planes);
+      for (int y = 0; y < h; ++y) std::fill(known_plane.row(y), known_plane.row(y) + w, top);
+    }
+    return info;
+  }
+  thread_local T1State s;
+  s.reset(w, h);
+  if (block.style.vertical_causal) {
+    decode_passes<true>(block, s, planes);
+  } else {
+    decode_passes<false>(block, s, planes);
+  }
+  const int last = block.num_passes - 1;
+  info.lowest_plane = planes - 1 - pass_plane_offset(last);
+  info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
+  for (int y = 0; y < h; ++y) {
+    const uint32_t* mag = s.magnitude.data() + static_cast<size_t>(y) * w;
+    const uint32_t* f = s.flags(0, y);
+    int32_t* row = out.row(y);
+    for (int x = 0; x < w; ++x) {
+      const auto m = static_cast<int32_t>(mag[x]);
+      row[x] = (f[x] & detail::kNegSelf) ? -m : m;
+    }
+    if (!known_plane.empty()) {
+      uint8_t* kp = known_plane.row(y);
+      for (int x = 0; x < w; ++x) {
+        const bool behind = info.ended_in_significance_pass && !(f[x] & kVisited);
+        kp[x] = static_cast<uint8_t>(info.lowest_plane + (behind ? 1 : 0));
+      }
+    }
+  }
+  return info;
+}
+
+}  // namespace mallat::entropy

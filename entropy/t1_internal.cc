@@ -1,0 +1,50 @@
+#include "entropy/t1_internal.h"
+
+#include <string>
+
+namespace mallat::entropy::detail {
+
+Status check_code_block_shape(int64_t width, int64_t height, int num_bitplanes) {
+  if (width < 1 || height < 1 || width > kMaxCodeBlockSide || height > kMaxCodeBlockSide ||
+      width * height > kMaxCodeBlockSamples) {
+    return invalid_argument("code-block of " + std::to_string(width) + "x" +
+                            std::to_string(height) + " samples is outside A.6.1's limits");
+  }
+  if (num_bitplanes < 0 || num_bitplanes > kMaxBitPlanes) {
+    return unsupported("code-block with " + std::to_string(num_bitplanes) +
+                       " magnitude bit-planes (at most 31 supported)");
+  }
+  return Status::Ok();
+}
+
+void finish_pass_lengths(EncodedCodeBlock& block) {
+  const auto total = static_cast<uint32_t>(block.data.size());
+  uint32_t later = total;
+  for (size_t i = block.passes.size(); i-- > 0;) {
+    CodingPass& pass = block.passes[i];
+    if (pass.cumulative_length > later) pass.cumulative_length = later;
+    if (!pass.terminated && pass.cumulative_length > 0 &&
+        block.data[pass.cumulative_length - 1] == 0xFF) {
+      --pass.cumulative_length;
+    }
+    later = pass.cumulative_length;
+  }
+}
+
+Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bitplanes) {
+  uint32_t all = 0;
+  for (int64_t y = 0; y < coefficients.height; ++y) {
+    const int32_t* row = coefficients.row(y);
+    for (int64_t x = 0; x < coefficients.width; ++x) {
+      const int32_t v = row[x];
+      all |= v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+    }
+  }
+  if (num_bitplanes < 32 && (all >> num_bitplanes) != 0) {
+    return invalid_argument("a coefficient needs more than Mb = " + std::to_string(num_bitplanes) +
+                            " magnitude bits");
+  }
+  return all;
+}
+
+}  // namespace mallat::entropy::detail

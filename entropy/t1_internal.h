@@ -1,0 +1,25 @@
+// Pieces shared by the fast and the reference Tier-1 encoders. Internal.
+#pragma once
+
+#include <cstdint>
+
+#include "common/plane_view.h"
+#include "common/status.h"
+#include "entropy/t1.h"
+
+namespace mallat::entropy::detail {
+
+// Rejects sizes outside A.6.1 and Mb outside 0..31.
+Status check_code_block_shape(int64_t width, int64_t height, int num_bitplanes);
+
+// Makes the per-pass lengths usable for truncation: no pass longer than a
+// later one (a prefix that decodes pass i+1 decodes pass i), none past the
+// data, and a non-terminated pass does not end on 0xFF (the decoder supplies
+// 0xFF past the end anyway, and a segment must not end in 0xFF).
+void finish_pass_lengths(EncodedCodeBlock& block);
+
+// Splits samples into magnitudes (sign-magnitude, as Annex D codes them)
+// and returns their OR, or an error when one needs more than Mb bits.
+Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bitplanes);
+
+}  // namespace mallat::entropy::detail

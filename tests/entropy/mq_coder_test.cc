@@ -1,0 +1,140 @@
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "entropy/mq_decoder.h"
+#include "entropy/mq_encoder.h"
+#include "entropy/raw_coder.h"
+#include "entropy/t1_contexts.h"
+
+namespace mallat::entropy {
+namespace {
+
+// The arithmetic coder test sequence of ITU-T T.88 Annex H.2, which the MQ
+// coder of 15444-1 Annex C shares: 256 decisions in one context starting at
+// I = 0, MPS = 0, and the bytes they code to (checked against several
+// independent implementations' copies of the table). T.88 appends the
+// marker FF AC after the data; J2K's FLUSH (C.2.9) drops a final 0xFF.
+constexpr uint8_t kDecisions[32] = {0x00, 0x02, 0x00, 0x51, 0x00, 0x00, 0x00, 0xC0,
+                                    0x03, 0x52, 0x87, 0x2A, 0xAA, 0xAA, 0xAA, 0xAA,
+                                    0x82, 0xC0, 0x20, 0x00, 0xFC, 0xD7, 0x9E, 0xF6,
+                                    0xBF, 0x7F, 0xED, 0x90, 0x4F, 0x46, 0xA3, 0xBF};
+constexpr uint8_t kCoded[30] = {0x84, 0xC7, 0x3B, 0xFC, 0xE1, 0xA1, 0x43, 0x04, 0x02, 0x20,
+                                0x00, 0x00, 0x41, 0x0D, 0xBB, 0x86, 0xF4, 0x31, 0x7F, 0xFF,
+                                0x88, 0xFF, 0x37, 0x47, 0x1A, 0xDB, 0x6A, 0xDF, 0xFF, 0xAC};
+
+TEST(MqEncoder, StandardTestSequence) {
+  std::vector<uint8_t> buffer(64, 0);
+  MqEncoder mq;
+  mq.init(buffer.data() + 1);
+  uint8_t state = mq_state(0, 0);
+  for (uint8_t byte : kDecisions) {
+    for (int b = 7; b >= 0; --b) mq.encode(state, (byte >> b) & 1);
+  }
+  const uint32_t length = mq.flush();
+  ASSERT_EQ(length, 28u);
+  for (uint32_t i = 0; i < length; ++i) EXPECT_EQ(buffer[1 + i], kCoded[i]) << "byte " << i;
+}
+
+TEST(MqDecoder, StandardTestSequence) {
+  for (size_t size : {size_t{28}, size_t{30}}) {  // with or without the trailing marker
+    MqDecoder mq;
+    mq.init(kCoded, size);
+    uint8_t state = mq_state(0, 0);
+    for (int i = 0; i < 32; ++i) {
+      uint32_t byte = 0;
+      for (int b = 0; b < 8; ++b) byte = byte << 1 | mq.decode(state);
+      EXPECT_EQ(byte, kDecisions[i]) << "byte " << i << " of a " << size << "-byte input";
+    }
+  }
+}
+
+struct Decision {
+  int context;
+  uint32_t bit;
+};
+
+std::vector<Decision> random_decisions(std::mt19937& rng, int n) {
+  std::vector<Decision> d(n);
+  std::uniform_int_distribution<int> ctx(0, kNumContexts - 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& x : d) {
+    x.context = ctx(rng);
+    // Skewed per context so the coder visits many states, including LPS runs.
+    const double p1 = (x.context % 5) * 0.1 + 0.02;
+    x.bit = u(rng) < p1;
+  }
+  return d;
+}
+
+std::vector<uint8_t> encode_all(const std::vector<Decision>& d, bool predictable) {
+  std::vector<uint8_t> buffer(1 + 4 * d.size() + 16, 0);
+  MqEncoder mq;
+  mq.init(buffer.data() + 1);
+  MqContexts cx = initial_contexts();
+  for (const auto& x : d) mq.encode(cx[x.context], x.bit);
+  const uint32_t length = predictable ? mq.flush_predictable() : mq.flush();
+  return std::vector<uint8_t>(buffer.begin() + 1, buffer.begin() + 1 + length);
+}
+
+TEST(MqCoder, RoundTripManyContexts) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto d = random_decisions(rng, 1 + trial * 37);
+    for (bool predictable : {false, true}) {
+      const auto bytes = encode_all(d, predictable);
+      ASSERT_FALSE(!bytes.empty() && bytes.back() == 0xFF);
+      for (size_t i = 0; i + 1 < bytes.size(); ++i) {
+        ASSERT_FALSE(bytes[i] == 0xFF && bytes[i + 1] > 0x8F) << "marker code inside the segment";
+      }
+      MqDecoder mq;
+      mq.init(bytes.data(), bytes.size());
+      MqContexts cx = initial_contexts();
+      for (size_t i = 0; i < d.size(); ++i) {
+        ASSERT_EQ(mq.decode(cx[d[i].context]), d[i].bit) << "decision " << i << " trial " << trial;
+      }
+    }
+  }
+}
+
+TEST(MqDecoder, TruncatedAndGarbageInputStaysInBounds) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<uint8_t> bytes(trial % 9);
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng() | (trial & 1 ? 0xF0 : 0));
+    // A heap copy of exactly that size so a sanitizer sees any over-read.
+    std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + (bytes.empty() ? 1 : 0)]);
+    std::copy(bytes.begin(), bytes.end(), exact.get());
+    MqDecoder mq;
+    mq.init(exact.get(), bytes.size());
+    MqContexts cx = initial_contexts();
+    for (int i = 0; i < 5000; ++i) mq.decode(cx[i % kNumContexts]);
+    EXPECT_LE(mq.bp, mq.end + 0);
+  }
+}
+
+TEST(RawCoder, RoundTripWithStuffing) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<uint32_t> bits(trial * 13 + 1);
+    // Long runs of ones make 0xFF bytes and exercise the stuffed bit.
+    for (auto& b : bits) b = (rng() % 8) != 0;
+    std::vector<uint8_t> buffer(bits.size() / 7 + 8, 0);
+    RawEncoder enc;
+    enc.init(buffer.data());
+    for (uint32_t b : bits) enc.encode(b);
+    const uint32_t length = enc.flush();
+    ASSERT_TRUE(length == 0 || buffer[length - 1] != 0xFF);
+    for (uint32_t i = 0; i + 1 < length; ++i) {
+      ASSERT_FALSE(buffer[i] == 0xFF && buffer[i + 1] > 0x7F);
+    }
+    RawDecoder dec;
+    dec.init(buffer.data(), length);
+    for (size_t i = 0; i < bits.size(); ++i) ASSERT_EQ(dec.decode(), bits[i]) << i;
+  }
+}
+
+}  // namespace
+}  // namespace mallat::entropy

@@ -1,0 +1,243 @@
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "entropy/t1.h"
+
+namespace mallat::entropy {
+namespace {
+
+struct Block {
+  int w = 0, h = 0;
+  std::vector<int32_t> v;
+  PlaneView<const int32_t> view() const { return {v.data(), w, h, w}; }
+};
+
+// Laplacian-like magnitudes below 2^bits, with a share of zeros (sparse).
+Block random_block(std::mt19937& rng, int w, int h, int bits, double zero_share) {
+  Block b{w, h, std::vector<int32_t>(static_cast<size_t>(w) * h)};
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& x : b.v) {
+    if (u(rng) < zero_share) continue;
+    const int top = static_cast<int>(u(rng) * bits);  // spread over all planes
+    const uint32_t limit = top >= 31 ? 0x7FFFFFFFu : (1u << top) * 2 - 1;
+    uint32_t m = static_cast<uint32_t>(u(rng) * limit);
+    if (bits < 31 && m >= (1u << bits)) m = (1u << bits) - 1;
+    x = (rng() & 1) ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
+  }
+  return b;
+}
+
+std::vector<CodeBlockStyle> all_styles() {
+  std::vector<CodeBlockStyle> styles;
+  for (int byte = 0; byte < 64; ++byte) styles.push_back(CodeBlockStyle::from_byte(static_cast<uint8_t>(byte)));
+  return styles;
+}
+
+// Segment lengths Tier-2 would signal for the first `passes` passes.
+std::vector<uint32_t> segment_lengths(const EncodedCodeBlock& e, int passes) {
+  std::vector<uint32_t> lengths;
+  uint32_t previous = 0;
+  for (int i = 0; i < passes; ++i) {
+    if (e.passes[i].terminated || i == passes - 1) {
+      lengths.push_back(e.passes[i].cumulative_length - previous);
+      previous = e.passes[i].cumulative_length;
+    }
+  }
+  return lengths;
+}
+
+std::vector<int32_t> decode(const EncodedCodeBlock& e, int passes, uint32_t bytes, int mb,
+                            BandOrientation o, const CodeBlockStyle& style, int w, int h,
+                            std::vector<uint8_t>* known = nullptr) {
+  std::vector<int32_t> out(static_cast<size_t>(w) * h, 12345);
+  const std::vector<uint32_t> lengths = segment_lengths(e, passes);
+  CodeBlockToDecode in;
+  in.data = std::span<const uint8_t>(e.data.data(), bytes);
+  in.segment_lengths = lengths;
+  in.num_passes = passes;
+  in.zero_bitplanes = e.zero_bitplanes;
+  in.num_bitplanes = mb;
+  in.orientation = o;
+  in.style = style;
+  PlaneView<uint8_t> kp;
+  if (known != nullptr) {
+    known->assign(out.size(), 255);
+    kp = {known->data(), w, h, w};
+  }
+  auto r = decode_code_block(in, PlaneView<int32_t>{out.data(), w, h, w}, kp);
+  EXPECT_TRUE(r.ok()) << r.status().to_string();
+  return out;
+}
+
+void check_block(const Block& b, int mb, BandOrientation o, const CodeBlockStyle& style,
+                 const std::string& what, bool check_prefixes) {
+  SCOPED_TRACE(what + " style " + std::to_string(style.to_byte()) + " orientation " +
+               std::to_string(static_cast<int>(o)));
+  auto fast = encode_code_block(b.view(), o, mb, style);
+  ASSERT_TRUE(fast.ok()) << fast.status().to_string();
+  auto ref = encode_code_block_reference(b.view(), o, mb, style);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_EQ(fast->data, ref->data) << "fast and reference encoders differ";
+  ASSERT_EQ(fast->num_passes, ref->num_passes);
+  ASSERT_EQ(fast->zero_bitplanes, ref->zero_bitplanes);
+  for (int i = 0; i < fast->num_passes; ++i) {
+    ASSERT_EQ(fast->passes[i].cumulative_length, ref->passes[i].cumulative_length) << i;
+    ASSERT_EQ(fast->passes[i].terminated, ref->passes[i].terminated) << i;
+    ASSERT_NEAR(fast->passes[i].distortion_decrease, ref->passes[i].distortion_decrease,
+                1e-9 * std::abs(ref->passes[i].distortion_decrease) + 1e-9);
+    if (i > 0) {
+      ASSERT_GE(fast->passes[i].cumulative_length, fast->passes[i - 1].cumulative_length);
+    }
+  }
+  const EncodedCodeBlock& e = *fast;
+  const auto full = decode(e, e.num_passes, static_cast<uint32_t>(e.data.size()), mb, o, style, b.w, b.h);
+  ASSERT_EQ(full, b.v) << "round trip";
+  if (!check_prefixes) return;
+  // Squared error in the integer domain falls by each pass's distortion decrease.
+  double total = 0;
+  for (int32_t x : b.v) total += static_cast<double>(x) * x;
+  double remaining = total;
+  const int planes = mb - e.zero_bitplanes;
+  for (int n = 1; n <= e.num_passes; ++n) {
+    remaining -= e.passes[n - 1].distortion_decrease;
+    std::vector<uint8_t> known;
+    const auto all_bytes = decode(e, n, static_cast<uint32_t>(e.data.size()), mb, o, style, b.w, b.h, &known);
+    // A prefix of the data as long as the pass's length decodes the same.
+    const auto prefix = decode(e, n, e.passes[n - 1].cumulative_length, mb, o, style, b.w, b.h);
+    ASSERT_EQ(prefix, all_bytes) << "truncated to pass " << n << " length";
+    // Independent truncation: after a cleanup pass, every magnitude is its
+    // bits at the pass's plane and above.
+    const int plane = planes - 1 - (n + 1) / 3;
+    const bool after_cleanup = n % 3 == 1;
+    double err = 0;
+    for (size_t i = 0; i < b.v.size(); ++i) {
+      const int64_t v = b.v[i];
+      const uint64_t mag = static_cast<uint64_t>(v < 0 ? -v : v);
+      const int p = known[i];
+      ASSERT_TRUE(p == plane || (p == plane + 1 && n % 3 == 2)) << "known plane " << p;
+      uint64_t expect = mag >> p << p;
+      if (after_cleanup) {
+        ASSERT_EQ(p, plane);
+      }
+      if (all_bytes[i] == 0) {
+        ASSERT_EQ(mag >> (plane + 1), 0u) << "sample " << i << " lost";
+        if (after_cleanup) {
+          ASSERT_EQ(expect, 0u);
+        }
+      } else {
+        ASSERT_EQ(static_cast<uint64_t>(std::abs(static_cast<int64_t>(all_bytes[i]))), expect) << "n " << n << " plane " << plane << " p " << p << " mag " << mag << " i " << i << " of " << e.num_passes;
+        ASSERT_EQ(all_bytes[i] < 0, v < 0);
+      }
+      const double rec = all_bytes[i] == 0 ? 0.0 : static_cast<double>(expect) + (p > 0 ? std::ldexp(1.0, p - 1) : 0.0);
+      err += (static_cast<double>(mag) - rec) * (static_cast<double>(mag) - rec);
+    }
+    ASSERT_NEAR(err, remaining, 1e-6 * total + 1e-6) << "after pass " << n;
+  }
+}
+
+const BandOrientation kOrientations[] = {BandOrientation::kLL, BandOrientation::kHL,
+                                         BandOrientation::kLH, BandOrientation::kHH};
+
+TEST(Tier1, RoundTripSizesOrientationsDefaultMode) {
+  std::mt19937 rng(1);
+  const int sizes[][2] = {{1, 1}, {4, 4}, {3, 17}, {64, 64}, {32, 128}, {1024, 4}, {4, 1024}, {17, 5}};
+  for (const auto& s : sizes) {
+    for (BandOrientation o : kOrientations) {
+      for (double zeros : {0.0, 0.6, 0.97}) {
+        const int mb = 1 + static_cast<int>(rng() % 14);
+        const Block b = random_block(rng, s[0], s[1], mb, zeros);
+        check_block(b, mb + static_cast<int>(rng() % 3), o, CodeBlockStyle{},
+                    std::to_string(s[0]) + "x" + std::to_string(s[1]), s[0] * s[1] <= 4096 / 4);
+      }
+    }
+  }
+}
+
+TEST(Tier1, EveryModeSwitchCombination) {
+  std::mt19937 rng(2);
+  for (const CodeBlockStyle& style : all_styles()) {
+    for (BandOrientation o : kOrientations) {
+      const int w = 1 + static_cast<int>(rng() % 40), h = 1 + static_cast<int>(rng() % 40);
+      const int mb = 1 + static_cast<int>(rng() % 16);
+      const Block b = random_block(rng, w, h, mb, (rng() % 3) * 0.4);
+      check_block(b, mb, o, style, std::to_string(w) + "x" + std::to_string(h), true);
+    }
+  }
+}
+
+TEST(Tier1, LargeMagnitudes) {
+  std::mt19937 rng(5);
+  for (int mb : {28, 30, 31}) {
+    for (CodeBlockStyle style : {CodeBlockStyle{}, CodeBlockStyle::from_byte(0x3F), CodeBlockStyle::from_byte(0x01)}) {
+      const Block b = random_block(rng, 16, 16, mb, 0.3);
+      check_block(b, mb, BandOrientation::kHH, style, "large", true);
+    }
+  }
+  Block extreme{2, 2, {0x7FFFFFFF, -0x7FFFFFFF, 1, -(1 << 30)}};
+  check_block(extreme, 31, BandOrientation::kLL, CodeBlockStyle{}, "extreme", true);
+}
+
+TEST(Tier1, AllZeroBlockHasNoPasses) {
+  Block b{8, 8, std::vector<int32_t>(64, 0)};
+  auto e = encode_code_block(b.view(), BandOrientation::kLL, 9, CodeBlockStyle{});
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->num_passes, 0);
+  EXPECT_EQ(e->zero_bitplanes, 9);
+  EXPECT_TRUE(e->data.empty());
+}
+
+TEST(Tier1, RejectsBadArguments) {
+  Block b{2, 2, {1, 2, 3, 8}};
+  EXPECT_FALSE(encode_code_block(b.view(), BandOrientation::kLL, 3, CodeBlockStyle{}).ok());
+  EXPECT_TRUE(encode_code_block(b.view(), BandOrientation::kLL, 4, CodeBlockStyle{}).ok());
+  Block big{2048, 1, std::vector<int32_t>(2048, 1)};
+  EXPECT_FALSE(encode_code_block(big.view(), BandOrientation::kLL, 4, CodeBlockStyle{}).ok());
+  Block min{2, 1, {INT32_MIN, 0}};
+  EXPECT_FALSE(encode_code_block(min.view(), BandOrientation::kLL, 31, CodeBlockStyle{}).ok());
+
+  std::vector<int32_t> out(4);
+  CodeBlockToDecode in;
+  in.num_bitplanes = 4;
+  in.zero_bitplanes = 1;
+  in.num_passes = 8;  // 3 planes allow 7
+  EXPECT_FALSE(decode_code_block(in, PlaneView<int32_t>{out.data(), 2, 2, 2}).ok());
+  in.num_passes = 7;
+  EXPECT_TRUE(decode_code_block(in, PlaneView<int32_t>{out.data(), 2, 2, 2}).ok());
+  in.zero_bitplanes = 5;
+  in.num_passes = 0;
+  EXPECT_FALSE(decode_code_block(in, PlaneView<int32_t>{out.data(), 2, 2, 2}).ok());
+}
+
+TEST(Tier1, CorruptAndTruncatedInputDoesNotCrash) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const int mb = 1 + static_cast<int>(rng() % 31);
+    const CodeBlockStyle style = CodeBlockStyle::from_byte(static_cast<uint8_t>(rng() % 64));
+    std::vector<uint8_t> bytes(rng() % 200);
+    for (auto& x : bytes) x = static_cast<uint8_t>(rng());
+    std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
+    std::copy(bytes.begin(), bytes.end(), exact.get());
+    std::vector<uint32_t> lengths(rng() % 5);
+    for (auto& l : lengths) l = static_cast<uint32_t>(rng() % 300);
+    CodeBlockToDecode in;
+    in.data = std::span<const uint8_t>(exact.get(), bytes.size());
+    in.segment_lengths = lengths;
+    in.num_bitplanes = mb;
+    in.zero_bitplanes = static_cast<int>(rng() % mb);
+    in.num_passes = static_cast<int>(rng() % (3 * (mb - in.zero_bitplanes) - 1));
+    in.orientation = kOrientations[rng() % 4];
+    in.style = style;
+    std::vector<int32_t> out(static_cast<size_t>(w) * h);
+    auto r = decode_code_block(in, PlaneView<int32_t>{out.data(), w, h, w});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+  }
+}
+
+}  // namespace
+}  // namespace mallat::entropy
