@@ -1,5 +1,6 @@
 #include "codec/byte_writer.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace mallat::codec {
@@ -26,6 +27,11 @@ void ByteWriter::patch_u16(size_t at, uint16_t v) {
 void ByteWriter::patch_u32(size_t at, uint32_t v) {
   assert(at + 4 <= buf_.size());
   for (int i = 0; i < 4; ++i) buf_[at + i] = static_cast<uint8_t>(v >> (24 - 8 * i));
+}
+
+void ByteWriter::patch_bytes(size_t at, std::span<const uint8_t> b) {
+  assert(at + b.size() <= buf_.size());
+  std::copy(b.begin(), b.end(), buf_.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
 }  // namespace mallat::codec

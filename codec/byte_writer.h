@@ -19,6 +19,8 @@ class ByteWriter {
 
   void patch_u16(size_t at, uint16_t v);
   void patch_u32(size_t at, uint32_t v);
+  // Overwrites b.size() bytes at `at` (which must already be written).
+  void patch_bytes(size_t at, std::span<const uint8_t> b);
 
   size_t size() const { return buf_.size(); }
   const std::vector<uint8_t>& data() const { return buf_; }

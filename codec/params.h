@@ -20,6 +20,7 @@ struct ComponentSize {
   int precision = 8;   // 1..38 bits
   bool is_signed = false;
   int dx = 1, dy = 1;  // XRsiz, YRsiz: 1..255
+  friend bool operator==(const ComponentSize&, const ComponentSize&) = default;
 };
 
 // A.5.1: SIZ, the image and tile geometry on the reference grid.
@@ -38,6 +39,7 @@ struct ImageAndTileSize {
   uint32_t tiles_y() const {
     return static_cast<uint32_t>((uint64_t{ysiz} - ytosiz + ytsiz - 1) / ytsiz);
   }
+  friend bool operator==(const ImageAndTileSize&, const ImageAndTileSize&) = default;
 };
 
 // A.6.1, Table A.19: code-block style (SPcod/SPcoc), the mode switches of D.6.
@@ -71,6 +73,7 @@ struct ComponentCoding {
 
   int ppx(int r) const { return precinct_exponents.empty() ? 15 : precinct_exponents[r][0]; }
   int ppy(int r) const { return precinct_exponents.empty() ? 15 : precinct_exponents[r][1]; }
+  friend bool operator==(const ComponentCoding&, const ComponentCoding&) = default;
 };
 
 // A.6.1: COD.
@@ -81,6 +84,7 @@ struct CodingStyle {
   int layers = 1;            // 1..65535
   bool multiple_component_transform = false;  // RCT (5/3) or ICT (9/7) on components 0..2
   ComponentCoding component; // default for components without a COC
+  friend bool operator==(const CodingStyle&, const CodingStyle&) = default;
 };
 
 // A.6.4, Table A.28: quantisation style.
@@ -97,6 +101,7 @@ struct Quantization {
   QuantizationStyle style = QuantizationStyle::kNone;
   int guard_bits = 2;   // 0..7
   std::vector<StepSize> steps;
+  friend bool operator==(const Quantization&, const Quantization&) = default;
 };
 
 // A.6.6: one progression change of a POC.
@@ -107,12 +112,14 @@ struct ProgressionChange {
   int resolution_end = 0;     // REpoc (exclusive)
   int component_end = 0;      // CEpoc (exclusive)
   ProgressionOrder order = ProgressionOrder::kLRCP;
+  friend bool operator==(const ProgressionChange&, const ProgressionChange&) = default;
 };
 
 // A.6.3: RGN, max-shift region of interest for one component.
 struct RegionOfInterest {
   int component = 0;
   int shift = 0;  // SPrgn
+  friend bool operator==(const RegionOfInterest&, const RegionOfInterest&) = default;
 };
 
 }  // namespace mallat::codec
