@@ -105,7 +105,18 @@ void place_block(const Layout& l, const uint8_t* block, uint32_t block_w, uint32
   const uint32_t h = std::min(rows, l.height - y0);
   scratch.resize(static_cast<size_t>(block_w) * per_pixel);
   for (uint32_t r = 0; r < h; ++r) {
-    unpack_msb_first(block + r * row_bytes, l.bits, int64_t{w} * per_pixel, scratch.data());
+    const uint8_t* src = block + r * row_bytes;
+    if (l.bits == 16) {
+      // libtiff hands 16-bit samples over in the host's byte order (it swaps
+      // them for files of the other order); other widths stay packed bytes.
+      for (int64_t i = 0; i < int64_t{w} * per_pixel; ++i) {
+        uint16_t v;
+        std::memcpy(&v, src + 2 * i, 2);
+        scratch[i] = v;
+      }
+    } else {
+      unpack_msb_first(src, l.bits, int64_t{w} * per_pixel, scratch.data());
+    }
     const int64_t base = int64_t{y0 + r} * l.width + x0;
     for (int c = 0; c < per_pixel; ++c) {
       int32_t* dst = image.components[plane < 0 ? c : plane].samples.data() + base;

@@ -1,7 +1,10 @@
 // TIFF writing without libtiff (so every build can write TIFF): baseline
-// little-endian TIFF, uncompressed, one strip, contiguous samples, 1..16 bits
-// packed MSB-first with each row starting on a byte boundary. 1 component is
+// little-endian TIFF, uncompressed, one strip, contiguous samples; 16-bit
+// samples little-endian, other widths 1..15 packed MSB-first with each row
+// starting on a byte boundary (as libtiff reads them). 1 component is
 // min-is-black grey, 2 grey + alpha, 3 RGB, 4 RGB + alpha (unassociated).
+#include <utility>
+
 #include "io/bits.h"
 #include "io/formats.h"
 
@@ -56,7 +59,12 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image) {
   for (int64_t y = 0; y < h; ++y) {
     for (int64_t x = 0; x < w; ++x)
       for (int c = 0; c < n; ++c) row[x * n + c] = image.components[c].samples[y * w + x];
-    pack_msb_first(row.data(), 1, bits, w * n, &out[8 + y * row_bytes]);
+    uint8_t* dst = &out[8 + y * row_bytes];
+    pack_msb_first(row.data(), 1, bits, w * n, dst);
+    // 16-bit samples follow the file's byte order (little-endian here);
+    // narrower and odd widths stay a bit stream, most significant bit first.
+    if (bits == 16)
+      for (uint64_t i = 0; i + 1 < row_bytes; i += 2) std::swap(dst[i], dst[i + 1]);
   }
   if (n > 2)
     for (int c = 0; c < n; ++c) store_le16(&out[bps_offset + 2 * c], static_cast<uint32_t>(bits));

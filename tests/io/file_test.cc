@@ -1,0 +1,61 @@
+#include "io/file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "tests/testdata.h"
+
+namespace mallat::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(File, WriteThenReadGivesTheBytesAndLeavesNoTemporaryFile) {
+  const fs::path dir = testing::make_temp_dir("io-file");
+  const std::vector<uint8_t> bytes = {0, 1, 2, 250, 255, 7};
+  ASSERT_TRUE(write_file_atomically(dir / "a.bin", bytes).ok());
+  Result<std::vector<uint8_t>> back = read_file(dir / "a.bin");
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, bytes);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  // Overwriting replaces the whole content.
+  ASSERT_TRUE(write_file_atomically(dir / "a.bin", std::vector<uint8_t>{9}).ok());
+  EXPECT_EQ(*read_file(dir / "a.bin"), std::vector<uint8_t>{9});
+  fs::remove_all(dir);
+}
+
+TEST(File, ReadErrorsNameTheFile) {
+  const fs::path dir = testing::make_temp_dir("io-file-err");
+  Result<std::vector<uint8_t>> missing = read_file(dir / "absent.bin");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("absent.bin"), std::string::npos);
+  Result<std::vector<uint8_t>> folder = read_file(dir);
+  ASSERT_FALSE(folder.ok());
+  std::ofstream(dir / "big.bin") << "0123456789";
+  Result<std::vector<uint8_t>> big = read_file(dir / "big.bin", 9);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), ErrorCode::kResourceLimit);
+  EXPECT_NE(big.status().message().find("big.bin"), std::string::npos);
+  EXPECT_TRUE(read_file(dir / "big.bin", 10).ok());
+  fs::remove_all(dir);
+}
+
+TEST(File, FailedWriteLeavesNothing) {
+  const fs::path dir = testing::make_temp_dir("io-file-fail");
+  // The target's folder does not exist: the temporary file cannot be made.
+  Status s = write_file_atomically(dir / "no-such-folder" / "x.bin", std::vector<uint8_t>{1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("x.bin"), std::string::npos);
+  // The target is a non-empty folder: the rename fails, and the temporary file is removed.
+  fs::create_directories(dir / "target.bin" / "inside");
+  s = write_file_atomically(dir / "target.bin", std::vector<uint8_t>{1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mallat::io
