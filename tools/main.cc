@@ -1,2 +1,48 @@
+// mallat: the command line. One binary, one subcommand per job.
 #include <cstdio>
-int main() { std::puts("mallat: skeleton"); return 0; }
+#include <cstring>
+#include <string>
+
+#include "tools/commands.h"
+
+namespace {
+
+const char kUsage[] =
+    "mallat: a JPEG 2000 codec whose wavelet transform runs on a CUDA GPU or the CPU\n"
+    "\n"
+    "usage: mallat <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  encode -i IN -o OUT [...]  encode an image to JPEG 2000 (.j2k, .j2c, .jp2), lossless\n"
+    "  decode -i IN -o OUT [...]  decode a JPEG 2000 codestream or JP2 file to an image\n"
+    "  info FILE...               size, components, bit depth and signedness of image files\n"
+    "  compare A B                MSE, PSNR and peak error per component; exit 1 if sizes differ\n"
+    "  convert IN OUT             convert between PNG, TIFF, PNM (PGM/PPM), PGX and BMP\n"
+    "  bench dwt [...]            wavelet transform speed (mallat bench dwt --help)\n"
+    "\n"
+    "Image formats are found from the file's magic bytes, then its extension.\n"
+    "Run 'mallat <command> --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  mallat::tools::Args args(argv + 2, argv + argc);
+  if (command == "encode") return mallat::tools::encode_main(args);
+  if (command == "decode") return mallat::tools::decode_main(args);
+  if (command == "info") return mallat::tools::info_main(args);
+  if (command == "compare") return mallat::tools::compare_main(args);
+  if (command == "convert") return mallat::tools::convert_main(args);
+  // BENCH
+  if (command == "--version") {
+    std::puts("mallat 0.1.0");
+    return 0;
+  }
+  std::fprintf(stderr, "mallat: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,65 @@
+// The public API of the JPEG 2000 codec: encode an Image to a codestream or
+// JP2 file in memory, and decode one back. Everything else in codec/ is the
+// machinery behind these two calls.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/image.h"
+#include "common/status.h"
+#include "codec/params.h"
+#include "dwt/dwt.h"
+
+namespace mallat::codec {
+
+enum class Container { kCodestream, kJp2 };
+
+struct EncodeOptions {
+  Container container = Container::kCodestream;
+  int resolutions = 6;           // -n: decomposition levels + 1 (1..33)
+  // When false, fewer resolutions are used if the first tile is too small for
+  // `resolutions`; when true (the user asked for them), that is an error.
+  bool resolutions_explicit = false;
+  int xcb = 6, ycb = 6;          // -b: code-block size exponents (64x64)
+  ProgressionOrder order = ProgressionOrder::kLRCP;  // -p
+  uint32_t tile_width = 0, tile_height = 0;  // -t: 0 = one tile for the image
+  uint32_t tile_x0 = 0, tile_y0 = 0;         // -T: tile grid origin
+  uint32_t image_x0 = 0, image_y0 = 0;       // -d: image offset on the reference grid
+  // -c: precinct size exponents, from the highest resolution down; the last
+  // one repeats for lower resolutions. Empty: no precinct partition.
+  std::vector<std::array<uint8_t, 2>> precincts;
+  CodeBlockStyle style;          // -M mode switches
+  bool sop = false, eph = false; // -SOP, -EPH
+  bool tlm = false, plt = false; // -TLM, -PLT
+  int mct = -1;                  // -mct: -1 = RCT when there are 3+ components
+  bool reversible = true;        // 5/3 (lossless); -I chooses 9/7
+  int guard_bits = 2;
+  int threads = 0;               // 0 = all cores
+  dwt::BackendKind dwt_backend = dwt::BackendKind::kAuto;
+  std::string comment = "Created by mallat";
+};
+
+struct DecodeOptions {
+  int reduce = 0;      // -r: discard this many highest resolution levels
+  int layers = 0;      // -l: decode only the first N quality layers; 0 = all
+  int tile = -1;       // -t: decode only this tile; -1 = all
+  int threads = 0;
+  dwt::BackendKind dwt_backend = dwt::BackendKind::kAuto;
+};
+
+// Non-fatal problems found while decoding (a truncated packet, a missing
+// EOC): the image is what could be decoded, these say what was not.
+struct DecodeReport {
+  std::vector<std::string> warnings;
+};
+
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options);
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
+                     DecodeReport* report = nullptr);
+
+}  // namespace mallat::codec

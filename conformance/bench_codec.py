@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Lossless codec speed and size: mallat against OpenJPEG and Grok.
+
+Builds an RGB mosaic of about 8 megapixels (3840x2048) by tiling the shared
+PPM images, then times whole processes (encode and decode, median of N runs)
+for mallat, opj_compress/opj_decompress and grk_compress/grk_decompress at 1
+and 2 threads. It also sums the lossless file sizes of every shared image for
+mallat and opj_compress with the same settings.
+
+usage: conformance/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
+       [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu]
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def read_ppm(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos) + 1
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    if fields[0] != b"P6" or int(fields[3]) != 255:
+        raise SystemExit(f"{path}: only 8-bit P6 PPM is supported for the mosaic")
+    w, h = int(fields[1]), int(fields[2])
+    return w, h, data[pos + 1:pos + 1 + w * h * 3]
+
+
+def make_mosaic(sources, width, height, out):
+    tiles = [read_ppm(p) for p in sources]
+    rows = []
+    for y in range(height):
+        row = bytearray()
+        x, i = 0, 0
+        while x < width:
+            tw, th, px = tiles[(i + (y // tiles[0][1])) % len(tiles)]
+            ty = y % th
+            take = min(tw, width - x)
+            row += px[ty * tw * 3:(ty * tw + take) * 3]
+            x += take
+            i += 1
+        rows.append(bytes(row))
+    with open(out, "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (width, height))
+        f.writelines(rows)
+
+
+def timed(cmd, runs):
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        times.append(time.perf_counter() - t0)
+        if r.returncode != 0:
+            raise SystemExit("failed: " + " ".join(cmd) + "\n" + r.stderr.decode(errors="replace"))
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mallat", default="build/tools/mallat")
+    ap.add_argument("--testdata", default="../shared/testdata")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--dwt", default="cpu")
+    ap.add_argument("--no-speed", action="store_true", help="only compare file sizes")
+    args = ap.parse_args()
+
+    images = os.path.join(args.testdata, "images")
+    tmp = tempfile.mkdtemp(prefix="mallat-bench-")
+    try:
+        # Sizes: every shared image that both codecs read, lossless, defaults.
+        total_m = total_o = 0
+        print(f"{'image':32} {'mallat':>10} {'opj':>10} {'ratio':>7}")
+        for name in sorted(os.listdir(images)):
+            if not name.endswith((".ppm", ".tif", ".bmp")):
+                continue
+            src = os.path.join(images, name)
+            m, o = os.path.join(tmp, "m.j2k"), os.path.join(tmp, "o.j2k")
+            subprocess.run([args.mallat, "encode", "-i", src, "-o", m], check=True)
+            r = subprocess.run(["opj_compress", "-i", src, "-o", o], capture_output=True)
+            if r.returncode != 0:
+                continue
+            sm, so = os.path.getsize(m), os.path.getsize(o)
+            total_m += sm
+            total_o += so
+            print(f"{name:32} {sm:10d} {so:10d} {sm / so:7.4f}")
+        print(f"{'total':32} {total_m:10d} {total_o:10d} {total_m / total_o:7.4f}"
+              f"  (mallat {100.0 * (total_m - total_o) / total_o:+.2f}% vs OpenJPEG)")
+        if args.no_speed:
+            return
+
+        sources = sorted(os.path.join(images, n) for n in os.listdir(images) if n.endswith(".ppm"))
+        mosaic = os.path.join(tmp, "mosaic.ppm")
+        make_mosaic(sources, 3840, 2048, mosaic)
+        print(f"\nspeed: {mosaic} = 3840x2048 RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
+              f" median of {args.runs} runs, whole processes")
+        print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'decode s':>9} {'bytes':>10}")
+        have_grk = shutil.which("grk_compress") is not None
+        for t in [int(x) for x in args.threads.split(",")]:
+            out = os.path.join(tmp, "x.j2k")
+            dec = os.path.join(tmp, "x.ppm")
+            codecs = [
+                ("mallat", [args.mallat, "encode", "-i", mosaic, "-o", out, "-threads", str(t), "--dwt", args.dwt],
+                 [args.mallat, "decode", "-i", out, "-o", dec, "-threads", str(t), "--dwt", args.dwt]),
+                ("opj", ["opj_compress", "-i", mosaic, "-o", out, "-threads", str(t)],
+                 ["opj_decompress", "-i", out, "-o", dec, "-threads", str(t)]),
+            ]
+            if have_grk:
+                codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)],
+                               ["grk_decompress", "-i", out, "-o", dec, "-H", str(t)]))
+            for name, enc, decmd in codecs:
+                te = timed(enc, args.runs)
+                size = os.path.getsize(out)
+                td = timed(decmd, args.runs)
+                print(f"{name:8} {t:7d} {te:9.3f} {td:9.3f} {size:10d}", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

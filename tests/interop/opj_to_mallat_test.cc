@@ -1,0 +1,76 @@
+// opj_compress -> mallat decode -> bit-exact (issue 4: interop tests).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "codec/codec.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tests/interop/opj.h"
+#include "tests/testdata.h"
+
+namespace mallat {
+namespace {
+
+namespace fs = std::filesystem;
+
+void expect_mallat_decodes_opj_exactly(const fs::path& input, const std::string& options) {
+  ASSERT_TRUE(testing::have_program("opj_compress")) << "opj_compress is not installed";
+  auto original = io::read_image(input);
+  ASSERT_TRUE(original.ok()) << original.status().to_string();
+  const fs::path dir = testing::make_temp_dir("o2m");
+  for (const char* ext : {".j2k", ".jp2"}) {
+    const fs::path stream = dir / (std::string("x") + ext);
+    const fs::path log = dir / "log.txt";
+    ASSERT_EQ(testing::run_command("opj_compress -i " + input.string() + " -o " +
+                                       stream.string() + " " + options, log), 0)
+        << "opj_compress " << options << " failed on " << input;
+    auto data = io::read_file(stream);
+    ASSERT_TRUE(data.ok());
+    codec::DecodeOptions decode_options;
+    auto decoded = codec::decode(*data, decode_options);
+    ASSERT_TRUE(decoded.ok()) << input.filename() << " " << options << " " << ext << ": "
+                              << decoded.status().to_string();
+    ASSERT_EQ(decoded->num_components(), original->num_components());
+    for (int c = 0; c < original->num_components(); ++c) {
+      const Component& a = original->components[c];
+      const Component& b = decoded->components[c];
+      ASSERT_EQ(a.width, b.width);
+      ASSERT_EQ(a.height, b.height);
+      ASSERT_EQ(a.precision, b.precision);
+      ASSERT_TRUE(a.samples == b.samples)
+          << input.filename() << " " << options << " " << ext << ": component " << c << " differs";
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(OpjToMallat, DefaultsOnSharedImages) {
+  MALLAT_REQUIRE_TESTDATA("images");
+  const auto images = testing::testdata_dir() / "images";
+  for (const char* name : {"Bretagne1.ppm", "Cevennes2.ppm", "Rome.bmp", "flower-minisblack-08.tif",
+                           "flower-rgb-contig-16.tif", "flower-minisblack-12.tif"}) {
+    expect_mallat_decodes_opj_exactly(images / name, "");
+  }
+  // Signed and odd-depth single components from the conformance references.
+  MALLAT_REQUIRE_TESTDATA("conformance/reference");
+  const auto refs = testing::testdata_dir() / "conformance/reference";
+  for (const char* name : {"c1p0_01_0.pgx", "c1p0_03_0.pgx", "c1p0_05_0.pgx"}) {
+    expect_mallat_decodes_opj_exactly(refs / name, "");
+  }
+}
+
+TEST(OpjToMallat, CodingVariants) {
+  MALLAT_REQUIRE_TESTDATA("images");
+  const auto image = testing::testdata_dir() / "images" / "Bretagne1.ppm";
+  for (const char* options : {"-t 128,96", "-t 200,200 -p RPCL", "-c [128,128],[64,64]",
+                              "-p RLCP", "-p RPCL -c [64,64]", "-p PCRL -c [64,64],[32,32]",
+                              "-p CPRL -t 256,256 -c [32,32]", "-b 32,32", "-b 16,64",
+                              "-n 1", "-n 8", "-SOP -EPH", "-d 13,7 -t 100,100 -T 5,3"}) {
+    expect_mallat_decodes_opj_exactly(image, options);
+  }
+}
+
+}  // namespace
+}  // namespace mallat

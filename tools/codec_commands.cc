@@ -1,0 +1,238 @@
+// encode and decode, with opj_compress / opj_decompress option names where
+// the meaning is the same.
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "codec/codec.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tools/commands.h"
+
+namespace mallat::tools {
+namespace {
+
+const char kEncodeUsage[] =
+    "usage: mallat encode -i IN -o OUT [options]\n"
+    "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
+    "file, .j2k or .j2c a raw codestream. Lossless (reversible 5/3 + RCT) by default.\n"
+    "\n"
+    "  -n N            number of resolutions (decomposition levels + 1), default 6\n"
+    "  -b W,H          code-block size, powers of two 4..1024, W*H <= 4096, default 64,64\n"
+    "  -t W,H          tile size (default: one tile)\n"
+    "  -T X,Y          tile grid origin\n"
+    "  -d X,Y          image origin on the reference grid\n"
+    "  -c [W,H],...    precinct sizes (powers of two), highest resolution first;\n"
+    "                  the last repeats for lower resolutions\n"
+    "  -p ORDER        progression order: LRCP (default), RLCP, RPCL, PCRL, CPRL\n"
+    "  -mct 0|1        colour transform off / on (default: on for 3+ components)\n"
+    "  -SOP, -EPH      write SOP / EPH markers\n"
+    "  -TLM, -PLT      write TLM / PLT markers\n"
+    "  -threads N      Tier-1 threads (default: all cores); output is identical for any N\n"
+    "  --dwt B         wavelet backend: auto (default), cpu, cuda; output is identical\n";
+
+const char kDecodeUsage[] =
+    "usage: mallat decode -i IN -o OUT [options]\n"
+    "Decodes a JPEG 2000 codestream (.j2k, .j2c) or JP2 file to an image; OUT's extension\n"
+    "picks the format (PNG, TIFF, PNM, PGX, BMP).\n"
+    "\n"
+    "  -r N            reduce: discard the N highest resolution levels\n"
+    "  -l N            decode only the first N quality layers\n"
+    "  -t N            decode only tile N\n"
+    "  -threads N      threads (default: all cores)\n"
+    "  --dwt B         wavelet backend: auto (default), cpu, cuda\n";
+
+bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_pair(const std::string& s, int64_t lo, int64_t hi, int64_t* a, int64_t* b) {
+  auto comma = s.find(',');
+  if (comma == std::string::npos) return false;
+  return parse_int(s.substr(0, comma), lo, hi, a) && parse_int(s.substr(comma + 1), lo, hi, b);
+}
+
+int log2_exact(int64_t v) {
+  if (v <= 0 || (v & (v - 1))) return -1;
+  int n = 0;
+  while ((int64_t{1} << n) < v) ++n;
+  return n;
+}
+
+// "[256,256],[128,128]" -> exponents.
+bool parse_precincts(const std::string& s, std::vector<std::array<uint8_t, 2>>* out) {
+  size_t pos = 0;
+  while (pos < s.size()) {
+    if (s[pos] == ',') ++pos;
+    if (pos >= s.size() || s[pos] != '[') return false;
+    auto close = s.find(']', pos);
+    if (close == std::string::npos) return false;
+    int64_t w, h;
+    if (!parse_pair(s.substr(pos + 1, close - pos - 1), 1, 1 << 15, &w, &h)) return false;
+    int ew = log2_exact(w), eh = log2_exact(h);
+    if (ew < 0 || eh < 0) return false;
+    out->push_back({static_cast<uint8_t>(ew), static_cast<uint8_t>(eh)});
+    pos = close + 1;
+  }
+  return !out->empty();
+}
+
+bool parse_order(const std::string& s, codec::ProgressionOrder* out) {
+  static const char* kNames[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+  for (int i = 0; i < 5; ++i) {
+    if (s == kNames[i]) {
+      *out = static_cast<codec::ProgressionOrder>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool ends_with_ci(const std::string& s, const std::string& suffix) {
+  if (s.size() < suffix.size()) return false;
+  return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
+}  // namespace
+
+int encode_main(const Args& args) {
+  std::string in, out;
+  codec::EncodeOptions opt;
+  auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kEncodeUsage, stdout);
+      return 0;
+    }
+    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT";
+    if (!flag && i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
+    const std::string v = flag ? "" : args[i + 1];
+    if (!flag) ++i;
+    int64_t x, y;
+    if (a == "-i") {
+      in = v;
+    } else if (a == "-o") {
+      out = v;
+    } else if (a == "-n") {
+      if (!parse_int(v, 1, 33, &x)) return usage_error("-n must be 1..33, got '" + v + "'");
+      opt.resolutions = static_cast<int>(x);
+      opt.resolutions_explicit = true;
+    } else if (a == "-b") {
+      if (!parse_pair(v, 4, 1024, &x, &y) || log2_exact(x) < 0 || log2_exact(y) < 0 ||
+          x * y > 4096)
+        return usage_error("-b needs W,H: powers of two 4..1024 with W*H <= 4096, got '" + v + "'");
+      opt.xcb = log2_exact(x);
+      opt.ycb = log2_exact(y);
+    } else if (a == "-t") {
+      if (!parse_pair(v, 1, UINT32_MAX, &x, &y)) return usage_error("-t needs W,H, got '" + v + "'");
+      opt.tile_width = static_cast<uint32_t>(x);
+      opt.tile_height = static_cast<uint32_t>(y);
+    } else if (a == "-T") {
+      if (!parse_pair(v, 0, UINT32_MAX, &x, &y)) return usage_error("-T needs X,Y, got '" + v + "'");
+      opt.tile_x0 = static_cast<uint32_t>(x);
+      opt.tile_y0 = static_cast<uint32_t>(y);
+    } else if (a == "-d") {
+      if (!parse_pair(v, 0, UINT32_MAX, &x, &y)) return usage_error("-d needs X,Y, got '" + v + "'");
+      opt.image_x0 = static_cast<uint32_t>(x);
+      opt.image_y0 = static_cast<uint32_t>(y);
+    } else if (a == "-c") {
+      if (!parse_precincts(v, &opt.precincts))
+        return usage_error("-c needs [W,H],... with powers of two, got '" + v + "'");
+    } else if (a == "-p") {
+      if (!parse_order(v, &opt.order))
+        return usage_error("-p must be LRCP, RLCP, RPCL, PCRL or CPRL, got '" + v + "'");
+    } else if (a == "-mct") {
+      if (!parse_int(v, 0, 1, &x)) return usage_error("-mct must be 0 or 1, got '" + v + "'");
+      opt.mct = static_cast<int>(x);
+    } else if (a == "-SOP") {
+      opt.sop = true;
+    } else if (a == "-EPH") {
+      opt.eph = true;
+    } else if (a == "-TLM") {
+      opt.tlm = true;
+    } else if (a == "-PLT") {
+      opt.plt = true;
+    } else if (a == "-threads") {
+      if (!parse_int(v, 1, 1024, &x)) return usage_error("-threads must be 1..1024, got '" + v + "'");
+      opt.threads = static_cast<int>(x);
+    } else if (a == "--dwt") {
+      auto kind = dwt::parse_backend_kind(v);
+      if (!kind.ok()) return usage_error(kind.status().message());
+      opt.dwt_backend = *kind;
+    } else {
+      return usage_error("unknown option '" + a + "'");
+    }
+  }
+  if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
+  if (ends_with_ci(out, ".jp2")) {
+    opt.container = codec::Container::kJp2;
+  } else if (!ends_with_ci(out, ".j2k") && !ends_with_ci(out, ".j2c")) {
+    return usage_error("output '" + out + "' must end in .j2k, .j2c or .jp2");
+  }
+  auto image = io::read_image(in);
+  if (!image.ok()) return fail("encode", image.status().message());
+  auto bytes = codec::encode(*image, opt);
+  if (!bytes.ok()) return fail("encode", in + ": " + bytes.status().message());
+  Status s = io::write_file_atomically(out, *bytes);
+  if (!s.ok()) return fail("encode", s.message());
+  return 0;
+}
+
+int decode_main(const Args& args) {
+  std::string in, out;
+  codec::DecodeOptions opt;
+  auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kDecodeUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
+    const std::string v = args[++i];
+    int64_t x;
+    if (a == "-i") {
+      in = v;
+    } else if (a == "-o") {
+      out = v;
+    } else if (a == "-r") {
+      if (!parse_int(v, 0, 32, &x)) return usage_error("-r must be 0..32, got '" + v + "'");
+      opt.reduce = static_cast<int>(x);
+    } else if (a == "-l") {
+      if (!parse_int(v, 1, 65535, &x)) return usage_error("-l must be 1..65535, got '" + v + "'");
+      opt.layers = static_cast<int>(x);
+    } else if (a == "-t") {
+      if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
+      opt.tile = static_cast<int>(x);
+    } else if (a == "-threads") {
+      if (!parse_int(v, 1, 1024, &x)) return usage_error("-threads must be 1..1024, got '" + v + "'");
+      opt.threads = static_cast<int>(x);
+    } else if (a == "--dwt") {
+      auto kind = dwt::parse_backend_kind(v);
+      if (!kind.ok()) return usage_error(kind.status().message());
+      opt.dwt_backend = *kind;
+    } else {
+      return usage_error("unknown option '" + a + "'");
+    }
+  }
+  if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
+  auto data = io::read_file(in);
+  if (!data.ok()) return fail("decode", data.status().message());
+  codec::DecodeReport report;
+  auto image = codec::decode(*data, opt, &report);
+  for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
+  if (!image.ok()) return fail("decode", in + ": " + image.status().message());
+  Status s = io::write_image(*image, out);
+  if (!s.ok()) return fail("decode", s.message());
+  return 0;
+}
+
+}  // namespace mallat::tools
