@@ -16,13 +16,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class Errors : public ::testing::Test {
+class Errors : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::make_temp_dir(
-        std::string("io-err-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   fs::path write_bytes(const std::string& name, const std::vector<uint8_t>& bytes) {
     const fs::path path = dir_ / name;
@@ -45,7 +40,6 @@ class Errors : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
 };
 
 TEST_F(Errors, MissingFiles) {
