@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "common/image.h"
 #include "tests/testdata.h"
 
@@ -45,5 +47,17 @@ inline Image random_image(int64_t w, int64_t h, int n, int precision, bool is_si
   image.has_alpha = n == 2 || n == 4;
   return image;
 }
+
+// A fixture with a fresh temporary folder per test, removed afterwards.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir(std::string("io-") +
+                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+};
 
 }  // namespace mallat::testing

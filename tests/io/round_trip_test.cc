@@ -22,13 +22,8 @@ std::string file_name(const char* stem, int a, int b, const char* ext) {
   return name;
 }
 
-class RoundTrip : public ::testing::Test {
+class RoundTrip : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = testing::make_temp_dir(
-        std::string("io-rt-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Writes, reads back and compares; `read_precision` is what the format
   // stores (PNG rounds up to its next depth), 0 for the written precision.
@@ -55,7 +50,6 @@ class RoundTrip : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
 };
 
 TEST_F(RoundTrip, PngEveryDepthAndLayout) {
