@@ -128,6 +128,13 @@ Rect tile_component_rect(const Rect& tile, int dx, int dy) {
               ceil_div(tile.y1, dy)};
 }
 
+std::vector<CodeBlockGrid> code_block_grids(const Precinct& precinct) {
+  std::vector<CodeBlockGrid> grids;
+  grids.reserve(precinct.bands.size());
+  for (const PrecinctBand& b : precinct.bands) grids.push_back(b.grid);
+  return grids;
+}
+
 int TileLayout::max_resolutions() const {
   int m = 0;
   for (const TileComponent& tc : components) m = std::max(m, tc.levels + 1);

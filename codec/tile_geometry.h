@@ -85,6 +85,10 @@ struct TileLayout {
   int64_t precinct_count() const;   // over all components and resolutions
 };
 
+// The code-block grids of a precinct's subbands in packet order, for
+// PrecinctPacketCoder::create.
+std::vector<CodeBlockGrid> code_block_grids(const Precinct& precinct);
+
 // What a layout may cost before it is refused (hostile SIZ/COD values).
 struct LayoutLimits {
   int64_t max_precincts = int64_t{1} << 22;     // per tile, all components

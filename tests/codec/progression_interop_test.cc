@@ -253,9 +253,7 @@ TEST(ProgressionInterop, OpenJpegRpclSubsampledTiles) {
       const Precinct& precinct = layout->components[static_cast<size_t>(id.component)]
                                      .resolutions[static_cast<size_t>(id.resolution)]
                                      .precincts[static_cast<size_t>(id.precinct)];
-      std::vector<CodeBlockGrid> grids;
-      for (const PrecinctBand& b : precinct.bands) grids.push_back(b.grid);
-      auto coder = PrecinctPacketCoder::create(grids, CodeBlockStyle{});
+      auto coder = PrecinctPacketCoder::create(code_block_grids(precinct), CodeBlockStyle{});
       ASSERT_TRUE(coder.ok());
       auto [it, fresh] = coders.emplace(std::make_tuple(id.component, id.resolution, id.precinct),
                                         std::move(coder).value());

@@ -280,5 +280,39 @@ TEST(TileGeometry, RandomPartitions) {
   }
 }
 
+// Hostile SIZ/COD values: either a layout within the limits or an error, quickly.
+TEST(TileGeometry, HostileValuesBounded) {
+  std::mt19937 rng(11);
+  LayoutLimits limits;
+  limits.max_precincts = 1 << 16;
+  limits.max_code_blocks = 1 << 16;
+  int refused = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    ImageAndTileSize s;
+    s.xsiz = static_cast<uint32_t>(rng()) | 1u;
+    s.ysiz = static_cast<uint32_t>(rng()) | 1u;
+    s.xtsiz = 1 + static_cast<uint32_t>(rng()) % s.xsiz;
+    s.ytsiz = 1 + static_cast<uint32_t>(rng()) % s.ysiz;
+    s.components = {ComponentSize{8, false, 1 + static_cast<int>(rng() % 255),
+                                  1 + static_cast<int>(rng() % 255)}};
+    ComponentCoding cc;
+    cc.levels = static_cast<int>(rng() % 33);
+    cc.xcb = 2 + static_cast<int>(rng() % 5);
+    cc.ycb = 2 + static_cast<int>(rng() % 5);
+    for (int r = 0; r <= cc.levels; ++r) {
+      cc.precinct_exponents.push_back(
+          {static_cast<uint8_t>((r > 0) + rng() % 15), static_cast<uint8_t>((r > 0) + rng() % 15)});
+    }
+    auto layout = build_tile_layout(s, 0, {&cc, 1}, limits);
+    if (!layout.ok()) {
+      ++refused;
+      EXPECT_EQ(layout.status().code(), ErrorCode::kResourceLimit) << layout.status().to_string();
+      continue;
+    }
+    EXPECT_LE(layout->precinct_count(), limits.max_precincts);
+  }
+  EXPECT_GT(refused, 0);
+}
+
 }  // namespace
 }  // namespace mallat::codec
