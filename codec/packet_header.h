@@ -68,7 +68,8 @@ class PrecinctPacketCoder {
   // Back to the state before the first packet (also clears encoder values).
   void reset();
 
-  // Encoder, before the first packet: the layer in which code-block `index`
+  // Encoder, before the first packet (so the rate allocation of all layers
+  // must be known): the layer in which code-block `index`
   // is first included (a value >= the number of layers, or TagTree::kUnknown:
   // never) and its number of missing most significant bit-planes.
   Status set_code_block(int index, int first_layer, int zero_bitplanes);
@@ -108,7 +109,8 @@ class PrecinctPacketCoder {
   bool values_set_ = false;
 };
 
-// A.8.1: SOP marker segment (0xFF91, Lsop = 4, Nsop) before a packet.
+// A.8.1: SOP marker segment (0xFF91, Lsop = 4, Nsop) before a packet; Nsop
+// numbers the packets of a tile from 0, modulo 65536.
 void write_sop(uint16_t packet_index, std::vector<uint8_t>& out);
 // The bytes of an SOP marker segment at the start of data (6), or 0 when
 // there is none. A malformed one (Lsop != 4, truncated) is an error.
