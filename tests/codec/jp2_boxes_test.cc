@@ -124,6 +124,27 @@ TEST(Jp2Boxes, TruncatedJp2FilesNeverCrash) {
   }
 }
 
+// Every byte of the boxes before the codestream of file9 (jp2h with pclr and
+// cmap) set to 0, 0xFF or flipped: never a crash, never a range outside the file.
+TEST(Jp2Boxes, CorruptedBoxBytesNeverCrash) {
+  MALLAT_REQUIRE_TESTDATA("conformance/file9.jp2");
+  auto bytes = read_bytes(mallat::testing::testdata_dir() / "conformance/file9.jp2");
+  auto clean = parse_jp2(bytes);
+  ASSERT_TRUE(clean.ok());
+  for (size_t i = 0; i < clean->codestream_offset; ++i) {
+    for (uint8_t v : {uint8_t{0x00}, uint8_t{0xFF}, static_cast<uint8_t>(bytes[i] ^ 0x81)}) {
+      auto copy = bytes;
+      copy[i] = v;
+      auto jp2 = parse_jp2(copy);
+      if (!jp2.ok()) continue;
+      EXPECT_LE(jp2->codestream_offset + jp2->codestream_length, copy.size());
+      if (jp2->palette) {
+        for (const auto& e : jp2->palette->entries) EXPECT_EQ(e.size(), jp2->palette->column_depth.size());
+      }
+    }
+  }
+}
+
 ImageAndTileSize small_siz(int nc, int prec0 = 8) {
   ImageAndTileSize s;
   s.xsiz = 33;
