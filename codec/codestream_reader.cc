@@ -214,8 +214,13 @@ Result<TilePartHeader> parse_tile_part_header(std::span<const uint8_t> stream, s
     t.num_parts = sot.num_parts;
     t.psot = sot.psot;
   }
-  if (t.num_parts != 0 && t.part >= t.num_parts)
-    return corrupt_at("SOT", sot_offset, "TPsot " + std::to_string(t.part) + " >= TNsot " + std::to_string(t.num_parts));
+  // Some encoders write a wrong TNsot; the tile-part order (TPsot) is what
+  // matters, so a TNsot that cannot be right is dropped with a warning.
+  if (t.num_parts != 0 && t.part >= t.num_parts) {
+    warn(warnings, "SOT" + at_byte(sot_offset) + ": TPsot " + std::to_string(t.part) + " >= TNsot " +
+                       std::to_string(t.num_parts) + "; TNsot ignored");
+    t.num_parts = 0;
+  }
   // A tile-part header may not run past its own tile-part (Psot).
   if (t.psot != 0) {
     if (t.psot < 14) return corrupt_at("SOT", sot_offset, "Psot " + std::to_string(t.psot) + " < 14");
