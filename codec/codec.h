@@ -11,12 +11,11 @@
 
 #include "common/image.h"
 #include "common/status.h"
+#include "codec/jp2_boxes.h"
 #include "codec/params.h"
 #include "dwt/dwt.h"
 
 namespace mallat::codec {
-
-enum class Container { kCodestream, kJp2 };
 
 struct EncodeOptions {
   Container container = Container::kCodestream;

@@ -9,10 +9,10 @@
 #include "codec/codestream_reader.h"
 #include "codec/component_transform.h"
 #include "codec/effective_params.h"
-#include "codec/jp2.h"
+#include "codec/jp2_boxes.h"
 #include "codec/packet_header.h"
-#include "codec/packet_sequence.h"
-#include "codec/tile_structure.h"
+#include "codec/progression.h"
+#include "codec/tile_geometry.h"
 #include "common/thread_pool.h"
 #include "entropy/t1.h"
 #include "quant/step_size.h"
@@ -36,7 +36,7 @@ struct CodeBlockRef {
 
 // E.1.1.1 / E-5: the exponent of subband (r, band) for a component.
 Result<int> band_exponent(const Quantization& q, int levels, int r, dwt::Band band) {
-  const int idx = step_index(r, band);
+  const int idx = quant::subband_step_index(r, static_cast<int>(band));
   if (q.style == QuantizationStyle::kScalarDerived) {
     if (q.steps.empty()) return corrupt_data("QCD/QCC without a step size");
     // E-5: epsilon_b = epsilon_0 - NL + nb.
@@ -68,7 +68,7 @@ class TileDecoder {
                                 " decomposition levels of the codestream");
       }
     }
-    MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_structure(cs_.main.siz, tile_.index, params_.components));
+    MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
     MALLAT_RETURN_IF_ERROR(read_packets());
     MALLAT_RETURN_IF_ERROR(decode_code_blocks());
     MALLAT_RETURN_IF_ERROR(inverse_transforms());
@@ -115,14 +115,11 @@ class TileDecoder {
         coders_[c][r].resize(res.precincts.size());
         blocks_[c][r].resize(res.precincts.size());
         for (size_t p = 0; p < res.precincts.size(); ++p) {
-          std::vector<CodeBlockGrid> grids;
+          const std::vector<CodeBlockGrid> grids = code_block_grids(res.precincts[p]);
           size_t count = 0;
-          for (const PrecinctBand& pb : res.precincts[p].bands) {
-            grids.push_back({pb.grid_width, pb.grid_height});
-            count += pb.code_blocks.size();
-          }
+          for (const PrecinctBand& pb : res.precincts[p].bands) count += pb.blocks.size();
           MALLAT_ASSIGN_OR_RETURN(coders_[c][r][p],
-                                  PrecinctPacketCoder::create(grids, comps[c].coding.style));
+                                  PrecinctPacketCoder::create(grids, params_.components[c].style));
           blocks_[c][r][p].resize(count);
         }
       }
@@ -130,7 +127,8 @@ class TileDecoder {
 
     const int layers = params_.style.layers;
     const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
-    const auto sequence = packet_sequence(structure_, params_.style.order, layers, params_.progression_changes);
+    MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
+                            packet_order(structure_, layers, params_.style.order, params_.progression_changes));
     size_t pos = 0, hpos = 0;
     std::vector<CodeBlockContribution> contributions;
     for (size_t n = 0; n < sequence.size(); ++n) {
@@ -192,7 +190,7 @@ class TileDecoder {
     std::vector<CodeBlockRef> refs;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
-      const int levels = tc.coding.levels;
+      const int levels = tc.levels;
       const dwt::Rect out = dwt::resolution_rect(tc.rect, levels, levels - reduce);
       planes_[c].width = out.width();
       planes_[c].height = out.height();
@@ -202,7 +200,7 @@ class TileDecoder {
         for (size_t p = 0; p < res.precincts.size(); ++p) {
           int k = 0;
           for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
-            for (size_t i = 0; i < res.precincts[p].bands[b].code_blocks.size(); ++i, ++k) {
+            for (size_t i = 0; i < res.precincts[p].bands[b].blocks.size(); ++i, ++k) {
               if (blocks_[c][r][p][k].passes > 0)
                 refs.push_back({static_cast<int>(c), r, static_cast<int>(p), static_cast<int>(b), k});
             }
@@ -224,11 +222,11 @@ class TileDecoder {
     // Code-block index within its band = running index minus the blocks of earlier bands.
     int index = ref.index;
     for (int b = 0; b < ref.band; ++b)
-      index -= static_cast<int>(tc.resolutions[ref.resolution].precincts[ref.precinct].bands[b].code_blocks.size());
-    const CodeBlock& cb = pb.code_blocks[index];
+      index -= static_cast<int>(tc.resolutions[ref.resolution].precincts[ref.precinct].bands[b].blocks.size());
+    const CodeBlock& cb = pb.blocks[index];
     const CodeBlockState& s = blocks_[ref.component][ref.resolution][ref.precinct][ref.index];
     const Quantization& q = params_.quantization[ref.component];
-    MALLAT_ASSIGN_OR_RETURN(int exponent, band_exponent(q, tc.coding.levels, ref.resolution, pb.band));
+    MALLAT_ASSIGN_OR_RETURN(int exponent, band_exponent(q, tc.levels, ref.resolution, pb.band));
     const int mb = quant::magnitude_bitplanes(q.guard_bits, exponent);
     if (mb > entropy::kMaxBitPlanes || mb < 0) {
       return unsupported("subband needs " + std::to_string(mb) + " bit-planes; at most " +
@@ -241,9 +239,9 @@ class TileDecoder {
     in.zero_bitplanes = s.zero_bitplanes;
     in.num_bitplanes = mb;
     in.orientation = static_cast<entropy::BandOrientation>(pb.band);
-    in.style = entropy::CodeBlockStyle::from_byte(tc.coding.style.to_byte());
+    in.style = entropy::CodeBlockStyle::from_byte(params_.components[ref.component].style.to_byte());
     Component& plane = planes_[ref.component];
-    PlaneView<int32_t> out{plane.samples.data() + cb.packed_y * plane.width + cb.packed_x,
+    PlaneView<int32_t> out{plane.samples.data() + cb.packed.y0 * plane.width + cb.packed.x0,
                            cb.rect.width(), cb.rect.height(), plane.width};
     auto info = entropy::decode_code_block(in, out);
     if (!info.ok()) return info.status();
@@ -255,9 +253,9 @@ class TileDecoder {
     std::vector<dwt::PlaneJob> jobs;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
-      if (!tc.coding.reversible) return unsupported("irreversible (9/7) decoding is not implemented yet");
-      const int levels = tc.coding.levels - reduce;
-      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.coding.levels, levels);
+      if (!params_.components[c].reversible) return unsupported("irreversible (9/7) decoding is not implemented yet");
+      const int levels = tc.levels - reduce;
+      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, levels);
       dwt::PlaneJob job;
       job.wavelet = dwt::Wavelet::k53;
       job.direction = dwt::Direction::kInverse;
@@ -288,7 +286,7 @@ class TileDecoder {
     const int reduce = options_.reduce;
     for (size_t c = 0; c < planes_.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
-      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.coding.levels, tc.coding.levels - reduce);
+      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - reduce);
       Component& dst = image.components[c];
       const int64_t ox = out.x0 - origin_x_[c], oy = out.y0 - origin_y_[c];
       for (int64_t y = 0; y < out.height(); ++y) {
@@ -313,7 +311,7 @@ class TileDecoder {
   dwt::Backend& dwt_;
   DecodeReport* report_;
   TileCodingParameters params_;
-  TileStructure structure_;
+  TileLayout structure_;
   std::vector<uint8_t> data_, headers_;
   bool packed_headers_ = false;
   std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
@@ -327,10 +325,17 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
                      DecodeReport* report) {
   std::span<const uint8_t> stream = data;
   ColorSpace color_space = ColorSpace::kUnknown;
-  if (is_jp2(data)) {
-    MALLAT_ASSIGN_OR_RETURN(Jp2Contents jp2, read_jp2(data));
-    stream = jp2.codestream;
-    color_space = jp2.color_space;
+  if (detect_container(data) == Container::kJp2) {
+    MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
+    stream = data.subspan(jp2.codestream_offset, jp2.codestream_length);
+    if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
+    // I.5.3.3: the first colour specification with an enumerated space.
+    for (const ColourSpecification& c : jp2.colour) {
+      if (c.method != 1) continue;
+      color_space = c.enumerated == 16 ? ColorSpace::kRgb : c.enumerated == 17 ? ColorSpace::kGray
+                    : c.enumerated == 18 ? ColorSpace::kYcc : ColorSpace::kUnknown;
+      break;
+    }
   }
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
@@ -344,7 +349,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
     if (options.tile >= static_cast<int>(cs.tiles.size()))
       return invalid_argument("tile " + std::to_string(options.tile) + " does not exist (the image has " +
                               std::to_string(cs.tiles.size()) + " tiles)");
-    area = tile_rect(siz, options.tile);
+    MALLAT_ASSIGN_OR_RETURN(area, tile_rect(siz, options.tile));
   }
   Image image;
   image.x0 = area.x0;

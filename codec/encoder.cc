@@ -5,11 +5,11 @@
 
 #include "codec/codec.h"
 #include "codec/component_transform.h"
-#include "codec/jp2.h"
+#include "codec/jp2_boxes.h"
 #include "codec/marker_writer.h"
 #include "codec/packet_header.h"
-#include "codec/packet_sequence.h"
-#include "codec/tile_structure.h"
+#include "codec/progression.h"
+#include "codec/tile_geometry.h"
 #include "common/thread_pool.h"
 #include "entropy/t1.h"
 #include "quant/step_size.h"
@@ -68,7 +68,7 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
   for (const Component& c : image.components) siz.components.push_back({c.precision, c.is_signed, 1, 1});
 
   // Levels: an explicit -n must fit the first tile; the default shrinks to fit.
-  const dwt::Rect first = tile_rect(siz, 0);
+  MALLAT_ASSIGN_OR_RETURN(const dwt::Rect first, tile_rect(siz, 0));
   const int fit = max_levels_for(first.width(), first.height());
   int levels = o.resolutions - 1;
   if (levels > fit) {
@@ -138,7 +138,7 @@ class TileEncoder {
   // Codes tile `index`: its packet data and the length of each packet.
   Status encode(int index, std::vector<uint8_t>& out, std::vector<uint32_t>& packet_lengths) {
     std::vector<ComponentCoding> coding(main_.siz.components.size(), main_.cod.component);
-    MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_structure(main_.siz, index, coding));
+    MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(main_.siz, index, coding));
     MALLAT_RETURN_IF_ERROR(transform());
     MALLAT_RETURN_IF_ERROR(code_blocks());
     return packets(out, packet_lengths);
@@ -171,7 +171,7 @@ class TileEncoder {
       dwt::PlaneJob job;
       job.wavelet = dwt::Wavelet::k53;
       job.direction = dwt::Direction::kForward;
-      job.levels = tc.coding.levels;
+      job.levels = tc.levels;
       job.x0 = tc.rect.x0;
       job.y0 = tc.rect.y0;
       job.samples53 = PlaneView<int32_t>{planes_[c].data(), tc.rect.width(), tc.rect.height(), tc.rect.width()};
@@ -192,11 +192,11 @@ class TileEncoder {
         for (size_t p = 0; p < res.precincts.size(); ++p) {
           size_t count = 0;
           for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
-            for (size_t k = 0; k < res.precincts[p].bands[b].code_blocks.size(); ++k) {
+            for (size_t k = 0; k < res.precincts[p].bands[b].blocks.size(); ++k) {
               refs.push_back({static_cast<int>(c), static_cast<int>(r), static_cast<int>(p),
                               static_cast<int>(b), static_cast<int>(k)});
             }
-            count += res.precincts[p].bands[b].code_blocks.size();
+            count += res.precincts[p].bands[b].blocks.size();
           }
           coded_[c][r][p].resize(count);
         }
@@ -212,24 +212,25 @@ class TileEncoder {
     const TileComponent& tc = structure_.components[ref.c];
     const Precinct& prec = tc.resolutions[ref.r].precincts[ref.p];
     const PrecinctBand& pb = prec.bands[ref.b];
-    const CodeBlock& cb = pb.code_blocks[ref.k];
+    const CodeBlock& cb = pb.blocks[ref.k];
     int slot = ref.k;
-    for (int b = 0; b < ref.b; ++b) slot += static_cast<int>(prec.bands[b].code_blocks.size());
+    for (int b = 0; b < ref.b; ++b) slot += static_cast<int>(prec.bands[b].blocks.size());
     const Quantization& q = main_.qcc.count(ref.c) ? main_.qcc.at(ref.c) : main_.qcd;
-    const int exponent = q.steps[step_index(ref.r, pb.band)].exponent;
+    const int exponent = q.steps[quant::subband_step_index(ref.r, static_cast<int>(pb.band))].exponent;
     const int mb = quant::magnitude_bitplanes(q.guard_bits, exponent);
     const int64_t stride = tc.rect.width();
-    PlaneView<const int32_t> view{planes_[ref.c].data() + cb.packed_y * stride + cb.packed_x,
+    PlaneView<const int32_t> view{planes_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0,
                                   cb.rect.width(), cb.rect.height(), stride};
     auto coded = entropy::encode_code_block(view, static_cast<entropy::BandOrientation>(pb.band), mb,
-                                            entropy::CodeBlockStyle::from_byte(tc.coding.style.to_byte()));
+                                            entropy::CodeBlockStyle::from_byte(main_.cod.component.style.to_byte()));
     if (!coded.ok()) return coded.status();
     coded_[ref.c][ref.r][ref.p][slot] = std::move(coded).value();
     return Status::Ok();
   }
 
   Status packets(std::vector<uint8_t>& body, std::vector<uint32_t>& packet_lengths) {
-    const auto sequence = packet_sequence(structure_, main_.cod.order, main_.cod.layers, main_.poc);
+    MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
+                            packet_order(structure_, main_.cod.layers, main_.cod.order, main_.poc));
     std::vector<CodeBlockContribution> contributions;
     std::vector<uint8_t> header;
     uint32_t packet_index = 0;
@@ -237,9 +238,8 @@ class TileEncoder {
       const size_t start = body.size();
       const TileComponent& tc = structure_.components[id.component];
       const Precinct& prec = tc.resolutions[id.resolution].precincts[id.precinct];
-      std::vector<CodeBlockGrid> grids;
-      for (const PrecinctBand& pb : prec.bands) grids.push_back({pb.grid_width, pb.grid_height});
-      MALLAT_ASSIGN_OR_RETURN(PrecinctPacketCoder coder, PrecinctPacketCoder::create(grids, tc.coding.style));
+      const std::vector<CodeBlockGrid> grids = code_block_grids(prec);
+      MALLAT_ASSIGN_OR_RETURN(PrecinctPacketCoder coder, PrecinctPacketCoder::create(grids, main_.cod.component.style));
       auto& blocks = coded_[id.component][id.resolution][id.precinct];
       contributions.assign(blocks.size(), {});
       for (size_t k = 0; k < blocks.size(); ++k) {
@@ -250,7 +250,7 @@ class TileEncoder {
         if (!included) continue;
         contributions[k].new_passes = cb.num_passes;
         // B.10.7.2: one length per codeword segment the passes fall into.
-        const std::vector<int> pieces = codeword_segment_pieces(tc.coding.style, 0, cb.num_passes);
+        const std::vector<int> pieces = codeword_segment_pieces(main_.cod.component.style, 0, cb.num_passes);
         uint32_t done = 0;
         int pass = 0;
         for (int n : pieces) {
@@ -279,7 +279,7 @@ class TileEncoder {
   const EncodeOptions& options_;
   ThreadPool& pool_;
   dwt::Backend& dwt_;
-  TileStructure structure_;
+  TileLayout structure_;
   std::vector<std::vector<int32_t>> planes_;
   std::vector<std::vector<std::vector<std::vector<entropy::EncodedCodeBlock>>>> coded_;
 };
@@ -305,7 +305,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
     parts[t].data = data[t];
   }
   MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, write_codestream(main, parts, options.tlm));
-  if (options.container == Container::kJp2) return wrap_jp2(image, main, std::move(stream));
+  if (options.container == Container::kJp2) return write_jp2(main.siz, stream);
   return stream;
 }
 

@@ -122,7 +122,7 @@ Status parse_res(ByteReader& c, Jp2File& f) {
   while (!c.at_end()) {
     MALLAT_ASSIGN_OR_RETURN(Box b, read_box(c));
     if (b.type != box::kCaptureResolution && b.type != box::kDisplayResolution) continue;
-    Resolution r;
+    ResolutionBox r;
     r.vertical_num = b.contents.u16();
     r.vertical_den = b.contents.u16();
     r.horizontal_num = b.contents.u16();

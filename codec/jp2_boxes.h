@@ -82,7 +82,7 @@ struct ChannelDefinition {
 };
 
 // I.5.3.7: resc / resd, grid points per metre = n / d * 10^e.
-struct Resolution {
+struct ResolutionBox {
   uint16_t vertical_num = 0, vertical_den = 0, horizontal_num = 0, horizontal_den = 0;
   int8_t vertical_exp = 0, horizontal_exp = 0;
 };
@@ -97,7 +97,7 @@ struct Jp2File {
   std::optional<Palette> palette;
   std::vector<ComponentMapping> component_mapping;
   std::vector<ChannelDefinition> channel_definitions;
-  std::optional<Resolution> capture_resolution, display_resolution;
+  std::optional<ResolutionBox> capture_resolution, display_resolution;
   size_t codestream_offset = 0;  // the contents of the first jp2c box
   size_t codestream_length = 0;
   std::vector<std::string> warnings;

@@ -26,6 +26,10 @@ int subband_count(int levels);
 // Orientation (0..3) of subband `index` in that signalling order.
 int subband_orientation(int index);
 
+// Position of the subband of orientation `orientation` added at resolution
+// r (r = 0: the LL band) in that signalling order (A.6.4).
+inline int subband_step_index(int r, int orientation) { return r == 0 ? 0 : 3 * (r - 1) + orientation; }
+
 // Reversible step sizes (no quantisation): epsilon_b = precision + log2 gain_b,
 // mantissa 0 — enough bit-planes for the 5/3's integer growth, as E.1.1
 // requires and as other encoders signal it.
