@@ -15,11 +15,11 @@
 namespace mallat::dwt::cpu {
 namespace {
 
-// Columns per vertical strip (measured on 4096 x 4096, wavefront.h): the
-// forward sweep pays per row for the loads and moves, so wide strips win;
-// the inverse copies the strip to scratch first, which should stay in L2.
-constexpr int64_t kForwardStripWidth = 256;
-constexpr int64_t kInverseStripWidth = 64;
+// Columns per vertical strip (measured on 4096 x 4096, wavefront.h): wide
+// enough that the per-row work of a sweep is spread over many columns and
+// a row is eight whole cache lines, narrow enough that the
+// strip's scratch copy (128 x 4096 x 4 bytes = 2 MiB) mostly stays in L2.
+constexpr int64_t kStripWidth = 128;
 
 // Per-thread scratch that grows to the largest line or strip seen.
 template <typename T>
@@ -45,14 +45,13 @@ void horizontal(ThreadPool& pool, const PlaneView<T>& v, int64_t x0, bool forwar
 template <typename T>
 void vertical(ThreadPool& pool, const PlaneView<T>& v, int64_t y0, bool forward,
               const Kernels<T>& k) {
-  const int64_t strip_width = forward ? kForwardStripWidth : kInverseStripWidth;
-  const int64_t strips = (v.width + strip_width - 1) / strip_width;
+  const int64_t strips = (v.width + kStripWidth - 1) / kStripWidth;
   if (strips <= 0 || v.height <= 0) return;
   const auto one_strip = forward ? k.forward_strip : k.inverse_strip;
   pool.parallel_for(strips, [&](int64_t i) {
-    const int64_t x = i * strip_width;
-    const int64_t w = std::min(strip_width, v.width - x);
-    T* buf = scratch<T>(static_cast<size_t>(w * (v.height + kRingRows)));
+    const int64_t x = i * kStripWidth;
+    const int64_t w = std::min(kStripWidth, v.width - x);
+    T* buf = scratch<T>(static_cast<size_t>(w * v.height));
     one_strip(v.data + x, v.stride, w, v.height, y0, buf);
   });
 }

@@ -10,8 +10,7 @@
 namespace mallat::dwt::cpu {
 
 // Rows: one row of n samples at coordinate i0, scratch of n elements.
-// Strips: w columns by h rows at coordinate y0, scratch of
-// w * (h + kRingRows) elements.
+// Strips: w columns by h rows at coordinate y0, scratch of w * h elements.
 template <typename T>
 struct Kernels {
   void (*forward_row)(T* row, int64_t n, int64_t i0, T* scratch);

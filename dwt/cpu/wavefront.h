@@ -13,10 +13,8 @@
 // window of live rows (a few rows of w samples) stays in L1, and each inner
 // loop runs across w contiguous columns, which g++ vectorises.
 //
-// Forward: the rows are lifted in a small ring buffer rather than in the
-// plane; a row that has taken its last step goes to its packed place, a
-// low-pass row k to plane row k (already loaded), a high-pass row to
-// scratch, copied below the low-pass rows at the end.
+// Forward: a row that has taken its last step is copied to its packed place
+// in scratch, and the packed strip is copied back at the end.
 // Inverse: the packed rows are first copied to scratch, and the sweep loads
 // row r (step 0) just before its neighbours need it.
 #pragma once
@@ -37,23 +35,28 @@ inline void copy_row(T* __restrict dst, const T* __restrict src, int64_t w) {
   for (int64_t x = 0; x < w; ++x) dst[x] = src[x];
 }
 
-// Rows of the forward sweep's ring buffer: a power of two, more than the
-// steps of any wavelet plus the two rows a step reads.
-constexpr int64_t kRingRows = 16;
+// Plane rows are a stride apart, usually a page or more, where the hardware
+// prefetcher does not follow; rows are requested kPrefetchRows ahead so
+// that their misses overlap.
+template <typename T>
+inline void prefetch_row(const T* row, int64_t w) {
+  const char* p = reinterpret_cast<const char*>(row);
+  const int64_t bytes = w * static_cast<int64_t>(sizeof(T));
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1);
+}
 
 template <typename T>
 struct WavefrontLifter {
   T* top;                // row 0 of the strip in the plane
   int64_t stride, w, h;
   bool odd_first;        // row 0 sits at an odd coordinate (it is high-pass)
-  T* ring = nullptr;     // if set, row r lives in slot r % kRingRows here
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0
     if (r >= h) r = 2 * (h - 1) - r;   // mirror below row h - 1
-    return ring ? ring + (r & (kRingRows - 1)) * w : top + r * stride;
+    return top + r * stride;
   }
   bool is_high(int64_t r) const { return ((r & 1) != 0) != odd_first; }
 
@@ -72,15 +75,6 @@ struct WavefrontLifter {
     const T* __restrict c = row(r + 1);
     for (int64_t x = 0; x < w; ++x) a[x] = f(a[x], b[x], c[x]);
   }
-  // Rows are a plane stride apart, usually a page or more, where the
-  // hardware prefetcher does not follow; ask for a row a few iterations
-  // before the sweep reaches it so that the misses overlap.
-  void prefetch(int64_t r) const {
-    if (r >= h) return;
-    const char* p = reinterpret_cast<const char*>(top + r * stride);
-    const int64_t bytes = w * static_cast<int64_t>(sizeof(T));
-    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1);
-  }
   void scale(bool high, T factor) const {
     const int64_t r = target(high);
     if (r < 0) return;
@@ -97,37 +91,39 @@ struct WavefrontLifter {
 // The number of steps in W's forward (or inverse) sequence.
 template <typename T, typename W>
 int count_steps(bool forward) {
-  WavefrontLifter<T> probe{nullptr, 0, 0, 0, false, nullptr};
+  WavefrontLifter<T> probe{nullptr, 0, 0, 0, false};
   probe.i = -1000;  // no row is ever targeted
   if (forward) W::forward(probe);
   else W::inverse(probe);
   return probe.j;
 }
 
-// Scratch: dn * w for the high-pass rows, then kRingRows * w for the ring.
-// Rows are read from the plane into the ring (step 0), lifted there, and
-// written once to their packed place, so the plane is read and written once.
+// The mirror image of inverse_strip: copy the strip to scratch, lift it in
+// place there, and write each finished row once, to its packed place in
+// the plane (low-pass row k to row k, high-pass row k to row sn + k).
 template <typename T, typename W>
 void forward_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch) {
   if (h <= 0 || w <= 0) return;
   if (h == 1) return lone_sample<T, W>(top, w, y0, true);
   const Split sp(h, y0);
   static const int steps = count_steps<T, W>(true);
-  T* high = scratch;
-  WavefrontLifter<T> lifter{top, stride, w, h, sp.odd_first, scratch + sp.dn * w};
-  for (int64_t i = 0; i < h + steps; ++i) {
-    lifter.prefetch(i + kPrefetchRows);
-    if (i < h) copy_row(lifter.row(i), top + i * stride, w);  // step 0: load
+  for (int64_t r = 0; r < h; ++r) {
+    if (r + kPrefetchRows < h) prefetch_row(top + (r + kPrefetchRows) * stride, w);
+    copy_row(scratch + r * w, top + r * stride, w);
+  }
+  WavefrontLifter<T> lifter{scratch, w, w, h, sp.odd_first};
+  for (int64_t i = 0; i < h + steps - 1; ++i) {
+    const int64_t ahead = (i + 2 * kPrefetchRows) / 2;  // destinations written soon
+    if (ahead < sp.sn) prefetch_row(top + ahead * stride, w);
+    if (ahead < sp.dn) prefetch_row(top + (sp.sn + ahead) * stride, w);
     lifter.i = i;
-    lifter.j = 1;
+    lifter.j = 0;
     W::forward(lifter);
-    const int64_t r = i - steps;  // finished with its last step
+    const int64_t r = i - (steps - 1);  // finished with its last step
     if (r < 0) continue;
     const int64_t k = r / 2;  // index within its band, either parity
-    // A low-pass row goes to plane row k <= r, which has been loaded.
-    copy_row(lifter.is_high(r) ? high + k * w : top + k * stride, lifter.row(r), w);
+    copy_row(top + (lifter.is_high(r) ? sp.sn + k : k) * stride, scratch + r * w, w);
   }
-  for (int64_t k = 0; k < sp.dn; ++k) copy_row(top + (sp.sn + k) * stride, high + k * w, w);
 }
 
 template <typename T, typename W>
@@ -139,13 +135,13 @@ void inverse_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* 
   for (int64_t r = 0; r < h; ++r) copy_row(scratch + r * w, top + r * stride, w);
   const T* s = scratch;
   const T* d = scratch + sp.sn * w;
-  WavefrontLifter<T> lifter{top, stride, w, h, sp.odd_first, nullptr};
+  WavefrontLifter<T> lifter{top, stride, w, h, sp.odd_first};
   for (int64_t i = 0; i < h + steps; ++i) {
     if (i < h) {  // step 0: load row i in natural order
       const int64_t k = i / 2;
       copy_row(top + i * stride, (lifter.is_high(i) ? d : s) + k * w, w);
     }
-    lifter.prefetch(i + kPrefetchRows);
+    if (i + kPrefetchRows < h) prefetch_row(top + (i + kPrefetchRows) * stride, w);
     lifter.i = i;
     lifter.j = 1;
     W::inverse(lifter);
