@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   if (command == "info") return mallat::tools::info_main(args);
   if (command == "compare") return mallat::tools::compare_main(args);
   if (command == "convert") return mallat::tools::convert_main(args);
-  // BENCH
+  if (command == "bench") return mallat::tools::bench_main(args);
   if (command == "--version") {
     std::puts("mallat 0.1.0");
     return 0;

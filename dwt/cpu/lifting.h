@@ -10,9 +10,8 @@
 // B[nb - 1]. Only the first and last sample of a step see the boundary; the
 // middle is a plain loop that g++ -O3 vectorises.
 //
-// A LineLifter runs the steps on one row (the loop runs along the row); a
-// StripLifter on many columns at once, where each "sample" is a whole row of
-// the strip, so the inner loop runs across contiguous columns.
+// A LineLifter runs the steps on one row (the loop runs along the row);
+// wavefront.h runs the same step sequences down strips of columns.
 #pragma once
 
 #include <algorithm>
@@ -49,19 +48,6 @@ inline void lift_line(T* __restrict a, int64_t na, const T* __restrict b, int64_
   for (int64_t k = hi; k < na; ++k) a[k] = f(a[k], b[clamp_index(k - 1 + o, nb)], b[clamp_index(k + o, nb)]);
 }
 
-// The same step where every sample is a row of w elements (a strip of
-// columns stored row after row, w apart).
-template <typename T, typename F>
-inline void lift_strip(T* __restrict a, int64_t na, const T* __restrict b, int64_t nb, int o,
-                       int64_t w, F f) {
-  for (int64_t k = 0; k < na; ++k) {
-    T* __restrict ar = a + k * w;
-    const T* __restrict bl = b + clamp_index(k - 1 + o, nb) * w;
-    const T* __restrict br = b + clamp_index(k + o, nb) * w;
-    for (int64_t j = 0; j < w; ++j) ar[j] = f(ar[j], bl[j], br[j]);
-  }
-}
-
 // Applies a step to d (from s) or s (from d), or scales one array, for
 // either kind of line; the wavelet files write their step sequence once
 // against this interface.
@@ -73,19 +59,6 @@ struct LineLifter {
   template <typename F> void on_d(F f) const { lift_line(d, split.dn, s, split.sn, split.d_offset(), f); }
   template <typename F> void on_s(F f) const { lift_line(s, split.sn, d, split.dn, split.s_offset(), f); }
   void scale(T* a, int64_t n, T c) const { for (int64_t k = 0; k < n; ++k) a[k] *= c; }
-  void scale_s(T c) const { scale(s, split.sn, c); }
-  void scale_d(T c) const { scale(d, split.dn, c); }
-};
-
-template <typename T>
-struct StripLifter {
-  T* s;
-  T* d;
-  Split split;
-  int64_t w;
-  template <typename F> void on_d(F f) const { lift_strip(d, split.dn, s, split.sn, split.d_offset(), w, f); }
-  template <typename F> void on_s(F f) const { lift_strip(s, split.sn, d, split.dn, split.s_offset(), w, f); }
-  void scale(T* a, int64_t n, T c) const { for (int64_t k = 0; k < n * w; ++k) a[k] *= c; }
   void scale_s(T c) const { scale(s, split.sn, c); }
   void scale_d(T c) const { scale(d, split.dn, c); }
 };
@@ -107,49 +80,6 @@ inline void interleave_row(const T* __restrict s, const T* __restrict d, const S
   for (int64_t k = 0; k < sp.dn; ++k) od[2 * k] = d[k];
 }
 
-// Strip of w columns, h rows, `stride` apart in the plane <-> (s, d) rows
-// of w elements. Whole rows are copied, so the plane is read contiguously.
-template <typename T>
-inline void deinterleave_strip(const T* top, int64_t stride, int64_t w, const Split& sp, T* s, T* d) {
-  const int64_t first_s = sp.odd_first ? 1 : 0;
-  for (int64_t k = 0; k < sp.sn; ++k) std::memcpy(s + k * w, top + (2 * k + first_s) * stride, w * sizeof(T));
-  for (int64_t k = 0; k < sp.dn; ++k) std::memcpy(d + k * w, top + (2 * k + 1 - first_s) * stride, w * sizeof(T));
-}
-
-template <typename T>
-inline void interleave_strip(const T* s, const T* d, const Split& sp, int64_t w, T* top, int64_t stride) {
-  const int64_t first_s = sp.odd_first ? 1 : 0;
-  for (int64_t k = 0; k < sp.sn; ++k) std::memcpy(top + (2 * k + first_s) * stride, s + k * w, w * sizeof(T));
-  for (int64_t k = 0; k < sp.dn; ++k) std::memcpy(top + (2 * k + 1 - first_s) * stride, d + k * w, w * sizeof(T));
-}
-
-// Packed layout: rows (or row elements) 0..sn-1 low-pass, sn.. high-pass.
-template <typename T>
-inline void write_packed_strip(const T* s, const T* d, const Split& sp, int64_t w, T* top, int64_t stride) {
-  for (int64_t k = 0; k < sp.sn; ++k) std::memcpy(top + k * stride, s + k * w, w * sizeof(T));
-  for (int64_t k = 0; k < sp.dn; ++k) std::memcpy(top + (sp.sn + k) * stride, d + k * w, w * sizeof(T));
-}
-
-template <typename T>
-inline void read_packed_strip(const T* top, int64_t stride, int64_t w, const Split& sp, T* s, T* d) {
-  for (int64_t k = 0; k < sp.sn; ++k) std::memcpy(s + k * w, top + k * stride, w * sizeof(T));
-  for (int64_t k = 0; k < sp.dn; ++k) std::memcpy(d + k * w, top + (sp.sn + k) * stride, w * sizeof(T));
-}
-
-// The kernels one wavelet provides to the backend's level loop. Rows: one
-// row of n samples at coordinate i0, scratch of n elements. Strips: w
-// columns by h rows at coordinate y0, scratch of w * h elements.
-template <typename T>
-struct Kernels {
-  void (*forward_row)(T* row, int64_t n, int64_t i0, T* scratch);
-  void (*inverse_row)(T* row, int64_t n, int64_t i0, T* scratch);
-  void (*forward_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
-  void (*inverse_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
-};
-
-// One row or strip, forward or inverse, for a wavelet W that provides
-// forward(lifter), inverse(lifter) and the single-sample rule of F.3.7 /
-// F.4.7 (lone_forward / lone_inverse, applied to an odd coordinate only).
 // F.3.7 / F.4.7: a line of one sample is left alone at an even coordinate;
 // at an odd one it is the high-pass sample, doubled (halved on synthesis).
 template <typename T, typename W>
@@ -177,39 +107,5 @@ void inverse_row(T* row, int64_t n, int64_t i0, T* scratch) {
   W::inverse(LineLifter<T>{scratch, scratch + sp.sn, sp});
   interleave_row(scratch, scratch + sp.sn, sp, row);
 }
-
-template <typename T, typename W>
-void forward_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch) {
-  if (h <= 0 || w <= 0) return;
-  if (h == 1) return lone_sample<T, W>(top, w, y0, true);
-  const Split sp(h, y0);
-  T* s = scratch;
-  T* d = scratch + sp.sn * w;
-  deinterleave_strip(top, stride, w, sp, s, d);
-  W::forward(StripLifter<T>{s, d, sp, w});
-  write_packed_strip(s, d, sp, w, top, stride);
-}
-
-template <typename T, typename W>
-void inverse_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch) {
-  if (h <= 0 || w <= 0) return;
-  if (h == 1) return lone_sample<T, W>(top, w, y0, false);
-  const Split sp(h, y0);
-  T* s = scratch;
-  T* d = scratch + sp.sn * w;
-  read_packed_strip(top, stride, w, sp, s, d);
-  W::inverse(StripLifter<T>{s, d, sp, w});
-  interleave_strip(s, d, sp, w, top, stride);
-}
-
-template <typename T, typename W>
-const Kernels<T>& make_kernels() {
-  static const Kernels<T> k{&forward_row<T, W>, &inverse_row<T, W>, &forward_strip<T, W>,
-                            &inverse_strip<T, W>};
-  return k;
-}
-
-const Kernels<int32_t>& kernels_53();
-const Kernels<float>& kernels_97();
 
 }  // namespace mallat::dwt::cpu

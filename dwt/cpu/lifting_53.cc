@@ -3,7 +3,7 @@
 // shifts (C++20: >> on a negative value floors).
 #include <cstdint>
 
-#include "dwt/cpu/lifting.h"
+#include "dwt/cpu/kernels.h"
 
 namespace mallat::dwt::cpu {
 namespace {

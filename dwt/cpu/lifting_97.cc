@@ -1,7 +1,7 @@
 // The irreversible 9/7 lifting steps of F.4.8.2 (forward) and F.3.8.2
 // (inverse) in single precision, with the Table F.4 normalisation: the
 // low-pass band is scaled by 1/K and the high-pass band by K on analysis.
-#include "dwt/cpu/lifting.h"
+#include "dwt/cpu/kernels.h"
 #include "dwt/lifting_constants.h"
 
 namespace mallat::dwt::cpu {
