@@ -41,8 +41,7 @@ class SegmentReader {
 
 template <bool kVsc>
 void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
-  MqContexts contexts = initial_contexts();
-  MqDecodeSymbols mq{MqDecoder{}, &contexts};
+  MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
@@ -66,7 +65,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) contexts = initial_contexts();
+    if (block.style.reset) mq.cx = initial_contexts();
   }
 }
 

@@ -61,8 +61,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   // most 15 bits: 6 bytes per sample bounds any pass.
   const size_t pass_bound = 6 * samples + 64;
   SegmentBuffer buffer(samples + 64);
-  MqContexts contexts = initial_contexts();
-  MqEncodeSymbols mq{MqEncoder{}, &contexts};
+  MqEncodeSymbols mq{MqEncoder{}, initial_contexts()};
   RawEncodeSymbols raw{};
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(orientation)].data();
 
@@ -106,7 +105,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       const size_t pending = is_raw ? raw.raw.length_so_far() : mq.mq.truncation_length();
       pass.cumulative_length = static_cast<uint32_t>(segment_start - 1 + pending);
     }
-    if (style.reset) contexts = initial_contexts();
+    if (style.reset) mq.cx = initial_contexts();
   }
   out.data = buffer.take(segment_start);
   detail::finish_pass_lengths(out);

@@ -41,38 +41,45 @@ struct T1State {
   uint32_t* flags(int x, int y) { return flag_storage.data() + (y + 1) * flag_stride + x + 1; }
 };
 
-// Squared-error decrease when a magnitude's bit-plane p becomes known, with
-// mid-point reconstruction of the remaining interval (exact at p = 0).
-inline double reconstruction_error(uint32_t mag, int p_known) {
-  const uint64_t kept = (static_cast<uint64_t>(mag) >> p_known) << p_known;
-  const double rec = kept == 0 && p_known > 0 ? 0.0  // still insignificant
-                     : static_cast<double>(kept) + (p_known > 0 ? std::ldexp(1.0, p_known - 1) : 0.0);
-  const double e = static_cast<double>(mag) - rec;
-  return e * e;
-}
-inline double significance_gain(uint32_t mag, int p) {
-  const double m = static_cast<double>(mag);
-  return m * m - reconstruction_error(mag, p);
-}
-inline double refinement_gain(uint32_t mag, int p) {
-  return reconstruction_error(mag, p + 1) - reconstruction_error(mag, p);
-}
+// Squared-error decrease (integer domain) when bit-plane p of a magnitude
+// becomes known, the decoder reconstructing at the middle of the interval
+// left (E.1.1.2; exact at p = 0). With r_p the bits below p and
+// h_p = 2^(p-1) (0 at p = 0), the error is r_p - h_p once significant.
+struct PlaneGains {
+  uint64_t low_mask;  // 2^p - 1
+  int64_t half;       // h_p
+  int64_t half_above; // h_(p+1) = 2^p
+  explicit PlaneGains(int p)
+      : low_mask((uint64_t{1} << p) - 1), half(p > 0 ? int64_t{1} << (p - 1) : 0),
+        half_above(int64_t{1} << p) {}
+
+  double significance(uint32_t mag) const {
+    const int64_t e = static_cast<int64_t>(mag & low_mask) - half;
+    return static_cast<double>(static_cast<int64_t>(uint64_t{mag} * mag - static_cast<uint64_t>(e * e)));
+  }
+  double refinement(uint32_t mag) const {
+    const int64_t before = static_cast<int64_t>(mag & (2 * low_mask + 1)) - half_above;
+    const int64_t after = static_cast<int64_t>(mag & low_mask) - half;
+    return static_cast<double>(before * before - after * after);
+  }
+};
 
 // Symbol coders. MQ ones take the context number; raw ones ignore it.
+// MQ ones carry their contexts by value so a pass works on a local copy.
 struct MqEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = false;
   MqEncoder mq;
-  MqContexts* cx;
+  MqContexts cx;
   inline uint32_t code(int ctx, uint32_t bit) {
-    mq.encode((*cx)[ctx], bit);
+    mq.encode(cx[ctx], bit);
     return bit;
   }
 };
 struct MqDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqDecoder mq;
-  MqContexts* cx;
-  inline uint32_t code(int ctx, uint32_t) { return mq.decode((*cx)[ctx]); }
+  MqContexts cx;
+  inline uint32_t code(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
 };
 struct RawEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = true;
@@ -118,11 +125,11 @@ inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
 template <class Coder>
 inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t masked_flags,
-                                  int stride, int p, double& dist) {
+                                  int stride, int p, const PlaneGains& gains, double& dist) {
   const uint32_t neg = code_sign(c, masked_flags, *f);
   become_significant(f, stride, neg);
   if constexpr (Coder::kEncoder) {
-    dist += significance_gain(*m, p);
+    dist += gains.significance(*m);
   } else {
     *m = 1u << p;
   }
@@ -133,20 +140,25 @@ template <class Coder, bool kVsc>
 void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
   const int stride = s.flag_stride;
+  const int width = s.width;
+  const int height = s.height;
+  uint32_t* const flags0 = s.flags(0, 0);
+  uint32_t* const mag0 = s.magnitude.data();
+  const PlaneGains gains(p);
   double dist = 0.0;
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += s.width) {
+  for (int y0 = 0; y0 < height; y0 += 4) {
+    const int rows = height - y0 < 4 ? height - y0 : 4;
+    for (int x = 0; x < width; ++x) {
+      uint32_t* f = flags0 + y0 * stride + x;
+      uint32_t* m = mag0 + y0 * width + x;
+      for (int r = 0; r < rows; ++r, f += stride, m += width) {
         uint32_t fl = *f;
         if (fl & kSig) continue;
         if (kVsc && r == 3) fl &= ~kBelowStripe;
         if ((fl & kNeighbourSig) == 0) continue;
         const uint32_t bit = c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1);
         *f |= kVisited;
-        if (bit) code_new_significance(c, f, m, fl, stride, p, dist);
+        if (bit) code_new_significance(c, f, m, fl, stride, p, gains, dist);
       }
     }
   }
@@ -159,13 +171,18 @@ template <class Coder, bool kVsc>
 void refinement_pass(Coder& coder, T1State& s, int p) {
   Coder c = coder;
   const int stride = s.flag_stride;
+  const int width = s.width;
+  const int height = s.height;
+  uint32_t* const flags0 = s.flags(0, 0);
+  uint32_t* const mag0 = s.magnitude.data();
+  const PlaneGains gains(p);
   double dist = 0.0;
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += s.width) {
+  for (int y0 = 0; y0 < height; y0 += 4) {
+    const int rows = height - y0 < 4 ? height - y0 : 4;
+    for (int x = 0; x < width; ++x) {
+      uint32_t* f = flags0 + y0 * stride + x;
+      uint32_t* m = mag0 + y0 * width + x;
+      for (int r = 0; r < rows; ++r, f += stride, m += width) {
         uint32_t fl = *f;
         if ((fl & (kSig | kVisited)) != kSig) continue;
         if (kVsc && r == 3) fl &= ~kBelowStripe;
@@ -173,7 +190,7 @@ void refinement_pass(Coder& coder, T1State& s, int p) {
         const uint32_t bit = c.code(ctx, (*m >> p) & 1);
         *f |= kRefined;
         if constexpr (Coder::kEncoder) {
-          dist += refinement_gain(*m, p);
+          dist += gains.refinement(*m);
         } else {
           *m |= bit << p;
         }
@@ -190,22 +207,27 @@ template <class Coder, bool kVsc>
 void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
   const int stride = s.flag_stride;
+  const int width = s.width;
+  const int height = s.height;
+  uint32_t* const flags0 = s.flags(0, 0);
+  uint32_t* const mag0 = s.magnitude.data();
+  const PlaneGains gains(p);
   double dist = 0.0;
   auto code_sample = [&](uint32_t* f, uint32_t* m, int r) {
     uint32_t fl = *f;
     if ((fl & (kSig | kVisited)) == 0) {
       if (kVsc && r == 3) fl &= ~kBelowStripe;
       if (c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1)) {
-        code_new_significance(c, f, m, fl, stride, p, dist);
+        code_new_significance(c, f, m, fl, stride, p, gains, dist);
       }
     }
     *f &= ~kVisited;
   };
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
+  for (int y0 = 0; y0 < height; y0 += 4) {
+    const int rows = height - y0 < 4 ? height - y0 : 4;
+    for (int x = 0; x < width; ++x) {
+      uint32_t* f = flags0 + y0 * stride + x;
+      uint32_t* m = mag0 + y0 * width + x;
       int r = 0;
       if (rows == 4) {
         constexpr uint32_t kBusy = kSig | kVisited | kNeighbourSig;
@@ -216,7 +238,7 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
           uint32_t first = 4;
           if constexpr (Coder::kEncoder) {
             for (uint32_t k = 0; k < 4; ++k) {
-              if ((m[k * s.width] >> p) & 1) {
+              if ((m[k * width] >> p) & 1) {
                 first = k;
                 break;
               }
@@ -226,14 +248,14 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
           r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
           r |= static_cast<int>(c.code(kUniformContext, first & 1));
           uint32_t* fr = f + r * stride;
-          uint32_t* mr = m + r * s.width;
+          uint32_t* mr = m + r * width;
           uint32_t fl = *fr;
           if (kVsc && r == 3) fl &= ~kBelowStripe;
-          code_new_significance(c, fr, mr, fl, stride, p, dist);
+          code_new_significance(c, fr, mr, fl, stride, p, gains, dist);
           ++r;
         }
       }
-      for (; r < rows; ++r) code_sample(f + r * stride, m + r * s.width, r);
+      for (; r < rows; ++r) code_sample(f + r * stride, m + r * width, r);
     }
   }
   s.distortion += dist;
