@@ -20,25 +20,33 @@ namespace mallat::entropy::detail {
 // Sign of the sample itself, kept in its flag word.
 inline constexpr uint32_t kNegSelf = 1u << 15;
 
-// The state of one code-block during coding: magnitudes (w x h) and flag
-// words with a one-sample border all round, so neighbours need no checks.
+// The state of one code-block during coding, in scan order: for each stripe
+// of four rows (D.1), for each column, the four samples of that column are
+// adjacent, so one column's flags are tested together. A border of one
+// column each side and one stripe above and below means neighbours need no
+// bounds checks. Magnitudes use the same layout.
 struct T1State {
   int width = 0;
   int height = 0;
-  int flag_stride = 0;
+  int stripe_stride = 0;  // words from a stripe to the next: 4 * (width + 2)
   std::vector<uint32_t> flag_storage;
-  std::vector<uint32_t> magnitude;
+  std::vector<uint32_t> magnitude_storage;
   double distortion = 0.0;  // encoder: running sum for the current pass
 
   void reset(int w, int h) {
     width = w;
     height = h;
-    flag_stride = w + 2;
-    flag_storage.assign(static_cast<size_t>(w + 2) * (h + 2), 0);
-    magnitude.assign(static_cast<size_t>(w) * h, 0);
+    stripe_stride = 4 * (w + 2);
+    const size_t words = static_cast<size_t>(stripe_stride) * ((h + 3) / 4 + 2);
+    flag_storage.assign(words, 0);
+    magnitude_storage.assign(words, 0);
     distortion = 0.0;
   }
-  uint32_t* flags(int x, int y) { return flag_storage.data() + (y + 1) * flag_stride + x + 1; }
+  size_t index(int x, int y) const {
+    return static_cast<size_t>((y / 4 + 1) * stripe_stride + (x + 1) * 4 + (y % 4));
+  }
+  uint32_t* flags(int x, int y) { return flag_storage.data() + index(x, y); }
+  uint32_t* magnitude(int x, int y) { return magnitude_storage.data() + index(x, y); }
 };
 
 // Squared-error decrease (integer domain) when bit-plane p of a magnitude
@@ -95,17 +103,21 @@ struct RawDecodeSymbols {
   inline uint32_t code(int, uint32_t) { return raw.decode(); }
 };
 
-// D.3.2 / D.3.3: a sample becomes significant: tell its eight neighbours.
-inline void become_significant(uint32_t* f, int stride, uint32_t negative) {
+// D.3.2 / D.3.3: the sample in row r of its stripe column becomes
+// significant: tell its eight neighbours. The vertical neighbours of rows 0
+// and 3 are in the stripes above and below.
+inline void become_significant(uint32_t* f, int r, int stripe_stride, uint32_t negative) {
+  const int up = r > 0 ? -1 : 3 - stripe_stride;
+  const int down = r < 3 ? 1 : stripe_stride - 3;
   f[0] |= kSig | (negative ? kNegSelf : 0);
-  f[-stride] |= kSigS | (negative ? kNegS : 0);
-  f[stride] |= kSigN | (negative ? kNegN : 0);
-  f[-1] |= kSigE | (negative ? kNegE : 0);
-  f[1] |= kSigW | (negative ? kNegW : 0);
-  f[-stride - 1] |= kSigSE;
-  f[-stride + 1] |= kSigSW;
-  f[stride - 1] |= kSigNE;
-  f[stride + 1] |= kSigNW;
+  f[up] |= kSigS | (negative ? kNegS : 0);
+  f[down] |= kSigN | (negative ? kNegN : 0);
+  f[-4] |= kSigE | (negative ? kNegE : 0);
+  f[4] |= kSigW | (negative ? kNegW : 0);
+  f[up - 4] |= kSigSE;
+  f[up + 4] |= kSigSW;
+  f[down - 4] |= kSigNE;
+  f[down + 4] |= kSigNW;
 }
 
 // D.3.2 sign coding for a sample just found significant; returns 1 if negative.
@@ -125,9 +137,10 @@ inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
 template <class Coder>
 inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t masked_flags,
-                                  int stride, int p, const PlaneGains& gains, double& dist) {
+                                  int r, int stripe_stride, int p, const PlaneGains& gains,
+                                  double& dist) {
   const uint32_t neg = code_sign(c, masked_flags, *f);
-  become_significant(f, stride, neg);
+  become_significant(f, r, stripe_stride, neg);
   if constexpr (Coder::kEncoder) {
     dist += gains.significance(*m);
   } else {
@@ -139,26 +152,30 @@ inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t m
 template <class Coder, bool kVsc>
 void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const int stride = s.stripe_stride;
   const int width = s.width;
   const int height = s.height;
   uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude.data();
+  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
   for (int y0 = 0; y0 < height; y0 += 4) {
     const int rows = height - y0 < 4 ? height - y0 : 4;
+    uint32_t* f = flags0 + y0 / 4 * stride - 4;
+    uint32_t* m = mag0 + y0 / 4 * stride - 4;
     for (int x = 0; x < width; ++x) {
-      uint32_t* f = flags0 + y0 * stride + x;
-      uint32_t* m = mag0 + y0 * width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += width) {
-        uint32_t fl = *f;
+      f += 4;
+      m += 4;
+      // Nothing to do in a column with no significant neighbour anywhere.
+      if (((f[0] | f[1] | f[2] | f[3]) & kNeighbourSig) == 0) continue;
+      for (int r = 0; r < rows; ++r) {
+        uint32_t fl = f[r];
         if (fl & kSig) continue;
         if (kVsc && r == 3) fl &= ~kBelowStripe;
         if ((fl & kNeighbourSig) == 0) continue;
-        const uint32_t bit = c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1);
-        *f |= kVisited;
-        if (bit) code_new_significance(c, f, m, fl, stride, p, gains, dist);
+        const uint32_t bit = c.code(zc_lut[fl & kNeighbourSig], (m[r] >> p) & 1);
+        f[r] |= kVisited;
+        if (bit) code_new_significance(c, f + r, m + r, fl, r, stride, p, gains, dist);
       }
     }
   }
@@ -170,29 +187,32 @@ void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
 template <class Coder, bool kVsc>
 void refinement_pass(Coder& coder, T1State& s, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const int stride = s.stripe_stride;
   const int width = s.width;
   const int height = s.height;
   uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude.data();
+  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
   for (int y0 = 0; y0 < height; y0 += 4) {
     const int rows = height - y0 < 4 ? height - y0 : 4;
+    uint32_t* f = flags0 + y0 / 4 * stride - 4;
+    uint32_t* m = mag0 + y0 / 4 * stride - 4;
     for (int x = 0; x < width; ++x) {
-      uint32_t* f = flags0 + y0 * stride + x;
-      uint32_t* m = mag0 + y0 * width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += width) {
-        uint32_t fl = *f;
+      f += 4;
+      m += 4;
+      if (((f[0] | f[1] | f[2] | f[3]) & kSig) == 0) continue;
+      for (int r = 0; r < rows; ++r) {
+        uint32_t fl = f[r];
         if ((fl & (kSig | kVisited)) != kSig) continue;
         if (kVsc && r == 3) fl &= ~kBelowStripe;
         const int ctx = (fl & kRefined) ? 16 : (fl & kNeighbourSig) ? 15 : 14;
-        const uint32_t bit = c.code(ctx, (*m >> p) & 1);
-        *f |= kRefined;
+        const uint32_t bit = c.code(ctx, (m[r] >> p) & 1);
+        f[r] |= kRefined;
         if constexpr (Coder::kEncoder) {
-          dist += gains.refinement(*m);
+          dist += gains.refinement(m[r]);
         } else {
-          *m |= bit << p;
+          m[r] |= bit << p;
         }
       }
     }
@@ -206,11 +226,11 @@ void refinement_pass(Coder& coder, T1State& s, int p) {
 template <class Coder, bool kVsc>
 void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const int stride = s.stripe_stride;
   const int width = s.width;
   const int height = s.height;
   uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude.data();
+  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
   auto code_sample = [&](uint32_t* f, uint32_t* m, int r) {
@@ -218,27 +238,29 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
     if ((fl & (kSig | kVisited)) == 0) {
       if (kVsc && r == 3) fl &= ~kBelowStripe;
       if (c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1)) {
-        code_new_significance(c, f, m, fl, stride, p, gains, dist);
+        code_new_significance(c, f, m, fl, r, stride, p, gains, dist);
       }
     }
     *f &= ~kVisited;
   };
   for (int y0 = 0; y0 < height; y0 += 4) {
     const int rows = height - y0 < 4 ? height - y0 : 4;
+    uint32_t* f = flags0 + y0 / 4 * stride - 4;
+    uint32_t* m = mag0 + y0 / 4 * stride - 4;
     for (int x = 0; x < width; ++x) {
-      uint32_t* f = flags0 + y0 * stride + x;
-      uint32_t* m = mag0 + y0 * width + x;
+      f += 4;
+      m += 4;
       int r = 0;
       if (rows == 4) {
         constexpr uint32_t kBusy = kSig | kVisited | kNeighbourSig;
-        const uint32_t last = kVsc ? f[3 * stride] & ~kBelowStripe : f[3 * stride];
-        if (((f[0] | f[stride] | f[2 * stride]) & kBusy) == 0 && (last & kBusy) == 0) {
+        const uint32_t last = kVsc ? f[3] & ~kBelowStripe : f[3];
+        if (((f[0] | f[1] | f[2] | last) & kBusy) == 0) {
           // Run-length mode: one symbol says whether any of the four
           // becomes significant, two UNIFORM symbols say which is first.
           uint32_t first = 4;
           if constexpr (Coder::kEncoder) {
             for (uint32_t k = 0; k < 4; ++k) {
-              if ((m[k * width] >> p) & 1) {
+              if ((m[k] >> p) & 1) {
                 first = k;
                 break;
               }
@@ -247,15 +269,15 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
           if (!c.code(kRunLengthContext, first < 4)) continue;
           r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
           r |= static_cast<int>(c.code(kUniformContext, first & 1));
-          uint32_t* fr = f + r * stride;
-          uint32_t* mr = m + r * width;
+          uint32_t* fr = f + r;
+          uint32_t* mr = m + r;
           uint32_t fl = *fr;
           if (kVsc && r == 3) fl &= ~kBelowStripe;
-          code_new_significance(c, fr, mr, fl, stride, p, gains, dist);
+          code_new_significance(c, fr, mr, fl, r, stride, p, gains, dist);
           ++r;
         }
       }
-      for (; r < rows; ++r) code_sample(f + r * stride, m + r * width, r);
+      for (; r < rows; ++r) code_sample(f + r, m + r, r);
     }
   }
   s.distortion += dist;
