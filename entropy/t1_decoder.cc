@@ -114,17 +114,16 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
   info.lowest_plane = planes - 1 - pass_plane_offset(last);
   info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
   for (int y = 0; y < h; ++y) {
-    const uint32_t* mag = s.magnitude(0, y);  // a row steps 4 words per sample
-    const uint32_t* f = s.flags(0, y);
     int32_t* row = out.row(y);
     for (int x = 0; x < w; ++x) {
-      const auto m = static_cast<int32_t>(mag[4 * x]);
-      row[x] = (f[4 * x] & detail::kNegSelf) ? -m : m;
+      const auto m = static_cast<int32_t>(*s.magnitude(x, y));
+      row[x] = (*s.column(x, y) & sign_bit(y % 4 + 1)) ? -m : m;
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);
       for (int x = 0; x < w; ++x) {
-        const bool behind = info.ended_in_significance_pass && !(f[4 * x] & kVisited);
+        const bool behind =
+            info.ended_in_significance_pass && !(*s.column(x, y) & visited_bit(y % 4));
         kp[x] = static_cast<uint8_t>(info.lowest_plane + (behind ? 1 : 0));
       }
     }

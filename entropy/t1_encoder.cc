@@ -132,12 +132,12 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
   s.reset(w, h);
   for (int y = 0; y < h; ++y) {
     const int32_t* row = coefficients.row(y);
-    uint32_t* mag = s.magnitude(0, y);  // a row steps 4 words per sample
-    uint32_t* f = s.flags(0, y);
     for (int x = 0; x < w; ++x) {
       const int32_t v = row[x];
-      mag[4 * x] = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
-      f[4 * x] = v < 0 ? detail::kNegSelf : 0;
+      *s.magnitude(x, y) = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+      // The encoder knows every sign up front; the bit only counts for the
+      // neighbours once the sample is significant.
+      if (v < 0) *s.column(x, y) |= sign_bit(y % 4 + 1);
     }
   }
   EncodedCodeBlock out = style.vertical_causal ? encode_passes<true>(s, orientation, planes, style)

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "entropy/mq_decoder.h"
@@ -17,36 +18,33 @@
 
 namespace mallat::entropy::detail {
 
-// Sign of the sample itself, kept in its flag word.
-inline constexpr uint32_t kNegSelf = 1u << 15;
-
-// The state of one code-block during coding, in scan order: for each stripe
-// of four rows (D.1), for each column, the four samples of that column are
-// adjacent, so one column's flags are tested together. A border of one
-// column each side and one stripe above and below means neighbours need no
-// bounds checks. Magnitudes use the same layout.
+// The state of one code-block during coding: a column word (t1_flags.h)
+// per stripe column, stripe by stripe, with a border column each side and a
+// border stripe above and below so neighbours need no bounds checks; and the
+// magnitudes in scan order (the four samples of a column adjacent).
 struct T1State {
   int width = 0;
   int height = 0;
-  int stripe_stride = 0;  // words from a stripe to the next: 4 * (width + 2)
-  std::vector<uint32_t> flag_storage;
+  int column_stride = 0;  // words from a stripe to the next: width + 2
+  std::vector<uint32_t> column_storage;
   std::vector<uint32_t> magnitude_storage;
   double distortion = 0.0;  // encoder: running sum for the current pass
 
   void reset(int w, int h) {
     width = w;
     height = h;
-    stripe_stride = 4 * (w + 2);
-    const size_t words = static_cast<size_t>(stripe_stride) * ((h + 3) / 4 + 2);
-    flag_storage.assign(words, 0);
-    magnitude_storage.assign(words, 0);
+    column_stride = w + 2;
+    const size_t columns = static_cast<size_t>(column_stride) * ((h + 3) / 4 + 2);
+    column_storage.assign(columns, 0);
+    magnitude_storage.assign(4 * columns, 0);
     distortion = 0.0;
   }
-  size_t index(int x, int y) const {
-    return static_cast<size_t>((y / 4 + 1) * stripe_stride + (x + 1) * 4 + (y % 4));
+  uint32_t* column(int x, int y) {
+    return column_storage.data() + (y / 4 + 1) * column_stride + x + 1;
   }
-  uint32_t* flags(int x, int y) { return flag_storage.data() + index(x, y); }
-  uint32_t* magnitude(int x, int y) { return magnitude_storage.data() + index(x, y); }
+  uint32_t* magnitude(int x, int y) {
+    return magnitude_storage.data() + 4 * ((y / 4 + 1) * column_stride + x + 1) + y % 4;
+  }
 };
 
 // Squared-error decrease (integer domain) when bit-plane p of a magnitude
@@ -103,31 +101,50 @@ struct RawDecodeSymbols {
   inline uint32_t code(int, uint32_t) { return raw.decode(); }
 };
 
-// D.3.2 / D.3.3: the sample in row r of its stripe column becomes
-// significant: tell its eight neighbours. The vertical neighbours of rows 0
-// and 3 are in the stripes above and below.
-inline void become_significant(uint32_t* f, int r, int stripe_stride, uint32_t negative) {
-  const int up = r > 0 ? -1 : 3 - stripe_stride;
-  const int down = r < 3 ? 1 : stripe_stride - 3;
-  f[0] |= kSig | (negative ? kNegSelf : 0);
-  f[up] |= kSigS | (negative ? kNegS : 0);
-  f[down] |= kSigN | (negative ? kNegN : 0);
-  f[-4] |= kSigE | (negative ? kNegE : 0);
-  f[4] |= kSigW | (negative ? kNegW : 0);
-  f[up - 4] |= kSigSE;
-  f[up + 4] |= kSigSW;
-  f[down - 4] |= kSigNE;
-  f[down + 4] |= kSigNW;
+// D.3.2 / D.3.3: the sample in row r of column word `f` becomes
+// significant: set its bit in the windows of its own and the neighbouring
+// columns, and, for the stripe's first and last rows, in the windows of the
+// stripes above and below.
+template <int r>
+inline void become_significant(uint32_t* f, int column_stride, uint32_t negative) {
+  constexpr int j = r + 1;
+  f[-1] |= window_sig_bit(j, 2);
+  f[0] |= window_sig_bit(j, 1) | (negative ? sign_bit(j) : 0);
+  f[1] |= window_sig_bit(j, 0);
+  if constexpr (r == 0) {
+    uint32_t* up = f - column_stride;
+    up[-1] |= window_sig_bit(5, 2);
+    up[0] |= window_sig_bit(5, 1) | (negative ? sign_bit(5) : 0);
+    up[1] |= window_sig_bit(5, 0);
+  } else if constexpr (r == 3) {
+    uint32_t* down = f + column_stride;
+    down[-1] |= window_sig_bit(0, 2);
+    down[0] |= window_sig_bit(0, 1) | (negative ? sign_bit(0) : 0);
+    down[1] |= window_sig_bit(0, 0);
+  }
 }
 
-// D.3.2 sign coding for a sample just found significant; returns 1 if negative.
-template <class Coder>
-inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
-  const uint32_t negative = (own_flags & kNegSelf) ? 1 : 0;  // known to the encoder only
+// The 3x3 neighbourhood of row r (kNb* bits), without the row below the
+// stripe under VSC.
+template <bool kVsc, int r>
+inline uint32_t neighbourhood(uint32_t word) {
+  const uint32_t n = (word >> (3 * r)) & 0x1FF;
+  return kVsc && r == 3 ? n & ~kNbBelow : n;
+}
+
+// D.3.2 sign coding for row r of column word f, just found significant;
+// returns 1 if negative. `n` is the row's neighbourhood.
+template <int r, class Coder>
+inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
+  const uint32_t negative = (f[0] >> (19 + r)) & 1;  // known to the encoder only
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t lut = kSignLut[sign_lut_index(masked_flags)];
+    const uint32_t index = ((n >> 1) & 1) | ((n >> 6) & 2) | ((n >> 1) & 4) | ((n >> 2) & 8) |
+                           (((f[0] >> (18 + r)) & 1) << 4) |
+                           (((f[0] >> (20 + r)) & 1) << 5) |
+                           (((f[-1] >> (19 + r)) & 1) << 6) | (((f[1] >> (19 + r)) & 1) << 7);
+    const uint32_t lut = kSignLut[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
   }
@@ -135,12 +152,12 @@ inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
 
 // A sample found significant at bit-plane p: its sign, its neighbours'
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
-template <class Coder>
-inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t masked_flags,
-                                  int r, int stripe_stride, int p, const PlaneGains& gains,
+template <int r, class Coder>
+inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n,
+                                  int column_stride, int p, const PlaneGains& gains,
                                   double& dist) {
-  const uint32_t neg = code_sign(c, masked_flags, *f);
-  become_significant(f, r, stripe_stride, neg);
+  const uint32_t neg = code_sign<r>(c, f, n);
+  become_significant<r>(f, column_stride, neg);
   if constexpr (Coder::kEncoder) {
     dist += gains.significance(*m);
   } else {
@@ -148,35 +165,40 @@ inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t m
   }
 }
 
+// Calls step(std::integral_constant<int, r>) for the rows of a stripe
+// column, so each row's shifts and masks are constants.
+template <class Step>
+inline void for_each_row(int rows, Step&& step) {
+  step(std::integral_constant<int, 0>{});
+  if (rows > 1) step(std::integral_constant<int, 1>{});
+  if (rows > 2) step(std::integral_constant<int, 2>{});
+  if (rows > 3) step(std::integral_constant<int, 3>{});
+}
+
 // D.3.1 significance propagation pass for bit-plane p.
 template <class Coder, bool kVsc>
 void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.stripe_stride;
-  const int width = s.width;
-  const int height = s.height;
-  uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
-  for (int y0 = 0; y0 < height; y0 += 4) {
-    const int rows = height - y0 < 4 ? height - y0 : 4;
-    uint32_t* f = flags0 + y0 / 4 * stride - 4;
-    uint32_t* m = mag0 + y0 / 4 * stride - 4;
-    for (int x = 0; x < width; ++x) {
-      f += 4;
-      m += 4;
-      // Nothing to do in a column with no significant neighbour anywhere.
-      if (((f[0] | f[1] | f[2] | f[3]) & kNeighbourSig) == 0) continue;
-      for (int r = 0; r < rows; ++r) {
-        uint32_t fl = f[r];
-        if (fl & kSig) continue;
-        if (kVsc && r == 3) fl &= ~kBelowStripe;
-        if ((fl & kNeighbourSig) == 0) continue;
-        const uint32_t bit = c.code(zc_lut[fl & kNeighbourSig], (m[r] >> p) & 1);
-        f[r] |= kVisited;
-        if (bit) code_new_significance(c, f + r, m + r, fl, r, stride, p, gains, dist);
-      }
+  const int stride = s.column_stride;
+  for (int y0 = 0; y0 < s.height; y0 += 4) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      // Nothing to do in a column without a significant sample in its window.
+      if ((*f & kWindowSig) == 0) continue;
+      for_each_row(rows, [&](auto row) {
+        constexpr int r = decltype(row)::value;
+        const uint32_t word = *f;
+        if (word & (window_sig_bit(r + 1, 1))) return;
+        const uint32_t n = neighbourhood<kVsc, r>(word);
+        if (n == 0) return;
+        const uint32_t bit = c.code(zc_lut[n], (m[r] >> p) & 1);
+        *f |= visited_bit(r);
+        if (bit) code_new_significance<r>(c, f, m + r, n, stride, p, gains, dist);
+      });
     }
   }
   s.distortion += dist;
@@ -187,34 +209,30 @@ void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
 template <class Coder, bool kVsc>
 void refinement_pass(Coder& coder, T1State& s, int p) {
   Coder c = coder;
-  const int stride = s.stripe_stride;
-  const int width = s.width;
-  const int height = s.height;
-  uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
-  for (int y0 = 0; y0 < height; y0 += 4) {
-    const int rows = height - y0 < 4 ? height - y0 : 4;
-    uint32_t* f = flags0 + y0 / 4 * stride - 4;
-    uint32_t* m = mag0 + y0 / 4 * stride - 4;
-    for (int x = 0; x < width; ++x) {
-      f += 4;
-      m += 4;
-      if (((f[0] | f[1] | f[2] | f[3]) & kSig) == 0) continue;
-      for (int r = 0; r < rows; ++r) {
-        uint32_t fl = f[r];
-        if ((fl & (kSig | kVisited)) != kSig) continue;
-        if (kVsc && r == 3) fl &= ~kBelowStripe;
-        const int ctx = (fl & kRefined) ? 16 : (fl & kNeighbourSig) ? 15 : 14;
+  for (int y0 = 0; y0 < s.height; y0 += 4) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      if ((*f & kOwnSig) == 0) continue;
+      for_each_row(rows, [&](auto row) {
+        constexpr int r = decltype(row)::value;
+        const uint32_t word = *f;
+        constexpr uint32_t kSigHere = window_sig_bit(r + 1, 1);
+        if ((word & (kSigHere | visited_bit(r))) != kSigHere) return;
+        const int ctx = (word & refined_bit(r))                     ? 16
+                        : (neighbourhood<kVsc, r>(word) & kNbAll) ? 15
+                                                                    : 14;
         const uint32_t bit = c.code(ctx, (m[r] >> p) & 1);
-        f[r] |= kRefined;
+        *f |= refined_bit(r);
         if constexpr (Coder::kEncoder) {
           dist += gains.refinement(m[r]);
         } else {
           m[r] |= bit << p;
         }
-      }
+      });
     }
   }
   s.distortion += dist;
@@ -226,58 +244,53 @@ void refinement_pass(Coder& coder, T1State& s, int p) {
 template <class Coder, bool kVsc>
 void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.stripe_stride;
-  const int width = s.width;
-  const int height = s.height;
-  uint32_t* const flags0 = s.flags(0, 0);
-  uint32_t* const mag0 = s.magnitude(0, 0);
   const PlaneGains gains(p);
   double dist = 0.0;
-  auto code_sample = [&](uint32_t* f, uint32_t* m, int r) {
-    uint32_t fl = *f;
-    if ((fl & (kSig | kVisited)) == 0) {
-      if (kVsc && r == 3) fl &= ~kBelowStripe;
-      if (c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1)) {
-        code_new_significance(c, f, m, fl, r, stride, p, gains, dist);
-      }
-    }
-    *f &= ~kVisited;
-  };
-  for (int y0 = 0; y0 < height; y0 += 4) {
-    const int rows = height - y0 < 4 ? height - y0 : 4;
-    uint32_t* f = flags0 + y0 / 4 * stride - 4;
-    uint32_t* m = mag0 + y0 / 4 * stride - 4;
-    for (int x = 0; x < width; ++x) {
-      f += 4;
-      m += 4;
+  const int stride = s.column_stride;
+  // Run-length mode needs all four samples insignificant, unvisited and with
+  // no significant neighbour; under VSC the row below does not count.
+  constexpr uint32_t kBusy = kVsc ? (kWindowSig & ~(window_sig_bit(5, 0) | window_sig_bit(5, 1) |
+                                                    window_sig_bit(5, 2))) | kVisitedAll
+                                  : kWindowSig | kVisitedAll;
+  for (int y0 = 0; y0 < s.height; y0 += 4) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
       int r = 0;
-      if (rows == 4) {
-        constexpr uint32_t kBusy = kSig | kVisited | kNeighbourSig;
-        const uint32_t last = kVsc ? f[3] & ~kBelowStripe : f[3];
-        if (((f[0] | f[1] | f[2] | last) & kBusy) == 0) {
-          // Run-length mode: one symbol says whether any of the four
-          // becomes significant, two UNIFORM symbols say which is first.
-          uint32_t first = 4;
-          if constexpr (Coder::kEncoder) {
-            for (uint32_t k = 0; k < 4; ++k) {
-              if ((m[k] >> p) & 1) {
-                first = k;
-                break;
-              }
+      if (rows == 4 && (*f & kBusy) == 0) {
+        // Run-length mode: one symbol says whether any of the four becomes
+        // significant, two UNIFORM symbols say which is first.
+        uint32_t first = 4;
+        if constexpr (Coder::kEncoder) {
+          for (uint32_t k = 0; k < 4; ++k) {
+            if ((m[k] >> p) & 1) {
+              first = k;
+              break;
             }
           }
-          if (!c.code(kRunLengthContext, first < 4)) continue;
-          r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
-          r |= static_cast<int>(c.code(kUniformContext, first & 1));
-          uint32_t* fr = f + r;
-          uint32_t* mr = m + r;
-          uint32_t fl = *fr;
-          if (kVsc && r == 3) fl &= ~kBelowStripe;
-          code_new_significance(c, fr, mr, fl, r, stride, p, gains, dist);
-          ++r;
         }
+        if (!c.code(kRunLengthContext, first < 4)) continue;
+        r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
+        r |= static_cast<int>(c.code(kUniformContext, first & 1));
+        // The first significant sample's significance is known: code its
+        // sign; the samples after it are coded as usual.
+        for_each_row(4, [&](auto row) {
+          constexpr int k = decltype(row)::value;
+          if (k == r) code_new_significance<k>(c, f, m + k, neighbourhood<kVsc, k>(*f), stride, p, gains, dist);
+        });
+        ++r;
       }
-      for (; r < rows; ++r) code_sample(f + r, m + r, r);
+      for_each_row(rows, [&](auto row) {
+        constexpr int k = decltype(row)::value;
+        const uint32_t word = *f;
+        if (k < r || (word & (window_sig_bit(k + 1, 1) | visited_bit(k))) != 0) return;
+        const uint32_t n = neighbourhood<kVsc, k>(word);
+        if (c.code(zc_lut[n], (m[k] >> p) & 1)) {
+          code_new_significance<k>(c, f, m + k, n, stride, p, gains, dist);
+        }
+      });
+      *f &= ~kVisitedAll;
     }
   }
   s.distortion += dist;
