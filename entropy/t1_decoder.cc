@@ -41,8 +41,7 @@ class SegmentReader {
 
 template <bool kVsc>
 void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
-  MqContexts contexts = initial_contexts();
-  MqDecodeSymbols mq{MqDecoder{}, &contexts};
+  MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
@@ -66,7 +65,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) contexts = initial_contexts();
+    if (block.style.reset) mq.cx = initial_contexts();
   }
 }
 
@@ -115,17 +114,16 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
   info.lowest_plane = planes - 1 - pass_plane_offset(last);
   info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
   for (int y = 0; y < h; ++y) {
-    const uint32_t* mag = s.magnitude.data() + static_cast<size_t>(y) * w;
-    const uint32_t* f = s.flags(0, y);
     int32_t* row = out.row(y);
     for (int x = 0; x < w; ++x) {
-      const auto m = static_cast<int32_t>(mag[x]);
-      row[x] = (f[x] & detail::kNegSelf) ? -m : m;
+      const auto m = static_cast<int32_t>(*s.magnitude(x, y));
+      row[x] = (*s.column(x, y) & sign_bit(y % 4 + 1)) ? -m : m;
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);
       for (int x = 0; x < w; ++x) {
-        const bool behind = info.ended_in_significance_pass && !(f[x] & kVisited);
+        const bool behind =
+            info.ended_in_significance_pass && !(*s.column(x, y) & visited_bit(y % 4));
         kp[x] = static_cast<uint8_t>(info.lowest_plane + (behind ? 1 : 0));
       }
     }

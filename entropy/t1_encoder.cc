@@ -61,8 +61,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   // most 15 bits: 6 bytes per sample bounds any pass.
   const size_t pass_bound = 6 * samples + 64;
   SegmentBuffer buffer(samples + 64);
-  MqContexts contexts = initial_contexts();
-  MqEncodeSymbols mq{MqEncoder{}, &contexts};
+  MqEncodeSymbols mq{MqEncoder{}, initial_contexts()};
   RawEncodeSymbols raw{};
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(orientation)].data();
 
@@ -106,7 +105,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       const size_t pending = is_raw ? raw.raw.length_so_far() : mq.mq.truncation_length();
       pass.cumulative_length = static_cast<uint32_t>(segment_start - 1 + pending);
     }
-    if (style.reset) contexts = initial_contexts();
+    if (style.reset) mq.cx = initial_contexts();
   }
   out.data = buffer.take(segment_start);
   detail::finish_pass_lengths(out);
@@ -133,12 +132,12 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
   s.reset(w, h);
   for (int y = 0; y < h; ++y) {
     const int32_t* row = coefficients.row(y);
-    uint32_t* mag = s.magnitude.data() + static_cast<size_t>(y) * w;
-    uint32_t* f = s.flags(0, y);
     for (int x = 0; x < w; ++x) {
       const int32_t v = row[x];
-      mag[x] = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
-      f[x] = v < 0 ? detail::kNegSelf : 0;
+      *s.magnitude(x, y) = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+      // The encoder knows every sign up front; the bit only counts for the
+      // neighbours once the sample is significant.
+      if (v < 0) *s.column(x, y) |= sign_bit(y % 4 + 1);
     }
   }
   EncodedCodeBlock out = style.vertical_causal ? encode_passes<true>(s, orientation, planes, style)

@@ -1,7 +1,9 @@
-// The fast coder's per-sample state word and the look-up tables indexed by
-// it. Each sample keeps the significance of its eight neighbours and the
-// signs of its four direct ones, updated when a neighbour becomes
-// significant, so a context is one mask and one table read.
+// The fast coder's state: one 32-bit word per stripe column (four samples,
+// D.1) that holds the significance of the 6x3 window around the column (the
+// four samples, the rows above and below, the columns left and right), the
+// signs of the column's six rows, and the visited and refined marks of the
+// four samples. A sample's context is then a shift, a mask and a table read,
+// and a column with nothing to code is one test.
 #pragma once
 
 #include <array>
@@ -11,45 +13,52 @@
 
 namespace mallat::entropy {
 
-// Significance of the neighbours (bits 0..7), then signs of the direct ones.
-inline constexpr uint32_t kSigN = 1u << 0, kSigS = 1u << 1, kSigW = 1u << 2, kSigE = 1u << 3;
-inline constexpr uint32_t kSigNW = 1u << 4, kSigNE = 1u << 5, kSigSW = 1u << 6, kSigSE = 1u << 7;
-inline constexpr uint32_t kNegN = 1u << 8, kNegS = 1u << 9, kNegW = 1u << 10, kNegE = 1u << 11;
-inline constexpr uint32_t kNeighbourSig = 0xFF;
-// The sample's own state: significant; visited by this bit-plane's
-// significance propagation pass; refined at least once.
-inline constexpr uint32_t kSig = 1u << 12, kVisited = 1u << 13, kRefined = 1u << 14;
-// D.6 vertically causal: in a stripe's last row the row below is unknown.
-inline constexpr uint32_t kBelowStripe = kSigS | kSigSW | kSigSE | kNegS;
+// Significance of window row j (0 = the row above the stripe, 1..4 = the
+// stripe, 5 = the row below) and column c (0 left, 1 this, 2 right).
+constexpr uint32_t window_sig_bit(int j, int c) { return 1u << (3 * j + c); }
+inline constexpr uint32_t kWindowSig = 0x3FFFF;  // all 18
+// Sign (1 = negative) of window row j of this column.
+constexpr uint32_t sign_bit(int j) { return 1u << (18 + j); }
+// Visited by this bit-plane's significance propagation pass; refined before.
+constexpr uint32_t visited_bit(int r) { return 1u << (24 + r); }
+constexpr uint32_t refined_bit(int r) { return 1u << (28 + r); }
+inline constexpr uint32_t kVisitedAll = 0x0F000000;
+// The four samples' own significance bits.
+inline constexpr uint32_t kOwnSig =
+    window_sig_bit(1, 1) | window_sig_bit(2, 1) | window_sig_bit(3, 1) | window_sig_bit(4, 1);
 
-// Zero-coding context by orientation and neighbour significance bits.
-inline constexpr std::array<std::array<uint8_t, 256>, 4> kZeroCodingLut = [] {
-  std::array<std::array<uint8_t, 256>, 4> lut{};
+// A sample's 3x3 neighbourhood, (word >> 3r) & 0x1FF, has these bits:
+inline constexpr uint32_t kNbNW = 1u << 0, kNbN = 1u << 1, kNbNE = 1u << 2, kNbW = 1u << 3;
+inline constexpr uint32_t kNbSelf = 1u << 4, kNbE = 1u << 5, kNbSW = 1u << 6, kNbS = 1u << 7;
+inline constexpr uint32_t kNbSE = 1u << 8;
+inline constexpr uint32_t kNbAll = 0x1FF & ~kNbSelf;
+// D.6 vertically causal: for row 3 the row below the stripe does not count.
+inline constexpr uint32_t kNbBelow = kNbSW | kNbS | kNbSE;
+
+// Zero-coding context by orientation and 3x3 neighbourhood (Table D.1).
+inline constexpr std::array<std::array<uint8_t, 512>, 4> kZeroCodingLut = [] {
+  std::array<std::array<uint8_t, 512>, 4> lut{};
   for (int o = 0; o < 4; ++o) {
-    for (uint32_t f = 0; f < 256; ++f) {
-      const int h = ((f & kSigW) != 0) + ((f & kSigE) != 0);
-      const int v = ((f & kSigN) != 0) + ((f & kSigS) != 0);
-      const int d = ((f & kSigNW) != 0) + ((f & kSigNE) != 0) + ((f & kSigSW) != 0) +
-                    ((f & kSigSE) != 0);
-      lut[o][f] = static_cast<uint8_t>(zero_coding_context(static_cast<BandOrientation>(o), h, v, d));
+    for (uint32_t n = 0; n < 512; ++n) {
+      const int h = ((n & kNbW) != 0) + ((n & kNbE) != 0);
+      const int v = ((n & kNbN) != 0) + ((n & kNbS) != 0);
+      const int d = ((n & kNbNW) != 0) + ((n & kNbNE) != 0) + ((n & kNbSW) != 0) +
+                    ((n & kNbSE) != 0);
+      lut[o][n] = static_cast<uint8_t>(zero_coding_context(static_cast<BandOrientation>(o), h, v, d));
     }
   }
   return lut;
 }();
 
-// Index of the sign look-up: significance of N, S, W, E in bits 0..3 and
-// their signs in bits 4..7.
-inline uint32_t sign_lut_index(uint32_t flags) { return (flags & 0xF) | ((flags >> 4) & 0xF0); }
-
-// Sign context (bits 0..4) and XOR bit (bit 7) by sign_lut_index.
+// Sign look-up index: significance of N, S, W, E in bits 0..3 and their
+// signs in bits 4..7. Context (bits 0..4) and XOR bit (bit 7), Table D.3.
+inline constexpr uint32_t kScN = 1, kScS = 2, kScW = 4, kScE = 8;
 inline constexpr std::array<uint8_t, 256> kSignLut = [] {
   std::array<uint8_t, 256> lut{};
   for (uint32_t i = 0; i < 256; ++i) {
-    auto contribution = [i](uint32_t sig, uint32_t neg) {
-      return (i & sig) ? ((i & (neg >> 4)) ? -1 : 1) : 0;
-    };
-    int h = contribution(kSigW, kNegW) + contribution(kSigE, kNegE);
-    int v = contribution(kSigN, kNegN) + contribution(kSigS, kNegS);
+    auto contribution = [i](uint32_t sig) { return (i & sig) ? ((i & (sig << 4)) ? -1 : 1) : 0; };
+    int h = contribution(kScW) + contribution(kScE);
+    int v = contribution(kScN) + contribution(kScS);
     h = h < -1 ? -1 : h > 1 ? 1 : h;
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     const SignContext sc = sign_context(h, v);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "entropy/mq_decoder.h"
@@ -17,62 +18,74 @@
 
 namespace mallat::entropy::detail {
 
-// Sign of the sample itself, kept in its flag word.
-inline constexpr uint32_t kNegSelf = 1u << 15;
-
-// The state of one code-block during coding: magnitudes (w x h) and flag
-// words with a one-sample border all round, so neighbours need no checks.
+// The state of one code-block during coding: a column word (t1_flags.h)
+// per stripe column, stripe by stripe, with a border column each side and a
+// border stripe above and below so neighbours need no bounds checks; and the
+// magnitudes in scan order (the four samples of a column adjacent).
 struct T1State {
   int width = 0;
   int height = 0;
-  int flag_stride = 0;
-  std::vector<uint32_t> flag_storage;
-  std::vector<uint32_t> magnitude;
+  int column_stride = 0;  // words from a stripe to the next: width + 2
+  std::vector<uint32_t> column_storage;
+  std::vector<uint32_t> magnitude_storage;
   double distortion = 0.0;  // encoder: running sum for the current pass
 
   void reset(int w, int h) {
     width = w;
     height = h;
-    flag_stride = w + 2;
-    flag_storage.assign(static_cast<size_t>(w + 2) * (h + 2), 0);
-    magnitude.assign(static_cast<size_t>(w) * h, 0);
+    column_stride = w + 2;
+    const size_t columns = static_cast<size_t>(column_stride) * ((h + 3) / 4 + 2);
+    column_storage.assign(columns, 0);
+    magnitude_storage.assign(4 * columns, 0);
     distortion = 0.0;
   }
-  uint32_t* flags(int x, int y) { return flag_storage.data() + (y + 1) * flag_stride + x + 1; }
+  uint32_t* column(int x, int y) {
+    return column_storage.data() + (y / 4 + 1) * column_stride + x + 1;
+  }
+  uint32_t* magnitude(int x, int y) {
+    return magnitude_storage.data() + 4 * ((y / 4 + 1) * column_stride + x + 1) + y % 4;
+  }
 };
 
-// Squared-error decrease when a magnitude's bit-plane p becomes known, with
-// mid-point reconstruction of the remaining interval (exact at p = 0).
-inline double reconstruction_error(uint32_t mag, int p_known) {
-  const uint64_t kept = (static_cast<uint64_t>(mag) >> p_known) << p_known;
-  const double rec = kept == 0 && p_known > 0 ? 0.0  // still insignificant
-                     : static_cast<double>(kept) + (p_known > 0 ? std::ldexp(1.0, p_known - 1) : 0.0);
-  const double e = static_cast<double>(mag) - rec;
-  return e * e;
-}
-inline double significance_gain(uint32_t mag, int p) {
-  const double m = static_cast<double>(mag);
-  return m * m - reconstruction_error(mag, p);
-}
-inline double refinement_gain(uint32_t mag, int p) {
-  return reconstruction_error(mag, p + 1) - reconstruction_error(mag, p);
-}
+// Squared-error decrease (integer domain) when bit-plane p of a magnitude
+// becomes known, the decoder reconstructing at the middle of the interval
+// left (E.1.1.2; exact at p = 0). With r_p the bits below p and
+// h_p = 2^(p-1) (0 at p = 0), the error is r_p - h_p once significant.
+struct PlaneGains {
+  uint64_t low_mask;  // 2^p - 1
+  int64_t half;       // h_p
+  int64_t half_above; // h_(p+1) = 2^p
+  explicit PlaneGains(int p)
+      : low_mask((uint64_t{1} << p) - 1), half(p > 0 ? int64_t{1} << (p - 1) : 0),
+        half_above(int64_t{1} << p) {}
+
+  double significance(uint32_t mag) const {
+    const int64_t e = static_cast<int64_t>(mag & low_mask) - half;
+    return static_cast<double>(static_cast<int64_t>(uint64_t{mag} * mag - static_cast<uint64_t>(e * e)));
+  }
+  double refinement(uint32_t mag) const {
+    const int64_t before = static_cast<int64_t>(mag & (2 * low_mask + 1)) - half_above;
+    const int64_t after = static_cast<int64_t>(mag & low_mask) - half;
+    return static_cast<double>(before * before - after * after);
+  }
+};
 
 // Symbol coders. MQ ones take the context number; raw ones ignore it.
+// MQ ones carry their contexts by value so a pass works on a local copy.
 struct MqEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = false;
   MqEncoder mq;
-  MqContexts* cx;
+  MqContexts cx;
   inline uint32_t code(int ctx, uint32_t bit) {
-    mq.encode((*cx)[ctx], bit);
+    mq.encode(cx[ctx], bit);
     return bit;
   }
 };
 struct MqDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqDecoder mq;
-  MqContexts* cx;
-  inline uint32_t code(int ctx, uint32_t) { return mq.decode((*cx)[ctx]); }
+  MqContexts cx;
+  inline uint32_t code(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
 };
 struct RawEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = true;
@@ -88,27 +101,50 @@ struct RawDecodeSymbols {
   inline uint32_t code(int, uint32_t) { return raw.decode(); }
 };
 
-// D.3.2 / D.3.3: a sample becomes significant: tell its eight neighbours.
-inline void become_significant(uint32_t* f, int stride, uint32_t negative) {
-  f[0] |= kSig | (negative ? kNegSelf : 0);
-  f[-stride] |= kSigS | (negative ? kNegS : 0);
-  f[stride] |= kSigN | (negative ? kNegN : 0);
-  f[-1] |= kSigE | (negative ? kNegE : 0);
-  f[1] |= kSigW | (negative ? kNegW : 0);
-  f[-stride - 1] |= kSigSE;
-  f[-stride + 1] |= kSigSW;
-  f[stride - 1] |= kSigNE;
-  f[stride + 1] |= kSigNW;
+// D.3.2 / D.3.3: the sample in row r of column word `f` becomes
+// significant: set its bit in the windows of its own and the neighbouring
+// columns, and, for the stripe's first and last rows, in the windows of the
+// stripes above and below.
+template <int r>
+inline void become_significant(uint32_t* f, int column_stride, uint32_t negative) {
+  constexpr int j = r + 1;
+  f[-1] |= window_sig_bit(j, 2);
+  f[0] |= window_sig_bit(j, 1) | (negative ? sign_bit(j) : 0);
+  f[1] |= window_sig_bit(j, 0);
+  if constexpr (r == 0) {
+    uint32_t* up = f - column_stride;
+    up[-1] |= window_sig_bit(5, 2);
+    up[0] |= window_sig_bit(5, 1) | (negative ? sign_bit(5) : 0);
+    up[1] |= window_sig_bit(5, 0);
+  } else if constexpr (r == 3) {
+    uint32_t* down = f + column_stride;
+    down[-1] |= window_sig_bit(0, 2);
+    down[0] |= window_sig_bit(0, 1) | (negative ? sign_bit(0) : 0);
+    down[1] |= window_sig_bit(0, 0);
+  }
 }
 
-// D.3.2 sign coding for a sample just found significant; returns 1 if negative.
-template <class Coder>
-inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
-  const uint32_t negative = (own_flags & kNegSelf) ? 1 : 0;  // known to the encoder only
+// The 3x3 neighbourhood of row r (kNb* bits), without the row below the
+// stripe under VSC.
+template <bool kVsc, int r>
+inline uint32_t neighbourhood(uint32_t word) {
+  const uint32_t n = (word >> (3 * r)) & 0x1FF;
+  return kVsc && r == 3 ? n & ~kNbBelow : n;
+}
+
+// D.3.2 sign coding for row r of column word f, just found significant;
+// returns 1 if negative. `n` is the row's neighbourhood.
+template <int r, class Coder>
+inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
+  const uint32_t negative = (f[0] >> (19 + r)) & 1;  // known to the encoder only
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t lut = kSignLut[sign_lut_index(masked_flags)];
+    const uint32_t index = ((n >> 1) & 1) | ((n >> 6) & 2) | ((n >> 1) & 4) | ((n >> 2) & 8) |
+                           (((f[0] >> (18 + r)) & 1) << 4) |
+                           (((f[0] >> (20 + r)) & 1) << 5) |
+                           (((f[-1] >> (19 + r)) & 1) << 6) | (((f[1] >> (19 + r)) & 1) << 7);
+    const uint32_t lut = kSignLut[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
   }
@@ -116,38 +152,53 @@ inline uint32_t code_sign(Coder& c, uint32_t masked_flags, uint32_t own_flags) {
 
 // A sample found significant at bit-plane p: its sign, its neighbours'
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
-template <class Coder>
-inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t masked_flags,
-                                  int stride, int p, double& dist) {
-  const uint32_t neg = code_sign(c, masked_flags, *f);
-  become_significant(f, stride, neg);
+template <int r, class Coder>
+inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n,
+                                  int column_stride, int p, const PlaneGains& gains,
+                                  double& dist) {
+  const uint32_t neg = code_sign<r>(c, f, n);
+  become_significant<r>(f, column_stride, neg);
   if constexpr (Coder::kEncoder) {
-    dist += significance_gain(*m, p);
+    dist += gains.significance(*m);
   } else {
     *m = 1u << p;
   }
+}
+
+// Calls step(std::integral_constant<int, r>) for the rows of a stripe
+// column, so each row's shifts and masks are constants.
+template <class Step>
+inline void for_each_row(int rows, Step&& step) {
+  step(std::integral_constant<int, 0>{});
+  if (rows > 1) step(std::integral_constant<int, 1>{});
+  if (rows > 2) step(std::integral_constant<int, 2>{});
+  if (rows > 3) step(std::integral_constant<int, 3>{});
 }
 
 // D.3.1 significance propagation pass for bit-plane p.
 template <class Coder, bool kVsc>
 void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const PlaneGains gains(p);
   double dist = 0.0;
+  const int stride = s.column_stride;
   for (int y0 = 0; y0 < s.height; y0 += 4) {
     const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += s.width) {
-        uint32_t fl = *f;
-        if (fl & kSig) continue;
-        if (kVsc && r == 3) fl &= ~kBelowStripe;
-        if ((fl & kNeighbourSig) == 0) continue;
-        const uint32_t bit = c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1);
-        *f |= kVisited;
-        if (bit) code_new_significance(c, f, m, fl, stride, p, dist);
-      }
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      // Nothing to do in a column without a significant sample in its window.
+      if ((*f & kWindowSig) == 0) continue;
+      for_each_row(rows, [&](auto row) {
+        constexpr int r = decltype(row)::value;
+        const uint32_t word = *f;
+        if (word & (window_sig_bit(r + 1, 1))) return;
+        const uint32_t n = neighbourhood<kVsc, r>(word);
+        if (n == 0) return;
+        const uint32_t bit = c.code(zc_lut[n], (m[r] >> p) & 1);
+        *f |= visited_bit(r);
+        if (bit) code_new_significance<r>(c, f, m + r, n, stride, p, gains, dist);
+      });
     }
   }
   s.distortion += dist;
@@ -158,26 +209,30 @@ void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
 template <class Coder, bool kVsc>
 void refinement_pass(Coder& coder, T1State& s, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const PlaneGains gains(p);
   double dist = 0.0;
   for (int y0 = 0; y0 < s.height; y0 += 4) {
     const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
-      for (int r = 0; r < rows; ++r, f += stride, m += s.width) {
-        uint32_t fl = *f;
-        if ((fl & (kSig | kVisited)) != kSig) continue;
-        if (kVsc && r == 3) fl &= ~kBelowStripe;
-        const int ctx = (fl & kRefined) ? 16 : (fl & kNeighbourSig) ? 15 : 14;
-        const uint32_t bit = c.code(ctx, (*m >> p) & 1);
-        *f |= kRefined;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      if ((*f & kOwnSig) == 0) continue;
+      for_each_row(rows, [&](auto row) {
+        constexpr int r = decltype(row)::value;
+        const uint32_t word = *f;
+        constexpr uint32_t kSigHere = window_sig_bit(r + 1, 1);
+        if ((word & (kSigHere | visited_bit(r))) != kSigHere) return;
+        const int ctx = (word & refined_bit(r))                     ? 16
+                        : (neighbourhood<kVsc, r>(word) & kNbAll) ? 15
+                                                                    : 14;
+        const uint32_t bit = c.code(ctx, (m[r] >> p) & 1);
+        *f |= refined_bit(r);
         if constexpr (Coder::kEncoder) {
-          dist += refinement_gain(*m, p);
+          dist += gains.refinement(m[r]);
         } else {
-          *m |= bit << p;
+          m[r] |= bit << p;
         }
-      }
+      });
     }
   }
   s.distortion += dist;
@@ -189,51 +244,53 @@ void refinement_pass(Coder& coder, T1State& s, int p) {
 template <class Coder, bool kVsc>
 void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
-  const int stride = s.flag_stride;
+  const PlaneGains gains(p);
   double dist = 0.0;
-  auto code_sample = [&](uint32_t* f, uint32_t* m, int r) {
-    uint32_t fl = *f;
-    if ((fl & (kSig | kVisited)) == 0) {
-      if (kVsc && r == 3) fl &= ~kBelowStripe;
-      if (c.code(zc_lut[fl & kNeighbourSig], (*m >> p) & 1)) {
-        code_new_significance(c, f, m, fl, stride, p, dist);
-      }
-    }
-    *f &= ~kVisited;
-  };
+  const int stride = s.column_stride;
+  // Run-length mode needs all four samples insignificant, unvisited and with
+  // no significant neighbour; under VSC the row below does not count.
+  constexpr uint32_t kBusy = kVsc ? (kWindowSig & ~(window_sig_bit(5, 0) | window_sig_bit(5, 1) |
+                                                    window_sig_bit(5, 2))) | kVisitedAll
+                                  : kWindowSig | kVisitedAll;
   for (int y0 = 0; y0 < s.height; y0 += 4) {
     const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    for (int x = 0; x < s.width; ++x) {
-      uint32_t* f = s.flags(x, y0);
-      uint32_t* m = s.magnitude.data() + static_cast<size_t>(y0) * s.width + x;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
       int r = 0;
-      if (rows == 4) {
-        constexpr uint32_t kBusy = kSig | kVisited | kNeighbourSig;
-        const uint32_t last = kVsc ? f[3 * stride] & ~kBelowStripe : f[3 * stride];
-        if (((f[0] | f[stride] | f[2 * stride]) & kBusy) == 0 && (last & kBusy) == 0) {
-          // Run-length mode: one symbol says whether any of the four
-          // becomes significant, two UNIFORM symbols say which is first.
-          uint32_t first = 4;
-          if constexpr (Coder::kEncoder) {
-            for (uint32_t k = 0; k < 4; ++k) {
-              if ((m[k * s.width] >> p) & 1) {
-                first = k;
-                break;
-              }
+      if (rows == 4 && (*f & kBusy) == 0) {
+        // Run-length mode: one symbol says whether any of the four becomes
+        // significant, two UNIFORM symbols say which is first.
+        uint32_t first = 4;
+        if constexpr (Coder::kEncoder) {
+          for (uint32_t k = 0; k < 4; ++k) {
+            if ((m[k] >> p) & 1) {
+              first = k;
+              break;
             }
           }
-          if (!c.code(kRunLengthContext, first < 4)) continue;
-          r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
-          r |= static_cast<int>(c.code(kUniformContext, first & 1));
-          uint32_t* fr = f + r * stride;
-          uint32_t* mr = m + r * s.width;
-          uint32_t fl = *fr;
-          if (kVsc && r == 3) fl &= ~kBelowStripe;
-          code_new_significance(c, fr, mr, fl, stride, p, dist);
-          ++r;
         }
+        if (!c.code(kRunLengthContext, first < 4)) continue;
+        r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
+        r |= static_cast<int>(c.code(kUniformContext, first & 1));
+        // The first significant sample's significance is known: code its
+        // sign; the samples after it are coded as usual.
+        for_each_row(4, [&](auto row) {
+          constexpr int k = decltype(row)::value;
+          if (k == r) code_new_significance<k>(c, f, m + k, neighbourhood<kVsc, k>(*f), stride, p, gains, dist);
+        });
+        ++r;
       }
-      for (; r < rows; ++r) code_sample(f + r * stride, m + r * s.width, r);
+      for_each_row(rows, [&](auto row) {
+        constexpr int k = decltype(row)::value;
+        const uint32_t word = *f;
+        if (k < r || (word & (window_sig_bit(k + 1, 1) | visited_bit(k))) != 0) return;
+        const uint32_t n = neighbourhood<kVsc, k>(word);
+        if (c.code(zc_lut[n], (m[k] >> p) & 1)) {
+          code_new_significance<k>(c, f, m + k, n, stride, p, gains, dist);
+        }
+      });
+      *f &= ~kVisitedAll;
     }
   }
   s.distortion += dist;
