@@ -4,7 +4,6 @@
 // truncated segment decodes its prefix and then a predictable tail.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -65,7 +64,7 @@ struct MqDecoder {
   inline void renorm() {
     do {
       if (ct == 0) byte_in();
-      int n = std::countl_zero(static_cast<uint16_t>(a));
+      int n = shifts_to_normalise(a);
       if (n > ct) n = ct;
       a <<= n;
       c <<= n;

@@ -3,7 +3,6 @@
 // the Tier-1 passes copy it into locals so A, C and CT live in registers.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 
 #include "entropy/mq_states.h"
@@ -57,7 +56,7 @@ struct MqEncoder {
 
   // C.2.6 RENORME: shift until A >= 0x8000, emitting a byte each time CT runs out.
   inline void renorm() {
-    int n = std::countl_zero(static_cast<uint16_t>(a));
+    int n = shifts_to_normalise(a);
     while (n >= ct) {
       a <<= ct;
       c <<= ct;

@@ -60,4 +60,8 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
 
+// Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
+// RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
+inline int shifts_to_normalise(uint32_t a) { return __builtin_clz(a) - 16; }
+
 }  // namespace mallat::entropy

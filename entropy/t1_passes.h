@@ -42,6 +42,7 @@ struct T1State {
   uint32_t* column(int x, int y) {
     return column_storage.data() + (y / 4 + 1) * column_stride + x + 1;
   }
+  // Magnitude of (x, y); along a row, samples are 4 words apart.
   uint32_t* magnitude(int x, int y) {
     return magnitude_storage.data() + 4 * ((y / 4 + 1) * column_stride + x + 1) + y % 4;
   }
