@@ -33,27 +33,29 @@ struct MqDecoder {
   // `state` is the context's byte 2 * I + MPS.
   inline uint32_t decode(uint8_t& state) {
     const MqState& s = kMqStates[state];
-    a -= s.qe;
+    const uint32_t qe = s.qe;
+    const uint32_t mps = s.mps;
+    a -= qe;
     uint32_t d;
-    if ((c >> 16) < s.qe) {
+    if ((c >> 16) < qe) {
       // LPS_EXCHANGE
-      if (a < s.qe) {
-        d = s.mps;
+      if (a < qe) {
+        d = mps;
         state = s.next_mps;
       } else {
-        d = s.mps ^ 1;
+        d = mps ^ 1;
         state = s.next_lps;
       }
-      a = s.qe;
+      a = qe;
     } else {
-      c -= s.qe << 16;
-      if (a & 0x8000) return s.mps;
+      c -= qe << 16;
+      if (a & 0x8000) return mps;
       // MPS_EXCHANGE
-      if (a < s.qe) {
-        d = s.mps ^ 1;
+      if (a < qe) {
+        d = mps ^ 1;
         state = s.next_lps;
       } else {
-        d = s.mps;
+        d = mps;
         state = s.next_mps;
       }
     }

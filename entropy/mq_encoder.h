@@ -31,23 +31,25 @@ struct MqEncoder {
   // context's byte 2 * I + MPS.
   inline void encode(uint8_t& state, uint32_t d) {
     const MqState& s = kMqStates[state];
-    a -= s.qe;
-    if (d == s.mps) {
+    const uint32_t qe = s.qe;
+    const uint32_t mps = s.mps;
+    a -= qe;
+    if (d == mps) {
       if (a & 0x8000) {
-        c += s.qe;
+        c += qe;
         return;
       }
-      if (a < s.qe) {
-        a = s.qe;
+      if (a < qe) {
+        a = qe;
       } else {
-        c += s.qe;
+        c += qe;
       }
       state = s.next_mps;
     } else {
-      if (a < s.qe) {
-        c += s.qe;
+      if (a < qe) {
+        c += qe;
       } else {
-        a = s.qe;
+        a = qe;
       }
       state = s.next_lps;
     }

@@ -4,7 +4,6 @@
 // the entropy module.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
