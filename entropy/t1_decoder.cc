@@ -118,9 +118,11 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
     const uint32_t* mag = s.magnitude(0, y);
     const uint32_t* column = s.column(0, y);
     const uint32_t negative = sign_bit(y % 4 + 1);
+    const uint32_t significant = window_sig_bit(y % 4 + 1, 1);
     for (int x = 0; x < w; ++x) {
-      const auto m = static_cast<int32_t>(mag[4 * x]);
-      row[x] = (column[x] & negative) ? -m : m;
+      const uint32_t word = column[x];
+      const auto m = (word & significant) ? static_cast<int32_t>(mag[4 * x]) : 0;
+      row[x] = (word & negative) ? -m : m;
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);

@@ -35,7 +35,10 @@ struct T1State {
     column_stride = w + 2;
     const size_t columns = static_cast<size_t>(column_stride) * ((h + 3) / 4 + 2);
     column_storage.assign(columns, 0);
-    magnitude_storage.assign(4 * columns, 0);
+    // Not cleared: the encoder sets every magnitude it reads, and the
+    // decoder sets a magnitude when the sample becomes significant and
+    // reads only those.
+    magnitude_storage.resize(4 * columns);
     distortion = 0.0;
   }
   uint32_t* column(int x, int y) {
