@@ -191,7 +191,9 @@ void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
     uint32_t* m = s.magnitude(0, y0);
     for (int x = 0; x < s.width; ++x, ++f, m += 4) {
       // Nothing to do in a column without a significant sample in its window.
-      if ((*f & kWindowSig) == 0) continue;
+      // Nor in one whose four samples are all significant already (rows
+      // beyond a short stripe never become significant, so this is exact).
+      if ((*f & kWindowSig) == 0 || (*f & kOwnSig) == kOwnSig) continue;
       for_each_row(rows, [&](auto row) {
         constexpr int r = decltype(row)::value;
         const uint32_t word = *f;
@@ -260,6 +262,12 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
     uint32_t* f = s.column(0, y0);
     uint32_t* m = s.magnitude(0, y0);
     for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      // A column whose samples are all significant or all visited has
+      // nothing for the cleanup pass but the clearing of the marks.
+      if ((*f & kOwnSig) == kOwnSig || (*f & kVisitedAll) == kVisitedAll) {
+        *f &= ~kVisitedAll;
+        continue;
+      }
       int r = 0;
       if (rows == 4 && (*f & kBusy) == 0) {
         // Run-length mode: one symbol says whether any of the four becomes
