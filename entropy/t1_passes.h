@@ -143,10 +143,8 @@ inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t index = ((n >> 1) & 1) | ((n >> 6) & 2) | ((n >> 1) & 4) | ((n >> 2) & 8) |
-                           (((f[0] >> (18 + r)) & 1) << 4) |
-                           (((f[0] >> (20 + r)) & 1) << 5) |
-                           (((f[-1] >> (19 + r)) & 1) << 6) | (((f[1] >> (19 + r)) & 1) << 7);
+    const uint32_t index = ((n >> 1) & 0x55) | (((f[0] >> (18 + r)) & 5) << 1) |
+                           (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
     const uint32_t lut = kSignLut[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
