@@ -98,4 +98,8 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
                                                PlaneView<int32_t> out,
                                                PlaneView<uint8_t> known_plane = {});
 
+// The plain decoder mirroring encode_code_block_reference; the fast decoder
+// must return the same samples for any input. For tests.
+Status decode_code_block_reference(const CodeBlockToDecode& block, PlaneView<int32_t> out);
+
 }  // namespace mallat::entropy
