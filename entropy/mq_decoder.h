@@ -4,7 +4,6 @@
 // truncated segment decodes its prefix and then a predictable tail.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,27 +33,29 @@ struct MqDecoder {
   // `state` is the context's byte 2 * I + MPS.
   inline uint32_t decode(uint8_t& state) {
     const MqState& s = kMqStates[state];
-    a -= s.qe;
+    const uint32_t qe = s.qe;
+    const uint32_t mps = s.mps;
+    a -= qe;
     uint32_t d;
-    if ((c >> 16) < s.qe) {
+    if ((c >> 16) < qe) {
       // LPS_EXCHANGE
-      if (a < s.qe) {
-        d = s.mps;
+      if (a < qe) {
+        d = mps;
         state = s.next_mps;
       } else {
-        d = s.mps ^ 1;
+        d = mps ^ 1;
         state = s.next_lps;
       }
-      a = s.qe;
+      a = qe;
     } else {
-      c -= s.qe << 16;
-      if (a & 0x8000) return s.mps;
+      c -= qe << 16;
+      if (a & 0x8000) return mps;
       // MPS_EXCHANGE
-      if (a < s.qe) {
-        d = s.mps ^ 1;
+      if (a < qe) {
+        d = mps ^ 1;
         state = s.next_lps;
       } else {
-        d = s.mps;
+        d = mps;
         state = s.next_mps;
       }
     }
@@ -65,7 +66,7 @@ struct MqDecoder {
   inline void renorm() {
     do {
       if (ct == 0) byte_in();
-      int n = std::countl_zero(static_cast<uint16_t>(a));
+      int n = shifts_to_normalise(a);
       if (n > ct) n = ct;
       a <<= n;
       c <<= n;

@@ -3,7 +3,6 @@
 // the Tier-1 passes copy it into locals so A, C and CT live in registers.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 
 #include "entropy/mq_states.h"
@@ -32,23 +31,25 @@ struct MqEncoder {
   // context's byte 2 * I + MPS.
   inline void encode(uint8_t& state, uint32_t d) {
     const MqState& s = kMqStates[state];
-    a -= s.qe;
-    if (d == s.mps) {
+    const uint32_t qe = s.qe;
+    const uint32_t mps = s.mps;
+    a -= qe;
+    if (d == mps) {
       if (a & 0x8000) {
-        c += s.qe;
+        c += qe;
         return;
       }
-      if (a < s.qe) {
-        a = s.qe;
+      if (a < qe) {
+        a = qe;
       } else {
-        c += s.qe;
+        c += qe;
       }
       state = s.next_mps;
     } else {
-      if (a < s.qe) {
-        c += s.qe;
+      if (a < qe) {
+        c += qe;
       } else {
-        a = s.qe;
+        a = qe;
       }
       state = s.next_lps;
     }
@@ -57,7 +58,7 @@ struct MqEncoder {
 
   // C.2.6 RENORME: shift until A >= 0x8000, emitting a byte each time CT runs out.
   inline void renorm() {
-    int n = std::countl_zero(static_cast<uint16_t>(a));
+    int n = shifts_to_normalise(a);
     while (n >= ct) {
       a <<= ct;
       c <<= ct;

@@ -9,9 +9,9 @@
 
 namespace mallat::entropy {
 
-struct MqState {
-  uint32_t qe;        // Qe(I), Table C.2
-  uint32_t mps;       // the more probable symbol in this state
+struct alignas(8) MqState {
+  uint16_t qe;        // Qe(I), Table C.2
+  uint8_t mps;        // the more probable symbol in this state
   uint8_t next_mps;   // 2 * NMPS(I) + MPS
   uint8_t next_lps;   // 2 * NLPS(I) + (MPS xor SWITCH(I))
 };
@@ -49,7 +49,7 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
   for (int i = 0; i < 47; ++i) {
     for (int mps = 0; mps < 2; ++mps) {
       const QeRow& r = kTableC2[i];
-      s[2 * i + mps] = MqState{r.qe, static_cast<uint32_t>(mps), mq_state(r.nmps, mps),
+      s[2 * i + mps] = MqState{r.qe, static_cast<uint8_t>(mps), mq_state(r.nmps, mps),
                                mq_state(r.nlps, mps ^ r.switch_mps)};
     }
   }
@@ -59,5 +59,9 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 }  // namespace detail
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
+
+// Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
+// RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
+inline int shifts_to_normalise(uint32_t a) { return __builtin_clz(a) - 16; }
 
 }  // namespace mallat::entropy

@@ -58,6 +58,11 @@ Result<EncodedCodeBlock> encode_code_block_reference(PlaneView<const int32_t> co
                                                      int num_bitplanes,
                                                      const CodeBlockStyle& style);
 
+// The codeword segment lengths that carry the first `num_passes` passes
+// (B.10.7.2): one per terminated pass among them, and one for the rest if
+// the last of them is not terminated (a truncation inside a segment).
+std::vector<uint32_t> codeword_segment_lengths(const EncodedCodeBlock& block, int num_passes);
+
 struct CodeBlockToDecode {
   std::span<const uint8_t> data;  // the codeword segments, concatenated
   // Length of each codeword segment in order, as Tier-2 read them; may be
@@ -92,5 +97,9 @@ struct DecodedCodeBlockInfo {
 Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
                                                PlaneView<int32_t> out,
                                                PlaneView<uint8_t> known_plane = {});
+
+// The plain decoder mirroring encode_code_block_reference; the fast decoder
+// must return the same samples for any input. For tests.
+Status decode_code_block_reference(const CodeBlockToDecode& block, PlaneView<int32_t> out);
 
 }  // namespace mallat::entropy

@@ -115,9 +115,14 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
   info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
   for (int y = 0; y < h; ++y) {
     int32_t* row = out.row(y);
+    const uint32_t* mag = s.magnitude(0, y);
+    const uint32_t* column = s.column(0, y);
+    const uint32_t negative = sign_bit(y % 4 + 1);
+    const uint32_t significant = window_sig_bit(y % 4 + 1, 1);
     for (int x = 0; x < w; ++x) {
-      const auto m = static_cast<int32_t>(*s.magnitude(x, y));
-      row[x] = (*s.column(x, y) & sign_bit(y % 4 + 1)) ? -m : m;
+      const uint32_t word = column[x];
+      const auto m = (word & significant) ? static_cast<int32_t>(mag[4 * x]) : 0;
+      row[x] = (word & negative) ? -m : m;
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);

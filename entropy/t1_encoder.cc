@@ -132,12 +132,15 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
   s.reset(w, h);
   for (int y = 0; y < h; ++y) {
     const int32_t* row = coefficients.row(y);
+    uint32_t* mag = s.magnitude(0, y);
+    uint32_t* column = s.column(0, y);
+    // The encoder knows every sign up front; the bit only counts for the
+    // neighbours once the sample is significant.
+    const uint32_t negative = sign_bit(y % 4 + 1);
     for (int x = 0; x < w; ++x) {
       const int32_t v = row[x];
-      *s.magnitude(x, y) = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
-      // The encoder knows every sign up front; the bit only counts for the
-      // neighbours once the sample is significant.
-      if (v < 0) *s.column(x, y) |= sign_bit(y % 4 + 1);
+      mag[4 * x] = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+      column[x] |= v < 0 ? negative : 0;
     }
   }
   EncodedCodeBlock out = style.vertical_causal ? encode_passes<true>(s, orientation, planes, style)

@@ -50,15 +50,20 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> kZeroCodingLut = [] {
   return lut;
 }();
 
-// Sign look-up index: significance of N, S, W, E in bits 0..3 and their
-// signs in bits 4..7. Context (bits 0..4) and XOR bit (bit 7), Table D.3.
-inline constexpr uint32_t kScN = 1, kScS = 2, kScW = 4, kScE = 8;
+// Sign look-up index (8 bits), laid out so it is a few shifts of the
+// column words (see code_sign in t1_passes.h): significance of N, W, E, S
+// at bits 0, 2, 4, 6 (the neighbourhood's bits 1, 3, 5, 7 shifted down by
+// one), signs of N and S at bits 1 and 3, of W and E at bits 5 and 7.
+// Entry: context (bits 0..4) and XOR bit (bit 7), Tables D.2 and D.3.
+inline constexpr uint32_t kScSigN = 1u << 0, kScNegN = 1u << 1, kScSigW = 1u << 2;
+inline constexpr uint32_t kScNegS = 1u << 3, kScSigE = 1u << 4, kScNegW = 1u << 5;
+inline constexpr uint32_t kScSigS = 1u << 6, kScNegE = 1u << 7;
 inline constexpr std::array<uint8_t, 256> kSignLut = [] {
   std::array<uint8_t, 256> lut{};
   for (uint32_t i = 0; i < 256; ++i) {
-    auto contribution = [i](uint32_t sig) { return (i & sig) ? ((i & (sig << 4)) ? -1 : 1) : 0; };
-    int h = contribution(kScW) + contribution(kScE);
-    int v = contribution(kScN) + contribution(kScS);
+    auto contribution = [i](uint32_t sig, uint32_t neg) { return (i & sig) ? ((i & neg) ? -1 : 1) : 0; };
+    int h = contribution(kScSigW, kScNegW) + contribution(kScSigE, kScNegE);
+    int v = contribution(kScSigN, kScNegN) + contribution(kScSigS, kScNegS);
     h = h < -1 ? -1 : h > 1 ? 1 : h;
     v = v < -1 ? -1 : v > 1 ? 1 : v;
     const SignContext sc = sign_context(h, v);

@@ -48,3 +48,20 @@ Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bit
 }
 
 }  // namespace mallat::entropy::detail
+
+namespace mallat::entropy {
+
+std::vector<uint32_t> codeword_segment_lengths(const EncodedCodeBlock& block, int num_passes) {
+  std::vector<uint32_t> lengths;
+  uint32_t previous = 0;
+  for (int i = 0; i < num_passes && i < static_cast<int>(block.passes.size()); ++i) {
+    const CodingPass& pass = block.passes[i];
+    if (pass.terminated || i == num_passes - 1) {
+      lengths.push_back(pass.cumulative_length - previous);
+      previous = pass.cumulative_length;
+    }
+  }
+  return lengths;
+}
+
+}  // namespace mallat::entropy

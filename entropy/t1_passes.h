@@ -4,7 +4,6 @@
 // the entropy module.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -36,12 +35,16 @@ struct T1State {
     column_stride = w + 2;
     const size_t columns = static_cast<size_t>(column_stride) * ((h + 3) / 4 + 2);
     column_storage.assign(columns, 0);
-    magnitude_storage.assign(4 * columns, 0);
+    // Not cleared: the encoder sets every magnitude it reads, and the
+    // decoder sets a magnitude when the sample becomes significant and
+    // reads only those.
+    magnitude_storage.resize(4 * columns);
     distortion = 0.0;
   }
   uint32_t* column(int x, int y) {
     return column_storage.data() + (y / 4 + 1) * column_stride + x + 1;
   }
+  // Magnitude of (x, y); along a row, samples are 4 words apart.
   uint32_t* magnitude(int x, int y) {
     return magnitude_storage.data() + 4 * ((y / 4 + 1) * column_stride + x + 1) + y % 4;
   }
@@ -140,10 +143,8 @@ inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t index = ((n >> 1) & 1) | ((n >> 6) & 2) | ((n >> 1) & 4) | ((n >> 2) & 8) |
-                           (((f[0] >> (18 + r)) & 1) << 4) |
-                           (((f[0] >> (20 + r)) & 1) << 5) |
-                           (((f[-1] >> (19 + r)) & 1) << 6) | (((f[1] >> (19 + r)) & 1) << 7);
+    const uint32_t index = ((n >> 1) & 0x55) | (((f[0] >> (18 + r)) & 5) << 1) |
+                           (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
     const uint32_t lut = kSignLut[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
@@ -188,7 +189,9 @@ void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
     uint32_t* m = s.magnitude(0, y0);
     for (int x = 0; x < s.width; ++x, ++f, m += 4) {
       // Nothing to do in a column without a significant sample in its window.
-      if ((*f & kWindowSig) == 0) continue;
+      // Nor in one whose four samples are all significant already (rows
+      // beyond a short stripe never become significant, so this is exact).
+      if ((*f & kWindowSig) == 0 || (*f & kOwnSig) == kOwnSig) continue;
       for_each_row(rows, [&](auto row) {
         constexpr int r = decltype(row)::value;
         const uint32_t word = *f;
@@ -257,6 +260,12 @@ void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
     uint32_t* f = s.column(0, y0);
     uint32_t* m = s.magnitude(0, y0);
     for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      // A column whose samples are all significant or all visited has
+      // nothing for the cleanup pass but the clearing of the marks.
+      if ((*f & kOwnSig) == kOwnSig || (*f & kVisitedAll) == kVisitedAll) {
+        *f &= ~kVisitedAll;
+        continue;
+      }
       int r = 0;
       if (rows == 4 && (*f & kBusy) == 0) {
         // Run-length mode: one symbol says whether any of the four becomes

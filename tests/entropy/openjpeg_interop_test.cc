@@ -132,14 +132,7 @@ TEST(OpenJpegInterop, DecodesOpenJpegCodeBlocksAndEncodesTheSameBytes) {
     ASSERT_TRUE(e.ok());
     EXPECT_EQ(e->zero_bitplanes, block.zero_bitplanes);
     EXPECT_EQ(e->data, block.data);
-    std::vector<uint32_t> ours;
-    uint32_t previous = 0;
-    for (const CodingPass& p : e->passes) {
-      if (p.terminated) {
-        ours.push_back(p.cumulative_length - previous);
-        previous = p.cumulative_length;
-      }
-    }
+    const std::vector<uint32_t> ours = codeword_segment_lengths(*e, e->num_passes);
     EXPECT_EQ(ours, block.segment_lengths);
   }
 }

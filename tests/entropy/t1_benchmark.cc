@@ -46,14 +46,7 @@ void BM_Decode(benchmark::State& state) {
   const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
   const CodeBlockStyle style = style_of(state.range(1));
   auto e = encode_code_block(PlaneView<const int32_t>{v.data(), 64, 64, 64}, BandOrientation::kHL, 16, style);
-  std::vector<uint32_t> lengths;
-  uint32_t previous = 0;
-  for (const auto& p : e->passes) {
-    if (p.terminated) {
-      lengths.push_back(p.cumulative_length - previous);
-      previous = p.cumulative_length;
-    }
-  }
+  const std::vector<uint32_t> lengths = codeword_segment_lengths(*e, e->num_passes);
   CodeBlockToDecode in;
   in.data = e->data;
   in.segment_lengths = lengths;

@@ -2,6 +2,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -38,24 +39,11 @@ std::vector<CodeBlockStyle> all_styles() {
   return styles;
 }
 
-// Segment lengths Tier-2 would signal for the first `passes` passes.
-std::vector<uint32_t> segment_lengths(const EncodedCodeBlock& e, int passes) {
-  std::vector<uint32_t> lengths;
-  uint32_t previous = 0;
-  for (int i = 0; i < passes; ++i) {
-    if (e.passes[i].terminated || i == passes - 1) {
-      lengths.push_back(e.passes[i].cumulative_length - previous);
-      previous = e.passes[i].cumulative_length;
-    }
-  }
-  return lengths;
-}
-
 std::vector<int32_t> decode(const EncodedCodeBlock& e, int passes, uint32_t bytes, int mb,
                             BandOrientation o, const CodeBlockStyle& style, int w, int h,
                             std::vector<uint8_t>* known = nullptr) {
   std::vector<int32_t> out(static_cast<size_t>(w) * h, 12345);
-  const std::vector<uint32_t> lengths = segment_lengths(e, passes);
+  const std::vector<uint32_t> lengths = codeword_segment_lengths(e, passes);
   CodeBlockToDecode in;
   in.data = std::span<const uint8_t>(e.data.data(), bytes);
   in.segment_lengths = lengths;
@@ -71,6 +59,9 @@ std::vector<int32_t> decode(const EncodedCodeBlock& e, int passes, uint32_t byte
   }
   auto r = decode_code_block(in, PlaneView<int32_t>{out.data(), w, h, w}, kp);
   EXPECT_TRUE(r.ok()) << r.status().to_string();
+  std::vector<int32_t> ref(out.size(), -777);
+  EXPECT_TRUE(decode_code_block_reference(in, PlaneView<int32_t>{ref.data(), w, h, w}).ok());
+  EXPECT_EQ(out, ref) << "fast and reference decoders differ";
   return out;
 }
 
@@ -236,7 +227,73 @@ TEST(Tier1, CorruptAndTruncatedInputDoesNotCrash) {
     std::vector<int32_t> out(static_cast<size_t>(w) * h);
     auto r = decode_code_block(in, PlaneView<int32_t>{out.data(), w, h, w});
     ASSERT_TRUE(r.ok()) << r.status().to_string();
+    // Whatever garbage the bytes make, the fast decoder makes the same.
+    std::vector<int32_t> ref(out.size());
+    ASSERT_TRUE(decode_code_block_reference(in, PlaneView<int32_t>{ref.data(), w, h, w}).ok());
+    ASSERT_EQ(out, ref) << "trial " << trial << " style " << static_cast<int>(style.to_byte());
   }
+}
+
+TEST(Tier1, DamagedValidStreamsDecodeAlikeInFastAndReference) {
+  // Bit errors and truncation in real streams reach states random bytes
+  // rarely do (long valid prefixes, then garbage).
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int w = 1 + static_cast<int>(rng() % 48), h = 1 + static_cast<int>(rng() % 48);
+    const int mb = 2 + static_cast<int>(rng() % 14);
+    const CodeBlockStyle style = CodeBlockStyle::from_byte(static_cast<uint8_t>(rng() % 64));
+    const BandOrientation o = kOrientations[rng() % 4];
+    const Block b = random_block(rng, w, h, mb, 0.5);
+    auto e = encode_code_block(b.view(), o, mb, style);
+    ASSERT_TRUE(e.ok());
+    if (e->num_passes == 0) continue;
+    std::vector<uint8_t> bytes = e->data;
+    for (int flips = static_cast<int>(rng() % 4); flips > 0 && !bytes.empty(); --flips) {
+      bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    }
+    bytes.resize(bytes.size() - rng() % (bytes.size() / 2 + 1));
+    const std::vector<uint32_t> lengths = codeword_segment_lengths(*e, e->num_passes);
+    CodeBlockToDecode in{bytes, lengths, e->num_passes, e->zero_bitplanes, mb, o, style};
+    std::vector<int32_t> fast(static_cast<size_t>(w) * h), ref(fast.size());
+    ASSERT_TRUE(decode_code_block(in, PlaneView<int32_t>{fast.data(), w, h, w}).ok());
+    ASSERT_TRUE(decode_code_block_reference(in, PlaneView<int32_t>{ref.data(), w, h, w}).ok());
+    ASSERT_EQ(fast, ref) << "trial " << trial;
+  }
+}
+
+TEST(Tier1, SegmentLengthsFollowTerminations) {
+  EncodedCodeBlock e;
+  e.passes = {{3, false, 0}, {5, true, 0}, {9, false, 0}, {12, true, 0}};
+  EXPECT_EQ(codeword_segment_lengths(e, 4), (std::vector<uint32_t>{5, 7}));
+  EXPECT_EQ(codeword_segment_lengths(e, 3), (std::vector<uint32_t>{5, 4}));
+  EXPECT_EQ(codeword_segment_lengths(e, 1), (std::vector<uint32_t>{3}));
+  EXPECT_TRUE(codeword_segment_lengths(e, 0).empty());
+}
+
+TEST(Tier1, ConcurrentCodingFromManyThreads) {
+  // The coders keep per-thread scratch state; blocks coded at once on
+  // several threads must not disturb each other.
+  std::vector<Block> blocks;
+  std::mt19937 rng(21);
+  for (int i = 0; i < 8; ++i) blocks.push_back(random_block(rng, 64, 64, 12, 0.3));
+  std::vector<int> failures(blocks.size(), 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < blocks.size(); ++t) {
+    threads.emplace_back([&, t] {
+      const CodeBlockStyle style = CodeBlockStyle::from_byte(static_cast<uint8_t>(t * 9 % 64));
+      for (int round = 0; round < 20; ++round) {
+        auto e = encode_code_block(blocks[t].view(), BandOrientation::kHH, 12, style);
+        const std::vector<uint32_t> lengths = codeword_segment_lengths(*e, e->num_passes);
+        CodeBlockToDecode in{e->data, lengths, e->num_passes, e->zero_bitplanes, 12,
+                             BandOrientation::kHH, style};
+        std::vector<int32_t> out(64 * 64);
+        auto r = decode_code_block(in, PlaneView<int32_t>{out.data(), 64, 64, 64});
+        if (!r.ok() || out != blocks[t].v) ++failures[t];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(blocks.size(), 0));
 }
 
 }  // namespace

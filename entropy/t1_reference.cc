@@ -1,10 +1,14 @@
-// The reference Tier-1 encoder: the passes of D.3 as the standard words
-// them, each context computed from the neighbourhood of the sample with
-// bounds checks, no flag words, no look-up tables. Slow on purpose; the fast
-// encoder must produce the same bytes.
+// The reference Tier-1 coder: the passes of D.3 as the standard words them,
+// each context computed from the neighbourhood of the sample with bounds
+// checks, no flag words, no look-up tables. Slow on purpose; the fast
+// encoder must produce the same bytes and the fast decoder the same samples
+// (on any input, corrupt ones included).
 #include <bit>
 #include <vector>
 
+#include <algorithm>
+
+#include "entropy/mq_decoder.h"
 #include "entropy/mq_encoder.h"
 #include "entropy/raw_coder.h"
 #include "entropy/t1.h"
@@ -15,12 +19,15 @@
 namespace mallat::entropy {
 namespace {
 
+// kEncode: code the magnitudes and signs given; otherwise decode them.
+template <bool kEncode>
 class ReferenceCoder {
  public:
-  ReferenceCoder(PlaneView<const int32_t> c, BandOrientation o, const CodeBlockStyle& style)
-      : w_(static_cast<int>(c.width)), h_(static_cast<int>(c.height)), orientation_(o),
-        style_(style), magnitude_(w_ * h_), negative_(w_ * h_), significant_(w_ * h_),
-        visited_(w_ * h_), refined_(w_ * h_) {
+  ReferenceCoder(int w, int h, BandOrientation o, const CodeBlockStyle& style)
+      : w_(w), h_(h), orientation_(o), style_(style), magnitude_(w_ * h_), negative_(w_ * h_),
+        significant_(w_ * h_), visited_(w_ * h_), refined_(w_ * h_) {}
+
+  void set_samples(PlaneView<const int32_t> c) {
     for (int y = 0; y < h_; ++y) {
       for (int x = 0; x < w_; ++x) {
         const int32_t v = c.at(x, y);
@@ -79,6 +86,51 @@ class ReferenceCoder {
     return out;
   }
 
+  // Decodes `passes` passes of a block with `planes` coded bit-planes.
+  void decode(const CodeBlockToDecode& in, int planes, PlaneView<int32_t> out) {
+    contexts_ = initial_contexts();
+    size_t offset = 0, segment = 0;
+    bool open = false;
+    for (int i = 0; i < in.num_passes; ++i) {
+      const PassType type = pass_type(i);
+      raw_pass_ = pass_is_raw(style_, i);
+      if (!open) {
+        // The next codeword segment; missing lengths read as empty, or as
+        // everything left when no lengths were given at all.
+        const size_t left = in.data.size() - offset;
+        size_t length = left;
+        if (!in.segment_lengths.empty()) {
+          length = segment < in.segment_lengths.size() ? std::min<size_t>(in.segment_lengths[segment], left) : 0;
+        }
+        ++segment;
+        if (raw_pass_) {
+          raw_dec_.init(in.data.data() + offset, length);
+        } else {
+          mq_dec_.init(in.data.data() + offset, length);
+        }
+        offset += length;
+        open = true;
+      }
+      const int p = planes - 1 - pass_plane_offset(i);
+      if (type == PassType::kSignificance) significance_pass(p);
+      if (type == PassType::kRefinement) refinement_pass(p);
+      if (type == PassType::kCleanup) {
+        cleanup_pass(p);
+        if (style_.segmentation_symbols) {
+          for (int k = 0; k < 4; ++k) mq_dec_.decode(contexts_[kUniformContext]);
+        }
+      }
+      if (pass_ends_segment(style_, i)) open = false;
+      if (style_.reset) contexts_ = initial_contexts();
+    }
+    for (int y = 0; y < h_; ++y) {
+      for (int x = 0; x < w_; ++x) {
+        const auto m = static_cast<int32_t>(magnitude_[y * w_ + x]);
+        out.at(x, y) = negative_[y * w_ + x] ? -m : m;
+      }
+    }
+  }
+
  private:
   // Significance of (x, y) as seen from a sample in row `from_y`: outside the
   // block, or (VSC, D.6) in the stripe below the sample's, counts as not.
@@ -107,32 +159,45 @@ class ReferenceCoder {
     return false;
   }
 
-  void code(int ctx, uint32_t bit) {
-    if (raw_pass_) {
-      raw_.encode(bit);
+  // Codes `bit` in context `ctx` (the encoder), or decodes it (the decoder);
+  // raw in the passes BYPASS makes raw.
+  uint32_t code(int ctx, uint32_t bit) {
+    if constexpr (kEncode) {
+      if (raw_pass_) {
+        raw_.encode(bit);
+      } else {
+        mq_.encode(contexts_[ctx], bit);
+      }
+      return bit;
     } else {
-      mq_.encode(contexts_[ctx], bit);
+      return raw_pass_ ? raw_dec_.decode() : mq_dec_.decode(contexts_[ctx]);
     }
   }
+  // The bit of plane p of a magnitude, where the encoder knows it.
+  uint32_t bit_of(int i, int p) const { return kEncode ? (magnitude_[i] >> p) & 1 : 0; }
 
   // D.3.2: sign bit, with the context and XOR of Table D.3 (raw: the bit).
   void code_sign(int x, int y) {
     const uint32_t negative = negative_[y * w_ + x];
     if (raw_pass_) {
-      raw_.encode(negative);
+      negative_[y * w_ + x] = static_cast<uint8_t>(code(0, negative));
       return;
     }
     auto clamp = [](int v) { return v < -1 ? -1 : v > 1 ? 1 : v; };
     const int hc = clamp(signed_contribution(x - 1, y, y) + signed_contribution(x + 1, y, y));
     const int vc = clamp(signed_contribution(x, y - 1, y) + signed_contribution(x, y + 1, y));
     const SignContext sc = sign_context(hc, vc);
-    mq_.encode(contexts_[sc.context], negative ^ sc.xor_bit);
+    negative_[y * w_ + x] = static_cast<uint8_t>(code(sc.context, negative ^ sc.xor_bit) ^ sc.xor_bit);
   }
 
   void becomes_significant(int x, int y, int p) {
     code_sign(x, y);
     significant_[y * w_ + x] = 1;
-    distortion_ += error_at(magnitude_[y * w_ + x], 64) - error_at(magnitude_[y * w_ + x], p);
+    if constexpr (kEncode) {
+      distortion_ += error_at(magnitude_[y * w_ + x], 64) - error_at(magnitude_[y * w_ + x], p);
+    } else {
+      magnitude_[y * w_ + x] = 1u << p;
+    }
   }
 
   // Squared error of mid-point reconstruction when bits p and above are known.
@@ -157,8 +222,7 @@ class ReferenceCoder {
     scan([&](int x, int y) {
       const int i = y * w_ + x;
       if (significant_[i] || !any_neighbour(x, y)) return;  // D.3.1: needs a significant neighbour
-      const uint32_t bit = (magnitude_[i] >> p) & 1;
-      code(zc_context(x, y), bit);
+      const uint32_t bit = code(zc_context(x, y), bit_of(i, p));
       visited_[i] = 1;
       if (bit) becomes_significant(x, y, p);
     });
@@ -168,9 +232,14 @@ class ReferenceCoder {
     scan([&](int x, int y) {
       const int i = y * w_ + x;
       if (!significant_[i] || visited_[i]) return;
-      code(refinement_context(refined_[i] != 0, any_neighbour(x, y)), (magnitude_[i] >> p) & 1);
+      const uint32_t bit =
+          code(refinement_context(refined_[i] != 0, any_neighbour(x, y)), bit_of(i, p));
       refined_[i] = 1;
-      distortion_ += error_at(magnitude_[i], p + 1) - error_at(magnitude_[i], p);
+      if constexpr (kEncode) {
+        distortion_ += error_at(magnitude_[i], p + 1) - error_at(magnitude_[i], p);
+      } else {
+        magnitude_[i] |= bit << p;
+      }
     });
   }
 
@@ -189,24 +258,22 @@ class ReferenceCoder {
         if (run) {
           int first = 4;
           for (int k = 0; k < 4; ++k) {
-            if ((magnitude_[(y0 + k) * w_ + x] >> p) & 1) {
+            if (bit_of((y0 + k) * w_ + x, p)) {
               first = k;
               break;
             }
           }
-          mq_.encode(contexts_[kRunLengthContext], first < 4);
-          if (first == 4) continue;
-          mq_.encode(contexts_[kUniformContext], static_cast<uint32_t>(first >> 1));
-          mq_.encode(contexts_[kUniformContext], static_cast<uint32_t>(first & 1));
+          if (!code(kRunLengthContext, first < 4)) continue;
+          const uint32_t high = code(kUniformContext, static_cast<uint32_t>(first >> 1) & 1);
+          const uint32_t low = code(kUniformContext, static_cast<uint32_t>(first) & 1);
+          first = static_cast<int>(high << 1 | low);
           becomes_significant(x, y0 + first, p);
           y = y0 + first + 1;
         }
         for (; y < y_end; ++y) {
           const int i = y * w_ + x;
           if (!significant_[i] && !visited_[i]) {
-            const uint32_t bit = (magnitude_[i] >> p) & 1;
-            mq_.encode(contexts_[zc_context(x, y)], bit);
-            if (bit) becomes_significant(x, y, p);
+            if (code(zc_context(x, y), bit_of(i, p))) becomes_significant(x, y, p);
           }
         }
         for (int k = y0; k < y_end; ++k) visited_[k * w_ + x] = 0;
@@ -222,6 +289,8 @@ class ReferenceCoder {
   MqContexts contexts_{};
   MqEncoder mq_;
   RawEncoder raw_;
+  MqDecoder mq_dec_;
+  RawDecoder raw_dec_;
   bool raw_pass_ = false;
   double distortion_ = 0.0;
 };
@@ -237,9 +306,28 @@ Result<EncodedCodeBlock> encode_code_block_reference(PlaneView<const int32_t> co
   MALLAT_ASSIGN_OR_RETURN(const uint32_t all, detail::magnitude_or(coefficients, num_bitplanes));
   const int planes = std::bit_width(all);
   EncodedCodeBlock out;
-  if (planes > 0) out = ReferenceCoder(coefficients, orientation, style).encode(planes);
+  if (planes > 0) {
+    ReferenceCoder<true> coder(static_cast<int>(coefficients.width),
+                               static_cast<int>(coefficients.height), orientation, style);
+    coder.set_samples(coefficients);
+    out = coder.encode(planes);
+  }
   out.zero_bitplanes = num_bitplanes - planes;
   return out;
+}
+
+Status decode_code_block_reference(const CodeBlockToDecode& block, PlaneView<int32_t> out) {
+  MALLAT_RETURN_IF_ERROR(
+      detail::check_code_block_shape(out.width, out.height, block.num_bitplanes));
+  const int planes = block.num_bitplanes - block.zero_bitplanes;
+  if (block.zero_bitplanes < 0 || planes < 0 || block.num_passes < 0 ||
+      block.num_passes > (planes > 0 ? 3 * planes - 2 : 0)) {
+    return corrupt_data("code-block passes or zero bit-planes out of range");
+  }
+  ReferenceCoder<false> coder(static_cast<int>(out.width), static_cast<int>(out.height),
+                              block.orientation, block.style);
+  coder.decode(block, planes, out);
+  return Status::Ok();
 }
 
 }  // namespace mallat::entropy
