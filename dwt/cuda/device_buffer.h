@@ -31,16 +31,18 @@ struct GraphExecDestroy {
 };
 }  // namespace detail
 
-// Device memory that grows on demand and never shrinks; its content is not
-// kept across a growth.
-class DeviceArena {
+// Memory that grows on demand and never shrinks; its content is not kept
+// across a growth. Alloc is cudaMalloc or cudaMallocHost (page-locked host
+// memory, so that cudaMemcpyAsync really is asynchronous).
+template <cudaError_t (*Alloc)(void**, size_t), typename Free>
+class Arena {
  public:
   Status reserve(size_t bytes) {
     if (bytes <= size_) return Status::Ok();
     ptr_.reset();
     size_ = 0;
     void* p = nullptr;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMalloc(&p, bytes), "cudaMalloc"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(Alloc(&p, bytes), "allocating CUDA memory"));
     ptr_.reset(p);
     size_ = bytes;
     return Status::Ok();
@@ -49,30 +51,17 @@ class DeviceArena {
   size_t size() const { return size_; }
 
  private:
-  std::unique_ptr<void, detail::DeviceFree> ptr_;
+  std::unique_ptr<void, Free> ptr_;
   size_t size_ = 0;
 };
 
-// Page-locked host memory, so that cudaMemcpyAsync really is asynchronous.
-class PinnedArena {
- public:
-  Status reserve(size_t bytes) {
-    if (bytes <= size_) return Status::Ok();
-    ptr_.reset();
-    size_ = 0;
-    void* p = nullptr;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost"));
-    ptr_.reset(p);
-    size_ = bytes;
-    return Status::Ok();
-  }
-  std::byte* data() const { return static_cast<std::byte*>(ptr_.get()); }
-  size_t size() const { return size_; }
+namespace detail {
+inline cudaError_t device_alloc(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+inline cudaError_t pinned_alloc(void** p, size_t bytes) { return cudaMallocHost(p, bytes); }
+}  // namespace detail
 
- private:
-  std::unique_ptr<void, detail::PinnedFree> ptr_;
-  size_t size_ = 0;
-};
+using DeviceArena = Arena<detail::device_alloc, detail::DeviceFree>;
+using PinnedArena = Arena<detail::pinned_alloc, detail::PinnedFree>;
 
 using Stream = std::unique_ptr<CUstream_st, detail::StreamDestroy>;
 using Event = std::unique_ptr<CUevent_st, detail::EventDestroy>;

@@ -1,7 +1,9 @@
-// Device side of the lifting steps (Annex F), applied to a tile held in
-// shared memory. A tile is a row-major array of NH x NW samples (row stride
-// LD) whose local position k has the parity of k (the tile starts on an even
-// absolute coordinate), so "even" below always means low-pass.
+// Device side of the lifting steps (Annex F) for the register-based level
+// kernels: each thread holds two adjacent columns (an even and an odd
+// absolute coordinate) of a strip of rows in registers. Vertical steps run
+// on those arrays with compile-time indices; horizontal steps take the
+// neighbouring column from the adjacent lane with a warp shuffle. No shared
+// memory, no barriers.
 #pragma once
 
 #include <cstdint>
@@ -13,44 +15,9 @@ constexpr float kAlpha = -1.586134342059924f;
 constexpr float kBeta = -0.052980118572961f;
 constexpr float kGamma = 0.882911075530934f;
 constexpr float kDelta = 0.443506852043971f;
-constexpr double kK = 1.230174104914001;
-
-// One lifting step along the columns: for every column c in [C0, C0 + NC)
-// and every row k of parity PARITY with 1 <= k <= NR - 2,
-//   s[k][c] = op(s[k][c], s[k-1][c], s[k+1][c]).
-// Consecutive threads take consecutive columns: no bank conflicts. Samples
-// within one step of the tile's edge come out wrong and are never used: the
-// halo is as wide as the number of steps (2 for 5/3, 4 for 9/7).
-template <int LD, int NR, int C0, int NC, int PARITY, typename T, typename Op>
-__device__ __forceinline__ void lift_columns(T* s, Op op) {
-  constexpr int kFirst = PARITY == 0 ? 2 : 1;
-  constexpr int kCount = (NR - 2 - kFirst) / 2 + 1;
-  for (int i = threadIdx.x; i < kCount * NC; i += blockDim.x) {
-    const int m = i / NC;
-    const int c = C0 + (i - m * NC);
-    T* p = s + (kFirst + 2 * m) * LD + c;
-    *p = op(*p, p[-LD], p[LD]);
-  }
-  __syncthreads();
-}
-
-// The same along the rows: rows [R0, R0 + NRows), positions k of parity
-// PARITY with 1 <= k <= NW - 2. Threads stride by 2 samples: a 2-way bank
-// conflict, the price of working in place.
-template <int LD, int NW, int R0, int NRows, int PARITY, typename T, typename Op>
-__device__ __forceinline__ void lift_rows(T* s, Op op) {
-  constexpr int kFirst = PARITY == 0 ? 2 : 1;
-  constexpr int kCount = (NW - 2 - kFirst) / 2 + 1;
-  for (int i = threadIdx.x; i < kCount * NRows; i += blockDim.x) {
-    const int r = i / kCount;
-    const int k = kFirst + 2 * (i - r * kCount);
-    T* p = s + (R0 + r) * LD + k;
-    *p = op(*p, p[-1], p[1]);
-  }
-  __syncthreads();
-}
 
 // F.4.8.1 (1D_FILTD_5-3R), forward: predict the odd samples, update the even.
+// >> on int32 is an arithmetic shift, i.e. floor division by 2 and 4.
 struct Fwd53Predict {
   __device__ int32_t operator()(int32_t x, int32_t l, int32_t r) const { return x - ((l + r) >> 1); }
 };
@@ -58,7 +25,6 @@ struct Fwd53Update {
   __device__ int32_t operator()(int32_t x, int32_t l, int32_t r) const { return x + ((l + r + 2) >> 2); }
 };
 // F.3.8.1 (1D_FILTR_5-3R), inverse: the same steps undone in reverse order.
-// >> on int32 is an arithmetic shift, i.e. floor division by 2 and 4.
 struct Inv53Update {
   __device__ int32_t operator()(int32_t x, int32_t l, int32_t r) const { return x - ((l + r + 2) >> 2); }
 };
@@ -73,7 +39,7 @@ struct Lift97 {
 };
 
 // The steps of each filter along one axis, in order; `apply.step<P>(op)`
-// runs lift_columns or lift_rows over the positions of parity P.
+// updates the samples of parity P (0 even / low, 1 odd / high).
 template <typename Apply>
 __device__ __forceinline__ void forward_53(Apply apply) {
   apply.template step<1>(Fwd53Predict{});
@@ -98,5 +64,44 @@ __device__ __forceinline__ void inverse_97(Apply apply) {
   apply.template step<0>(Lift97{-kBeta});
   apply.template step<1>(Lift97{-kAlpha});
 }
+
+// Vertical steps on a thread's two columns, rows 0..NR-1 of the strip. Row
+// j has the parity of j (strips start on an even coordinate); rows within
+// one step of the strip's ends come out wrong and are never used: the halo
+// is as deep as the filter has steps.
+template <int NR, typename T>
+struct VerticalSteps {
+  T (&e)[NR];
+  T (&o)[NR];
+  template <int P, typename Op>
+  __device__ __forceinline__ void step(Op op) const {
+#pragma unroll
+    for (int j = P == 0 ? 2 : 1; j <= NR - 2; j += 2) {
+      e[j] = op(e[j], e[j - 1], e[j + 1]);
+      o[j] = op(o[j], o[j - 1], o[j + 1]);
+    }
+  }
+};
+
+// Horizontal steps on rows [J0, J1) of the strip: a lane's odd column needs
+// the even column of the next lane, its even column the odd one of the
+// previous lane. The warp's outer lanes come out wrong (halo) and are not
+// written.
+template <int NR, int J0, int J1, typename T>
+struct HorizontalSteps {
+  T (&e)[NR];
+  T (&o)[NR];
+  template <int P, typename Op>
+  __device__ __forceinline__ void step(Op op) const {
+#pragma unroll
+    for (int j = J0; j < J1; ++j) {
+      if (P == 1) {
+        o[j] = op(o[j], e[j], __shfl_down_sync(0xffffffffu, e[j], 1));
+      } else {
+        e[j] = op(e[j], __shfl_up_sync(0xffffffffu, o[j], 1), o[j]);
+      }
+    }
+  }
+};
 
 }  // namespace mallat::dwt::cuda::detail

@@ -5,11 +5,14 @@
 // bandwidth, counting per level the level's region read once and written
 // once (4 bytes a sample).
 //
-//   dwt_cuda_bench [runs] [warmup]
+//   dwt_cuda_bench [runs] [warmup] [targets]
+// "targets" runs only the configurations with targets: 7680x4320, 3
+// components, 5 levels, and 1920x1080, 1 component, 3 levels.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "dwt/cuda/cuda_backend.h"
@@ -34,6 +37,9 @@ double level_bytes(int64_t w, int64_t h, int levels) {
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 100;
   const int warmup = argc > 2 ? std::atoi(argv[2]) : 10;
+  const bool targets_only = argc > 3 && std::string(argv[3]) == "targets";
+  // "profile": 7680x4320, 1 component, 1 level (for ncu).
+  const bool profile = argc > 3 && std::string(argv[3]) == "profile";
   Result<std::unique_ptr<Backend>> made = cuda::make_cuda_backend();
   if (!made.ok()) {
     std::fprintf(stderr, "%s\n", made.status().message().c_str());
@@ -47,6 +53,7 @@ int main(int argc, char** argv) {
   double copy_bw = 0;
   struct Size { int64_t w, h; };
   for (const Size s : {Size{1920, 1080}, Size{3840, 2160}, Size{7680, 4320}}) {
+    if (targets_only && s.w == 3840) continue;
     const size_t n = static_cast<size_t>(s.w * s.h);
     // Random 12-bit samples (never zeros: they can run faster than data).
     std::vector<std::vector<int32_t>> base(3, std::vector<int32_t>(n)), i32 = base;
@@ -57,6 +64,10 @@ int main(int argc, char** argv) {
       for (int levels : {1, 3, 5})
         for (Wavelet wv : {Wavelet::k53, Wavelet::k97})
           for (Direction d : {Direction::kForward, Direction::kInverse}) {
+            const bool target = (s.w == 7680 && comps == 3 && levels == 5) ||
+                                (s.w == 1920 && comps == 1 && levels == 3);
+            if (targets_only && !target) continue;
+            if (profile && (s.w != 7680 || comps != 1 || levels != 1)) continue;
             // Every configuration starts from the same samples.
             for (size_t c = 0; c < 3; ++c)
               for (size_t i = 0; i < n; ++i) {

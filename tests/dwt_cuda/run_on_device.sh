@@ -25,5 +25,12 @@ for step in "$@"; do
       tail -4 "$OUT/racecheck.log" ;;
     bench)
       $B 100 10 2>&1 | tee "$OUT/bench.txt" ;;
+    ncu)  # one forward level of each wavelet at 7680x4320
+      ncu --clock-control none --graph-profiling node -k regex:level_kernel --launch-count 4 \
+        --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
+        --section MemoryWorkloadAnalysis --section SchedulerStats --section ComputeWorkloadAnalysis \
+        $B 1 0 profile > "$OUT/ncu.txt" 2>&1; grep -E "Duration|Throughput|Stall|Occupancy|Registers|Warp Cycles|Issued|Eligible|Bank|L1/TEX Hit|L2 Hit|forward_level" "$OUT/ncu.txt" | head -80 ;;
+    targets)  # only the configurations with targets
+      $B 100 10 targets 2>&1 | tee "$OUT/targets.txt" ;;
   esac
 done
