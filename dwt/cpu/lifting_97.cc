@@ -1,0 +1,50 @@
+// The irreversible 9/7 lifting steps of F.4.8.2 (forward) and F.3.8.2
+// (inverse) in single precision, with the Table F.4 normalisation: the
+// low-pass band is scaled by 1/K and the high-pass band by K on analysis.
+#include "dwt/cpu/kernels.h"
+#include "dwt/lifting_constants.h"
+
+namespace mallat::dwt::cpu {
+namespace {
+
+constexpr float kAlpha = static_cast<float>(lifting97::kAlpha);
+constexpr float kBeta = static_cast<float>(lifting97::kBeta);
+constexpr float kGamma = static_cast<float>(lifting97::kGamma);
+constexpr float kDelta = static_cast<float>(lifting97::kDelta);
+constexpr float kK = static_cast<float>(lifting97::kK);
+constexpr float kInvK = static_cast<float>(1.0 / lifting97::kK);
+
+template <int kSign>
+struct Step {
+  float c;
+  float operator()(float x, float a, float b) const { return kSign > 0 ? x + c * (a + b) : x - c * (a + b); }
+};
+
+struct Irreversible97 {
+  template <typename L>
+  static void forward(const L& l) {
+    l.on_d(Step<1>{kAlpha});
+    l.on_s(Step<1>{kBeta});
+    l.on_d(Step<1>{kGamma});
+    l.on_s(Step<1>{kDelta});
+    l.scale_d(kK);
+    l.scale_s(kInvK);
+  }
+  template <typename L>
+  static void inverse(const L& l) {
+    l.scale_s(kK);
+    l.scale_d(kInvK);
+    l.on_s(Step<-1>{kDelta});
+    l.on_d(Step<-1>{kGamma});
+    l.on_s(Step<-1>{kBeta});
+    l.on_d(Step<-1>{kAlpha});
+  }
+  static float lone_forward(float x) { return x * 2.0f; }
+  static float lone_inverse(float x) { return x * 0.5f; }
+};
+
+}  // namespace
+
+const Kernels<float>& kernels_97() { return make_kernels<float, Irreversible97>(); }
+
+}  // namespace mallat::dwt::cpu

@@ -1,0 +1,12 @@
+// `mallat bench dwt`: times the DWT backends on synthetic planes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mallat::tools {
+
+// args are the words after "bench dwt". Returns the process exit code.
+int bench_dwt_main(const std::vector<std::string>& args);
+
+}  // namespace mallat::tools
