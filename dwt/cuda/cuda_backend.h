@@ -17,6 +17,13 @@ Result<int> device_count();
 // A one-line description: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)" or why none.
 std::string device_status();
 
-Result<std::unique_ptr<Backend>> make_cuda_backend();
+struct CudaBackendOptions {
+  // Fill the device buffers with 0x7F bytes (int32 2139062143, float 3.4e38)
+  // before every batch, so that a sample no kernel wrote shows in tests.
+  bool poison_device_buffers = false;
+};
+
+// The backend on device 0, or kDeviceError saying why there is none.
+Result<std::unique_ptr<Backend>> make_cuda_backend(const CudaBackendOptions& options = {});
 
 }  // namespace mallat::dwt::cuda

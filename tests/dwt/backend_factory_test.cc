@@ -5,7 +5,7 @@
 namespace mallat::dwt {
 namespace {
 
-TEST(BackendFactory, ParsesNames) {
+TEST(DwtBackendFactory, ParsesNames) {
   EXPECT_EQ(*parse_backend_kind("auto"), BackendKind::kAuto);
   EXPECT_EQ(*parse_backend_kind("cpu"), BackendKind::kCpu);
   EXPECT_EQ(*parse_backend_kind("cuda"), BackendKind::kCuda);
@@ -13,7 +13,7 @@ TEST(BackendFactory, ParsesNames) {
   EXPECT_EQ(parse_backend_kind("gpu").status().code(), ErrorCode::kInvalidArgument);
 }
 
-TEST(BackendFactory, MakesBackends) {
+TEST(DwtBackendFactory, MakesBackends) {
   for (BackendKind k : {BackendKind::kAuto, BackendKind::kCpu, BackendKind::kReference}) {
     auto b = make_backend(k, 2);
     ASSERT_TRUE(b.ok()) << b.status().to_string();
@@ -29,7 +29,7 @@ TEST(BackendFactory, MakesBackends) {
   EXPECT_FALSE(cuda_status().empty());
 }
 
-TEST(BackendFactory, ValidateRejectsBadJobs) {
+TEST(DwtBackendFactory, ValidateRejectsBadJobs) {
   int32_t data[4] = {};
   PlaneJob job;
   job.samples53 = PlaneView<int32_t>{data, 2, 2, 2};

@@ -23,7 +23,7 @@ using testing::PaddedPlane;
 const std::pair<int64_t, int64_t> kOrigins[] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {3, 5}};
 constexpr int kMaxSize = 70;
 
-TEST(Cpu, Exhaustive53BitExactAndReversible) {
+TEST(DwtCpu, Exhaustive53BitExactAndReversible) {
   auto cpu = cpu::make_cpu_backend(1);  // one thread: thousands of tiny planes
   auto ref = reference::make_reference_backend();
   std::mt19937 rng(5353);
@@ -53,7 +53,7 @@ TEST(Cpu, Exhaustive53BitExactAndReversible) {
 }
 
 // Every level count 1..5 on a band of sizes and all origins.
-TEST(Cpu, AllLevels53) {
+TEST(DwtCpu, AllLevels53) {
   auto cpu = cpu::make_cpu_backend(1);
   auto ref = reference::make_reference_backend();
   std::mt19937 rng(35);
@@ -88,7 +88,7 @@ double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
   return m;
 }
 
-TEST(Cpu, Exhaustive97CloseToReferenceAndReconstructs) {
+TEST(DwtCpu, Exhaustive97CloseToReferenceAndReconstructs) {
   auto cpu = cpu::make_cpu_backend(1);
   auto ref = reference::make_reference_backend();
   std::mt19937 rng(9797);
@@ -118,7 +118,7 @@ TEST(Cpu, Exhaustive97CloseToReferenceAndReconstructs) {
 
 // More levels than the size allows: the extra levels see empty or single
 // sample regions and must agree with the reference.
-TEST(Cpu, ManyLevels) {
+TEST(DwtCpu, ManyLevels) {
   auto cpu = cpu::make_cpu_backend(2);
   auto ref = reference::make_reference_backend();
   std::mt19937 rng(32);
@@ -141,7 +141,7 @@ TEST(Cpu, ManyLevels) {
 }
 
 // Threads share rows and strips; the result must not depend on how many.
-TEST(Cpu, ThreadedMatchesReferenceOnLargerPlanes) {
+TEST(DwtCpu, ThreadedMatchesReferenceOnLargerPlanes) {
   auto ref = reference::make_reference_backend();
   std::mt19937 rng(4);
   for (int threads : {2, 3, 8}) {
@@ -171,7 +171,7 @@ TEST(Cpu, ThreadedMatchesReferenceOnLargerPlanes) {
 }
 
 // time() leaves the planes holding exactly one application.
-TEST(Cpu, TimeLeavesOneApplication) {
+TEST(DwtCpu, TimeLeavesOneApplication) {
   auto cpu = cpu::make_cpu_backend(2);
   std::mt19937 rng(1);
   PaddedPlane<int32_t> a(64, 48);

@@ -7,7 +7,7 @@
 namespace mallat::dwt {
 namespace {
 
-TEST(Geometry, DivisionByPowersOfTwo) {
+TEST(DwtGeometry, DivisionByPowersOfTwo) {
   EXPECT_EQ(ceil_div_pow2(5, 1), 3);
   EXPECT_EQ(floor_div_pow2(5, 1), 2);
   EXPECT_EQ(ceil_div_pow2(-3, 1), -1);   // ceil(-1.5)
@@ -25,7 +25,7 @@ TEST(Geometry, DivisionByPowersOfTwo) {
 }
 
 // Worked by hand from B-14 / B-15 for tcx0 = 3, tcx1 = 10 (samples 3..9).
-TEST(Geometry, HandWorkedB15) {
+TEST(DwtGeometry, HandWorkedB15) {
   const Rect tc{3, 5, 10, 12};
   // Level 1: low-pass columns are the even x in 3..9 (4, 6, 8): ceil(3/2) = 2
   // .. ceil(10/2) = 5; high-pass the odd ones (3, 5, 7, 9): ceil(2/2) = 1 ..
@@ -56,7 +56,7 @@ TEST(Geometry, HandWorkedB15) {
 
 // The packed subbands of every level, plus the final LL, cover the plane
 // exactly once, and each has the size B-15 gives its subband.
-TEST(Geometry, PackedSubbandsTileThePlane) {
+TEST(DwtGeometry, PackedSubbandsTileThePlane) {
   for (int64_t x0 : {0, 1, 2, 3, 5, 17}) {
     for (int64_t y0 : {0, 1, 4, 7}) {
       for (int64_t w : {1, 2, 3, 7, 16, 33}) {

@@ -73,7 +73,7 @@ std::vector<double> convolution_97(const std::vector<float>& x, int64_t i0) {
   return low;
 }
 
-TEST(Reference, PseIndex) {
+TEST(DwtReference, PseIndex) {
   // F-4 on [2, 6): ... 4 3 | 2 3 4 5 | 4 3 2 3 ...
   EXPECT_EQ(reference::pse_index(0, 2, 6), 4);
   EXPECT_EQ(reference::pse_index(1, 2, 6), 3);
@@ -92,7 +92,7 @@ TEST(Reference, PseIndex) {
 // And on x = 4 -3 7 0 -5 at i0 = 1 (odd first; x(0) = x(2) = -3, x(6) = x(4) = 0):
 //   d(1) = 4 - floor(-6/2) = 7   d(3) = 7 - floor(-3/2) = 9   d(5) = -5 - 0 = -5
 //   s(2) = -3 + floor(18/4) = 1  s(4) = 0 + floor(6/4) = 1
-TEST(Reference, KnownAnswer53) {
+TEST(DwtReference, KnownAnswer53) {
   std::vector<int32_t> a{1, 5, 3, 8, 2, 6, 4, 9};
   reference::forward_53(a, 0);
   EXPECT_EQ(a, (std::vector<int32_t>{3, 5, 4, 6, 3, 6, 3, 5}));
@@ -108,7 +108,7 @@ TEST(Reference, KnownAnswer53) {
 
 // F.4.7 / F.3.7: a single sample is copied at an even coordinate and doubled
 // at an odd one (and halved back).
-TEST(Reference, SingleSample) {
+TEST(DwtReference, SingleSample) {
   std::vector<int32_t> a{-7};
   reference::forward_53(a, 4);
   EXPECT_EQ(a[0], -7);
@@ -125,7 +125,7 @@ TEST(Reference, SingleSample) {
   EXPECT_EQ(f[0], 1.5f);
 }
 
-TEST(Reference, Lifting53MatchesClosedForm) {
+TEST(DwtReference, Lifting53MatchesClosedForm) {
   std::mt19937 rng(53);
   std::uniform_int_distribution<int32_t> dist(-1000, 1000);
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -141,7 +141,7 @@ TEST(Reference, Lifting53MatchesClosedForm) {
   }
 }
 
-TEST(Reference, Lifting97MatchesTableF4Filters) {
+TEST(DwtReference, Lifting97MatchesTableF4Filters) {
   std::mt19937 rng(97);
   std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -162,7 +162,7 @@ TEST(Reference, Lifting97MatchesTableF4Filters) {
 
 // A constant image: 5/3 leaves the constant in LL and zeros elsewhere, so the
 // packed layout of geometry.h must agree with where the transform put things.
-TEST(Reference, ConstantImageLandsInPackedLL) {
+TEST(DwtReference, ConstantImageLandsInPackedLL) {
   for (int64_t x0 : {0, 1, 6}) {
     for (int64_t y0 : {0, 3}) {
       const int64_t w = 37, h = 22;
@@ -182,7 +182,7 @@ TEST(Reference, ConstantImageLandsInPackedLL) {
 
 // Two levels of 2-D 5/3 built from the closed form: F.4.2 transforms the
 // columns first, then the rows, and the next level takes the LL corner.
-TEST(Reference, TwoDimensionalOrderAndLayout) {
+TEST(DwtReference, TwoDimensionalOrderAndLayout) {
   std::mt19937 rng(2);
   std::uniform_int_distribution<int32_t> dist(-500, 500);
   for (int64_t x0 : {0, 1}) {
