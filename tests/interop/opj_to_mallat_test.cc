@@ -113,3 +113,43 @@ TEST(OpjToMallat, CodingVariants) {
 
 }  // namespace
 }  // namespace mallat
+
+namespace mallat {
+namespace {
+
+// Resolution reduction (-r) and tile selection (-t) must give what
+// opj_decompress gives for the same stream.
+TEST(OpjToMallat, ReduceAndTileMatchOpjDecompress) {
+  MALLAT_REQUIRE_TESTDATA("images");
+  ASSERT_TRUE(testing::have_program("opj_compress")) << "opj_compress is not installed";
+  const fs::path dir = testing::make_temp_dir("o2m-reduce");
+  const auto image = testing::testdata_dir() / "images" / "Cevennes2.ppm";
+  const fs::path stream = dir / "x.j2k";
+  ASSERT_EQ(testing::run_command("opj_compress -i " + image.string() + " -o " + stream.string() +
+                                     " -t 200,150 -d 3,5 -T 1,2 -p RPCL", dir / "log.txt"), 0);
+  auto data = io::read_file(stream);
+  ASSERT_TRUE(data.ok());
+  struct Case { int reduce, tile; };
+  for (const Case& c : {Case{1, -1}, Case{2, -1}, Case{5, -1}, Case{0, 4}, Case{1, 7}}) {
+    std::string args = " -r " + std::to_string(c.reduce);
+    if (c.tile >= 0) args += " -t " + std::to_string(c.tile);
+    ASSERT_EQ(testing::run_command("opj_decompress -i " + stream.string() + " -o " +
+                                       (dir / "o.pgx").string() + args, dir / "log.txt"), 0) << args;
+    auto theirs = testing::read_pgx_components(dir, "o", 3);
+    ASSERT_TRUE(theirs.ok()) << theirs.status().to_string();
+    codec::DecodeOptions options;
+    options.reduce = c.reduce;
+    options.tile = c.tile;
+    auto ours = codec::decode(*data, options);
+    ASSERT_TRUE(ours.ok()) << args << ": " << ours.status().to_string();
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_EQ(ours->components[k].width, theirs->components[k].width) << args;
+      ASSERT_EQ(ours->components[k].height, theirs->components[k].height) << args;
+      EXPECT_TRUE(ours->components[k].samples == theirs->components[k].samples) << args << " component " << k;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mallat
