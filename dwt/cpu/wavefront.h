@@ -24,7 +24,11 @@
 
 #include "dwt/cpu/lifting.h"
 
-namespace mallat::dwt::cpu {
+#ifndef MALLAT_DWT_ISA
+#error "include the CPU kernels through dwt/cpu/isa_kernels.h, which names the instruction set"
+#endif
+
+namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 // How far ahead of the sweep rows are prefetched.
 constexpr int64_t kPrefetchRows = 8;
@@ -149,4 +153,4 @@ void inverse_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* 
   }
 }
 
-}  // namespace mallat::dwt::cpu
+}  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA
