@@ -82,7 +82,7 @@ struct DecodedCodeBlockInfo {
   int lowest_plane = 0;
   // True when the last pass decoded was a significance propagation pass:
   // then the samples that pass did not visit are known only down to
-  // lowest_plane + 1 (see `known_planes` of decode_code_block).
+  // lowest_plane + 1 (see `known_plane` of decode_code_block).
   bool ended_in_significance_pass = false;
 };
 
