@@ -244,11 +244,31 @@ class CudaBackend final : public Backend {
     return static_cast<double>(ms);
   }
 
+  // The batch as one graph whose planes are parallel branches: plane k is
+  // captured on stream k % kStreams, forked from and joined back into `s`,
+  // so the small coarse levels of one plane overlap the others'.
   Result<GraphExec> capture_batch(std::span<const PlaneJob> jobs, cudaStream_t s) {
+    MALLAT_ASSIGN_OR_RETURN(Event fork, make_event(false));
+    std::array<Event, kStreams> join;
+    for (Event& e : join) {
+      MALLAT_ASSIGN_OR_RETURN(Event made, make_event(false));
+      e = std::move(made);
+    }
     MALLAT_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    Status st;
+    Status st = check_cuda(cudaEventRecord(fork.get(), s), "cudaEventRecord (fork)");
+    const size_t branches = std::min<size_t>(jobs.size(), kStreams);
+    for (size_t b = 0; b < branches && st.ok(); ++b) {
+      cudaStream_t branch = streams_[b].get();
+      if (branch != s) st = check_cuda(cudaStreamWaitEvent(branch, fork.get(), 0), "cudaStreamWaitEvent (fork)");
+    }
     for (size_t k = 0; k < jobs.size() && st.ok(); ++k)
-      if (active(jobs[k])) st = transform_async(jobs[k], layout_.jobs[k], s);
+      if (active(jobs[k])) st = transform_async(jobs[k], layout_.jobs[k], streams_[k % kStreams].get());
+    for (size_t b = 0; b < branches && st.ok(); ++b) {
+      cudaStream_t branch = streams_[b].get();
+      if (branch == s) continue;
+      st = check_cuda(cudaEventRecord(join[b].get(), branch), "cudaEventRecord (join)");
+      if (st.ok()) st = check_cuda(cudaStreamWaitEvent(s, join[b].get(), 0), "cudaStreamWaitEvent (join)");
+    }
     cudaGraph_t graph = nullptr;
     const cudaError_t end = cudaStreamEndCapture(s, &graph);
     MALLAT_RETURN_IF_ERROR(st);
