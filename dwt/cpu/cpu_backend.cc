@@ -81,15 +81,18 @@ void transform_plane(ThreadPool& pool, const PlaneJob& job, const PlaneView<T>& 
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : pool_(threads) {}
+  CpuBackend(int threads, Isa isa)
+      : pool_(threads), isa_(resolve_isa(isa)), k53_(kernels_53(isa_)), k97_(kernels_97(isa_)) {}
 
-  std::string name() const override { return "cpu (" + std::to_string(pool_.size()) + " threads)"; }
+  std::string name() const override {
+    return std::string("cpu (") + isa_name(isa_) + ", " + std::to_string(pool_.size()) + " threads)";
+  }
 
   Status run(std::span<const PlaneJob> jobs) override {
     for (const PlaneJob& job : jobs) MALLAT_RETURN_IF_ERROR(validate(job));
     for (const PlaneJob& job : jobs) {
-      if (job.wavelet == Wavelet::k53) transform_plane(pool_, job, job.samples53, kernels_53());
-      else transform_plane(pool_, job, job.samples97, kernels_97());
+      if (job.wavelet == Wavelet::k53) transform_plane(pool_, job, job.samples53, k53_);
+      else transform_plane(pool_, job, job.samples97, k97_);
     }
     return Status::Ok();
   }
@@ -100,10 +103,15 @@ class CpuBackend final : public Backend {
 
  private:
   ThreadPool pool_;
+  Isa isa_;
+  const Kernels<int32_t>& k53_;
+  const Kernels<float>& k97_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<CpuBackend>(threads); }
+std::unique_ptr<Backend> make_cpu_backend(int threads, Isa isa) {
+  return std::make_unique<CpuBackend>(threads, isa);
+}
 
 }  // namespace mallat::dwt::cpu

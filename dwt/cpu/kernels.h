@@ -1,11 +1,10 @@
-// The kernels one wavelet provides to the CPU backend's level loop, built
-// from its step sequence by lifting.h (rows) and wavefront.h (strips).
+// The kernels a wavelet provides to the CPU backend's level loop, and their
+// builds for each instruction set (isa_kernels.h), picked at run time.
 #pragma once
 
 #include <cstdint>
 
-#include "dwt/cpu/lifting.h"
-#include "dwt/cpu/wavefront.h"
+#include "dwt/cpu/cpu_backend.h"
 
 namespace mallat::dwt::cpu {
 
@@ -19,14 +18,22 @@ struct Kernels {
   void (*inverse_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
 };
 
-template <typename T, typename W>
-const Kernels<T>& make_kernels() {
-  static const Kernels<T> k{&forward_row<T, W>, &inverse_row<T, W>, &forward_strip<T, W>,
-                            &inverse_strip<T, W>};
-  return k;
-}
-
+// The same source compiled once per instruction set (kernels_generic.cc,
+// kernels_avx2.cc), each in its own namespace so that no inline function is
+// shared between builds.
+namespace generic {
 const Kernels<int32_t>& kernels_53();
 const Kernels<float>& kernels_97();
+}  // namespace generic
+namespace avx2 {
+const Kernels<int32_t>& kernels_53();
+const Kernels<float>& kernels_97();
+}  // namespace avx2
+
+// kBest resolved for this CPU; an instruction set this build or CPU lacks
+// resolves to kGeneric.
+Isa resolve_isa(Isa isa);
+const Kernels<int32_t>& kernels_53(Isa isa);
+const Kernels<float>& kernels_97(Isa isa);
 
 }  // namespace mallat::dwt::cpu

@@ -18,7 +18,11 @@
 #include <cstdint>
 #include <cstring>
 
-namespace mallat::dwt::cpu {
+#ifndef MALLAT_DWT_ISA
+#error "include the CPU kernels through dwt/cpu/isa_kernels.h, which names the instruction set"
+#endif
+
+namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 // How a line of n samples at coordinate i0 splits (sn low, dn high), and
 // which array holds the first sample.
@@ -108,4 +112,4 @@ void inverse_row(T* row, int64_t n, int64_t i0, T* scratch) {
   interleave_row(scratch, scratch + sp.sn, sp, row);
 }
 
-}  // namespace mallat::dwt::cpu
+}  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA

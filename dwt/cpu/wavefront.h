@@ -1,7 +1,7 @@
 // Vertical lifting on a strip of w columns in one sweep down the rows.
 //
 // The lifting steps of a wavelet (W::forward / W::inverse, the same sequence
-// the rows use) run as a wavefront in place on the plane's interleaved rows:
+// the rows use) run as a wavefront, in place on rows in natural order:
 // in sweep iteration i, step j is applied to row r = i - j when r has that
 // step's parity, with the steps of one iteration taken in order. Step j at r
 // reads rows r - 1 and r + 1, whose latest update (step j - 1 or earlier)
@@ -9,21 +9,26 @@
 // (step j + 1 or later) happens in an iteration >= i, later in order. A row
 // beyond either end is its mirror image, row -1 is row 1 and row h is row
 // h - 2 (F.3.7 / F.4.7 whole-sample symmetric extension), and the same
-// argument holds for it. So every row is read from memory once and the
-// window of live rows (a few rows of w samples) stays in L1, and each inner
-// loop runs across w contiguous columns, which g++ vectorises.
+// argument holds for it. So all steps happen in one pass, the window of live
+// rows (a few rows of w samples) stays in L1, and each inner loop runs
+// across w contiguous columns, which g++ vectorises.
 //
-// Forward: a row that has taken its last step is copied to its packed place
-// in scratch, and the packed strip is copied back at the end.
-// Inverse: the packed rows are first copied to scratch, and the sweep loads
-// row r (step 0) just before its neighbours need it.
+// Forward: the strip is copied to scratch, lifted there, and each finished
+// row is written once to its packed row in the plane.
+// Inverse: the packed strip is copied to scratch, and the sweep loads row r
+// (step 0) into the plane just before its neighbours need it, then lifts
+// the plane's rows in place.
 #pragma once
 
 #include <cstdint>
 
 #include "dwt/cpu/lifting.h"
 
-namespace mallat::dwt::cpu {
+#ifndef MALLAT_DWT_ISA
+#error "include the CPU kernels through dwt/cpu/isa_kernels.h, which names the instruction set"
+#endif
+
+namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 // How far ahead of the sweep rows are prefetched.
 constexpr int64_t kPrefetchRows = 8;
@@ -148,4 +153,4 @@ void inverse_strip(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* 
   }
 }
 
-}  // namespace mallat::dwt::cpu
+}  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA

@@ -1,11 +1,11 @@
 // The irreversible 9/7 lifting steps of F.4.8.2 (forward) and F.3.8.2
 // (inverse) in single precision, with the Table F.4 normalisation: the
 // low-pass band is scaled by 1/K and the high-pass band by K on analysis.
-#include "dwt/cpu/kernels.h"
+#pragma once
+
 #include "dwt/lifting_constants.h"
 
-namespace mallat::dwt::cpu {
-namespace {
+namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 constexpr float kAlpha = static_cast<float>(lifting97::kAlpha);
 constexpr float kBeta = static_cast<float>(lifting97::kBeta);
@@ -43,8 +43,4 @@ struct Irreversible97 {
   static float lone_inverse(float x) { return x * 0.5f; }
 };
 
-}  // namespace
-
-const Kernels<float>& kernels_97() { return make_kernels<float, Irreversible97>(); }
-
-}  // namespace mallat::dwt::cpu
+}  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA

@@ -1,12 +1,11 @@
 // The reversible 5/3 lifting steps of F.4.8.1 (forward) and F.3.8.1
 // (inverse), in integers with the floor divisions written as arithmetic
 // shifts (C++20: >> on a negative value floors).
+#pragma once
+
 #include <cstdint>
 
-#include "dwt/cpu/kernels.h"
-
-namespace mallat::dwt::cpu {
-namespace {
+namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 struct Reversible53 {
   // Y(2n+1) = X(2n+1) - floor((X(2n) + X(2n+2)) / 2), then
@@ -27,8 +26,4 @@ struct Reversible53 {
   static int32_t lone_inverse(int32_t x) { return x / 2; }
 };
 
-}  // namespace
-
-const Kernels<int32_t>& kernels_53() { return make_kernels<int32_t, Reversible53>(); }
-
-}  // namespace mallat::dwt::cpu
+}  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA
