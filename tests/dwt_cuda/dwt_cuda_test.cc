@@ -187,6 +187,27 @@ TEST_F(CudaDwt, MixedBatch) {
   check_batch(planes);
 }
 
+// Origins far beyond 32 bits: only their parity and B-14 halvings matter,
+// which the backend must take from the 64-bit coordinates.
+TEST_F(CudaDwt, LargeOrigins) {
+  std::mt19937 rng(13);
+  std::vector<TestPlane> planes;
+  const int64_t big = int64_t{1} << 33;
+  planes.push_back(random_plane(Wavelet::k53, Direction::kForward, 5, big + 3, big + 1, 77, 45, rng));
+  planes.push_back(random_plane(Wavelet::k97, Direction::kForward, 4, big + 1, big, 64, 33, rng));
+  planes.push_back(random_plane(Wavelet::k53, Direction::kInverse, 6, big - 1, big + 5, 91, 70, rng));
+  planes.push_back(random_plane(Wavelet::k97, Direction::kInverse, 3, big, big - 3, 50, 51, rng));
+  check_batch(planes);
+}
+
+// A bad job is refused before any device work, as an error value.
+TEST_F(CudaDwt, RejectsInvalidJob) {
+  std::mt19937 rng(17);
+  TestPlane p = random_plane(Wavelet::k53, Direction::kForward, 33, 0, 0, 8, 8, rng);
+  const Status st = backend_->run(p.job());
+  EXPECT_EQ(st.code(), ErrorCode::kInvalidArgument) << st.to_string();
+}
+
 // 5/3 forward then inverse is the identity (the lossless path).
 TEST_F(CudaDwt, RoundTrip53) {
   std::mt19937 rng(11);

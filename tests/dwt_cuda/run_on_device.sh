@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build, test and benchmark the CUDA DWT on the lent GPU machine in one go
 # (the device tool runs it from the repository root; results go to $OUT).
-#   tests/dwt_cuda/run_on_device.sh [tests] [sanitize] [bench] [ncu]
+#   tests/dwt_cuda/run_on_device.sh [tests] [bench] [tool] [cputests] [sanitize] [ncu] [targets]...
+# e.g. from the device tool: cd .devtree && tests/dwt_cuda/run_on_device.sh tests bench sanitize
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -30,7 +31,7 @@ for step in "$@"; do
         > "$OUT/bench_tool.txt" 2>&1; tail -5 "$OUT/bench_tool.txt" ;;
     cputests)  # the dwt helper's suite, which may also exercise the CUDA backend
       (cd build && ctest -R Dwt --output-on-failure > "$OUT/dwt-tests.log" 2>&1; tail -3 "$OUT/dwt-tests.log") ;;
-    ncu)  # one forward level of each wavelet at 7680x4320
+    ncu)  # one level of each wavelet and direction at 7680x4320
       ncu --clock-control none --graph-profiling node -k regex:level_kernel --launch-count 4 \
         --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
         --section MemoryWorkloadAnalysis --section SchedulerStats --section ComputeWorkloadAnalysis \
