@@ -94,6 +94,22 @@ bool parse_order(const std::string& s, codec::ProgressionOrder* out) {
   return false;
 }
 
+// -threads N and --dwt B, which encode and decode share; returns an error
+// message, empty when the value is good.
+std::string parse_run_option(const std::string& option, const std::string& value, int* threads,
+                             dwt::BackendKind* backend) {
+  if (option == "-threads") {
+    int64_t n;
+    if (!parse_int(value, 1, 1024, &n)) return "-threads must be 1..1024, got '" + value + "'";
+    *threads = static_cast<int>(n);
+    return "";
+  }
+  auto kind = dwt::parse_backend_kind(value);
+  if (!kind.ok()) return kind.status().message();
+  *backend = *kind;
+  return "";
+}
+
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
   if (s.size() < suffix.size()) return false;
   return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
@@ -160,13 +176,9 @@ int encode_main(const Args& args) {
       opt.tlm = true;
     } else if (a == "-PLT") {
       opt.plt = true;
-    } else if (a == "-threads") {
-      if (!parse_int(v, 1, 1024, &x)) return usage_error("-threads must be 1..1024, got '" + v + "'");
-      opt.threads = static_cast<int>(x);
-    } else if (a == "--dwt") {
-      auto kind = dwt::parse_backend_kind(v);
-      if (!kind.ok()) return usage_error(kind.status().message());
-      opt.dwt_backend = *kind;
+    } else if (a == "-threads" || a == "--dwt") {
+      std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
+      if (!error.empty()) return usage_error(error);
     } else {
       return usage_error("unknown option '" + a + "'");
     }
@@ -212,13 +224,9 @@ int decode_main(const Args& args) {
     } else if (a == "-t") {
       if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
       opt.tile = static_cast<int>(x);
-    } else if (a == "-threads") {
-      if (!parse_int(v, 1, 1024, &x)) return usage_error("-threads must be 1..1024, got '" + v + "'");
-      opt.threads = static_cast<int>(x);
-    } else if (a == "--dwt") {
-      auto kind = dwt::parse_backend_kind(v);
-      if (!kind.ok()) return usage_error(kind.status().message());
-      opt.dwt_backend = *kind;
+    } else if (a == "-threads" || a == "--dwt") {
+      std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
+      if (!error.empty()) return usage_error(error);
     } else {
       return usage_error("unknown option '" + a + "'");
     }
