@@ -9,7 +9,7 @@ mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw --format=csv | tee "$OUT/device.txt"
 cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_TIFF=OFF -DCMAKE_BUILD_TYPE=Release \
   > "$OUT/cfg.log" 2>&1 || { tail -30 "$OUT/cfg.log"; exit 1; }
-cmake --build build -j16 --target dwt_cuda_test dwt_cuda_bench dwt_bench_tool dwt_test > "$OUT/build.log" 2>&1 \
+cmake --build build -j16 --target dwt_cuda_test dwt_cuda_bench mallat dwt_test > "$OUT/build.log" 2>&1 \
   || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
 T=build/tests/dwt_cuda/dwt_cuda_test
 B=build/tests/dwt_cuda/dwt_cuda_bench
@@ -27,7 +27,7 @@ for step in "$@"; do
     bench)
       $B 100 10 2>&1 | tee "$OUT/bench.txt" ;;
     tool)  # the dwt helper's `mallat bench dwt`, CUDA backend, full matrix
-      build/tests/dwt_cuda/dwt_bench_tool --backend cuda --runs 100 --warmup 10 --csv "$OUT/bench_tool.csv" \
+      build/tools/mallat bench dwt --backend cuda --runs 100 --warmup 10 --csv "$OUT/bench_tool.csv" \
         > "$OUT/bench_tool.txt" 2>&1; tail -5 "$OUT/bench_tool.txt" ;;
     cputests)  # the dwt helper's suite, which may also exercise the CUDA backend
       (cd build && ctest -R Dwt --output-on-failure > "$OUT/dwt-tests.log" 2>&1; tail -3 "$OUT/dwt-tests.log") ;;
