@@ -163,8 +163,6 @@ class TileDecoder {
         CodeBlockState& s = states[k];
         if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
         const bool keep = id.layer < decode_layers;
-        int piece_passes_left = contrib.new_passes;
-        (void)piece_passes_left;
         for (uint32_t len : contrib.lengths) {
           if (len > data_.size() - pos) {
             warn("packet " + std::to_string(n) + " body is truncated");

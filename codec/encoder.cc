@@ -250,16 +250,7 @@ class TileEncoder {
         if (!included) continue;
         contributions[k].new_passes = cb.num_passes;
         // B.10.7.2: one length per codeword segment the passes fall into.
-        const std::vector<int> pieces = codeword_segment_pieces(main_.cod.component.style, 0, cb.num_passes);
-        uint32_t done = 0;
-        int pass = 0;
-        for (int n : pieces) {
-          pass += n;
-          const uint32_t end = pass == cb.num_passes ? static_cast<uint32_t>(cb.data.size())
-                                                     : cb.passes[pass - 1].cumulative_length;
-          contributions[k].lengths.push_back(end - done);
-          done = end;
-        }
+        contributions[k].lengths = entropy::codeword_segment_lengths(cb, cb.num_passes);
       }
       if (main_.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), body);
       header.clear();
