@@ -96,6 +96,11 @@ TEST(MallatToOpj, Jp2AndCodingOptions) {
     o.ycb = 5;
     expect_opj_decodes_exactly(image, o, "order " + std::to_string(order) + " with tiles");
   }
+  for (int bits : {1, 4, 5, 63}) {  // BYPASS, TERMALL, both, every switch
+    codec::EncodeOptions o;
+    o.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(bits));
+    expect_opj_decodes_exactly(image, o, "mode switches " + std::to_string(bits));
+  }
 }
 
 }  // namespace

@@ -83,3 +83,22 @@ TEST(RoundTrip, ThreadCountDoesNotChangeOutput) {
 
 }  // namespace
 }  // namespace mallat
+
+namespace mallat {
+namespace {
+
+// Mode switches (D.6) change how passes are terminated and so how Tier-2
+// signals segment lengths; every combination must still round-trip, and
+// OpenJPEG must read them too.
+TEST(RoundTrip, CodeBlockModeSwitches) {
+  Image image = testing::generated_image(90, 70, 3, 12, false, 21);
+  for (int bits : {1, 2, 4, 5, 8, 16, 32, 63}) {
+    codec::EncodeOptions o;
+    o.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(bits));
+    o.xcb = o.ycb = 4;
+    expect_round_trip(image, o, "mode switches " + std::to_string(bits));
+  }
+}
+
+}  // namespace
+}  // namespace mallat
