@@ -27,6 +27,8 @@ const char kEncodeUsage[] =
     "  -c [W,H],...    precinct sizes (powers of two), highest resolution first;\n"
     "                  the last repeats for lower resolutions\n"
     "  -p ORDER        progression order: LRCP (default), RLCP, RPCL, PCRL, CPRL\n"
+    "  -M N            code-block mode switches, a sum of 1 BYPASS, 2 RESET, 4 TERMALL,\n"
+    "                  8 VSC, 16 ERTERM, 32 SEGMARK (as opj_compress)\n"
     "  -mct 0|1        colour transform off / on (default: on for 3+ components)\n"
     "  -SOP, -EPH      write SOP / EPH markers\n"
     "  -TLM, -PLT      write TLM / PLT markers\n"
@@ -165,6 +167,9 @@ int encode_main(const Args& args) {
     } else if (a == "-p") {
       if (!parse_order(v, &opt.order))
         return usage_error("-p must be LRCP, RLCP, RPCL, PCRL or CPRL, got '" + v + "'");
+    } else if (a == "-M") {
+      if (!parse_int(v, 0, 63, &x)) return usage_error("-M must be 0..63, got '" + v + "'");
+      opt.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(x));
     } else if (a == "-mct") {
       if (!parse_int(v, 0, 1, &x)) return usage_error("-mct must be 0 or 1, got '" + v + "'");
       opt.mct = static_cast<int>(x);
