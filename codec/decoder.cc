@@ -8,6 +8,7 @@
 #include "codec/codec.h"
 #include "codec/codestream_reader.h"
 #include "codec/component_transform.h"
+#include "codec/dequantize.h"
 #include "codec/effective_params.h"
 #include "codec/jp2_boxes.h"
 #include "codec/packet_header.h"
@@ -33,22 +34,6 @@ struct CodeBlockState {
 struct CodeBlockRef {
   int component, resolution, precinct, band, index;
 };
-
-// E.1.1.1 / E-5: the exponent of subband (r, band) for a component.
-Result<int> band_exponent(const Quantization& q, int levels, int r, dwt::Band band) {
-  const int idx = quant::subband_step_index(r, static_cast<int>(band));
-  if (q.style == QuantizationStyle::kScalarDerived) {
-    if (q.steps.empty()) return corrupt_data("QCD/QCC without a step size");
-    // E-5: epsilon_b = epsilon_0 - NL + nb.
-    const int nb = r == 0 ? levels : levels - r + 1;
-    return q.steps[0].exponent - levels + nb;
-  }
-  if (idx >= static_cast<int>(q.steps.size())) {
-    return corrupt_data("quantisation has " + std::to_string(q.steps.size()) +
-                        " step sizes, subband " + std::to_string(idx) + " needs more");
-  }
-  return q.steps[idx].exponent;
-}
 
 class TileDecoder {
  public:
@@ -156,6 +141,7 @@ class TileDecoder {
       }
       if (packed_headers_) hpos += *used; else pos += *used;
       auto& states = blocks_[id.component][id.resolution][id.precinct];
+      const CodeBlockStyle& style = params_.components[id.component].style;
       bool truncated = false;
       for (size_t k = 0; k < contributions.size() && !truncated; ++k) {
         const CodeBlockContribution& contrib = contributions[k];
@@ -163,6 +149,10 @@ class TileDecoder {
         CodeBlockState& s = states[k];
         if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
         const bool keep = id.layer < decode_layers;
+        // B.10.7: a codeword segment may span packets; the first piece of
+        // this contribution continues the block's last segment unless that
+        // segment ended with the block's last pass so far.
+        bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
         for (uint32_t len : contrib.lengths) {
           if (len > data_.size() - pos) {
             warn("packet " + std::to_string(n) + " body is truncated");
@@ -171,8 +161,13 @@ class TileDecoder {
           }
           if (keep) {
             s.data.insert(s.data.end(), data_.begin() + pos, data_.begin() + pos + len);
-            s.segment_lengths.push_back(len);
+            if (continues && !s.segment_lengths.empty()) {
+              s.segment_lengths.back() += len;
+            } else {
+              s.segment_lengths.push_back(len);
+            }
           }
+          continues = false;
           pos += len;
         }
         if (keep && !truncated) s.passes += contrib.new_passes;
@@ -185,6 +180,7 @@ class TileDecoder {
   Status decode_code_blocks() {
     const int reduce = options_.reduce;
     planes_.resize(structure_.components.size());
+    float_planes_.resize(structure_.components.size());
     std::vector<CodeBlockRef> refs;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
@@ -193,6 +189,8 @@ class TileDecoder {
       planes_[c].width = out.width();
       planes_[c].height = out.height();
       planes_[c].samples.assign(static_cast<size_t>(out.width() * out.height()), 0);
+      if (!params_.components[c].reversible)
+        float_planes_[c].assign(planes_[c].samples.size(), 0.0f);
       for (int r = 0; r <= levels - reduce; ++r) {
         const Resolution& res = tc.resolutions[r];
         for (size_t p = 0; p < res.precincts.size(); ++p) {
@@ -224,8 +222,10 @@ class TileDecoder {
     const CodeBlock& cb = pb.blocks[index];
     const CodeBlockState& s = blocks_[ref.component][ref.resolution][ref.precinct][ref.index];
     const Quantization& q = params_.quantization[ref.component];
-    MALLAT_ASSIGN_OR_RETURN(int exponent, band_exponent(q, tc.levels, ref.resolution, pb.band));
-    const int mb = quant::magnitude_bitplanes(q.guard_bits, exponent);
+    MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, band_step_size(q, tc.levels, ref.resolution, pb.band));
+    const int roi_shift = params_.roi_shift[ref.component];
+    // E-2, and H.1: a region of interest adds its shift to the bit-planes.
+    const int mb = quant::magnitude_bitplanes(q.guard_bits, step.exponent) + roi_shift;
     if (mb > entropy::kMaxBitPlanes || mb < 0) {
       return unsupported("subband needs " + std::to_string(mb) + " bit-planes; at most " +
                          std::to_string(entropy::kMaxBitPlanes) + " are supported");
@@ -238,11 +238,39 @@ class TileDecoder {
     in.num_bitplanes = mb;
     in.orientation = static_cast<entropy::BandOrientation>(pb.band);
     in.style = entropy::CodeBlockStyle::from_byte(params_.components[ref.component].style.to_byte());
+    const bool reversible = params_.components[ref.component].reversible;
+    const int64_t w = cb.rect.width(), h = cb.rect.height();
     Component& plane = planes_[ref.component];
-    PlaneView<int32_t> out{plane.samples.data() + cb.packed.y0 * plane.width + cb.packed.x0,
-                           cb.rect.width(), cb.rect.height(), plane.width};
-    auto info = entropy::decode_code_block(in, out);
+    const int64_t offset = cb.packed.y0 * plane.width + cb.packed.x0;
+    // Reversible blocks decode in place; irreversible ones through a scratch
+    // block into the float plane.
+    thread_local std::vector<int32_t> scratch;
+    PlaneView<int32_t> out{plane.samples.data() + offset, w, h, plane.width};
+    if (!reversible) {
+      scratch.resize(static_cast<size_t>(w * h));
+      out = PlaneView<int32_t>{scratch.data(), w, h, w};
+    }
+    // Only a block that stops short of its last pass has samples known
+    // above plane 0 (E.1.1.2); a complete one needs no known_plane.
+    const int planes = mb - s.zero_bitplanes;
+    const bool complete = s.passes == 3 * planes - 2;
+    thread_local std::vector<uint8_t> known;
+    PlaneView<uint8_t> known_view;
+    if (!complete) {
+      known.resize(static_cast<size_t>(w * h));
+      known_view = PlaneView<uint8_t>{known.data(), w, h, w};
+    }
+    auto info = entropy::decode_code_block(in, out, known_view);
     if (!info.ok()) return info.status();
+    BlockReconstruction how;
+    how.roi_shift = roi_shift;
+    if (reversible) {
+      reconstruct_reversible(out, known_view, how);
+    } else {
+      how.step = step_size(step, cs_.main.siz.components[ref.component].precision, pb.band);
+      PlaneView<float> dst{float_planes_[ref.component].data() + offset, w, h, plane.width};
+      reconstruct_irreversible(out, known_view, how, dst);
+    }
     return Status::Ok();
   }
 
@@ -251,16 +279,21 @@ class TileDecoder {
     std::vector<dwt::PlaneJob> jobs;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
-      if (!params_.components[c].reversible) return unsupported("irreversible (9/7) decoding is not implemented yet");
       const int levels = tc.levels - reduce;
       const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, levels);
       dwt::PlaneJob job;
-      job.wavelet = dwt::Wavelet::k53;
       job.direction = dwt::Direction::kInverse;
       job.levels = levels;
       job.x0 = out.x0;
       job.y0 = out.y0;
-      job.samples53 = planes_[c].view();
+      if (params_.components[c].reversible) {
+        job.wavelet = dwt::Wavelet::k53;
+        job.samples53 = planes_[c].view();
+      } else {
+        job.wavelet = dwt::Wavelet::k97;
+        job.samples97 = PlaneView<float>{float_planes_[c].data(), planes_[c].width, planes_[c].height,
+                                         planes_[c].width};
+      }
       if (!planes_[c].samples.empty()) jobs.push_back(job);
     }
     MALLAT_RETURN_IF_ERROR(dwt_.run(jobs));
@@ -269,12 +302,26 @@ class TileDecoder {
           planes_[0].samples.size() != planes_[2].samples.size()) {
         return corrupt_data("the colour transform needs components 0..2 of equal size");
       }
-      rct_inverse(planes_[0].samples, planes_[1].samples, planes_[2].samples);
+      const bool r0 = params_.components[0].reversible;
+      if (params_.components[1].reversible != r0 || params_.components[2].reversible != r0) {
+        return corrupt_data("the colour transform needs components 0..2 of one wavelet");
+      }
+      // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
+      if (r0) {
+        rct_inverse(planes_[0].samples, planes_[1].samples, planes_[2].samples);
+      } else {
+        ict_inverse(float_planes_[0], float_planes_[1], float_planes_[2]);
+      }
     }
     for (size_t c = 0; c < planes_.size(); ++c) {
       const ComponentSize& cs = cs_.main.siz.components[c];
-      dc_level_shift_inverse(planes_[c].samples, cs.precision, cs.is_signed);
-      clamp_to_precision(planes_[c].samples, cs.precision, cs.is_signed);
+      if (params_.components[c].reversible) {
+        dc_level_shift_inverse(planes_[c].samples, cs.precision, cs.is_signed);
+        clamp_to_precision(planes_[c].samples, cs.precision, cs.is_signed);
+      } else {
+        samples_from_floats(float_planes_[c], planes_[c].samples, cs.precision, cs.is_signed);
+        std::vector<float>().swap(float_planes_[c]);
+      }
     }
     return Status::Ok();
   }
@@ -315,6 +362,7 @@ class TileDecoder {
   std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
   std::vector<std::vector<std::vector<std::vector<CodeBlockState>>>> blocks_;
   std::vector<Component> planes_;
+  std::vector<std::vector<float>> float_planes_;  // irreversible components, until rounded
 };
 
 }  // namespace
