@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/codestream_reader.h"
@@ -187,9 +188,14 @@ class TileDecoder {
       const dwt::Rect out = dwt::resolution_rect(tc.rect, levels, levels - reduce);
       planes_[c].width = out.width();
       planes_[c].height = out.height();
-      planes_[c].samples.assign(static_cast<size_t>(out.width() * out.height()), 0);
-      if (!params_.components[c].reversible)
-        float_planes_[c].assign(planes_[c].samples.size(), 0.0f);
+      // Tier-1 writes integers in place for the 5/3, floats for the 9/7
+      // (the integer plane is filled only when they are rounded).
+      const auto count = static_cast<size_t>(out.width() * out.height());
+      if (params_.components[c].reversible) {
+        planes_[c].samples.assign(count, 0);
+      } else {
+        float_planes_[c].assign(count, 0.0f);
+      }
       for (int r = 0; r <= levels - reduce; ++r) {
         const Resolution& res = tc.resolutions[r];
         for (size_t p = 0; p < res.precincts.size(); ++p) {
@@ -244,8 +250,10 @@ class TileDecoder {
     // Reversible blocks decode in place; irreversible ones through a scratch
     // block into the float plane.
     thread_local std::vector<int32_t> scratch;
-    PlaneView<int32_t> out{plane.samples.data() + offset, w, h, plane.width};
-    if (!reversible) {
+    PlaneView<int32_t> out;
+    if (reversible) {
+      out = PlaneView<int32_t>{plane.samples.data() + offset, w, h, plane.width};
+    } else {
       scratch.resize(static_cast<size_t>(w * h));
       out = PlaneView<int32_t>{scratch.data(), w, h, w};
     }
@@ -293,12 +301,12 @@ class TileDecoder {
         job.samples97 = PlaneView<float>{float_planes_[c].data(), planes_[c].width, planes_[c].height,
                                          planes_[c].width};
       }
-      if (!planes_[c].samples.empty()) jobs.push_back(job);
+      if (planes_[c].width > 0 && planes_[c].height > 0) jobs.push_back(job);
     }
     MALLAT_RETURN_IF_ERROR(dwt_.run(jobs));
     if (params_.style.multiple_component_transform && planes_.size() >= 3) {
-      if (planes_[0].samples.size() != planes_[1].samples.size() ||
-          planes_[0].samples.size() != planes_[2].samples.size()) {
+      const auto size = [&](int c) { return std::pair(planes_[c].width, planes_[c].height); };
+      if (size(0) != size(1) || size(0) != size(2)) {
         return corrupt_data("the colour transform needs components 0..2 of equal size");
       }
       const bool r0 = params_.components[0].reversible;
@@ -318,6 +326,7 @@ class TileDecoder {
         dc_level_shift_inverse(planes_[c].samples, cs.precision, cs.is_signed);
         clamp_to_precision(planes_[c].samples, cs.precision, cs.is_signed);
       } else {
+        planes_[c].samples.resize(float_planes_[c].size());
         samples_from_floats(float_planes_[c], planes_[c].samples, cs.precision, cs.is_signed);
         std::vector<float>().swap(float_planes_[c]);
       }
