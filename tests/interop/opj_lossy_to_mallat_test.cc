@@ -89,7 +89,8 @@ TEST(OpjLossyToMallat, IrreversibleWithinOne) {
   for (const LossyCase& c : {LossyCase{"-I"}, LossyCase{"-I -r 20"}, LossyCase{"-I -r 40,20,10"},
                              LossyCase{"-I -n 3"}, LossyCase{"-I -t 256,200 -r 30"},
                              LossyCase{"-I -r 40,20,10", 0, 1}, LossyCase{"-I -r 20", 1, 0},
-                             LossyCase{"-I -r 40,20,10 -p RPCL -t 300,300", 2, 2}}) {
+                             LossyCase{"-I -r 40,20,10 -p RPCL -t 300,300", 2, 2},
+                             LossyCase{"-I -r 20,10 -M 63", 0, 1}}) {
     expect_matches_opj_decompress(image("Bretagne1.ppm"), c, 1);
   }
   for (const char* name : {"flower-minisblack-12.tif", "Rome.bmp"}) {
@@ -134,7 +135,8 @@ TEST(OpjLossyToMallat, TruncatedReversibleIdentical) {
   MALLAT_REQUIRE_TESTDATA("images");
   for (const LossyCase& c : {LossyCase{"-r 10"}, LossyCase{"-r 40,20,10"}, LossyCase{"-r 40,20,10", 0, 1},
                              LossyCase{"-r 40,20,10", 0, 2}, LossyCase{"-r 10 -t 200,200", 1, 0},
-                             LossyCase{"-r 60,30,1 -p RLCP", 0, 2}, LossyCase{"-r 20 -M 7"}}) {
+                             LossyCase{"-r 60,30,1 -p RLCP", 0, 2}, LossyCase{"-r 20 -M 7"},
+                             LossyCase{"-r 40,20 -M 63", 0, 1}}) {
     expect_matches_opj_decompress(image("Cevennes2.ppm"), c, 0);
   }
   for (const char* name : {"flower-minisblack-12.tif", "flower-rgb-contig-16.tif"}) {
