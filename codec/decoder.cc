@@ -10,6 +10,7 @@
 #include "codec/component_transform.h"
 #include "codec/effective_params.h"
 #include "codec/jp2_boxes.h"
+#include "codec/memory_limit.h"
 #include "codec/packet_header.h"
 #include "codec/progression.h"
 #include "codec/tile_geometry.h"
@@ -337,6 +338,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   }
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
+  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
   const ImageAndTileSize& siz = cs.main.siz;
   const int reduce = options.reduce;
 
