@@ -36,11 +36,12 @@ status=0
 for t in "${targets[@]}"; do
   corpus=$build/corpus/$t
   crashes=$build/crashes/$t
+  rm -rf "$crashes"
   mkdir -p "$corpus" "$crashes"
   echo "== fuzz_$t for ${seconds}s"
   # shellcheck disable=SC2046
   if ! "$build/fuzz/fuzz_$t" "$corpus" $(seeds "$t") -max_total_time="$seconds" \
-       -timeout=10 -rss_limit_mb=2048 -max_len=1000000 \
+       -timeout=10 -rss_limit_mb=2048 -max_len=200000 \
        -artifact_prefix="$crashes/" -print_final_stats=1 2>"$build/fuzz_$t.log"; then
     status=1
   fi
