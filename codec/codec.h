@@ -47,6 +47,9 @@ struct DecodeOptions {
   int layers = 0;      // -l: decode only the first N quality layers; 0 = all
   int tile = -1;       // -t: decode only this tile; -1 = all
   int threads = 0;
+  // --max-memory: refuse streams whose headers need more bytes than this
+  // (codec/memory_limit.h); 0 = default_memory_limit().
+  uint64_t max_memory = 0;
   dwt::BackendKind dwt_backend = dwt::BackendKind::kAuto;
 };
 

@@ -8,6 +8,7 @@
 #include "codec/codec.h"
 #include "codec/codestream_reader.h"
 #include "codec/jp2_boxes.h"
+#include "codec/memory_limit.h"
 #include "codec/tile_decoder.h"
 #include "codec/tile_geometry.h"
 #include "common/thread_pool.h"
@@ -32,6 +33,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   }
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
+  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
   const ImageAndTileSize& siz = cs.main.siz;
   const int reduce = options.reduce;
 

@@ -78,7 +78,7 @@ struct MqDecoder {
   // end of the data): feed 1 bits without advancing.
   void byte_in() {
     if (current() == 0xFF) {
-      const uint8_t b1 = bp + 1 < end ? bp[1] : 0xFF;
+      const uint8_t b1 = end - bp > 1 ? bp[1] : 0xFF;  // no bp + 1: bp may be null
       if (b1 > 0x8F) {
         c += 0xFF00;
         ct = 8;

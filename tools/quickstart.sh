@@ -4,6 +4,8 @@
 #   tools/quickstart.sh test   install what is missing, build, run every test
 # Works on a fresh Debian 12 machine (as root, or with sudo). BUILD_DIR and
 # MALLAT_CMAKE_ARGS may be set to change the build folder and CMake options.
+# `test` also builds with ASan+UBSan in BUILD_DIR-sanitize and runs the
+# robustness and interop tests there (MALLAT_SANITIZE_JOB=0 skips that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-demo}
@@ -33,6 +35,17 @@ cmake --build "$build" -j "$(nproc)"
 case "$mode" in
   test)
     ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    # Issue 7: the decoder again under AddressSanitizer and UBSan: every
+    # malformed file, the fuzz regressions, round trips and interop tests.
+    # MALLAT_SANITIZE_JOB=0 leaves this out.
+    if [[ "${MALLAT_SANITIZE_JOB:-1}" != 0 ]]; then
+      sanitize_build="${build}-sanitize"
+      cmake -S . -B "$sanitize_build" -DCMAKE_BUILD_TYPE=Release -DMALLAT_SANITIZE=ON \
+        -DMALLAT_CUDA=OFF "${cmake_args[@]:1}" >/dev/null
+      cmake --build "$sanitize_build" -j "$(nproc)" --target sanitizer_checks
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir "$sanitize_build" --output-on-failure -j "$(nproc)" -L 'robustness|interop'
+    fi
     ;;
   demo)
     # The main job: a lossless encode and decode, checked sample for sample,
