@@ -57,12 +57,14 @@ struct ColourSpecification {
   int approximation = 0;
   uint32_t enumerated = 0;
   std::vector<uint8_t> icc_profile;
+  size_t offset = 0;  // of the box, for messages
 };
 
 // I.5.3.4: pclr. entries[e][column].
 struct Palette {
   std::vector<uint8_t> column_depth;  // B_i: (bits - 1) | sign << 7
   std::vector<std::vector<int64_t>> entries;
+  size_t offset = 0;  // of the box, for messages
   int bits(int column) const { return (column_depth[column] & 0x7F) + 1; }
   bool is_signed(int column) const { return (column_depth[column] & 0x80) != 0; }
 };
@@ -97,6 +99,7 @@ struct Jp2File {
   std::optional<Palette> palette;
   std::vector<ComponentMapping> component_mapping;
   std::vector<ChannelDefinition> channel_definitions;
+  size_t component_mapping_offset = 0, channel_definition_offset = 0;  // of the boxes, for messages
   std::optional<ResolutionBox> capture_resolution, display_resolution;
   size_t codestream_offset = 0;  // the contents of the first jp2c box
   size_t codestream_length = 0;
