@@ -15,6 +15,7 @@ Status apply_palette(const Jp2File& jp2, Image& image, std::vector<std::string>*
   const Palette& palette = *jp2.palette;
   const int64_t entries = static_cast<int64_t>(palette.entries.size());
   std::vector<Component> channels;
+  std::vector<bool> warned(image.components.size(), false);  // one warning per indexing component
   for (const ComponentMapping& m : jp2.component_mapping) {
     if (m.component >= image.components.size())
       return corrupt_at("cmap", jp2.component_mapping_offset,
@@ -38,10 +39,12 @@ Status apply_palette(const Jp2File& jp2, Image& image, std::vector<std::string>*
       clipped += index != v;
       v = static_cast<int32_t>(palette.entries[static_cast<size_t>(index)][m.palette_column]);
     }
-    if (clipped && warnings)
+    if (clipped && warnings && !warned[m.component]) {
+      warned[m.component] = true;
       warnings->push_back(std::to_string(clipped) + " samples of component " + std::to_string(m.component) +
                           " index past the " + std::to_string(entries) + " entries of pclr" + at(palette.offset) +
                           "; the nearest entry was used");
+    }
     channels.push_back(std::move(channel));
   }
   image.components = std::move(channels);
