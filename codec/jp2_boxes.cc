@@ -302,7 +302,7 @@ EnumeratedColourSpace default_colour_space(int num_components) {
 }
 
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
-                                       std::optional<EnumeratedColourSpace> colour) {
+                                       const Jp2Description& description) {
   const size_t nc = siz.components.size();
   if (nc < 1 || nc > 16384 || siz.xsiz <= siz.xosiz || siz.ysiz <= siz.yosiz)
     return invalid_argument("write_jp2: invalid image size");
@@ -341,12 +341,37 @@ Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<co
     w.u32(box::kBitsPerComponent);
     for (const auto& c : siz.components) w.u8(depth(c));
   }
-  w.u32(15);
-  w.u32(box::kColour);
-  w.u8(1);  // enumerated
-  w.u8(0);
-  w.u8(0);
-  w.u32(static_cast<uint32_t>(colour.value_or(default_colour_space(static_cast<int>(nc)))));
+  // I.5.3.3: colr, method 2 (restricted ICC) or 1 (enumerated).
+  const auto& icc = description.icc_profile;
+  if (!icc.empty()) {
+    if (icc.size() > UINT32_MAX - 11) return invalid_argument("write_jp2: ICC profile too large");
+    w.u32(static_cast<uint32_t>(11 + icc.size()));
+    w.u32(box::kColour);
+    w.u8(2);
+    w.u8(0);
+    w.u8(0);
+    w.bytes(icc);
+  } else {
+    w.u32(15);
+    w.u32(box::kColour);
+    w.u8(1);  // enumerated
+    w.u8(0);
+    w.u8(0);
+    w.u32(static_cast<uint32_t>(description.colour.value_or(default_colour_space(static_cast<int>(nc)))));
+  }
+  // I.5.3.6: cdef, one entry per channel given.
+  if (!description.channels.empty()) {
+    if (description.channels.size() > nc) return invalid_argument("write_jp2: more channel definitions than components");
+    w.u32(static_cast<uint32_t>(10 + 6 * description.channels.size()));
+    w.u32(box::kChannelDefinition);
+    w.u16(static_cast<uint16_t>(description.channels.size()));
+    for (const ChannelDefinition& d : description.channels) {
+      if (d.channel >= nc) return invalid_argument("write_jp2: channel definition for channel " + std::to_string(d.channel));
+      w.u16(d.channel);
+      w.u16(d.type);
+      w.u16(d.association);
+    }
+  }
   w.patch_u32(header_at, static_cast<uint32_t>(w.size() - header_at));
   // I.5.4 jp2c.
   uint64_t len = 8 + uint64_t{codestream.size()};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codec/byte_reader.h"
+#include "codec/icc_profile.h"
 #include "codec/sycc.h"
 
 namespace mallat::codec {
@@ -170,6 +171,45 @@ Result<Image> decode_jp2_image(std::span<const uint8_t> data, const DecodeOption
   if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
   if (jp2_out) *jp2_out = std::move(jp2);
   return image;
+}
+
+Jp2Description describe_for_jp2(const Image& image, std::vector<std::string>* warnings) {
+  Jp2Description d;
+  const int n = image.num_components();
+  std::vector<ChannelRole> roles;
+  for (const Component& c : image.components) roles.push_back(c.role);
+  if (image.has_alpha && n > 1 && roles.back() == ChannelRole::kColour) roles.back() = ChannelRole::kOpacity;
+  int colour_channels = 0;
+  for (ChannelRole r : roles) colour_channels += r == ChannelRole::kColour;
+  switch (image.color_space) {
+    case ColorSpace::kGray: d.colour = EnumeratedColourSpace::kGreyscale; break;
+    case ColorSpace::kRgb: d.colour = EnumeratedColourSpace::kSRGB; break;
+    case ColorSpace::kYcc: d.colour = EnumeratedColourSpace::kSYCC; break;
+    default: d.colour = default_colour_space(colour_channels); break;
+  }
+  if (!image.icc_profile.empty()) {
+    auto profile = parse_restricted_icc(image.icc_profile);
+    if (profile.ok() && colour_channels >= (profile->monochrome ? 1 : 3)) {
+      d.icc_profile = image.icc_profile;
+    } else if (warnings) {
+      warnings->push_back("the ICC profile is not written into the JP2 file: " +
+                          (profile.ok() ? std::string("it does not fit the colour channels") : profile.status().message()));
+    }
+  }
+  if (colour_channels == n) return d;
+  uint16_t next_colour = 1;
+  for (int c = 0; c < n; ++c) {
+    ChannelDefinition def;
+    def.channel = static_cast<uint16_t>(c);
+    switch (roles[c]) {
+      case ChannelRole::kColour: def.type = 0; def.association = next_colour++; break;
+      case ChannelRole::kOpacity: def.type = 1; def.association = 0; break;
+      case ChannelRole::kPremultipliedOpacity: def.type = 2; def.association = 0; break;
+      case ChannelRole::kUnspecified: def.type = 65535; def.association = 65535; break;
+    }
+    d.channels.push_back(def);
+  }
+  return d;
 }
 
 }  // namespace mallat::codec

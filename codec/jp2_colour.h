@@ -37,4 +37,11 @@ Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::strin
 Result<Image> decode_jp2_image(std::span<const uint8_t> data, const DecodeOptions& options,
                                DecodeReport* report = nullptr, Jp2File* jp2 = nullptr);
 
+// The reverse, for writing a JP2 file of `image`: its colour space as an
+// enumerated one, its ICC profile when it is a restricted one (I.5.3.3: a
+// monochrome or three-component matrix-based profile; any other is dropped
+// with a warning), and cdef entries when a channel is not plain colour
+// (opacity from Component::role, or the last component when has_alpha).
+Jp2Description describe_for_jp2(const Image& image, std::vector<std::string>* warnings = nullptr);
+
 }  // namespace mallat::codec

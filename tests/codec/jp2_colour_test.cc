@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "codec/byte_writer.h"
+#include "codec/codestream_reader.h"
 #include "codec/icc_profile.h"
 #include "codec/output_conversions.h"
 #include "codec/sycc.h"
@@ -349,6 +350,54 @@ TEST(Jp2Colour, PaletteFileDecodesToItsColumns) {
   for (size_t i = 0; i < indices->components[0].samples.size(); i += 997)
     for (int c = 0; c < 3; ++c)
       EXPECT_EQ(image->components[c].samples[i], jp2.palette->entries[indices->components[0].samples[i]][c]);
+}
+
+// write_jp2 with what describe_for_jp2 says, read back by decode_jp2_image.
+Result<Image> through_jp2(const Image& image, std::vector<uint8_t>* file_out = nullptr) {
+  MALLAT_ASSIGN_OR_RETURN(auto stream, encode(image, {}));
+  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
+  std::vector<std::string> warnings;
+  MALLAT_ASSIGN_OR_RETURN(auto file, write_jp2(cs.main.siz, stream, describe_for_jp2(image, &warnings)));
+  EXPECT_TRUE(warnings.empty());
+  if (file_out) *file_out = file;
+  return decode_jp2_image(file, {});
+}
+
+TEST(Jp2Writer, GreyAlphaAndIccSurviveARoundTrip) {
+  Image image;
+  image.color_space = ColorSpace::kGray;
+  image.has_alpha = true;  // as the PNG reader gives grey + alpha: roles not set
+  image.components = {plane(5, 3, std::vector<int32_t>(15, 40)), plane(5, 3, std::vector<int32_t>(15, 200))};
+  image.components[0].samples[7] = 90;
+  image.icc_profile = make_profile(true, {}, kSrgbCurve);
+  std::vector<uint8_t> file;
+  auto back = through_jp2(image, &file);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  auto jp2 = parse_jp2(file);
+  ASSERT_TRUE(jp2.ok());
+  ASSERT_EQ(jp2->channel_definitions.size(), 2u);
+  EXPECT_EQ(jp2->channel_definitions[1].type, 1);  // opacity
+  EXPECT_EQ(jp2->colour[0].method, 2);
+  ASSERT_EQ(back->num_components(), 2);
+  EXPECT_EQ(back->components[0].samples, image.components[0].samples);
+  EXPECT_EQ(back->components[1].samples, image.components[1].samples);
+  EXPECT_EQ(back->components[1].role, ChannelRole::kOpacity);
+  EXPECT_TRUE(back->has_alpha);
+  EXPECT_EQ(back->color_space, ColorSpace::kGray);
+  EXPECT_EQ(back->icc_profile, image.icc_profile);
+}
+
+TEST(Jp2Writer, PlainRgbHasNoCdefAndAnUnusableProfileIsDropped) {
+  Image image;
+  image.color_space = ColorSpace::kRgb;
+  for (int c = 0; c < 3; ++c) image.components.push_back(plane(2, 2, {c, 1, 2, 3}));
+  image.icc_profile.assign(200, 0);  // not a profile
+  std::vector<std::string> warnings;
+  const Jp2Description d = describe_for_jp2(image, &warnings);
+  EXPECT_TRUE(d.channels.empty());
+  EXPECT_TRUE(d.icc_profile.empty());
+  EXPECT_EQ(d.colour, EnumeratedColourSpace::kSRGB);
+  EXPECT_EQ(warnings.size(), 1u);
 }
 
 }  // namespace
