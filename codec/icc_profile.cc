@@ -143,9 +143,12 @@ Result<RestrictedIccProfile> parse_restricted_icc(std::span<const uint8_t> p) {
   const uint32_t size = r.u32();
   r.seek(16);
   const uint32_t space = r.u32(), pcs = r.u32();
+  r.seek(36);
+  const uint32_t magic = r.u32();
   r.seek(128);
   const uint32_t count = r.u32();
   if (!r.ok() || size > p.size() || size < 132) return corrupt_at("ICC profile", 0, "header cut short");
+  if (magic != sig("acsp")) return corrupt_at("ICC profile", 36, "no 'acsp' signature");
   if (pcs != sig("XYZ ")) return unsupported("ICC profile: connection space is not XYZ (not a restricted ICC profile)");
   RestrictedIccProfile out;
   if (space == sig("GRAY")) {

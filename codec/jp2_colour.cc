@@ -126,18 +126,24 @@ void apply_colour_specification(const Jp2File& jp2, Image& image, std::vector<st
         return;
     }
   }
-  if (colr.method == 2 && colr.icc_profile.size() >= 20) {
+  if (colr.method == 2) {
+    // I.5.3.3: only restricted profiles belong in a JP2 file; one that cannot
+    // be read is dropped, and the samples are taken as what their number says.
+    auto profile = parse_restricted_icc(colr.icc_profile);
+    if (!profile.ok()) {
+      image.color_space = ColorSpace::kUnknown;
+      if (warnings)
+        warnings->push_back("colr" + at(colr.offset) + ": ICC profile ignored: " + profile.status().message());
+      return;
+    }
     image.icc_profile = colr.icc_profile;
-    const auto* s = colr.icc_profile.data() + 16;  // the profile's data colour space (ICC.1, 6.1.5)
-    const std::string space(s, s + 4);
-    image.color_space = space == "GRAY" ? ColorSpace::kGray : space == "RGB " ? ColorSpace::kRgb : ColorSpace::kUnknown;
+    image.color_space = profile->monochrome ? ColorSpace::kGray : ColorSpace::kRgb;
     return;
   }
   image.color_space = ColorSpace::kUnknown;
   if (warnings)
     warnings->push_back("colr" + at(colr.offset) + ": method " + std::to_string(colr.method) +
-                        (colr.method == 2 ? " with a profile too short to read" : " is not one of 15444-1") +
-                        "; colour space unknown");
+                        " is not one of 15444-1; colour space unknown");
 }
 
 }  // namespace
@@ -153,10 +159,15 @@ Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::strin
   int colour_channels = 0;
   for (const Component& c : image.components) colour_channels += c.role == ChannelRole::kColour;
   const int needed = image.color_space == ColorSpace::kGray ? 1 : image.color_space == ColorSpace::kUnknown ? 0 : 3;
-  if (colour_channels < needed)
-    return corrupt_at("colr", jp2.colour.front().offset,
-                      "the colour space needs " + std::to_string(needed) + " colour channels, the file has " +
-                          std::to_string(colour_channels));
+  if (colour_channels < needed) {
+    // The samples are still usable: call them what their number says.
+    if (warnings)
+      warnings->push_back("colr" + at(jp2.colour.front().offset) + ": the colour space needs " +
+                          std::to_string(needed) + " colour channels, the file has " + std::to_string(colour_channels) +
+                          "; taken as " + (colour_channels >= 3 ? "RGB" : "greyscale"));
+    image.color_space = colour_channels >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+    image.icc_profile.clear();
+  }
   return Status::Ok();
 }
 

@@ -26,7 +26,8 @@ namespace mallat::codec {
 //   restricted ICC profile is kept in Image::icc_profile.
 // Inconsistent boxes are errors naming the box and its byte offset; problems
 // that leave a usable image (an index past the palette, an unknown enumerated
-// space) are appended to `warnings`.
+// space, a colour space with more colour channels than the file has) are
+// appended to `warnings`.
 Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings);
 
 // codec::decode, then for a JP2 file apply_jp2_header and, where the colour

@@ -219,6 +219,10 @@ bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int prec
     png_set_sBIT(png, info, &sbit);
   }
   // An ICC profile of the samples' colour space goes into iCCP (PNG 11.3.3.3).
+  // libpng's checks of the profile warn rather than fail the image: a PCS
+  // illuminant a unit off D50 (as in the JP2 conformance file7) is written,
+  // a profile libpng cannot take is left out.
+  if (!icc.empty()) png_set_benign_errors(png, 1);
   if (!icc.empty()) png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc.data(), static_cast<png_uint_32>(icc.size()));
   png_write_info(png, info);
   if (interlace) png_set_interlace_handling(png);

@@ -120,17 +120,26 @@ TEST(Jp2Colour, ColourSpecifications) {
   ASSERT_TRUE(apply_jp2_header(romm, image, &warnings).ok());
   EXPECT_EQ(image.color_space, ColorSpace::kUnknown);
   EXPECT_EQ(warnings.size(), 1u);
+  // A profile that cannot be read is dropped with a warning (valid ones: Jp2Writer below).
   Jp2File icc = with_colour(0);
   icc.colour[0].method = 2;
+  icc.ihdr.num_components = 3;
   icc.colour[0].icc_profile.assign(128, 0);
   std::copy_n("GRAY", 4, icc.colour[0].icc_profile.begin() + 16);
-  ASSERT_TRUE(apply_jp2_header(icc, image, nullptr).ok());
-  EXPECT_EQ(image.color_space, ColorSpace::kGray);
-  EXPECT_EQ(image.icc_profile.size(), 128u);
-  // sRGB with one colour channel cannot be.
+  warnings.clear();
+  ASSERT_TRUE(apply_jp2_header(icc, image, &warnings).ok());
+  EXPECT_EQ(image.color_space, ColorSpace::kUnknown);
+  EXPECT_TRUE(image.icc_profile.empty());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("ICC profile ignored"), std::string::npos) << warnings[0];
+  // sRGB with one colour channel cannot be: greyscale, with a warning.
   Image grey;
   grey.components.push_back(plane(1, 1, {0}));
-  EXPECT_FALSE(apply_jp2_header(with_colour(16), grey, nullptr).ok());
+  warnings.clear();
+  ASSERT_TRUE(apply_jp2_header(with_colour(16), grey, &warnings).ok());
+  EXPECT_EQ(grey.color_space, ColorSpace::kGray);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("colr at byte 66"), std::string::npos) << warnings[0];
 }
 
 TEST(Sycc, OneSample) {
@@ -205,6 +214,8 @@ std::vector<uint8_t> make_profile(bool grey, const std::vector<std::array<double
   w.u32(sig("scnr"));
   w.u32(sig(grey ? "GRAY" : "RGB "));
   w.u32(sig("XYZ "));
+  while (w.size() < 36) w.u8(0);
+  w.u32(sig("acsp"));
   while (w.size() < 128) w.u8(0);
   w.u32(n);
   for (const auto& t : table) {

@@ -131,6 +131,9 @@ TEST(DecodeCli, IccProfileKeptOrApplied) {
   EXPECT_TRUE(read(dir / "s.png").icc_profile.empty());
   ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "k.ppm").string(), &out, dir), 0) << out;
   EXPECT_NE(out.find("ICC profile"), std::string::npos) << out;  // PPM cannot hold it: the user is told
+  // file7's profile has a PCS illuminant one unit off D50, which libpng only warns about.
+  ASSERT_EQ(testing::run_mallat("decode -i " + conformance("file7.jp2") + " -o " + (dir / "7.png").string(), &out, dir), 0) << out;
+  EXPECT_EQ(read(dir / "7.png").icc_profile.size(), 13332u);
   ASSERT_EQ(testing::run_mallat("info " + in, &out, dir), 0) << out;
   EXPECT_NE(out.find("restricted ICC profile, 546 bytes"), std::string::npos) << out;
   fs::remove_all(dir);
