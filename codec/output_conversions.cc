@@ -132,7 +132,7 @@ Status force_rgb(Image& image) {
     return unsupported("-force-rgb: cannot convert this colour space to RGB");
   }
   if (!image.icc_profile.empty())
-    return unsupported("-force-rgb: the greyscale ICC profile would not describe RGB samples; apply it first");
+    return unsupported("-force-rgb: the greyscale ICC profile would not describe RGB samples; convert to sRGB first (--icc-to-srgb)");
   Component grey_channel = image.components[0];
   image.components.insert(image.components.begin() + 1, 2, grey_channel);
   image.color_space = ColorSpace::kRgb;

@@ -31,6 +31,10 @@ Status prepare_output(Image& image, int reduce, const fs::path& out, const Decod
     MALLAT_RETURN_IF_ERROR(codec::upsample_components(image, reduce));
   if (options.force_rgb) MALLAT_RETURN_IF_ERROR(codec::force_rgb(image));
   const io::Format format = io::format_from_extension(out);
+  for (int c = 0; c < image.num_components() && notes; ++c)
+    if (image.components[c].role == ChannelRole::kPremultipliedOpacity)
+      notes->push_back("component " + std::to_string(c) +
+                       " is premultiplied opacity (cdef); it is written as the format's alpha, colour samples unchanged");
   if (!image.icc_profile.empty() && format != io::Format::kPng && format != io::Format::kTiff && notes)
     notes->push_back("the ICC profile (" + std::to_string(image.icc_profile.size()) +
                      " bytes) is not written: only PNG and TIFF hold one (--icc-to-srgb converts to sRGB)");

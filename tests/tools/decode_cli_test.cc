@@ -139,6 +139,18 @@ TEST(DecodeCli, IccProfileKeptOrApplied) {
   fs::remove_all(dir);
 }
 
+TEST(DecodeCli, InfoReportsJp2Boxes) {
+  MALLAT_REQUIRE_TESTDATA("conformance/file9.jp2");
+  const fs::path dir = testing::make_temp_dir("decode-info");
+  std::string out;
+  ASSERT_EQ(testing::run_mallat("info " + conformance("file9.jp2") + " " + conformance("file2.jp2"), &out, dir), 0) << out;
+  for (const char* line : {"JP2, 768x512, 1 component", "pclr: 256 entries, 3 columns",
+                           "cmap: channel 2 = palette column 2 indexed by component 0", "enumerated 18 (sYCC)",
+                           "cdef: channel 0 is colour, of colour 3"})
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
+  fs::remove_all(dir);
+}
+
 TEST(DecodeCli, UsageErrorsAndHelp) {
   MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
   const fs::path dir = testing::make_temp_dir("decode-usage");
