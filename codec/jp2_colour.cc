@@ -66,7 +66,7 @@ Status apply_channel_definitions(const Jp2File& jp2, Image& image, std::vector<s
   const size_t n = image.components.size();
   const size_t offset = jp2.channel_definition_offset;
   std::vector<bool> described(n, false);
-  std::vector<int> slot_of(n, -1);  // where each channel goes, -1: after the colour channels
+  std::vector<int> slot_of(n, -1);  // where each channel goes; -1: the next free position, in order
   std::vector<bool> slot_taken(n, false);
   for (const ChannelDefinition& d : jp2.channel_definitions) {
     if (d.channel >= n)

@@ -21,8 +21,11 @@ bool per_component(const Image& image, const fs::path& out, const DecodeOutputOp
 
 Status prepare_output(Image& image, int reduce, const fs::path& out, const DecodeOutputOptions& options,
                       std::vector<std::string>* notes) {
-  if (options.icc_to_srgb && !image.icc_profile.empty())
+  if (options.icc_to_srgb && !image.icc_profile.empty()) {
+    // The profile maps whole pixels: sub-sampled components join the grid first.
+    if (!codec::components_share_grid(image)) MALLAT_RETURN_IF_ERROR(codec::upsample_components(image, reduce));
     MALLAT_RETURN_IF_ERROR(codec::icc_to_srgb(image).with_context("--icc-to-srgb"));
+  }
   codec::force_precision(image, options.precision);
   // PNM, PNG, TIFF and BMP interleave samples: sub-sampled components are
   // always brought to the image grid for them, as opj_decompress does.
