@@ -156,16 +156,20 @@ Status parse_header_box(ByteReader& c, Jp2File& f) {
       }
       case box::kColour:
         MALLAT_RETURN_IF_ERROR(parse_colr(in, f.colour));
+        f.colour.back().offset = b.offset;
         break;
       case box::kPalette: {
         if (f.palette) return corrupt_at("pclr", b.offset, "second pclr");
         Palette p;
         MALLAT_RETURN_IF_ERROR(parse_pclr(in, p));
+        p.offset = b.offset;
         f.palette = std::move(p);
         break;
       }
       case box::kComponentMapping:
+        if (!f.component_mapping.empty()) return corrupt_at("cmap", b.offset, "second cmap");
         if (in.size() % 4 != 0) return corrupt_at("cmap", b.offset, "length is not a multiple of 4");
+        f.component_mapping_offset = b.offset;
         while (!in.at_end()) {
           ComponentMapping m;
           m.component = in.u16();
@@ -175,8 +179,11 @@ Status parse_header_box(ByteReader& c, Jp2File& f) {
         }
         break;
       case box::kChannelDefinition: {
+        if (!f.channel_definitions.empty()) return corrupt_at("cdef", b.offset, "second cdef");
         uint16_t n = in.u16();
         if (!in.ok() || in.remaining() < 6 * size_t{n}) return corrupt_at("cdef", b.offset, "box too short");
+        if (n == 0) return corrupt_at("cdef", b.offset, "no channel descriptions");
+        f.channel_definition_offset = b.offset;
         for (int i = 0; i < n; ++i) f.channel_definitions.push_back({in.u16(), in.u16(), in.u16()});
         break;
       }
@@ -198,8 +205,14 @@ Status parse_header_box(ByteReader& c, Jp2File& f) {
   if (f.palette) {
     if (f.component_mapping.empty()) return corrupt_at("jp2h", c.base_offset(), "pclr without cmap");
     for (const auto& m : f.component_mapping)
-      if (m.mapping_type > 1 || (m.mapping_type == 1 && m.palette_column >= f.palette->column_depth.size()))
-        return corrupt_at("cmap", c.base_offset(), "mapping to palette column " + std::to_string(m.palette_column));
+      if (m.mapping_type > 1)
+        return corrupt_at("cmap", f.component_mapping_offset, "mapping type " + std::to_string(m.mapping_type) + " (0 or 1)");
+      else if (m.mapping_type == 1 && m.palette_column >= f.palette->column_depth.size())
+        return corrupt_at("cmap", f.component_mapping_offset, "mapping to palette column " + std::to_string(m.palette_column) +
+                                                                  " of " + std::to_string(f.palette->column_depth.size()));
+  } else if (!f.component_mapping.empty()) {
+    f.warnings.push_back("cmap at byte " + std::to_string(f.component_mapping_offset) + " without pclr: ignored");
+    f.component_mapping.clear();
   }
   return Status::Ok();
 }
@@ -289,7 +302,7 @@ EnumeratedColourSpace default_colour_space(int num_components) {
 }
 
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
-                                       std::optional<EnumeratedColourSpace> colour) {
+                                       const Jp2Description& description) {
   const size_t nc = siz.components.size();
   if (nc < 1 || nc > 16384 || siz.xsiz <= siz.xosiz || siz.ysiz <= siz.yosiz)
     return invalid_argument("write_jp2: invalid image size");
@@ -328,12 +341,37 @@ Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<co
     w.u32(box::kBitsPerComponent);
     for (const auto& c : siz.components) w.u8(depth(c));
   }
-  w.u32(15);
-  w.u32(box::kColour);
-  w.u8(1);  // enumerated
-  w.u8(0);
-  w.u8(0);
-  w.u32(static_cast<uint32_t>(colour.value_or(default_colour_space(static_cast<int>(nc)))));
+  // I.5.3.3: colr, method 2 (restricted ICC) or 1 (enumerated).
+  const auto& icc = description.icc_profile;
+  if (!icc.empty()) {
+    if (icc.size() > UINT32_MAX - 11) return invalid_argument("write_jp2: ICC profile too large");
+    w.u32(static_cast<uint32_t>(11 + icc.size()));
+    w.u32(box::kColour);
+    w.u8(2);
+    w.u8(0);
+    w.u8(0);
+    w.bytes(icc);
+  } else {
+    w.u32(15);
+    w.u32(box::kColour);
+    w.u8(1);  // enumerated
+    w.u8(0);
+    w.u8(0);
+    w.u32(static_cast<uint32_t>(description.colour.value_or(default_colour_space(static_cast<int>(nc)))));
+  }
+  // I.5.3.6: cdef, one entry per channel given.
+  if (!description.channels.empty()) {
+    if (description.channels.size() > nc) return invalid_argument("write_jp2: more channel definitions than components");
+    w.u32(static_cast<uint32_t>(10 + 6 * description.channels.size()));
+    w.u32(box::kChannelDefinition);
+    w.u16(static_cast<uint16_t>(description.channels.size()));
+    for (const ChannelDefinition& d : description.channels) {
+      if (d.channel >= nc) return invalid_argument("write_jp2: channel definition for channel " + std::to_string(d.channel));
+      w.u16(d.channel);
+      w.u16(d.type);
+      w.u16(d.association);
+    }
+  }
   w.patch_u32(header_at, static_cast<uint32_t>(w.size() - header_at));
   // I.5.4 jp2c.
   uint64_t len = 8 + uint64_t{codestream.size()};

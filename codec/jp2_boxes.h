@@ -57,12 +57,14 @@ struct ColourSpecification {
   int approximation = 0;
   uint32_t enumerated = 0;
   std::vector<uint8_t> icc_profile;
+  size_t offset = 0;  // of the box, for messages
 };
 
 // I.5.3.4: pclr. entries[e][column].
 struct Palette {
   std::vector<uint8_t> column_depth;  // B_i: (bits - 1) | sign << 7
   std::vector<std::vector<int64_t>> entries;
+  size_t offset = 0;  // of the box, for messages
   int bits(int column) const { return (column_depth[column] & 0x7F) + 1; }
   bool is_signed(int column) const { return (column_depth[column] & 0x80) != 0; }
 };
@@ -97,6 +99,7 @@ struct Jp2File {
   std::optional<Palette> palette;
   std::vector<ComponentMapping> component_mapping;
   std::vector<ChannelDefinition> channel_definitions;
+  size_t component_mapping_offset = 0, channel_definition_offset = 0;  // of the boxes, for messages
   std::optional<ResolutionBox> capture_resolution, display_resolution;
   size_t codestream_offset = 0;  // the contents of the first jp2c box
   size_t codestream_length = 0;
@@ -113,10 +116,20 @@ Result<std::span<const uint8_t>> find_codestream(std::span<const uint8_t> bytes)
 // sRGB for 3 or more components, greyscale for 1 or 2.
 EnumeratedColourSpace default_colour_space(int num_components);
 
+// What a JP2 file says about its image beyond the codestream: the colour
+// specification (an enumerated space, or a restricted ICC profile, which
+// takes precedence when present) and channel definitions (empty: none
+// written, every channel is colour in component order).
+struct Jp2Description {
+  std::optional<EnumeratedColourSpace> colour;  // default: default_colour_space
+  std::vector<uint8_t> icc_profile;             // written as colr method 2
+  std::vector<ChannelDefinition> channels;      // written as cdef
+};
+
 // A minimal JP2 file (I.2): signature, ftyp ('jp2 ', compatible 'jp2 '),
-// jp2h with ihdr (bpcc where component depths differ) and an enumerated
-// colr, then jp2c holding `codestream`. `siz` is the codestream's SIZ.
+// jp2h with ihdr (bpcc where component depths differ), colr and, when
+// given, cdef; then jp2c holding `codestream`. `siz` is the codestream's SIZ.
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
-                                       std::optional<EnumeratedColourSpace> colour = std::nullopt);
+                                       const Jp2Description& description = {});
 
 }  // namespace mallat::codec

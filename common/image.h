@@ -12,6 +12,10 @@
 
 namespace mallat {
 
+// What a component is for (JP2 cdef, I.5.3.6): colour, or opacity (alpha),
+// plain or already multiplied into the colour channels.
+enum class ChannelRole : uint8_t { kColour, kOpacity, kPremultipliedOpacity, kUnspecified };
+
 struct Component {
   int64_t width = 0;     // samples per row
   int64_t height = 0;    // rows
@@ -19,6 +23,7 @@ struct Component {
   bool is_signed = false;
   int dx = 1, dy = 1;    // sub-sampling on the reference grid (XRsiz, YRsiz)
   std::vector<int32_t> samples;  // row-major, width * height
+  ChannelRole role = ChannelRole::kColour;
 
   PlaneView<int32_t> view() { return {samples.data(), width, height, width}; }
   PlaneView<const int32_t> view() const { return {samples.data(), width, height, width}; }
@@ -36,6 +41,9 @@ struct Image {
   std::vector<Component> components;
   ColorSpace color_space = ColorSpace::kUnknown;
   bool has_alpha = false;  // the last component is alpha (opacity)
+  // An ICC profile the samples are in (JP2 restricted ICC, PNG iCCP); empty
+  // when the colour space alone says what they mean.
+  std::vector<uint8_t> icc_profile;
 
   int64_t width() const { return components.empty() ? 0 : components[0].width; }
   int64_t height() const { return components.empty() ? 0 : components[0].height; }

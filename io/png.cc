@@ -139,6 +139,15 @@ Result<Image> decode_png(Bytes file) {
     return corrupt_data(std::string("bad PNG header: ") + io.error);
   const int channels = channels_of(h.color_type);
   if (channels == 0) return corrupt_data("unknown PNG colour type");
+  std::vector<uint8_t> icc;
+  {
+    png_charp name = nullptr;
+    int compression = 0;
+    png_bytep profile = nullptr;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(handle.png(), handle.info(), &name, &compression, &profile, &length) && profile)
+      icc.assign(profile, profile + length);
+  }
   // Deflate expands at most about 1032:1, so a file cannot hold more pixel
   // bytes than that; refuse before allocating for a header that claims more.
   const uint64_t raster = static_cast<uint64_t>(h.rowbytes) * h.height;
@@ -190,13 +199,14 @@ Result<Image> decode_png(Bytes file) {
     }
   }
   set_color_from_count(image);
+  image.icc_profile = std::move(icc);
   return image;
 }
 
 namespace {
 
 bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int precision,
-                   bool interlace, std::vector<png_bytep>& rows) {
+                   const std::vector<uint8_t>& icc, bool interlace, std::vector<png_bytep>& rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_IHDR(png, info, h.width, h.height, h.bit_depth, h.color_type,
                interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
@@ -208,6 +218,12 @@ bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int prec
     sbit.red = sbit.green = sbit.blue = sbit.gray = sbit.alpha = p;
     png_set_sBIT(png, info, &sbit);
   }
+  // An ICC profile of the samples' colour space goes into iCCP (PNG 11.3.3.3).
+  // libpng's checks of the profile warn rather than fail the image: a PCS
+  // illuminant a unit off D50 (as in the JP2 conformance file7) is written,
+  // a profile libpng cannot take is left out.
+  if (!icc.empty()) png_set_benign_errors(png, 1);
+  if (!icc.empty()) png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc.data(), static_cast<png_uint_32>(icc.size()));
   png_write_info(png, info);
   if (interlace) png_set_interlace_handling(png);
   png_write_image(png, rows.data());
@@ -252,7 +268,14 @@ Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
     return internal_error("libpng could not start");
   }
   png_set_write_fn(png, &io, write_callback, flush_callback);
-  const bool ok = run_png_write(png, info, h, precision, interlace, rows);
+  // iCCP only where the profile's data colour space (ICC header bytes 16..19)
+  // is that of the PNG: GRAY for grey (+ alpha), RGB for colour (+ alpha).
+  std::vector<uint8_t> icc;
+  if (image.icc_profile.size() >= 128) {
+    const std::string space(image.icc_profile.begin() + 16, image.icc_profile.begin() + 20);
+    if (space == (n <= 2 ? "GRAY" : "RGB ")) icc = image.icc_profile;
+  }
+  const bool ok = run_png_write(png, info, h, precision, icc, interlace, rows);
   png_destroy_write_struct(&png, &info);
   if (!ok) return internal_error(std::string("libpng failed to write: ") + io.error);
   return out;

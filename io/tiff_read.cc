@@ -229,6 +229,10 @@ Result<Image> decode_tiff(Bytes file) {
   image.has_alpha = extra_count > 0 && spp == colour_channels + 1 &&
                     (extra_types[0] == EXTRASAMPLE_ASSOCALPHA ||
                      extra_types[0] == EXTRASAMPLE_UNASSALPHA);
+  uint32_t icc_length = 0;
+  void* icc = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_length, &icc) && icc)
+    image.icc_profile.assign(static_cast<const uint8_t*>(icc), static_cast<const uint8_t*>(icc) + icc_length);
   return image;
 }
 

@@ -3,6 +3,8 @@
 // samples little-endian, other widths 1..15 packed MSB-first with each row
 // starting on a byte boundary (as libtiff reads them). 1 component is
 // min-is-black grey, 2 grey + alpha, 3 RGB, 4 RGB + alpha (unassociated).
+// An ICC profile on the image is written as the ICCProfile tag (34675).
+#include <algorithm>
 #include <utility>
 
 #include "io/bits.h"
@@ -11,7 +13,7 @@
 namespace mallat::io::detail {
 namespace {
 
-constexpr uint16_t kShort = 3, kLong = 4;
+constexpr uint16_t kShort = 3, kLong = 4, kUndefined = 7;
 
 struct Entry {
   uint16_t tag, type;
@@ -28,9 +30,13 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image) {
   const uint64_t row_bytes = packed_bytes(static_cast<uint64_t>(w) * n, bits);
   const uint64_t strip_bytes = row_bytes * static_cast<uint64_t>(h);
   // Pixels at offset 8; then BitsPerSample's array (when it does not fit
-  // inline), then the IFD on a word boundary. Classic TIFF offsets are 32-bit.
+  // inline), the ICC profile, then the IFD on a word boundary. Classic TIFF
+  // offsets are 32-bit.
+  const std::vector<uint8_t>& icc = image.icc_profile;
+  if (!icc.empty() && icc.size() < 128) return invalid_argument("an ICC profile shorter than its 128-byte header");
   const uint64_t bps_offset = 8 + strip_bytes + (strip_bytes & 1);
-  const uint64_t ifd_offset = bps_offset + (n > 2 ? 2 * n : 0);
+  const uint64_t icc_offset = bps_offset + (n > 2 ? 2 * n : 0);
+  const uint64_t ifd_offset = icc_offset + icc.size() + (icc.size() & 1);
   if (ifd_offset + 2 + 12 * 12 + 4 > 0xFFFFFFFFu)
     return invalid_argument("the image is too large for a classic TIFF file");
 
@@ -49,6 +55,8 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image) {
       {284, kShort, 1, 1},                          // contiguous
   };
   if (n == 2 || n == 4) entries.push_back({338, kShort, 1, 2});  // unassociated alpha
+  if (!icc.empty())  // a profile is at least its 128-byte header: never inline
+    entries.push_back({34675, kUndefined, static_cast<uint32_t>(icc.size()), static_cast<uint32_t>(icc_offset)});
 
   std::vector<uint8_t> out(ifd_offset + 2 + 12 * entries.size() + 4, 0);
   out[0] = 'I';
@@ -68,6 +76,7 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image) {
   }
   if (n > 2)
     for (int c = 0; c < n; ++c) store_le16(&out[bps_offset + 2 * c], static_cast<uint32_t>(bits));
+  std::copy(icc.begin(), icc.end(), out.begin() + static_cast<std::ptrdiff_t>(icc_offset));
   uint8_t* ifd = &out[ifd_offset];
   store_le16(ifd, static_cast<uint32_t>(entries.size()));
   for (size_t i = 0; i < entries.size(); ++i) {

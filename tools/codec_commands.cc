@@ -7,9 +7,11 @@
 #include <string>
 
 #include "codec/codec.h"
+#include "codec/jp2_colour.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"
+#include "tools/decode_output.h"
 
 namespace mallat::tools {
 namespace {
@@ -38,11 +40,22 @@ const char kEncodeUsage[] =
 const char kDecodeUsage[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
     "Decodes a JPEG 2000 codestream (.j2k, .j2c) or JP2 file to an image; OUT's extension\n"
-    "picks the format (PNG, TIFF, PNM, PGX, BMP).\n"
+    "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
+    "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
+    "RGB; a restricted ICC profile is written into PNG and TIFF output. Sub-sampled\n"
+    "components are upsampled for PNM, PNG, TIFF and BMP. PGX output of N > 1\n"
+    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n"
     "\n"
     "  -r N            reduce: discard the N highest resolution levels\n"
     "  -l N            decode only the first N quality layers\n"
     "  -t N            decode only tile N\n"
+    "  -p B[C|S],...   force the precision of components to B bits (0: keep), per\n"
+    "                  component, the last repeating; C clips (default), S scales\n"
+    "                  (down by a right shift, up by (2^B-1)/(2^b-1)), as opj_decompress\n"
+    "  -upsample       bring sub-sampled components to the image size (any format)\n"
+    "  -force-rgb      write greyscale as RGB (the grey channel three times)\n"
+    "  -split-pnm      PNM output: one PGM per component, OUT's stem + _<c>.pgm\n"
+    "  --icc-to-srgb   apply the file's restricted ICC profile: sRGB samples, no profile\n"
     "  -threads N      threads (default: all cores)\n"
     "  --dwt B         wavelet backend: auto (default), cpu, cuda\n";
 
@@ -206,12 +219,18 @@ int encode_main(const Args& args) {
 int decode_main(const Args& args) {
   std::string in, out;
   codec::DecodeOptions opt;
+  DecodeOutputOptions output;
   auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
       std::fputs(kDecodeUsage, stdout);
       return 0;
+    }
+    if (a == "-force-rgb" || a == "-upsample" || a == "-split-pnm" || a == "--icc-to-srgb") {
+      (a == "-force-rgb" ? output.force_rgb : a == "-upsample" ? output.upsample
+       : a == "-split-pnm" ? output.split_pnm : output.icc_to_srgb) = true;
+      continue;
     }
     if (i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
     const std::string v = args[++i];
@@ -229,6 +248,10 @@ int decode_main(const Args& args) {
     } else if (a == "-t") {
       if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
       opt.tile = static_cast<int>(x);
+    } else if (a == "-p") {
+      auto requests = codec::parse_precision_requests(v);
+      if (!requests.ok()) return usage_error(requests.status().message());
+      output.precision = std::move(*requests);
     } else if (a == "-threads" || a == "--dwt") {
       std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
       if (!error.empty()) return usage_error(error);
@@ -237,13 +260,19 @@ int decode_main(const Args& args) {
     }
   }
   if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
+  if (io::format_from_extension(out) == io::Format::kUnknown)
+    return usage_error("cannot tell the output format from '" + out + "'");
   auto data = io::read_file(in);
   if (!data.ok()) return fail("decode", data.status().message());
   codec::DecodeReport report;
-  auto image = codec::decode(*data, opt, &report);
+  auto image = codec::decode_jp2_image(*data, opt, &report);
   for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
   if (!image.ok()) return fail("decode", in + ": " + image.status().message());
-  Status s = io::write_image(*image, out);
+  std::vector<std::string> notes;
+  Status s = prepare_output(*image, opt.reduce, out, output, &notes);
+  if (!s.ok()) return fail("decode", in + ": " + s.message());
+  for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
+  s = write_outputs(*image, out, output);
   if (!s.ok()) return fail("decode", s.message());
   return 0;
 }

@@ -16,6 +16,11 @@ int compare_main(const Args& args);
 int convert_main(const Args& args);
 int bench_main(const Args& args);
 
+// `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
+// starts like one, and the report; returns the exit status.
+bool is_jpeg2000_file(const std::string& path);
+int jpeg2000_info(const std::string& path);
+
 // Prints "mallat <command>: <message>" to stderr and returns `status`.
 int fail(const std::string& command, const std::string& message, int status = 1);
 

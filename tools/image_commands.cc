@@ -36,11 +36,18 @@ const char* color_space_name(ColorSpace cs) {
 int info_main(const Args& args) {
   if (wants_help(args) || args.empty()) {
     std::puts("usage: mallat info FILE...\n"
-              "Prints each image's size, components, bit depth and signedness.");
+              "Prints each image's size, components, bit depth and signedness, and its ICC\n"
+              "profile's size. For a JPEG 2000 codestream or JP2 file: the SIZ components and\n"
+              "the JP2 header boxes (colour specification with the ICC profile's class and\n"
+              "colour space, palette, component mapping, channel definitions, resolution).");
     return args.empty() ? 2 : 0;
   }
   int status = 0;
   for (const auto& path : args) {
+    if (is_jpeg2000_file(path)) {
+      if (int s = jpeg2000_info(path); s != 0) status = s;
+      continue;
+    }
     auto image = io::read_image(path);
     if (!image.ok()) {
       status = fail("info", image.status().message());
@@ -56,6 +63,7 @@ int info_main(const Args& args) {
                   static_cast<long long>(comp.width), static_cast<long long>(comp.height),
                   comp.precision, comp.is_signed ? "signed" : "unsigned");
     }
+    if (!image->icc_profile.empty()) std::printf("  ICC profile: %zu bytes\n", image->icc_profile.size());
   }
   return status;
 }

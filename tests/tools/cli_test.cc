@@ -9,21 +9,15 @@
 
 #include "io/image_io.h"
 #include "tests/testdata.h"
+#include "tests/tools/cli_run.h"
 
 namespace mallat {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kMallat = std::string(MALLAT_BINARY_DIR) + "/tools/mallat";
-
-// Runs mallat with `args`; returns the exit status and the combined output.
 int run(const std::string& args, std::string* output, const fs::path& dir) {
-  const fs::path log = dir / "out.txt";
-  int rc = std::system((kMallat + " " + args + " >" + log.string() + " 2>&1").c_str());
-  std::ifstream in(log);
-  output->assign(std::istreambuf_iterator<char>(in), {});
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return testing::run_mallat(args, output, dir);
 }
 
 TEST(Cli, EncodeDecodeRoundTrip) {

@@ -1,0 +1,38 @@
+// What `mallat decode` does after decoding: opj_decompress's output options
+// (-p, -upsample, -force-rgb, -split-pnm), the restricted ICC profile, and
+// writing one file or one file per component, all of them or none.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codec/output_conversions.h"
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::tools {
+
+struct DecodeOutputOptions {
+  std::vector<codec::PrecisionRequest> precision;  // -p
+  bool upsample = false;    // -upsample
+  bool force_rgb = false;   // -force-rgb
+  bool split_pnm = false;   // -split-pnm
+  bool icc_to_srgb = false; // --icc-to-srgb
+};
+
+// Applies the options in opj_decompress's order (ICC, precision, upsampling,
+// RGB) to `image`, decoded at `reduce`; notes for the user go to `notes`.
+Status prepare_output(Image& image, int reduce, const std::filesystem::path& out,
+                      const DecodeOutputOptions& options, std::vector<std::string>* notes);
+
+// The files `image` is written to: `out`, or `<stem>_<c>.pgx` per component
+// for PGX with several components, or `<stem>_<c>.pgm` with -split-pnm.
+std::vector<std::filesystem::path> output_paths(const Image& image, const std::filesystem::path& out,
+                                                const DecodeOutputOptions& options);
+
+// Writes every file of output_paths to a temporary name first and renames
+// them only when all were written; on failure none is left.
+Status write_outputs(const Image& image, const std::filesystem::path& out, const DecodeOutputOptions& options);
+
+}  // namespace mallat::tools

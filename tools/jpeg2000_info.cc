@@ -1,0 +1,127 @@
+// `mallat info` for JPEG 2000 files: the codestream's SIZ and, for a JP2
+// file, what its header boxes say (I.5.3): colour specification (with the
+// ICC profile's class and colour space), palette, component mapping,
+// channel definitions and resolution.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "codec/codestream_reader.h"
+#include "codec/jp2_boxes.h"
+#include "io/file.h"
+#include "tools/commands.h"
+
+namespace mallat::tools {
+namespace {
+
+std::string four_cc(const std::vector<uint8_t>& p, size_t at) {
+  if (p.size() < at + 4) return "????";
+  std::string s(p.begin() + static_cast<std::ptrdiff_t>(at), p.begin() + static_cast<std::ptrdiff_t>(at + 4));
+  for (char& c : s)
+    if (c < 32 || c > 126) c = '?';
+  return s;
+}
+
+const char* enumerated_name(uint32_t e) {
+  switch (e) {
+    case 16: return "sRGB";
+    case 17: return "greyscale";
+    case 18: return "sYCC";
+    default: return "not a 15444-1 space";
+  }
+}
+
+const char* channel_type_name(uint16_t t) {
+  switch (t) {
+    case 0: return "colour";
+    case 1: return "opacity";
+    case 2: return "premultiplied opacity";
+    default: return "unspecified";
+  }
+}
+
+// I.5.3.7.1: grid points per metre = N / D * 10^E; also per inch.
+void print_resolution(const char* what, const codec::ResolutionBox& r) {
+  auto per_metre = [](uint16_t n, uint16_t d, int8_t e) { return d ? n / double(d) * std::pow(10.0, e) : 0.0; };
+  const double v = per_metre(r.vertical_num, r.vertical_den, r.vertical_exp);
+  const double h = per_metre(r.horizontal_num, r.horizontal_den, r.horizontal_exp);
+  std::printf("  %s resolution: %.6g x %.6g per metre (%.6g x %.6g dpi), horizontal x vertical\n", what, h, v,
+              h * 0.0254, v * 0.0254);
+}
+
+void print_jp2_header(const codec::Jp2File& f) {
+  for (size_t i = 0; i < f.colour.size(); ++i) {
+    const codec::ColourSpecification& c = f.colour[i];
+    std::printf("  colr at byte %zu%s: ", c.offset, i == 0 ? "" : " (ignored: only the first counts)");
+    if (c.method == 1) {
+      std::printf("enumerated %u (%s)\n", c.enumerated, enumerated_name(c.enumerated));
+    } else if (c.method == 2) {
+      std::printf("restricted ICC profile, %zu bytes, class '%s', data '%s', connection space '%s'\n",
+                  c.icc_profile.size(), four_cc(c.icc_profile, 12).c_str(), four_cc(c.icc_profile, 16).c_str(),
+                  four_cc(c.icc_profile, 20).c_str());
+    } else {
+      std::printf("method %d (not 15444-1)\n", c.method);
+    }
+  }
+  if (f.palette) {
+    std::printf("  pclr: %zu entries, %zu columns:", f.palette->entries.size(), f.palette->column_depth.size());
+    for (size_t c = 0; c < f.palette->column_depth.size(); ++c)
+      std::printf(" %d bits %s", f.palette->bits(static_cast<int>(c)), f.palette->is_signed(static_cast<int>(c)) ? "signed" : "unsigned");
+    std::printf("\n");
+  }
+  for (size_t i = 0; i < f.component_mapping.size(); ++i) {
+    const codec::ComponentMapping& m = f.component_mapping[i];
+    if (m.mapping_type == 1)
+      std::printf("  cmap: channel %zu = palette column %d indexed by component %d\n", i, m.palette_column, m.component);
+    else
+      std::printf("  cmap: channel %zu = component %d\n", i, m.component);
+  }
+  for (const codec::ChannelDefinition& d : f.channel_definitions) {
+    std::printf("  cdef: channel %d is %s", d.channel, channel_type_name(d.type));
+    if (d.association == 0) std::printf(", of the whole image\n");
+    else if (d.association == 65535) std::printf(", of no colour\n");
+    else std::printf(", of colour %d\n", d.association);
+  }
+  if (f.capture_resolution) print_resolution("capture", *f.capture_resolution);
+  if (f.display_resolution) print_resolution("display", *f.display_resolution);
+}
+
+}  // namespace
+
+bool is_jpeg2000_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  uint8_t head[12] = {};
+  in.read(reinterpret_cast<char*>(head), sizeof head);
+  return codec::detect_container({head, static_cast<size_t>(in.gcount())}) != codec::Container::kUnknown;
+}
+
+int jpeg2000_info(const std::string& path) {
+  auto data = io::read_file(path);
+  if (!data.ok()) return fail("info", data.status().message());
+  codec::Jp2File jp2;
+  std::span<const uint8_t> stream(*data);
+  const bool is_jp2 = codec::detect_container(*data) == codec::Container::kJp2;
+  if (is_jp2) {
+    auto parsed = codec::parse_jp2(*data);
+    if (!parsed.ok()) return fail("info", path + ": " + parsed.status().message());
+    jp2 = std::move(*parsed);
+    stream = stream.subspan(jp2.codestream_offset, jp2.codestream_length);
+  }
+  auto cs = codec::parse_codestream(stream);
+  if (!cs.ok()) return fail("info", path + ": " + cs.status().message());
+  const codec::ImageAndTileSize& siz = cs->main.siz;
+  std::printf("%s: %s, %lldx%lld, %zu component%s, %zu tile%s\n", path.c_str(), is_jp2 ? "JP2" : "JPEG 2000 codestream",
+              static_cast<long long>(siz.xsiz - siz.xosiz), static_cast<long long>(siz.ysiz - siz.yosiz),
+              siz.components.size(), siz.components.size() == 1 ? "" : "s", cs->tiles.size(),
+              cs->tiles.size() == 1 ? "" : "s");
+  for (size_t c = 0; c < siz.components.size(); ++c) {
+    const codec::ComponentSize& k = siz.components[c];
+    std::printf("  component %zu: %d bits %s, sub-sampling %dx%d\n", c, k.precision, k.is_signed ? "signed" : "unsigned",
+                k.dx, k.dy);
+  }
+  if (is_jp2) print_jp2_header(jp2);
+  return 0;
+}
+
+}  // namespace mallat::tools
