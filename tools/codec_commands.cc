@@ -1,6 +1,7 @@
 // encode and decode, with opj_compress / opj_decompress option names where
 // the meaning is the same.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -57,13 +58,29 @@ const char kDecodeUsage[] =
     "  -split-pnm      PNM output: one PGM per component, OUT's stem + _<c>.pgm\n"
     "  --icc-to-srgb   apply the file's restricted ICC profile: sRGB samples, no profile\n"
     "  -threads N      threads (default: all cores)\n"
-    "  --dwt B         wavelet backend: auto (default), cpu, cuda\n";
+    "  --dwt B         wavelet backend: auto (default), cpu, cuda\n"
+    "  --max-memory S  refuse a stream whose headers need more memory than S bytes (K, M or G\n"
+    "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
 
 bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return false;
   *out = v;
+  return true;
+}
+
+// A byte count with an optional K, M or G (powers of 1024) suffix; above 0.
+bool parse_byte_size(std::string s, uint64_t* out) {
+  int shift = 0;
+  if (!s.empty()) {
+    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
+    shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+    if (shift) s.pop_back();
+  }
+  int64_t v = 0;
+  if (!parse_int(s, 1, (int64_t{1} << 62) >> shift, &v)) return false;
+  *out = static_cast<uint64_t>(v) << shift;
   return true;
 }
 
@@ -248,6 +265,9 @@ int decode_main(const Args& args) {
     } else if (a == "-t") {
       if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
       opt.tile = static_cast<int>(x);
+    } else if (a == "--max-memory") {
+      if (!parse_byte_size(v, &opt.max_memory))
+        return usage_error("--max-memory must be a size in bytes such as 512M or 4G, got '" + v + "'");
     } else if (a == "-p") {
       auto requests = codec::parse_precision_requests(v);
       if (!requests.ok()) return usage_error(requests.status().message());

@@ -1,6 +1,7 @@
 // mallat: the command line. One binary, one subcommand per job.
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "tools/commands.h"
@@ -25,7 +26,7 @@ const char kUsage[] =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
@@ -45,4 +46,15 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "mallat: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;
+}
+
+int main(int argc, char** argv) {
+  // The decoder refuses streams whose headers need more than --max-memory
+  // before allocating; this is the last line for what slips past that.
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "mallat %s: out of memory\n", argc > 1 ? argv[1] : "");
+    return 1;
+  }
 }

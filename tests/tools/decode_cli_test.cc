@@ -167,5 +167,23 @@ TEST(DecodeCli, UsageErrorsAndHelp) {
   fs::remove_all(dir);
 }
 
+TEST(DecodeCli, MaxMemory) {
+  MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
+  const fs::path dir = testing::make_temp_dir("decode-max-memory");
+  const std::string in = conformance("file1.jp2");
+  const std::string target = (dir / "x.ppm").string();
+  std::string out;
+  // Too little for the image: refused with a message that names the option,
+  // and no output.
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + target + " --max-memory 64K", &out, dir), 1);
+  EXPECT_NE(out.find("--max-memory"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + target + " --max-memory 512M", &out, dir), 0) << out;
+  EXPECT_TRUE(fs::exists(target));
+  for (const char* bad : {"0", "12X", "-5M", "M"})
+    EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + target + " --max-memory " + bad, &out, dir), 2) << bad;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mallat
