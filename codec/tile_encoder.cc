@@ -1,0 +1,238 @@
+#include "codec/tile_encoder.h"
+
+#include <algorithm>
+
+#include "codec/component_transform.h"
+#include "codec/packet_header.h"
+#include "codec/progression.h"
+#include "quant/quantize.h"
+#include "quant/step_size.h"
+
+namespace mallat::codec {
+
+Status TileEncoder::code(int index) {
+  const MainHeader& main = *setup_.main;
+  irreversible_ = !main.cod.component.reversible;
+  std::vector<ComponentCoding> coding(main.siz.components.size(), main.cod.component);
+  MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
+  MALLAT_RETURN_IF_ERROR(transform());
+
+  std::vector<BlockRef> refs;
+  const auto& comps = layout_.components;
+  precinct_first_.assign(comps.size(), {});
+  size_t slot = 0;
+  for (size_t c = 0; c < comps.size(); ++c) {
+    precinct_first_[c].resize(comps[c].resolutions.size());
+    for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
+      const Resolution& res = comps[c].resolutions[r];
+      for (size_t p = 0; p < res.precincts.size(); ++p) {
+        precinct_first_[c][r].push_back(slot);
+        for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
+          for (size_t k = 0; k < res.precincts[p].bands[b].blocks.size(); ++k) {
+            refs.push_back({static_cast<int>(c), static_cast<int>(r), static_cast<int>(p),
+                            static_cast<int>(b), static_cast<int>(k), slot++});
+          }
+        }
+      }
+    }
+  }
+  blocks_.assign(slot, {});
+  std::vector<Status> errors(refs.size());
+  pool_.parallel_for(static_cast<int64_t>(refs.size()), [&](int64_t i) { errors[i] = code_one(refs[i]); });
+  planes53_.clear();
+  planes97_.clear();
+  for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
+  return Status::Ok();
+}
+
+Status TileEncoder::transform() {
+  const MainHeader& main = *setup_.main;
+  const Image& image = *setup_.image;
+  const size_t n = layout_.components.size();
+  planes53_.assign(n, {});
+  planes97_.assign(irreversible_ ? n : 0, {});
+  for (size_t c = 0; c < n; ++c) {
+    const TileComponent& tc = layout_.components[c];
+    const Component& src = image.components[c];
+    const int64_t sx = tc.rect.x0 - main.siz.xosiz, sy = tc.rect.y0 - main.siz.yosiz;
+    const int64_t w = tc.rect.width(), h = tc.rect.height();
+    planes53_[c].assign(static_cast<size_t>(w * h), 0);
+    for (int64_t y = 0; y < h; ++y) {
+      std::copy_n(src.samples.data() + (sy + y) * src.width + sx, w, planes53_[c].data() + y * w);
+    }
+    dc_level_shift_forward(planes53_[c], src.precision, src.is_signed);
+    if (irreversible_) {
+      planes97_[c].assign(planes53_[c].begin(), planes53_[c].end());
+      planes53_[c] = {};
+    }
+  }
+  if (main.cod.multiple_component_transform) {
+    if (irreversible_) {
+      ict_forward(planes97_[0], planes97_[1], planes97_[2]);  // G.3
+    } else {
+      rct_forward(planes53_[0], planes53_[1], planes53_[2]);  // G.2
+    }
+  }
+  std::vector<dwt::PlaneJob> jobs;
+  for (size_t c = 0; c < n; ++c) {
+    const TileComponent& tc = layout_.components[c];
+    if (tc.rect.empty()) continue;
+    dwt::PlaneJob job;
+    job.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+    job.direction = dwt::Direction::kForward;
+    job.levels = tc.levels;
+    job.x0 = tc.rect.x0;
+    job.y0 = tc.rect.y0;
+    const int64_t w = tc.rect.width(), h = tc.rect.height();
+    if (irreversible_) {
+      job.samples97 = PlaneView<float>{planes97_[c].data(), w, h, w};
+    } else {
+      job.samples53 = PlaneView<int32_t>{planes53_[c].data(), w, h, w};
+    }
+    jobs.push_back(job);
+  }
+  return dwt_.run(jobs);
+}
+
+Status TileEncoder::code_one(const BlockRef& ref) {
+  const MainHeader& main = *setup_.main;
+  const TileComponent& tc = layout_.components[ref.c];
+  const PrecinctBand& pb = tc.resolutions[ref.r].precincts[ref.p].bands[ref.b];
+  const CodeBlock& cb = pb.blocks[ref.k];
+  const Quantization& q = main.qcc.count(ref.c) ? main.qcc.at(ref.c) : main.qcd;
+  const int band = quant::subband_step_index(ref.r, static_cast<int>(pb.band));
+  const int exponent = q.steps[q.style == QuantizationStyle::kScalarDerived
+                                   ? 0 : static_cast<size_t>(band)].exponent;
+  // E-5: a derived step's exponent follows the subband's level.
+  const int eb = q.style == QuantizationStyle::kScalarDerived
+                     ? exponent - tc.levels + quant::subband_level(band, tc.levels)
+                     : exponent;
+  const int mb = quant::magnitude_bitplanes(q.guard_bits, eb);
+  const int64_t stride = tc.rect.width();
+  const int64_t w = cb.rect.width(), h = cb.rect.height();
+  CodedBlock& out = blocks_[ref.slot];
+  const double delta = setup_.step[ref.c][band];
+  out.weight = delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c];
+  double residual = 0;
+  PlaneView<const int32_t> view;
+  std::vector<int32_t> quantized;
+  if (irreversible_) {
+    quantized.resize(static_cast<size_t>(w * h));
+    PlaneView<const float> in{planes97_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+    const quant::QuantizationError e =
+        quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w});
+    residual = e.residual;
+    out.clipped = e.clipped;
+    view = PlaneView<const int32_t>{quantized.data(), w, h, w};
+  } else {
+    view = PlaneView<const int32_t>{planes53_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+  }
+  auto coded = entropy::encode_code_block(view, static_cast<entropy::BandOrientation>(pb.band), mb,
+                                          entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()));
+  if (!coded.ok()) return coded.status();
+  out.coded = std::move(coded).value();
+  // With no pass sent every coefficient decodes to zero: the error is the
+  // sum of the squared magnitudes (all the passes remove) plus the part
+  // quantisation itself leaves.
+  double all = residual;
+  for (const entropy::CodingPass& pass : out.coded.passes) all += pass.distortion_decrease;
+  out.initial_distortion = all * out.weight;
+  return Status::Ok();
+}
+
+namespace {
+
+// Byte lengths of the codeword-segment pieces that carry passes
+// (before, before + new] of a block (B.10.7.2): each piece ends where a
+// segment ends or where the layer ends.
+std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
+                                    int before, int new_passes) {
+  std::vector<uint32_t> lengths;
+  auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
+  int at = before;
+  for (int piece : codeword_segment_pieces(style, before, new_passes)) {
+    lengths.push_back(end_of(at + piece) - end_of(at));
+    at += piece;
+  }
+  return lengths;
+}
+
+}  // namespace
+
+Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block,
+                                      std::vector<uint8_t>* body,
+                                      std::vector<uint32_t>* packet_lengths) const {
+  const MainHeader& main = *setup_.main;
+  const CodeBlockStyle style = main.cod.component.style;
+  const int num_layers = static_cast<int>(layers.size());
+  // One packet coder per precinct, told up front in which layer each block
+  // first appears (its inclusion tag tree needs them all, B.10.4).
+  std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders(layout_.components.size());
+  for (size_t c = 0; c < layout_.components.size(); ++c) {
+    const TileComponent& tc = layout_.components[c];
+    coders[c].resize(tc.resolutions.size());
+    for (size_t r = 0; r < tc.resolutions.size(); ++r) {
+      for (size_t p = 0; p < tc.resolutions[r].precincts.size(); ++p) {
+        const std::vector<CodeBlockGrid> grids = code_block_grids(tc.resolutions[r].precincts[p]);
+        MALLAT_ASSIGN_OR_RETURN(PrecinctPacketCoder coder, PrecinctPacketCoder::create(grids, style));
+        const size_t first = precinct_first_[c][r][p];
+        for (int k = 0; k < coder.code_blocks(); ++k) {
+          const size_t slot = first + static_cast<size_t>(k);
+          int first_layer = TagTree::kUnknown;
+          for (int l = 0; l < num_layers; ++l) {
+            if (layers[l][first_block + slot] > 0) {
+              first_layer = l;
+              break;
+            }
+          }
+          MALLAT_RETURN_IF_ERROR(coder.set_code_block(k, first_layer, blocks_[slot].coded.zero_bitplanes));
+        }
+        coders[c][r].push_back(std::move(coder));
+      }
+    }
+  }
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
+                          packet_order(layout_, num_layers, main.cod.order, main.poc));
+  std::vector<CodeBlockContribution> contributions;
+  std::vector<uint8_t> header;
+  uint64_t total = 0;
+  uint32_t packet_index = 0;
+  for (const PacketId& id : sequence) {
+    PrecinctPacketCoder& coder = coders[id.component][id.resolution][id.precinct];
+    const size_t first = precinct_first_[id.component][id.resolution][id.precinct];
+    const int n = coder.code_blocks();
+    contributions.assign(n, {});
+    uint64_t bytes = 0;
+    for (int k = 0; k < n; ++k) {
+      const size_t index = first_block + first + k;
+      const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
+      const int now = layers[id.layer][index];
+      if (now <= before) continue;
+      contributions[k].new_passes = now - before;
+      contributions[k].lengths = piece_lengths(blocks_[first + k].coded, style, before, now - before);
+      bytes += contributions[k].body_bytes();
+    }
+    header.clear();
+    if (main.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), header);
+    MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, main.cod.eph, header));
+    bytes += header.size();
+    if (body) {
+      body->insert(body->end(), header.begin(), header.end());
+      for (int k = 0; k < n; ++k) {
+        if (contributions[k].new_passes == 0) continue;
+        const size_t index = first_block + first + k;
+        const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
+        const auto& data = blocks_[first + k].coded.data;
+        const uint32_t from = before == 0 ? 0 : blocks_[first + k].coded.passes[before - 1].cumulative_length;
+        const uint32_t to = blocks_[first + k].coded.passes[layers[id.layer][index] - 1].cumulative_length;
+        body->insert(body->end(), data.begin() + from, data.begin() + to);
+      }
+    }
+    if (packet_lengths) packet_lengths->push_back(static_cast<uint32_t>(bytes));
+    total += bytes;
+    ++packet_index;
+  }
+  return total;
+}
+
+}  // namespace mallat::codec
