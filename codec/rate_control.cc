@@ -78,6 +78,43 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
   return passes;
 }
 
+// After the longest prefix that fits, the bytes left may still hold later
+// points of other blocks (the next point in slope order was too big, smaller
+// ones after it are not): take them greedily in slope order, each block's
+// points in hull order, keeping a byte of slack per point for the header
+// bits it adds; then check the real size and drop the last additions until
+// the file fits.
+template <class SizeWith>
+Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
+                              size_t from, std::vector<int> passes, double budget, double target,
+                              const SizeWith& size_with) {
+  if (budget <= 0) return passes;
+  std::vector<char> blocked(hulls.size(), 0);
+  std::vector<const HullPoint*> extra;
+  for (size_t i = from; i < points.size() && budget >= 2; ++i) {
+    const HullPoint& p = points[i];
+    if (blocked[p.block]) continue;
+    const CodeBlockHull& h = hulls[p.block];
+    if (h.passes[p.index] <= passes[p.block]) continue;   // held already
+    const double bytes = h.bytes[p.index] - (p.index > 0 ? h.bytes[p.index - 1] : 0.0) + 1.0;
+    if (bytes > budget) {
+      blocked[p.block] = 1;
+      continue;
+    }
+    budget -= bytes;
+    extra.push_back(&p);
+  }
+  size_t keep = extra.size();
+  while (keep > 0) {
+    std::vector<int> trial = passes;
+    for (size_t i = 0; i < keep; ++i) trial[extra[i]->block] = hulls[extra[i]->block].passes[extra[i]->index];
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(trial));
+    if (static_cast<double>(size) <= target) return trial;
+    keep /= 2;
+  }
+  return passes;
+}
+
 }  // namespace
 
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
@@ -92,52 +129,64 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
     removed[i + 1] = removed[i] + h.gain[k] - (k > 0 ? h.gain[k - 1] : 0.0);
   }
   LayerPasses layers;
-  size_t taken = 0;   // points in the layers so far
+  size_t taken = 0;          // prefix of `points` in the layers so far
+  std::vector<int> floor_passes(hulls.size(), 0);   // what the previous layer holds
+  auto with_floor = [&](size_t k) {
+    std::vector<int> passes = passes_for(hulls, points, k);
+    for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(passes[b], floor_passes[b]);
+    return passes;
+  };
+  auto size_with = [&](std::vector<int> passes) -> Result<uint64_t> {
+    layers.push_back(std::move(passes));
+    Result<uint64_t> size = size_of(layers);
+    layers.pop_back();
+    return size;
+  };
   for (const LayerTarget& target : targets) {
-    size_t count = taken;
+    std::vector<int> chosen;
     switch (target.kind) {
       case LayerTarget::Kind::kEverything:
-        count = points.size();
+        taken = points.size();
+        chosen = with_floor(taken);
         break;
       case LayerTarget::Kind::kDistortion: {
         // The fewest points whose remaining distortion is within the target.
-        count = points.size();
+        size_t count = points.size();
         for (size_t k = taken; k <= points.size(); ++k) {
           if (initial_distortion - removed[k] <= target.value) {
             count = k;
             break;
           }
         }
+        taken = std::max(taken, count);
+        chosen = with_floor(taken);
         break;
       }
       case LayerTarget::Kind::kBytes: {
-        // The most points whose file fits; the size grows with the points
-        // taken (each adds body bytes; header bits grow with them).
+        // The longest prefix of points whose file fits (the size grows with
+        // the points taken: each adds body bytes, header bits grow with them).
         size_t lo = taken, hi = points.size();
-        auto fits = [&](size_t k) -> Result<bool> {
-          layers.push_back(passes_for(hulls, points, k));
-          Result<uint64_t> size = size_of(layers);
-          layers.pop_back();
-          if (!size.ok()) return size.status();
-          return static_cast<double>(*size) <= target.value;
-        };
-        MALLAT_ASSIGN_OR_RETURN(const bool all_fit, fits(hi));
-        if (all_fit) {
-          count = hi;
+        MALLAT_ASSIGN_OR_RETURN(const uint64_t all_size, size_with(with_floor(hi)));
+        if (static_cast<double>(all_size) <= target.value) {
+          taken = hi;
+          chosen = with_floor(hi);
           break;
         }
-        // Invariant: lo fits (or is the previous layer's count), hi does not.
         while (hi - lo > 1) {
           const size_t mid = lo + (hi - lo) / 2;
-          MALLAT_ASSIGN_OR_RETURN(const bool ok, fits(mid));
-          (ok ? lo : hi) = mid;
+          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with_floor(mid)));
+          (static_cast<double>(size) <= target.value ? lo : hi) = mid;
         }
-        count = lo;
+        taken = lo;
+        chosen = with_floor(lo);
+        MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(chosen));
+        MALLAT_ASSIGN_OR_RETURN(chosen, fill(hulls, points, taken, std::move(chosen),
+                                             target.value - static_cast<double>(size), target.value, size_with));
         break;
       }
     }
-    taken = std::max(taken, count);
-    layers.push_back(passes_for(hulls, points, taken));
+    floor_passes = chosen;
+    layers.push_back(std::move(chosen));
   }
   return layers;
 }

@@ -94,6 +94,37 @@ Status TileEncoder::transform() {
   return dwt_.run(jobs);
 }
 
+namespace {
+
+// Replaces Tier-1's distortion decreases (measured against the integer
+// magnitudes) by the decreases against the unquantised coefficients: a
+// refinement pass gets its plane's refinement decrease, exactly; the
+// significance and cleanup passes share the plane's significance decrease
+// as Tier-1's estimates share it. The first pass is the cleanup of the top
+// plane; then each plane has significance, refinement and cleanup passes
+// (D.3). Returns the error with no pass sent.
+double measured_distortions(const quant::BitplaneDistortion& d, std::vector<entropy::CodingPass>& passes) {
+  const int planes = static_cast<int>(d.significance.size());
+  if (passes.empty()) return d.total;
+  for (int p = planes - 1; p >= 0; --p) {
+    const int cleanup = 3 * (planes - 1 - p);
+    if (p == planes - 1) {
+      passes[cleanup].distortion_decrease = d.significance[p];
+      continue;
+    }
+    entropy::CodingPass& spp = passes[cleanup - 2];
+    const double spp_share = spp.distortion_decrease + passes[cleanup].distortion_decrease > 0
+                                 ? spp.distortion_decrease / (spp.distortion_decrease + passes[cleanup].distortion_decrease)
+                                 : 0.0;
+    spp.distortion_decrease = d.significance[p] * spp_share;
+    passes[cleanup - 1].distortion_decrease = d.refinement[p];
+    passes[cleanup].distortion_decrease = d.significance[p] * (1.0 - spp_share);
+  }
+  return d.total;
+}
+
+}  // namespace
+
 Status TileEncoder::code_one(const BlockRef& ref) {
   const MainHeader& main = *setup_.main;
   const TileComponent& tc = layout_.components[ref.c];
@@ -113,7 +144,6 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   CodedBlock& out = blocks_[ref.slot];
   const double delta = setup_.step[ref.c][band];
   out.weight = delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c];
-  double residual = 0;
   PlaneView<const int32_t> view;
   std::vector<int32_t> quantized;
   if (irreversible_) {
@@ -121,7 +151,6 @@ Status TileEncoder::code_one(const BlockRef& ref) {
     PlaneView<const float> in{planes97_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
     const quant::QuantizationError e =
         quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w});
-    residual = e.residual;
     out.clipped = e.clipped;
     view = PlaneView<const int32_t>{quantized.data(), w, h, w};
   } else {
@@ -131,10 +160,16 @@ Status TileEncoder::code_one(const BlockRef& ref) {
                                           entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()));
   if (!coded.ok()) return coded.status();
   out.coded = std::move(coded).value();
-  // With no pass sent every coefficient decodes to zero: the error is the
-  // sum of the squared magnitudes (all the passes remove) plus the part
-  // quantisation itself leaves.
-  double all = residual;
+  if (irreversible_) {
+    PlaneView<const float> in{planes97_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+    const int planes = out.coded.num_passes > 0 ? mb - out.coded.zero_bitplanes : 0;
+    out.initial_distortion = measured_distortions(quant::bitplane_distortions(in, delta, view, planes),
+                                                  out.coded.passes) * out.weight;
+    return Status::Ok();
+  }
+  // Reversible: the coefficients are the integers Tier-1 measured against;
+  // with no pass sent the error is the sum of what all the passes remove.
+  double all = 0;
   for (const entropy::CodingPass& pass : out.coded.passes) all += pass.distortion_decrease;
   out.initial_distortion = all * out.weight;
   return Status::Ok();

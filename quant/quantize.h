@@ -4,17 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "common/plane_view.h"
 
 namespace mallat::quant {
 
-// What quantising a region left behind, for the rate allocator.
+// What quantising a region had to give up.
 struct QuantizationError {
-  // Sum over the region of (|y|/Delta - r)^2, with r the reconstruction a
-  // decoder makes from all bit-planes: 0 for q = 0, |q| + 1/2 otherwise
-  // (E.1.1.2 with r = 1/2), in units of Delta^2.
-  double residual = 0.0;
   // Samples whose |q| reached 2^max_bitplanes and was clipped to fit.
   int64_t clipped = 0;
 };
@@ -23,5 +20,21 @@ struct QuantizationError {
 // magnitudes stay below 2^max_bitplanes (M_b of E-2).
 QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
                                      PlaneView<int32_t> out);
+
+// How much each bit-plane lowers the squared error of a region, in units of
+// Delta^2, measured against the unquantised values (what the image sees;
+// Tier-1's own estimate is against |q|). A decoder that knows bit-planes p
+// and above of a magnitude m reconstructs 0 while m >> p is 0, else the middle
+// of the interval, (m >> p << p) + 2^p / 2 (E.1.1.2 with r = 1/2; at p = 0,
+// m + 1/2). Per plane p = 0..planes-1: `significance[p]` from coefficients
+// whose top bit is p (D.3.1/D.3.4 make them significant), `refinement[p]`
+// from those already significant (D.3.3). `total`: the error with nothing
+// known, the sum of (|y|/Delta)^2.
+struct BitplaneDistortion {
+  double total = 0;
+  std::vector<double> significance, refinement;
+};
+BitplaneDistortion bitplane_distortions(PlaneView<const float> in, double delta,
+                                        PlaneView<const int32_t> quantized, int planes);
 
 }  // namespace mallat::quant
