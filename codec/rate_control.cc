@@ -82,8 +82,8 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
 // points of other blocks (the next point in slope order was too big, smaller
 // ones after it are not): take them greedily in slope order, each block's
 // points in hull order, keeping a byte of slack per point for the header
-// bits it adds; then check the real size and drop the last additions until
-// the file fits.
+// bits it adds; then keep the most of them (in that order) whose real file
+// size fits.
 template <class SizeWith>
 Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
                               size_t from, std::vector<int> passes, double budget, double target,
@@ -104,14 +104,19 @@ Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<co
     budget -= bytes;
     extra.push_back(&p);
   }
-  size_t keep = extra.size();
-  while (keep > 0) {
+  // The most additions (in the order taken) whose file fits.
+  auto with = [&](size_t keep) {
     std::vector<int> trial = passes;
     for (size_t i = 0; i < keep; ++i) trial[extra[i]->block] = hulls[extra[i]->block].passes[extra[i]->index];
-    MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(trial));
-    if (static_cast<double>(size) <= target) return trial;
-    keep /= 2;
+    return trial;
+  };
+  size_t lo = 0, hi = extra.size() + 1;   // lo fits, hi does not
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with(mid)));
+    (static_cast<double>(size) <= target ? lo : hi) = mid;
   }
+  if (lo > 0) return with(lo);
   return passes;
 }
 
