@@ -49,26 +49,36 @@ Status TileEncoder::transform() {
   const MainHeader& main = *setup_.main;
   const Image& image = *setup_.image;
   const size_t n = layout_.components.size();
-  planes53_.assign(n, {});
-  planes97_.assign(irreversible_ ? n : 0, {});
+  planes53_.assign(irreversible_ ? 0 : n, {});
+  planes97_.clear();
+  planes97_.resize(irreversible_ ? n : 0);
   for (size_t c = 0; c < n; ++c) {
     const TileComponent& tc = layout_.components[c];
     const Component& src = image.components[c];
     const int64_t sx = tc.rect.x0 - main.siz.xosiz, sy = tc.rect.y0 - main.siz.yosiz;
     const int64_t w = tc.rect.width(), h = tc.rect.height();
-    planes53_[c].assign(static_cast<size_t>(w * h), 0);
+    if (irreversible_) {
+      // G.1.2 DC shift straight into the float plane (no integer copy: the
+      // pages of a large tile cost as much to fault in as to fill).
+      const int32_t shift = src.is_signed ? 0 : int32_t{1} << (src.precision - 1);
+      planes97_[c] = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(w * h));
+      float* dst = planes97_[c].get();
+      for (int64_t y = 0; y < h; ++y) {
+        const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
+        for (int64_t x = 0; x < w; ++x) dst[y * w + x] = static_cast<float>(row[x] - shift);
+      }
+      continue;
+    }
+    planes53_[c].resize(static_cast<size_t>(w * h));
     for (int64_t y = 0; y < h; ++y) {
       std::copy_n(src.samples.data() + (sy + y) * src.width + sx, w, planes53_[c].data() + y * w);
     }
     dc_level_shift_forward(planes53_[c], src.precision, src.is_signed);
-    if (irreversible_) {
-      planes97_[c].assign(planes53_[c].begin(), planes53_[c].end());
-      planes53_[c] = {};
-    }
   }
   if (main.cod.multiple_component_transform) {
     if (irreversible_) {
-      ict_forward(planes97_[0], planes97_[1], planes97_[2]);  // G.3
+      const size_t count = static_cast<size_t>(layout_.components[0].rect.width() * layout_.components[0].rect.height());
+      ict_forward({planes97_[0].get(), count}, {planes97_[1].get(), count}, {planes97_[2].get(), count});  // G.3
     } else {
       rct_forward(planes53_[0], planes53_[1], planes53_[2]);  // G.2
     }
@@ -85,7 +95,7 @@ Status TileEncoder::transform() {
     job.y0 = tc.rect.y0;
     const int64_t w = tc.rect.width(), h = tc.rect.height();
     if (irreversible_) {
-      job.samples97 = PlaneView<float>{planes97_[c].data(), w, h, w};
+      job.samples97 = PlaneView<float>{planes97_[c].get(), w, h, w};
     } else {
       job.samples53 = PlaneView<int32_t>{planes53_[c].data(), w, h, w};
     }
@@ -146,11 +156,12 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   out.weight = delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c];
   PlaneView<const int32_t> view;
   std::vector<int32_t> quantized;
+  quant::BitplaneDistortion measured;
   if (irreversible_) {
     quantized.resize(static_cast<size_t>(w * h));
-    PlaneView<const float> in{planes97_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+    PlaneView<const float> in{planes97_[ref.c].get() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
     const quant::QuantizationError e =
-        quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w});
+        quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w}, &measured);
     out.clipped = e.clipped;
     view = PlaneView<const int32_t>{quantized.data(), w, h, w};
   } else {
@@ -161,10 +172,13 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   if (!coded.ok()) return coded.status();
   out.coded = std::move(coded).value();
   if (irreversible_) {
-    PlaneView<const float> in{planes97_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
-    const int planes = out.coded.num_passes > 0 ? mb - out.coded.zero_bitplanes : 0;
-    out.initial_distortion = measured_distortions(quant::bitplane_distortions(in, delta, view, planes),
-                                                  out.coded.passes) * out.weight;
+    // The planes coded are those of the largest magnitude (Mb - P), the
+    // planes `measured` has.
+    const int planes = static_cast<int>(measured.significance.size());
+    if (out.coded.num_passes > 0 && 3 * planes - 2 != out.coded.num_passes)
+      return Status(ErrorCode::kInternal, "code-block of " + std::to_string(out.coded.num_passes) + " passes but " +
+                            std::to_string(planes) + " bit-planes");
+    out.initial_distortion = measured_distortions(measured, out.coded.passes) * out.weight;
     return Status::Ok();
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "codec/marker_writer.h"
@@ -75,7 +76,7 @@ class TileEncoder {
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<std::vector<int32_t>> planes53_;
-  std::vector<std::vector<float>> planes97_;
+  std::vector<std::unique_ptr<float[]>> planes97_;
   std::vector<CodedBlock> blocks_;
   // First slot of each precinct's blocks, per component and resolution.
   std::vector<std::vector<std::vector<size_t>>> precinct_first_;
