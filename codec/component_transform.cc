@@ -1,6 +1,7 @@
 #include "codec/component_transform.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 namespace mallat::codec {
@@ -56,6 +57,19 @@ void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2) 
     c0[i] = y + 1.402f * cr;
     c1[i] = y - 0.34413f * cb - 0.71414f * cr;
     c2[i] = y + 1.772f * cb;
+  }
+}
+
+void samples_from_floats(std::span<const float> in, std::span<int32_t> out, int precision, bool is_signed) {
+  const int64_t shift = is_signed ? 0 : int64_t{1} << (precision - 1);
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  const size_t n = std::min(in.size(), out.size());
+  for (size_t i = 0; i < n; ++i) {
+    const float v = in[i];
+    // Out-of-range values (and NaN from a corrupt stream) clamp rather than overflow.
+    const int64_t r = v >= 2147483648.0f ? hi : v >= -2147483648.0f ? std::lrintf(v) + shift : lo;
+    out[i] = static_cast<int32_t>(std::clamp<int64_t>(r, lo, hi));
   }
 }
 

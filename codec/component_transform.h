@@ -21,6 +21,11 @@ void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t
 void ict_forward(std::span<float> c0, std::span<float> c1, std::span<float> c2);
 void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2);
 
+// G.1.2 after an irreversible decode: rounds each float to the nearest
+// integer (ties to even, lrintf as OpenJPEG), adds the DC level shift of
+// unsigned components and clamps to the component's range.
+void samples_from_floats(std::span<const float> in, std::span<int32_t> out, int precision, bool is_signed);
+
 // Clamps decoded samples to the component's range (G.1.2 after the inverse shift).
 void clamp_to_precision(std::span<int32_t> samples, int precision, bool is_signed);
 

@@ -1,0 +1,383 @@
+// One tile through the decoder pipeline: Tier-2 packets -> Tier-1
+// code-blocks -> dequantisation (E.1, H.1) -> inverse DWT -> inverse colour
+// transform -> the tile's place in the image.
+#include "codec/tile_decoder.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codec/codestream_reader.h"
+#include "codec/component_transform.h"
+#include "codec/dequantize.h"
+#include "codec/effective_params.h"
+#include "codec/packet_header.h"
+#include "codec/progression.h"
+#include "codec/tile_geometry.h"
+#include "entropy/t1.h"
+#include "quant/step_size.h"
+
+namespace mallat::codec {
+
+namespace {
+
+// Everything Tier-2 gathers for one code-block across the packets.
+struct CodeBlockState {
+  std::vector<uint8_t> data;
+  std::vector<uint32_t> segment_lengths;
+  int passes = 0;
+  int zero_bitplanes = 0;
+};
+
+// Where in the tile's structure a code-block lives, for Tier-1.
+struct CodeBlockRef {
+  int component, resolution, precinct, band, index;
+};
+
+class TileDecoder {
+ public:
+  TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
+              std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+              std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, DecodeReport* report)
+      : cs_(cs), tile_(tile), options_(options), stream_(stream), pool_(pool), dwt_(dwt),
+        origin_x_(origin_x), origin_y_(origin_y), report_(report) {}
+
+  // Decodes the tile into `image` (already sized for the reduced output).
+  Status decode(Image& image) {
+    MALLAT_ASSIGN_OR_RETURN(params_, tile_coding_parameters(cs_.main, &tile_.overrides, tile_.index));
+    for (const ComponentCoding& cc : params_.components) {
+      if (options_.reduce > cc.levels) {
+        return invalid_argument("reduce " + std::to_string(options_.reduce) +
+                                " exceeds the " + std::to_string(cc.levels) +
+                                " decomposition levels of the codestream");
+      }
+    }
+    MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
+    MALLAT_RETURN_IF_ERROR(read_packets());
+    MALLAT_RETURN_IF_ERROR(decode_code_blocks());
+    MALLAT_RETURN_IF_ERROR(inverse_transforms());
+    store(image);
+    return Status::Ok();
+  }
+
+ private:
+  void warn(const std::string& w) {
+    if (report_) report_->warnings.push_back("tile " + std::to_string(tile_.index) + ": " + w);
+  }
+
+  Status read_packets() {
+    // The tile's packet data: its tile-parts' data in order (a packet may
+    // not span tile-parts, but concatenation keeps packets in sequence).
+    for (const TilePartHeader& part : tile_.parts) {
+      const size_t end = std::min(stream_.size(), part.data_offset + part.data_length);
+      if (part.data_offset < end) data_.insert(data_.end(), stream_.begin() + part.data_offset, stream_.begin() + end);
+      headers_.insert(headers_.end(), part.ppt.begin(), part.ppt.end());
+    }
+    packed_headers_ = !headers_.empty();
+    if (!cs_.main.ppm.empty()) {
+      MALLAT_ASSIGN_OR_RETURN(auto per_part, ppm_tile_part_headers(cs_.main));
+      // PPM headers are per tile-part in codestream order; pick this tile's.
+      size_t k = 0;
+      for (const Tile& t : cs_.tiles) {
+        for (size_t p = 0; p < t.parts.size(); ++p, ++k) {
+          if (t.index == tile_.index && k < per_part.size())
+            headers_.insert(headers_.end(), per_part[k].begin(), per_part[k].end());
+        }
+      }
+      packed_headers_ = true;
+    }
+
+    // Per precinct: the packet-header coder and the state of its code-blocks.
+    const auto& comps = structure_.components;
+    coders_.resize(comps.size());
+    blocks_.resize(comps.size());
+    for (size_t c = 0; c < comps.size(); ++c) {
+      coders_[c].resize(comps[c].resolutions.size());
+      blocks_[c].resize(comps[c].resolutions.size());
+      for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
+        const Resolution& res = comps[c].resolutions[r];
+        coders_[c][r].resize(res.precincts.size());
+        blocks_[c][r].resize(res.precincts.size());
+        for (size_t p = 0; p < res.precincts.size(); ++p) {
+          const std::vector<CodeBlockGrid> grids = code_block_grids(res.precincts[p]);
+          size_t count = 0;
+          for (const PrecinctBand& pb : res.precincts[p].bands) count += pb.blocks.size();
+          MALLAT_ASSIGN_OR_RETURN(coders_[c][r][p],
+                                  PrecinctPacketCoder::create(grids, params_.components[c].style));
+          blocks_[c][r][p].resize(count);
+        }
+      }
+    }
+
+    const int layers = params_.style.layers;
+    const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
+    MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
+                            packet_order(structure_, layers, params_.style.order, params_.progression_changes));
+    size_t pos = 0, hpos = 0;
+    std::vector<CodeBlockContribution> contributions;
+    for (size_t n = 0; n < sequence.size(); ++n) {
+      const PacketId& id = sequence[n];
+      if (pos >= data_.size() && (!packed_headers_ || hpos >= headers_.size())) {
+        if (n < sequence.size()) warn("packet data ends after " + std::to_string(n) + " of " +
+                                      std::to_string(sequence.size()) + " packets");
+        break;
+      }
+      if (params_.style.sop && pos < data_.size()) {
+        auto sop = skip_sop(std::span<const uint8_t>(data_).subspan(pos));
+        if (!sop.ok()) {
+          warn("packet " + std::to_string(n) + ": " + sop.status().message());
+          break;
+        }
+        pos += *sop;
+      }
+      PrecinctPacketCoder& coder = coders_[id.component][id.resolution][id.precinct];
+      std::span<const uint8_t> hsrc = packed_headers_ ? std::span<const uint8_t>(headers_).subspan(hpos)
+                                                       : std::span<const uint8_t>(data_).subspan(pos);
+      auto used = coder.decode_header(id.layer, hsrc, contributions);
+      if (!used.ok()) {
+        warn("packet " + std::to_string(n) + " header: " + used.status().message());
+        break;
+      }
+      if (packed_headers_) hpos += *used; else pos += *used;
+      auto& states = blocks_[id.component][id.resolution][id.precinct];
+      const CodeBlockStyle& style = params_.components[id.component].style;
+      bool truncated = false;
+      for (size_t k = 0; k < contributions.size() && !truncated; ++k) {
+        const CodeBlockContribution& contrib = contributions[k];
+        if (contrib.new_passes == 0) continue;
+        CodeBlockState& s = states[k];
+        if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
+        const bool keep = id.layer < decode_layers;
+        // B.10.7: a codeword segment may span packets; the first piece of
+        // this contribution continues the block's last segment unless that
+        // segment ended with the block's last pass so far.
+        bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
+        for (uint32_t len : contrib.lengths) {
+          if (len > data_.size() - pos) {
+            warn("packet " + std::to_string(n) + " body is truncated");
+            truncated = true;
+            break;
+          }
+          if (keep) {
+            s.data.insert(s.data.end(), data_.begin() + pos, data_.begin() + pos + len);
+            if (continues && !s.segment_lengths.empty()) {
+              s.segment_lengths.back() += len;
+            } else {
+              s.segment_lengths.push_back(len);
+            }
+          }
+          continues = false;
+          pos += len;
+        }
+        if (keep && !truncated) s.passes += contrib.new_passes;
+      }
+      if (truncated) break;
+    }
+    return Status::Ok();
+  }
+
+  Status decode_code_blocks() {
+    const int reduce = options_.reduce;
+    planes_.resize(structure_.components.size());
+    float_planes_.resize(structure_.components.size());
+    std::vector<CodeBlockRef> refs;
+    for (size_t c = 0; c < structure_.components.size(); ++c) {
+      const TileComponent& tc = structure_.components[c];
+      const int levels = tc.levels;
+      const dwt::Rect out = dwt::resolution_rect(tc.rect, levels, levels - reduce);
+      planes_[c].width = out.width();
+      planes_[c].height = out.height();
+      // Tier-1 writes integers in place for the 5/3, floats for the 9/7
+      // (the integer plane is filled only when they are rounded).
+      const auto count = static_cast<size_t>(out.width() * out.height());
+      if (params_.components[c].reversible) {
+        planes_[c].samples.assign(count, 0);
+      } else {
+        float_planes_[c].assign(count, 0.0f);
+      }
+      for (int r = 0; r <= levels - reduce; ++r) {
+        const Resolution& res = tc.resolutions[r];
+        for (size_t p = 0; p < res.precincts.size(); ++p) {
+          int k = 0;
+          for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
+            for (size_t i = 0; i < res.precincts[p].bands[b].blocks.size(); ++i, ++k) {
+              if (blocks_[c][r][p][k].passes > 0)
+                refs.push_back({static_cast<int>(c), r, static_cast<int>(p), static_cast<int>(b), k});
+            }
+          }
+        }
+      }
+    }
+    std::vector<Status> errors(refs.size());
+    pool_.parallel_for(static_cast<int64_t>(refs.size()), [&](int64_t i) {
+      errors[i] = decode_one(refs[i]);
+    });
+    for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
+    return Status::Ok();
+  }
+
+  Status decode_one(const CodeBlockRef& ref) {
+    const TileComponent& tc = structure_.components[ref.component];
+    const PrecinctBand& pb = tc.resolutions[ref.resolution].precincts[ref.precinct].bands[ref.band];
+    // Code-block index within its band = running index minus the blocks of earlier bands.
+    int index = ref.index;
+    for (int b = 0; b < ref.band; ++b)
+      index -= static_cast<int>(tc.resolutions[ref.resolution].precincts[ref.precinct].bands[b].blocks.size());
+    const CodeBlock& cb = pb.blocks[index];
+    const CodeBlockState& s = blocks_[ref.component][ref.resolution][ref.precinct][ref.index];
+    const Quantization& q = params_.quantization[ref.component];
+    MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, band_step_size(q, tc.levels, ref.resolution, pb.band));
+    const int roi_shift = params_.roi_shift[ref.component];
+    // E-2, and H.1: a region of interest adds its shift to the bit-planes.
+    const int mb = quant::magnitude_bitplanes(q.guard_bits, step.exponent) + roi_shift;
+    if (mb > entropy::kMaxBitPlanes || mb < 0) {
+      return unsupported("subband needs " + std::to_string(mb) + " bit-planes; at most " +
+                         std::to_string(entropy::kMaxBitPlanes) + " are supported");
+    }
+    entropy::CodeBlockToDecode in;
+    in.data = s.data;
+    in.segment_lengths = s.segment_lengths;
+    in.num_passes = s.passes;
+    in.zero_bitplanes = s.zero_bitplanes;
+    in.num_bitplanes = mb;
+    in.orientation = static_cast<entropy::BandOrientation>(pb.band);
+    in.style = entropy::CodeBlockStyle::from_byte(params_.components[ref.component].style.to_byte());
+    const bool reversible = params_.components[ref.component].reversible;
+    const int64_t w = cb.rect.width(), h = cb.rect.height();
+    Component& plane = planes_[ref.component];
+    const int64_t offset = cb.packed.y0 * plane.width + cb.packed.x0;
+    // Reversible blocks decode in place; irreversible ones through a scratch
+    // block into the float plane.
+    thread_local std::vector<int32_t> scratch;
+    PlaneView<int32_t> out;
+    if (reversible) {
+      out = PlaneView<int32_t>{plane.samples.data() + offset, w, h, plane.width};
+    } else {
+      scratch.resize(static_cast<size_t>(w * h));
+      out = PlaneView<int32_t>{scratch.data(), w, h, w};
+    }
+    // Only a block that stops short of its last pass has samples known
+    // above plane 0 (E.1.1.2); a complete one needs no known_plane.
+    const int planes = mb - s.zero_bitplanes;
+    const bool complete = s.passes == 3 * planes - 2;
+    thread_local std::vector<uint8_t> known;
+    PlaneView<uint8_t> known_view;
+    if (!complete) {
+      known.resize(static_cast<size_t>(w * h));
+      known_view = PlaneView<uint8_t>{known.data(), w, h, w};
+    }
+    auto info = entropy::decode_code_block(in, out, known_view);
+    if (!info.ok()) return info.status();
+    BlockReconstruction how;
+    how.roi_shift = roi_shift;
+    if (reversible) {
+      reconstruct_reversible(out, known_view, how);
+    } else {
+      how.step = step_size(step, cs_.main.siz.components[ref.component].precision, pb.band);
+      PlaneView<float> dst{float_planes_[ref.component].data() + offset, w, h, plane.width};
+      reconstruct_irreversible(out, known_view, how, dst);
+    }
+    return Status::Ok();
+  }
+
+  Status inverse_transforms() {
+    const int reduce = options_.reduce;
+    std::vector<dwt::PlaneJob> jobs;
+    for (size_t c = 0; c < structure_.components.size(); ++c) {
+      const TileComponent& tc = structure_.components[c];
+      const int levels = tc.levels - reduce;
+      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, levels);
+      dwt::PlaneJob job;
+      job.direction = dwt::Direction::kInverse;
+      job.levels = levels;
+      job.x0 = out.x0;
+      job.y0 = out.y0;
+      if (params_.components[c].reversible) {
+        job.wavelet = dwt::Wavelet::k53;
+        job.samples53 = planes_[c].view();
+      } else {
+        job.wavelet = dwt::Wavelet::k97;
+        job.samples97 = PlaneView<float>{float_planes_[c].data(), planes_[c].width, planes_[c].height,
+                                         planes_[c].width};
+      }
+      if (planes_[c].width > 0 && planes_[c].height > 0) jobs.push_back(job);
+    }
+    MALLAT_RETURN_IF_ERROR(dwt_.run(jobs));
+    if (params_.style.multiple_component_transform && planes_.size() >= 3) {
+      const auto size = [&](int c) { return std::pair(planes_[c].width, planes_[c].height); };
+      if (size(0) != size(1) || size(0) != size(2)) {
+        return corrupt_data("the colour transform needs components 0..2 of equal size");
+      }
+      const bool r0 = params_.components[0].reversible;
+      if (params_.components[1].reversible != r0 || params_.components[2].reversible != r0) {
+        return corrupt_data("the colour transform needs components 0..2 of one wavelet");
+      }
+      // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
+      if (r0) {
+        rct_inverse(planes_[0].samples, planes_[1].samples, planes_[2].samples);
+      } else {
+        ict_inverse(float_planes_[0], float_planes_[1], float_planes_[2]);
+      }
+    }
+    for (size_t c = 0; c < planes_.size(); ++c) {
+      const ComponentSize& cs = cs_.main.siz.components[c];
+      if (params_.components[c].reversible) {
+        dc_level_shift_inverse(planes_[c].samples, cs.precision, cs.is_signed);
+        clamp_to_precision(planes_[c].samples, cs.precision, cs.is_signed);
+      } else {
+        planes_[c].samples.resize(float_planes_[c].size());
+        samples_from_floats(float_planes_[c], planes_[c].samples, cs.precision, cs.is_signed);
+        std::vector<float>().swap(float_planes_[c]);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Copies the tile's samples into the image at their place.
+  void store(Image& image) {
+    const int reduce = options_.reduce;
+    for (size_t c = 0; c < planes_.size(); ++c) {
+      const TileComponent& tc = structure_.components[c];
+      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - reduce);
+      Component& dst = image.components[c];
+      const int64_t ox = out.x0 - origin_x_[c], oy = out.y0 - origin_y_[c];
+      for (int64_t y = 0; y < out.height(); ++y) {
+        if (oy + y < 0 || oy + y >= dst.height) continue;
+        for (int64_t x = 0; x < out.width(); ++x) {
+          if (ox + x < 0 || ox + x >= dst.width) continue;
+          dst.samples[(oy + y) * dst.width + ox + x] = planes_[c].samples[y * out.width() + x];
+        }
+      }
+    }
+  }
+
+  const Codestream& cs_;
+  const Tile& tile_;
+  const DecodeOptions& options_;
+  std::span<const uint8_t> stream_;
+  ThreadPool& pool_;
+  dwt::Backend& dwt_;
+  std::span<const int64_t> origin_x_, origin_y_;  // the image's top-left on each component's reduced grid
+  DecodeReport* report_;
+  TileCodingParameters params_;
+  TileLayout structure_;
+  std::vector<uint8_t> data_, headers_;
+  bool packed_headers_ = false;
+  std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
+  std::vector<std::vector<std::vector<std::vector<CodeBlockState>>>> blocks_;
+  std::vector<Component> planes_;
+  std::vector<std::vector<float>> float_planes_;  // irreversible components, until rounded
+};
+
+}  // namespace
+
+Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
+                   std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+                   std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
+                   DecodeReport* report) {
+  TileDecoder decoder(cs, tile, options, stream, pool, dwt, origin_x, origin_y, report);
+  return decoder.decode(image);
+}
+
+}  // namespace mallat::codec

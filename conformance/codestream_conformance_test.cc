@@ -1,0 +1,123 @@
+// ISO/IEC 15444-4 class-1 decoding of the profile-0 and profile-1
+// codestreams: each row of TOLERANCES.tsv whose reference is a set of PGX
+// files (one per component) is one test. The stream is decoded at the row's
+// reduction through codec::decode and each listed component is compared
+// with its reference: peak absolute error and MSE must not exceed the row's
+// limits (Table C.1 of 15444-4).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codec/codec.h"
+#include "common/metrics.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tests/testdata.h"
+
+namespace mallat {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ConformanceRow {
+  std::string file;       // p0_01.j2k
+  int reduce = 0;
+  int components = 0;
+  std::vector<double> peak, mse;  // per component
+  std::string reference;  // reference/c1p0_01_<c>.pgx
+};
+
+// Names the row in gtest's messages instead of dumping its bytes.
+void PrintTo(const ConformanceRow& row, std::ostream* os) { *os << row.file << " at reduce " << row.reduce; }
+
+std::vector<double> split_numbers(const std::string& field) {
+  std::vector<double> out;
+  std::stringstream ss(field);
+  std::string part;
+  while (std::getline(ss, part, ':')) out.push_back(std::stod(part));
+  return out;
+}
+
+fs::path tolerances_path() { return testing::testdata_dir() / "conformance" / "TOLERANCES.tsv"; }
+
+// The codestream rows: those whose reference is a per-component PGX. The
+// TIFF rows (JP2 files) belong to conformance/jp2/.
+std::vector<ConformanceRow> read_rows() {
+  std::vector<ConformanceRow> rows;
+  std::ifstream in(tolerances_path());
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream ss(line);
+    ConformanceRow row;
+    std::string reduce, components, peak, mse;
+    if (!std::getline(ss, row.file, '\t') || !std::getline(ss, reduce, '\t') ||
+        !std::getline(ss, components, '\t') || !std::getline(ss, peak, '\t') ||
+        !std::getline(ss, mse, '\t') || !std::getline(ss, row.reference, '\t')) {
+      continue;
+    }
+    if (row.reference.find("<c>.pgx") == std::string::npos) continue;
+    row.reduce = std::stoi(reduce);
+    row.components = std::stoi(components);
+    row.peak = split_numbers(peak);
+    row.mse = split_numbers(mse);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string reference_for(const ConformanceRow& row, int c) {
+  std::string name = row.reference;
+  name.replace(name.find("<c>"), 3, std::to_string(c));
+  return name;
+}
+
+class Codestream : public ::testing::TestWithParam<ConformanceRow> {};
+
+TEST_P(Codestream, DecodesWithinLimits) {
+  MALLAT_REQUIRE_TESTDATA("conformance/TOLERANCES.tsv");
+  const ConformanceRow& row = GetParam();
+  ASSERT_EQ(row.peak.size(), static_cast<size_t>(row.components)) << row.file << ": peak limits";
+  ASSERT_EQ(row.mse.size(), static_cast<size_t>(row.components)) << row.file << ": MSE limits";
+  const fs::path dir = testing::testdata_dir() / "conformance";
+  auto data = io::read_file(dir / row.file);
+  ASSERT_TRUE(data.ok()) << data.status().to_string();
+  codec::DecodeOptions options;
+  options.reduce = row.reduce;
+  codec::DecodeReport report;
+  auto decoded = codec::decode(*data, options, &report);
+  ASSERT_TRUE(decoded.ok()) << row.file << ": " << decoded.status().to_string();
+  ASSERT_GE(decoded->num_components(), row.components) << row.file;
+  for (int c = 0; c < row.components; ++c) {
+    auto reference = io::read_image(dir / reference_for(row, c));
+    ASSERT_TRUE(reference.ok()) << reference.status().to_string();
+    Image ours;
+    ours.components.push_back(decoded->components[c]);
+    ASSERT_EQ(ours.components[0].width, reference->components[0].width) << row.file << " component " << c;
+    ASSERT_EQ(ours.components[0].height, reference->components[0].height) << row.file << " component " << c;
+    auto cmp = compare_images(ours, *reference);
+    ASSERT_TRUE(cmp.ok()) << cmp.status().to_string();
+    const ErrorStats& e = cmp->components[0];
+    std::printf("%s component %d: peak %lld (limit %g), MSE %.4f (limit %g)\n", row.file.c_str(), c,
+                static_cast<long long>(e.peak_error), row.peak[c], e.mse, row.mse[c]);
+    EXPECT_LE(static_cast<double>(e.peak_error), row.peak[c]) << row.file << " component " << c;
+    EXPECT_LE(e.mse, row.mse[c]) << row.file << " component " << c;
+  }
+}
+
+std::string row_name(const ::testing::TestParamInfo<ConformanceRow>& info) {
+  std::string name = info.param.file.substr(0, info.param.file.find('.'));
+  if (info.param.reduce > 0) name += "_r" + std::to_string(info.param.reduce);
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Conformance, Codestream, ::testing::ValuesIn(read_rows()), row_name);
+
+}  // namespace
+}  // namespace mallat
