@@ -145,3 +145,69 @@ TEST(MallatLossyToOpj, TruncatedReversibleStream) {
 
 }  // namespace
 }  // namespace mallat
+
+namespace mallat {
+namespace {
+
+// mallat's decoder and opj_decompress give the same pixels for mallat's
+// lossy files: exactly for 5/3, within 1 for 9/7 (float rounding), after
+// every layer.
+void expect_decoders_agree(const Image& image, const codec::EncodeOptions& options, int layers, int tolerance,
+                           const std::string& name) {
+  ASSERT_TRUE(testing::have_program("opj_decompress"));
+  auto bytes = codec::encode(image, options);
+  ASSERT_TRUE(bytes.ok()) << name << ": " << bytes.status().to_string();
+  const fs::path dir = testing::make_temp_dir("lossydec");
+  const fs::path stream = dir / "x.j2k";
+  ASSERT_TRUE(io::write_file_atomically(stream, *bytes).ok());
+  for (int l = 1; l <= layers; ++l) {
+    codec::DecodeOptions d;
+    d.layers = l;
+    auto ours = codec::decode(*bytes, d);
+    ASSERT_TRUE(ours.ok()) << name << ": " << ours.status().to_string();
+    ASSERT_EQ(testing::run_command("opj_decompress -i " + stream.string() + " -o " + (dir / "out.pgx").string() +
+                                       " -l " + std::to_string(l), dir / "log.txt"), 0) << name;
+    auto theirs = testing::read_pgx_components(dir, "out", image.num_components());
+    ASSERT_TRUE(theirs.ok()) << name;
+    auto cmp = compare_images(*ours, *theirs);
+    ASSERT_TRUE(cmp.ok()) << name;
+    EXPECT_LE(cmp->overall.peak_error, tolerance) << name << " layer " << l;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(MallatLossyDecoders, NineSevenLayersTilesWithinOne) {
+  const Image image = testing::generated_image(260, 190, 3, 8, false, 31);
+  codec::EncodeOptions o = irreversible(Kind::kBitsPerPixel, {0.3, 1, 3});
+  o.tile_width = o.tile_height = 96;
+  expect_decoders_agree(image, o, 3, 1, "9/7");
+}
+
+TEST(MallatLossyDecoders, TruncatedFiveThreeExact) {
+  const Image image = testing::generated_image(250, 170, 3, 8, false, 32);
+  codec::EncodeOptions o;
+  o.rate_kind = Kind::kRatio;
+  o.rate_values = {40, 10};
+  o.resolutions = 4;
+  expect_decoders_agree(image, o, 2, 0, "5/3");
+}
+
+TEST(MallatLossyDecoders, PsnrTargetsMeasuredWithTheDecoder) {
+  // -q decodes what it wrote to correct its estimate: every layer within
+  // 0.1 dB by mallat's own decoder too, on a 12-bit grey image.
+  const Image image = testing::generated_image(512, 384, 1, 12, false, 33);
+  auto bytes = codec::encode(image, irreversible(Kind::kPsnr, {42, 50}));
+  ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
+  for (int l = 1; l <= 2; ++l) {
+    codec::DecodeOptions d;
+    d.layers = l;
+    auto decoded = codec::decode(*bytes, d);
+    ASSERT_TRUE(decoded.ok());
+    auto cmp = compare_images(image, *decoded);
+    ASSERT_TRUE(cmp.ok());
+    EXPECT_NEAR(cmp->overall.psnr, l == 1 ? 42.0 : 50.0, 0.1) << "layer " << l;
+  }
+}
+
+}  // namespace
+}  // namespace mallat
