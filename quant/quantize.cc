@@ -10,17 +10,18 @@ namespace {
 
 // Adds one coefficient of magnitude m (> 0) and scaled value v = |y|/Delta
 // to the per-plane decreases: significance at its top plane, refinement below.
-inline void add_planes(double v, uint32_t m, double* significance, double* refinement) {
+inline void add_planes(float v, uint32_t m, double* significance, double* refinement) {
+  // (v - a)^2 - (v - b)^2 = (b - a)(2v - a - b): no cancellation of two
+  // large squares, so single precision is enough per coefficient.
   const int top = std::bit_width(m) - 1;
+  const float two_v = 2.0f * v;
   // Top plane: from 0 to the middle of [2^top, 2^(top+1)) (or m + 1/2 at top 0).
-  double r = top > 0 ? 1.5 * static_cast<double>(1u << top) : 1.5;
-  double before = (v - r) * (v - r);
-  significance[top] += v * v - before;
+  float r = 1.5f * static_cast<float>(1u << top);
+  significance[top] += static_cast<double>(r * (two_v - r));
   for (int p = top - 1; p >= 0; --p) {
-    r = static_cast<double>(m >> p << p) + (p > 0 ? static_cast<double>(1u << (p - 1)) : 0.5);
-    const double after = (v - r) * (v - r);
-    refinement[p] += before - after;
-    before = after;
+    const float next = static_cast<float>(m >> p << p) + (p > 0 ? static_cast<float>(1u << (p - 1)) : 0.5f);
+    refinement[p] += static_cast<double>((next - r) * (two_v - r - next));
+    r = next;
   }
 }
 
@@ -44,6 +45,12 @@ QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, in
       const int64_t n = std::min(kPiece, in.width - x0);
       const float* src = in.row(y) + x0;
       int32_t* dst = out.row(y) + x0;
+      // A code-block's rows lie a whole tile row apart, too far for the
+      // hardware prefetcher: ask for the row after next while this one runs.
+      if (y + 2 < in.height) {
+        const float* ahead = in.row(y + 2) + x0;
+        for (int64_t x = 0; x < n; x += 16) __builtin_prefetch(ahead + x);
+      }
       // Plain loops the compiler vectorises: scale, quantise (|y| / Delta
       // >= 0, so truncation is the floor of E.1.1), sum of squares in
       // eight independent lanes.
