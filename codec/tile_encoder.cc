@@ -53,35 +53,56 @@ Status TileEncoder::transform() {
   planes97_.clear();
   planes97_.resize(irreversible_ ? n : 0);
   for (size_t c = 0; c < n; ++c) {
+    const size_t count = static_cast<size_t>(layout_.components[c].rect.width() * layout_.components[c].rect.height());
+    // The 9/7 path goes straight to float (no integer copy: the pages of a
+    // large tile cost as much to fault in as to fill).
+    if (irreversible_) {
+      planes97_[c] = std::make_unique_for_overwrite<float[]>(count);
+    } else {
+      planes53_[c].resize(count);
+    }
+  }
+  // G.1.2 DC shift, then G.2 RCT / G.3 ICT, in bands of rows on the pool
+  // (the components of a colour transform have the same size).
+  const bool colour = main.cod.multiple_component_transform;
+  const int64_t height = layout_.components.empty() ? 0 : layout_.components[0].rect.height();
+  constexpr int64_t kBand = 32;
+  const int64_t bands = colour ? (height + kBand - 1) / kBand : 0;
+  auto convert_rows = [&](size_t c, int64_t y0, int64_t y1) {
     const TileComponent& tc = layout_.components[c];
     const Component& src = image.components[c];
     const int64_t sx = tc.rect.x0 - main.siz.xosiz, sy = tc.rect.y0 - main.siz.yosiz;
-    const int64_t w = tc.rect.width(), h = tc.rect.height();
-    if (irreversible_) {
-      // G.1.2 DC shift straight into the float plane (no integer copy: the
-      // pages of a large tile cost as much to fault in as to fill).
-      const int32_t shift = src.is_signed ? 0 : int32_t{1} << (src.precision - 1);
-      planes97_[c] = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(w * h));
-      float* dst = planes97_[c].get();
-      for (int64_t y = 0; y < h; ++y) {
-        const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
-        for (int64_t x = 0; x < w; ++x) dst[y * w + x] = static_cast<float>(row[x] - shift);
+    const int64_t w = tc.rect.width();
+    const int32_t shift = src.is_signed ? 0 : int32_t{1} << (src.precision - 1);
+    for (int64_t y = y0; y < y1; ++y) {
+      const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
+      if (irreversible_) {
+        float* dst = planes97_[c].get() + y * w;
+        for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<float>(row[x] - shift);
+      } else {
+        int32_t* dst = planes53_[c].data() + y * w;
+        for (int64_t x = 0; x < w; ++x) dst[x] = row[x] - shift;
       }
-      continue;
     }
-    planes53_[c].resize(static_cast<size_t>(w * h));
-    for (int64_t y = 0; y < h; ++y) {
-      std::copy_n(src.samples.data() + (sy + y) * src.width + sx, w, planes53_[c].data() + y * w);
-    }
-    dc_level_shift_forward(planes53_[c], src.precision, src.is_signed);
-  }
-  if (main.cod.multiple_component_transform) {
-    if (irreversible_) {
-      const size_t count = static_cast<size_t>(layout_.components[0].rect.width() * layout_.components[0].rect.height());
-      ict_forward({planes97_[0].get(), count}, {planes97_[1].get(), count}, {planes97_[2].get(), count});  // G.3
-    } else {
-      rct_forward(planes53_[0], planes53_[1], planes53_[2]);  // G.2
-    }
+  };
+  if (colour) {
+    const int64_t w = layout_.components[0].rect.width();
+    pool_.parallel_for(bands, [&](int64_t band) {
+      const int64_t y0 = band * kBand, y1 = std::min(height, y0 + kBand);
+      for (size_t c = 0; c < n; ++c) convert_rows(c, y0, y1);
+      const size_t at = static_cast<size_t>(y0 * w), count = static_cast<size_t>((y1 - y0) * w);
+      if (irreversible_) {
+        ict_forward({planes97_[0].get() + at, count}, {planes97_[1].get() + at, count},
+                    {planes97_[2].get() + at, count});
+      } else {
+        rct_forward({planes53_[0].data() + at, count}, {planes53_[1].data() + at, count},
+                    {planes53_[2].data() + at, count});
+      }
+    });
+  } else {
+    pool_.parallel_for(static_cast<int64_t>(n), [&](int64_t c) {
+      convert_rows(static_cast<size_t>(c), 0, layout_.components[c].rect.height());
+    });
   }
   std::vector<dwt::PlaneJob> jobs;
   for (size_t c = 0; c < n; ++c) {
