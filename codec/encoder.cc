@@ -262,17 +262,22 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeO
 class FileAssembler {
  public:
   FileAssembler(const MainHeader& main, const EncodeOptions& options,
-                const std::vector<std::unique_ptr<TileEncoder>>& tiles, const std::vector<size_t>& first_block)
-      : main_(main), options_(options), tiles_(tiles), first_block_(first_block) {}
+                const std::vector<std::unique_ptr<TileEncoder>>& tiles, const std::vector<size_t>& first_block,
+                ThreadPool& pool)
+      : main_(main), options_(options), tiles_(tiles), first_block_(first_block), pool_(pool) {}
 
-  // Bytes of the whole file for these layers, without assembling it.
+  // Bytes of the whole file for these layers, without assembling it; the
+  // tiles' packets are sized in parallel.
   Result<uint64_t> size(const LayerPasses& layers) const {
     std::vector<TilePartToWrite> parts(tiles_.size());
+    std::vector<Result<uint64_t>> bytes(tiles_.size(), uint64_t{0});
+    pool_.parallel_for(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
+      bytes[t] = tiles_[t]->packets(layers, first_block_[t], nullptr, options_.plt ? &parts[t].plt : nullptr);
+    });
     uint64_t bodies = 0;
     for (size_t t = 0; t < tiles_.size(); ++t) {
-      MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes,
-                              tiles_[t]->packets(layers, first_block_[t], nullptr, options_.plt ? &parts[t].plt : nullptr));
-      bodies += bytes;
+      MALLAT_RETURN_IF_ERROR(bytes[t].status());
+      bodies += *bytes[t];
       describe(parts[t], static_cast<int>(t));
     }
     MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> headers, write_codestream(main_, parts, options_.tlm));
@@ -309,6 +314,7 @@ class FileAssembler {
   const EncodeOptions& options_;
   const std::vector<std::unique_ptr<TileEncoder>>& tiles_;
   const std::vector<size_t>& first_block_;
+  ThreadPool& pool_;
 };
 
 // -q: the distortion the allocator estimates misses what the 9/7's
@@ -372,7 +378,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
     first_block.push_back(blocks);
     blocks += tiles.back()->blocks().size();
   }
-  FileAssembler assembler(main, options, tiles, first_block);
+  FileAssembler assembler(main, options, tiles, first_block, pool);
 
   const bool every_pass = std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
     return t.kind == LayerTarget::Kind::kEverything;
