@@ -36,7 +36,23 @@ struct EncodeOptions {
   bool tlm = false, plt = false; // -TLM, -PLT
   int mct = -1;                  // -mct: -1 = RCT when there are 3+ components
   bool reversible = true;        // 5/3 (lossless); -I chooses 9/7
-  int guard_bits = 2;
+  int guard_bits = 2;            // -GuardBits: 0..7 (E-2)
+  // --quant derived: scalar derived quantisation (one signalled step, E-5)
+  // instead of scalar expounded (a step per subband); irreversible only.
+  bool derived_quantization = false;
+  // Rate targets, one per quality layer (PCRD rate allocation):
+  //   kRatio (-r): compression ratios, decreasing; the file is at most
+  //     (sum of component precisions x width x height / 8) / ratio bytes, as
+  //     opj_compress; a ratio of 1 or less is lossless (every pass);
+  //   kBitsPerPixel (--bpp): increasing; the file is at most
+  //     bpp x width x height / 8 bytes; 0 is every pass;
+  //   kPsnr (-q): increasing dB; the estimated PSNR (mean squared error
+  //     over all components, peak 2^precision - 1) reaches the value; 0 is
+  //     every pass.
+  // kNone: one layer with every pass (lossless with 5/3).
+  enum class RateKind { kNone, kRatio, kBitsPerPixel, kPsnr };
+  RateKind rate_kind = RateKind::kNone;
+  std::vector<double> rate_values;
   int threads = 0;               // 0 = all cores
   dwt::BackendKind dwt_backend = dwt::BackendKind::kAuto;
   std::string comment = "Created by mallat";

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Lossless codec speed and size: mallat against OpenJPEG and Grok.
+"""Codec speed and size: mallat against OpenJPEG and Grok, lossless, or
+lossy with --lossy RATIO (-I -r RATIO for all three: 9/7, quantisation and
+rate allocation to RATIO).
 
 Builds an RGB mosaic of about 8 megapixels (3840x2048) by tiling the shared
 PPM images, then times whole processes (encode and decode, median of N runs)
@@ -8,10 +10,12 @@ and 2 threads. It also sums the lossless file sizes of every shared image for
 mallat and opj_compress with the same settings.
 
 usage: conformance/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
-       [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu]
+       [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu] [--lossy 20]
+A decoder that cannot read a file (mallat before it decodes 9/7) shows "-".
 """
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,14 +64,24 @@ def make_mosaic(sources, width, height, out):
         f.writelines(rows)
 
 
-def timed(cmd, runs):
-    times = []
+def timed(cmd, runs, allow_failure=False, cpu=None):
+    """Median wall time of `runs` runs; appends the median CPU time (user +
+    system, all threads) to `cpu` when given: on a shared machine it moves
+    less than the wall time."""
+    times, cpus = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         times.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         if r.returncode != 0:
+            if allow_failure:
+                return None
             raise SystemExit("failed: " + " ".join(cmd) + "\n" + r.stderr.decode(errors="replace"))
+    if cpu is not None:
+        cpu.append(statistics.median(cpus))
     return statistics.median(times)
 
 
@@ -79,15 +93,18 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--dwt", default="cpu")
     ap.add_argument("--no-speed", action="store_true", help="only compare file sizes")
+    ap.add_argument("--lossy", type=float, default=0, help="irreversible, at this compression ratio")
     args = ap.parse_args()
 
     images = os.path.join(args.testdata, "images")
     tmp = tempfile.mkdtemp(prefix="mallat-bench-")
     try:
+        lossy = ["-I", "-r", f"{args.lossy:g}"] if args.lossy else []
         # Sizes: every shared image that both codecs read, lossless, defaults.
         total_m = total_o = 0
-        print(f"{'image':32} {'mallat':>10} {'opj':>10} {'ratio':>7}")
-        for name in sorted(os.listdir(images)):
+        if not lossy:
+            print(f"{'image':32} {'mallat':>10} {'opj':>10} {'ratio':>7}")
+        for name in ([] if lossy else sorted(os.listdir(images))):
             if not name.endswith((".ppm", ".tif", ".bmp")):
                 continue
             src = os.path.join(images, name)
@@ -100,8 +117,9 @@ def main():
             total_m += sm
             total_o += so
             print(f"{name:32} {sm:10d} {so:10d} {sm / so:7.4f}")
-        print(f"{'total':32} {total_m:10d} {total_o:10d} {total_m / total_o:7.4f}"
-              f"  (mallat {100.0 * (total_m - total_o) / total_o:+.2f}% vs OpenJPEG)")
+        if total_o:
+            print(f"{'total':32} {total_m:10d} {total_o:10d} {total_m / total_o:7.4f}"
+                  f"  (mallat {100.0 * (total_m - total_o) / total_o:+.2f}% vs OpenJPEG)")
         if args.no_speed:
             return
 
@@ -109,26 +127,28 @@ def main():
         mosaic = os.path.join(tmp, "mosaic.ppm")
         make_mosaic(sources, 3840, 2048, mosaic)
         print(f"\nspeed: {mosaic} = 3840x2048 RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
-              f" median of {args.runs} runs, whole processes")
-        print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'decode s':>9} {'bytes':>10}")
+              f" median of {args.runs} runs, whole processes" + (f"; lossy: {' '.join(lossy)}" if lossy else ""))
+        print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'enc cpu s':>9} {'decode s':>9} {'bytes':>10}")
         have_grk = shutil.which("grk_compress") is not None
         for t in [int(x) for x in args.threads.split(",")]:
             out = os.path.join(tmp, "x.j2k")
             dec = os.path.join(tmp, "x.ppm")
             codecs = [
-                ("mallat", [args.mallat, "encode", "-i", mosaic, "-o", out, "-threads", str(t), "--dwt", args.dwt],
+                ("mallat", [args.mallat, "encode", "-i", mosaic, "-o", out, "-threads", str(t), "--dwt", args.dwt] + lossy,
                  [args.mallat, "decode", "-i", out, "-o", dec, "-threads", str(t), "--dwt", args.dwt]),
-                ("opj", ["opj_compress", "-i", mosaic, "-o", out, "-threads", str(t)],
+                ("opj", ["opj_compress", "-i", mosaic, "-o", out, "-threads", str(t)] + lossy,
                  ["opj_decompress", "-i", out, "-o", dec, "-threads", str(t)]),
             ]
             if have_grk:
-                codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)],
+                codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)] + lossy,
                                ["grk_decompress", "-i", out, "-o", dec, "-H", str(t)]))
             for name, enc, decmd in codecs:
-                te = timed(enc, args.runs)
+                cpu = []
+                te = timed(enc, args.runs, cpu=cpu)
                 size = os.path.getsize(out)
-                td = timed(decmd, args.runs)
-                print(f"{name:8} {t:7d} {te:9.3f} {td:9.3f} {size:10d}", flush=True)
+                td = timed(decmd, args.runs, allow_failure=bool(lossy))
+                tds = f"{td:9.3f}" if td is not None else f"{'-':>9}"
+                print(f"{name:8} {t:7d} {te:9.3f} {cpu[0]:9.3f} {tds} {size:10d}", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -1,5 +1,7 @@
 #include "quant/step_size.h"
 
+#include <cmath>
+
 namespace mallat::quant {
 
 int log2_subband_gain(int orientation) {
@@ -15,10 +17,48 @@ int subband_count(int levels) { return 3 * levels + 1; }
 
 int subband_orientation(int index) { return index == 0 ? 0 : 1 + (index - 1) % 3; }
 
+int subband_level(int index, int levels) { return index == 0 ? levels : levels - (index - 1) / 3; }
+
 std::vector<StepSize> reversible_step_sizes(int precision, int levels) {
   std::vector<StepSize> steps(subband_count(levels));
   for (int i = 0; i < subband_count(levels); ++i) {
     steps[i].exponent = precision + log2_subband_gain(subband_orientation(i));
+  }
+  return steps;
+}
+
+double step_value(const StepSize& step, int dynamic_range) {
+  return std::ldexp(1.0 + step.mantissa / 2048.0, dynamic_range - step.exponent);
+}
+
+bool step_for_value(double delta, int dynamic_range, StepSize* out) {
+  if (!(delta > 0) || !std::isfinite(delta)) return false;
+  int e = 0;
+  const double fraction = std::frexp(delta, &e);  // delta = fraction * 2^e, fraction in [0.5, 1)
+  // delta = 2^(e-1) * (2 * fraction); 2 * fraction in [1, 2) carries the mantissa.
+  const int mantissa = static_cast<int>(std::floor((2.0 * fraction - 1.0) * 2048.0));
+  const int exponent = dynamic_range - (e - 1);
+  if (exponent < 0 || exponent > 31) return false;
+  out->exponent = exponent;
+  out->mantissa = mantissa;
+  return true;
+}
+
+bool expounded_step_sizes(int precision, std::span<const double> norms, double base_step,
+                          std::vector<StepSize>* out) {
+  out->assign(norms.size(), {});
+  for (size_t i = 0; i < norms.size(); ++i) {
+    const int rb = precision + log2_subband_gain(subband_orientation(static_cast<int>(i)));
+    if (!step_for_value(base_step / norms[i], rb, &(*out)[i])) return false;
+  }
+  return true;
+}
+
+std::vector<StepSize> derived_step_sizes(const StepSize& ll, int levels) {
+  std::vector<StepSize> steps(subband_count(levels));
+  for (int i = 0; i < subband_count(levels); ++i) {
+    steps[i].exponent = ll.exponent - levels + subband_level(i, levels);
+    steps[i].mantissa = ll.mantissa;
   }
   return steps;
 }

@@ -3,6 +3,7 @@
 // signalled and it sets the number of magnitude bit-planes (E-2).
 #pragma once
 
+#include <span>
 #include <vector>
 
 namespace mallat::quant {
@@ -26,6 +27,10 @@ int subband_count(int levels);
 // Orientation (0..3) of subband `index` in that signalling order.
 int subband_orientation(int index);
 
+// Decomposition level n_b (1 = finest) of subband `index` in that order
+// (the LL band: `levels`).
+int subband_level(int index, int levels);
+
 // Position of the subband of orientation `orientation` added at resolution
 // r (r = 0: the LL band) in that signalling order (A.6.4).
 inline int subband_step_index(int r, int orientation) { return r == 0 ? 0 : 3 * (r - 1) + orientation; }
@@ -34,6 +39,26 @@ inline int subband_step_index(int r, int orientation) { return r == 0 ? 0 : 3 * 
 // mantissa 0 — enough bit-planes for the 5/3's integer growth, as E.1.1
 // requires and as other encoders signal it.
 std::vector<StepSize> reversible_step_sizes(int precision, int levels);
+
+// E-3: the step size Delta_b that (exponent, mantissa) signal for a subband
+// of nominal dynamic range R_b = precision + log2 gain_b.
+double step_value(const StepSize& step, int dynamic_range);
+
+// The signalled step nearest below-or-at `delta` (> 0) for dynamic range R_b:
+// exponent = R_b - floor(log2 delta), mantissa = the 11-bit fraction. Fails
+// (returns false) when the exponent falls outside 0..31.
+bool step_for_value(double delta, int dynamic_range, StepSize* out);
+
+// Scalar expounded (A.6.4): one step per subband, Delta_b = base_step / norm_b,
+// where norms are the subbands' synthesis L2 norms in signalling order, so
+// one step in any subband costs about `base_step` in the image. Returns false
+// when a step does not fit the signalling (see step_for_value).
+bool expounded_step_sizes(int precision, std::span<const double> norms, double base_step,
+                          std::vector<StepSize>* out);
+
+// Scalar derived (E-5): only the LL step is signalled; subband b uses
+// epsilon_b = epsilon_0 - N_L + n_b and mu_b = mu_0.
+std::vector<StepSize> derived_step_sizes(const StepSize& ll, int levels);
 
 // E-2: the maximum number of magnitude bit-planes M_b of a subband.
 inline int magnitude_bitplanes(int guard_bits, int exponent) { return guard_bits + exponent - 1; }

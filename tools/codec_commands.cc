@@ -22,6 +22,14 @@ const char kEncodeUsage[] =
     "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
     "file, .j2k or .j2c a raw codestream. Lossless (reversible 5/3 + RCT) by default.\n"
     "\n"
+    "  -I              irreversible path: ICT + 9/7 wavelet + dead-zone quantisation\n"
+    "  -r R,R,...      one quality layer per compression ratio (decreasing): the file is\n"
+    "                  at most (bits of the raw image / 8) / R bytes; 1 = lossless layer.\n"
+    "                  Without -I the reversible 5/3 stream is truncated (lossy 5/3)\n"
+    "  --bpp B,B,...   one layer per size in bits per pixel of the whole file (increasing)\n"
+    "  -q P,P,...      one layer per PSNR in dB (increasing); 0 = lossless layer\n"
+    "  --quant Q       expounded (default: a step per subband) or derived (one step, E-5)\n"
+    "  -GuardBits N    guard bits 0..7 (default 2)\n"
     "  -n N            number of resolutions (decomposition levels + 1), default 6\n"
     "  -b W,H          code-block size, powers of two 4..1024, W*H <= 4096, default 64,64\n"
     "  -t W,H          tile size (default: one tile)\n"
@@ -115,6 +123,23 @@ bool parse_precincts(const std::string& s, std::vector<std::array<uint8_t, 2>>* 
   return !out->empty();
 }
 
+// "40,20,10" -> {40, 20, 10}; every value a number >= 0.
+bool parse_doubles(const std::string& s, std::vector<double>* out) {
+  out->clear();
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    const std::string item = s.substr(pos, comma - pos);
+    double v = 0;
+    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || !(v >= 0) || v > 1e9) return false;
+    out->push_back(v);
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
 bool parse_order(const std::string& s, codec::ProgressionOrder* out) {
   static const char* kNames[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
   for (int i = 0; i < 5; ++i) {
@@ -160,7 +185,7 @@ int encode_main(const Args& args) {
       std::fputs(kEncodeUsage, stdout);
       return 0;
     }
-    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT";
+    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT" || a == "-I";
     if (!flag && i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
     const std::string v = flag ? "" : args[i + 1];
     if (!flag) ++i;
@@ -211,6 +236,23 @@ int encode_main(const Args& args) {
       opt.tlm = true;
     } else if (a == "-PLT") {
       opt.plt = true;
+    } else if (a == "-I") {
+      opt.reversible = false;
+    } else if (a == "-r" || a == "--bpp" || a == "-q") {
+      using Kind = codec::EncodeOptions::RateKind;
+      const Kind kind = a == "-r" ? Kind::kRatio : a == "--bpp" ? Kind::kBitsPerPixel : Kind::kPsnr;
+      if (opt.rate_kind != Kind::kNone && opt.rate_kind != kind)
+        return usage_error("-r, --bpp and -q exclude each other");
+      opt.rate_kind = kind;
+      if (!parse_doubles(v, &opt.rate_values) || opt.rate_values.size() > 65535)
+        return usage_error(a + " needs numbers >= 0 separated by commas, got '" + v + "'");
+    } else if (a == "--quant") {
+      if (v != "expounded" && v != "derived")
+        return usage_error("--quant must be expounded or derived, got '" + v + "'");
+      opt.derived_quantization = v == "derived";
+    } else if (a == "-GuardBits") {
+      if (!parse_int(v, 0, 7, &x)) return usage_error("-GuardBits must be 0..7, got '" + v + "'");
+      opt.guard_bits = static_cast<int>(x);
     } else if (a == "-threads" || a == "--dwt") {
       std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
       if (!error.empty()) return usage_error(error);
@@ -219,6 +261,7 @@ int encode_main(const Args& args) {
     }
   }
   if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
+  if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   if (ends_with_ci(out, ".jp2")) {
     opt.container = codec::Container::kJp2;
   } else if (!ends_with_ci(out, ".j2k") && !ends_with_ci(out, ".j2c")) {

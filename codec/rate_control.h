@@ -1,0 +1,62 @@
+// Post-compression rate-distortion optimisation (PCRD-opt, the rate
+// allocation of J.14 / Taubman's EBCOT): each code-block may be truncated
+// after any coding pass; the allocator keeps, per block, the truncation
+// points on the convex hull of its (bytes, distortion decrease) curve, and
+// for each quality layer picks one global slope threshold lambda: every
+// block contributes the passes whose hull slope is at least lambda. The
+// layer's target is a file size (found by search over the sorted slopes, with
+// the real packet and header bytes counted by a callback) or a distortion.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "common/status.h"
+#include "entropy/t1.h"
+
+namespace mallat::codec {
+
+// The truncation points of one code-block on its convex hull: taking hull
+// point k means sending passes[k] passes, bytes[k] bytes, and removing
+// gain[k] of distortion (image units). Slopes gain/bytes strictly decrease.
+struct CodeBlockHull {
+  std::vector<int> passes;
+  std::vector<uint32_t> bytes;
+  std::vector<double> gain;
+  std::vector<double> slope;   // (gain[k] - gain[k-1]) / (bytes[k] - bytes[k-1])
+};
+
+// The hull of a block whose pass p removes passes[p].distortion_decrease *
+// weight of distortion (weight: Delta_b^2 x the subband's synthesis energy x
+// the component's colour-transform weight).
+CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight);
+
+// What one layer must reach.
+struct LayerTarget {
+  enum class Kind {
+    kBytes,       // the file, up to and including this layer, at most `value` bytes
+    kDistortion,  // the estimated distortion (image units, summed) at most `value`
+    kEverything,  // every pass (lossless, or the last layer of full quality)
+  };
+  Kind kind = Kind::kEverything;
+  double value = 0;
+};
+
+// Per layer, per block: the cumulative number of passes in layers 0..l.
+using LayerPasses = std::vector<std::vector<int>>;
+
+// Bytes of the file when it holds layers 0..layers.size()-1 as given.
+using SizeOfLayers = std::function<Result<uint64_t>(const LayerPasses& layers)>;
+
+// Picks each layer's passes. `initial_distortion` is the distortion with no
+// pass sent (for kDistortion targets). Layers are filled in order, each
+// holding at least what the previous one holds; a target that cannot be met
+// (smaller than the previous layer, or than the headers alone) gives the
+// layer no new passes.
+Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
+                                    std::span<const LayerTarget> targets,
+                                    double initial_distortion, const SizeOfLayers& size_of);
+
+}  // namespace mallat::codec

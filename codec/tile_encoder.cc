@@ -1,0 +1,308 @@
+#include "codec/tile_encoder.h"
+
+#include <algorithm>
+
+#include "codec/component_transform.h"
+#include "codec/packet_header.h"
+#include "codec/progression.h"
+#include "quant/quantize.h"
+#include "quant/step_size.h"
+
+namespace mallat::codec {
+
+Status TileEncoder::code(int index) {
+  const MainHeader& main = *setup_.main;
+  irreversible_ = !main.cod.component.reversible;
+  std::vector<ComponentCoding> coding(main.siz.components.size(), main.cod.component);
+  MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
+  MALLAT_RETURN_IF_ERROR(transform());
+
+  std::vector<BlockRef> refs;
+  const auto& comps = layout_.components;
+  precinct_first_.assign(comps.size(), {});
+  size_t slot = 0;
+  for (size_t c = 0; c < comps.size(); ++c) {
+    precinct_first_[c].resize(comps[c].resolutions.size());
+    for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
+      const Resolution& res = comps[c].resolutions[r];
+      for (size_t p = 0; p < res.precincts.size(); ++p) {
+        precinct_first_[c][r].push_back(slot);
+        for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
+          for (size_t k = 0; k < res.precincts[p].bands[b].blocks.size(); ++k) {
+            refs.push_back({static_cast<int>(c), static_cast<int>(r), static_cast<int>(p),
+                            static_cast<int>(b), static_cast<int>(k), slot++});
+          }
+        }
+      }
+    }
+  }
+  blocks_.assign(slot, {});
+  std::vector<Status> errors(refs.size());
+  pool_.parallel_for(static_cast<int64_t>(refs.size()), [&](int64_t i) { errors[i] = code_one(refs[i]); });
+  planes53_.clear();
+  planes97_.clear();
+  for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
+  return Status::Ok();
+}
+
+Status TileEncoder::transform() {
+  const MainHeader& main = *setup_.main;
+  const Image& image = *setup_.image;
+  const size_t n = layout_.components.size();
+  planes53_.assign(irreversible_ ? 0 : n, {});
+  planes97_.clear();
+  planes97_.resize(irreversible_ ? n : 0);
+  for (size_t c = 0; c < n; ++c) {
+    const size_t count = static_cast<size_t>(layout_.components[c].rect.width() * layout_.components[c].rect.height());
+    // The 9/7 path goes straight to float (no integer copy: the pages of a
+    // large tile cost as much to fault in as to fill).
+    if (irreversible_) {
+      planes97_[c] = std::make_unique_for_overwrite<float[]>(count);
+    } else {
+      planes53_[c].resize(count);
+    }
+  }
+  // G.1.2 DC shift, then G.2 RCT / G.3 ICT, in bands of rows on the pool
+  // (the components of a colour transform have the same size).
+  const bool colour = main.cod.multiple_component_transform;
+  const int64_t height = layout_.components.empty() ? 0 : layout_.components[0].rect.height();
+  constexpr int64_t kBand = 32;
+  const int64_t bands = colour ? (height + kBand - 1) / kBand : 0;
+  auto convert_rows = [&](size_t c, int64_t y0, int64_t y1) {
+    const TileComponent& tc = layout_.components[c];
+    const Component& src = image.components[c];
+    const int64_t sx = tc.rect.x0 - main.siz.xosiz, sy = tc.rect.y0 - main.siz.yosiz;
+    const int64_t w = tc.rect.width();
+    const int32_t shift = src.is_signed ? 0 : int32_t{1} << (src.precision - 1);
+    for (int64_t y = y0; y < y1; ++y) {
+      const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
+      if (irreversible_) {
+        float* dst = planes97_[c].get() + y * w;
+        for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<float>(row[x] - shift);
+      } else {
+        int32_t* dst = planes53_[c].data() + y * w;
+        for (int64_t x = 0; x < w; ++x) dst[x] = row[x] - shift;
+      }
+    }
+  };
+  if (colour) {
+    const int64_t w = layout_.components[0].rect.width();
+    pool_.parallel_for(bands, [&](int64_t band) {
+      const int64_t y0 = band * kBand, y1 = std::min(height, y0 + kBand);
+      for (size_t c = 0; c < n; ++c) convert_rows(c, y0, y1);
+      const size_t at = static_cast<size_t>(y0 * w), count = static_cast<size_t>((y1 - y0) * w);
+      if (irreversible_) {
+        ict_forward({planes97_[0].get() + at, count}, {planes97_[1].get() + at, count},
+                    {planes97_[2].get() + at, count});
+      } else {
+        rct_forward({planes53_[0].data() + at, count}, {planes53_[1].data() + at, count},
+                    {planes53_[2].data() + at, count});
+      }
+    });
+  } else {
+    pool_.parallel_for(static_cast<int64_t>(n), [&](int64_t c) {
+      convert_rows(static_cast<size_t>(c), 0, layout_.components[c].rect.height());
+    });
+  }
+  std::vector<dwt::PlaneJob> jobs;
+  for (size_t c = 0; c < n; ++c) {
+    const TileComponent& tc = layout_.components[c];
+    if (tc.rect.empty()) continue;
+    dwt::PlaneJob job;
+    job.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+    job.direction = dwt::Direction::kForward;
+    job.levels = tc.levels;
+    job.x0 = tc.rect.x0;
+    job.y0 = tc.rect.y0;
+    const int64_t w = tc.rect.width(), h = tc.rect.height();
+    if (irreversible_) {
+      job.samples97 = PlaneView<float>{planes97_[c].get(), w, h, w};
+    } else {
+      job.samples53 = PlaneView<int32_t>{planes53_[c].data(), w, h, w};
+    }
+    jobs.push_back(job);
+  }
+  return dwt_.run(jobs);
+}
+
+namespace {
+
+// Replaces Tier-1's distortion decreases (measured against the integer
+// magnitudes) by the decreases against the unquantised coefficients: a
+// refinement pass gets its plane's refinement decrease, exactly; the
+// significance and cleanup passes share the plane's significance decrease
+// as Tier-1's estimates share it. The first pass is the cleanup of the top
+// plane; then each plane has significance, refinement and cleanup passes
+// (D.3). Returns the error with no pass sent.
+double measured_distortions(const quant::BitplaneDistortion& d, std::vector<entropy::CodingPass>& passes) {
+  const int planes = static_cast<int>(d.significance.size());
+  if (passes.empty()) return d.total;
+  for (int p = planes - 1; p >= 0; --p) {
+    const int cleanup = 3 * (planes - 1 - p);
+    if (p == planes - 1) {
+      passes[cleanup].distortion_decrease = d.significance[p];
+      continue;
+    }
+    entropy::CodingPass& spp = passes[cleanup - 2];
+    const double spp_share = spp.distortion_decrease + passes[cleanup].distortion_decrease > 0
+                                 ? spp.distortion_decrease / (spp.distortion_decrease + passes[cleanup].distortion_decrease)
+                                 : 0.0;
+    spp.distortion_decrease = d.significance[p] * spp_share;
+    passes[cleanup - 1].distortion_decrease = d.refinement[p];
+    passes[cleanup].distortion_decrease = d.significance[p] * (1.0 - spp_share);
+  }
+  return d.total;
+}
+
+}  // namespace
+
+Status TileEncoder::code_one(const BlockRef& ref) {
+  const MainHeader& main = *setup_.main;
+  const TileComponent& tc = layout_.components[ref.c];
+  const PrecinctBand& pb = tc.resolutions[ref.r].precincts[ref.p].bands[ref.b];
+  const CodeBlock& cb = pb.blocks[ref.k];
+  const Quantization& q = main.qcc.count(ref.c) ? main.qcc.at(ref.c) : main.qcd;
+  const int band = quant::subband_step_index(ref.r, static_cast<int>(pb.band));
+  const int exponent = q.steps[q.style == QuantizationStyle::kScalarDerived
+                                   ? 0 : static_cast<size_t>(band)].exponent;
+  // E-5: a derived step's exponent follows the subband's level.
+  const int eb = q.style == QuantizationStyle::kScalarDerived
+                     ? exponent - tc.levels + quant::subband_level(band, tc.levels)
+                     : exponent;
+  const int mb = quant::magnitude_bitplanes(q.guard_bits, eb);
+  const int64_t stride = tc.rect.width();
+  const int64_t w = cb.rect.width(), h = cb.rect.height();
+  CodedBlock& out = blocks_[ref.slot];
+  const double delta = setup_.step[ref.c][band];
+  out.weight = delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c];
+  PlaneView<const int32_t> view;
+  std::vector<int32_t> quantized;
+  quant::BitplaneDistortion measured;
+  if (irreversible_) {
+    quantized.resize(static_cast<size_t>(w * h));
+    PlaneView<const float> in{planes97_[ref.c].get() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+    const quant::QuantizationError e =
+        quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w}, &measured);
+    out.clipped = e.clipped;
+    view = PlaneView<const int32_t>{quantized.data(), w, h, w};
+  } else {
+    view = PlaneView<const int32_t>{planes53_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
+  }
+  auto coded = entropy::encode_code_block(view, static_cast<entropy::BandOrientation>(pb.band), mb,
+                                          entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()));
+  if (!coded.ok()) return coded.status();
+  out.coded = std::move(coded).value();
+  if (irreversible_) {
+    // The planes coded are those of the largest magnitude (Mb - P), the
+    // planes `measured` has.
+    const int planes = static_cast<int>(measured.significance.size());
+    if (out.coded.num_passes > 0 && 3 * planes - 2 != out.coded.num_passes)
+      return Status(ErrorCode::kInternal, "code-block of " + std::to_string(out.coded.num_passes) + " passes but " +
+                            std::to_string(planes) + " bit-planes");
+    out.initial_distortion = measured_distortions(measured, out.coded.passes) * out.weight;
+    return Status::Ok();
+  }
+  // Reversible: the coefficients are the integers Tier-1 measured against;
+  // with no pass sent the error is the sum of what all the passes remove.
+  double all = 0;
+  for (const entropy::CodingPass& pass : out.coded.passes) all += pass.distortion_decrease;
+  out.initial_distortion = all * out.weight;
+  return Status::Ok();
+}
+
+namespace {
+
+// Byte lengths of the codeword-segment pieces that carry passes
+// (before, before + new] of a block (B.10.7.2): each piece ends where a
+// segment ends or where the layer ends.
+std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
+                                    int before, int new_passes) {
+  std::vector<uint32_t> lengths;
+  auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
+  int at = before;
+  for (int piece : codeword_segment_pieces(style, before, new_passes)) {
+    lengths.push_back(end_of(at + piece) - end_of(at));
+    at += piece;
+  }
+  return lengths;
+}
+
+}  // namespace
+
+Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block,
+                                      std::vector<uint8_t>* body,
+                                      std::vector<uint32_t>* packet_lengths) const {
+  const MainHeader& main = *setup_.main;
+  const CodeBlockStyle style = main.cod.component.style;
+  const int num_layers = static_cast<int>(layers.size());
+  // One packet coder per precinct, told up front in which layer each block
+  // first appears (its inclusion tag tree needs them all, B.10.4).
+  std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders(layout_.components.size());
+  for (size_t c = 0; c < layout_.components.size(); ++c) {
+    const TileComponent& tc = layout_.components[c];
+    coders[c].resize(tc.resolutions.size());
+    for (size_t r = 0; r < tc.resolutions.size(); ++r) {
+      for (size_t p = 0; p < tc.resolutions[r].precincts.size(); ++p) {
+        const std::vector<CodeBlockGrid> grids = code_block_grids(tc.resolutions[r].precincts[p]);
+        MALLAT_ASSIGN_OR_RETURN(PrecinctPacketCoder coder, PrecinctPacketCoder::create(grids, style));
+        const size_t first = precinct_first_[c][r][p];
+        for (int k = 0; k < coder.code_blocks(); ++k) {
+          const size_t slot = first + static_cast<size_t>(k);
+          int first_layer = TagTree::kUnknown;
+          for (int l = 0; l < num_layers; ++l) {
+            if (layers[l][first_block + slot] > 0) {
+              first_layer = l;
+              break;
+            }
+          }
+          MALLAT_RETURN_IF_ERROR(coder.set_code_block(k, first_layer, blocks_[slot].coded.zero_bitplanes));
+        }
+        coders[c][r].push_back(std::move(coder));
+      }
+    }
+  }
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
+                          packet_order(layout_, num_layers, main.cod.order, main.poc));
+  std::vector<CodeBlockContribution> contributions;
+  std::vector<uint8_t> header;
+  uint64_t total = 0;
+  uint32_t packet_index = 0;
+  for (const PacketId& id : sequence) {
+    PrecinctPacketCoder& coder = coders[id.component][id.resolution][id.precinct];
+    const size_t first = precinct_first_[id.component][id.resolution][id.precinct];
+    const int n = coder.code_blocks();
+    contributions.assign(n, {});
+    uint64_t bytes = 0;
+    for (int k = 0; k < n; ++k) {
+      const size_t index = first_block + first + k;
+      const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
+      const int now = layers[id.layer][index];
+      if (now <= before) continue;
+      contributions[k].new_passes = now - before;
+      contributions[k].lengths = piece_lengths(blocks_[first + k].coded, style, before, now - before);
+      bytes += contributions[k].body_bytes();
+    }
+    header.clear();
+    if (main.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), header);
+    MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, main.cod.eph, header));
+    bytes += header.size();
+    if (body) {
+      body->insert(body->end(), header.begin(), header.end());
+      for (int k = 0; k < n; ++k) {
+        if (contributions[k].new_passes == 0) continue;
+        const size_t index = first_block + first + k;
+        const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
+        const auto& data = blocks_[first + k].coded.data;
+        const uint32_t from = before == 0 ? 0 : blocks_[first + k].coded.passes[before - 1].cumulative_length;
+        const uint32_t to = blocks_[first + k].coded.passes[layers[id.layer][index] - 1].cumulative_length;
+        body->insert(body->end(), data.begin() + from, data.begin() + to);
+      }
+    }
+    if (packet_lengths) packet_lengths->push_back(static_cast<uint32_t>(bytes));
+    total += bytes;
+    ++packet_index;
+  }
+  return total;
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,85 @@
+// One tile through the encoder: DC shift and colour transform, forward DWT,
+// quantisation (irreversible path), Tier-1 coding of every code-block in
+// parallel; then, once the rate allocator has chosen each block's passes per
+// layer, the Tier-2 packets. The coded blocks stay in memory between the two
+// steps so the allocator can see every tile before any packet is written.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "codec/marker_writer.h"
+#include "codec/rate_control.h"
+#include "codec/tile_geometry.h"
+#include "common/image.h"
+#include "common/thread_pool.h"
+#include "dwt/dwt.h"
+#include "entropy/t1.h"
+
+namespace mallat::codec {
+
+// What every tile of one encode shares.
+struct TileCodingSetup {
+  const Image* image = nullptr;
+  const MainHeader* main = nullptr;
+  // Per component, per subband in A.6.4 order: the signalled step Delta_b
+  // (1 on the reversible path) and the synthesis energy weight norm_b^2.
+  std::vector<std::vector<double>> step;
+  std::vector<std::vector<double>> energy;
+  // Per component: the weight of its errors in the output components after
+  // the inverse colour transform (1 without one), so that distortions add up
+  // to the squared error of the decoded image.
+  std::vector<double> colour_weight;
+};
+
+// A coded code-block with what the rate allocator needs of it.
+struct CodedBlock {
+  entropy::EncodedCodeBlock coded;
+  // Image-domain squared error per unit of Tier-1 distortion: Delta_b^2 x
+  // norm_b^2 x the colour weight.
+  double weight = 0;
+  // Image-domain squared error when no pass is sent.
+  double initial_distortion = 0;
+  int64_t clipped = 0;   // coefficients clipped to M_b bit-planes
+};
+
+class TileEncoder {
+ public:
+  TileEncoder(const TileCodingSetup& setup, ThreadPool& pool, dwt::Backend& dwt)
+      : setup_(setup), pool_(pool), dwt_(dwt) {}
+
+  // Transforms tile `index` and codes all its code-blocks.
+  Status code(int index);
+
+  std::vector<CodedBlock>& blocks() { return blocks_; }
+  const std::vector<CodedBlock>& blocks() const { return blocks_; }
+
+  // The packets of layers 0..layers.size()-1, where layers[l][first_block +
+  // i] is the cumulative pass count of this tile's block i. Appends them to
+  // body (when not null) and their lengths to packet_lengths (when not
+  // null); returns their total size in bytes.
+  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, std::vector<uint8_t>* body,
+                           std::vector<uint32_t>* packet_lengths) const;
+
+ private:
+  struct BlockRef {
+    int c, r, p, b, k;  // k: index within the band
+    size_t slot;        // index in blocks_
+  };
+  Status transform();
+  Status code_one(const BlockRef& ref);
+
+  const TileCodingSetup& setup_;
+  ThreadPool& pool_;
+  dwt::Backend& dwt_;
+  TileLayout layout_;
+  bool irreversible_ = false;
+  std::vector<std::vector<int32_t>> planes53_;
+  std::vector<std::unique_ptr<float[]>> planes97_;
+  std::vector<CodedBlock> blocks_;
+  // First slot of each precinct's blocks, per component and resolution.
+  std::vector<std::vector<std::vector<size_t>>> precinct_first_;
+};
+
+}  // namespace mallat::codec

@@ -1,0 +1,247 @@
+#!/usr/bin/python3
+"""Rate/PSNR comparison: mallat against opj_compress -I and grk_compress -I.
+
+For every image of a folder (default: the shared PPM, BMP and TIFF photos;
+not the PNGs, whose gAMA chunk Debian's OpenJPEG applies), encodes at each
+target in bits per pixel (mallat --bpp B -I; opj/grk -I -r RATIO with RATIO =
+components x precision / B, the same file size) and losslessly (each codec's
+default), decodes each file with its codec's own decoder (mallat's files
+with opj_decompress while mallat cannot decode them; the CSV says which),
+and measures the real bits per pixel from the file size and the PSNR (all
+components together, and each component) against the original with
+`mallat compare`. Writes a CSV, prints mean PSNR per target and codec, the
+Bjontegaard deltas (BD-rate, BD-PSNR) of mallat against each peer, and
+draws the rate/PSNR curves to a PNG.
+
+usage: /usr/bin/python3 conformance/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
+       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1]
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+# Tiny images give degenerate curves; their fits still count, quietly.
+warnings.simplefilter("ignore", np.RankWarning)
+
+
+def run(cmd):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.returncode, time.perf_counter() - t0, r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
+
+
+def image_info(mallat, path):
+    rc, _, out = run([mallat, "info", path])
+    if rc != 0:
+        raise RuntimeError(out)
+    m = re.search(r"(\d+)x(\d+)", out)
+    comps = re.findall(r"(\d+) bits?", out)
+    nc = re.search(r"(\d+) components?", out)
+    if not m or not comps:
+        raise RuntimeError("cannot read `mallat info` output: " + out)
+    count = int(nc.group(1)) if nc else len(comps)
+    return int(m.group(1)), int(m.group(2)), count, int(comps[0])
+
+
+def compare(mallat, a, b):
+    """Per-component and overall (MSE, PSNR) from `mallat compare`."""
+    rc, _, out = run([mallat, "compare", a, b])
+    if rc not in (0, 1):
+        raise RuntimeError(out)
+    comps, overall = [], None
+    for line in out.splitlines():
+        m = re.search(r"MSE\s+([0-9.e+-]+|inf)\s+PSNR\s+([0-9.e+-]+|inf)", line)
+        if not m:
+            continue
+        pair = (float(m.group(1)), float(m.group(2)))
+        if line.strip().startswith("overall"):
+            overall = pair
+        else:
+            comps.append(pair)
+    if overall is None:
+        if len(comps) == 1:
+            overall = comps[0]
+        else:
+            raise RuntimeError("cannot read `mallat compare` output: " + out)
+    return overall, comps
+
+
+def bd_metrics(rate_a, psnr_a, rate_b, psnr_b):
+    """Bjontegaard deltas of curve B against curve A (cubic fits of PSNR
+    against log rate and back, over the overlapping interval): BD-rate in %
+    (negative: B needs fewer bits) and BD-PSNR in dB (positive: B is better)."""
+    la, lb = np.log(rate_a), np.log(rate_b)
+    pa, pb = np.polyfit(la, psnr_a, 3), np.polyfit(lb, psnr_b, 3)
+    lo, hi = max(la.min(), lb.min()), min(la.max(), lb.max())
+    ia, ib = np.polyint(pa), np.polyint(pb)
+    bd_psnr = ((np.polyval(ib, hi) - np.polyval(ib, lo)) - (np.polyval(ia, hi) - np.polyval(ia, lo))) / (hi - lo)
+    qa, qb = np.polyfit(psnr_a, la, 3), np.polyfit(psnr_b, lb, 3)
+    lo, hi = max(min(psnr_a), min(psnr_b)), min(max(psnr_a), max(psnr_b))
+    ja, jb = np.polyint(qa), np.polyint(qb)
+    avg = ((np.polyval(jb, hi) - np.polyval(jb, lo)) - (np.polyval(ja, hi) - np.polyval(ja, lo))) / (hi - lo)
+    return (math.exp(avg) - 1) * 100.0, bd_psnr
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--images", default="../shared/testdata/images")
+    ap.add_argument("--mallat", default="build/tools/mallat")
+    ap.add_argument("--bpp", default="0.125,0.25,0.5,1,2")
+    ap.add_argument("--out", default="rate_psnr", help="writes OUT.csv and OUT.png")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--no-lossless", action="store_true")
+    ap.add_argument("--min-pixels", type=int, default=0,
+                    help="leave out smaller images (the shared 73x43 TIFFs cannot reach low targets: "
+                         "their headers alone exceed them)")
+    args = ap.parse_args()
+
+    targets = [float(b) for b in args.bpp.split(",")]
+    names = sorted(n for n in os.listdir(args.images) if n.lower().endswith((".ppm", ".bmp", ".tif", ".tiff")))
+    if not names:
+        raise SystemExit(f"no PPM/BMP/TIFF images in {args.images}")
+    codecs = ["mallat", "opj"] + (["grok"] if shutil.which("grk_compress") else [])
+    tmp = tempfile.mkdtemp(prefix="mallat-rate-psnr-")
+    rows = []
+    jobs = [(n, t) for n in names for t in targets + ([] if args.no_lossless else [None])]
+    done = 0
+    try:
+        for name in names:
+            src = os.path.join(args.images, name)
+            try:
+                w, h, nc, prec = image_info(args.mallat, src)
+            except RuntimeError as e:
+                print(f"skip {name}: {e}", file=sys.stderr)
+                continue
+            if w * h < args.min_pixels:
+                continue
+            ext = os.path.splitext(name)[1].lower()
+            dec_ext = ".tif" if ext in (".tif", ".tiff") else (".bmp" if ext == ".bmp" else (".ppm" if nc >= 3 else ".pgm"))
+            for target in targets + ([] if args.no_lossless else [None]):
+                done += 1
+                label = "lossless" if target is None else f"{target:g}"
+                for codec in codecs:
+                    j2k = os.path.join(tmp, f"{codec}.j2k")
+                    out = os.path.join(tmp, f"{codec}{dec_ext}")
+                    for f in (j2k, out):
+                        if os.path.exists(f):
+                            os.remove(f)
+                    t = str(args.threads)
+                    if codec == "mallat":
+                        enc = [args.mallat, "encode", "-i", src, "-o", j2k, "-threads", t]
+                        if target is not None:
+                            enc += ["-I", "--bpp", f"{target:g}"]
+                    else:
+                        tool = "opj_compress" if codec == "opj" else "grk_compress"
+                        enc = [tool, "-i", src, "-o", j2k] + (["-threads", t] if codec == "opj" else ["-H", t])
+                        if target is not None:
+                            enc += ["-I", "-r", f"{nc * prec / target:.6f}"]
+                    rc, te, log = run(enc)
+                    if rc != 0 or not os.path.exists(j2k):
+                        print(f"\n{name} {label} {codec}: encode failed: {log.strip()[:200]}", file=sys.stderr)
+                        continue
+                    decoder = {"mallat": "mallat", "opj": "opj_decompress", "grok": "grk_decompress"}[codec]
+                    if codec == "mallat":
+                        rc, td, log = run([args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t])
+                        if rc != 0:
+                            decoder = "opj_decompress"
+                    if decoder == "opj_decompress":
+                        rc, td, log = run(["opj_decompress", "-i", j2k, "-o", out, "-threads", t])
+                    elif decoder == "grk_decompress":
+                        rc, td, log = run(["grk_decompress", "-i", j2k, "-o", out, "-H", t])
+                    if rc != 0 or not os.path.exists(out):
+                        print(f"\n{name} {label} {codec}: decode failed: {log.strip()[:200]}", file=sys.stderr)
+                        continue
+                    try:
+                        (mse, psnr), comps = compare(args.mallat, src, out)
+                    except RuntimeError as e:
+                        print(f"\n{name} {label} {codec}: compare failed: {e}", file=sys.stderr)
+                        continue
+                    size = os.path.getsize(j2k)
+                    rows.append({
+                        "image": name, "codec": codec, "target_bpp": label, "bytes": size,
+                        "bpp": 8.0 * size / (w * h), "psnr": psnr, "mse": mse,
+                        "psnr_components": ";".join(f"{p:.3f}" for _, p in comps),
+                        "encode_s": f"{te:.3f}", "decode_s": f"{td:.3f}", "decoder": decoder,
+                    })
+                print(f"\r[{done}/{len(jobs)}] {name} {label:>8}", end="", file=sys.stderr, flush=True)
+        print(file=sys.stderr)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    with open(args.out + ".csv", "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        wr.writeheader()
+        wr.writerows(rows)
+
+    # Only images that every codec coded at every target enter the means.
+    labels = [f"{t:g}" for t in targets] + ([] if args.no_lossless else ["lossless"])
+    by = {(r["image"], r["codec"], r["target_bpp"]): r for r in rows}
+    coded = sorted(set(r["image"] for r in rows))
+    complete = [n for n in coded if all((n, c, l) in by for c in codecs for l in labels)]
+    print(f"{len(complete)} of {len(coded)} images coded by every codec at every target")
+    print(f"{'target bpp':>10} " + " ".join(f"{c + ' bpp':>11} {c + ' PSNR':>12}" for c in codecs))
+    means = {c: [] for c in codecs}
+    for l in labels:
+        cells = []
+        for c in codecs:
+            bpp = np.mean([by[(n, c, l)]["bpp"] for n in complete])
+            ps = [by[(n, c, l)]["psnr"] for n in complete]
+            psnr = np.mean(ps) if all(math.isfinite(p) for p in ps) else float("inf")
+            means[c].append((bpp, psnr))
+            cells.append(f"{bpp:11.4f} {psnr:12.3f}")
+        print(f"{l:>10} " + " ".join(cells))
+    lossy = len(targets)
+    for peer in codecs[1:]:
+        rates, psnrs = [], []
+        for n in complete:
+            ra = np.array([by[(n, peer, l)]["bpp"] for l in labels[:lossy]])
+            pa = np.array([by[(n, peer, l)]["psnr"] for l in labels[:lossy]])
+            rb = np.array([by[(n, "mallat", l)]["bpp"] for l in labels[:lossy]])
+            pb = np.array([by[(n, "mallat", l)]["psnr"] for l in labels[:lossy]])
+            if len(ra) >= 4 and np.all(np.isfinite(pa)) and np.all(np.isfinite(pb)):
+                r, p = bd_metrics(ra, pa, rb, pb)
+                rates.append(r)
+                psnrs.append(p)
+        if rates:
+            print(f"mallat vs {peer}: BD-rate {np.mean(rates):+.2f}%  BD-PSNR {np.mean(psnrs):+.3f} dB"
+                  f"  (mean over {len(rates)} images; negative rate / positive PSNR: mallat better)")
+    for c in codecs:
+        e = [float(r["encode_s"]) for r in rows if r["codec"] == c]
+        d = [float(r["decode_s"]) for r in rows if r["codec"] == c]
+        print(f"{c}: encode {sum(e):.2f} s, decode {sum(d):.2f} s over {len(e)} files")
+    print(f"wrote {args.out}.csv")
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot", file=sys.stderr)
+        return 0
+    fig, ax = plt.subplots(figsize=(7, 5))
+    for c in codecs:
+        pts = means[c][:lossy]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=c)
+    ax.set_xscale("log")
+    ax.set_xlabel("bits per pixel (file size)")
+    ax.set_ylabel("mean PSNR, dB")
+    ax.set_title(f"rate/PSNR over {len(complete)} images")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.savefig(args.out + ".png", dpi=120, bbox_inches="tight")
+    print(f"wrote {args.out}.png")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
