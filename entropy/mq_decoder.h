@@ -63,15 +63,42 @@ struct MqDecoder {
     return d;
   }
 
-  inline void renorm() {
-    do {
-      if (ct == 0) byte_in();
-      int n = shifts_to_normalise(a);
-      if (n > ct) n = ct;
-      a <<= n;
-      c <<= n;
-      ct -= n;
-    } while ((a & 0x8000) == 0);
+  // The same decision as decode() without a branch on the outcome, for the
+  // fast Tier-1 passes: many of their decisions are close to coin tosses, so
+  // branches on them mostly mispredict. `lower` is C in the lower (LPS)
+  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe,
+  // which implies A < 0x8000. Flags are 0/1 integers combined with bit
+  // operations, and the state is always stored, so that no branch remains.
+  [[gnu::always_inline]] inline uint32_t decode_branchless(uint8_t& state) {
+    const uint8_t current = state;
+    const MqState s = kMqStates[current];
+    const uint32_t qe = s.qe;
+    a -= qe;
+    const uint32_t lower = (c >> 16) < qe;
+    const uint32_t exchange = a < qe;
+    const uint32_t lps = lower ^ exchange;
+    const uint32_t renormalise = lower | (((a >> 15) & 1) ^ 1);
+    const uint8_t next = lps ? s.next_lps : s.next_mps;
+    state = static_cast<uint8_t>(current ^ ((current ^ next) & (0u - renormalise)));
+    c -= (qe << 16) & (lower - 1);
+    a = lower ? qe : a;
+    renorm();  // shifts by 0 when A is still normalised
+    return s.mps ^ lps;
+  }
+
+  // C.3.4 RENORMD: shift A and C left until A >= 0x8000, reading a byte
+  // whenever CT runs out.
+  [[gnu::always_inline]] inline void renorm() {
+    int n = shifts_to_normalise(a);
+    while (n > ct) {
+      a <<= ct;
+      c <<= ct;
+      n -= ct;
+      byte_in();
+    }
+    a <<= n;
+    c <<= n;
+    ct -= n;
   }
 
   // C.3.4 BYTEIN: 0xFF followed by a byte above 0x8F is a marker (or the

@@ -1,10 +1,12 @@
-// The Tier-1 decoder: the same passes as the encoder (t1_passes.h) driven by
-// the MQ and raw decoders, one codeword segment at a time.
+// The Tier-1 decoder: the MQ-coded passes of t1_decoder_passes.h and the raw
+// (BYPASS) passes shared with the encoder (t1_passes.h), one codeword
+// segment at a time.
 #include <algorithm>
 #include <string>
 
 #include "entropy/t1.h"
 #include "entropy/t1_internal.h"
+#include "entropy/t1_decoder_passes.h"
 #include "entropy/t1_passes.h"
 #include "entropy/t1_schedule.h"
 
@@ -45,6 +47,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
+  const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(block.orientation)].data();
   bool open = false;
   for (int i = 0; i < block.num_passes; ++i) {
     const PassType type = pass_type(i);
@@ -58,7 +61,16 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       }
       open = true;
     }
-    detail::run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
+    const int plane = planes - 1 - pass_plane_offset(i);
+    if (is_raw) {
+      detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+    } else if (type == PassType::kSignificance) {
+      detail::decode_significance_pass<kVsc>(mq.mq, mq.cx, s, sp_lut, plane);
+    } else if (type == PassType::kRefinement) {
+      detail::decode_refinement_pass<kVsc>(mq.mq, mq.cx, s, plane);
+    } else {
+      detail::decode_cleanup_pass<kVsc>(mq.mq, mq.cx, s, zc_lut, plane);
+    }
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {
       // D.5: 1010 in UNIFORM; a mismatch means corruption, which a decoder
       // may conceal. We decode on: the samples are the best we have.

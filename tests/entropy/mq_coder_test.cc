@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -112,6 +114,38 @@ TEST(MqDecoder, TruncatedAndGarbageInputStaysInBounds) {
     MqContexts cx = initial_contexts();
     for (int i = 0; i < 5000; ++i) mq.decode(cx[i % kNumContexts]);
     EXPECT_LE(mq.bp, mq.end + 0);
+  }
+}
+
+TEST(MqDecoder, BranchlessDecodeMatchesPlainDecode) {
+  // Valid streams, the same streams with bit errors and cut short, and
+  // random bytes: the branchless decision and the plain C.3.2 one agree on
+  // every symbol, every context state and every register.
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto d = random_decisions(rng, 1 + trial * 23);
+    std::vector<uint8_t> bytes = encode_all(d, trial % 2 == 0);
+    if (trial % 3 == 1) {
+      for (auto& b : bytes) b = static_cast<uint8_t>(rng() | (trial & 4 ? 0xF0 : 0));
+    } else if (trial % 3 == 2 && !bytes.empty()) {
+      bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      bytes.resize(bytes.size() - rng() % (bytes.size() / 2 + 1));
+    }
+    std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
+    std::copy(bytes.begin(), bytes.end(), exact.get());
+    MqDecoder plain, fast;
+    plain.init(exact.get(), bytes.size());
+    fast.init(exact.get(), bytes.size());
+    MqContexts cx_plain = initial_contexts(), cx_fast = initial_contexts();
+    for (size_t i = 0; i < d.size() + 200; ++i) {
+      const int ctx = i < d.size() ? d[i].context : static_cast<int>(i % kNumContexts);
+      ASSERT_EQ(fast.decode_branchless(cx_fast[ctx]), plain.decode(cx_plain[ctx])) << i;
+      ASSERT_EQ(cx_fast, cx_plain) << i;
+      ASSERT_EQ(fast.a, plain.a) << i;
+      ASSERT_EQ(fast.c, plain.c) << i;
+      ASSERT_EQ(fast.ct, plain.ct) << i;
+      ASSERT_EQ(fast.bp, plain.bp) << i;
+    }
   }
 }
 
