@@ -6,10 +6,27 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "entropy/mq_states.h"
 
 namespace mallat::entropy {
+
+// A copy of a codeword segment followed by two 0xFF bytes, for
+// MqDecoder::decode_fast. One per thread, reused.
+class PaddedSegment {
+ public:
+  const uint8_t* assign(std::span<const uint8_t> segment) {
+    bytes_.assign(segment.begin(), segment.end());
+    bytes_.push_back(0xFF);
+    bytes_.push_back(0xFF);
+    return bytes_.data();
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
 
 struct MqDecoder {
   uint32_t a = 0;
@@ -66,24 +83,31 @@ struct MqDecoder {
   // The same decision as decode() without a branch on the outcome, for the
   // fast Tier-1 passes: many of their decisions are close to coin tosses, so
   // branches on them mostly mispredict. `lower` is C in the lower (LPS)
-  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe,
-  // which implies A < 0x8000. Flags are 0/1 integers combined with bit
-  // operations, and the state is always stored, so that no branch remains.
-  [[gnu::always_inline]] inline uint32_t decode_branchless(uint8_t& state) {
-    const uint8_t current = state;
-    const MqState s = kMqStates[current];
-    const uint32_t qe = s.qe;
+  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe
+  // (which implies A < 0x8000). The next state is a byte picked out of
+  // kMqDecodeTransitions by shifting. Needs the segment followed by two
+  // 0xFF bytes in memory (PaddedSegment), so reading needs no bounds check.
+  [[gnu::always_inline]] inline uint32_t decode_fast(uint8_t& state) {
+    const uint64_t t = kMqDecodeTransitions[state];
+    const uint32_t qe = static_cast<uint16_t>(t);
     a -= qe;
     const uint32_t lower = (c >> 16) < qe;
-    const uint32_t exchange = a < qe;
-    const uint32_t lps = lower ^ exchange;
-    const uint32_t renormalise = lower | (((a >> 15) & 1) ^ 1);
-    const uint8_t next = lps ? s.next_lps : s.next_mps;
-    state = static_cast<uint8_t>(current ^ ((current ^ next) & (0u - renormalise)));
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
     c -= (qe << 16) & (lower - 1);
     a = lower ? qe : a;
-    renorm();  // shifts by 0 when A is still normalised
-    return s.mps ^ lps;
+    int n = shifts_to_normalise(a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
+    while (n > ct) {
+      a <<= ct;
+      c <<= ct;
+      n -= ct;
+      byte_in_padded();
+    }
+    a <<= n;
+    c <<= n;
+    ct -= n;
+    return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
   }
 
   // C.3.4 RENORMD: shift A and C left until A >= 0x8000, reading a byte
@@ -99,6 +123,25 @@ struct MqDecoder {
     a <<= n;
     c <<= n;
     ct -= n;
+  }
+
+  // byte_in for a padded segment: past the end it finds 0xFF 0xFF, a
+  // marker, and stays there, as byte_in does.
+  [[gnu::always_inline]] inline void byte_in_padded() {
+    if (bp[0] == 0xFF) {
+      if (bp[1] > 0x8F) {
+        c += 0xFF00;
+        ct = 8;
+      } else {
+        ++bp;
+        c += static_cast<uint32_t>(bp[0]) << 9;
+        ct = 7;
+      }
+    } else {
+      ++bp;
+      c += static_cast<uint32_t>(bp[0]) << 8;
+      ct = 8;
+    }
   }
 
   // C.3.4 BYTEIN: 0xFF followed by a byte above 0x8F is a marker (or the

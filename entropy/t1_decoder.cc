@@ -46,6 +46,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
   MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
+  thread_local PaddedSegment padded;  // for MqDecoder::decode_fast
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
   const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(block.orientation)].data();
   bool open = false;
@@ -57,7 +58,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       if (is_raw) {
         raw.raw.init(segment.data(), segment.size());
       } else {
-        mq.mq.init(segment.data(), segment.size());
+        mq.mq.init(padded.assign(segment), segment.size());
       }
       open = true;
     }
@@ -129,12 +130,15 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
     int32_t* row = out.row(y);
     const uint32_t* mag = s.magnitude(0, y);
     const uint32_t* column = s.column(0, y);
-    const uint32_t negative = sign_bit(y % 4 + 1);
-    const uint32_t significant = window_sig_bit(y % 4 + 1, 1);
+    // Magnitudes are set only for significant samples; mask the others.
+    // Masks rather than branches: significance and sign are coin tosses.
+    const int negative = 19 + y % 4;
+    const int significant = 3 * (y % 4 + 1) + 1;
     for (int x = 0; x < w; ++x) {
       const uint32_t word = column[x];
-      const auto m = (word & significant) ? static_cast<int32_t>(mag[4 * x]) : 0;
-      row[x] = (word & negative) ? -m : m;
+      const uint32_t m = mag[4 * x] & (0u - ((word >> significant) & 1));
+      const uint32_t neg = 0u - ((word >> negative) & 1);
+      row[x] = static_cast<int32_t>((m ^ neg) - neg);
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);

@@ -37,7 +37,7 @@ struct T1State {
     column_storage.assign(columns, 0);
     // Not cleared: the encoder sets every magnitude it reads, and the
     // decoder sets a magnitude when the sample becomes significant and
-    // reads only those.
+    // masks the others out.
     magnitude_storage.resize(4 * columns);
     distortion = 0.0;
   }
