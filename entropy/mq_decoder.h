@@ -14,7 +14,7 @@
 namespace mallat::entropy {
 
 // A copy of a codeword segment followed by two 0xFF bytes, for
-// MqDecoder::decode_fast. One per thread, reused.
+// the padded decoding of MqDecoder. One per thread, reused.
 class PaddedSegment {
  public:
   const uint8_t* assign(std::span<const uint8_t> segment) {
@@ -48,7 +48,38 @@ struct MqDecoder {
 
   // C.3.2 DECODE with the MPS/LPS exchanges (C.3.3) and RENORMD (C.3.4);
   // `state` is the context's byte 2 * I + MPS.
-  inline uint32_t decode(uint8_t& state) {
+  inline uint32_t decode(uint8_t& state) { return decode_with_branches<false>(state); }
+
+  // The same on a PaddedSegment (no bounds checks), for the fast Tier-1
+  // passes where a decision is usually the MPS: then the branches predict
+  // well and the common path is short.
+  [[gnu::always_inline]] inline uint32_t decode_padded(uint8_t& state) {
+    return decode_with_branches<true>(state);
+  }
+
+  // The same decision without a branch on its outcome, on a PaddedSegment,
+  // for the fast Tier-1 passes where decisions are close to coin tosses and
+  // branches on them mostly mispredict. `lower` is C in the lower (LPS)
+  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe
+  // (which implies A < 0x8000). The next state is a byte picked out of
+  // kMqDecodeTransitions by shifting.
+  [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
+    const uint64_t t = kMqDecodeTransitions[state];
+    const uint32_t qe = static_cast<uint16_t>(t);
+    a -= qe;
+    const uint32_t lower = (c >> 16) < qe;
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+    c -= (qe << 16) & (lower - 1);
+    a = lower ? qe : a;
+    const int n = shifts_to_normalise(a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
+    shift_out<true>(n);
+    return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
+  }
+
+  template <bool kPadded>
+  [[gnu::always_inline]] inline uint32_t decode_with_branches(uint8_t& state) {
     const MqState& s = kMqStates[state];
     const uint32_t qe = s.qe;
     const uint32_t mps = s.mps;
@@ -76,49 +107,23 @@ struct MqDecoder {
         state = s.next_mps;
       }
     }
-    renorm();
+    shift_out<kPadded>(shifts_to_normalise(a));
     return d;
   }
 
-  // The same decision as decode() without a branch on the outcome, for the
-  // fast Tier-1 passes: many of their decisions are close to coin tosses, so
-  // branches on them mostly mispredict. `lower` is C in the lower (LPS)
-  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe
-  // (which implies A < 0x8000). The next state is a byte picked out of
-  // kMqDecodeTransitions by shifting. Needs the segment followed by two
-  // 0xFF bytes in memory (PaddedSegment), so reading needs no bounds check.
-  [[gnu::always_inline]] inline uint32_t decode_fast(uint8_t& state) {
-    const uint64_t t = kMqDecodeTransitions[state];
-    const uint32_t qe = static_cast<uint16_t>(t);
-    a -= qe;
-    const uint32_t lower = (c >> 16) < qe;
-    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
-    c -= (qe << 16) & (lower - 1);
-    a = lower ? qe : a;
-    int n = shifts_to_normalise(a);  // 0 when A is still normalised
-    const uint32_t renormalised = n != 0;
-    state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
+  // C.3.4 RENORMD: shift A and C left by n (what brings A to 0x8000 or
+  // more), reading a byte whenever CT runs out.
+  template <bool kPadded>
+  [[gnu::always_inline]] inline void shift_out(int n) {
     while (n > ct) {
       a <<= ct;
       c <<= ct;
       n -= ct;
-      byte_in_padded();
-    }
-    a <<= n;
-    c <<= n;
-    ct -= n;
-    return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
-  }
-
-  // C.3.4 RENORMD: shift A and C left until A >= 0x8000, reading a byte
-  // whenever CT runs out.
-  [[gnu::always_inline]] inline void renorm() {
-    int n = shifts_to_normalise(a);
-    while (n > ct) {
-      a <<= ct;
-      c <<= ct;
-      n -= ct;
-      byte_in();
+      if constexpr (kPadded) {
+        byte_in_padded();
+      } else {
+        byte_in();
+      }
     }
     a <<= n;
     c <<= n;

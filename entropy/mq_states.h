@@ -60,7 +60,7 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
 
-// The branchless decoder's view of a state (MqDecoder::decode_fast): Qe in
+// The branchless decoder's view of a state (MqDecoder::decode_padded_branchless): Qe in
 // bits 0..15, the MPS in bit 16, and the state that follows a decision in
 // byte 3 + 2 * renormalised + lps: byte 3 the state itself (no
 // renormalisation), byte 5 NMPS after an MPS, byte 6 NLPS after an LPS (an

@@ -1,8 +1,10 @@
 // The decoder's MQ-coded passes (D.3), written for speed apart from the
 // shared templates of t1_passes.h (which the encoder and the raw passes
 // use): the MQ decoder is a local copy for the whole pass, so A, C, CT and
-// the byte pointer stay in registers, its decisions take no branches
-// (MqDecoder::decode_fast), a stripe column's flag word stays in a
+// the byte pointer stay in registers, the decisions that are close to coin
+// tosses (significance propagation, signs, refinement) take no branches
+// (MqDecoder::decode_padded_branchless) while the cleanup pass's, mostly
+// the MPS, keep the short predicted path (MqDecoder::decode_padded), a stripe column's flag word stays in a
 // register while its four samples are decoded (only the neighbours' words
 // are written through memory), and full stripes run without row-count
 // checks. The pass functions are flattened so that every helper, lambda and
@@ -33,7 +35,7 @@ template <int r>
   const uint32_t index = ((n >> 1) & 0x55) | (((w >> (18 + r)) & 5) << 1) |
                          (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
   const uint32_t lut = kSignLut[index];
-  const uint32_t negative = mq.decode_fast(cx[lut & 31]) ^ (lut >> 7);
+  const uint32_t negative = mq.decode_padded_branchless(cx[lut & 31]) ^ (lut >> 7);
   w |= own_sig_bit(r) | negative << (19 + r);
   f[-1] |= window_sig_bit(r + 1, 2);
   f[1] |= window_sig_bit(r + 1, 0);
@@ -94,7 +96,7 @@ inline void decode_significance_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* 
       const uint32_t ctx = sp_lut[n];
       if (ctx == kNotInSignificancePass) return;
       w |= visited_bit(r);
-      if (mq.decode_fast(cx[ctx])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      if (mq.decode_padded_branchless(cx[ctx])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
     });
     *f = w;
   }
@@ -129,7 +131,7 @@ inline void decode_refinement_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
       const uint32_t refined = (w >> (28 + r)) & 1;
       const uint32_t any = (neighbourhood<kVsc, r>(w) & kNbAll) != 0;
       const uint32_t ctx = kRefinementContexts + ((refined << 1) | (any & (refined ^ 1)));
-      m[r] |= mq.decode_fast(cx[ctx]) << p;
+      m[r] |= mq.decode_padded_branchless(cx[ctx]) << p;
       w |= refined_bit(r);
     });
     *f = w;
@@ -164,14 +166,14 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
         // Run-length mode: one symbol says whether any of the four becomes
         // significant, two UNIFORM symbols say which is first; that one's
         // sign follows and the rows after it are coded as usual.
-        if (!mq.decode_fast(cx[kRunLengthContext])) continue;
-        int first = static_cast<int>(mq.decode_fast(cx[kUniformContext])) << 1;
-        first |= static_cast<int>(mq.decode_fast(cx[kUniformContext]));
+        if (!mq.decode_padded(cx[kRunLengthContext])) continue;
+        int first = static_cast<int>(mq.decode_padded_branchless(cx[kUniformContext])) << 1;
+        first |= static_cast<int>(mq.decode_padded_branchless(cx[kUniformContext]));
         for_rows<4>([&](auto row) {
           constexpr int r = decltype(row)::value;
           if (r < first) return;
           // The rows after the first are insignificant and unvisited.
-          if (r > first && !mq.decode_fast(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
+          if (r > first && !mq.decode_padded(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
           decode_new_significance<r>(mq, cx, w, f, m, neighbourhood<kVsc, r>(w), stride, p);
         });
         *f = w;
@@ -187,7 +189,7 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
       constexpr int r = decltype(row)::value;
       if (w & (own_sig_bit(r) | visited_bit(r))) return;
       const uint32_t n = neighbourhood<kVsc, r>(w);
-      if (mq.decode_fast(cx[zc_lut[n]])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      if (mq.decode_padded(cx[zc_lut[n]])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
     });
     *f = w & ~kVisitedAll;
   }
