@@ -179,8 +179,9 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
         *f = w;
         continue;
       }
-      // All four significant or visited: only the marks to clear.
-      if ((w & kOwnSig) == kOwnSig || (w & kVisitedAll) == kVisitedAll) {
+      // Each of the four significant or visited: only the marks to clear.
+      const uint32_t sig4 = ((w >> 4) & 1) | ((w >> 6) & 2) | ((w >> 8) & 4) | ((w >> 10) & 8);
+      if ((sig4 | ((w >> 24) & 0xF)) == 0xF) {
         *f = w & ~kVisitedAll;
         continue;
       }
