@@ -101,6 +101,36 @@ TEST(MqCoder, RoundTripManyContexts) {
   }
 }
 
+TEST(MqEncoder, BranchlessEncodeMatchesPlainEncode) {
+  // The branchless coder, alone or mixed at random with the plain one as the
+  // Tier-1 passes mix them, writes the same bytes with the same states.
+  std::mt19937 rng(19);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto d = random_decisions(rng, 1 + trial * 41);
+    std::vector<uint8_t> plain_bytes(1 + 4 * d.size() + 16, 0), mixed_bytes(plain_bytes.size(), 0);
+    MqEncoder plain, mixed;
+    plain.init(plain_bytes.data() + 1);
+    mixed.init(mixed_bytes.data() + 1);
+    MqContexts cx_plain = initial_contexts(), cx_mixed = initial_contexts();
+    const bool all_branchless = trial % 2 == 0;
+    for (const auto& x : d) {
+      plain.encode(cx_plain[x.context], x.bit);
+      if (all_branchless || rng() % 2) {
+        mixed.encode_branchless(cx_mixed[x.context], x.bit);
+      } else {
+        mixed.encode(cx_mixed[x.context], x.bit);
+      }
+      ASSERT_EQ(cx_mixed, cx_plain);
+      ASSERT_EQ(mixed.a, plain.a);
+      ASSERT_EQ(mixed.c, plain.c);
+      ASSERT_EQ(mixed.ct, plain.ct);
+    }
+    const uint32_t length = plain.flush();
+    ASSERT_EQ(mixed.flush(), length);
+    ASSERT_EQ(mixed_bytes, plain_bytes) << "trial " << trial;
+  }
+}
+
 TEST(MqDecoder, TruncatedAndGarbageInputStaysInBounds) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 100; ++trial) {
