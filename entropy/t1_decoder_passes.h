@@ -1,15 +1,20 @@
 // The decoder's MQ-coded passes (D.3), written for speed apart from the
 // shared templates of t1_passes.h (which the encoder and the raw passes
-// use): the MQ decoder is a local copy for the whole pass, so A, C, CT and
-// the byte pointer stay in registers, the decisions that are close to coin
-// tosses (significance propagation, signs, refinement) take no branches
-// (MqDecoder::decode_padded_branchless) while the cleanup pass's, mostly
-// the MPS, keep the short predicted path (MqDecoder::decode_padded), a stripe column's flag word stays in a
-// register while its four samples are decoded (only the neighbours' words
-// are written through memory), and full stripes run without row-count
-// checks. The pass functions are flattened so that every helper, lambda and
-// MQ decision is inlined into one loop. Decoder only; internal to the
-// entropy module.
+// use):
+// - the MQ decoder is a local copy for the whole pass, so A, C, CT and the
+//   byte pointer stay in registers, and it reads a PaddedSegment with no
+//   bounds checks;
+// - decisions close to coin tosses (significance propagation, signs,
+//   refinement) take no branches (MqDecoder::decode_padded_branchless); the
+//   cleanup pass's, mostly the MPS, keep the short predicted path
+//   (MqDecoder::decode_padded);
+// - a stripe column's flag word stays in a register while its four samples
+//   are decoded (only the neighbours' words are written through memory);
+// - one look-up decides whether the significance pass codes a sample, and
+//   full stripes run without row-count checks;
+// - the pass functions are flattened so every helper, lambda and decision
+//   is inlined into one loop.
+// Decoder only; internal to the entropy module.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +34,9 @@ constexpr uint32_t own_sig_bit(int r) { return window_sig_bit(r + 1, 1); }
 // f[1]) has just been decoded significant: decode its sign, mark it in this
 // word and in the neighbours' windows, and set its magnitude to 2^p.
 template <int r>
-[[gnu::always_inline]] inline void decode_new_significance(MqDecoder& mq, MqContexts& cx, uint32_t& w,
-                                    uint32_t* f, uint32_t* m, uint32_t n, int column_stride,
-                                    int p) {
+[[gnu::always_inline]] inline void decode_new_significance(MqDecoder& mq, MqContexts& cx,
+                                                          uint32_t& w, uint32_t* f, uint32_t* m,
+                                                          uint32_t n, int column_stride, int p) {
   const uint32_t index = ((n >> 1) & 0x55) | (((w >> (18 + r)) & 5) << 1) |
                          (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
   const uint32_t lut = kSignLut[index];
@@ -96,20 +101,23 @@ inline void decode_significance_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* 
       const uint32_t ctx = sp_lut[n];
       if (ctx == kNotInSignificancePass) return;
       w |= visited_bit(r);
-      if (mq.decode_padded_branchless(cx[ctx])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      if (mq.decode_padded_branchless(cx[ctx])) {
+        decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      }
     });
     *f = w;
   }
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_significance_pass(MqDecoder& decoder, MqContexts& contexts, T1State& s,
-                              const uint8_t* sp_lut, int p) {
+[[gnu::flatten]] void decode_significance_pass(MqDecoder& decoder, MqContexts& contexts,
+                                               T1State& s, const uint8_t* sp_lut, int p) {
   MqDecoder mq = decoder;
   MqContexts cx = contexts;
   const int stride = s.column_stride;
   for_each_stripe(s, [&](auto rows, uint32_t* f, uint32_t* m) {
-    decode_significance_stripe<kVsc, decltype(rows)::value>(mq, cx, f, m, s.width, stride, sp_lut, p);
+    decode_significance_stripe<kVsc, decltype(rows)::value>(mq, cx, f, m, s.width, stride, sp_lut,
+                                                            p);
   });
   decoder = mq;
   contexts = cx;
@@ -139,7 +147,8 @@ inline void decode_refinement_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_refinement_pass(MqDecoder& decoder, MqContexts& contexts, T1State& s, int p) {
+[[gnu::flatten]] void decode_refinement_pass(MqDecoder& decoder, MqContexts& contexts,
+                                             T1State& s, int p) {
   MqDecoder mq = decoder;
   MqContexts cx = contexts;
   for_each_stripe(s, [&](auto rows, uint32_t* f, uint32_t* m) {
@@ -180,6 +189,8 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
         continue;
       }
       // Each of the four significant or visited: only the marks to clear.
+      // The own significance bits (3r + 4) gathered at bits 0..3 line up
+      // with the visited marks (24 + r).
       const uint32_t sig4 = ((w >> 4) & 1) | ((w >> 6) & 2) | ((w >> 8) & 4) | ((w >> 10) & 8);
       if ((sig4 | ((w >> 24) & 0xF)) == 0xF) {
         *f = w & ~kVisitedAll;
@@ -190,15 +201,17 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
       constexpr int r = decltype(row)::value;
       if (w & (own_sig_bit(r) | visited_bit(r))) return;
       const uint32_t n = neighbourhood<kVsc, r>(w);
-      if (mq.decode_padded(cx[zc_lut[n]])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      if (mq.decode_padded(cx[zc_lut[n]])) {
+        decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      }
     });
     *f = w & ~kVisitedAll;
   }
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_cleanup_pass(MqDecoder& decoder, MqContexts& contexts, T1State& s,
-                         const uint8_t* zc_lut, int p) {
+[[gnu::flatten]] void decode_cleanup_pass(MqDecoder& decoder, MqContexts& contexts,
+                                          T1State& s, const uint8_t* zc_lut, int p) {
   MqDecoder mq = decoder;
   MqContexts cx = contexts;
   const int stride = s.column_stride;

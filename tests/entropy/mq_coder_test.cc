@@ -159,7 +159,8 @@ TEST(MqDecoder, FastDecodeMatchesPlainDecode) {
       for (auto& b : bytes) b = static_cast<uint8_t>(rng() | (trial & 4 ? 0xF0 : 0));
     } else if (trial % 3 == 2 && !bytes.empty()) {
       bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
-      bytes.resize(bytes.size() - rng() % (bytes.size() / 2 + 1));
+      // erase, not resize: GCC 12 under the sanitizers warns of a huge memset in resize.
+      bytes.erase(bytes.end() - static_cast<ptrdiff_t>(rng() % (bytes.size() / 2 + 1)), bytes.end());
     }
     std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
     std::copy(bytes.begin(), bytes.end(), exact.get());
