@@ -62,9 +62,9 @@ struct MqDecoder {
   // branches on them mostly mispredict. `lower` is C in the lower (LPS)
   // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe
   // (which implies A < 0x8000). The next state is a byte picked out of
-  // kMqDecodeTransitions by shifting.
+  // kMqBranchlessStates by shifting.
   [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
-    const uint64_t t = kMqDecodeTransitions[state];
+    const uint64_t t = kMqBranchlessStates[state];
     const uint32_t qe = static_cast<uint16_t>(t);
     a -= qe;
     const uint32_t lower = (c >> 16) < qe;

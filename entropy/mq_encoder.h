@@ -61,9 +61,9 @@ struct MqEncoder {
   // them mostly mispredict). With `exchange` = A < Qe after A -= Qe: C
   // grows by Qe for an MPS without exchange and for an LPS with it (C.2.3,
   // C.2.4), and A becomes Qe in the other two cases; the next state is a
-  // byte of kMqDecodeTransitions picked by shifting.
+  // byte of kMqBranchlessStates picked by shifting.
   [[gnu::always_inline]] inline void encode_branchless(uint8_t& state, uint32_t d) {
-    const uint64_t t = kMqDecodeTransitions[state];
+    const uint64_t t = kMqBranchlessStates[state];
     const uint32_t qe = static_cast<uint16_t>(t);
     const uint32_t lps = d ^ (static_cast<uint32_t>(t >> 16) & 1);
     a -= qe;

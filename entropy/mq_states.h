@@ -60,12 +60,13 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
 
-// The branchless decoder's view of a state (MqDecoder::decode_padded_branchless): Qe in
-// bits 0..15, the MPS in bit 16, and the state that follows a decision in
-// byte 3 + 2 * renormalised + lps: byte 3 the state itself (no
-// renormalisation), byte 5 NMPS after an MPS, byte 6 NLPS after an LPS (an
-// LPS always renormalises). Picking a byte by shifting needs no branch.
-inline constexpr std::array<uint64_t, kMqStateCount> kMqDecodeTransitions = [] {
+// A state as the branchless coders see it (MqDecoder::
+// decode_padded_branchless, MqEncoder::encode_branchless): Qe in bits 0..15,
+// the MPS in bit 16, and the state that follows a decision in byte
+// 3 + 2 * renormalised + lps: byte 3 the state itself (no renormalisation),
+// byte 5 NMPS after an MPS, byte 6 NLPS after an LPS (an LPS always
+// renormalises). Picking a byte by shifting needs no branch.
+inline constexpr std::array<uint64_t, kMqStateCount> kMqBranchlessStates = [] {
   std::array<uint64_t, kMqStateCount> t{};
   for (int i = 0; i < kMqStateCount; ++i) {
     const MqState& s = kMqStates[i];

@@ -46,7 +46,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
   MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
-  thread_local PaddedSegment padded;  // for MqDecoder::decode_fast
+  thread_local PaddedSegment padded;  // for MqDecoder::decode_padded*
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
   const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(block.orientation)].data();
   bool open = false;
