@@ -4,10 +4,11 @@ lossy with --lossy RATIO (-I -r RATIO for all three: 9/7, quantisation and
 rate allocation to RATIO).
 
 Builds an RGB mosaic of about 8 megapixels (3840x2048) by tiling the shared
-PPM images, then times whole processes (encode and decode, median of N runs)
-for mallat, opj_compress/opj_decompress and grk_compress/grk_decompress at 1
-and 2 threads. It also sums the lossless file sizes of every shared image for
-mallat and opj_compress with the same settings.
+PPM images, then times whole processes (encode and decode, median of N runs,
+wall and user CPU seconds) for mallat, opj_compress/opj_decompress and
+grk_compress/grk_decompress at 1 and 2 threads, and the load average. It
+also sums the lossless file sizes of every shared image for mallat and
+opj_compress with the same settings.
 
 usage: conformance/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
        [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu] [--lossy 20]
@@ -64,25 +65,26 @@ def make_mosaic(sources, width, height, out):
         f.writelines(rows)
 
 
-def timed(cmd, runs, allow_failure=False, cpu=None):
-    """Median wall time of `runs` runs; appends the median CPU time (user +
-    system, all threads) to `cpu` when given: on a shared machine it moves
-    less than the wall time."""
-    times, cpus = [], []
+def timed(cmd, runs, allow_failure=False):
+    """Median wall and median user CPU seconds of `runs` runs of cmd, or
+    (None, None) when cmd fails and allow_failure is set. User time is
+    steadier than wall time on a shared machine."""
+    walls, users = [], []
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        u0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
         t0 = time.perf_counter()
         r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        times.append(time.perf_counter() - t0)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        walls.append(time.perf_counter() - t0)
+        users.append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - u0)
         if r.returncode != 0:
             if allow_failure:
-                return None
+                return None, None
             raise SystemExit("failed: " + " ".join(cmd) + "\n" + r.stderr.decode(errors="replace"))
-    if cpu is not None:
-        cpu.append(statistics.median(cpus))
-    return statistics.median(times)
+    return statistics.median(walls), statistics.median(users)
+
+
+def load_average():
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
 
 
 def main():
@@ -128,7 +130,9 @@ def main():
         make_mosaic(sources, 3840, 2048, mosaic)
         print(f"\nspeed: {mosaic} = 3840x2048 RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
               f" median of {args.runs} runs, whole processes" + (f"; lossy: {' '.join(lossy)}" if lossy else ""))
-        print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'enc cpu s':>9} {'decode s':>9} {'bytes':>10}")
+        print(f"machine: {os.cpu_count()} CPUs, {load_average()} at the start")
+        print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'enc user':>9} {'decode s':>9} {'dec user':>9}"
+              f" {'bytes':>10}")
         have_grk = shutil.which("grk_compress") is not None
         for t in [int(x) for x in args.threads.split(",")]:
             out = os.path.join(tmp, "x.j2k")
@@ -143,12 +147,12 @@ def main():
                 codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)] + lossy,
                                ["grk_decompress", "-i", out, "-o", dec, "-H", str(t)]))
             for name, enc, decmd in codecs:
-                cpu = []
-                te = timed(enc, args.runs, cpu=cpu)
+                te, ue = timed(enc, args.runs)
                 size = os.path.getsize(out)
-                td = timed(decmd, args.runs, allow_failure=bool(lossy))
-                tds = f"{td:9.3f}" if td is not None else f"{'-':>9}"
-                print(f"{name:8} {t:7d} {te:9.3f} {cpu[0]:9.3f} {tds} {size:10d}", flush=True)
+                td, ud = timed(decmd, args.runs, allow_failure=bool(lossy))
+                tds = f"{td:9.3f} {ud:9.3f}" if td is not None else f"{'-':>9} {'-':>9}"
+                print(f"{name:8} {t:7d} {te:9.3f} {ue:9.3f} {tds} {size:10d}", flush=True)
+        print(f"{load_average()} at the end")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

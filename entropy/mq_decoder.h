@@ -6,10 +6,27 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "entropy/mq_states.h"
 
 namespace mallat::entropy {
+
+// A copy of a codeword segment followed by two 0xFF bytes, for
+// the padded decoding of MqDecoder. One per thread, reused.
+class PaddedSegment {
+ public:
+  const uint8_t* assign(std::span<const uint8_t> segment) {
+    bytes_.assign(segment.begin(), segment.end());
+    bytes_.push_back(0xFF);
+    bytes_.push_back(0xFF);
+    return bytes_.data();
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
 
 struct MqDecoder {
   uint32_t a = 0;
@@ -31,7 +48,38 @@ struct MqDecoder {
 
   // C.3.2 DECODE with the MPS/LPS exchanges (C.3.3) and RENORMD (C.3.4);
   // `state` is the context's byte 2 * I + MPS.
-  inline uint32_t decode(uint8_t& state) {
+  inline uint32_t decode(uint8_t& state) { return decode_with_branches<false>(state); }
+
+  // The same on a PaddedSegment (no bounds checks), for the fast Tier-1
+  // passes where a decision is usually the MPS: then the branches predict
+  // well and the common path is short.
+  [[gnu::always_inline]] inline uint32_t decode_padded(uint8_t& state) {
+    return decode_with_branches<true>(state);
+  }
+
+  // The same decision without a branch on its outcome, on a PaddedSegment,
+  // for the fast Tier-1 passes where decisions are close to coin tosses and
+  // branches on them mostly mispredict. `lower` is C in the lower (LPS)
+  // sub-interval; the exchanges of C.3.3 swap the symbols when A < Qe
+  // (which implies A < 0x8000). The next state is a byte picked out of
+  // kMqBranchlessStates by shifting.
+  [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
+    const uint64_t t = kMqBranchlessStates[state];
+    const uint32_t qe = static_cast<uint16_t>(t);
+    a -= qe;
+    const uint32_t lower = (c >> 16) < qe;
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+    c -= (qe << 16) & (lower - 1);
+    a = lower ? qe : a;
+    const int n = shifts_to_normalise(a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
+    shift_out<true>(n);
+    return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
+  }
+
+  template <bool kPadded>
+  [[gnu::always_inline]] inline uint32_t decode_with_branches(uint8_t& state) {
     const MqState& s = kMqStates[state];
     const uint32_t qe = s.qe;
     const uint32_t mps = s.mps;
@@ -59,19 +107,46 @@ struct MqDecoder {
         state = s.next_mps;
       }
     }
-    renorm();
+    shift_out<kPadded>(shifts_to_normalise(a));
     return d;
   }
 
-  inline void renorm() {
-    do {
-      if (ct == 0) byte_in();
-      int n = shifts_to_normalise(a);
-      if (n > ct) n = ct;
-      a <<= n;
-      c <<= n;
-      ct -= n;
-    } while ((a & 0x8000) == 0);
+  // C.3.4 RENORMD: shift A and C left by n (what brings A to 0x8000 or
+  // more), reading a byte whenever CT runs out.
+  template <bool kPadded>
+  [[gnu::always_inline]] inline void shift_out(int n) {
+    while (n > ct) {
+      a <<= ct;
+      c <<= ct;
+      n -= ct;
+      if constexpr (kPadded) {
+        byte_in_padded();
+      } else {
+        byte_in();
+      }
+    }
+    a <<= n;
+    c <<= n;
+    ct -= n;
+  }
+
+  // byte_in for a padded segment: past the end it finds 0xFF 0xFF, a
+  // marker, and stays there, as byte_in does.
+  [[gnu::always_inline]] inline void byte_in_padded() {
+    if (bp[0] == 0xFF) {
+      if (bp[1] > 0x8F) {
+        c += 0xFF00;
+        ct = 8;
+      } else {
+        ++bp;
+        c += static_cast<uint32_t>(bp[0]) << 9;
+        ct = 7;
+      }
+    } else {
+      ++bp;
+      c += static_cast<uint32_t>(bp[0]) << 8;
+      ct = 8;
+    }
   }
 
   // C.3.4 BYTEIN: 0xFF followed by a byte above 0x8F is a marker (or the

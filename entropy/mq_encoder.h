@@ -56,9 +56,32 @@ struct MqEncoder {
     renorm();
   }
 
+  // The same coding as encode() without a branch on the decision, for the
+  // Tier-1 passes whose decisions are close to coin tosses (branches on
+  // them mostly mispredict). With `exchange` = A < Qe after A -= Qe: C
+  // grows by Qe for an MPS without exchange and for an LPS with it (C.2.3,
+  // C.2.4), and A becomes Qe in the other two cases; the next state is a
+  // byte of kMqBranchlessStates picked by shifting.
+  [[gnu::always_inline]] inline void encode_branchless(uint8_t& state, uint32_t d) {
+    const uint64_t t = kMqBranchlessStates[state];
+    const uint32_t qe = static_cast<uint16_t>(t);
+    const uint32_t lps = d ^ (static_cast<uint32_t>(t >> 16) & 1);
+    a -= qe;
+    const uint32_t add = static_cast<uint32_t>(a < qe) ^ lps ^ 1;
+    c += qe & (0u - add);
+    a ^= (a ^ qe) & (add - 1);
+    const int n = shifts_to_normalise(a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
+    shift_out(n);
+  }
+
   // C.2.6 RENORME: shift until A >= 0x8000, emitting a byte each time CT runs out.
-  inline void renorm() {
-    int n = shifts_to_normalise(a);
+  inline void renorm() { shift_out(shifts_to_normalise(a)); }
+
+  // Shifts A and C left by n, emitting a byte each time CT runs out; n = 0
+  // does nothing (CT is at least 1 between decisions).
+  [[gnu::always_inline]] inline void shift_out(int n) {
     while (n >= ct) {
       a <<= ct;
       c <<= ct;

@@ -60,6 +60,22 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
 
+// A state as the branchless coders see it (MqDecoder::
+// decode_padded_branchless, MqEncoder::encode_branchless): Qe in bits 0..15,
+// the MPS in bit 16, and the state that follows a decision in byte
+// 3 + 2 * renormalised + lps: byte 3 the state itself (no renormalisation),
+// byte 5 NMPS after an MPS, byte 6 NLPS after an LPS (an LPS always
+// renormalises). Picking a byte by shifting needs no branch.
+inline constexpr std::array<uint64_t, kMqStateCount> kMqBranchlessStates = [] {
+  std::array<uint64_t, kMqStateCount> t{};
+  for (int i = 0; i < kMqStateCount; ++i) {
+    const MqState& s = kMqStates[i];
+    t[i] = uint64_t{s.qe} | uint64_t{s.mps} << 16 | uint64_t(i) << 24 | uint64_t{s.next_mps} << 40 |
+           uint64_t{s.next_lps} << 48;
+  }
+  return t;
+}();
+
 // Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
 // RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
 inline int shifts_to_normalise(uint32_t a) { return __builtin_clz(a) - 16; }

@@ -1,10 +1,12 @@
-// The Tier-1 decoder: the same passes as the encoder (t1_passes.h) driven by
-// the MQ and raw decoders, one codeword segment at a time.
+// The Tier-1 decoder: the MQ-coded passes of t1_decoder_passes.h and the raw
+// (BYPASS) passes shared with the encoder (t1_passes.h), one codeword
+// segment at a time.
 #include <algorithm>
 #include <string>
 
 #include "entropy/t1.h"
 #include "entropy/t1_internal.h"
+#include "entropy/t1_decoder_passes.h"
 #include "entropy/t1_passes.h"
 #include "entropy/t1_schedule.h"
 
@@ -44,7 +46,9 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
   MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
+  thread_local PaddedSegment padded;  // for MqDecoder::decode_padded*
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
+  const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(block.orientation)].data();
   bool open = false;
   for (int i = 0; i < block.num_passes; ++i) {
     const PassType type = pass_type(i);
@@ -54,11 +58,20 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       if (is_raw) {
         raw.raw.init(segment.data(), segment.size());
       } else {
-        mq.mq.init(segment.data(), segment.size());
+        mq.mq.init(padded.assign(segment), segment.size());
       }
       open = true;
     }
-    detail::run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
+    const int plane = planes - 1 - pass_plane_offset(i);
+    if (is_raw) {
+      detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+    } else if (type == PassType::kSignificance) {
+      detail::decode_significance_pass<kVsc>(mq.mq, mq.cx, s, sp_lut, plane);
+    } else if (type == PassType::kRefinement) {
+      detail::decode_refinement_pass<kVsc>(mq.mq, mq.cx, s, plane);
+    } else {
+      detail::decode_cleanup_pass<kVsc>(mq.mq, mq.cx, s, zc_lut, plane);
+    }
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {
       // D.5: 1010 in UNIFORM; a mismatch means corruption, which a decoder
       // may conceal. We decode on: the samples are the best we have.
@@ -117,12 +130,15 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
     int32_t* row = out.row(y);
     const uint32_t* mag = s.magnitude(0, y);
     const uint32_t* column = s.column(0, y);
-    const uint32_t negative = sign_bit(y % 4 + 1);
-    const uint32_t significant = window_sig_bit(y % 4 + 1, 1);
+    // Magnitudes are set only for significant samples; mask the others.
+    // Masks rather than branches: significance and sign are coin tosses.
+    const int negative = 19 + y % 4;
+    const int significant = 3 * (y % 4 + 1) + 1;
     for (int x = 0; x < w; ++x) {
       const uint32_t word = column[x];
-      const auto m = (word & significant) ? static_cast<int32_t>(mag[4 * x]) : 0;
-      row[x] = (word & negative) ? -m : m;
+      const uint32_t m = mag[4 * x] & (0u - ((word >> significant) & 1));
+      const uint32_t neg = 0u - ((word >> negative) & 1);
+      row[x] = static_cast<int32_t>((m ^ neg) - neg);
     }
     if (!known_plane.empty()) {
       uint8_t* kp = known_plane.row(y);

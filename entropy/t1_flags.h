@@ -50,6 +50,22 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> kZeroCodingLut = [] {
   return lut;
 }();
 
+// The significance propagation pass codes a sample that is insignificant
+// and has a significant neighbour (D.3.1): this table gives its zero-coding
+// context by the 3x3 neighbourhood including the sample itself, and
+// kNotInSignificancePass where the pass skips the sample, so one test decides.
+inline constexpr uint8_t kNotInSignificancePass = 0xFF;
+inline constexpr std::array<std::array<uint8_t, 512>, 4> kSignificancePassLut = [] {
+  std::array<std::array<uint8_t, 512>, 4> lut{};
+  for (int o = 0; o < 4; ++o) {
+    for (uint32_t n = 0; n < 512; ++n) {
+      const bool coded = (n & kNbSelf) == 0 && (n & kNbAll) != 0;
+      lut[o][n] = coded ? kZeroCodingLut[o][n] : kNotInSignificancePass;
+    }
+  }
+  return lut;
+}();
+
 // Sign look-up index (8 bits), laid out so it is a few shifts of the
 // column words (see code_sign in t1_passes.h): significance of N, W, E, S
 // at bits 0, 2, 4, 6 (the neighbourhood's bits 1, 3, 5, 7 shifted down by

@@ -161,6 +161,25 @@ TEST(Tier1, EveryModeSwitchCombination) {
   }
 }
 
+TEST(Tier1, EveryStripeRemainderAndBlockEdge) {
+  // The fast passes specialise full stripes and the short last one (1..3
+  // rows), and the cleanup pass's run-length mode needs a full stripe: every
+  // height remainder, thin and wide blocks, dense and sparse, with the mode
+  // switches that change the neighbourhoods (VSC) and the coders (BYPASS).
+  std::mt19937 rng(31);
+  const uint8_t styles[] = {0x00, 0x08, 0x01, 0x3F};
+  for (int h = 1; h <= 9; ++h) {
+    for (int w : {1, 2, 5, 64}) {
+      for (uint8_t byte : styles) {
+        const BandOrientation o = kOrientations[rng() % 4];
+        const Block b = random_block(rng, w, h, 10, (rng() % 2) * 0.8);
+        check_block(b, 10, o, CodeBlockStyle::from_byte(byte), std::to_string(w) + "x" + std::to_string(h),
+                    true);
+      }
+    }
+  }
+}
+
 TEST(Tier1, LargeMagnitudes) {
   std::mt19937 rng(5);
   for (int mb : {28, 30, 31}) {
@@ -251,7 +270,8 @@ TEST(Tier1, DamagedValidStreamsDecodeAlikeInFastAndReference) {
     for (int flips = static_cast<int>(rng() % 4); flips > 0 && !bytes.empty(); --flips) {
       bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
     }
-    bytes.resize(bytes.size() - rng() % (bytes.size() / 2 + 1));
+    // erase, not resize: GCC 12 under the sanitizers warns of a huge memset in resize.
+    bytes.erase(bytes.end() - static_cast<ptrdiff_t>(rng() % (bytes.size() / 2 + 1)), bytes.end());
     const std::vector<uint32_t> lengths = codeword_segment_lengths(*e, e->num_passes);
     CodeBlockToDecode in{bytes, lengths, e->num_passes, e->zero_bitplanes, mb, o, style};
     std::vector<int32_t> fast(static_cast<size_t>(w) * h), ref(fast.size());
