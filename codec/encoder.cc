@@ -368,6 +368,7 @@ class FileAssembler {
       MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> starts, tile_part_starts(ids, options_.tile_parts));
       const auto own = overrides_.find(static_cast<int>(t));
       size_t data_at = 0, header_at = 0;
+      int ppt_index = 0;
       for (size_t i = 0; i < starts.size(); ++i) {
         const size_t end = i + 1 < starts.size() ? starts[i + 1] : packets.size();
         TilePartToWrite part;
@@ -387,7 +388,11 @@ class FileAssembler {
           *left_out += data_bytes;
         }
         const auto headers = std::span<const uint8_t>(out[t].headers).subspan(header_at, header_bytes);
-        if (options_.packed_headers == Packed::kPpt) part.ppt = headers;
+        if (options_.packed_headers == Packed::kPpt) {
+          part.ppt = headers;
+          part.ppt_index = ppt_index;
+          ppt_index += static_cast<int>(ppt_segments(headers.size()));
+        }
         if (options_.packed_headers == Packed::kPpm) ppm.emplace_back(headers.begin(), headers.end());
         data_at += data_bytes;
         header_at += header_bytes;

@@ -228,17 +228,20 @@ Status write_plt(ByteWriter& w, std::span<const uint32_t> lengths) {
   return Status::Ok();
 }
 
-Status write_ppt(ByteWriter& w, std::span<const uint8_t> headers) {
-  const size_t max_body = 65535 - 3;
-  size_t z = 0;
-  for (size_t start = 0; start < headers.size(); start += max_body, ++z) {
-    if (z > 255) return invalid_argument("PPT: more than 256 segments");
+constexpr size_t kMaxPptBody = 65535 - 3;  // Lppt and Zppt
+
+size_t ppt_segments(size_t bytes) { return (bytes + kMaxPptBody - 1) / kMaxPptBody; }
+
+Result<int> write_ppt(ByteWriter& w, std::span<const uint8_t> headers, int first_index) {
+  int z = first_index;
+  for (size_t start = 0; start < headers.size(); start += kMaxPptBody, ++z) {
+    if (z > 255) return invalid_argument("PPT: more than 256 segments in one tile");
     size_t at = begin_segment(w, marker::kPPT);
     w.u8(static_cast<uint8_t>(z));
-    w.bytes(headers.subspan(start, std::min(max_body, headers.size() - start)));
+    w.bytes(headers.subspan(start, std::min(kMaxPptBody, headers.size() - start)));
     MALLAT_RETURN_IF_ERROR(end_segment(w, at, marker::kPPT));
   }
-  return Status::Ok();
+  return z;
 }
 
 Result<std::vector<std::vector<uint8_t>>> ppm_payloads(std::span<const std::vector<uint8_t>> tile_part_headers) {
@@ -327,7 +330,7 @@ Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<
     size_t sot = begin_tile_part(w, p.tile, p.part, p.num_parts);
     if (p.overrides) MALLAT_RETURN_IF_ERROR(write_overrides(w, *p.overrides, nc));
     if (!p.plt.empty()) MALLAT_RETURN_IF_ERROR(write_plt(w, p.plt));
-    if (!p.ppt.empty()) MALLAT_RETURN_IF_ERROR(write_ppt(w, p.ppt));
+    if (!p.ppt.empty()) MALLAT_RETURN_IF_ERROR(write_ppt(w, p.ppt, p.ppt_index).status());
     write_sod(w);
     w.bytes(p.data);
     MALLAT_RETURN_IF_ERROR(end_tile_part(w, sot));

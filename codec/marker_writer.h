@@ -36,8 +36,12 @@ Status write_com(ByteWriter& w, const Comment& c);                         // A.
 Status write_tlm(ByteWriter& w, std::span<const TilePartLength> entries);
 // A.7.3: packet lengths, in as many PLT segments as needed (Zplt from 0).
 Status write_plt(ByteWriter& w, std::span<const uint32_t> lengths);
-// A.7.5: packed packet headers of one tile-part, in PPT segments from Zppt 0.
-Status write_ppt(ByteWriter& w, std::span<const uint8_t> headers);
+// A.7.5: packed packet headers of one tile-part, in PPT segments from Zppt
+// `first_index` (OpenJPEG numbers them on across the tile-parts of a tile);
+// returns the index after the last one written.
+Result<int> write_ppt(ByteWriter& w, std::span<const uint8_t> headers, int first_index = 0);
+// The PPT segments write_ppt writes for `bytes` bytes of packed headers.
+size_t ppt_segments(size_t bytes);
 // A.7.4: the payloads (after Zppm) of the PPM segments that carry the packed
 // packet headers of every tile-part, given in codestream order: Nppm and
 // Ippm per tile-part, cut into segments of at most 65535 bytes. Ippm may run
@@ -65,6 +69,7 @@ struct TilePartToWrite {
   const CodingOverrides* overrides = nullptr;
   std::vector<uint32_t> plt;
   std::span<const uint8_t> ppt;
+  int ppt_index = 0;  // Zppt of its first PPT segment
   std::span<const uint8_t> data;
 };
 // A whole codestream: main header, a TLM if asked, the tile-parts, EOC.
