@@ -198,7 +198,7 @@ Result<std::map<int, std::vector<ProgressionChange>>> tile_progression_changes(c
   const int resolutions = main.cod.component.levels + 1;
   std::map<int, std::vector<ProgressionChange>> out;
   for (const auto& [tile, given] : o.progression_changes) {
-    const std::string which = "progression change of tile " + std::to_string(tile);
+    const std::string which = "progression change of tile " + std::to_string(tile) + " (counted from 0)";
     if (tile < 0 || tile >= tiles)
       return invalid_argument(which + ": the image has " + std::to_string(tiles) + " tiles");
     if (given.empty()) continue;

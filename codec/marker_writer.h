@@ -68,9 +68,9 @@ struct TilePartToWrite {
   int num_parts = 0;  // TNsot, 0 = not given
   const CodingOverrides* overrides = nullptr;
   std::vector<uint32_t> plt;
+  std::span<const uint8_t> data;
   std::span<const uint8_t> ppt;
   int ppt_index = 0;  // Zppt of its first PPT segment
-  std::span<const uint8_t> data;
 };
 // A whole codestream: main header, a TLM if asked, the tile-parts, EOC.
 Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<const TilePartToWrite> parts,

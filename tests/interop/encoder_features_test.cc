@@ -231,18 +231,24 @@ Result<Image> opj_decode_jp2(const std::vector<uint8_t>& jp2, const std::string&
   return image;
 }
 
+// A lossless JP2 file of `image` (in *file) and its boxes.
+Result<codec::Jp2File> encode_jp2(const Image& image, std::vector<uint8_t>* file) {
+  EncodeOptions o;
+  o.container = codec::Container::kJp2;
+  MALLAT_ASSIGN_OR_RETURN(*file, codec::encode(image, o));
+  return codec::parse_jp2(*file);
+}
+
 TEST(EncoderFeatures, Jp2ChannelDefinitionsForAlpha) {
   MALLAT_REQUIRE_TESTDATA("images/pngsuite");
   for (const char* name : {"basn4a08.png", "basn6a08.png", "basn6a16.png"}) {
     auto image = io::read_image(testing::testdata_dir() / "images/pngsuite" / name);
     ASSERT_TRUE(image.ok()) << image.status().to_string();
     ASSERT_TRUE(image->has_alpha) << name;
-    EncodeOptions o;
-    o.container = codec::Container::kJp2;
-    auto bytes = codec::encode(*image, o);
-    ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-    auto jp2 = codec::parse_jp2(*bytes);
+    std::vector<uint8_t> file;
+    auto jp2 = encode_jp2(*image, &file);
     ASSERT_TRUE(jp2.ok()) << jp2.status().to_string();
+    const std::vector<uint8_t>* bytes = &file;
     ASSERT_EQ(jp2->channel_definitions.size(), static_cast<size_t>(image->num_components())) << name;
     EXPECT_EQ(jp2->channel_definitions.back().type, 1) << name << ": the last channel is opacity (I.5.3.6)";
     auto ours = codec::decode_jp2_image(*bytes, {});
@@ -273,12 +279,10 @@ TEST(EncoderFeatures, Jp2IccProfileFromTheImage) {
     auto image = io::read_image(png);
     ASSERT_TRUE(image.ok()) << image.status().to_string();
     ASSERT_EQ(image->icc_profile, decoded->icc_profile) << name;
-    EncodeOptions o;
-    o.container = codec::Container::kJp2;
-    auto bytes = codec::encode(*image, o);
-    ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
-    auto jp2 = codec::parse_jp2(*bytes);
+    std::vector<uint8_t> file;
+    auto jp2 = encode_jp2(*image, &file);
     ASSERT_TRUE(jp2.ok()) << jp2.status().to_string();
+    const std::vector<uint8_t>* bytes = &file;
     ASSERT_FALSE(jp2->colour.empty());
     EXPECT_EQ(jp2->colour[0].method, 2) << name;
     EXPECT_EQ(jp2->colour[0].icc_profile, image->icc_profile) << name;
