@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -13,6 +14,7 @@
 #include "common/status.h"
 #include "codec/jp2_boxes.h"
 #include "codec/params.h"
+#include "codec/tile_parts.h"
 #include "dwt/dwt.h"
 
 namespace mallat::codec {
@@ -34,6 +36,20 @@ struct EncodeOptions {
   CodeBlockStyle style;          // -M mode switches
   bool sop = false, eph = false; // -SOP, -EPH
   bool tlm = false, plt = false; // -TLM, -PLT
+  // -POC: progression changes (A.6.6, B.12.2) per tile index from 0, written
+  // in that tile's first tile-part header. Where they leave packets out, one
+  // more change sends those in `order` (a decoder follows only the changes).
+  std::map<int, std::vector<ProgressionChange>> progression_changes;
+  // -TP R|L|C: a new tile-part wherever the progression moves to another
+  // resolution / layer / component (tile_parts.h).
+  TilePartDivision tile_parts = TilePartDivision::kNone;
+  // --ppm / --ppt: the packet headers go into PPM segments of the main header
+  // (A.7.4) or PPT segments of each tile-part header (A.7.5).
+  enum class PackedHeaders { kNone, kPpm, kPpt };
+  PackedHeaders packed_headers = PackedHeaders::kNone;
+  // -ROI: max-shift regions of interest (RGN, Annex H), each a whole
+  // component whose coefficients are all shifted up by `shift`.
+  std::vector<RegionOfInterest> roi;
   int mct = -1;                  // -mct: -1 = RCT when there are 3+ components
   bool reversible = true;        // 5/3 (lossless); -I chooses 9/7
   int guard_bits = 2;            // -GuardBits: 0..7 (E-2)

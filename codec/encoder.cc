@@ -4,13 +4,16 @@
 // rate targets truncate the code-blocks into quality layers (PCRD-opt).
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "codec/codec.h"
 #include "codec/component_transform.h"
 #include "codec/jp2_boxes.h"
+#include "codec/jp2_colour.h"
 #include "codec/marker_writer.h"
+#include "codec/params_check.h"
 #include "codec/packet_header.h"
 #include "codec/progression.h"
 #include "codec/rate_control.h"
@@ -159,6 +162,23 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
       MALLAT_ASSIGN_OR_RETURN(h.qcc[c], quant_for(image.components[c].precision));
     }
   }
+  // A.6.3 / Annex H: a whole-component region; its shifted coefficients
+  // must still fit Tier-1's bit-planes.
+  for (const RegionOfInterest& roi : o.roi) {
+    const std::string which = "ROI of component " + std::to_string(roi.component);
+    if (roi.component < 0 || roi.component >= image.num_components())
+      return invalid_argument(which + ": the image has " + std::to_string(image.num_components()) + " components");
+    for (const RegionOfInterest& r : h.rgn)
+      if (r.component == roi.component) return invalid_argument(which + " given twice");
+    if (roi.shift < 0 || roi.shift > 255) return invalid_argument(which + ": shift must be 0..255 (SPrgn)");
+    const Quantization& q = h.qcc.count(roi.component) ? h.qcc.at(roi.component) : h.qcd;
+    int top = 0;
+    for (const StepSize& st : q.steps) top = std::max(top, quant::magnitude_bitplanes(q.guard_bits, st.exponent));
+    if (top + roi.shift > entropy::kMaxBitPlanes)
+      return invalid_argument(which + ": shift " + std::to_string(roi.shift) + " over " + std::to_string(top) +
+                              " magnitude bit-planes exceeds " + std::to_string(entropy::kMaxBitPlanes));
+    if (roi.shift > 0) h.rgn.push_back(roi);
+  }
   if (!o.comment.empty()) {
     Comment com;
     com.registration = 1;
@@ -166,6 +186,38 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
     h.comments.push_back(com);
   }
   return h;
+}
+
+// -POC: the changes of each tile, checked (A.6.6) and, where they leave
+// packets out, completed by one more change over everything in the COD order
+// (B.12.2: a decoder sends only what the changes name).
+Result<std::map<int, std::vector<ProgressionChange>>> tile_progression_changes(const MainHeader& main,
+                                                                               const EncodeOptions& o) {
+  const int tiles = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
+  const int nc = static_cast<int>(main.siz.components.size());
+  const int resolutions = main.cod.component.levels + 1;
+  std::map<int, std::vector<ProgressionChange>> out;
+  for (const auto& [tile, given] : o.progression_changes) {
+    const std::string which = "progression change of tile " + std::to_string(tile) + " (counted from 0)";
+    if (tile < 0 || tile >= tiles)
+      return invalid_argument(which + ": the image has " + std::to_string(tiles) + " tiles");
+    if (given.empty()) continue;
+    std::vector<ProgressionChange> changes = given;
+    for (const ProgressionChange& p : changes) {
+      const Status s = check_progression_change(p, nc);
+      if (!s.ok()) return invalid_argument(which + ": " + s.message());
+      if (p.resolution_end <= p.resolution_start || p.component_end <= p.component_start || p.layer_end < 1)
+        return invalid_argument(which + ": RSpoc < REpoc, CSpoc < CEpoc and LYEpoc >= 1 are needed");
+    }
+    std::vector<ComponentCoding> coding(nc, main.cod.component);
+    MALLAT_ASSIGN_OR_RETURN(const TileLayout layout, build_tile_layout(main.siz, tile, coding));
+    MALLAT_ASSIGN_OR_RETURN(const auto all, packet_order(layout, main.cod.layers, main.cod.order));
+    MALLAT_ASSIGN_OR_RETURN(const auto named, packet_order(layout, main.cod.layers, main.cod.order, changes));
+    if (named.size() < all.size())
+      changes.push_back({0, 0, main.cod.layers, resolutions, nc, main.cod.order});
+    out[tile] = std::move(changes);
+  }
+  return out;
 }
 
 }  // namespace
@@ -191,8 +243,11 @@ std::vector<double> colour_weights(const MainHeader& main) {
   return w;
 }
 
-Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main) {
+Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main, const EncodeOptions& options) {
   TileCodingSetup setup;
+  setup.roi_shift.assign(image.num_components(), 0);
+  for (const RegionOfInterest& r : main.rgn) setup.roi_shift[r.component] = r.shift;
+  MALLAT_ASSIGN_OR_RETURN(setup.tile_progression_changes, tile_progression_changes(main, options));
   setup.image = &image;
   setup.main = &main;
   const int levels = main.cod.component.levels;
@@ -258,63 +313,113 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeO
   return targets;
 }
 
-// Assembles the file from the tiles' packets of the chosen layers.
+// Assembles the file from the tiles' packets of the chosen layers: tile-parts
+// divided as asked, packet headers in place or packed into PPM / PPT, the
+// tiles' own progression changes in their first tile-part headers.
 class FileAssembler {
  public:
-  FileAssembler(const MainHeader& main, const EncodeOptions& options,
-                const std::vector<std::unique_ptr<TileEncoder>>& tiles, const std::vector<size_t>& first_block,
-                ThreadPool& pool)
-      : main_(main), options_(options), tiles_(tiles), first_block_(first_block), pool_(pool) {}
+  FileAssembler(const MainHeader& main, const EncodeOptions& options, const TileCodingSetup& setup,
+                const Jp2Description& jp2, const std::vector<std::unique_ptr<TileEncoder>>& tiles,
+                const std::vector<size_t>& first_block, ThreadPool& pool)
+      : main_(main), options_(options), jp2_(jp2), tiles_(tiles), first_block_(first_block), pool_(pool) {
+    for (const auto& [tile, changes] : setup.tile_progression_changes) overrides_[tile].poc = changes;
+  }
 
-  // Bytes of the whole file for these layers, without assembling it; the
-  // tiles' packets are sized in parallel.
+  // Bytes of the whole file for these layers, without copying the packet
+  // data; the tiles' packets are sized in parallel.
   Result<uint64_t> size(const LayerPasses& layers) const {
-    std::vector<TilePartToWrite> parts(tiles_.size());
-    std::vector<Result<uint64_t>> bytes(tiles_.size(), uint64_t{0});
-    pool_.parallel_for(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
-      bytes[t] = tiles_[t]->packets(layers, first_block_[t], nullptr, options_.plt ? &parts[t].plt : nullptr);
-    });
-    uint64_t bodies = 0;
-    for (size_t t = 0; t < tiles_.size(); ++t) {
-      MALLAT_RETURN_IF_ERROR(bytes[t].status());
-      bodies += *bytes[t];
-      describe(parts[t], static_cast<int>(t));
-    }
-    MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> headers, write_codestream(main_, parts, options_.tlm));
-    return headers.size() + bodies + container_overhead();
+    uint64_t left_out = 0;
+    MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream, assemble(layers, false, &left_out));
+    return stream.size() + left_out + container_overhead();
   }
 
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const {
-    std::vector<TilePartToWrite> parts(tiles_.size());
-    std::vector<std::vector<uint8_t>> data(tiles_.size());
-    for (size_t t = 0; t < tiles_.size(); ++t) {
-      MALLAT_RETURN_IF_ERROR(
-          tiles_[t]->packets(layers, first_block_[t], &data[t], options_.plt ? &parts[t].plt : nullptr).status());
-      describe(parts[t], static_cast<int>(t));
-      parts[t].data = data[t];
-    }
-    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, write_codestream(main_, parts, options_.tlm));
-    if (options_.container == Container::kJp2) return write_jp2(main_.siz, stream);
+    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr));
+    if (options_.container == Container::kJp2) return write_jp2(main_.siz, stream, jp2_);
     return stream;
   }
 
  private:
-  static void describe(TilePartToWrite& part, int tile) {
-    part.tile = tile;
-    part.part = 0;
-    part.num_parts = 1;
+  struct TileOutput {
+    std::vector<uint8_t> data, headers;
+    std::vector<PacketBytes> packets;
+  };
+
+  // The codestream; without the packet data unless with_data, whose bytes
+  // then go to *left_out.
+  Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out) const {
+    using Packed = EncodeOptions::PackedHeaders;
+    const bool packed = options_.packed_headers != Packed::kNone;
+    std::vector<TileOutput> out(tiles_.size());
+    std::vector<Status> errors(tiles_.size());
+    pool_.parallel_for(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
+      PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
+      errors[t] = tiles_[t]->packets(layers, first_block_[t], sink).status();
+    });
+    for (const Status& e : errors) MALLAT_RETURN_IF_ERROR(e);
+
+    std::vector<TilePartToWrite> parts;
+    std::vector<std::vector<uint8_t>> ppm;
+    for (size_t t = 0; t < tiles_.size(); ++t) {
+      const std::vector<PacketBytes>& packets = out[t].packets;
+      std::vector<PacketId> ids;
+      ids.reserve(packets.size());
+      for (const PacketBytes& p : packets) ids.push_back(p.id);
+      MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> starts, tile_part_starts(ids, options_.tile_parts));
+      const auto own = overrides_.find(static_cast<int>(t));
+      size_t data_at = 0, header_at = 0;
+      int ppt_index = 0;
+      for (size_t i = 0; i < starts.size(); ++i) {
+        const size_t end = i + 1 < starts.size() ? starts[i + 1] : packets.size();
+        TilePartToWrite part;
+        part.tile = static_cast<int>(t);
+        part.part = static_cast<int>(i);
+        part.num_parts = static_cast<int>(starts.size());
+        if (i == 0 && own != overrides_.end()) part.overrides = &own->second;
+        size_t data_bytes = 0, header_bytes = 0;
+        for (size_t k = starts[i]; k < end; ++k) {
+          data_bytes += packets[k].data;
+          header_bytes += packets[k].header;
+          if (options_.plt) part.plt.push_back(packets[k].data);
+        }
+        if (with_data) {
+          part.data = std::span<const uint8_t>(out[t].data).subspan(data_at, data_bytes);
+        } else {
+          *left_out += data_bytes;
+        }
+        const auto headers = std::span<const uint8_t>(out[t].headers).subspan(header_at, header_bytes);
+        if (options_.packed_headers == Packed::kPpt) {
+          part.ppt = headers;
+          part.ppt_index = ppt_index;
+          ppt_index += static_cast<int>(ppt_segments(headers.size()));
+        }
+        if (options_.packed_headers == Packed::kPpm) ppm.emplace_back(headers.begin(), headers.end());
+        data_at += data_bytes;
+        header_at += header_bytes;
+        parts.push_back(std::move(part));
+      }
+    }
+    if (options_.packed_headers == Packed::kPpm) {
+      MainHeader main = main_;
+      MALLAT_ASSIGN_OR_RETURN(main.ppm, ppm_payloads(ppm));
+      return write_codestream(main, parts, options_.tlm);
+    }
+    return write_codestream(main_, parts, options_.tlm);
   }
+
   uint64_t container_overhead() const {
     if (options_.container != Container::kJp2) return 0;
-    auto empty = write_jp2(main_.siz, {});
+    auto empty = write_jp2(main_.siz, {}, jp2_);
     return empty.ok() ? empty->size() : 0;
   }
 
   const MainHeader& main_;
   const EncodeOptions& options_;
+  const Jp2Description& jp2_;
   const std::vector<std::unique_ptr<TileEncoder>>& tiles_;
   const std::vector<size_t>& first_block_;
   ThreadPool& pool_;
+  std::map<int, CodingOverrides> overrides_;
 };
 
 // -q: the distortion the allocator estimates misses what the 9/7's
@@ -362,7 +467,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
   MALLAT_RETURN_IF_ERROR(check_image(image));
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, options));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, options));
-  MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main));
+  MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main, options));
   MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
   ThreadPool pool(options.threads);
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
@@ -378,7 +483,8 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
     first_block.push_back(blocks);
     blocks += tiles.back()->blocks().size();
   }
-  FileAssembler assembler(main, options, tiles, first_block, pool);
+  const Jp2Description jp2 = describe_for_jp2(image);
+  FileAssembler assembler(main, options, setup, jp2, tiles, first_block, pool);
 
   const bool every_pass = std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
     return t.kind == LayerTarget::Kind::kEverything;

@@ -228,17 +228,40 @@ Status write_plt(ByteWriter& w, std::span<const uint32_t> lengths) {
   return Status::Ok();
 }
 
-Status write_ppt(ByteWriter& w, std::span<const uint8_t> headers) {
-  const size_t max_body = 65535 - 3;
-  size_t z = 0;
-  for (size_t start = 0; start < headers.size(); start += max_body, ++z) {
-    if (z > 255) return invalid_argument("PPT: more than 256 segments");
+constexpr size_t kMaxPptBody = 65535 - 3;  // Lppt and Zppt
+
+size_t ppt_segments(size_t bytes) { return (bytes + kMaxPptBody - 1) / kMaxPptBody; }
+
+Result<int> write_ppt(ByteWriter& w, std::span<const uint8_t> headers, int first_index) {
+  int z = first_index;
+  for (size_t start = 0; start < headers.size(); start += kMaxPptBody, ++z) {
+    if (z > 255) return invalid_argument("PPT: more than 256 segments in one tile");
     size_t at = begin_segment(w, marker::kPPT);
     w.u8(static_cast<uint8_t>(z));
-    w.bytes(headers.subspan(start, std::min(max_body, headers.size() - start)));
+    w.bytes(headers.subspan(start, std::min(kMaxPptBody, headers.size() - start)));
     MALLAT_RETURN_IF_ERROR(end_segment(w, at, marker::kPPT));
   }
-  return Status::Ok();
+  return z;
+}
+
+Result<std::vector<std::vector<uint8_t>>> ppm_payloads(std::span<const std::vector<uint8_t>> tile_part_headers) {
+  const size_t max_body = 65535 - 3;  // Lppm and Zppm
+  std::vector<std::vector<uint8_t>> payloads(1);
+  auto room = [&] { return max_body - payloads.back().size(); };
+  for (const std::vector<uint8_t>& headers : tile_part_headers) {
+    if (headers.size() > UINT32_MAX) return invalid_argument("PPM: packed headers of a tile-part exceed 2^32 bytes");
+    if (room() < 4) payloads.emplace_back();
+    const uint32_t n = static_cast<uint32_t>(headers.size());
+    for (int shift = 24; shift >= 0; shift -= 8) payloads.back().push_back(static_cast<uint8_t>(n >> shift));
+    for (size_t at = 0; at < headers.size();) {
+      if (room() == 0) payloads.emplace_back();
+      const size_t take = std::min(room(), headers.size() - at);
+      payloads.back().insert(payloads.back().end(), headers.begin() + at, headers.begin() + at + take);
+      at += take;
+    }
+  }
+  if (payloads.size() > 256) return invalid_argument("PPM: more than 256 segments of packed headers");
+  return payloads;
 }
 
 size_t begin_tile_part(ByteWriter& w, int tile, int part, int num_parts) {
@@ -283,6 +306,14 @@ Status write_main_header(ByteWriter& w, const MainHeader& m) {
   MALLAT_RETURN_IF_ERROR(write_overrides(w, o, nc));
   if (!m.crg.empty()) MALLAT_RETURN_IF_ERROR(write_crg(w, m.crg, nc));
   for (const auto& c : m.comments) MALLAT_RETURN_IF_ERROR(write_com(w, c));
+  if (m.ppm.size() > 256) return invalid_argument("PPM: more than 256 segments");
+  for (size_t z = 0; z < m.ppm.size(); ++z) {
+    if (m.ppm[z].size() > 65535 - 3) return invalid_argument("PPM: segment " + std::to_string(z) + " too long");
+    size_t at = begin_segment(w, marker::kPPM);
+    w.u8(static_cast<uint8_t>(z));
+    w.bytes(m.ppm[z]);
+    MALLAT_RETURN_IF_ERROR(end_segment(w, at, marker::kPPM));
+  }
   return Status::Ok();
 }
 
@@ -299,6 +330,7 @@ Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<
     size_t sot = begin_tile_part(w, p.tile, p.part, p.num_parts);
     if (p.overrides) MALLAT_RETURN_IF_ERROR(write_overrides(w, *p.overrides, nc));
     if (!p.plt.empty()) MALLAT_RETURN_IF_ERROR(write_plt(w, p.plt));
+    if (!p.ppt.empty()) MALLAT_RETURN_IF_ERROR(write_ppt(w, p.ppt, p.ppt_index).status());
     write_sod(w);
     w.bytes(p.data);
     MALLAT_RETURN_IF_ERROR(end_tile_part(w, sot));

@@ -36,22 +36,32 @@ Status write_com(ByteWriter& w, const Comment& c);                         // A.
 Status write_tlm(ByteWriter& w, std::span<const TilePartLength> entries);
 // A.7.3: packet lengths, in as many PLT segments as needed (Zplt from 0).
 Status write_plt(ByteWriter& w, std::span<const uint32_t> lengths);
-// A.7.5: packed packet headers of one tile-part, in PPT segments from Zppt 0.
-Status write_ppt(ByteWriter& w, std::span<const uint8_t> headers);
+// A.7.5: packed packet headers of one tile-part, in PPT segments from Zppt
+// `first_index` (OpenJPEG numbers them on across the tile-parts of a tile);
+// returns the index after the last one written.
+Result<int> write_ppt(ByteWriter& w, std::span<const uint8_t> headers, int first_index = 0);
+// The PPT segments write_ppt writes for `bytes` bytes of packed headers.
+size_t ppt_segments(size_t bytes);
+// A.7.4: the payloads (after Zppm) of the PPM segments that carry the packed
+// packet headers of every tile-part, given in codestream order: Nppm and
+// Ippm per tile-part, cut into segments of at most 65535 bytes. Ippm may run
+// on into the next segment, Nppm never does (OpenJPEG reads it whole).
+Result<std::vector<std::vector<uint8_t>>> ppm_payloads(std::span<const std::vector<uint8_t>> tile_part_headers);
 
 // A.4.2: SOT with Psot = 0; returns where the SOT marker starts.
 size_t begin_tile_part(ByteWriter& w, int tile, int part, int num_parts);
 // Sets Psot to the bytes from SOT to the current end (call after the data).
 Status end_tile_part(ByteWriter& w, size_t sot_offset);
 
-// SOC, SIZ, COD, COC (by component), QCD, QCC, RGN, POC, CRG, COM of `main`
-// (PPM, PLM, TLM and CAP are not written: TLM has its own call).
+// SOC, SIZ, COD, COC (by component), QCD, QCC, RGN, POC, CRG, COM and PPM
+// (main.ppm, Zppm from 0) of `main` (PLM, TLM and CAP are not written: TLM
+// has its own call).
 Status write_main_header(ByteWriter& w, const MainHeader& main);
 // COD, COC, QCD, QCC, RGN, POC of a tile-part header.
 Status write_overrides(ByteWriter& w, const CodingOverrides& o, int num_components);
 
 // One tile-part to write: header overrides (first tile-part of a tile only),
-// PLT lengths, and its packet data.
+// PLT lengths, packed packet headers (PPT; empty: none), and its packet data.
 struct TilePartToWrite {
   int tile = 0;
   int part = 0;
@@ -59,6 +69,8 @@ struct TilePartToWrite {
   const CodingOverrides* overrides = nullptr;
   std::vector<uint32_t> plt;
   std::span<const uint8_t> data;
+  std::span<const uint8_t> ppt;
+  int ppt_index = 0;  // Zppt of its first PPT segment
 };
 // A whole codestream: main header, a TLM if asked, the tile-parts, EOC.
 Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<const TilePartToWrite> parts,

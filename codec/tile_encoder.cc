@@ -1,6 +1,7 @@
 #include "codec/tile_encoder.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "codec/component_transform.h"
 #include "codec/packet_header.h"
@@ -12,6 +13,7 @@ namespace mallat::codec {
 
 Status TileEncoder::code(int index) {
   const MainHeader& main = *setup_.main;
+  index_ = index;
   irreversible_ = !main.cod.component.reversible;
   std::vector<ComponentCoding> coding(main.siz.components.size(), main.cod.component);
   MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
@@ -169,30 +171,41 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   const int eb = q.style == QuantizationStyle::kScalarDerived
                      ? exponent - tc.levels + quant::subband_level(band, tc.levels)
                      : exponent;
-  const int mb = quant::magnitude_bitplanes(q.guard_bits, eb);
+  // H.1: the region's coefficients are shifted up by s, above every
+  // background plane; with the whole component as the region, all of them.
+  const int roi_shift = setup_.roi_shift.empty() ? 0 : setup_.roi_shift[ref.c];
+  const int mb = quant::magnitude_bitplanes(q.guard_bits, eb) + roi_shift;
   const int64_t stride = tc.rect.width();
   const int64_t w = cb.rect.width(), h = cb.rect.height();
   CodedBlock& out = blocks_[ref.slot];
   const double delta = setup_.step[ref.c][band];
-  out.weight = delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c];
+  // Tier-1 measures distortion on the shifted integers: 2^(2s) times larger.
+  out.weight = std::ldexp(delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c], -2 * roi_shift);
   PlaneView<const int32_t> view;
   std::vector<int32_t> quantized;
   quant::BitplaneDistortion measured;
   if (irreversible_) {
     quantized.resize(static_cast<size_t>(w * h));
     PlaneView<const float> in{planes97_[ref.c].get() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
-    const quant::QuantizationError e =
-        quant::quantize_dead_zone(in, delta, mb, PlaneView<int32_t>{quantized.data(), w, h, w}, &measured);
+    const quant::QuantizationError e = quant::quantize_dead_zone(in, delta, mb - roi_shift,
+                                                                 PlaneView<int32_t>{quantized.data(), w, h, w}, &measured);
     out.clipped = e.clipped;
     view = PlaneView<const int32_t>{quantized.data(), w, h, w};
   } else {
     view = PlaneView<const int32_t>{planes53_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
   }
+  if (roi_shift > 0) {
+    std::vector<int32_t> shifted(static_cast<size_t>(w * h));
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) shifted[y * w + x] = view.data[y * view.stride + x] * (int32_t{1} << roi_shift);
+    quantized = std::move(shifted);
+    view = PlaneView<const int32_t>{quantized.data(), w, h, w};
+  }
   auto coded = entropy::encode_code_block(view, static_cast<entropy::BandOrientation>(pb.band), mb,
                                           entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()));
   if (!coded.ok()) return coded.status();
   out.coded = std::move(coded).value();
-  if (irreversible_) {
+  if (irreversible_ && roi_shift == 0) {
     // The planes coded are those of the largest magnitude (Mb - P), the
     // planes `measured` has.
     const int planes = static_cast<int>(measured.significance.size());
@@ -204,6 +217,8 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;
   // with no pass sent the error is the sum of what all the passes remove.
+  // (Irreversible with an ROI shift: the same estimate, which leaves out the
+  // quantisation error itself.)
   double all = 0;
   for (const entropy::CodingPass& pass : out.coded.passes) all += pass.distortion_decrease;
   out.initial_distortion = all * out.weight;
@@ -230,8 +245,7 @@ std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, Code
 }  // namespace
 
 Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block,
-                                      std::vector<uint8_t>* body,
-                                      std::vector<uint32_t>* packet_lengths) const {
+                                      const PacketOutput& out) const {
   const MainHeader& main = *setup_.main;
   const CodeBlockStyle style = main.cod.component.style;
   const int num_layers = static_cast<int>(layers.size());
@@ -261,10 +275,13 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
       }
     }
   }
-  MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
-                          packet_order(layout_, num_layers, main.cod.order, main.poc));
+  const auto own = setup_.tile_progression_changes.find(index_);
+  MALLAT_ASSIGN_OR_RETURN(
+      const std::vector<PacketId> sequence,
+      packet_order(layout_, num_layers, main.cod.order,
+                   own != setup_.tile_progression_changes.end() ? own->second : main.poc));
   std::vector<CodeBlockContribution> contributions;
-  std::vector<uint8_t> header;
+  std::vector<uint8_t> header, sop;
   uint64_t total = 0;
   uint32_t packet_index = 0;
   for (const PacketId& id : sequence) {
@@ -283,22 +300,32 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
       bytes += contributions[k].body_bytes();
     }
     header.clear();
-    if (main.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), header);
+    sop.clear();
+    if (main.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
     MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, main.cod.eph, header));
-    bytes += header.size();
-    if (body) {
-      body->insert(body->end(), header.begin(), header.end());
+    PacketBytes sizes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
+    if (out.packed_headers) {
+      sizes.header = static_cast<uint32_t>(header.size());
+      if (out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
+    } else {
+      sizes.data += static_cast<uint32_t>(header.size());
+    }
+    bytes += sop.size() + header.size();
+    if (out.data) {
+      std::vector<uint8_t>& data = *out.data;
+      data.insert(data.end(), sop.begin(), sop.end());
+      if (!out.packed_headers) data.insert(data.end(), header.begin(), header.end());
       for (int k = 0; k < n; ++k) {
         if (contributions[k].new_passes == 0) continue;
         const size_t index = first_block + first + k;
         const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
-        const auto& data = blocks_[first + k].coded.data;
-        const uint32_t from = before == 0 ? 0 : blocks_[first + k].coded.passes[before - 1].cumulative_length;
-        const uint32_t to = blocks_[first + k].coded.passes[layers[id.layer][index] - 1].cumulative_length;
-        body->insert(body->end(), data.begin() + from, data.begin() + to);
+        const auto& block = blocks_[first + k].coded;
+        const uint32_t from = before == 0 ? 0 : block.passes[before - 1].cumulative_length;
+        const uint32_t to = block.passes[layers[id.layer][index] - 1].cumulative_length;
+        data.insert(data.end(), block.data.begin() + from, block.data.begin() + to);
       }
     }
-    if (packet_lengths) packet_lengths->push_back(static_cast<uint32_t>(bytes));
+    if (out.packets) out.packets->push_back(sizes);
     total += bytes;
     ++packet_index;
   }

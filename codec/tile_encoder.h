@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "codec/marker_writer.h"
+#include "codec/progression.h"
 #include "codec/rate_control.h"
 #include "codec/tile_geometry.h"
 #include "common/image.h"
@@ -31,6 +33,11 @@ struct TileCodingSetup {
   // the inverse colour transform (1 without one), so that distortions add up
   // to the squared error of the decoded image.
   std::vector<double> colour_weight;
+  // Per component: the ROI max-shift s of its RGN (0 without one, Annex H).
+  std::vector<int> roi_shift;
+  // Tiles whose packets follow progression changes of their own (written in
+  // their first tile-part header); other tiles follow main->poc.
+  std::map<int, std::vector<ProgressionChange>> tile_progression_changes;
 };
 
 // A coded code-block with what the rate allocator needs of it.
@@ -42,6 +49,25 @@ struct CodedBlock {
   // Image-domain squared error when no pass is sent.
   double initial_distortion = 0;
   int64_t clipped = 0;   // coefficients clipped to M_b bit-planes
+};
+
+// One packet as written: which it is, its bytes in the tile's packet data
+// (SOP, then the header unless the headers are packed, then the body) and
+// its header's bytes among the packed headers (0 unless they are packed).
+struct PacketBytes {
+  PacketId id;
+  uint32_t data = 0;
+  uint32_t header = 0;
+};
+
+// Where TileEncoder::packets puts what it writes; a null pointer is not
+// wanted. With packed_headers the packet headers (EPH included) go to
+// `headers` for PPM or PPT (A.7.4, A.7.5) while SOP stays in the data (A.8.1).
+struct PacketOutput {
+  bool packed_headers = false;
+  std::vector<uint8_t>* data = nullptr;
+  std::vector<uint8_t>* headers = nullptr;
+  std::vector<PacketBytes>* packets = nullptr;
 };
 
 class TileEncoder {
@@ -56,11 +82,9 @@ class TileEncoder {
   const std::vector<CodedBlock>& blocks() const { return blocks_; }
 
   // The packets of layers 0..layers.size()-1, where layers[l][first_block +
-  // i] is the cumulative pass count of this tile's block i. Appends them to
-  // body (when not null) and their lengths to packet_lengths (when not
-  // null); returns their total size in bytes.
-  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, std::vector<uint8_t>* body,
-                           std::vector<uint32_t>* packet_lengths) const;
+  // i] is the cumulative pass count of this tile's block i, appended to what
+  // `out` points at; returns their total size in bytes (headers included).
+  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
 
  private:
   struct BlockRef {
@@ -73,6 +97,7 @@ class TileEncoder {
   const TileCodingSetup& setup_;
   ThreadPool& pool_;
   dwt::Backend& dwt_;
+  int index_ = 0;
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<std::vector<int32_t>> planes53_;

@@ -13,6 +13,7 @@
 #include "io/image_io.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
+#include "tools/encode_feature_args.h"
 
 namespace mallat::tools {
 namespace {
@@ -43,6 +44,16 @@ const char kEncodeUsage[] =
     "  -mct 0|1        colour transform off / on (default: on for 3+ components)\n"
     "  -SOP, -EPH      write SOP / EPH markers\n"
     "  -TLM, -PLT      write TLM / PLT markers\n"
+    "  -POC T<t>=<resStart>,<compStart>,<layerEnd>,<resEnd>,<compEnd>,<order>/...\n"
+    "                  progression changes of tile t (from 1, as opj_compress), written in\n"
+    "                  its tile-part header; packets they leave out follow in the -p order\n"
+    "  -TP R|L|C       divide each tile into tile-parts wherever the progression moves to\n"
+    "                  another resolution (R), layer (L) or component (C)\n"
+    "  --ppm           (mallat only) packet headers in PPM segments of the main header\n"
+    "  --ppt           (mallat only) packet headers in PPT segments of each tile-part header\n"
+    "  -ROI c=C,U=S    max-shift region of interest: every coefficient of component C\n"
+    "                  shifted up by S bit-planes (0..37), RGN marker (as opj_compress:\n"
+    "                  the whole component is the region)\n"
     "  -threads N      Tier-1 threads (default: all cores); output is identical for any N\n"
     "  --dwt B         wavelet backend: auto (default), cpu, cuda; output is identical\n";
 
@@ -185,7 +196,8 @@ int encode_main(const Args& args) {
       std::fputs(kEncodeUsage, stdout);
       return 0;
     }
-    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT" || a == "-I";
+    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT" || a == "-I" || a == "--ppm" ||
+                      a == "--ppt";
     if (!flag && i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
     const std::string v = flag ? "" : args[i + 1];
     if (!flag) ++i;
@@ -238,6 +250,17 @@ int encode_main(const Args& args) {
       opt.plt = true;
     } else if (a == "-I") {
       opt.reversible = false;
+    } else if (a == "--ppm" || a == "--ppt") {
+      using Packed = codec::EncodeOptions::PackedHeaders;
+      const Packed packed = a == "--ppm" ? Packed::kPpm : Packed::kPpt;
+      if (opt.packed_headers != Packed::kNone && opt.packed_headers != packed)
+        return usage_error("--ppm and --ppt exclude each other");
+      opt.packed_headers = packed;
+    } else if (a == "-POC" || a == "-TP" || a == "-ROI") {
+      const std::string error = a == "-POC"  ? parse_poc(v, &opt.progression_changes)
+                                : a == "-TP" ? parse_tile_parts(v, &opt.tile_parts)
+                                             : parse_roi(v, &opt.roi);
+      if (!error.empty()) return usage_error(error);
     } else if (a == "-r" || a == "--bpp" || a == "-q") {
       using Kind = codec::EncodeOptions::RateKind;
       const Kind kind = a == "-r" ? Kind::kRatio : a == "--bpp" ? Kind::kBitsPerPixel : Kind::kPsnr;

@@ -7,6 +7,7 @@
 #include "codec/effective_params.h"
 #include "codec/marker_reader.h"
 #include "codec/markers.h"
+#include "codec/tile_parts.h"
 
 namespace mallat::codec {
 namespace {
@@ -233,10 +234,10 @@ TEST(MarkerWriter, CodestreamRoundTrip) {
   const uint32_t tiles = m.siz.tiles_x() * m.siz.tiles_y();
   ASSERT_EQ(tiles, 6u);
   std::vector<TilePartToWrite> parts;
-  parts.push_back({1, 0, 2, &t1, {3, 0}, d0});
-  parts.push_back({0, 0, 0, nullptr, {}, d1});
-  parts.push_back({1, 1, 2, &t1b, {70000}, d2});
-  parts.push_back({5, 0, 1, nullptr, {}, d3});
+  parts.push_back({1, 0, 2, &t1, {3, 0}, d0, {}, 0});
+  parts.push_back({0, 0, 0, nullptr, {}, d1, {}, 0});
+  parts.push_back({1, 1, 2, &t1b, {70000}, d2, {}, 0});
+  parts.push_back({5, 0, 1, nullptr, {}, d3, {}, 0});
   for (bool with_tlm : {false, true}) {
     auto bytes = write_codestream(m, parts, with_tlm);
     ASSERT_TRUE(bytes.ok()) << bytes.status().to_string();
@@ -330,6 +331,59 @@ TEST(MarkerWriter, PsotZeroReachesToEoc) {
   ASSERT_TRUE(cs2.ok());
   EXPECT_EQ(cs2->tiles[0].parts[0].data_length, 4u);
   EXPECT_FALSE(cs2->has_eoc);
+}
+
+// A.7.4: Nppm + Ippm per tile-part, segments of at most 65532 payload
+// bytes after Zppm; the reader gets every tile-part's headers back.
+TEST(MarkerWriter, PpmPayloadsSplitIppmButNeverNppm) {
+  std::vector<std::vector<uint8_t>> parts;
+  // 65527 bytes: 4 + 65527 leaves 1 byte in the first segment, too few for
+  // the next Nppm, which must start the second segment.
+  parts.push_back(std::vector<uint8_t>(65527, 0x11));
+  parts.push_back(std::vector<uint8_t>(100000, 0x22));  // Ippm runs on over a segment end
+  parts.push_back({});                                  // a tile-part without headers: Nppm = 0
+  parts.push_back({0x33, 0x44});
+  auto payloads = ppm_payloads(parts);
+  ASSERT_TRUE(payloads.ok()) << payloads.status().to_string();
+  ASSERT_EQ(payloads->size(), 3u);
+  EXPECT_EQ((*payloads)[0].size(), 65531u);
+  EXPECT_EQ((*payloads)[1][0], 0);  // Nppm of the second part starts the segment
+  EXPECT_EQ((*payloads)[1][1], 0x01);
+  EXPECT_EQ((*payloads)[1][2], 0x86);
+  EXPECT_EQ((*payloads)[1][3], 0xA0);
+  for (const auto& p : *payloads) EXPECT_LE(p.size(), 65532u);
+  MainHeader m;
+  m.siz = make_siz(1);
+  m.qcd.steps.resize(3 * m.cod.component.levels + 1);
+  m.ppm = *payloads;
+  ByteWriter w;
+  ASSERT_TRUE(write_main_header(w, m).ok());
+  auto read = parse_main_header(w.data());
+  ASSERT_TRUE(read.ok()) << read.status().to_string();
+  ASSERT_EQ(read->ppm, m.ppm);
+  auto back = ppm_tile_part_headers(*read);
+  ASSERT_TRUE(back.ok()) << back.status().to_string();
+  EXPECT_EQ(*back, parts);
+}
+
+// -TP: a tile-part starts wherever the divided index changes.
+TEST(TileParts, StartWhereTheDividedIndexChanges) {
+  // RLCP over 2 resolutions, 2 layers, 2 components, one precinct.
+  std::vector<PacketId> rlcp;
+  for (int r = 0; r < 2; ++r)
+    for (int l = 0; l < 2; ++l)
+      for (int c = 0; c < 2; ++c) rlcp.push_back({l, r, c, 0});
+  EXPECT_EQ(*tile_part_starts(rlcp, TilePartDivision::kNone), (std::vector<size_t>{0}));
+  EXPECT_EQ(*tile_part_starts(rlcp, TilePartDivision::kResolution), (std::vector<size_t>{0, 4}));
+  EXPECT_EQ(*tile_part_starts(rlcp, TilePartDivision::kLayer), (std::vector<size_t>{0, 2, 4, 6}));
+  EXPECT_EQ(*tile_part_starts(rlcp, TilePartDivision::kComponent), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(*tile_part_starts({}, TilePartDivision::kLayer), (std::vector<size_t>{0}));
+  // TPsot is 8 bits: 256 tile-parts of one tile are refused.
+  std::vector<PacketId> many;
+  for (int l = 0; l < 256; ++l) many.push_back({l, 0, 0, 0});
+  EXPECT_FALSE(tile_part_starts(many, TilePartDivision::kLayer).ok());
+  many.pop_back();
+  EXPECT_EQ(tile_part_starts(many, TilePartDivision::kLayer)->size(), 255u);
 }
 
 TEST(MarkerReader, ErrorsNameMarkerAndByte) {
