@@ -3,6 +3,7 @@
 // the Tier-1 passes copy it into locals so A, C and CT live in registers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "entropy/mq_states.h"
@@ -119,14 +120,16 @@ struct MqEncoder {
     }
   }
 
-  // Bytes a decoder needs, for a segment that goes on, to decode every
-  // symbol coded so far: those before B, B, and enough to cover C down to
-  // bit 0 (the final stream's value lies in [C, C + A); with C's bits all
-  // present, the decoder's 1-padding cannot push it past C + A). C's bits
-  // 0..26-CT are still to be output, at 7 bits per byte at worst. OpenJPEG
-  // counts 3 bytes after the settled ones, which can fall short.
-  uint32_t truncation_length() const {
-    return static_cast<uint32_t>(bp - start) + 1 + static_cast<uint32_t>((27 - ct + 6) / 7);
+  // The registers at the end of a pass that does not end its segment, for
+  // shortest_truncation(); `base` is the buffer the offsets count from.
+  struct TruncationPoint {
+    size_t b_offset = 0;  // where B is
+    uint32_t c = 0, a = 0;
+    int ct = 0;
+    uint8_t b = 0;        // B then; a later carry may still add 1 to it
+  };
+  TruncationPoint truncation_point(const uint8_t* base) const {
+    return {static_cast<size_t>(bp - base), c, a, ct, *bp};
   }
 
   // C.2.9 FLUSH: terminate the segment; returns its length in bytes. A final
@@ -137,5 +140,17 @@ struct MqEncoder {
   // decoder reading past the end sees a predictable state.
   uint32_t flush_predictable();
 };
+
+// The end (an offset into `buffer`) of the shortest prefix of a finished MQ
+// codeword segment, occupying buffer[segment_begin, segment_end), from which
+// a decoder recovers every symbol coded up to `point`. Past the prefix the
+// decoder reads 1 bits (C.3.4: 0xFF then a byte above 0x8F adds 0xFF00), so
+// the prefix decodes those symbols exactly when the value it stands for,
+// padded with ones, lies in the interval [C, C + A) the encoder had at the
+// point (C.2: every later interval lies inside it). Kakadu finds lengths the
+// same way; OpenJPEG counts 3 bytes after the settled ones instead, which
+// is 1 or 2 bytes too many in most blocks and can be too few.
+size_t shortest_truncation(const MqEncoder::TruncationPoint& point, const uint8_t* buffer,
+                           size_t segment_begin, size_t segment_end);
 
 }  // namespace mallat::entropy

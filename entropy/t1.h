@@ -22,10 +22,10 @@ inline constexpr int kMaxBitPlanes = 31;
 // One coding pass as the rate allocator and Tier-2 see it.
 struct CodingPass {
   // Bytes of EncodedCodeBlock::data from which a decoder recovers everything
-  // up to and including this pass. Exact where `terminated`; otherwise a
-  // safe bound from the MQ coder's state (MqEncoder::truncation_length; 1 or
-  // 2 bytes above OpenJPEG's estimate), kept no larger than any later pass's
-  // length. Non-decreasing.
+  // up to and including this pass: the segment's end where `terminated`;
+  // otherwise the shortest prefix that decodes the pass (shortest_truncation
+  // in mq_encoder.h; the bytes coded so far, a partial one included, for a
+  // raw pass). Non-decreasing, and never ends on 0xFF.
   uint32_t cumulative_length = 0;
   // The pass ends a codeword segment (always the last pass; every pass under
   // TERMALL; under BYPASS the passes of Table D.9). Under TERMALL or BYPASS,

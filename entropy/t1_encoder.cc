@@ -68,6 +68,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   size_t segment_start = 1;  // offset in the buffer of the open segment
   bool open = false;
   bool open_raw = false;
+  detail::PendingTruncations truncations;
   for (int i = 0; i < out.num_passes; ++i) {
     const PassType type = pass_type(i);
     const bool is_raw = pass_is_raw(style, i);
@@ -96,14 +97,15 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       const uint32_t length = is_raw ? raw.raw.flush()
                               : style.predictable_termination ? mq.mq.flush_predictable()
                                                               : mq.mq.flush();
+      if (!is_raw) truncations.resolve(buffer.at(0), segment_start, segment_start + length, out.passes);
       segment_start += length;
       open = false;
       pass.cumulative_length = static_cast<uint32_t>(segment_start - 1);
+    } else if (is_raw) {
+      // Not terminated: what the raw coder has, a partial byte included.
+      pass.cumulative_length = static_cast<uint32_t>(segment_start - 1 + raw.raw.length_so_far());
     } else {
-      // Not terminated: what the coder has settled plus what it still holds
-      // (B and up to two bytes of C for MQ; a partial byte for raw).
-      const size_t pending = is_raw ? raw.raw.length_so_far() : mq.mq.truncation_length();
-      pass.cumulative_length = static_cast<uint32_t>(segment_start - 1 + pending);
+      truncations.add(i, mq.mq, buffer.at(0));   // its length once the segment ends
     }
     if (style.reset) mq.cx = initial_contexts();
   }

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "common/plane_view.h"
 #include "common/status.h"
+#include "entropy/mq_encoder.h"
 #include "entropy/t1.h"
 
 namespace mallat::entropy::detail {
@@ -17,6 +20,26 @@ Status check_code_block_shape(int64_t width, int64_t height, int num_bitplanes);
 // data, and a non-terminated pass does not end on 0xFF (the decoder supplies
 // 0xFF past the end anyway, and a segment must not end in 0xFF).
 void finish_pass_lengths(EncodedCodeBlock& block);
+
+// The passes of the open MQ codeword segment that do not end it: their
+// lengths are found when the segment is finished and its bytes are final
+// (shortest_truncation). Buffer offsets count from the encoder's buffer,
+// whose byte 0 is the placeholder before the block's data.
+class PendingTruncations {
+ public:
+  void add(int pass, const MqEncoder& mq, const uint8_t* buffer) {
+    pending_.emplace_back(pass, mq.truncation_point(buffer));
+  }
+  // The segment at buffer[begin, end) is finished.
+  void resolve(const uint8_t* buffer, size_t begin, size_t end, std::vector<CodingPass>& passes) {
+    for (const auto& [pass, point] : pending_)
+      passes[pass].cumulative_length = static_cast<uint32_t>(shortest_truncation(point, buffer, begin, end) - 1);
+    pending_.clear();
+  }
+
+ private:
+  std::vector<std::pair<int, MqEncoder::TruncationPoint>> pending_;
+};
 
 // Splits samples into magnitudes (sign-magnitude, as Annex D codes them)
 // and returns their OR, or an error when one needs more than Mb bits.

@@ -45,6 +45,7 @@ class ReferenceCoder {
     contexts_ = initial_contexts();
     size_t segment_start = 1;
     bool open = false;
+    detail::PendingTruncations truncations;
     for (int i = 0; i < out.num_passes; ++i) {
       const PassType type = pass_type(i);
       raw_pass_ = pass_is_raw(style_, i);
@@ -70,14 +71,17 @@ class ReferenceCoder {
       pass.distortion_decrease = distortion_;
       pass.terminated = i == out.num_passes - 1 || pass_ends_segment(style_, i);
       if (pass.terminated) {
-        segment_start += raw_pass_                        ? raw_.flush()
-                         : style_.predictable_termination ? mq_.flush_predictable()
-                                                          : mq_.flush();
+        const size_t length = raw_pass_                        ? raw_.flush()
+                              : style_.predictable_termination ? mq_.flush_predictable()
+                                                               : mq_.flush();
+        if (!raw_pass_) truncations.resolve(buffer.data(), segment_start, segment_start + length, out.passes);
+        segment_start += length;
         open = false;
         pass.cumulative_length = static_cast<uint32_t>(segment_start - 1);
+      } else if (raw_pass_) {
+        pass.cumulative_length = static_cast<uint32_t>(segment_start - 1 + raw_.length_so_far());
       } else {
-        pass.cumulative_length = static_cast<uint32_t>(
-            segment_start - 1 + (raw_pass_ ? raw_.length_so_far() : mq_.truncation_length()));
+        truncations.add(i, mq_, buffer.data());
       }
       if (style_.reset) contexts_ = initial_contexts();
     }
