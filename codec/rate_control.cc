@@ -184,9 +184,15 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
         }
         taken = lo;
         chosen = with_floor(lo);
-        MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(chosen));
-        MALLAT_ASSIGN_OR_RETURN(chosen, fill(hulls, points, taken, std::move(chosen),
-                                             target.value - static_cast<double>(size), target.value, size_with));
+        // Each fill leaves bytes its slack did not need: fill again while
+        // that adds anything (a few rounds at most).
+        for (int round = 0; round < 4; ++round) {
+          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(chosen));
+          std::vector<int> before = chosen;
+          MALLAT_ASSIGN_OR_RETURN(chosen, fill(hulls, points, taken, std::move(chosen),
+                                               target.value - static_cast<double>(size), target.value, size_with));
+          if (chosen == before) break;
+        }
         break;
       }
     }
