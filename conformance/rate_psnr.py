@@ -215,6 +215,27 @@ def main():
         if rates:
             print(f"mallat vs {peer}: BD-rate {np.mean(rates):+.2f}%  BD-PSNR {np.mean(psnrs):+.3f} dB"
                   f"  (mean over {len(rates)} images; negative rate / positive PSNR: mallat better)")
+    # PSNR against OpenJPEG's at the same rate: OpenJPEG's curve of each
+    # image (PSNR over log bpp, piecewise linear, extended linearly past its
+    # ends) read at the other codec's real rate, then the mean over images.
+    deltas = {}
+    if "opj" in codecs and complete:
+        def opj_at(n, bpp):
+            xs = np.log([by[(n, "opj", l)]["bpp"] for l in labels[:lossy]])
+            ys = np.array([by[(n, "opj", l)]["psnr"] for l in labels[:lossy]])
+            order = np.argsort(xs)
+            xs, ys = xs[order], ys[order]
+            x = math.log(bpp)
+            k = int(np.clip(np.searchsorted(xs, x), 1, len(xs) - 1))
+            return ys[k - 1] + (ys[k] - ys[k - 1]) * (x - xs[k - 1]) / (xs[k] - xs[k - 1])
+        print(f"{'target bpp':>10} " + " ".join(f"{c + ' dPSNR':>13}" for c in codecs if c != "opj")
+              + "   (PSNR minus OpenJPEG's at the same bpp, dB)")
+        for c in codecs:
+            if c != "opj" and lossy >= 2:
+                deltas[c] = [np.mean([by[(n, c, l)]["psnr"] - opj_at(n, by[(n, c, l)]["bpp"]) for n in complete])
+                             for l in labels[:lossy]]
+        for i, l in enumerate(labels[:lossy]):
+            print(f"{l:>10} " + " ".join(f"{deltas[c][i]:+13.3f}" for c in deltas))
     for c in codecs:
         e = [float(r["encode_s"]) for r in rows if r["codec"] == c]
         d = [float(r["decode_s"]) for r in rows if r["codec"] == c]
@@ -228,7 +249,7 @@ def main():
     except ImportError:
         print("matplotlib missing: no plot", file=sys.stderr)
         return 0
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, (ax, dax) = plt.subplots(1, 2, figsize=(12, 5))
     for c in codecs:
         pts = means[c][:lossy]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=c)
@@ -238,6 +259,16 @@ def main():
     ax.set_title(f"rate/PSNR over {len(complete)} images")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
+    colours = {c: f"C{i}" for i, c in enumerate(codecs)}
+    dax.axhline(0, color=colours.get("opj", "k"), label="opj")
+    for c, d in deltas.items():
+        dax.plot([p[0] for p in means[c][:lossy]], d, marker="o", label=c, color=colours[c])
+    dax.set_xscale("log")
+    dax.set_xlabel("bits per pixel (file size)")
+    dax.set_ylabel("PSNR minus OpenJPEG's at the same rate, dB")
+    dax.set_title("difference from OpenJPEG (mean over images)")
+    dax.grid(True, which="both", alpha=0.3)
+    dax.legend()
     fig.savefig(args.out + ".png", dpi=120, bbox_inches="tight")
     print(f"wrote {args.out}.png")
     return 0
