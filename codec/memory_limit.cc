@@ -1,8 +1,5 @@
 #include "codec/memory_limit.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <string>
 
@@ -51,16 +48,6 @@ uint64_t cells(uint64_t length, int exponent) {
 }
 
 }  // namespace
-
-uint64_t default_memory_limit() {
-  uint64_t available = kMax;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0) available = mul(static_cast<uint64_t>(pages), static_cast<uint64_t>(page));
-  rlimit rl{};
-  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-    available = std::min<uint64_t>(available, rl.rlim_cur);
-  return available / 2;
-}
 
 uint64_t estimate_decoder_memory(const Codestream& cs, int reduce, uint64_t stream_bytes) {
   const ImageAndTileSize& siz = cs.main.siz;

@@ -8,13 +8,10 @@
 #include <cstdint>
 
 #include "codec/codestream_header.h"
+#include "common/memory_limit.h"  // default_memory_limit()
 #include "common/status.h"
 
 namespace mallat::codec {
-
-// The default limit: half of the memory this process may use, the smaller of
-// the machine's physical memory and the address-space limit (ulimit -v).
-uint64_t default_memory_limit();
 
 // An upper bound, in bytes, of what decoding `cs` (whose codestream is
 // `stream_bytes` long) at resolution reduction `reduce` holds at once: the

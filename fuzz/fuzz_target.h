@@ -15,4 +15,9 @@ namespace mallat::fuzz {
 // decoder's own limit instead of ending the run as an out-of-memory report.
 inline constexpr uint64_t kDecoderMemoryLimit = 512ull << 20;
 
+// The same for the image readers' samples (io/formats.h): lower, because a
+// 16 KB TIFF can claim a few hundred megapixels that libtiff then expands,
+// which under the sanitizers takes longer than libFuzzer's -timeout.
+inline constexpr uint64_t kImageMemoryLimit = 256ull << 20;
+
 }  // namespace mallat::fuzz

@@ -5,6 +5,6 @@
 #include "io/formats.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)mallat::io::detail::MALLAT_FUZZ_READER(std::span<const uint8_t>(data, size));
+  (void)mallat::io::detail::MALLAT_FUZZ_READER(std::span<const uint8_t>(data, size), mallat::fuzz::kImageMemoryLimit);
   return 0;
 }

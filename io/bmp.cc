@@ -19,7 +19,7 @@ struct Rgba {
 
 }  // namespace
 
-Result<Image> decode_bmp(Bytes file) {
+Result<Image> decode_bmp(Bytes file, uint64_t max_memory) {
   if (file.size() < 14 + 12) return corrupt_data("truncated: shorter than the BMP headers");
   if (file[0] != 'B' || file[1] != 'M') return corrupt_data("not a BMP file (no 'BM' magic)");
   const uint32_t data_offset = load_le32(&file[10]);
@@ -83,6 +83,7 @@ Result<Image> decode_bmp(Bytes file) {
     return corrupt_data("truncated: the pixel rows need " + std::to_string(stride * height) +
                         " bytes after offset " + std::to_string(data_offset));
   const int channels = bpp <= 8 ? (grey_palette ? 1 : 3) : (alpha ? 4 : 3);
+  MALLAT_RETURN_IF_ERROR(check_image_memory(static_cast<uint64_t>(width), static_cast<uint64_t>(height), channels, max_memory));
   MALLAT_ASSIGN_OR_RETURN(Image image, make_image(width, height, channels, 8, false));
   std::vector<int32_t> indices(bpp <= 8 ? width : 0);
   for (int64_t y = 0; y < height; ++y) {

@@ -16,21 +16,26 @@ namespace mallat::io::detail {
 
 using Bytes = std::span<const uint8_t>;
 
-Result<Image> decode_png(Bytes file);
+Result<Image> decode_png(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
 
 // Only in builds with libtiff; encode_tiff needs no library.
-Result<Image> decode_tiff(Bytes file);
+Result<Image> decode_tiff(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_tiff(const Image& image);
 
-Result<Image> decode_pnm(Bytes file);
+Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_pnm(const Image& image);
 
-Result<Image> decode_pgx(Bytes file);
+Result<Image> decode_pgx(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);
 
-Result<Image> decode_bmp(Bytes file);
+Result<Image> decode_bmp(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_bmp(const Image& image);
+
+// The readers refuse, before allocating, an image whose samples (int32, as
+// Image holds them) would take more than `max_memory` bytes: a compressed
+// PNG or TIFF of a few kilobytes can claim gigabytes (issue 7).
+Status check_image_memory(uint64_t width, uint64_t height, uint64_t components, uint64_t max_memory);
 
 // What a writer of interleaved unsigned samples needs: a number of
 // components in `counts`, of one size and one precision in 1..max_precision,

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/memory_limit.h"
 #include "io/file.h"
 #include "io/formats.h"
 
@@ -63,7 +64,8 @@ bool can_read(Format format) {
 
 bool can_write(Format format) { return format != Format::kUnknown; }
 
-Result<Image> read_image(const std::filesystem::path& path) {
+Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory) {
+  if (max_memory == 0) max_memory = default_memory_limit();
   MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(path));
   Format format = format_from_magic(bytes.data(), bytes.size());
   if (format == Format::kUnknown) format = format_from_extension(path);
@@ -72,18 +74,18 @@ Result<Image> read_image(const std::filesystem::path& path) {
   Result<Image> image = unsupported("not reached");
   const detail::Bytes file(bytes);
   switch (format) {
-    case Format::kPng: image = detail::decode_png(file); break;
+    case Format::kPng: image = detail::decode_png(file, max_memory); break;
     case Format::kTiff:
 #ifdef MALLAT_HAVE_TIFF
-      image = detail::decode_tiff(file);
+      image = detail::decode_tiff(file, max_memory);
 #else
       return unsupported(name + ": this build has no TIFF support (libtiff was not found or "
                                 "MALLAT_TIFF=OFF)");
 #endif
       break;
-    case Format::kPnm: image = detail::decode_pnm(file); break;
-    case Format::kPgx: image = detail::decode_pgx(file); break;
-    case Format::kBmp: image = detail::decode_bmp(file); break;
+    case Format::kPnm: image = detail::decode_pnm(file, max_memory); break;
+    case Format::kPgx: image = detail::decode_pgx(file, max_memory); break;
+    case Format::kBmp: image = detail::decode_bmp(file, max_memory); break;
     case Format::kUnknown:
       return unsupported(name + ": not a PNG, TIFF, PNM, PGX or BMP file (no known magic "
                                 "number or extension)");
@@ -122,6 +124,17 @@ Status write_pgx_component(const Component& component, const std::filesystem::pa
 }
 
 namespace detail {
+
+Status check_image_memory(uint64_t width, uint64_t height, uint64_t components, uint64_t max_memory) {
+  // Saturating: the header's values must not wrap the product around.
+  uint64_t bytes = sizeof(int32_t);
+  for (uint64_t f : {width, height, components}) bytes = f != 0 && bytes > UINT64_MAX / f ? UINT64_MAX : bytes * f;
+  if (bytes <= max_memory) return Status::Ok();
+  return resource_limit("a " + std::to_string(width) + "x" + std::to_string(height) + " image of " +
+                        std::to_string(components) + " component" + (components == 1 ? "" : "s") + " needs " +
+                        std::to_string(bytes >> 20) + " MiB for its samples, more than the memory limit of " +
+                        std::to_string(max_memory >> 20) + " MiB");
+}
 
 Status check_interleavable(const Image& image, const char* format,
                            std::initializer_list<int> counts, int max_precision) {

@@ -3,6 +3,7 @@
 // file's magic bytes first, then from its extension.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -26,8 +27,10 @@ Format format_from_magic(const unsigned char* bytes, size_t size);
 bool can_read(Format format);
 bool can_write(Format format);
 
-// Reads any supported file. Errors name the file and the reason.
-Result<Image> read_image(const std::filesystem::path& path);
+// Reads any supported file. Errors name the file and the reason. An image
+// whose samples need more than `max_memory` bytes is refused before they are
+// allocated (0: default_memory_limit(), common/memory_limit.h).
+Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory = 0);
 
 struct WriteOptions {
   Format format = Format::kUnknown;  // kUnknown: from the extension

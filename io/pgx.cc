@@ -14,7 +14,7 @@ int container_bytes(int bits) { return bits <= 8 ? 1 : bits <= 16 ? 2 : 4; }
 
 }  // namespace
 
-Result<Image> decode_pgx(Bytes file) {
+Result<Image> decode_pgx(Bytes file, uint64_t max_memory) {
   if (file.size() < 3 || file[0] != 'P' || file[1] != 'G')
     return corrupt_data("not a PGX file (no 'PG' magic)");
   TextHeader header(file, /*hash_comments=*/false);
@@ -52,6 +52,7 @@ Result<Image> decode_pgx(Bytes file) {
   if (file.size() - header.pos() < need)
     return corrupt_data("truncated: the samples need " + std::to_string(need) +
                         " bytes, the file has " + std::to_string(file.size() - header.pos()));
+  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, 1, max_memory));
   MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width),
                                                   static_cast<int64_t>(height), 1,
                                                   static_cast<int>(bits), is_signed));

@@ -128,7 +128,7 @@ int channels_of(int color_type) {
 
 }  // namespace
 
-Result<Image> decode_png(Bytes file) {
+Result<Image> decode_png(Bytes file, uint64_t max_memory) {
   PngIo io;
   io.input = file;
   PngReadHandle handle(io);
@@ -154,6 +154,11 @@ Result<Image> decode_png(Bytes file) {
   if (raster / 1100 > file.size())
     return corrupt_data("the header claims " + std::to_string(h.width) + "x" +
                         std::to_string(h.height) + " pixels, more than the file can hold");
+  const bool palette = h.color_type == PNG_COLOR_TYPE_PALETTE;
+  const int out_channels = palette ? (h.palette_alpha.empty() ? 3 : 4)
+                                   : channels + (h.has_key ? 1 : 0);
+  // The rows take at most 2 bytes a sample, the image 4: one check covers both.
+  MALLAT_RETURN_IF_ERROR(check_image_memory(h.width, h.height, out_channels, max_memory));
   std::vector<uint8_t> pixels;
   try {
     pixels.resize(raster);
@@ -165,9 +170,6 @@ Result<Image> decode_png(Bytes file) {
   if (!run_png_read_rows(handle.png(), handle.info(), rows))
     return corrupt_data(std::string("bad PNG data: ") + io.error);
 
-  const bool palette = h.color_type == PNG_COLOR_TYPE_PALETTE;
-  const int out_channels = palette ? (h.palette_alpha.empty() ? 3 : 4)
-                                   : channels + (h.has_key ? 1 : 0);
   const int precision = palette ? 8 : h.bit_depth;
   const int64_t w = h.width, ht = h.height;
   MALLAT_ASSIGN_OR_RETURN(Image image, make_image(w, ht, out_channels, precision, false));

@@ -14,7 +14,7 @@ constexpr uint64_t kMaxSide = uint64_t{1} << 24;
 
 }  // namespace
 
-Result<Image> decode_pnm(Bytes file) {
+Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
   if (file.size() < 2 || file[0] != 'P') return corrupt_data("not a PNM file (no 'P' magic)");
   const char kind = static_cast<char>(file[1]);
   if (kind == '1' || kind == '4' || kind == '7')
@@ -32,6 +32,7 @@ Result<Image> decode_pnm(Bytes file) {
   if (maxval == 0) return corrupt_data("maxval is zero");
   const int precision = std::bit_width(maxval);
   const uint64_t count = width * height * channels;
+  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, channels, max_memory));
 
   if (!ascii) {
     // Exactly one whitespace byte separates maxval from the raster.

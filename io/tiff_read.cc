@@ -132,7 +132,7 @@ void place_block(const Layout& l, const uint8_t* block, uint32_t block_w, uint32
 
 }  // namespace
 
-Result<Image> decode_tiff(Bytes file) {
+Result<Image> decode_tiff(Bytes file, uint64_t max_memory) {
   install_handlers();
   tiff_error.clear();
   MemFile mem{file, 0};
@@ -180,6 +180,7 @@ Result<Image> decode_tiff(Bytes file) {
 
   Layout l{width, height, bits, spp, planar == PLANARCONFIG_SEPARATE,
            sample_format == SAMPLEFORMAT_INT};
+  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, spp, max_memory));
   MALLAT_ASSIGN_OR_RETURN(Image image, make_image(width, height, spp, bits, l.is_signed));
   std::vector<int32_t> scratch;
   const int planes = l.planar ? spp : 1;

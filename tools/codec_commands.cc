@@ -55,7 +55,9 @@ const char kEncodeUsage[] =
     "                  shifted up by S bit-planes (0..37), RGN marker (as opj_compress:\n"
     "                  the whole component is the region)\n"
     "  -threads N      Tier-1 threads (default: all cores); output is identical for any N\n"
-    "  --dwt B         wavelet backend: auto (default), cpu, cuda; output is identical\n";
+    "  --dwt B         wavelet backend: auto (default), cpu, cuda; output is identical\n"
+    "  --max-memory S  refuse an input image whose samples need more than S bytes (K, M or G\n"
+    "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
 
 const char kDecodeUsage[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
@@ -178,6 +180,12 @@ std::string parse_run_option(const std::string& option, const std::string& value
   return "";
 }
 
+// --max-memory S, which encode (input image) and decode (stream) share.
+std::string parse_max_memory(const std::string& value, uint64_t* bytes) {
+  if (parse_byte_size(value, bytes)) return "";
+  return "--max-memory must be a size in bytes such as 512M or 4G, got '" + value + "'";
+}
+
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
   if (s.size() < suffix.size()) return false;
   return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
@@ -189,6 +197,7 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
 int encode_main(const Args& args) {
   std::string in, out;
   codec::EncodeOptions opt;
+  uint64_t max_memory = 0;   // 0: io's default
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -276,6 +285,9 @@ int encode_main(const Args& args) {
     } else if (a == "-GuardBits") {
       if (!parse_int(v, 0, 7, &x)) return usage_error("-GuardBits must be 0..7, got '" + v + "'");
       opt.guard_bits = static_cast<int>(x);
+    } else if (a == "--max-memory") {
+      std::string error = parse_max_memory(v, &max_memory);
+      if (!error.empty()) return usage_error(error);
     } else if (a == "-threads" || a == "--dwt") {
       std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
       if (!error.empty()) return usage_error(error);
@@ -290,8 +302,11 @@ int encode_main(const Args& args) {
   } else if (!ends_with_ci(out, ".j2k") && !ends_with_ci(out, ".j2c")) {
     return usage_error("output '" + out + "' must end in .j2k, .j2c or .jp2");
   }
-  auto image = io::read_image(in);
-  if (!image.ok()) return fail("encode", image.status().message());
+  auto image = io::read_image(in, max_memory);
+  if (!image.ok()) {
+    const bool limit = image.status().code() == ErrorCode::kResourceLimit;
+    return fail("encode", image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+  }
   auto bytes = codec::encode(*image, opt);
   if (!bytes.ok()) return fail("encode", in + ": " + bytes.status().message());
   Status s = io::write_file_atomically(out, *bytes);
@@ -332,8 +347,8 @@ int decode_main(const Args& args) {
       if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
       opt.tile = static_cast<int>(x);
     } else if (a == "--max-memory") {
-      if (!parse_byte_size(v, &opt.max_memory))
-        return usage_error("--max-memory must be a size in bytes such as 512M or 4G, got '" + v + "'");
+      std::string error = parse_max_memory(v, &opt.max_memory);
+      if (!error.empty()) return usage_error(error);
     } else if (a == "-p") {
       auto requests = codec::parse_precision_requests(v);
       if (!requests.ok()) return usage_error(requests.status().message());

@@ -126,6 +126,31 @@ TEST_F(Errors, CorruptedBytesGiveAnImageOrANamedError) {
   EXPECT_GT(errors, 0);
 }
 
+// The memory limit: an image whose samples need more than it is refused
+// with a resource-limit error that names the file and the limit, in every
+// format; within the limit the same file reads.
+TEST_F(Errors, ImagesAboveTheMemoryLimitAreRefused) {
+  auto image = make_image(1200, 900, 3, 8, false);
+  ASSERT_TRUE(image.ok());
+  const uint64_t needs = 1200ull * 900 * 3 * 4;
+  for (const char* name : {"big.png", "big.ppm", "big.bmp", "big.tif"}) {
+    const fs::path path = dir_ / name;
+    if (!can_write(format_from_extension(path)) || !can_read(format_from_extension(path))) continue;
+    ASSERT_TRUE(write_image(*image, path).ok()) << name;
+    Result<Image> refused = read_image(path, needs - 1);
+    ASSERT_FALSE(refused.ok()) << name;
+    EXPECT_EQ(refused.status().code(), ErrorCode::kResourceLimit) << refused.status().message();
+    EXPECT_NE(refused.status().message().find(name), std::string::npos) << refused.status().message();
+    EXPECT_NE(refused.status().message().find("memory limit"), std::string::npos) << refused.status().message();
+    EXPECT_TRUE(read_image(path, needs).ok()) << name;
+  }
+  // PGX: one component.
+  const fs::path pgx = dir_ / "big.pgx";
+  ASSERT_TRUE(write_pgx_component(image->components[0], pgx).ok());
+  EXPECT_EQ(read_image(pgx, 1200ull * 900 * 4 - 1).status().code(), ErrorCode::kResourceLimit);
+  EXPECT_TRUE(read_image(pgx, 1200ull * 900 * 4).ok());
+}
+
 TEST_F(Errors, Garbage) {
   std::mt19937 rng(3);
   std::vector<uint8_t> noise(4096);

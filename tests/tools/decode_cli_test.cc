@@ -185,5 +185,23 @@ TEST(DecodeCli, MaxMemory) {
   fs::remove_all(dir);
 }
 
+// encode --max-memory bounds the input image's samples (io/image_io.h).
+TEST(EncodeCli, MaxMemory) {
+  MALLAT_REQUIRE_TESTDATA("images/Bretagne1.ppm");
+  const fs::path dir = testing::make_temp_dir("encode-max-memory");
+  const std::string in = (testing::testdata_dir() / "images/Bretagne1.ppm").string();
+  const std::string target = (dir / "x.j2k").string();
+  std::string out;
+  EXPECT_EQ(testing::run_mallat("encode -i " + in + " -o " + target + " --max-memory 1M", &out, dir), 1);
+  EXPECT_NE(out.find("memory limit"), std::string::npos) << out;
+  EXPECT_NE(out.find("--max-memory"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_EQ(testing::run_mallat("encode -i " + in + " -o " + target + " --max-memory 4M", &out, dir), 0) << out;
+  EXPECT_TRUE(fs::exists(target));
+  for (const char* bad : {"0", "12X", "-5M"})
+    EXPECT_EQ(testing::run_mallat("encode -i " + in + " -o " + target + " --max-memory " + bad, &out, dir), 2) << bad;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mallat
