@@ -216,26 +216,40 @@ def main():
             print(f"mallat vs {peer}: BD-rate {np.mean(rates):+.2f}%  BD-PSNR {np.mean(psnrs):+.3f} dB"
                   f"  (mean over {len(rates)} images; negative rate / positive PSNR: mallat better)")
     # PSNR against OpenJPEG's at the same rate: OpenJPEG's curve of each
-    # image (PSNR over log bpp, piecewise linear, extended linearly past its
-    # ends) read at the other codec's real rate, then the mean over images.
+    # image (PSNR over log bpp, piecewise linear, extended linearly up to 5%
+    # past its ends) read at the other codec's real rate, then the mean over
+    # the images whose curve reaches that rate (count in brackets).
     deltas = {}
     if "opj" in codecs and complete:
         def opj_at(n, bpp):
             xs = np.log([by[(n, "opj", l)]["bpp"] for l in labels[:lossy]])
             ys = np.array([by[(n, "opj", l)]["psnr"] for l in labels[:lossy]])
-            order = np.argsort(xs)
-            xs, ys = xs[order], ys[order]
+            # Equal sizes (a tiny image whose headers exceed the low targets)
+            # are one point: keep its best PSNR.
+            points = {}
+            for xv, yv in zip(xs, ys):
+                points[xv] = max(points.get(xv, -math.inf), yv)
+            if len(points) < 2:
+                return math.nan
+            xs = np.array(sorted(points))
+            ys = np.array([points[xv] for xv in xs])
             x = math.log(bpp)
+            # Read the curve where it was measured, or up to 5% beyond its ends.
+            if x < xs[0] - 0.05 or x > xs[-1] + 0.05:
+                return math.nan
             k = int(np.clip(np.searchsorted(xs, x), 1, len(xs) - 1))
             return ys[k - 1] + (ys[k] - ys[k - 1]) * (x - xs[k - 1]) / (xs[k] - xs[k - 1])
         print(f"{'target bpp':>10} " + " ".join(f"{c + ' dPSNR':>13}" for c in codecs if c != "opj")
               + "   (PSNR minus OpenJPEG's at the same bpp, dB)")
+        counts = {}
         for c in codecs:
             if c != "opj" and lossy >= 2:
-                deltas[c] = [np.mean([by[(n, c, l)]["psnr"] - opj_at(n, by[(n, c, l)]["bpp"]) for n in complete])
-                             for l in labels[:lossy]]
+                d = [[by[(n, c, l)]["psnr"] - opj_at(n, by[(n, c, l)]["bpp"]) for n in complete]
+                     for l in labels[:lossy]]
+                deltas[c] = [np.nanmean(v) if any(math.isfinite(x) for x in v) else math.nan for v in d]
+                counts[c] = [sum(math.isfinite(x) for x in v) for v in d]
         for i, l in enumerate(labels[:lossy]):
-            print(f"{l:>10} " + " ".join(f"{deltas[c][i]:+13.3f}" for c in deltas))
+            print(f"{l:>10} " + " ".join(f"{deltas[c][i]:+8.3f} ({counts[c][i]:2d})" for c in deltas))
     for c in codecs:
         e = [float(r["encode_s"]) for r in rows if r["codec"] == c]
         d = [float(r["decode_s"]) for r in rows if r["codec"] == c]
