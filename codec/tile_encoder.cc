@@ -127,37 +127,6 @@ Status TileEncoder::transform() {
   return dwt_.run(jobs);
 }
 
-namespace {
-
-// Replaces Tier-1's distortion decreases (measured against the integer
-// magnitudes) by the decreases against the unquantised coefficients: a
-// refinement pass gets its plane's refinement decrease, exactly; the
-// significance and cleanup passes share the plane's significance decrease
-// as Tier-1's estimates share it. The first pass is the cleanup of the top
-// plane; then each plane has significance, refinement and cleanup passes
-// (D.3). Returns the error with no pass sent.
-double measured_distortions(const quant::BitplaneDistortion& d, std::vector<entropy::CodingPass>& passes) {
-  const int planes = static_cast<int>(d.significance.size());
-  if (passes.empty()) return d.total;
-  for (int p = planes - 1; p >= 0; --p) {
-    const int cleanup = 3 * (planes - 1 - p);
-    if (p == planes - 1) {
-      passes[cleanup].distortion_decrease = d.significance[p];
-      continue;
-    }
-    entropy::CodingPass& spp = passes[cleanup - 2];
-    const double spp_share = spp.distortion_decrease + passes[cleanup].distortion_decrease > 0
-                                 ? spp.distortion_decrease / (spp.distortion_decrease + passes[cleanup].distortion_decrease)
-                                 : 0.0;
-    spp.distortion_decrease = d.significance[p] * spp_share;
-    passes[cleanup - 1].distortion_decrease = d.refinement[p];
-    passes[cleanup].distortion_decrease = d.significance[p] * (1.0 - spp_share);
-  }
-  return d.total;
-}
-
-}  // namespace
-
 Status TileEncoder::code_one(const BlockRef& ref) {
   const MainHeader& main = *setup_.main;
   const TileComponent& tc = layout_.components[ref.c];
@@ -181,15 +150,20 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   const double delta = setup_.step[ref.c][band];
   // Tier-1 measures distortion on the shifted integers: 2^(2s) times larger.
   out.weight = std::ldexp(delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c], -2 * roi_shift);
+  // Irreversible: the indices carry up to 8 bits of their coefficient's
+  // fraction below them (within Tier-1's 31 magnitude bits), so Tier-1
+  // measures each pass against the unquantised coefficients.
+  const int fraction_bits = irreversible_ ? std::clamp(31 - mb, 0, 8) : 0;
   PlaneView<const int32_t> view;
   std::vector<int32_t> quantized;
-  quant::BitplaneDistortion measured;
+  double energy = 0;   // the error with nothing sent, in units of Delta^2 (irreversible)
   if (irreversible_) {
     quantized.resize(static_cast<size_t>(w * h));
     PlaneView<const float> in{planes97_[ref.c].get() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
-    const quant::QuantizationError e = quant::quantize_dead_zone(in, delta, mb - roi_shift,
-                                                                 PlaneView<int32_t>{quantized.data(), w, h, w}, &measured);
+    const quant::QuantizationError e = quant::quantize_dead_zone(
+        in, delta, mb - roi_shift, PlaneView<int32_t>{quantized.data(), w, h, w}, fraction_bits);
     out.clipped = e.clipped;
+    energy = e.energy;
     view = PlaneView<const int32_t>{quantized.data(), w, h, w};
   } else {
     view = PlaneView<const int32_t>{planes53_[ref.c].data() + cb.packed.y0 * stride + cb.packed.x0, w, h, stride};
@@ -202,23 +176,17 @@ Status TileEncoder::code_one(const BlockRef& ref) {
     view = PlaneView<const int32_t>{quantized.data(), w, h, w};
   }
   auto coded = entropy::encode_code_block(view, static_cast<entropy::BandOrientation>(pb.band), mb,
-                                          entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()));
+                                          entropy::CodeBlockStyle::from_byte(main.cod.component.style.to_byte()),
+                                          fraction_bits);
   if (!coded.ok()) return coded.status();
   out.coded = std::move(coded).value();
-  if (irreversible_ && roi_shift == 0) {
-    // The planes coded are those of the largest magnitude (Mb - P), the
-    // planes `measured` has.
-    const int planes = static_cast<int>(measured.significance.size());
-    if (out.coded.num_passes > 0 && 3 * planes - 2 != out.coded.num_passes)
-      return Status(ErrorCode::kInternal, "code-block of " + std::to_string(out.coded.num_passes) + " passes but " +
-                            std::to_string(planes) + " bit-planes");
-    out.initial_distortion = measured_distortions(measured, out.coded.passes) * out.weight;
+  if (irreversible_) {
+    // Tier-1's units are those of the shifted indices, which `weight` takes back.
+    out.initial_distortion = std::ldexp(energy, 2 * roi_shift) * out.weight;
     return Status::Ok();
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;
   // with no pass sent the error is the sum of what all the passes remove.
-  // (Irreversible with an ROI shift: the same estimate, which leaves out the
-  // quantisation error itself.)
   double all = 0;
   for (const entropy::CodingPass& pass : out.coded.passes) all += pass.distortion_decrease;
   out.initial_distortion = all * out.weight;

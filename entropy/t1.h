@@ -31,9 +31,11 @@ struct CodingPass {
   // TERMALL; under BYPASS the passes of Table D.9). Under TERMALL or BYPASS,
   // Tier-2 signals the lengths of terminated segments separately (B.10.7.2).
   bool terminated = false;
-  // Decrease of the squared error, in the quantised-integer domain, that this
-  // pass brings when the decoder reconstructs each coefficient at the middle
-  // of its known interval (E.1.1.2); summed over the block.
+  // Decrease of the squared error, in units of the quantisation index, that
+  // this pass brings when the decoder reconstructs each coefficient at the
+  // middle of its known interval (E.1.1.2); summed over the block. Measured
+  // against the coefficients as given: the indices, or the finer values
+  // with fraction bits (encode_code_block).
   double distortion_decrease = 0.0;
 };
 
@@ -47,16 +49,25 @@ struct EncodedCodeBlock {
 // Encodes one code-block. `num_bitplanes` is Mb (E-2) of the subband: every
 // magnitude must be below 2^Mb, Mb <= 31. Width and height 1..1024, at most
 // 4096 samples.
+//
+// With `fraction_bits` F > 0 (Mb + F <= 31) the coefficients are the
+// quantisation indices with F bits of the unquantised value's fraction below
+// them, floor(|y| / Delta * 2^F) with its sign: only the bits at and above F
+// are coded (the same bytes as coding the indices themselves), and each
+// pass's distortion_decrease is measured against the finer values, still in
+// units of the index squared. So the rate allocator sees the decrease
+// against the unquantised coefficients, to 2^-F, pass by pass.
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
-                                           const CodeBlockStyle& style);
+                                           const CodeBlockStyle& style, int fraction_bits = 0);
 
 // The plain, slow encoder that computes every context from the neighbourhood
 // directly; the fast one must produce the same bytes. For tests.
 Result<EncodedCodeBlock> encode_code_block_reference(PlaneView<const int32_t> coefficients,
                                                      BandOrientation orientation,
                                                      int num_bitplanes,
-                                                     const CodeBlockStyle& style);
+                                                     const CodeBlockStyle& style,
+                                                     int fraction_bits = 0);
 
 // The codeword segment lengths that carry the first `num_passes` passes
 // (B.10.7.2): one per terminated pass among them, and one for the rest if

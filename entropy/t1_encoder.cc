@@ -1,5 +1,6 @@
 // The fast Tier-1 encoder: the passes of t1_passes.h over flag words, with
 // the codeword segments, terminations and mode switches of D.4 and D.6.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -50,8 +51,9 @@ void code_segmentation_symbols(MqEncodeSymbols& s) {
   for (uint32_t bit : {1u, 0u, 1u, 0u}) s.code(kUniformContext, bit);
 }
 
+// Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`.
 template <bool kVsc>
-EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int planes,
+EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int planes, int lowest,
                                const CodeBlockStyle& style) {
   EncodedCodeBlock out;
   out.num_passes = 3 * planes - 2;
@@ -72,7 +74,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   for (int i = 0; i < out.num_passes; ++i) {
     const PassType type = pass_type(i);
     const bool is_raw = pass_is_raw(style, i);
-    const int plane = planes - 1 - pass_plane_offset(i);
+    const int plane = lowest + planes - 1 - pass_plane_offset(i);
     const size_t used = !open ? segment_start
                         : open_raw ? static_cast<size_t>(raw.raw.out - buffer.at(0))
                                    : static_cast<size_t>(mq.mq.bp - buffer.at(0)) + 1;
@@ -118,11 +120,13 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
 
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
-                                           const CodeBlockStyle& style) {
+                                           const CodeBlockStyle& style, int fraction_bits) {
   MALLAT_RETURN_IF_ERROR(
       detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
-  MALLAT_ASSIGN_OR_RETURN(const uint32_t all, detail::magnitude_or(coefficients, num_bitplanes));
-  const int planes = std::bit_width(all);
+  MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
+  MALLAT_ASSIGN_OR_RETURN(const uint32_t all,
+                          detail::magnitude_or(coefficients, num_bitplanes + fraction_bits));
+  const int planes = std::max(0, static_cast<int>(std::bit_width(all)) - fraction_bits);
   if (planes == 0) {
     EncodedCodeBlock empty;
     empty.zero_bitplanes = num_bitplanes;
@@ -145,8 +149,10 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
       column[x] |= v < 0 ? negative : 0;
     }
   }
-  EncodedCodeBlock out = style.vertical_causal ? encode_passes<true>(s, orientation, planes, style)
-                                               : encode_passes<false>(s, orientation, planes, style);
+  EncodedCodeBlock out = style.vertical_causal
+                             ? encode_passes<true>(s, orientation, planes, fraction_bits, style)
+                             : encode_passes<false>(s, orientation, planes, fraction_bits, style);
+  detail::scale_distortions(out, fraction_bits);
   out.zero_bitplanes = num_bitplanes - planes;
   return out;
 }

@@ -1,5 +1,6 @@
 #include "entropy/t1_internal.h"
 
+#include <cmath>
 #include <string>
 
 namespace mallat::entropy::detail {
@@ -45,6 +46,18 @@ Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bit
                             " magnitude bits");
   }
   return all;
+}
+
+Status check_fraction_bits(int num_bitplanes, int fraction_bits) {
+  if (fraction_bits < 0 || num_bitplanes + fraction_bits > kMaxBitPlanes)
+    return invalid_argument("fraction bits " + std::to_string(fraction_bits) + " with Mb = " +
+                            std::to_string(num_bitplanes) + " exceed 31 magnitude bits");
+  return Status::Ok();
+}
+
+void scale_distortions(EncodedCodeBlock& block, int fraction_bits) {
+  if (fraction_bits == 0) return;
+  for (CodingPass& pass : block.passes) pass.distortion_decrease = std::ldexp(pass.distortion_decrease, -2 * fraction_bits);
 }
 
 }  // namespace mallat::entropy::detail

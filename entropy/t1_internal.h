@@ -45,4 +45,11 @@ class PendingTruncations {
 // and returns their OR, or an error when one needs more than Mb bits.
 Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bitplanes);
 
+// Rejects fraction bits outside 0..31 - Mb (encode_code_block).
+Status check_fraction_bits(int num_bitplanes, int fraction_bits);
+
+// Brings distortion decreases measured on values with F fraction bits to
+// units of the quantisation index (a factor 2^-2F).
+void scale_distortions(EncodedCodeBlock& block, int fraction_bits);
+
 }  // namespace mallat::entropy::detail

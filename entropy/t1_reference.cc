@@ -37,7 +37,8 @@ class ReferenceCoder {
     }
   }
 
-  EncodedCodeBlock encode(int planes) {
+  // Codes `planes` bit-planes, the lowest being `lowest`.
+  EncodedCodeBlock encode(int planes, int lowest) {
     EncodedCodeBlock out;
     out.num_passes = 3 * planes - 2;
     out.passes.resize(out.num_passes);
@@ -57,7 +58,7 @@ class ReferenceCoder {
         }
         open = true;
       }
-      const int p = planes - 1 - pass_plane_offset(i);
+      const int p = lowest + planes - 1 - pass_plane_offset(i);
       distortion_ = 0.0;
       if (type == PassType::kSignificance) significance_pass(p);
       if (type == PassType::kRefinement) refinement_pass(p);
@@ -304,17 +305,21 @@ class ReferenceCoder {
 Result<EncodedCodeBlock> encode_code_block_reference(PlaneView<const int32_t> coefficients,
                                                      BandOrientation orientation,
                                                      int num_bitplanes,
-                                                     const CodeBlockStyle& style) {
+                                                     const CodeBlockStyle& style,
+                                                     int fraction_bits) {
   MALLAT_RETURN_IF_ERROR(
       detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
-  MALLAT_ASSIGN_OR_RETURN(const uint32_t all, detail::magnitude_or(coefficients, num_bitplanes));
-  const int planes = std::bit_width(all);
+  MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
+  MALLAT_ASSIGN_OR_RETURN(const uint32_t all,
+                          detail::magnitude_or(coefficients, num_bitplanes + fraction_bits));
+  const int planes = std::max(0, static_cast<int>(std::bit_width(all)) - fraction_bits);
   EncodedCodeBlock out;
   if (planes > 0) {
     ReferenceCoder<true> coder(static_cast<int>(coefficients.width),
                                static_cast<int>(coefficients.height), orientation, style);
     coder.set_samples(coefficients);
-    out = coder.encode(planes);
+    out = coder.encode(planes, fraction_bits);
+    detail::scale_distortions(out, fraction_bits);
   }
   out.zero_bitplanes = num_bitplanes - planes;
   return out;

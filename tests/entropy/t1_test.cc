@@ -192,6 +192,63 @@ TEST(Tier1, LargeMagnitudes) {
   check_block(extreme, 31, BandOrientation::kLL, CodeBlockStyle{}, "extreme", true);
 }
 
+// Fraction bits: coefficients of F extra low bits code to the same bytes,
+// passes and lengths as their indices (value >> F), in the fast and the
+// reference encoder; each pass's distortion decrease is the fall of the
+// squared error of the finer values (value / 2^F) under mid-point
+// reconstruction, in units of the index squared.
+TEST(Tier1, FractionBitsCodeTheIndicesAndMeasureTheFinerValues) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 24; ++trial) {
+    const int fraction = 1 + trial % 6;
+    const int mb = 3 + static_cast<int>(rng() % 10);
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const Block fine = random_block(rng, w, h, mb + fraction, trial % 3 == 0 ? 0.8 : 0.3);
+    Block indices{w, h, fine.v};
+    for (int32_t& x : indices.v) x = x < 0 ? -((-x) >> fraction) : x >> fraction;
+    const CodeBlockStyle style = CodeBlockStyle::from_byte(trial % 4 == 3 ? 0x3F : 0x00);
+    const BandOrientation o = kOrientations[trial % 4];
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    auto plain = encode_code_block(indices.view(), o, mb, style);
+    auto fast = encode_code_block(fine.view(), o, mb, style, fraction);
+    auto ref = encode_code_block_reference(fine.view(), o, mb, style, fraction);
+    ASSERT_TRUE(plain.ok() && fast.ok() && ref.ok());
+    ASSERT_EQ(fast->data, plain->data);
+    ASSERT_EQ(ref->data, plain->data);
+    ASSERT_EQ(fast->num_passes, plain->num_passes);
+    ASSERT_EQ(fast->zero_bitplanes, plain->zero_bitplanes);
+    // Error of the finer values after n passes, from the planes a decoder knows.
+    auto error_after = [&](int n) {
+      double err = 0;
+      if (n == 0) {
+        for (int32_t x : fine.v) err += std::ldexp(static_cast<double>(x), -fraction) * std::ldexp(static_cast<double>(x), -fraction);
+        return err;
+      }
+      std::vector<uint8_t> known;
+      const auto got = decode(*plain, n, static_cast<uint32_t>(plain->data.size()), mb, o, style, w, h, &known);
+      for (size_t i = 0; i < fine.v.size(); ++i) {
+        const double v = std::ldexp(std::abs(static_cast<double>(fine.v[i])), -fraction);
+        const double m = std::abs(static_cast<double>(got[i]));
+        const double rec = m == 0 ? 0.0 : m + (known[i] > 0 ? std::ldexp(1.0, known[i] - 1) : 0.5);
+        err += (v - rec) * (v - rec);
+      }
+      return err;
+    };
+    double before = error_after(0);
+    for (int n = 1; n <= fast->num_passes; ++n) {
+      const double after = error_after(n);
+      ASSERT_NEAR(fast->passes[n - 1].distortion_decrease, before - after, 1e-9 * before + 1e-9) << "pass " << n;
+      ASSERT_NEAR(ref->passes[n - 1].distortion_decrease, before - after, 1e-9 * before + 1e-9) << "pass " << n;
+      ASSERT_EQ(fast->passes[n - 1].cumulative_length, plain->passes[n - 1].cumulative_length);
+      before = after;
+    }
+  }
+  // Mb + F above 31 is refused.
+  Block one{1, 1, {1}};
+  EXPECT_FALSE(encode_code_block(one.view(), BandOrientation::kLL, 28, CodeBlockStyle{}, 4).ok());
+  EXPECT_FALSE(encode_code_block_reference(one.view(), BandOrientation::kLL, 28, CodeBlockStyle{}, 4).ok());
+}
+
 TEST(Tier1, AllZeroBlockHasNoPasses) {
   Block b{8, 8, std::vector<int32_t>(64, 0)};
   auto e = encode_code_block(b.view(), BandOrientation::kLL, 9, CodeBlockStyle{});

@@ -31,44 +31,40 @@ TEST(Quantize, StridedRegion) {
   EXPECT_EQ(out, (std::vector<int32_t>{1, -2, 3, 0}));
 }
 
-// The squared error of mid-point reconstruction when bit-planes p.. are
-// known, computed sample by sample as E.1.1.2 describes.
-double brute_error(const std::vector<float>& y, double delta, const std::vector<int32_t>& q, int p) {
-  double sum = 0;
-  for (size_t i = 0; i < y.size(); ++i) {
-    const double v = std::fabs(y[i]) / delta;
-    const uint32_t m = static_cast<uint32_t>(std::abs(q[i]));
-    const uint32_t kept = m >> p << p;
-    const double r = kept == 0 ? 0.0 : kept + (p > 0 ? std::ldexp(1.0, p - 1) : 0.5);
-    sum += (v - r) * (v - r);
-  }
-  return sum;
-}
-
-TEST(Quantize, BitplaneDistortionsMatchBruteForce) {
+// Fraction bits: the index bits are those of F = 0, the bits below are the
+// fraction of |y| / Delta; the energy is the sum of (|y| / Delta)^2.
+TEST(Quantize, FractionBitsAndEnergy) {
   std::mt19937 rng(7);
   std::normal_distribution<float> noise(0.0f, 20.0f);
   std::vector<float> y(64 * 16);
   for (float& v : y) v = noise(rng);
   const double delta = 0.37;
-  const int planes = 8;
-  std::vector<int32_t> q(y.size());
-  BitplaneDistortion d;
-  quantize_dead_zone(PlaneView<const float>{y.data(), 64, 16, 64}, delta, 12,
-                     PlaneView<int32_t>{q.data(), 64, 16, 64}, &d);
-  int32_t largest = 0;
-  for (int32_t v : q) largest = std::max(largest, std::abs(v));
-  ASSERT_GE(largest, 1 << (planes - 1));   // sigma 20 / 0.37: the largest is 128..255
-  ASSERT_LT(largest, 1 << planes);
-  ASSERT_EQ(d.significance.size(), static_cast<size_t>(planes));
-  EXPECT_NEAR(d.total, brute_error(y, delta, q, 40), 1e-6 * d.total);
-  // Error after plane p = error before it minus what plane p removes.
-  double error = d.total;
-  for (int p = planes - 1; p >= 0; --p) {
-    error -= d.significance[p] + d.refinement[p];
-    EXPECT_NEAR(error, brute_error(y, delta, q, p), 1e-6 * d.total) << "plane " << p;
-    EXPECT_EQ(d.refinement[planes - 1], 0.0);
+  std::vector<int32_t> q(y.size()), fine(y.size());
+  const auto e0 = quantize_dead_zone(PlaneView<const float>{y.data(), 64, 16, 64}, delta, 12,
+                                     PlaneView<int32_t>{q.data(), 64, 16, 64});
+  for (int f : {1, 5, 8}) {
+    const auto e = quantize_dead_zone(PlaneView<const float>{y.data(), 64, 16, 64}, delta, 12,
+                                      PlaneView<int32_t>{fine.data(), 64, 16, 64}, f);
+    double energy = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double v = std::fabs(y[i]) / delta;
+      energy += v * v;
+      ASSERT_EQ(fine[i] < 0 ? -((-fine[i]) >> f) : fine[i] >> f, q[i]) << i;
+      ASSERT_EQ(fine[i] < 0, q[i] < 0 || (q[i] == 0 && y[i] < 0 && fine[i] != 0));
+      const double frac = std::ldexp(static_cast<double>(std::abs(fine[i]) & ((1 << f) - 1)), -f);
+      ASSERT_NEAR(frac, v - std::floor(v), std::ldexp(1.0, -f) + 1e-5) << i;
+    }
+    EXPECT_NEAR(e.energy, energy, 1e-5 * energy);
+    EXPECT_EQ(e.energy, e0.energy);
+    EXPECT_EQ(e.clipped, 0);
   }
+  // Clipping keeps the index below 2^Mb with the fraction bits all ones.
+  const float big[2] = {1000.0f, -1000.0f};
+  int32_t out[2];
+  const auto e = quantize_dead_zone(PlaneView<const float>{big, 2, 1, 2}, 1.0, 8, PlaneView<int32_t>{out, 2, 1, 2}, 3);
+  EXPECT_EQ(e.clipped, 2);
+  EXPECT_EQ(out[0], (1 << 11) - 1);
+  EXPECT_EQ(out[1], -((1 << 11) - 1));
 }
 
 }  // namespace
