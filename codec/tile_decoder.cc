@@ -25,7 +25,9 @@ namespace {
 
 // Everything Tier-2 gathers for one code-block across the packets.
 struct CodeBlockState {
-  std::vector<uint8_t> data;
+  // The block's codeword bytes: one piece of the tile's packet data per
+  // packet that contributed; Tier-1 joins them when there are several.
+  std::vector<std::span<const uint8_t>> pieces;
   std::vector<uint32_t> segment_lengths;
   int passes = 0;
   int zero_bitplanes = 0;
@@ -83,10 +85,18 @@ class TileDecoder {
 
   Status read_packets() {
     // The tile's packet data: its tile-parts' data in order (a packet may
-    // not span tile-parts, but concatenation keeps packets in sequence).
+    // not span tile-parts, but concatenation keeps packets in sequence); a
+    // single tile-part's data is read where it lies.
     for (const TilePartHeader& part : tile_.parts) {
       const size_t end = std::min(stream_.size(), part.data_offset + part.data_length);
-      if (part.data_offset < end) data_.insert(data_.end(), stream_.begin() + part.data_offset, stream_.begin() + end);
+      const auto bytes = part.data_offset < end ? stream_.subspan(part.data_offset, end - part.data_offset)
+                                                : std::span<const uint8_t>();
+      if (tile_.parts.size() == 1) {
+        data_ = bytes;
+      } else {
+        joined_data_.insert(joined_data_.end(), bytes.begin(), bytes.end());
+        data_ = joined_data_;
+      }
       headers_.insert(headers_.end(), part.ppt.begin(), part.ppt.end());
     }
     packed_headers_ = !headers_.empty();
@@ -139,7 +149,7 @@ class TileDecoder {
         break;
       }
       if (params_.style.sop && pos < data_.size()) {
-        auto sop = skip_sop(std::span<const uint8_t>(data_).subspan(pos));
+        auto sop = skip_sop(data_.subspan(pos));
         if (!sop.ok()) {
           warn("packet " + std::to_string(n) + ": " + sop.status().message());
           break;
@@ -148,7 +158,7 @@ class TileDecoder {
       }
       PrecinctPacketCoder& coder = coders_[id.component][id.resolution][id.precinct];
       std::span<const uint8_t> hsrc = packed_headers_ ? std::span<const uint8_t>(headers_).subspan(hpos)
-                                                       : std::span<const uint8_t>(data_).subspan(pos);
+                                                       : data_.subspan(pos);
       auto used = coder.decode_header(id.layer, hsrc, contributions);
       if (!used.ok()) {
         warn("packet " + std::to_string(n) + " header: " + used.status().message());
@@ -175,7 +185,7 @@ class TileDecoder {
             break;
           }
           if (keep) {
-            s.data.insert(s.data.end(), data_.begin() + pos, data_.begin() + pos + len);
+            if (len > 0) s.pieces.push_back(data_.subspan(pos, len));
             if (continues && !s.segment_lengths.empty()) {
               s.segment_lengths.back() += len;
             } else {
@@ -285,7 +295,14 @@ class TileDecoder {
                          std::to_string(entropy::kMaxBitPlanes) + " are supported");
     }
     entropy::CodeBlockToDecode in;
-    in.data = s.data;
+    thread_local std::vector<uint8_t> joined;
+    if (s.pieces.size() == 1) {
+      in.data = s.pieces[0];
+    } else {
+      joined.clear();
+      for (std::span<const uint8_t> piece : s.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+      in.data = joined;
+    }
     in.segment_lengths = s.segment_lengths;
     in.num_passes = s.passes;
     in.zero_bitplanes = s.zero_bitplanes;
@@ -380,7 +397,8 @@ class TileDecoder {
   DecodeReport* report_;
   TileCodingParameters params_;
   TileLayout structure_;
-  std::vector<uint8_t> data_, headers_;
+  std::span<const uint8_t> data_;  // the tile's packet data
+  std::vector<uint8_t> joined_data_, headers_;
   bool packed_headers_ = false;
   std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
   std::vector<std::vector<std::vector<std::vector<CodeBlockState>>>> blocks_;
