@@ -63,7 +63,8 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
     comp.is_signed = c.is_signed;
     comp.dx = c.dx;
     comp.dy = c.dy;
-    comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+    // The samples are allocated by the first tile decoded (decode_tile),
+    // beside its Tier-1 work on the thread pool, or below when none is.
     image.components.push_back(std::move(comp));
     ox.push_back(x0);
     oy.push_back(y0);
@@ -82,6 +83,9 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
     MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report)
                                .with_context("tile " + std::to_string(tile.index)));
   }
+  // No tile was decoded into these: all zero.
+  for (Component& comp : image.components)
+    if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
   return image;
 }
 

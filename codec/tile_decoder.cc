@@ -4,17 +4,18 @@
 #include "codec/tile_decoder.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "codec/codestream_reader.h"
-#include "codec/component_transform.h"
 #include "codec/dequantize.h"
 #include "codec/effective_params.h"
 #include "codec/packet_header.h"
 #include "codec/progression.h"
 #include "codec/tile_geometry.h"
+#include "codec/tile_output.h"
 #include "entropy/t1.h"
 #include "quant/step_size.h"
 
@@ -24,11 +25,28 @@ namespace {
 
 // Everything Tier-2 gathers for one code-block across the packets.
 struct CodeBlockState {
-  std::vector<uint8_t> data;
+  // The block's codeword bytes: one piece of the tile's packet data per
+  // packet that contributed; Tier-1 joins them when there are several.
+  std::vector<std::span<const uint8_t>> pieces;
   std::vector<uint32_t> segment_lengths;
   int passes = 0;
   int zero_bitplanes = 0;
 };
+
+// A tile-component's coefficients at the decoded resolution, as Tier-1
+// writes them and the inverse DWT transforms them in place: integers for
+// the 5/3, floats for the 9/7.
+struct TilePlane {
+  int64_t width = 0, height = 0;
+  std::unique_ptr<int32_t[]> samples53;
+  std::unique_ptr<float[]> samples97;
+};
+
+// Whether the code-block's samples lie inside its tile-component's plane.
+bool inside(const CodeBlock& cb, const TilePlane& plane) {
+  return cb.packed.x0 >= 0 && cb.packed.y0 >= 0 && cb.packed.x0 + cb.rect.width() <= plane.width &&
+         cb.packed.y0 + cb.rect.height() <= plane.height;
+}
 
 // Where in the tile's structure a code-block lives, for Tier-1.
 struct CodeBlockRef {
@@ -55,9 +73,8 @@ class TileDecoder {
     }
     MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
     MALLAT_RETURN_IF_ERROR(read_packets());
-    MALLAT_RETURN_IF_ERROR(decode_code_blocks());
-    MALLAT_RETURN_IF_ERROR(inverse_transforms());
-    store(image);
+    MALLAT_RETURN_IF_ERROR(decode_code_blocks(image));
+    MALLAT_RETURN_IF_ERROR(inverse_transforms(image));
     return Status::Ok();
   }
 
@@ -68,10 +85,18 @@ class TileDecoder {
 
   Status read_packets() {
     // The tile's packet data: its tile-parts' data in order (a packet may
-    // not span tile-parts, but concatenation keeps packets in sequence).
+    // not span tile-parts, but concatenation keeps packets in sequence); a
+    // single tile-part's data is read where it lies.
     for (const TilePartHeader& part : tile_.parts) {
       const size_t end = std::min(stream_.size(), part.data_offset + part.data_length);
-      if (part.data_offset < end) data_.insert(data_.end(), stream_.begin() + part.data_offset, stream_.begin() + end);
+      const auto bytes = part.data_offset < end ? stream_.subspan(part.data_offset, end - part.data_offset)
+                                                : std::span<const uint8_t>();
+      if (tile_.parts.size() == 1) {
+        data_ = bytes;
+      } else {
+        joined_data_.insert(joined_data_.end(), bytes.begin(), bytes.end());
+        data_ = joined_data_;
+      }
       headers_.insert(headers_.end(), part.ppt.begin(), part.ppt.end());
     }
     packed_headers_ = !headers_.empty();
@@ -124,7 +149,7 @@ class TileDecoder {
         break;
       }
       if (params_.style.sop && pos < data_.size()) {
-        auto sop = skip_sop(std::span<const uint8_t>(data_).subspan(pos));
+        auto sop = skip_sop(data_.subspan(pos));
         if (!sop.ok()) {
           warn("packet " + std::to_string(n) + ": " + sop.status().message());
           break;
@@ -133,7 +158,7 @@ class TileDecoder {
       }
       PrecinctPacketCoder& coder = coders_[id.component][id.resolution][id.precinct];
       std::span<const uint8_t> hsrc = packed_headers_ ? std::span<const uint8_t>(headers_).subspan(hpos)
-                                                       : std::span<const uint8_t>(data_).subspan(pos);
+                                                       : data_.subspan(pos);
       auto used = coder.decode_header(id.layer, hsrc, contributions);
       if (!used.ok()) {
         warn("packet " + std::to_string(n) + " header: " + used.status().message());
@@ -160,7 +185,7 @@ class TileDecoder {
             break;
           }
           if (keep) {
-            s.data.insert(s.data.end(), data_.begin() + pos, data_.begin() + pos + len);
+            if (len > 0) s.pieces.push_back(data_.subspan(pos, len));
             if (continues && !s.segment_lengths.empty()) {
               s.segment_lengths.back() += len;
             } else {
@@ -177,41 +202,63 @@ class TileDecoder {
     return Status::Ok();
   }
 
-  Status decode_code_blocks() {
+  // Tier-1 for every code-block, on the pool. The tile's planes are not
+  // zero-filled: each code-block writes all its samples (zeros where it has
+  // no coding passes), and when the code-blocks tile the plane, as Annex B's
+  // partition does, they write every sample. The output image's components
+  // are allocated (zero-filled) here too, as items beside the code-blocks,
+  // by the first tile that needs them.
+  Status decode_code_blocks(Image& image) {
     const int reduce = options_.reduce;
     planes_.resize(structure_.components.size());
-    float_planes_.resize(structure_.components.size());
     std::vector<CodeBlockRef> refs;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
       const int levels = tc.levels;
       const dwt::Rect out = dwt::resolution_rect(tc.rect, levels, levels - reduce);
-      planes_[c].width = out.width();
-      planes_[c].height = out.height();
-      // Tier-1 writes integers in place for the 5/3, floats for the 9/7
-      // (the integer plane is filled only when they are rounded).
+      TilePlane& plane = planes_[c];
+      plane.width = out.width();
+      plane.height = out.height();
       const auto count = static_cast<size_t>(out.width() * out.height());
+      // Tier-1 writes integers in place for the 5/3, floats for the 9/7.
       if (params_.components[c].reversible) {
-        planes_[c].samples.assign(count, 0);
+        plane.samples53 = std::make_unique_for_overwrite<int32_t[]>(count);
       } else {
-        float_planes_[c].assign(count, 0.0f);
+        plane.samples97 = std::make_unique_for_overwrite<float[]>(count);
       }
+      int64_t covered = 0;
       for (int r = 0; r <= levels - reduce; ++r) {
         const Resolution& res = tc.resolutions[r];
         for (size_t p = 0; p < res.precincts.size(); ++p) {
           int k = 0;
           for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
-            for (size_t i = 0; i < res.precincts[p].bands[b].blocks.size(); ++i, ++k) {
-              if (blocks_[c][r][p][k].passes > 0)
-                refs.push_back({static_cast<int>(c), r, static_cast<int>(p), static_cast<int>(b), k});
+            for (const CodeBlock& cb : res.precincts[p].bands[b].blocks) {
+              refs.push_back({static_cast<int>(c), r, static_cast<int>(p), static_cast<int>(b), k++});
+              if (inside(cb, plane)) covered += cb.rect.width() * cb.rect.height();
             }
           }
         }
       }
+      // A plane its code-blocks do not cover keeps zeros where none lies.
+      if (covered != static_cast<int64_t>(count)) {
+        if (plane.samples53) std::fill_n(plane.samples53.get(), count, 0);
+        if (plane.samples97) std::fill_n(plane.samples97.get(), count, 0.0f);
+      }
     }
+    std::vector<size_t> allocations;
+    for (size_t c = 0; c < image.components.size(); ++c) {
+      const Component& comp = image.components[c];
+      if (comp.samples.empty() && comp.width > 0 && comp.height > 0) allocations.push_back(c);
+    }
+    const auto jobs = static_cast<int64_t>(allocations.size());
     std::vector<Status> errors(refs.size());
-    pool_.parallel_for(static_cast<int64_t>(refs.size()), [&](int64_t i) {
-      errors[i] = decode_one(refs[i]);
+    pool_.parallel_for(jobs + static_cast<int64_t>(refs.size()), [&](int64_t i) {
+      if (i < jobs) {
+        Component& comp = image.components[allocations[i]];
+        comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+      } else {
+        errors[i - jobs] = decode_one(refs[i - jobs]);
+      }
     });
     for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
     return Status::Ok();
@@ -226,6 +273,18 @@ class TileDecoder {
       index -= static_cast<int>(tc.resolutions[ref.resolution].precincts[ref.precinct].bands[b].blocks.size());
     const CodeBlock& cb = pb.blocks[index];
     const CodeBlockState& s = blocks_[ref.component][ref.resolution][ref.precinct][ref.index];
+    TilePlane& plane = planes_[ref.component];
+    const int64_t w = cb.rect.width(), h = cb.rect.height();
+    const int64_t offset = cb.packed.y0 * plane.width + cb.packed.x0;
+    if (s.passes == 0) {
+      // No coding passes: all its coefficients are zero.
+      if (!inside(cb, plane)) return Status::Ok();
+      for (int64_t y = 0; y < h; ++y) {
+        if (plane.samples53) std::fill_n(plane.samples53.get() + offset + y * plane.width, w, 0);
+        if (plane.samples97) std::fill_n(plane.samples97.get() + offset + y * plane.width, w, 0.0f);
+      }
+      return Status::Ok();
+    }
     const Quantization& q = params_.quantization[ref.component];
     MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, band_step_size(q, tc.levels, ref.resolution, pb.band));
     const int roi_shift = params_.roi_shift[ref.component];
@@ -236,7 +295,14 @@ class TileDecoder {
                          std::to_string(entropy::kMaxBitPlanes) + " are supported");
     }
     entropy::CodeBlockToDecode in;
-    in.data = s.data;
+    thread_local std::vector<uint8_t> joined;
+    if (s.pieces.size() == 1) {
+      in.data = s.pieces[0];
+    } else {
+      joined.clear();
+      for (std::span<const uint8_t> piece : s.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+      in.data = joined;
+    }
     in.segment_lengths = s.segment_lengths;
     in.num_passes = s.passes;
     in.zero_bitplanes = s.zero_bitplanes;
@@ -244,15 +310,12 @@ class TileDecoder {
     in.orientation = static_cast<entropy::BandOrientation>(pb.band);
     in.style = entropy::CodeBlockStyle::from_byte(params_.components[ref.component].style.to_byte());
     const bool reversible = params_.components[ref.component].reversible;
-    const int64_t w = cb.rect.width(), h = cb.rect.height();
-    Component& plane = planes_[ref.component];
-    const int64_t offset = cb.packed.y0 * plane.width + cb.packed.x0;
     // Reversible blocks decode in place; irreversible ones through a scratch
     // block into the float plane.
     thread_local std::vector<int32_t> scratch;
     PlaneView<int32_t> out;
     if (reversible) {
-      out = PlaneView<int32_t>{plane.samples.data() + offset, w, h, plane.width};
+      out = PlaneView<int32_t>{plane.samples53.get() + offset, w, h, plane.width};
     } else {
       scratch.resize(static_cast<size_t>(w * h));
       out = PlaneView<int32_t>{scratch.data(), w, h, w};
@@ -275,36 +338,41 @@ class TileDecoder {
       reconstruct_reversible(out, known_view, how);
     } else {
       how.step = step_size(step, cs_.main.siz.components[ref.component].precision, pb.band);
-      PlaneView<float> dst{float_planes_[ref.component].data() + offset, w, h, plane.width};
+      PlaneView<float> dst{plane.samples97.get() + offset, w, h, plane.width};
       reconstruct_irreversible(out, known_view, how, dst);
     }
     return Status::Ok();
   }
 
-  Status inverse_transforms() {
+  // The inverse DWT of each tile-component, then write_tile: colour
+  // transform, DC level shift, clamp, and the samples' place in the image.
+  Status inverse_transforms(Image& image) {
     const int reduce = options_.reduce;
     std::vector<dwt::PlaneJob> jobs;
+    std::vector<DecodedTileComponent> decoded(structure_.components.size());
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
       const int levels = tc.levels - reduce;
       const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, levels);
+      const TilePlane& plane = planes_[c];
       dwt::PlaneJob job;
       job.direction = dwt::Direction::kInverse;
       job.levels = levels;
       job.x0 = out.x0;
       job.y0 = out.y0;
-      if (params_.components[c].reversible) {
+      decoded[c].rect = out;
+      if (plane.samples53) {
         job.wavelet = dwt::Wavelet::k53;
-        job.samples53 = planes_[c].view();
+        job.samples53 = decoded[c].samples53 = {plane.samples53.get(), plane.width, plane.height, plane.width};
       } else {
         job.wavelet = dwt::Wavelet::k97;
-        job.samples97 = PlaneView<float>{float_planes_[c].data(), planes_[c].width, planes_[c].height,
-                                         planes_[c].width};
+        job.samples97 = decoded[c].samples97 = {plane.samples97.get(), plane.width, plane.height, plane.width};
       }
-      if (planes_[c].width > 0 && planes_[c].height > 0) jobs.push_back(job);
+      if (plane.width > 0 && plane.height > 0) jobs.push_back(job);
     }
     MALLAT_RETURN_IF_ERROR(dwt_.run(jobs));
-    if (params_.style.multiple_component_transform && planes_.size() >= 3) {
+    const bool colour = params_.style.multiple_component_transform && planes_.size() >= 3;
+    if (colour) {
       const auto size = [&](int c) { return std::pair(planes_[c].width, planes_[c].height); };
       if (size(0) != size(1) || size(0) != size(2)) {
         return corrupt_data("the colour transform needs components 0..2 of equal size");
@@ -313,43 +381,10 @@ class TileDecoder {
       if (params_.components[1].reversible != r0 || params_.components[2].reversible != r0) {
         return corrupt_data("the colour transform needs components 0..2 of one wavelet");
       }
-      // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
-      if (r0) {
-        rct_inverse(planes_[0].samples, planes_[1].samples, planes_[2].samples);
-      } else {
-        ict_inverse(float_planes_[0], float_planes_[1], float_planes_[2]);
-      }
     }
-    for (size_t c = 0; c < planes_.size(); ++c) {
-      const ComponentSize& cs = cs_.main.siz.components[c];
-      if (params_.components[c].reversible) {
-        dc_level_shift_inverse(planes_[c].samples, cs.precision, cs.is_signed);
-        clamp_to_precision(planes_[c].samples, cs.precision, cs.is_signed);
-      } else {
-        planes_[c].samples.resize(float_planes_[c].size());
-        samples_from_floats(float_planes_[c], planes_[c].samples, cs.precision, cs.is_signed);
-        std::vector<float>().swap(float_planes_[c]);
-      }
-    }
+    // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
+    write_tile(decoded, colour, origin_x_, origin_y_, image, pool_);
     return Status::Ok();
-  }
-
-  // Copies the tile's samples into the image at their place.
-  void store(Image& image) {
-    const int reduce = options_.reduce;
-    for (size_t c = 0; c < planes_.size(); ++c) {
-      const TileComponent& tc = structure_.components[c];
-      const dwt::Rect out = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - reduce);
-      Component& dst = image.components[c];
-      const int64_t ox = out.x0 - origin_x_[c], oy = out.y0 - origin_y_[c];
-      for (int64_t y = 0; y < out.height(); ++y) {
-        if (oy + y < 0 || oy + y >= dst.height) continue;
-        for (int64_t x = 0; x < out.width(); ++x) {
-          if (ox + x < 0 || ox + x >= dst.width) continue;
-          dst.samples[(oy + y) * dst.width + ox + x] = planes_[c].samples[y * out.width() + x];
-        }
-      }
-    }
   }
 
   const Codestream& cs_;
@@ -362,12 +397,12 @@ class TileDecoder {
   DecodeReport* report_;
   TileCodingParameters params_;
   TileLayout structure_;
-  std::vector<uint8_t> data_, headers_;
+  std::span<const uint8_t> data_;  // the tile's packet data
+  std::vector<uint8_t> joined_data_, headers_;
   bool packed_headers_ = false;
   std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
   std::vector<std::vector<std::vector<std::vector<CodeBlockState>>>> blocks_;
-  std::vector<Component> planes_;
-  std::vector<std::vector<float>> float_planes_;  // irreversible components, until rounded
+  std::vector<TilePlane> planes_;
 };
 
 }  // namespace

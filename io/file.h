@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -25,5 +26,15 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
 // renames it onto `path` (atomic on POSIX file systems). On failure the
 // temporary file is removed and `path` is left as it was.
 Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+// Where a writer puts a file's bytes: called with each piece in order; an
+// error (which names the file) means the writer should stop and return it.
+using ByteSink = std::function<Status(std::span<const uint8_t>)>;
+
+// The same with the bytes made piece by piece: `produce` hands each piece to
+// the sink it is given, so a large file need not be held whole in memory.
+// When produce fails, the temporary file is removed and its error returned.
+Status write_file_atomically(const std::filesystem::path& path,
+                             const std::function<Status(const ByteSink&)>& produce);
 
 }  // namespace mallat::io

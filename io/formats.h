@@ -1,7 +1,8 @@
 // The per-format coders behind image_io.h. Each decodes from the bytes of a
-// whole file and encodes to bytes, so that file access and atomic writing
-// live in one place (file.cc) and the file name is added to messages by the
-// caller. Not a public header: use image_io.h.
+// whole file and encodes to bytes (PNM to a ByteSink, piece by piece), so
+// that file access and atomic writing live in one place (file.cc) and the
+// file name is added to messages by the caller. Not a public header: use
+// image_io.h.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 
 #include "common/image.h"
 #include "common/status.h"
+#include "common/thread_pool.h"
+#include "io/file.h"
 
 namespace mallat::io::detail {
 
@@ -24,7 +27,9 @@ Result<Image> decode_tiff(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_tiff(const Image& image);
 
 Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
-Result<std::vector<uint8_t>> encode_pnm(const Image& image);
+// PNM is written in pieces, its rows converted on `pool`: the raster of a
+// large image is the largest thing the decoder writes.
+Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool);
 
 Result<Image> decode_pgx(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);
@@ -40,8 +45,11 @@ Status check_image_memory(uint64_t width, uint64_t height, uint64_t components, 
 // What a writer of interleaved unsigned samples needs: a number of
 // components in `counts`, of one size and one precision in 1..max_precision,
 // unsigned, not sub-sampled. `format` names the format in the message.
+// check_values = false leaves out the samples' values, for a writer that
+// checks them as it converts them.
 Status check_interleavable(const Image& image, const char* format,
-                           std::initializer_list<int> counts, int max_precision);
+                           std::initializer_list<int> counts, int max_precision,
+                           bool check_values = true);
 
 // Sets color_space and has_alpha from the number of components as PNG, TIFF
 // and BMP use them: 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA.

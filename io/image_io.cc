@@ -102,7 +102,16 @@ Status write_image(const Image& image, const std::filesystem::path& path,
   switch (format) {
     case Format::kPng: bytes = detail::encode_png(image, options.png_interlace); break;
     case Format::kTiff: bytes = detail::encode_tiff(image); break;
-    case Format::kPnm: bytes = detail::encode_pnm(image); break;
+    case Format::kPnm: {
+      ThreadPool pool(options.threads);
+      // The sink's errors name the file already; the encoder's get the name here.
+      Status sunk = Status::Ok();
+      return write_file_atomically(path, [&](const ByteSink& sink) {
+        const ByteSink watched = [&](std::span<const uint8_t> piece) { return sunk = sink(piece); };
+        Status s = detail::encode_pnm(image, watched, pool);
+        return s.ok() || !sunk.ok() ? s : s.with_context(name + " (" + format_name(format) + ")");
+      });
+    }
     case Format::kBmp: bytes = detail::encode_bmp(image); break;
     case Format::kPgx:
       if (image.num_components() != 1)
@@ -137,7 +146,7 @@ Status check_image_memory(uint64_t width, uint64_t height, uint64_t components, 
 }
 
 Status check_interleavable(const Image& image, const char* format,
-                           std::initializer_list<int> counts, int max_precision) {
+                           std::initializer_list<int> counts, int max_precision, bool check_values) {
   const int n = image.num_components();
   if (std::find(counts.begin(), counts.end(), n) == counts.end()) {
     std::string allowed;
@@ -160,6 +169,7 @@ Status check_interleavable(const Image& image, const char* format,
                               std::to_string(c.precision));
     if (c.samples.size() != static_cast<size_t>(c.width * c.height))
       return invalid_argument("a component's sample count does not match its size");
+    if (!check_values) continue;
     const int32_t top = c.max_value();
     for (int32_t v : c.samples)
       if (v < 0 || v > top)

@@ -35,6 +35,7 @@ Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory 
 struct WriteOptions {
   Format format = Format::kUnknown;  // kUnknown: from the extension
   bool png_interlace = false;        // PNG only: write Adam7-interlaced rows
+  int threads = 1;                   // PNM: rows converted on this many threads (0: one per core)
 };
 
 // Writes to a temporary file beside `path` and renames it into place, so a

@@ -1,7 +1,10 @@
 // PNM (Netpbm): P5/P6 binary grey/RGB, P2/P3 ASCII grey/RGB. maxval sets the
 // precision: the bits needed to hold it (255 -> 8, 4095 -> 12). Samples wider
 // than 8 bits are two bytes, big-endian.
+#include <algorithm>
 #include <bit>
+#include <string>
+#include <vector>
 
 #include "io/formats.h"
 #include "io/text_header.h"
@@ -80,26 +83,69 @@ Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
   return image;
 }
 
-Result<std::vector<uint8_t>> encode_pnm(const Image& image) {
-  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNM (P5/P6)", {1, 3}, 16));
+namespace {
+
+// Rows are converted and written this many bytes at a time: the buffer
+// stays small (no large allocation to fault in) while each write is large.
+constexpr int64_t kChunkBytes = int64_t{4} << 20;
+
+// Rows [y0, y1) of the image, interleaved, into `out` (B bytes a sample,
+// big-endian); false when a sample lies outside 0..maxval.
+template <int B>
+bool interleave_rows(const Image& image, int64_t y0, int64_t y1, uint8_t* out) {
+  const int n = image.num_components();
+  const int64_t w = image.width();
+  const auto maxval = static_cast<uint32_t>(image.components[0].max_value());
+  uint32_t over = 0;  // any bit above maxval's, in any sample
+  for (int c = 0; c < n; ++c) {
+    const int32_t* src = image.components[c].samples.data() + y0 * w;
+    uint8_t* dst = out + c * B;
+    for (int64_t i = 0; i < (y1 - y0) * w; ++i) {
+      const auto v = static_cast<uint32_t>(src[i]);
+      over |= v > maxval ? 1u : 0u;
+      if constexpr (B == 2) dst[i * n * B] = static_cast<uint8_t>(v >> 8);
+      dst[i * n * B + B - 1] = static_cast<uint8_t>(v);
+    }
+  }
+  return over == 0;
+}
+
+}  // namespace
+
+Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool) {
+  // The sample values are checked while they are converted; any other
+  // problem, or a sample out of range, gets check_interleavable's message.
+  const char* kFormat = "PNM (P5/P6)";
+  if (!check_interleavable(image, kFormat, {1, 3}, 16, /*check_values=*/false).ok())
+    return check_interleavable(image, kFormat, {1, 3}, 16);
   const int n = image.num_components();
   const int precision = image.components[0].precision;
   const uint32_t maxval = (1u << precision) - 1;
   const std::string header = std::string(n == 1 ? "P5" : "P6") + "\n" +
                              std::to_string(image.width()) + " " + std::to_string(image.height()) +
                              "\n" + std::to_string(maxval) + "\n";
+  MALLAT_RETURN_IF_ERROR(sink({reinterpret_cast<const uint8_t*>(header.data()), header.size()}));
   const int bytes_per_sample = maxval < 256 ? 1 : 2;
-  const uint64_t pixels = static_cast<uint64_t>(image.width() * image.height());
-  std::vector<uint8_t> out(header.begin(), header.end());
-  out.resize(header.size() + pixels * n * bytes_per_sample);
-  uint8_t* dst = out.data() + header.size();
-  for (uint64_t i = 0; i < pixels; ++i)
-    for (int c = 0; c < n; ++c) {
-      const uint32_t v = static_cast<uint32_t>(image.components[c].samples[i]);
-      if (bytes_per_sample == 2) *dst++ = static_cast<uint8_t>(v >> 8);
-      *dst++ = static_cast<uint8_t>(v);
-    }
-  return out;
+  const int64_t row_bytes = image.width() * n * bytes_per_sample;
+  const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkBytes / row_bytes);
+  std::vector<uint8_t> chunk(static_cast<size_t>(std::min(image.height(), rows_per_chunk) * row_bytes));
+  // Each chunk's rows are shared among the threads in parts.
+  const int64_t parts_per_chunk = pool.size() * 2;
+  std::vector<char> in_range(static_cast<size_t>(parts_per_chunk));
+  for (int64_t y0 = 0; y0 < image.height(); y0 += rows_per_chunk) {
+    const int64_t rows = std::min(rows_per_chunk, image.height() - y0);
+    const int64_t parts = std::min(parts_per_chunk, rows);
+    pool.parallel_for(parts, [&](int64_t p) {
+      const int64_t a = rows * p / parts, b = rows * (p + 1) / parts;
+      uint8_t* out = chunk.data() + a * row_bytes;
+      in_range[p] = bytes_per_sample == 1 ? interleave_rows<1>(image, y0 + a, y0 + b, out)
+                                          : interleave_rows<2>(image, y0 + a, y0 + b, out);
+    });
+    if (std::count(in_range.begin(), in_range.begin() + parts, 0) > 0)
+      return check_interleavable(image, kFormat, {1, 3}, 16);
+    MALLAT_RETURN_IF_ERROR(sink({chunk.data(), static_cast<size_t>(rows * row_bytes)}));
+  }
+  return Status::Ok();
 }
 
 }  // namespace mallat::io::detail

@@ -78,7 +78,8 @@ const char kDecodeUsage[] =
     "  -force-rgb      write greyscale as RGB (the grey channel three times)\n"
     "  -split-pnm      PNM output: one PGM per component, OUT's stem + _<c>.pgm\n"
     "  --icc-to-srgb   apply the file's restricted ICC profile: sRGB samples, no profile\n"
-    "  -threads N      threads (default: all cores)\n"
+    "  -threads N      threads for decoding and for the conversion to PNM (default: all\n"
+    "                  cores); output is identical for any N\n"
     "  --dwt B         wavelet backend: auto (default), cpu, cuda\n"
     "  --max-memory S  refuse a stream whose headers need more memory than S bytes (K, M or G\n"
     "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
@@ -363,6 +364,7 @@ int decode_main(const Args& args) {
   if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
   if (io::format_from_extension(out) == io::Format::kUnknown)
     return usage_error("cannot tell the output format from '" + out + "'");
+  output.threads = opt.threads;
   auto data = io::read_file(in);
   if (!data.ok()) return fail("decode", data.status().message());
   codec::DecodeReport report;

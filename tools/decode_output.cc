@@ -58,7 +58,7 @@ std::vector<fs::path> output_paths(const Image& image, const fs::path& out, cons
 
 Status write_outputs(const Image& image, const fs::path& out, const DecodeOutputOptions& options) {
   const auto paths = output_paths(image, out, options);
-  if (paths.size() == 1) return io::write_image(image, out);
+  if (paths.size() == 1) return io::write_image(image, out, {.threads = options.threads});
   std::vector<fs::path> temps;
   auto remove_temps = [&] {
     std::error_code ec;
@@ -76,7 +76,7 @@ Status write_outputs(const Image& image, const fs::path& out, const DecodeOutput
     one.color_space = ColorSpace::kGray;
     const io::Format format = io::format_from_extension(paths[c]);
     Status s = format == io::Format::kPgx ? io::write_pgx_component(image.components[c], temp)
-                                          : io::write_image(one, temp, {.format = format});
+                                          : io::write_image(one, temp, {.format = format, .threads = options.threads});
     if (!s.ok()) {
       remove_temps();
       return s.with_context(paths[c].string());

@@ -19,6 +19,7 @@ struct DecodeOutputOptions {
   bool force_rgb = false;   // -force-rgb
   bool split_pnm = false;   // -split-pnm
   bool icc_to_srgb = false; // --icc-to-srgb
+  int threads = 0;          // -threads: for the conversion to the file's format (0: all cores)
 };
 
 // Applies the options in opj_decompress's order (ICC, precision, upsampling,

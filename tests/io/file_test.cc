@@ -57,5 +57,38 @@ TEST(File, FailedWriteLeavesNothing) {
   fs::remove_all(dir);
 }
 
+TEST(File, WriteInPiecesGivesTheConcatenation) {
+  const fs::path dir = testing::make_temp_dir("io-file-pieces");
+  std::vector<uint8_t> expected;
+  Status s = write_file_atomically(dir / "p.bin", [&](const ByteSink& sink) {
+    // Enough pieces to pass the point where their disk write is started.
+    for (int i = 0; i < 40; ++i) {
+      const std::vector<uint8_t> piece(static_cast<size_t>(300000 + i), static_cast<uint8_t>(i));
+      expected.insert(expected.end(), piece.begin(), piece.end());
+      MALLAT_RETURN_IF_ERROR(sink(piece));
+    }
+    return sink({});
+  });
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_EQ(*read_file(dir / "p.bin"), expected);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+TEST(File, FailedProducerLeavesNothingAndReturnsItsError) {
+  const fs::path dir = testing::make_temp_dir("io-file-producer");
+  std::ofstream(dir / "old.bin") << "old";
+  Status s = write_file_atomically(dir / "old.bin", [](const ByteSink& sink) {
+    MALLAT_RETURN_IF_ERROR(sink(std::vector<uint8_t>(1000, 1)));
+    return invalid_argument("no more");
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(), "no more");
+  // The target keeps its old content and no temporary file is left.
+  EXPECT_EQ(*read_file(dir / "old.bin"), (std::vector<uint8_t>{'o', 'l', 'd'}));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mallat::io
