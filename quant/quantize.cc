@@ -1,6 +1,7 @@
 #include "quant/quantize.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace mallat::quant {
@@ -14,6 +15,7 @@ QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, in
   // Scaling by 2^F is exact in floating point, so the index bits of the
   // finer value are exactly floor(|y| / Delta).
   const float fine = std::ldexp(1.0f, fraction_bits);
+  const float below_ceiling = std::nextafter(ceiling, 0.0f);
   const int32_t limit = static_cast<int32_t>((int64_t{1} << (bits + fraction_bits)) - 1);
   double total = 0;
   // Code-block rows are at most 1024 wide (A.6.1); wider regions go in pieces.
@@ -34,12 +36,16 @@ QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, in
       // >= 0, so truncation is the floor of E.1.1), sum of squares in
       // eight independent lanes.
       for (int64_t x = 0; x < n; ++x) scaled[x] = std::fabs(src[x]) * inverse;
+      // Branch-free, so it vectorises: a coefficient's sign is a coin toss
+      // that a branch would mispredict half the time. `over` is all ones
+      // where |y| / Delta reached 2^bits (or is NaN): those take the limit.
       int32_t clipped = 0;
       for (int64_t x = 0; x < n; ++x) {
-        const bool clip = !(scaled[x] < ceiling);
-        clipped += clip;
-        const int32_t m = clip ? limit : static_cast<int32_t>(scaled[x] * fine);
-        dst[x] = src[x] < 0 ? -m : m;
+        const int32_t over = -static_cast<int32_t>(!(scaled[x] < ceiling));
+        const int32_t m = (static_cast<int32_t>(std::min(below_ceiling, scaled[x]) * fine) & ~over) | (limit & over);
+        const int32_t negative = std::bit_cast<int32_t>(src[x]) >> 31;   // the sign bit, spread
+        dst[x] = (m ^ negative) - negative;
+        clipped -= over;
       }
       e.clipped += clipped;
       float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
