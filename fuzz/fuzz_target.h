@@ -15,9 +15,12 @@ namespace mallat::fuzz {
 // decoder's own limit instead of ending the run as an out-of-memory report.
 inline constexpr uint64_t kDecoderMemoryLimit = 512ull << 20;
 
-// The same for the image readers' samples (io/formats.h): lower, because a
-// 16 KB TIFF can claim a few hundred megapixels that libtiff then expands,
-// which under the sanitizers takes longer than libFuzzer's -timeout.
-inline constexpr uint64_t kImageMemoryLimit = 256ull << 20;
+// The same for the image readers' samples (io/formats.h): much lower,
+// because a PNG or TIFF of a few kilobytes can claim tens of megapixels that
+// the library then expands: under the sanitizers one 62 KB PNG of 8000x8000
+// took 43 s (libFuzzer's -timeout is 10 s), and such runs grew the process
+// past -rss_limit_mb. 4 M samples (a 2048x2048 image) decode in well under
+// a second.
+inline constexpr uint64_t kImageMemoryLimit = 16ull << 20;
 
 }  // namespace mallat::fuzz
