@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,51 @@ TEST_F(Handmade, BmpOrientationsAndDepths) {
   ASSERT_EQ(colour.num_components(), 3);
   EXPECT_EQ(colour.components[0].samples, (std::vector<int32_t>{0, 255}));  // red
   EXPECT_EQ(colour.components[2].samples, (std::vector<int32_t>{255, 0}));  // blue
+}
+
+
+// A PNG chunk (PNG 5.3): length, type, data, CRC-32 of type and data.
+std::vector<uint8_t> png_chunk(const char* type, const std::string& data) {
+  std::vector<uint8_t> body(type, type + 4);
+  body.insert(body.end(), data.begin(), data.end());
+  uint32_t crc = 0xFFFFFFFFu;
+  for (uint8_t byte : body) {
+    crc ^= byte;
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  crc ^= 0xFFFFFFFFu;
+  const auto length = static_cast<uint32_t>(data.size());
+  std::vector<uint8_t> chunk(12 + data.size());
+  for (int k = 0; k < 4; ++k) {
+    chunk[k] = static_cast<uint8_t>(length >> (24 - 8 * k));
+    chunk[chunk.size() - 4 + k] = static_cast<uint8_t>(crc >> (24 - 8 * k));
+  }
+  std::copy(body.begin(), body.end(), chunk.begin() + 4);
+  return chunk;
+}
+
+// The PNG reader skips every ancillary chunk but iCCP unread (io/png.cc):
+// the samples of a file with sPLT, tEXt, zTXt-like private and gAMA chunks
+// added are those of the file without them.
+TEST_F(Handmade, PngAncillaryChunksAreSkipped) {
+  MALLAT_REQUIRE_TESTDATA("images/pngsuite");
+  const fs::path original = testing::png_path("basn0g08.png");
+  std::ifstream in(original, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GT(bytes.size(), 33u);
+  std::vector<uint8_t> extra;
+  for (const auto& chunk :
+       {png_chunk("sPLT", std::string("six\0\x08", 5) + std::string(600, '\x11')),
+        png_chunk("tEXt", std::string("Comment\0written by a test", 26)),
+        png_chunk("gAMA", std::string("\x00\x00\xB1\x8F", 4)),
+        png_chunk("prVt", std::string(1000, 'x'))})
+    extra.insert(extra.end(), chunk.begin(), chunk.end());
+  bytes.insert(bytes.begin() + 33, extra.begin(), extra.end());  // after the signature and IHDR
+  const Image with = read("extra.png", bytes);
+  Result<Image> without = read_image(original);
+  ASSERT_TRUE(without.ok()) << without.status().to_string();
+  ASSERT_EQ(with.num_components(), 1);
+  EXPECT_EQ(with.components[0].samples, without.value().components[0].samples);
 }
 
 #ifdef MALLAT_HAVE_TIFF
