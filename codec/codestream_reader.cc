@@ -344,8 +344,8 @@ Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const Parse
       end = pos + t.psot;
       if (end > stream.size()) {
         cs.truncated = true;
-        cs.warnings.push_back("tile-part" + at_byte(pos) + " of " + std::to_string(t.psot) + " bytes is cut at " +
-                              std::to_string(stream.size() - pos));
+        cs.warnings.push_back("tile-part" + at_byte(pos) + " of " + std::to_string(t.psot) + " bytes has only " +
+                              std::to_string(stream.size() - pos) + " before the stream ends");
         end = stream.size();
         last = true;
       }

@@ -15,22 +15,11 @@
 
 namespace mallat::codec {
 
-Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
-                     DecodeReport* report) {
-  std::span<const uint8_t> stream = data;
-  ColorSpace color_space = ColorSpace::kUnknown;
-  if (detect_container(data) == Container::kJp2) {
-    MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
-    stream = data.subspan(jp2.codestream_offset, jp2.codestream_length);
-    if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
-    // I.5.3.3: the first colour specification with an enumerated space.
-    for (const ColourSpecification& c : jp2.colour) {
-      if (c.method != 1) continue;
-      color_space = c.enumerated == 16 ? ColorSpace::kRgb : c.enumerated == 17 ? ColorSpace::kGray
-                    : c.enumerated == 18 ? ColorSpace::kYcc : ColorSpace::kUnknown;
-      break;
-    }
-  }
+namespace {
+
+// Decodes a raw codestream; byte offsets in its messages count from its SOC.
+Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
+                                const DecodeOptions& options, DecodeReport* report) {
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
   MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
@@ -86,6 +75,35 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
     if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+  return image;
+}
+
+}  // namespace
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
+                     DecodeReport* report) {
+  if (detect_container(data) != Container::kJp2)
+    return decode_codestream(data, ColorSpace::kUnknown, options, report);
+  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
+  if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
+  // I.5.3.3: the first colour specification with an enumerated space.
+  ColorSpace color_space = ColorSpace::kUnknown;
+  for (const ColourSpecification& c : jp2.colour) {
+    if (c.method != 1) continue;
+    color_space = c.enumerated == 16 ? ColorSpace::kRgb : c.enumerated == 17 ? ColorSpace::kGray
+                  : c.enumerated == 18 ? ColorSpace::kYcc : ColorSpace::kUnknown;
+    break;
+  }
+  // The codestream's messages give offsets within it; say where it starts
+  // in the file (its jp2c box's contents) so that they can be found.
+  const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);
+  const size_t first_warning = report ? report->warnings.size() : 0;
+  auto image = decode_codestream(data.subspan(jp2.codestream_offset, jp2.codestream_length), color_space,
+                                 options, report);
+  if (report)
+    for (size_t i = first_warning; i < report->warnings.size(); ++i)
+      report->warnings[i] = where + ": " + report->warnings[i];
+  if (!image.ok()) return image.status().with_context(where);
   return image;
 }
 

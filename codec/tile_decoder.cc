@@ -31,6 +31,8 @@ struct CodeBlockState {
   std::vector<uint32_t> segment_lengths;
   int passes = 0;
   int zero_bitplanes = 0;
+  // Codestream offset of its first codeword byte, for error messages.
+  size_t first_byte = 0;
 };
 
 // A tile-component's coefficients at the decoded resolution, as Tier-1
@@ -79,6 +81,19 @@ class TileDecoder {
   }
 
  private:
+  // The codestream offset of byte `pos` of the tile's packet data (the
+  // tile-parts' data joined), so that messages point into the file.
+  size_t stream_offset(size_t pos) const {
+    for (const TilePartHeader& part : tile_.parts) {
+      if (pos < part.data_length) return part.data_offset + pos;
+      pos -= part.data_length;
+    }
+    return tile_.parts.empty() ? 0 : tile_.parts.back().data_offset + tile_.parts.back().data_length + pos;
+  }
+  std::string packet_at(size_t n, size_t pos) const {
+    return "packet " + std::to_string(n) + " at byte " + std::to_string(stream_offset(pos));
+  }
+
   void warn(const std::string& w) {
     if (report_) report_->warnings.push_back("tile " + std::to_string(tile_.index) + ": " + w);
   }
@@ -151,7 +166,7 @@ class TileDecoder {
       if (params_.style.sop && pos < data_.size()) {
         auto sop = skip_sop(data_.subspan(pos));
         if (!sop.ok()) {
-          warn("packet " + std::to_string(n) + ": " + sop.status().message());
+          warn(packet_at(n, pos) + ": " + sop.status().message());
           break;
         }
         pos += *sop;
@@ -159,9 +174,11 @@ class TileDecoder {
       PrecinctPacketCoder& coder = coders_[id.component][id.resolution][id.precinct];
       std::span<const uint8_t> hsrc = packed_headers_ ? std::span<const uint8_t>(headers_).subspan(hpos)
                                                        : data_.subspan(pos);
+      const size_t packet_pos = pos;
       auto used = coder.decode_header(id.layer, hsrc, contributions);
       if (!used.ok()) {
-        warn("packet " + std::to_string(n) + " header: " + used.status().message());
+        warn(packet_at(n, packet_pos) + (packed_headers_ ? " (header in PPM/PPT)" : "") +
+             " header: " + used.status().message());
         break;
       }
       if (packed_headers_) hpos += *used; else pos += *used;
@@ -180,11 +197,12 @@ class TileDecoder {
         bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
         for (uint32_t len : contrib.lengths) {
           if (len > data_.size() - pos) {
-            warn("packet " + std::to_string(n) + " body is truncated");
+            warn(packet_at(n, packet_pos) + ": body is truncated");
             truncated = true;
             break;
           }
           if (keep) {
+            if (len > 0 && s.pieces.empty()) s.first_byte = stream_offset(pos);
             if (len > 0) s.pieces.push_back(data_.subspan(pos, len));
             if (continues && !s.segment_lengths.empty()) {
               s.segment_lengths.back() += len;
@@ -331,7 +349,12 @@ class TileDecoder {
       known_view = PlaneView<uint8_t>{known.data(), w, h, w};
     }
     auto info = entropy::decode_code_block(in, out, known_view);
-    if (!info.ok()) return info.status();
+    if (!info.ok()) {
+      return info.status().with_context(
+          "component " + std::to_string(ref.component) + " resolution " + std::to_string(ref.resolution) +
+          " code-block at (" + std::to_string(cb.rect.x0) + "," + std::to_string(cb.rect.y0) + ")" +
+          (s.pieces.empty() ? std::string() : ", data from byte " + std::to_string(s.first_byte)));
+    }
     BlockReconstruction how;
     how.roi_shift = roi_shift;
     if (reversible) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <string>
 
 #include "codec/codec.h"
 #include "codec/codestream_reader.h"
@@ -126,6 +127,61 @@ TEST(Corruption, LyingMarkerLengths) {
       pos += 2 + length;
     }
   }
+}
+
+// Issue 7 item 6: messages about packet data give codestream offsets, and a
+// JP2 file's messages say where its codestream starts in the file.
+size_t number_after(const std::string& text, const std::string& prefix) {
+  const size_t at = text.find(prefix);
+  if (at == std::string::npos) return SIZE_MAX;
+  return std::stoul(text.substr(at + prefix.size()));
+}
+
+TEST(Corruption, MessagesGiveByteOffsets) {
+  MALLAT_REQUIRE_TESTDATA("conformance/p0_01.j2k");
+  const std::vector<uint8_t> full = read("conformance/p0_01.j2k");
+  auto cs = parse_codestream(full);
+  ASSERT_TRUE(cs.ok());
+  const size_t data_start = cs->tiles[0].parts[0].data_offset;
+  const size_t cut = data_start + (full.size() - data_start) / 2;
+  DecodeReport report;
+  ASSERT_TRUE(decode_damaged(std::vector<uint8_t>(full.begin(), full.begin() + cut), &report).ok());
+  std::string about_packet;
+  for (const std::string& w : report.warnings)
+    if (w.find("packet ") != std::string::npos) about_packet = w;
+  ASSERT_FALSE(about_packet.empty()) << report.warnings.size() << " warnings, none about a packet";
+  const size_t packet = number_after(about_packet, " at byte ");
+  EXPECT_GE(packet, data_start) << about_packet;
+  EXPECT_LE(packet, cut) << about_packet;
+
+  MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
+  const std::vector<uint8_t> jp2 = read("conformance/file1.jp2");
+  DecodeReport jp2_report;
+  ASSERT_TRUE(decode_damaged(std::vector<uint8_t>(jp2.begin(), jp2.end() - jp2.size() / 3), &jp2_report).ok());
+  ASSERT_FALSE(jp2_report.warnings.empty());
+  const std::string& w = jp2_report.warnings.back();
+  const size_t soc = number_after(w, "codestream starting at byte ");
+  ASSERT_NE(soc, SIZE_MAX) << w;
+  ASSERT_LT(soc + 1, jp2.size()) << w;
+  EXPECT_EQ(jp2[soc], 0xFF) << w;
+  EXPECT_EQ(jp2[soc + 1], 0x4F) << w;  // SOC
+
+  // A packet header that gives a code-block more passes than its bit-planes
+  // allow (a file that crashed another decoder): the error names the tile,
+  // component, resolution and code-block, and where its data starts.
+  MALLAT_REQUIRE_TESTDATA("malformed/1336.pdf.asan.47.376.jp2");
+  const std::vector<uint8_t> bad = read("malformed/1336.pdf.asan.47.376.jp2");
+  Result<Image> image = decode_damaged(bad);
+  ASSERT_FALSE(image.ok());
+  const std::string& m = image.status().message();
+  const size_t start = number_after(m, "codestream starting at byte ");
+  ASSERT_NE(start, SIZE_MAX) << m;
+  ASSERT_LT(start + 1, bad.size()) << m;
+  EXPECT_EQ(bad[start + 1], 0x4F) << m;
+  EXPECT_NE(m.find("tile 0: component 0 resolution "), std::string::npos) << m;
+  const size_t data = number_after(m, "data from byte ");
+  ASSERT_NE(data, SIZE_MAX) << m;
+  EXPECT_LT(start + data, bad.size()) << m;
 }
 
 }  // namespace
