@@ -55,7 +55,8 @@ const char kEncodeUsage[] =
     "                  shifted up by S bit-planes (0..37), RGN marker (as opj_compress:\n"
     "                  the whole component is the region)\n"
     "  -threads N      Tier-1 threads (default: all cores); output is identical for any N\n"
-    "  --dwt B         wavelet backend: auto (default), cpu, cuda; output is identical\n"
+    "  --dwt B         wavelet backend: cpu (default: faster for whole files), cuda, or\n"
+    "                  auto (cuda when a device is present); output is identical\n"
     "  --max-memory S  refuse an input image whose samples need more than S bytes (K, M or G\n"
     "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
 
@@ -80,7 +81,8 @@ const char kDecodeUsage[] =
     "  --icc-to-srgb   apply the file's restricted ICC profile: sRGB samples, no profile\n"
     "  -threads N      threads for decoding and for the conversion to PNM (default: all\n"
     "                  cores); output is identical for any N\n"
-    "  --dwt B         wavelet backend: auto (default), cpu, cuda\n"
+    "  --dwt B         wavelet backend: cpu (default: faster for whole files), cuda, or\n"
+    "                  auto (cuda when a device is present); output is identical\n"
     "  --max-memory S  refuse a stream whose headers need more memory than S bytes (K, M or G\n"
     "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
 
