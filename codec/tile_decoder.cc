@@ -31,8 +31,6 @@ struct CodeBlockState {
   std::vector<uint32_t> segment_lengths;
   int passes = 0;
   int zero_bitplanes = 0;
-  // Codestream offset of its first codeword byte, for error messages.
-  size_t first_byte = 0;
 };
 
 // A tile-component's coefficients at the decoded resolution, as Tier-1
@@ -202,7 +200,6 @@ class TileDecoder {
             break;
           }
           if (keep) {
-            if (len > 0 && s.pieces.empty()) s.first_byte = stream_offset(pos);
             if (len > 0) s.pieces.push_back(data_.subspan(pos, len));
             if (continues && !s.segment_lengths.empty()) {
               s.segment_lengths.back() += len;
@@ -353,7 +350,9 @@ class TileDecoder {
       return info.status().with_context(
           "component " + std::to_string(ref.component) + " resolution " + std::to_string(ref.resolution) +
           " code-block at (" + std::to_string(cb.rect.x0) + "," + std::to_string(cb.rect.y0) + ")" +
-          (s.pieces.empty() ? std::string() : ", data from byte " + std::to_string(s.first_byte)));
+          (s.pieces.empty() ? std::string()
+                            : ", data from byte " + std::to_string(stream_offset(static_cast<size_t>(
+                                                        s.pieces[0].data() - data_.data())))));
     }
     BlockReconstruction how;
     how.roi_shift = roi_shift;
