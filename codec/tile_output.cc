@@ -25,11 +25,8 @@ struct SampleRange {
 };
 
 SampleRange range_of(const Component& c) {
-  const int p = c.precision;
-  if (c.is_signed) {
-    return {0, static_cast<int32_t>(-(int64_t{1} << (p - 1))), static_cast<int32_t>((int64_t{1} << (p - 1)) - 1)};
-  }
-  return {static_cast<int32_t>(int64_t{1} << (p - 1)), 0, static_cast<int32_t>((int64_t{1} << p) - 1)};
+  const auto shift = c.is_signed ? 0 : static_cast<int32_t>(uint32_t{1} << (c.precision - 1));
+  return {shift, c.min_value(), c.max_value()};
 }
 
 // Shift, then clamp. The addition wraps as the reference's int32 addition
