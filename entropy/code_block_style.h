@@ -1,8 +1,8 @@
 // What Tier-1 needs to know about a code-block besides its samples: the
 // orientation of its subband (Table D.1 picks the significance contexts by
 // it) and the mode switches of the COD/COC code-block style byte (A.6.1,
-// Table A.19; D.6). Entropy does not see codec/ headers, so this mirrors
-// codec::CodeBlockStyle; to_byte/from_byte convert between the two.
+// Table A.19; D.6). The one definition: codec/ uses it as codec::CodeBlockStyle
+// (codec/api/coding_types.h); to_byte/from_byte are the SPcod/SPcoc byte.
 #pragma once
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 // packets, Tier-1 code-blocks, the inverse transforms). JP2 input is left to
 // jp2_fuzzer so each target explores one layer of the format.
 #include "codec/codec.h"
+#include "codec/jp2/jp2_boxes.h"
 #include "fuzz/decoder_budget.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

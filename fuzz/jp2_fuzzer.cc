@@ -3,7 +3,7 @@
 // decode_jp2_image, which also applies the palette, channel definitions and
 // colour space as `mallat decode` does.
 #include "codec/codec.h"
-#include "codec/jp2_colour.h"
+#include "codec/jp2/jp2_colour.h"
 #include "fuzz/decoder_budget.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "codec/codec.h"
-#include "codec/jp2_colour.h"
+#include "codec/jp2/jp2_colour.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"

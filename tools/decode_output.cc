@@ -3,7 +3,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "codec/icc_profile.h"
+#include "codec/jp2/icc_profile.h"
 #include "io/image_io.h"
 
 namespace mallat::tools {

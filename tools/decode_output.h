@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/output_conversions.h"
+#include "codec/jp2/output_conversions.h"
 #include "common/image.h"
 #include "common/status.h"
 

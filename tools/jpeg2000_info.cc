@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "codec/codestream_reader.h"
-#include "codec/jp2_boxes.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/jp2/jp2_boxes.h"
 #include "io/file.h"
 #include "tools/commands.h"
 

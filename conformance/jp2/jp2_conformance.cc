@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/jp2_colour.h"
+#include "codec/codec.h"
+#include "codec/jp2/jp2_colour.h"
 #include "common/metrics.h"
 #include "io/file.h"
 #include "io/image_io.h"

@@ -1,4 +1,4 @@
-#include "codec/bit_io.h"
+#include "codec/tier2/bit_io.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "codec/byte_reader.h"
+#include "codec/codestream/byte_reader.h"
 
 #include <gtest/gtest.h>
 
-#include "codec/byte_writer.h"
+#include "codec/codestream/byte_writer.h"
 
 namespace mallat::codec {
 namespace {

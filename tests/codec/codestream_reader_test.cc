@@ -1,9 +1,9 @@
-#include "codec/codestream_reader.h"
+#include "codec/codestream/codestream_reader.h"
 
 #include <gtest/gtest.h>
 
-#include "codec/effective_params.h"
-#include "codec/markers.h"
+#include "codec/codestream/effective_params.h"
+#include "codec/codestream/markers.h"
 #include "tests/codec/codec_test_util.h"
 #include "tests/testdata.h"
 

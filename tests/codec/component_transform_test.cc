@@ -1,4 +1,4 @@
-#include "codec/component_transform.h"
+#include "codec/stages/component_transform.h"
 
 #include <gtest/gtest.h>
 

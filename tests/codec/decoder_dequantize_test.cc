@@ -1,7 +1,7 @@
 // E.1 dequantisation and H.1 ROI as the decoder applies them per code-block
 // (codec/dequantize.h), against values worked out by hand and a plain model
 // of OpenJPEG's reconstruction (twice the magnitude plus 2^p, halved).
-#include "codec/dequantize.h"
+#include "codec/decoder/dequantize.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,8 @@
 #include <cmath>
 
 #include "codec/codec.h"
-#include "codec/codestream_reader.h"
+#include "codec/jp2/jp2_boxes.h"
+#include "codec/codestream/codestream_reader.h"
 #include "tests/interop/generated.h"
 
 namespace mallat::codec {

@@ -1,12 +1,12 @@
-#include "codec/jp2_boxes.h"
+#include "codec/jp2/jp2_boxes.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "codec/byte_writer.h"
-#include "codec/codestream_reader.h"
-#include "codec/marker_writer.h"
+#include "codec/codestream/byte_writer.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/marker_writer.h"
 #include "tests/codec/codec_test_util.h"
 #include "tests/testdata.h"
 

@@ -2,17 +2,18 @@
 // restricted ICC profile (icc_profile.h) and the decode output steps
 // (output_conversions.h), on hand-made boxes whose expected results are
 // worked out in the comments, and on the conformance files.
-#include "codec/jp2_colour.h"
+#include "codec/jp2/jp2_colour.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "codec/byte_writer.h"
-#include "codec/codestream_reader.h"
-#include "codec/icc_profile.h"
-#include "codec/output_conversions.h"
-#include "codec/sycc.h"
+#include "codec/codec.h"
+#include "codec/codestream/byte_writer.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/jp2/icc_profile.h"
+#include "codec/jp2/output_conversions.h"
+#include "codec/jp2/sycc.h"
 #include "tests/codec/codec_test_util.h"
 #include "tests/testdata.h"
 

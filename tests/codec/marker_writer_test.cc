@@ -1,13 +1,13 @@
-#include "codec/marker_writer.h"
+#include "codec/codestream/marker_writer.h"
 
 #include <gtest/gtest.h>
 
-#include "codec/byte_reader.h"
-#include "codec/codestream_reader.h"
-#include "codec/effective_params.h"
-#include "codec/marker_reader.h"
-#include "codec/markers.h"
-#include "codec/tile_parts.h"
+#include "codec/codestream/byte_reader.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/effective_params.h"
+#include "codec/codestream/marker_reader.h"
+#include "codec/codestream/markers.h"
+#include "codec/tier2/tile_parts.h"
 
 namespace mallat::codec {
 namespace {

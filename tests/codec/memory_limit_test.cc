@@ -7,8 +7,8 @@
 #include <iterator>
 
 #include "codec/codec.h"
-#include "codec/codestream_reader.h"
-#include "codec/memory_limit.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/memory_limit.h"
 #include "tests/testdata.h"
 
 namespace mallat::codec {

@@ -8,9 +8,9 @@
 #include <numeric>
 #include <string>
 
-#include "codec/codestream_reader.h"
-#include "codec/effective_params.h"
-#include "codec/jp2_boxes.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/effective_params.h"
+#include "codec/jp2/jp2_boxes.h"
 #include "tests/codec/codec_test_util.h"
 #include "tests/testdata.h"
 

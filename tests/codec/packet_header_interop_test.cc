@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "codec/packet_header.h"
+#include "codec/tier2/packet_header.h"
 
 namespace mallat::codec {
 namespace {

@@ -1,4 +1,4 @@
-#include "codec/packet_header.h"
+#include "codec/tier2/packet_header.h"
 
 #include <gtest/gtest.h>
 

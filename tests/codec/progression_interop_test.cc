@@ -15,9 +15,9 @@
 #include <tuple>
 #include <vector>
 
-#include "codec/packet_header.h"
-#include "codec/progression.h"
-#include "codec/tile_geometry.h"
+#include "codec/tier2/packet_header.h"
+#include "codec/tier2/progression.h"
+#include "codec/tier2/tile_geometry.h"
 
 namespace mallat::codec {
 namespace {

@@ -1,4 +1,4 @@
-#include "codec/progression.h"
+#include "codec/tier2/progression.h"
 
 #include <gtest/gtest.h>
 

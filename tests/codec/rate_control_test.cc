@@ -1,4 +1,4 @@
-#include "codec/rate_control.h"
+#include "codec/encoder/rate_control.h"
 
 #include <gtest/gtest.h>
 

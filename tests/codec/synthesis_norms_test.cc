@@ -1,4 +1,4 @@
-#include "codec/synthesis_norms.h"
+#include "codec/encoder/synthesis_norms.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "codec/tag_tree.h"
+#include "codec/tier2/tag_tree.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "codec/bit_io.h"
+#include "codec/tier2/bit_io.h"
 
 namespace mallat::codec {
 namespace {

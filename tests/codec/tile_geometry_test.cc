@@ -1,4 +1,4 @@
-#include "codec/tile_geometry.h"
+#include "codec/tier2/tile_geometry.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // image for any thread count, on odd sizes, tiles that stick out of the
 // image on any side, sub-sampled components, both colour transforms,
 // precisions 1..31 and floats at the edges of the range (ties, NaN, inf).
-#include "codec/tile_output.h"
+#include "codec/stages/tile_output.h"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <string>
 
 #include "codec/codec.h"
-#include "codec/codestream_reader.h"
-#include "codec/jp2_boxes.h"
-#include "codec/jp2_colour.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/jp2/jp2_boxes.h"
+#include "codec/jp2/jp2_colour.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tests/interop/generated.h"

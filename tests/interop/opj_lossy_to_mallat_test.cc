@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "codec/codestream_reader.h"
+#include "codec/codestream/codestream_reader.h"
 #include "common/metrics.h"
 #include "io/file.h"
 #include "io/image_io.h"

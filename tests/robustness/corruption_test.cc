@@ -12,7 +12,7 @@
 #include <string>
 
 #include "codec/codec.h"
-#include "codec/codestream_reader.h"
+#include "codec/codestream/codestream_reader.h"
 #include "common/metrics.h"
 #include "io/image_io.h"
 #include "tests/testdata.h"

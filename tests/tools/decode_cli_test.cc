@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "codec/jp2_boxes.h"
+#include "codec/jp2/jp2_boxes.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tests/testdata.h"

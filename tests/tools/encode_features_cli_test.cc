@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "codec/codestream_reader.h"
+#include "codec/codestream/codestream_reader.h"
 #include "io/file.h"
 #include "tests/testdata.h"
 #include "tests/tools/cli_run.h"

@@ -1,0 +1,125 @@
+// codec::decode: the container and codestream headers, the output image's
+// geometry, and each tile through decode_tile (tile_decoder.h).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "codec/api/decode.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/jp2/jp2_boxes.h"
+#include "codec/jp2/jp2_colour.h"
+#include "codec/jp2/sycc.h"
+#include "codec/codestream/memory_limit.h"
+#include "codec/decoder/tile_decoder.h"
+#include "codec/tier2/tile_geometry.h"
+#include "common/thread_pool.h"
+
+namespace mallat::codec {
+
+namespace {
+
+// Decodes a raw codestream; byte offsets in its messages count from its SOC.
+Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
+                                const DecodeOptions& options, DecodeReport* report) {
+  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
+  if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
+  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
+  const ImageAndTileSize& siz = cs.main.siz;
+  const int reduce = options.reduce;
+
+  // The output: each component's image area at the reduced resolution (B-14
+  // applied to the whole image), or one tile's area with -t.
+  dwt::Rect area{siz.xosiz, siz.yosiz, siz.xsiz, siz.ysiz};
+  if (options.tile >= 0) {
+    if (options.tile >= static_cast<int>(cs.tiles.size()))
+      return invalid_argument("tile " + std::to_string(options.tile) + " does not exist (the image has " +
+                              std::to_string(cs.tiles.size()) + " tiles)");
+    MALLAT_ASSIGN_OR_RETURN(area, tile_rect(siz, options.tile));
+  }
+  Image image;
+  image.x0 = area.x0;
+  image.y0 = area.y0;
+  std::vector<int64_t> ox, oy;
+  for (const ComponentSize& c : siz.components) {
+    const int64_t x0 = dwt::ceil_div_pow2((area.x0 + c.dx - 1) / c.dx, reduce);
+    const int64_t y0 = dwt::ceil_div_pow2((area.y0 + c.dy - 1) / c.dy, reduce);
+    const int64_t x1 = dwt::ceil_div_pow2((area.x1 + c.dx - 1) / c.dx, reduce);
+    const int64_t y1 = dwt::ceil_div_pow2((area.y1 + c.dy - 1) / c.dy, reduce);
+    if (c.precision > 31) return unsupported("component precision above 31 bits");
+    Component comp;
+    comp.width = x1 - x0;
+    comp.height = y1 - y0;
+    comp.precision = c.precision;
+    comp.is_signed = c.is_signed;
+    comp.dx = c.dx;
+    comp.dy = c.dy;
+    // The samples are allocated by the first tile decoded (decode_tile),
+    // beside its Tier-1 work on the thread pool, or below when none is.
+    image.components.push_back(std::move(comp));
+    ox.push_back(x0);
+    oy.push_back(y0);
+  }
+  image.color_space = color_space != ColorSpace::kUnknown ? color_space
+                      : siz.components.size() >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+
+  ThreadPool pool(options.threads);
+  MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
+  for (const Tile& tile : cs.tiles) {
+    if (options.tile >= 0 && tile.index != options.tile) continue;
+    if (tile.parts.empty()) {
+      if (report) report->warnings.push_back("tile " + std::to_string(tile.index) + " is missing");
+      continue;
+    }
+    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report)
+                               .with_context("tile " + std::to_string(tile.index)));
+  }
+  // No tile was decoded into these: all zero.
+  for (Component& comp : image.components)
+    if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+  return image;
+}
+
+}  // namespace
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
+                     DecodeReport* report) {
+  if (detect_container(data) != Container::kJp2)
+    return decode_codestream(data, ColorSpace::kUnknown, options, report);
+  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
+  if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
+  // I.5.3.3: the first colour specification with an enumerated space.
+  ColorSpace color_space = ColorSpace::kUnknown;
+  for (const ColourSpecification& c : jp2.colour) {
+    if (c.method != 1) continue;
+    color_space = c.enumerated == 16 ? ColorSpace::kRgb : c.enumerated == 17 ? ColorSpace::kGray
+                  : c.enumerated == 18 ? ColorSpace::kYcc : ColorSpace::kUnknown;
+    break;
+  }
+  // The codestream's messages give offsets within it; say where it starts
+  // in the file (its jp2c box's contents) so that they can be found.
+  const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);
+  const size_t first_warning = report ? report->warnings.size() : 0;
+  auto image = decode_codestream(data.subspan(jp2.codestream_offset, jp2.codestream_length), color_space,
+                                 options, report);
+  if (report)
+    for (size_t i = first_warning; i < report->warnings.size(); ++i)
+      report->warnings[i] = where + ": " + report->warnings[i];
+  if (!image.ok()) return image.status().with_context(where);
+  return image;
+}
+
+Result<Image> decode_jp2_image(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
+                               Jp2File* jp2_out) {
+  MALLAT_ASSIGN_OR_RETURN(Image image, decode(data, options, report));
+  if (detect_container(data) != Container::kJp2) return image;
+  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
+  std::vector<std::string> warnings;
+  MALLAT_RETURN_IF_ERROR(apply_jp2_header(jp2, image, &warnings));
+  if (image.color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(image, options.reduce));
+  if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
+  if (jp2_out) *jp2_out = std::move(jp2);
+  return image;
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,29 @@
+// Decoding one tile of a parsed codestream into its place in the output
+// image: Tier-2 packets, Tier-1 code-blocks, dequantisation, inverse DWT,
+// inverse colour transform, DC level shift. codec::decode drives it per tile.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "codec/api/decode.h"
+#include "codec/codestream/codestream_header.h"
+#include "common/image.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "dwt/dwt.h"
+
+namespace mallat::codec {
+
+// `image`'s components have the output's sizes (reduced by options.reduce,
+// or one tile's area); a component whose samples are still empty is
+// allocated, zero-filled, by this tile. origin_x/origin_y give, per
+// component, the image's top-left on the component's reduced grid.
+// Non-fatal damage (truncated packets) is reported in `report` and decodes
+// as far as it goes.
+Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
+                   std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+                   std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
+                   DecodeReport* report);
+
+}  // namespace mallat::codec

@@ -1,0 +1,205 @@
+#include "codec/encoder/rate_control.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace mallat::codec {
+
+CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight) {
+  // Stack of hull points, the origin (no pass) first.
+  std::vector<int> n{0};
+  std::vector<double> r{0.0}, g{0.0};
+  double gain = 0;
+  for (size_t p = 0; p < passes.size(); ++p) {
+    gain += passes[p].distortion_decrease * weight;
+    const double bytes = passes[p].cumulative_length;
+    if (gain <= g.back()) continue;   // more bytes (or as many) for nothing
+    // Pop points that the new one dominates (no more bytes) or that lie on
+    // or below the chord from the point before them to the new one.
+    while (n.size() > 1) {
+      const size_t t = n.size() - 1;
+      if (bytes <= r[t]) {
+        n.pop_back(), r.pop_back(), g.pop_back();
+        continue;
+      }
+      const double to_top = (g[t] - g[t - 1]) / (r[t] - r[t - 1]);
+      const double to_new = (gain - g[t - 1]) / (bytes - r[t - 1]);
+      if (to_new < to_top) break;
+      n.pop_back(), r.pop_back(), g.pop_back();
+    }
+    n.push_back(static_cast<int>(p) + 1);
+    r.push_back(bytes);
+    g.push_back(gain);
+  }
+  CodeBlockHull h;
+  for (size_t k = 1; k < n.size(); ++k) {
+    h.passes.push_back(n[k]);
+    h.bytes.push_back(static_cast<uint32_t>(r[k]));
+    h.gain.push_back(g[k]);
+    const double dr = r[k] - r[k - 1];
+    // A first point of zero bytes is free: it comes before anything else.
+    h.slope.push_back(dr > 0 ? (g[k] - g[k - 1]) / dr : std::numeric_limits<double>::max());
+  }
+  return h;
+}
+
+namespace {
+
+// Every hull point of every block, best slope first; ties in block order so
+// the choice never depends on anything but the data.
+struct HullPoint {
+  double slope;
+  uint32_t block;
+  uint32_t index;
+};
+
+std::vector<HullPoint> sorted_points(std::span<const CodeBlockHull> hulls) {
+  std::vector<HullPoint> points;
+  for (size_t b = 0; b < hulls.size(); ++b)
+    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
+      points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+  std::sort(points.begin(), points.end(), [](const HullPoint& a, const HullPoint& b) {
+    if (a.slope != b.slope) return a.slope > b.slope;
+    if (a.block != b.block) return a.block < b.block;
+    return a.index < b.index;
+  });
+  return points;
+}
+
+// Passes per block when the first `count` points are taken. Within a block
+// the slopes strictly decrease, so its taken points are a prefix of its hull.
+std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
+                            size_t count) {
+  std::vector<int> passes(hulls.size(), 0);
+  for (size_t i = 0; i < count; ++i) {
+    const HullPoint& p = points[i];
+    passes[p.block] = std::max(passes[p.block], hulls[p.block].passes[p.index]);
+  }
+  return passes;
+}
+
+// After the longest prefix that fits, the bytes left may still hold later
+// points of other blocks (the next point in slope order was too big, smaller
+// ones after it are not): take them greedily in slope order, each block's
+// points in hull order, keeping a byte of slack per point for the header
+// bits it adds; then keep the most of them (in that order) whose real file
+// size fits.
+template <class SizeWith>
+Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
+                              size_t from, std::vector<int> passes, double budget, double target,
+                              const SizeWith& size_with) {
+  if (budget <= 0) return passes;
+  std::vector<char> blocked(hulls.size(), 0);
+  std::vector<const HullPoint*> extra;
+  for (size_t i = from; i < points.size() && budget >= 2; ++i) {
+    const HullPoint& p = points[i];
+    if (blocked[p.block]) continue;
+    const CodeBlockHull& h = hulls[p.block];
+    if (h.passes[p.index] <= passes[p.block]) continue;   // held already
+    const double bytes = h.bytes[p.index] - (p.index > 0 ? h.bytes[p.index - 1] : 0.0) + 1.0;
+    if (bytes > budget) {
+      blocked[p.block] = 1;
+      continue;
+    }
+    budget -= bytes;
+    extra.push_back(&p);
+  }
+  // The most additions (in the order taken) whose file fits.
+  auto with = [&](size_t keep) {
+    std::vector<int> trial = passes;
+    for (size_t i = 0; i < keep; ++i) trial[extra[i]->block] = hulls[extra[i]->block].passes[extra[i]->index];
+    return trial;
+  };
+  size_t lo = 0, hi = extra.size() + 1;   // lo fits, hi does not
+  while (hi - lo > 1) {
+    const size_t mid = lo + (hi - lo) / 2;
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with(mid)));
+    (static_cast<double>(size) <= target ? lo : hi) = mid;
+  }
+  if (lo > 0) return with(lo);
+  return passes;
+}
+
+}  // namespace
+
+Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
+                                    std::span<const LayerTarget> targets,
+                                    double initial_distortion, const SizeOfLayers& size_of) {
+  const std::vector<HullPoint> points = sorted_points(hulls);
+  // Distortion removed by the first k points, for every k.
+  std::vector<double> removed(points.size() + 1, 0.0);
+  for (size_t i = 0; i < points.size(); ++i) {
+    const CodeBlockHull& h = hulls[points[i].block];
+    const size_t k = points[i].index;
+    removed[i + 1] = removed[i] + h.gain[k] - (k > 0 ? h.gain[k - 1] : 0.0);
+  }
+  LayerPasses layers;
+  size_t taken = 0;          // prefix of `points` in the layers so far
+  std::vector<int> floor_passes(hulls.size(), 0);   // what the previous layer holds
+  auto with_floor = [&](size_t k) {
+    std::vector<int> passes = passes_for(hulls, points, k);
+    for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(passes[b], floor_passes[b]);
+    return passes;
+  };
+  auto size_with = [&](std::vector<int> passes) -> Result<uint64_t> {
+    layers.push_back(std::move(passes));
+    Result<uint64_t> size = size_of(layers);
+    layers.pop_back();
+    return size;
+  };
+  for (const LayerTarget& target : targets) {
+    std::vector<int> chosen;
+    switch (target.kind) {
+      case LayerTarget::Kind::kEverything:
+        taken = points.size();
+        chosen = with_floor(taken);
+        break;
+      case LayerTarget::Kind::kDistortion: {
+        // The fewest points whose remaining distortion is within the target.
+        size_t count = points.size();
+        for (size_t k = taken; k <= points.size(); ++k) {
+          if (initial_distortion - removed[k] <= target.value) {
+            count = k;
+            break;
+          }
+        }
+        taken = std::max(taken, count);
+        chosen = with_floor(taken);
+        break;
+      }
+      case LayerTarget::Kind::kBytes: {
+        // The longest prefix of points whose file fits (the size grows with
+        // the points taken: each adds body bytes, header bits grow with them).
+        size_t lo = taken, hi = points.size();
+        MALLAT_ASSIGN_OR_RETURN(const uint64_t all_size, size_with(with_floor(hi)));
+        if (static_cast<double>(all_size) <= target.value) {
+          taken = hi;
+          chosen = with_floor(hi);
+          break;
+        }
+        while (hi - lo > 1) {
+          const size_t mid = lo + (hi - lo) / 2;
+          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with_floor(mid)));
+          (static_cast<double>(size) <= target.value ? lo : hi) = mid;
+        }
+        taken = lo;
+        chosen = with_floor(lo);
+        // Each fill leaves bytes its slack did not need: fill again while
+        // that adds anything (a few rounds at most).
+        for (int round = 0; round < 4; ++round) {
+          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(chosen));
+          std::vector<int> before = chosen;
+          MALLAT_ASSIGN_OR_RETURN(chosen, fill(hulls, points, taken, std::move(chosen),
+                                               target.value - static_cast<double>(size), target.value, size_with));
+          if (chosen == before) break;
+        }
+        break;
+      }
+    }
+    floor_passes = chosen;
+    layers.push_back(std::move(chosen));
+  }
+  return layers;
+}
+
+}  // namespace mallat::codec

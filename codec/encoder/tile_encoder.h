@@ -1,0 +1,110 @@
+// One tile through the encoder: DC shift and colour transform, forward DWT,
+// quantisation (irreversible path), Tier-1 coding of every code-block in
+// parallel; then, once the rate allocator has chosen each block's passes per
+// layer, the Tier-2 packets. The coded blocks stay in memory between the two
+// steps so the allocator can see every tile before any packet is written.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "codec/codestream/marker_writer.h"
+#include "codec/tier2/progression.h"
+#include "codec/encoder/rate_control.h"
+#include "codec/tier2/tile_geometry.h"
+#include "common/image.h"
+#include "common/thread_pool.h"
+#include "dwt/dwt.h"
+#include "entropy/t1.h"
+
+namespace mallat::codec {
+
+// What every tile of one encode shares.
+struct TileCodingSetup {
+  const Image* image = nullptr;
+  const MainHeader* main = nullptr;
+  // Per component, per subband in A.6.4 order: the signalled step Delta_b
+  // (1 on the reversible path) and the synthesis energy weight norm_b^2.
+  std::vector<std::vector<double>> step;
+  std::vector<std::vector<double>> energy;
+  // Per component: the weight of its errors in the output components after
+  // the inverse colour transform (1 without one), so that distortions add up
+  // to the squared error of the decoded image.
+  std::vector<double> colour_weight;
+  // Per component: the ROI max-shift s of its RGN (0 without one, Annex H).
+  std::vector<int> roi_shift;
+  // Tiles whose packets follow progression changes of their own (written in
+  // their first tile-part header); other tiles follow main->poc.
+  std::map<int, std::vector<ProgressionChange>> tile_progression_changes;
+};
+
+// A coded code-block with what the rate allocator needs of it.
+struct CodedBlock {
+  entropy::EncodedCodeBlock coded;
+  // Image-domain squared error per unit of Tier-1 distortion: Delta_b^2 x
+  // norm_b^2 x the colour weight.
+  double weight = 0;
+  // Image-domain squared error when no pass is sent.
+  double initial_distortion = 0;
+  int64_t clipped = 0;   // coefficients clipped to M_b bit-planes
+};
+
+// One packet as written: which it is, its bytes in the tile's packet data
+// (SOP, then the header unless the headers are packed, then the body) and
+// its header's bytes among the packed headers (0 unless they are packed).
+struct PacketBytes {
+  PacketId id;
+  uint32_t data = 0;
+  uint32_t header = 0;
+};
+
+// Where TileEncoder::packets puts what it writes; a null pointer is not
+// wanted. With packed_headers the packet headers (EPH included) go to
+// `headers` for PPM or PPT (A.7.4, A.7.5) while SOP stays in the data (A.8.1).
+struct PacketOutput {
+  bool packed_headers = false;
+  std::vector<uint8_t>* data = nullptr;
+  std::vector<uint8_t>* headers = nullptr;
+  std::vector<PacketBytes>* packets = nullptr;
+};
+
+class TileEncoder {
+ public:
+  TileEncoder(const TileCodingSetup& setup, ThreadPool& pool, dwt::Backend& dwt)
+      : setup_(setup), pool_(pool), dwt_(dwt) {}
+
+  // Transforms tile `index` and codes all its code-blocks.
+  Status code(int index);
+
+  std::vector<CodedBlock>& blocks() { return blocks_; }
+  const std::vector<CodedBlock>& blocks() const { return blocks_; }
+
+  // The packets of layers 0..layers.size()-1, where layers[l][first_block +
+  // i] is the cumulative pass count of this tile's block i, appended to what
+  // `out` points at; returns their total size in bytes (headers included).
+  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
+
+ private:
+  struct BlockRef {
+    int c, r, p, b, k;  // k: index within the band
+    size_t slot;        // index in blocks_
+  };
+  Status transform();
+  Status code_one(const BlockRef& ref);
+
+  const TileCodingSetup& setup_;
+  ThreadPool& pool_;
+  dwt::Backend& dwt_;
+  int index_ = 0;
+  TileLayout layout_;
+  bool irreversible_ = false;
+  std::vector<std::vector<int32_t>> planes53_;
+  std::vector<std::unique_ptr<float[]>> planes97_;
+  std::vector<CodedBlock> blocks_;
+  // First slot of each precinct's blocks, per component and resolution.
+  std::vector<std::vector<std::vector<size_t>>> precinct_first_;
+};
+
+}  // namespace mallat::codec

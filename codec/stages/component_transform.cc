@@ -1,0 +1,82 @@
+#include "codec/stages/component_transform.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace mallat::codec {
+
+void dc_level_shift_forward(std::span<int32_t> samples, int precision, bool is_signed) {
+  if (is_signed) return;
+  const int32_t shift = static_cast<int32_t>(1u << (precision - 1));
+  for (int32_t& s : samples) s -= shift;
+}
+
+void dc_level_shift_inverse(std::span<int32_t> samples, int precision, bool is_signed) {
+  if (is_signed) return;
+  const int32_t shift = static_cast<int32_t>(1u << (precision - 1));
+  for (int32_t& s : samples) s += shift;
+}
+
+// G.2: floor division by 4 of possibly negative sums is an arithmetic shift.
+void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
+  const size_t n = std::min({c0.size(), c1.size(), c2.size()});
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = (r + 2 * g + b) >> 2;  // Y0 = floor((I0 + 2 I1 + I2) / 4)
+    c1[i] = b - g;                 // Y1 = I2 - I1
+    c2[i] = r - g;                 // Y2 = I0 - I1
+  }
+}
+
+void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
+  const size_t n = std::min({c0.size(), c1.size(), c2.size()});
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t y0 = c0[i], y1 = c1[i], y2 = c2[i];
+    const int32_t g = y0 - ((y1 + y2) >> 2);  // I1 = Y0 - floor((Y2 + Y1) / 4)
+    c0[i] = y2 + g;                           // I0 = Y2 + I1
+    c1[i] = g;
+    c2[i] = y1 + g;                           // I2 = Y1 + I1
+  }
+}
+
+void ict_forward(std::span<float> c0, std::span<float> c1, std::span<float> c2) {
+  const size_t n = std::min({c0.size(), c1.size(), c2.size()});
+  for (size_t i = 0; i < n; ++i) {
+    const float r = c0[i], g = c1[i], b = c2[i];
+    c0[i] = 0.299f * r + 0.587f * g + 0.114f * b;
+    c1[i] = -0.16875f * r - 0.33126f * g + 0.5f * b;
+    c2[i] = 0.5f * r - 0.41869f * g - 0.08131f * b;
+  }
+}
+
+void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2) {
+  const size_t n = std::min({c0.size(), c1.size(), c2.size()});
+  for (size_t i = 0; i < n; ++i) {
+    const float y = c0[i], cb = c1[i], cr = c2[i];
+    c0[i] = y + 1.402f * cr;
+    c1[i] = y - 0.34413f * cb - 0.71414f * cr;
+    c2[i] = y + 1.772f * cb;
+  }
+}
+
+void samples_from_floats(std::span<const float> in, std::span<int32_t> out, int precision, bool is_signed) {
+  const int64_t shift = is_signed ? 0 : int64_t{1} << (precision - 1);
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  const size_t n = std::min(in.size(), out.size());
+  for (size_t i = 0; i < n; ++i) {
+    const float v = in[i];
+    // Out-of-range values (and NaN from a corrupt stream) clamp rather than overflow.
+    const int64_t r = v >= 2147483648.0f ? hi : v >= -2147483648.0f ? std::lrintf(v) + shift : lo;
+    out[i] = static_cast<int32_t>(std::clamp<int64_t>(r, lo, hi));
+  }
+}
+
+void clamp_to_precision(std::span<int32_t> samples, int precision, bool is_signed) {
+  const int64_t lo = is_signed ? -(int64_t{1} << (precision - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (precision - 1)) - 1 : (int64_t{1} << precision) - 1;
+  for (int32_t& s : samples) s = static_cast<int32_t>(std::clamp<int64_t>(s, lo, hi));
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,195 @@
+#include "codec/stages/tile_output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "codec/stages/component_transform.h"
+
+namespace mallat::codec {
+namespace {
+
+// A band of rows holds about this many samples per component: three
+// components of it stay in L2 while every step runs over them, and a large
+// tile still splits into enough bands to share among the threads.
+constexpr int64_t kBandSamples = 16384;
+
+// G.1.2: a component's DC level shift and the range its samples are
+// clamped to after the shift.
+struct SampleRange {
+  int32_t shift, lo, hi;
+};
+
+SampleRange range_of(const Component& c) {
+  const auto shift = c.is_signed ? 0 : static_cast<int32_t>(uint32_t{1} << (c.precision - 1));
+  return {shift, c.min_value(), c.max_value()};
+}
+
+// Shift, then clamp. The addition wraps as the reference's int32 addition
+// does in practice, so that even a corrupt stream's extreme values clamp to
+// the same ends.
+void shift_and_clamp(const int32_t* src, int32_t* dst, int64_t n, const SampleRange& r) {
+  for (int64_t i = 0; i < n; ++i) {
+    const auto v = static_cast<int32_t>(static_cast<uint32_t>(src[i]) + static_cast<uint32_t>(r.shift));
+    dst[i] = v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+  }
+}
+
+// samples_from_floats for one row. Up to 24 bits the range's ends, less the
+// shift, are exact floats: clamping before rounding then gives what rounding
+// before clamping gives (the ends are integers), NaN goes to the low end as
+// it does there, and the rounding (to nearest, ties to even, the current
+// mode as lrintf) can work on four samples at once.
+void round_shift_and_clamp(const float* src, int32_t* dst, int64_t n, const Component& c, const SampleRange& r) {
+  if (c.precision > 24) {
+    samples_from_floats({src, static_cast<size_t>(n)}, {dst, static_cast<size_t>(n)}, c.precision, c.is_signed);
+    return;
+  }
+  const auto lo = static_cast<float>(r.lo - r.shift), hi = static_cast<float>(r.hi - r.shift);
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 vlo = _mm_set1_ps(lo), vhi = _mm_set1_ps(hi);
+  const __m128i vshift = _mm_set1_epi32(r.shift);
+  for (; i + 4 <= n; i += 4) {
+    // MAXPS returns its second operand when the first is NaN.
+    const __m128 v = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(src + i), vlo), vhi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_add_epi32(_mm_cvtps_epi32(v), vshift));
+  }
+#endif
+  for (; i < n; ++i) {
+    float v = src[i];
+    v = v >= lo ? v : lo;
+    v = v <= hi ? v : hi;
+    dst[i] = static_cast<int32_t>(std::lrintf(v)) + r.shift;
+  }
+}
+
+// One work item: rows [y0, y1) of one component, or of components 0..2
+// together when they go through the colour transform.
+struct RowBand {
+  int component;
+  bool colour;
+  int64_t y0, y1;
+};
+
+class TileWriter {
+ public:
+  TileWriter(std::span<const DecodedTileComponent> tile, std::span<const int64_t> origin_x,
+             std::span<const int64_t> origin_y, Image& image)
+      : tile_(tile), origin_x_(origin_x), origin_y_(origin_y), image_(image) {}
+
+  // Tile row y of component c to its image row, clipped to the image.
+  void write_row(int c, int64_t y) const {
+    const DecodedTileComponent& t = tile_[c];
+    Component& dst = image_.components[c];
+    const int64_t iy = t.rect.y0 - origin_y_[c] + y;
+    if (iy < 0 || iy >= dst.height) return;
+    const int64_t ix = t.rect.x0 - origin_x_[c];  // image column of tile column 0
+    const int64_t x_begin = std::max<int64_t>(0, -ix), x_end = std::min(t.width(), dst.width - ix);
+    if (x_begin >= x_end) return;
+    int32_t* out = dst.samples.data() + iy * dst.width + ix + x_begin;
+    const SampleRange r = range_of(dst);
+    if (t.reversible()) {
+      shift_and_clamp(t.samples53.row(y) + x_begin, out, x_end - x_begin, r);
+    } else {
+      round_shift_and_clamp(t.samples97.row(y) + x_begin, out, x_end - x_begin, dst, r);
+    }
+  }
+
+  void write_band(const RowBand& band) const {
+    for (int64_t y = band.y0; y < band.y1; ++y) {
+      if (band.colour) {
+        const auto w = static_cast<size_t>(tile_[0].width());
+        if (tile_[0].reversible()) {
+          rct_inverse({tile_[0].samples53.row(y), w}, {tile_[1].samples53.row(y), w},
+                      {tile_[2].samples53.row(y), w});  // G.2
+        } else {
+          ict_inverse({tile_[0].samples97.row(y), w}, {tile_[1].samples97.row(y), w},
+                      {tile_[2].samples97.row(y), w});  // G.3
+        }
+        for (int c = 0; c < 3; ++c) write_row(c, y);
+      } else {
+        write_row(band.component, y);
+      }
+    }
+  }
+
+ private:
+  std::span<const DecodedTileComponent> tile_;
+  std::span<const int64_t> origin_x_, origin_y_;
+  Image& image_;
+};
+
+}  // namespace
+
+void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,
+                std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
+                ThreadPool& pool) {
+  std::vector<RowBand> bands;
+  auto split = [&](int c, bool colour) {
+    const int64_t w = tile[c].width(), h = tile[c].height();
+    if (w <= 0 || h <= 0) return;
+    const int64_t rows = std::max<int64_t>(1, kBandSamples / w);
+    for (int64_t y = 0; y < h; y += rows) bands.push_back({c, colour, y, std::min(h, y + rows)});
+  };
+  const int n = static_cast<int>(tile.size());
+  const int first = colour_transform && n >= 3 ? 3 : 0;
+  if (first == 3) split(0, true);
+  for (int c = first; c < n; ++c) split(c, false);
+  const TileWriter writer(tile, origin_x, origin_y, image);
+  pool.parallel_for(static_cast<int64_t>(bands.size()), [&](int64_t i) { writer.write_band(bands[i]); });
+}
+
+void write_tile_reference(std::span<const DecodedTileComponent> tile, bool colour_transform,
+                          std::span<const int64_t> origin_x, std::span<const int64_t> origin_y,
+                          Image& image) {
+  // Contiguous copies of the planes.
+  const size_t n = tile.size();
+  std::vector<std::vector<int32_t>> ints(n);
+  std::vector<std::vector<float>> floats(n);
+  for (size_t c = 0; c < n; ++c) {
+    const DecodedTileComponent& t = tile[c];
+    for (int64_t y = 0; y < t.height(); ++y) {
+      if (t.reversible()) {
+        ints[c].insert(ints[c].end(), t.samples53.row(y), t.samples53.row(y) + t.width());
+      } else {
+        floats[c].insert(floats[c].end(), t.samples97.row(y), t.samples97.row(y) + t.width());
+      }
+    }
+  }
+  if (colour_transform && n >= 3) {
+    if (tile[0].reversible()) {
+      rct_inverse(ints[0], ints[1], ints[2]);
+    } else {
+      ict_inverse(floats[0], floats[1], floats[2]);
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const Component& comp = image.components[c];
+    if (tile[c].reversible()) {
+      dc_level_shift_inverse(ints[c], comp.precision, comp.is_signed);
+      clamp_to_precision(ints[c], comp.precision, comp.is_signed);
+    } else {
+      ints[c].resize(floats[c].size());
+      samples_from_floats(floats[c], ints[c], comp.precision, comp.is_signed);
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    const DecodedTileComponent& t = tile[c];
+    Component& dst = image.components[c];
+    const int64_t ox = t.rect.x0 - origin_x[c], oy = t.rect.y0 - origin_y[c];
+    for (int64_t y = 0; y < t.height(); ++y) {
+      if (oy + y < 0 || oy + y >= dst.height) continue;
+      for (int64_t x = 0; x < t.width(); ++x) {
+        if (ox + x < 0 || ox + x >= dst.width) continue;
+        dst.samples[(oy + y) * dst.width + ox + x] = ints[c][y * t.width() + x];
+      }
+    }
+  }
+}
+
+}  // namespace mallat::codec

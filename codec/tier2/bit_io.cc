@@ -1,0 +1,72 @@
+#include "codec/tier2/bit_io.h"
+
+namespace mallat::codec {
+
+void PacketBitWriter::emit_byte() {
+  const auto b = static_cast<uint8_t>(byte_);
+  out_.push_back(b);
+  byte_ = 0;
+  used_ = 0;
+  free_ = b == 0xFF ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
+}
+
+void PacketBitWriter::put_bit(int bit) {
+  byte_ = byte_ << 1 | static_cast<uint32_t>(bit & 1);
+  ++used_;
+  if (used_ == free_) emit_byte();
+}
+
+void PacketBitWriter::put_bits(uint32_t value, int count) {
+  for (int i = count - 1; i >= 0; --i) put_bit(static_cast<int>(value >> i) & 1);
+}
+
+void PacketBitWriter::flush() {
+  if (used_ > 0) {
+    byte_ <<= free_ - used_;
+    emit_byte();
+  }
+  if (!out_.empty() && out_.back() == 0xFF && free_ == 7) {
+    out_.push_back(0x00);
+    free_ = 8;
+  }
+}
+
+void PacketBitReader::load_byte() {
+  if (pos_ >= data_.size()) {
+    overrun_ = true;
+    byte_ = 0;
+    left_ = 8;
+    last_was_ff_ = false;
+    return;
+  }
+  const uint8_t b = data_[pos_++];
+  left_ = last_was_ff_ ? 7 : 8;  // B.10.1: the stuffed bit is skipped
+  byte_ = b;
+  last_was_ff_ = b == 0xFF;
+}
+
+int PacketBitReader::get_bit() {
+  if (left_ == 0) load_byte();
+  --left_;
+  return static_cast<int>(byte_ >> left_) & 1;
+}
+
+uint32_t PacketBitReader::get_bits(int count) {
+  uint32_t v = 0;
+  for (int i = 0; i < count; ++i) v = v << 1 | static_cast<uint32_t>(get_bit());
+  return v;
+}
+
+void PacketBitReader::align() {
+  left_ = 0;
+  if (last_was_ff_) {
+    if (pos_ >= data_.size()) {
+      overrun_ = true;
+    } else {
+      ++pos_;
+    }
+    last_was_ff_ = false;
+  }
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,290 @@
+#include "codec/tier2/packet_header.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace mallat::codec {
+namespace {
+
+// floor(log2(v)) for v >= 1.
+int floor_log2(uint32_t v) { return 31 - std::countl_zero(v); }
+
+// Number of bits needed to write v (0 for 0).
+int bit_length(uint32_t v) { return 32 - std::countl_zero(v); }
+
+// B.10.6, Table B.4: the codeword for the number of new coding passes.
+void put_pass_count(PacketBitWriter& out, int n) {
+  if (n == 1) {
+    out.put_bit(0);
+  } else if (n == 2) {
+    out.put_bits(0b10, 2);
+  } else if (n <= 5) {
+    out.put_bits(0b11, 2);
+    out.put_bits(static_cast<uint32_t>(n - 3), 2);
+  } else if (n <= 36) {
+    out.put_bits(0b1111, 4);
+    out.put_bits(static_cast<uint32_t>(n - 6), 5);
+  } else {
+    out.put_bits(0b1'1111'1111, 9);
+    out.put_bits(static_cast<uint32_t>(n - 37), 7);
+  }
+}
+
+int get_pass_count(PacketBitReader& in) {
+  if (!in.get_bit()) return 1;
+  if (!in.get_bit()) return 2;
+  uint32_t c = in.get_bits(2);
+  if (c != 3) return 3 + static_cast<int>(c);
+  c = in.get_bits(5);
+  if (c != 31) return 6 + static_cast<int>(c);
+  return 37 + static_cast<int>(in.get_bits(7));
+}
+
+std::string where(int layer, int block) {
+  return "packet header (layer " + std::to_string(layer) + ", code-block " +
+         std::to_string(block) + ")";
+}
+
+}  // namespace
+
+bool pass_ends_codeword_segment(CodeBlockStyle style, int pass) {
+  if (style.termall) return true;
+  if (style.bypass) return pass >= 9 && (pass - 9) % 3 != 1;
+  return false;
+}
+
+std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes) {
+  std::vector<int> pieces;
+  int count = 0;
+  for (int p = passes_before; p < passes_before + new_passes; ++p) {
+    ++count;
+    if (pass_ends_codeword_segment(style, p)) {
+      pieces.push_back(count);
+      count = 0;
+    }
+  }
+  if (count > 0) pieces.push_back(count);
+  return pieces;
+}
+
+uint64_t CodeBlockContribution::body_bytes() const {
+  uint64_t s = 0;
+  for (uint32_t l : lengths) s += l;
+  return s;
+}
+
+Result<PrecinctPacketCoder> PrecinctPacketCoder::create(std::span<const CodeBlockGrid> bands,
+                                                        CodeBlockStyle style,
+                                                        int64_t max_code_blocks) {
+  int64_t total = 0;
+  for (const CodeBlockGrid& g : bands) {
+    if (g.width < 0 || g.height < 0) return invalid_argument("precinct: negative code-block grid");
+    total += int64_t{g.width} * g.height;
+    if (total > max_code_blocks) {
+      return resource_limit("precinct: more than " + std::to_string(max_code_blocks) +
+                            " code-blocks");
+    }
+  }
+  PrecinctPacketCoder c;
+  c.style_ = style;
+  c.bands_.assign(bands.begin(), bands.end());
+  c.blocks_.reserve(static_cast<size_t>(total));
+  for (size_t b = 0; b < bands.size(); ++b) {
+    MALLAT_ASSIGN_OR_RETURN(TagTree inc, TagTree::create(bands[b].width, bands[b].height));
+    MALLAT_ASSIGN_OR_RETURN(TagTree zbp, TagTree::create(bands[b].width, bands[b].height));
+    c.inclusion_.push_back(std::move(inc));
+    c.zero_planes_.push_back(std::move(zbp));
+    for (int y = 0; y < bands[b].height; ++y) {
+      for (int x = 0; x < bands[b].width; ++x) {
+        BlockState s;
+        s.band = static_cast<int>(b);
+        s.x = x;
+        s.y = y;
+        c.blocks_.push_back(s);
+      }
+    }
+  }
+  return c;
+}
+
+void PrecinctPacketCoder::reset() {
+  for (TagTree& t : inclusion_) t.reset();
+  for (TagTree& t : zero_planes_) t.reset();
+  for (BlockState& s : blocks_) s = BlockState{s.band, s.x, s.y};
+}
+
+Status PrecinctPacketCoder::set_code_block(int index, int first_layer, int zero_bitplanes) {
+  if (index < 0 || index >= code_blocks()) {
+    return invalid_argument("precinct: code-block index " + std::to_string(index) + " out of range");
+  }
+  if (first_layer < 0 || zero_bitplanes < 0) {
+    return invalid_argument("precinct: negative first layer or zero bit-planes");
+  }
+  BlockState& s = blocks_[static_cast<size_t>(index)];
+  s.first_layer = first_layer;
+  s.zero_bitplanes = zero_bitplanes;
+  inclusion_[static_cast<size_t>(s.band)].set_value(s.x, s.y, first_layer);
+  zero_planes_[static_cast<size_t>(s.band)].set_value(s.x, s.y, zero_bitplanes);
+  return Status::Ok();
+}
+
+Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockContribution> blocks,
+                                          bool eph, std::vector<uint8_t>& out) {
+  if (blocks.size() != blocks_.size()) {
+    return invalid_argument("packet header: " + std::to_string(blocks.size()) +
+                            " contributions for " + std::to_string(blocks_.size()) + " code-blocks");
+  }
+  // Check everything before writing a bit.
+  bool any = false;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const CodeBlockContribution& c = blocks[i];
+    const BlockState& s = blocks_[i];
+    const int idx = static_cast<int>(i);
+    if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
+      return invalid_argument(where(layer, idx) + ": " + std::to_string(c.new_passes) + " passes");
+    }
+    if (c.new_passes == 0) {
+      if (!s.included && s.first_layer <= layer) {
+        return invalid_argument(where(layer, idx) + ": first inclusion layer " +
+                                std::to_string(s.first_layer) + " but no passes");
+      }
+      continue;
+    }
+    any = true;
+    if (!s.included && s.first_layer != layer) {
+      return invalid_argument(where(layer, idx) + ": included but its first inclusion layer is " +
+                              std::to_string(s.first_layer));
+    }
+    const size_t pieces = codeword_segment_pieces(style_, s.passes, c.new_passes).size();
+    if (c.lengths.size() != pieces) {
+      return invalid_argument(where(layer, idx) + ": " + std::to_string(c.lengths.size()) +
+                              " lengths for " + std::to_string(pieces) + " codeword segments");
+    }
+  }
+
+  PacketBitWriter w(out);
+  w.put_bit(any ? 1 : 0);  // B.10.3: zero-length packet
+  if (any) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const CodeBlockContribution& c = blocks[i];
+      BlockState& s = blocks_[i];
+      TagTree& inc = inclusion_[static_cast<size_t>(s.band)];
+      // B.10.4: code-block inclusion.
+      if (!s.included) {
+        inc.encode(w, s.x, s.y, layer + 1);
+      } else {
+        w.put_bit(c.new_passes > 0 ? 1 : 0);
+      }
+      if (c.new_passes == 0) continue;
+      // B.10.5: zero bit-planes, on first inclusion: the whole value.
+      if (!s.included) {
+        zero_planes_[static_cast<size_t>(s.band)].encode(w, s.x, s.y, s.zero_bitplanes + 1);
+        s.included = true;
+      }
+      // B.10.6: number of coding passes.
+      put_pass_count(w, c.new_passes);
+      // B.10.7: Lblock increment (comma code), then one length per piece.
+      const std::vector<int> pieces = codeword_segment_pieces(style_, s.passes, c.new_passes);
+      int increment = 0;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        const int have = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
+        increment = std::max(increment, bit_length(c.lengths[k]) - have);
+      }
+      for (int k = 0; k < increment; ++k) w.put_bit(1);
+      w.put_bit(0);
+      s.lblock += increment;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        w.put_bits(c.lengths[k], s.lblock + floor_log2(static_cast<uint32_t>(pieces[k])));
+      }
+      s.passes += c.new_passes;
+    }
+  }
+  w.flush();
+  if (eph) {
+    out.push_back(0xFF);
+    out.push_back(kEphSecondByte);
+  }
+  return Status::Ok();
+}
+
+Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uint8_t> header,
+                                                  std::vector<CodeBlockContribution>& blocks) {
+  blocks.assign(blocks_.size(), CodeBlockContribution{});
+  PacketBitReader r(header);
+  const bool any = r.get_bit() != 0;
+  if (any) {
+    for (size_t i = 0; i < blocks_.size(); ++i) {
+      CodeBlockContribution& c = blocks[i];
+      BlockState& s = blocks_[i];
+      const int idx = static_cast<int>(i);
+      bool now = false;
+      if (!s.included) {
+        now = inclusion_[static_cast<size_t>(s.band)].decode(r, s.x, s.y, layer + 1);
+      } else {
+        now = r.get_bit() != 0;
+      }
+      if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at inclusion");
+      if (!now) continue;
+      if (!s.included) {
+        TagTree& zbp = zero_planes_[static_cast<size_t>(s.band)];
+        int t = 1;
+        while (!zbp.decode(r, s.x, s.y, t)) {
+          if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at zero bit-planes");
+          if (++t > kMaxZeroBitplanes + 1) {
+            return corrupt_data(where(layer, idx) + ": more than " +
+                                std::to_string(kMaxZeroBitplanes) + " zero bit-planes");
+          }
+        }
+        s.included = true;
+        s.zero_bitplanes = zbp.value(s.x, s.y);
+        c.first_inclusion = true;
+        c.zero_bitplanes = s.zero_bitplanes;
+      }
+      c.new_passes = get_pass_count(r);
+      if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at pass count");
+      if (s.passes + c.new_passes > kMaxPassesPerCodeBlock) {
+        return corrupt_data(where(layer, idx) + ": more than " +
+                            std::to_string(kMaxPassesPerCodeBlock) + " coding passes");
+      }
+      while (r.get_bit()) {
+        if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at Lblock");
+        if (++s.lblock > 32) return corrupt_data(where(layer, idx) + ": Lblock beyond 32");
+      }
+      const std::vector<int> pieces = codeword_segment_pieces(style_, s.passes, c.new_passes);
+      c.lengths.resize(pieces.size());
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        const int bits = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
+        if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " +
+                                           std::to_string(bits) + " bits");
+        c.lengths[k] = r.get_bits(bits);
+      }
+      if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at segment lengths");
+      s.passes += c.new_passes;
+    }
+  }
+  r.align();
+  if (r.overrun()) return corrupt_data(where(layer, -1) + ": truncated");
+  size_t pos = r.position();
+  if (pos + 1 < header.size() && header[pos] == 0xFF && header[pos + 1] == kEphSecondByte) {
+    pos += 2;  // A.8.2: EPH
+  }
+  return pos;
+}
+
+void write_sop(uint16_t packet_index, std::vector<uint8_t>& out) {
+  const uint8_t sop[6] = {0xFF, kSopSecondByte, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
+                          static_cast<uint8_t>(packet_index & 0xFF)};
+  out.insert(out.end(), sop, sop + 6);
+}
+
+Result<size_t> skip_sop(std::span<const uint8_t> data) {
+  if (data.size() < 2 || data[0] != 0xFF || data[1] != kSopSecondByte) return size_t{0};
+  if (data.size() < 6) return corrupt_data("SOP marker segment truncated");
+  if (data[2] != 0 || data[3] != 4) {
+    return corrupt_data("SOP marker segment with Lsop " + std::to_string(data[2] << 8 | data[3]));
+  }
+  return size_t{6};
+}
+
+}  // namespace mallat::codec

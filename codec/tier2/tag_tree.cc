@@ -1,0 +1,129 @@
+#include "codec/tier2/tag_tree.h"
+
+#include <algorithm>
+#include <string>
+
+namespace mallat::codec {
+
+Result<TagTree> TagTree::create(int width, int height, int64_t max_leaves) {
+  if (width < 0 || height < 0) {
+    return invalid_argument("tag tree: negative size " + std::to_string(width) + "x" +
+                            std::to_string(height));
+  }
+  if (int64_t{width} * height > max_leaves) {
+    return resource_limit("tag tree: " + std::to_string(width) + "x" + std::to_string(height) +
+                          " leaves exceed the limit of " + std::to_string(max_leaves));
+  }
+  TagTree t;
+  t.width_ = width;
+  t.height_ = height;
+  if (width == 0 || height == 0) return t;
+  // Levels: w x h, ceil(w/2) x ceil(h/2), ..., 1 x 1.
+  std::vector<std::pair<int, int>> levels;
+  int w = width, h = height;
+  size_t total = 0;
+  for (;;) {
+    levels.emplace_back(w, h);
+    total += static_cast<size_t>(w) * static_cast<size_t>(h);
+    if (w == 1 && h == 1) break;
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+  }
+  t.nodes_.resize(total);
+  size_t start = 0;
+  for (size_t l = 0; l + 1 < levels.size(); ++l) {
+    const auto [lw, lh] = levels[l];
+    const size_t next = start + static_cast<size_t>(lw) * static_cast<size_t>(lh);
+    const int pw = levels[l + 1].first;
+    for (int y = 0; y < lh; ++y) {
+      for (int x = 0; x < lw; ++x) {
+        t.nodes_[start + static_cast<size_t>(y) * lw + x].parent =
+            static_cast<int>(next + static_cast<size_t>(y / 2) * pw + x / 2);
+      }
+    }
+    start = next;
+  }
+  t.path_.resize(levels.size());
+  t.leaves_ = width * height;
+  return t;
+}
+
+void TagTree::reset() {
+  for (Node& n : nodes_) {
+    n.value = kUnknown;
+    n.low = 0;
+    n.known = false;
+  }
+  minima_stale_ = false;
+}
+
+void TagTree::set_value(int x, int y, int value) {
+  nodes_[leaf_index(x, y)].value = value;
+  minima_stale_ = true;
+}
+
+// Children precede their parent in nodes_, so one pass in order suffices.
+void TagTree::update_minima() {
+  for (size_t i = static_cast<size_t>(leaves_); i < nodes_.size(); ++i) nodes_[i].value = kUnknown;
+  for (const Node& n : nodes_) {
+    if (n.parent >= 0) nodes_[n.parent].value = std::min(nodes_[n.parent].value, n.value);
+  }
+  minima_stale_ = false;
+}
+
+int TagTree::path_to(int x, int y) {
+  int n = 0;
+  for (int i = leaf_index(x, y); i >= 0; i = nodes_[i].parent) path_[n++] = i;
+  return n;
+}
+
+void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
+  if (minima_stale_) update_minima();
+  const int depth = path_to(x, y);
+  int low = 0;
+  for (int k = depth - 1; k >= 0; --k) {  // root first
+    Node& node = nodes_[path_[k]];
+    if (low > node.low) {
+      node.low = low;
+    } else {
+      low = node.low;
+    }
+    while (low < threshold) {
+      if (low >= node.value) {
+        if (!node.known) {
+          out.put_bit(1);
+          node.known = true;
+        }
+        break;
+      }
+      out.put_bit(0);
+      ++low;
+    }
+    node.low = low;
+  }
+}
+
+bool TagTree::decode(PacketBitReader& in, int x, int y, int threshold) {
+  const int depth = path_to(x, y);
+  int low = 0;
+  for (int k = depth - 1; k >= 0; --k) {
+    Node& node = nodes_[path_[k]];
+    if (low > node.low) {
+      node.low = low;
+    } else {
+      low = node.low;
+    }
+    while (low < threshold && low < node.value) {
+      if (in.get_bit()) {
+        node.value = low;
+      } else {
+        ++low;
+      }
+      if (in.overrun()) return false;
+    }
+    node.low = low;
+  }
+  return nodes_[path_[0]].value < threshold;
+}
+
+}  // namespace mallat::codec
