@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "dwt/dwt.h"
 #include "dwt/geometry.h"
+#include "tools/option_table.h"
 
 namespace mallat::tools {
 namespace {
@@ -35,11 +36,11 @@ struct Options {
   std::string csv;
 };
 
-const char kUsage[] =
-    "usage: mallat bench dwt [--backend auto|cpu|cuda|reference] [--size WxH]...\n"
-    "         [--components N]... [--levels L]... [--wavelet 53|97|all]\n"
-    "         [--direction forward|inverse|all] [--runs N] [--warmup N] [--threads N]\n"
-    "         [--csv FILE]\n";
+const char kIntro[] =
+    "usage: mallat bench dwt [options]\n"
+    "Times the forward and inverse DWT of one backend on synthetic planes, for every\n"
+    "combination of the sizes, component counts, wavelets, directions and level counts\n"
+    "given; a repeatable option given once or more replaces its default list.\n";
 
 Result<int> parse_int(const std::string& flag, const std::string& text, int lo, int hi) {
   try {
@@ -60,44 +61,60 @@ Result<Size> parse_size(const std::string& text) {
   return Size{w, h};
 }
 
-Result<Options> parse(const std::vector<std::string>& args) {
-  Options o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (i + 1 >= args.size()) return invalid_argument(flag + ": missing value");
-    const std::string& value = args[++i];
-    if (flag == "--backend") {
-      MALLAT_ASSIGN_OR_RETURN(o.backend, dwt::parse_backend_kind(value));
-    } else if (flag == "--size") {
-      MALLAT_ASSIGN_OR_RETURN(Size s, parse_size(value));
-      o.sizes.push_back(s);
-    } else if (flag == "--components") {
-      MALLAT_ASSIGN_OR_RETURN(int c, parse_int(flag, value, 1, 64));
-      o.components.push_back(c);
-    } else if (flag == "--levels") {
-      MALLAT_ASSIGN_OR_RETURN(int l, parse_int(flag, value, 0, 32));
-      o.levels.push_back(l);
-    } else if (flag == "--wavelet") {
-      if (value == "53") o.wavelets = {dwt::Wavelet::k53};
-      else if (value == "97") o.wavelets = {dwt::Wavelet::k97};
-      else if (value != "all") return invalid_argument("--wavelet: 53, 97 or all");
-    } else if (flag == "--direction") {
-      if (value == "forward") o.directions = {dwt::Direction::kForward};
-      else if (value == "inverse") o.directions = {dwt::Direction::kInverse};
-      else if (value != "all") return invalid_argument("--direction: forward, inverse or all");
-    } else if (flag == "--runs") {
-      MALLAT_ASSIGN_OR_RETURN(o.runs, parse_int(flag, value, 1, 100000));
-    } else if (flag == "--warmup") {
-      MALLAT_ASSIGN_OR_RETURN(o.warmup, parse_int(flag, value, 0, 100000));
-    } else if (flag == "--threads") {
-      MALLAT_ASSIGN_OR_RETURN(o.threads, parse_int(flag, value, 0, 1024));
-    } else if (flag == "--csv") {
-      o.csv = value;
-    } else {
-      return invalid_argument("unknown option " + flag);
-    }
-  }
-  return o;
+// A Result's error as the Status an option's action returns.
+template <typename T>
+Status into(Result<T> r, T* out) {
+  if (!r.ok()) return r.status();
+  *out = std::move(r).value();
+  return Status::Ok();
+}
+
+const std::vector<Option<Options>>& table() {
+  static const std::vector<Option<Options>> rows = {
+      {{"--backend"}, "auto|cpu|cuda|reference", "the backend timed (default auto: CUDA when a device is present)",
+       "cpu", [](Options& o, const std::string& v) { return into(dwt::parse_backend_kind(v), &o.backend).with_context("--backend"); }},
+      {{"--size"}, "WxH",
+       "plane size, repeatable (default: 4096x4096 on the CPU; 1920x1080, 3840x2160 and 7680x4320 on CUDA)",
+       "64x48",
+       [](Options& o, const std::string& v) {
+         o.sizes.emplace_back();
+         return into(parse_size(v), &o.sizes.back());
+       }},
+      {{"--components"}, "N", "planes transformed together, 1..64, repeatable (default: 1; 1 and 3 on CUDA)", "3",
+       [](Options& o, const std::string& v) {
+         o.components.emplace_back();
+         return into(parse_int("--components", v, 1, 64), &o.components.back());
+       }},
+      {{"--levels"}, "L", "decomposition levels, 0..32, repeatable (default: 1, 3 and 5)", "2",
+       [](Options& o, const std::string& v) {
+         o.levels.emplace_back();
+         return into(parse_int("--levels", v, 0, 32), &o.levels.back());
+       }},
+      {{"--wavelet"}, "53|97|all", "the 5/3 or the 9/7 wavelet, or both (default all)", "53",
+       [](Options& o, const std::string& v) {
+         if (v == "53") o.wavelets = {dwt::Wavelet::k53};
+         else if (v == "97") o.wavelets = {dwt::Wavelet::k97};
+         else if (v != "all") return invalid_argument("--wavelet: 53, 97 or all");
+         return Status::Ok();
+       }},
+      {{"--direction"}, "forward|inverse|all", "the forward or the inverse transform, or both (default all)",
+       "inverse",
+       [](Options& o, const std::string& v) {
+         if (v == "forward") o.directions = {dwt::Direction::kForward};
+         else if (v == "inverse") o.directions = {dwt::Direction::kInverse};
+         else if (v != "all") return invalid_argument("--direction: forward, inverse or all");
+         return Status::Ok();
+       }},
+      {{"--runs"}, "N", "timed runs per case, 1..100000, of which the median is reported (default 5; 50 on CUDA)",
+       "3", [](Options& o, const std::string& v) { return into(parse_int("--runs", v, 1, 100000), &o.runs); }},
+      {{"--warmup"}, "N", "untimed runs before them, 0..100000 (default 1; 5 on CUDA)", "0",
+       [](Options& o, const std::string& v) { return into(parse_int("--warmup", v, 0, 100000), &o.warmup); }},
+      {{"--threads"}, "N", "CPU backend threads, 0..1024 (default 0: one per hardware thread)", "2",
+       [](Options& o, const std::string& v) { return into(parse_int("--threads", v, 0, 1024), &o.threads); }},
+      {{"--csv"}, "FILE", "also write one line per case to FILE, as comma-separated values", "bench.csv",
+       [](Options& o, const std::string& v) { o.csv = v; return Status::Ok(); }},
+  };
+  return rows;
 }
 
 std::string cpu_model() {
@@ -163,17 +180,20 @@ std::string rate_text(double samples_per_s) {
 
 }  // namespace
 
+CommandOptions bench_dwt_options() { return command_options<Options>("bench dwt", table()); }
+
 int bench_dwt_main(const std::vector<std::string>& args) {
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
-  Result<Options> parsed = parse(args);
+  Options o;
+  Result<Parsed> parsed = parse_options(table(), args, o);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "%s\n%s", parsed.status().to_string().c_str(), kUsage);
+    std::fprintf(stderr, "%s\nusage: mallat bench dwt [options]   (mallat bench dwt --help)\n",
+                 parsed.status().to_string().c_str());
     return 2;
   }
-  Options o = std::move(parsed).value();
+  if (*parsed == Parsed::kHelp) {
+    std::fputs(help_text(kIntro, option_texts(table())).c_str(), stdout);
+    return 0;
+  }
   Result<std::unique_ptr<dwt::Backend>> made = dwt::make_backend(o.backend, o.threads);
   if (!made.ok()) {
     std::fprintf(stderr, "mallat bench dwt: %s\n", made.status().to_string().c_str());

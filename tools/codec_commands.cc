@@ -1,5 +1,6 @@
 // encode and decode, with opj_compress / opj_decompress option names where
-// the meaning is the same.
+// the meaning is the same. Each command's options are one table
+// (tools/option_table.h) that both the parser and --help read.
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -18,73 +19,20 @@
 namespace mallat::tools {
 namespace {
 
-const char kEncodeUsage[] =
+// The text --help prints before each command's option list.
+const char kEncodeIntro[] =
     "usage: mallat encode -i IN -o OUT [options]\n"
     "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
-    "file, .j2k or .j2c a raw codestream. Lossless (reversible 5/3 + RCT) by default.\n"
-    "\n"
-    "  -I              irreversible path: ICT + 9/7 wavelet + dead-zone quantisation\n"
-    "  -r R,R,...      one quality layer per compression ratio (decreasing): the file is\n"
-    "                  at most (bits of the raw image / 8) / R bytes; 1 = lossless layer.\n"
-    "                  Without -I the reversible 5/3 stream is truncated (lossy 5/3)\n"
-    "  --bpp B,B,...   one layer per size in bits per pixel of the whole file (increasing)\n"
-    "  -q P,P,...      one layer per PSNR in dB (increasing); 0 = lossless layer\n"
-    "  --quant Q       expounded (default: a step per subband) or derived (one step, E-5)\n"
-    "  -GuardBits N    guard bits 0..7 (default 2)\n"
-    "  -n N            number of resolutions (decomposition levels + 1), default 6\n"
-    "  -b W,H          code-block size, powers of two 4..1024, W*H <= 4096, default 64,64\n"
-    "  -t W,H          tile size (default: one tile)\n"
-    "  -T X,Y          tile grid origin\n"
-    "  -d X,Y          image origin on the reference grid\n"
-    "  -c [W,H],...    precinct sizes (powers of two), highest resolution first;\n"
-    "                  the last repeats for lower resolutions\n"
-    "  -p ORDER        progression order: LRCP (default), RLCP, RPCL, PCRL, CPRL\n"
-    "  -M N            code-block mode switches, a sum of 1 BYPASS, 2 RESET, 4 TERMALL,\n"
-    "                  8 VSC, 16 ERTERM, 32 SEGMARK (as opj_compress)\n"
-    "  -mct 0|1        colour transform off / on (default: on for 3+ components)\n"
-    "  -SOP, -EPH      write SOP / EPH markers\n"
-    "  -TLM, -PLT      write TLM / PLT markers\n"
-    "  -POC T<t>=<resStart>,<compStart>,<layerEnd>,<resEnd>,<compEnd>,<order>/...\n"
-    "                  progression changes of tile t (from 1, as opj_compress), written in\n"
-    "                  its tile-part header; packets they leave out follow in the -p order\n"
-    "  -TP R|L|C       divide each tile into tile-parts wherever the progression moves to\n"
-    "                  another resolution (R), layer (L) or component (C)\n"
-    "  --ppm           (mallat only) packet headers in PPM segments of the main header\n"
-    "  --ppt           (mallat only) packet headers in PPT segments of each tile-part header\n"
-    "  -ROI c=C,U=S    max-shift region of interest: every coefficient of component C\n"
-    "                  shifted up by S bit-planes (0..37), RGN marker (as opj_compress:\n"
-    "                  the whole component is the region)\n"
-    "  -threads N      Tier-1 threads (default: all cores); output is identical for any N\n"
-    "  --dwt B         wavelet backend: cpu (default: faster for whole files), cuda, or\n"
-    "                  auto (cuda when a device is present); output is identical\n"
-    "  --max-memory S  refuse an input image whose samples need more than S bytes (K, M or G\n"
-    "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
+    "file, .j2k or .j2c a raw codestream. Lossless (reversible 5/3 + RCT) by default.\n";
 
-const char kDecodeUsage[] =
+const char kDecodeIntro[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
     "Decodes a JPEG 2000 codestream (.j2k, .j2c) or JP2 file to an image; OUT's extension\n"
     "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
     "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
     "RGB; a restricted ICC profile is written into PNG and TIFF output. Sub-sampled\n"
     "components are upsampled for PNM, PNG, TIFF and BMP. PGX output of N > 1\n"
-    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n"
-    "\n"
-    "  -r N            reduce: discard the N highest resolution levels\n"
-    "  -l N            decode only the first N quality layers\n"
-    "  -t N            decode only tile N\n"
-    "  -p B[C|S],...   force the precision of components to B bits (0: keep), per\n"
-    "                  component, the last repeating; C clips (default), S scales\n"
-    "                  (down by a right shift, up by (2^B-1)/(2^b-1)), as opj_decompress\n"
-    "  -upsample       bring sub-sampled components to the image size (any format)\n"
-    "  -force-rgb      write greyscale as RGB (the grey channel three times)\n"
-    "  -split-pnm      PNM output: one PGM per component, OUT's stem + _<c>.pgm\n"
-    "  --icc-to-srgb   apply the file's restricted ICC profile: sRGB samples, no profile\n"
-    "  -threads N      threads for decoding and for the conversion to PNM (default: all\n"
-    "                  cores); output is identical for any N\n"
-    "  --dwt B         wavelet backend: cpu (default: faster for whole files), cuda, or\n"
-    "                  auto (cuda when a device is present); output is identical\n"
-    "  --max-memory S  refuse a stream whose headers need more memory than S bytes (K, M or G\n"
-    "                  suffix: 1024-based); default: half of the machine's memory or ulimit -v\n";
+    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
 
 bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
   int64_t v = 0;
@@ -167,27 +115,34 @@ bool parse_order(const std::string& s, codec::ProgressionOrder* out) {
   return false;
 }
 
-// -threads N and --dwt B, which encode and decode share; returns an error
-// message, empty when the value is good.
-std::string parse_run_option(const std::string& option, const std::string& value, int* threads,
-                             dwt::BackendKind* backend) {
-  if (option == "-threads") {
-    int64_t n;
-    if (!parse_int(value, 1, 1024, &n)) return "-threads must be 1..1024, got '" + value + "'";
-    *threads = static_cast<int>(n);
-    return "";
-  }
-  auto kind = dwt::parse_backend_kind(value);
-  if (!kind.ok()) return kind.status().message();
-  *backend = *kind;
-  return "";
+// An error message from the parsers that return one (empty: good) as a Status.
+Status usage_status(const std::string& error) {
+  return error.empty() ? Status::Ok() : invalid_argument(error);
 }
 
-// --max-memory S, which encode (input image) and decode (stream) share.
-std::string parse_max_memory(const std::string& value, uint64_t* bytes) {
-  if (parse_byte_size(value, bytes)) return "";
-  return "--max-memory must be a size in bytes such as 512M or 4G, got '" + value + "'";
+// -threads N, --dwt B and --max-memory S, which encode and decode share.
+Status parse_threads(const std::string& value, int* threads) {
+  int64_t n;
+  if (!parse_int(value, 1, 1024, &n)) return invalid_argument("-threads must be 1..1024, got '" + value + "'");
+  *threads = static_cast<int>(n);
+  return Status::Ok();
 }
+
+Status parse_backend(const std::string& value, dwt::BackendKind* backend) {
+  auto kind = dwt::parse_backend_kind(value);
+  if (!kind.ok()) return kind.status().with_context("--dwt");
+  *backend = *kind;
+  return Status::Ok();
+}
+
+Status parse_max_memory(const std::string& value, uint64_t* bytes) {
+  if (parse_byte_size(value, bytes)) return Status::Ok();
+  return invalid_argument("--max-memory must be a size in bytes such as 512M or 4G, got '" + value + "'");
+}
+
+constexpr std::string_view kDwtHelp =
+    "wavelet backend: cpu (default: faster for whole files), cuda, or auto (cuda when a device is present); "
+    "output is identical";
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
   if (s.size() < suffix.size()) return false;
@@ -195,174 +150,286 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(a) == std::tolower(b); });
 }
 
+// What encode's options fill in.
+struct EncodeSettings {
+  std::string in, out;
+  codec::EncodeOptions codec;
+  uint64_t max_memory = 0;  // 0: io's default
+};
+
+// What decode's options fill in.
+struct DecodeSettings {
+  std::string in, out;
+  codec::DecodeOptions codec;
+  DecodeOutputOptions output;
+};
+
+using EncodeOption = Option<EncodeSettings>;
+using DecodeOption = Option<DecodeSettings>;
+using Rate = codec::EncodeOptions::RateKind;
+using Packed = codec::EncodeOptions::PackedHeaders;
+
+// -r, --bpp and -q: one list of layer targets, of one kind.
+Status set_rates(EncodeSettings& s, Rate kind, const char* option, const std::string& v) {
+  if (s.codec.rate_kind != Rate::kNone && s.codec.rate_kind != kind)
+    return invalid_argument("-r, --bpp and -q exclude each other");
+  s.codec.rate_kind = kind;
+  if (!parse_doubles(v, &s.codec.rate_values) || s.codec.rate_values.size() > 65535)
+    return invalid_argument(std::string(option) + " needs numbers >= 0 separated by commas, got '" + v + "'");
+  return Status::Ok();
+}
+
+// --ppm and --ppt: where packet headers go, one place only.
+Status set_packed(EncodeSettings& s, Packed packed) {
+  if (s.codec.packed_headers != Packed::kNone && s.codec.packed_headers != packed)
+    return invalid_argument("--ppm and --ppt exclude each other");
+  s.codec.packed_headers = packed;
+  return Status::Ok();
+}
+
+// Two numbers "A,B" in lo..hi into `a` and `b`, or `error`.
+Status set_pair(const std::string& v, int64_t lo, std::string error, uint32_t* a, uint32_t* b) {
+  int64_t x, y;
+  if (!parse_pair(v, lo, UINT32_MAX, &x, &y)) return invalid_argument(error + ", got '" + v + "'");
+  *a = static_cast<uint32_t>(x);
+  *b = static_cast<uint32_t>(y);
+  return Status::Ok();
+}
+
+const std::vector<EncodeOption>& encode_table() {
+  static const std::vector<EncodeOption> table = {
+      {{"-i"}, "IN", "the image to encode: PNG, TIFF, PNM, PGX or BMP (required)", "in.ppm",
+       [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-o"}, "OUT", "the file to write: .jp2 (JP2 file), .j2k or .j2c (codestream) (required)", "out.j2k",
+       [](EncodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
+       [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
+      {{"-r"}, "R,R,...",
+       "one quality layer per compression ratio (decreasing): the file is at most (bits of the raw image / 8) / R "
+       "bytes; 1 = lossless layer. Without -I the reversible 5/3 stream is truncated (lossy 5/3). -r, --bpp and -q "
+       "exclude each other",
+       "40,20,10", [](EncodeSettings& s, const std::string& v) { return set_rates(s, Rate::kRatio, "-r", v); }},
+      {{"--bpp"}, "B,B,...", "one layer per size in bits per pixel of the whole file (increasing)", "0.5,1,2",
+       [](EncodeSettings& s, const std::string& v) { return set_rates(s, Rate::kBitsPerPixel, "--bpp", v); }},
+      {{"-q"}, "P,P,...", "one layer per PSNR in dB (increasing); 0 = lossless layer", "30,40,0",
+       [](EncodeSettings& s, const std::string& v) { return set_rates(s, Rate::kPsnr, "-q", v); }},
+      {{"--quant"}, "Q", "expounded (default: a step per subband) or derived (one step, E-5; needs -I)", "derived",
+       [](EncodeSettings& s, const std::string& v) {
+         if (v != "expounded" && v != "derived")
+           return invalid_argument("--quant must be expounded or derived, got '" + v + "'");
+         s.codec.derived_quantization = v == "derived";
+         return Status::Ok();
+       }},
+      {{"-GuardBits"}, "N", "guard bits 0..7 (default 2)", "1",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 7, &x)) return invalid_argument("-GuardBits must be 0..7, got '" + v + "'");
+         s.codec.guard_bits = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-n"}, "N", "number of resolutions (decomposition levels + 1), default 6", "4",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 1, 33, &x)) return invalid_argument("-n must be 1..33, got '" + v + "'");
+         s.codec.resolutions = static_cast<int>(x);
+         s.codec.resolutions_explicit = true;
+         return Status::Ok();
+       }},
+      {{"-b"}, "W,H", "code-block size, powers of two 4..1024, W*H <= 4096, default 64,64", "32,32",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x, y;
+         if (!parse_pair(v, 4, 1024, &x, &y) || log2_exact(x) < 0 || log2_exact(y) < 0 || x * y > 4096)
+           return invalid_argument("-b needs W,H: powers of two 4..1024 with W*H <= 4096, got '" + v + "'");
+         s.codec.xcb = log2_exact(x);
+         s.codec.ycb = log2_exact(y);
+         return Status::Ok();
+       }},
+      {{"-t"}, "W,H", "tile size (default: one tile)", "256,256",
+       [](EncodeSettings& s, const std::string& v) {
+         return set_pair(v, 1, "-t needs W,H", &s.codec.tile_width, &s.codec.tile_height);
+       }},
+      {{"-T"}, "X,Y", "tile grid origin", "3,5",
+       [](EncodeSettings& s, const std::string& v) {
+         return set_pair(v, 0, "-T needs X,Y", &s.codec.tile_x0, &s.codec.tile_y0);
+       }},
+      {{"-d"}, "X,Y", "image origin on the reference grid", "7,9",
+       [](EncodeSettings& s, const std::string& v) {
+         return set_pair(v, 0, "-d needs X,Y", &s.codec.image_x0, &s.codec.image_y0);
+       }},
+      {{"-c"}, "[W,H],...",
+       "precinct sizes (powers of two), highest resolution first; the last repeats for lower resolutions",
+       "[256,256],[128,128]",
+       [](EncodeSettings& s, const std::string& v) {
+         if (!parse_precincts(v, &s.codec.precincts))
+           return invalid_argument("-c needs [W,H],... with powers of two, got '" + v + "'");
+         return Status::Ok();
+       }},
+      {{"-p"}, "ORDER", "progression order: LRCP (default), RLCP, RPCL, PCRL, CPRL", "RPCL",
+       [](EncodeSettings& s, const std::string& v) {
+         if (!parse_order(v, &s.codec.order))
+           return invalid_argument("-p must be LRCP, RLCP, RPCL, PCRL or CPRL, got '" + v + "'");
+         return Status::Ok();
+       }},
+      {{"-M"}, "N",
+       "code-block mode switches, a sum of 1 BYPASS, 2 RESET, 4 TERMALL, 8 VSC, 16 ERTERM, 32 SEGMARK (as "
+       "opj_compress)",
+       "63",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 63, &x)) return invalid_argument("-M must be 0..63, got '" + v + "'");
+         s.codec.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(x));
+         return Status::Ok();
+       }},
+      {{"-mct"}, "0|1", "colour transform off / on (default: on for 3+ components)", "0",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 1, &x)) return invalid_argument("-mct must be 0 or 1, got '" + v + "'");
+         s.codec.mct = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-SOP"}, "", "write SOP markers", "",
+       [](EncodeSettings& s, const std::string&) { s.codec.sop = true; return Status::Ok(); }},
+      {{"-EPH"}, "", "write EPH markers", "",
+       [](EncodeSettings& s, const std::string&) { s.codec.eph = true; return Status::Ok(); }},
+      {{"-TLM"}, "", "write TLM markers", "",
+       [](EncodeSettings& s, const std::string&) { s.codec.tlm = true; return Status::Ok(); }},
+      {{"-PLT"}, "", "write PLT markers", "",
+       [](EncodeSettings& s, const std::string&) { s.codec.plt = true; return Status::Ok(); }},
+      {{"-POC"}, "T<t>=<resStart>,<compStart>,<layerEnd>,<resEnd>,<compEnd>,<order>/...",
+       "progression changes of tile t (from 1, as opj_compress), written in its tile-part header; packets they "
+       "leave out follow in the -p order",
+       "T1=0,0,1,6,3,CPRL",
+       [](EncodeSettings& s, const std::string& v) {
+         return usage_status(parse_poc(v, &s.codec.progression_changes));
+       }},
+      {{"-TP"}, "R|L|C",
+       "divide each tile into tile-parts wherever the progression moves to another resolution (R), layer (L) or "
+       "component (C)",
+       "R", [](EncodeSettings& s, const std::string& v) { return usage_status(parse_tile_parts(v, &s.codec.tile_parts)); }},
+      {{"--ppm"}, "", "(mallat only) packet headers in PPM segments of the main header", "",
+       [](EncodeSettings& s, const std::string&) { return set_packed(s, Packed::kPpm); }},
+      {{"--ppt"}, "", "(mallat only) packet headers in PPT segments of each tile-part header", "",
+       [](EncodeSettings& s, const std::string&) { return set_packed(s, Packed::kPpt); }},
+      {{"-ROI"}, "c=C,U=S",
+       "max-shift region of interest: every coefficient of component C shifted up by S bit-planes (0..37), RGN "
+       "marker (as opj_compress: the whole component is the region)",
+       "c=0,U=5", [](EncodeSettings& s, const std::string& v) { return usage_status(parse_roi(v, &s.codec.roi)); }},
+      {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
+       [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
+      {{"--dwt"}, "B", kDwtHelp, "cpu",
+       [](EncodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      {{"--max-memory"}, "S",
+       "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
+       "of the machine's memory or ulimit -v",
+       "512M", [](EncodeSettings& s, const std::string& v) { return parse_max_memory(v, &s.max_memory); }},
+  };
+  return table;
+}
+
+const std::vector<DecodeOption>& decode_table() {
+  static const std::vector<DecodeOption> table = {
+      {{"-i"}, "IN", "the codestream (.j2k, .j2c) or JP2 file to decode (required)", "in.jp2",
+       [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-o"}, "OUT", "the image to write; its extension picks the format (required)", "out.ppm",
+       [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 32, &x)) return invalid_argument("-r must be 0..32, got '" + v + "'");
+         s.codec.reduce = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-l"}, "N", "decode only the first N quality layers", "1",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 1, 65535, &x)) return invalid_argument("-l must be 1..65535, got '" + v + "'");
+         s.codec.layers = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-t"}, "N", "decode only tile N", "0",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 65534, &x)) return invalid_argument("-t must be a tile index, got '" + v + "'");
+         s.codec.tile = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-p"}, "B[C|S],...",
+       "force the precision of components to B bits (0: keep), per component, the last repeating; C clips "
+       "(default), S scales (down by a right shift, up by (2^B-1)/(2^b-1)), as opj_decompress",
+       "8S,0,12C",
+       [](DecodeSettings& s, const std::string& v) {
+         auto requests = codec::parse_precision_requests(v);
+         if (!requests.ok()) return requests.status();
+         s.output.precision = std::move(*requests);
+         return Status::Ok();
+       }},
+      {{"-upsample"}, "", "bring sub-sampled components to the image size (any format)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.upsample = true; return Status::Ok(); }},
+      {{"-force-rgb"}, "", "write greyscale as RGB (the grey channel three times)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
+      {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
+       [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
+      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile", "",
+       [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},
+      {{"-threads"}, "N",
+       "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
+       [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
+      {{"--dwt"}, "B", kDwtHelp, "cpu",
+       [](DecodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      {{"--max-memory"}, "S",
+       "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
+       "of the machine's memory or ulimit -v",
+       "1G", [](DecodeSettings& s, const std::string& v) { return parse_max_memory(v, &s.codec.max_memory); }},
+  };
+  return table;
+}
+
 }  // namespace
 
+CommandOptions encode_options() { return command_options<EncodeSettings>("encode", encode_table()); }
+CommandOptions decode_options() { return command_options<DecodeSettings>("decode", decode_table()); }
+
 int encode_main(const Args& args) {
-  std::string in, out;
-  codec::EncodeOptions opt;
-  uint64_t max_memory = 0;   // 0: io's default
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kEncodeUsage, stdout);
-      return 0;
-    }
-    const bool flag = a == "-SOP" || a == "-EPH" || a == "-TLM" || a == "-PLT" || a == "-I" || a == "--ppm" ||
-                      a == "--ppt";
-    if (!flag && i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
-    const std::string v = flag ? "" : args[i + 1];
-    if (!flag) ++i;
-    int64_t x, y;
-    if (a == "-i") {
-      in = v;
-    } else if (a == "-o") {
-      out = v;
-    } else if (a == "-n") {
-      if (!parse_int(v, 1, 33, &x)) return usage_error("-n must be 1..33, got '" + v + "'");
-      opt.resolutions = static_cast<int>(x);
-      opt.resolutions_explicit = true;
-    } else if (a == "-b") {
-      if (!parse_pair(v, 4, 1024, &x, &y) || log2_exact(x) < 0 || log2_exact(y) < 0 ||
-          x * y > 4096)
-        return usage_error("-b needs W,H: powers of two 4..1024 with W*H <= 4096, got '" + v + "'");
-      opt.xcb = log2_exact(x);
-      opt.ycb = log2_exact(y);
-    } else if (a == "-t") {
-      if (!parse_pair(v, 1, UINT32_MAX, &x, &y)) return usage_error("-t needs W,H, got '" + v + "'");
-      opt.tile_width = static_cast<uint32_t>(x);
-      opt.tile_height = static_cast<uint32_t>(y);
-    } else if (a == "-T") {
-      if (!parse_pair(v, 0, UINT32_MAX, &x, &y)) return usage_error("-T needs X,Y, got '" + v + "'");
-      opt.tile_x0 = static_cast<uint32_t>(x);
-      opt.tile_y0 = static_cast<uint32_t>(y);
-    } else if (a == "-d") {
-      if (!parse_pair(v, 0, UINT32_MAX, &x, &y)) return usage_error("-d needs X,Y, got '" + v + "'");
-      opt.image_x0 = static_cast<uint32_t>(x);
-      opt.image_y0 = static_cast<uint32_t>(y);
-    } else if (a == "-c") {
-      if (!parse_precincts(v, &opt.precincts))
-        return usage_error("-c needs [W,H],... with powers of two, got '" + v + "'");
-    } else if (a == "-p") {
-      if (!parse_order(v, &opt.order))
-        return usage_error("-p must be LRCP, RLCP, RPCL, PCRL or CPRL, got '" + v + "'");
-    } else if (a == "-M") {
-      if (!parse_int(v, 0, 63, &x)) return usage_error("-M must be 0..63, got '" + v + "'");
-      opt.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(x));
-    } else if (a == "-mct") {
-      if (!parse_int(v, 0, 1, &x)) return usage_error("-mct must be 0 or 1, got '" + v + "'");
-      opt.mct = static_cast<int>(x);
-    } else if (a == "-SOP") {
-      opt.sop = true;
-    } else if (a == "-EPH") {
-      opt.eph = true;
-    } else if (a == "-TLM") {
-      opt.tlm = true;
-    } else if (a == "-PLT") {
-      opt.plt = true;
-    } else if (a == "-I") {
-      opt.reversible = false;
-    } else if (a == "--ppm" || a == "--ppt") {
-      using Packed = codec::EncodeOptions::PackedHeaders;
-      const Packed packed = a == "--ppm" ? Packed::kPpm : Packed::kPpt;
-      if (opt.packed_headers != Packed::kNone && opt.packed_headers != packed)
-        return usage_error("--ppm and --ppt exclude each other");
-      opt.packed_headers = packed;
-    } else if (a == "-POC" || a == "-TP" || a == "-ROI") {
-      const std::string error = a == "-POC"  ? parse_poc(v, &opt.progression_changes)
-                                : a == "-TP" ? parse_tile_parts(v, &opt.tile_parts)
-                                             : parse_roi(v, &opt.roi);
-      if (!error.empty()) return usage_error(error);
-    } else if (a == "-r" || a == "--bpp" || a == "-q") {
-      using Kind = codec::EncodeOptions::RateKind;
-      const Kind kind = a == "-r" ? Kind::kRatio : a == "--bpp" ? Kind::kBitsPerPixel : Kind::kPsnr;
-      if (opt.rate_kind != Kind::kNone && opt.rate_kind != kind)
-        return usage_error("-r, --bpp and -q exclude each other");
-      opt.rate_kind = kind;
-      if (!parse_doubles(v, &opt.rate_values) || opt.rate_values.size() > 65535)
-        return usage_error(a + " needs numbers >= 0 separated by commas, got '" + v + "'");
-    } else if (a == "--quant") {
-      if (v != "expounded" && v != "derived")
-        return usage_error("--quant must be expounded or derived, got '" + v + "'");
-      opt.derived_quantization = v == "derived";
-    } else if (a == "-GuardBits") {
-      if (!parse_int(v, 0, 7, &x)) return usage_error("-GuardBits must be 0..7, got '" + v + "'");
-      opt.guard_bits = static_cast<int>(x);
-    } else if (a == "--max-memory") {
-      std::string error = parse_max_memory(v, &max_memory);
-      if (!error.empty()) return usage_error(error);
-    } else if (a == "-threads" || a == "--dwt") {
-      std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
-      if (!error.empty()) return usage_error(error);
-    } else {
-      return usage_error("unknown option '" + a + "'");
-    }
+  EncodeSettings s;
+  Result<Parsed> parsed = parse_options(encode_table(), args, s);
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (*parsed == Parsed::kHelp) {
+    std::fputs(help_text(kEncodeIntro, option_texts(encode_table())).c_str(), stdout);
+    return 0;
   }
-  if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
+  codec::EncodeOptions& opt = s.codec;
+  if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
-  if (ends_with_ci(out, ".jp2")) {
+  if (ends_with_ci(s.out, ".jp2")) {
     opt.container = codec::Container::kJp2;
-  } else if (!ends_with_ci(out, ".j2k") && !ends_with_ci(out, ".j2c")) {
-    return usage_error("output '" + out + "' must end in .j2k, .j2c or .jp2");
+  } else if (!ends_with_ci(s.out, ".j2k") && !ends_with_ci(s.out, ".j2c")) {
+    return usage_error("output '" + s.out + "' must end in .j2k, .j2c or .jp2");
   }
-  auto image = io::read_image(in, max_memory);
+  auto image = io::read_image(s.in, s.max_memory);
   if (!image.ok()) {
     const bool limit = image.status().code() == ErrorCode::kResourceLimit;
     return fail("encode", image.status().message() + (limit ? " (set it with --max-memory)" : ""));
   }
   auto bytes = codec::encode(*image, opt);
-  if (!bytes.ok()) return fail("encode", in + ": " + bytes.status().message());
-  Status s = io::write_file_atomically(out, *bytes);
-  if (!s.ok()) return fail("encode", s.message());
+  if (!bytes.ok()) return fail("encode", s.in + ": " + bytes.status().message());
+  Status status = io::write_file_atomically(s.out, *bytes);
+  if (!status.ok()) return fail("encode", status.message());
   return 0;
 }
 
 int decode_main(const Args& args) {
-  std::string in, out;
-  codec::DecodeOptions opt;
-  DecodeOutputOptions output;
   auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kDecodeUsage, stdout);
-      return 0;
-    }
-    if (a == "-force-rgb" || a == "-upsample" || a == "-split-pnm" || a == "--icc-to-srgb") {
-      (a == "-force-rgb" ? output.force_rgb : a == "-upsample" ? output.upsample
-       : a == "-split-pnm" ? output.split_pnm : output.icc_to_srgb) = true;
-      continue;
-    }
-    if (i + 1 >= args.size()) return usage_error("option " + a + " needs a value");
-    const std::string v = args[++i];
-    int64_t x;
-    if (a == "-i") {
-      in = v;
-    } else if (a == "-o") {
-      out = v;
-    } else if (a == "-r") {
-      if (!parse_int(v, 0, 32, &x)) return usage_error("-r must be 0..32, got '" + v + "'");
-      opt.reduce = static_cast<int>(x);
-    } else if (a == "-l") {
-      if (!parse_int(v, 1, 65535, &x)) return usage_error("-l must be 1..65535, got '" + v + "'");
-      opt.layers = static_cast<int>(x);
-    } else if (a == "-t") {
-      if (!parse_int(v, 0, 65534, &x)) return usage_error("-t must be a tile index, got '" + v + "'");
-      opt.tile = static_cast<int>(x);
-    } else if (a == "--max-memory") {
-      std::string error = parse_max_memory(v, &opt.max_memory);
-      if (!error.empty()) return usage_error(error);
-    } else if (a == "-p") {
-      auto requests = codec::parse_precision_requests(v);
-      if (!requests.ok()) return usage_error(requests.status().message());
-      output.precision = std::move(*requests);
-    } else if (a == "-threads" || a == "--dwt") {
-      std::string error = parse_run_option(a, v, &opt.threads, &opt.dwt_backend);
-      if (!error.empty()) return usage_error(error);
-    } else {
-      return usage_error("unknown option '" + a + "'");
-    }
+  DecodeSettings settings;
+  Result<Parsed> parsed = parse_options(decode_table(), args, settings);
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (*parsed == Parsed::kHelp) {
+    std::fputs(help_text(kDecodeIntro, option_texts(decode_table())).c_str(), stdout);
+    return 0;
   }
+  const std::string &in = settings.in, &out = settings.out;
+  const codec::DecodeOptions& opt = settings.codec;
+  DecodeOutputOptions& output = settings.output;
   if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
   if (io::format_from_extension(out) == io::Format::kUnknown)
     return usage_error("cannot tell the output format from '" + out + "'");

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/option_table.h"
+
 namespace mallat::tools {
 
 using Args = std::vector<std::string>;
@@ -15,6 +17,11 @@ int info_main(const Args& args);
 int compare_main(const Args& args);
 int convert_main(const Args& args);
 int bench_main(const Args& args);
+
+// encode's and decode's option tables (codec_commands.cc), for the tests;
+// bench dwt's is in bench_dwt.h.
+CommandOptions encode_options();
+CommandOptions decode_options();
 
 // `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
 // starts like one, and the report; returns the exit status.
