@@ -1,6 +1,6 @@
 // Dead-zone scalar quantisation (E.1.1): q = sign(y) * floor(|y| / Delta_b).
-// The decoder's inverse (E.1.1.2) belongs to the decoder; the encoder's side
-// is here so the rate allocator can see what it costs.
+// The inverse (E.1.1.2) is quant/dequantize.h; the encoder's side is here
+// so the rate allocator can see what it costs.
 #pragma once
 
 #include <cstdint>

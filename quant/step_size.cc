@@ -1,6 +1,7 @@
 #include "quant/step_size.h"
 
 #include <cmath>
+#include <string>
 
 namespace mallat::quant {
 
@@ -54,13 +55,26 @@ bool expounded_step_sizes(int precision, std::span<const double> norms, double b
   return true;
 }
 
+StepSize derived_step_size(const StepSize& ll, int levels, int index) {
+  return {ll.exponent - levels + subband_level(index, levels), ll.mantissa};
+}
+
 std::vector<StepSize> derived_step_sizes(const StepSize& ll, int levels) {
   std::vector<StepSize> steps(subband_count(levels));
-  for (int i = 0; i < subband_count(levels); ++i) {
-    steps[i].exponent = ll.exponent - levels + subband_level(i, levels);
-    steps[i].mantissa = ll.mantissa;
-  }
+  for (int i = 0; i < subband_count(levels); ++i) steps[i] = derived_step_size(ll, levels, i);
   return steps;
+}
+
+Result<StepSize> subband_step_size(std::span<const StepSize> signalled, bool derived, int levels, int index) {
+  if (derived) {
+    if (signalled.empty()) return corrupt_data("QCD/QCC without a step size");
+    return derived_step_size(signalled[0], levels, index);
+  }
+  if (index < 0 || index >= static_cast<int>(signalled.size())) {
+    return corrupt_data("quantisation has " + std::to_string(signalled.size()) + " step sizes, subband " +
+                        std::to_string(index) + " needs more");
+  }
+  return signalled[index];
 }
 
 }  // namespace mallat::quant

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "common/status.h"
+
 namespace mallat::quant {
 
 // E.1: Delta_b = 2^(R_b - exponent) * (1 + mantissa / 2^11).
@@ -56,9 +58,21 @@ bool step_for_value(double delta, int dynamic_range, StepSize* out);
 bool expounded_step_sizes(int precision, std::span<const double> norms, double base_step,
                           std::vector<StepSize>* out);
 
-// Scalar derived (E-5): only the LL step is signalled; subband b uses
-// epsilon_b = epsilon_0 - N_L + n_b and mu_b = mu_0.
+// Scalar derived (E-5): only the LL step is signalled; subband `index` (in
+// the signalling order) uses epsilon_b = epsilon_0 - N_L + n_b and
+// mu_b = mu_0, n_b its level (subband_level). The one place E-5 is written:
+// encoder and decoder both reach it through subband_step_size.
+StepSize derived_step_size(const StepSize& ll, int levels, int index);
+
+// derived_step_size for every subband, in signalling order.
 std::vector<StepSize> derived_step_sizes(const StepSize& ll, int levels);
+
+// The step size of subband `index` (signalling order, A.6.4) of a component
+// with `levels` levels, from the signalled ones (QCD/QCC's SPqcd): with
+// `derived`, the one E-5 derives from the first; otherwise signalled[index]
+// (for no quantisation only its exponent means anything). Fails when the
+// signalled steps are too few.
+Result<StepSize> subband_step_size(std::span<const StepSize> signalled, bool derived, int levels, int index);
 
 // E-2: the maximum number of magnitude bit-planes M_b of a subband.
 inline int magnitude_bitplanes(int guard_bits, int exponent) { return guard_bits + exponent - 1; }

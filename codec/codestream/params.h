@@ -80,6 +80,12 @@ struct Quantization {
   QuantizationStyle style = QuantizationStyle::kNone;
   int guard_bits = 2;   // 0..7
   std::vector<StepSize> steps;
+  // The step of subband `index` (in that order) of a component with `levels`
+  // levels, for encoder and decoder alike: quant::subband_step_size, which
+  // applies E-5 when the style is scalar derived.
+  Result<StepSize> subband_step(int levels, int index) const {
+    return quant::subband_step_size(steps, style == QuantizationStyle::kScalarDerived, levels, index);
+  }
   friend bool operator==(const Quantization&, const Quantization&) = default;
 };
 

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "codec/codestream/codestream_reader.h"
-#include "codec/decoder/dequantize.h"
 #include "codec/codestream/effective_params.h"
 #include "codec/tier2/packet_header.h"
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_geometry.h"
 #include "codec/stages/tile_output.h"
 #include "entropy/t1.h"
+#include "quant/dequantize.h"
 #include "quant/step_size.h"
 
 namespace mallat::codec {
@@ -301,7 +301,8 @@ class TileDecoder {
       return Status::Ok();
     }
     const Quantization& q = params_.quantization[ref.component];
-    MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, band_step_size(q, tc.levels, ref.resolution, pb.band));
+    MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step,
+                            q.subband_step(tc.levels, quant::subband_step_index(ref.resolution, static_cast<int>(pb.band))));
     const int roi_shift = params_.roi_shift[ref.component];
     // E-2, and H.1: a region of interest adds its shift to the bit-planes.
     const int mb = quant::magnitude_bitplanes(q.guard_bits, step.exponent) + roi_shift;
@@ -354,14 +355,14 @@ class TileDecoder {
                             : ", data from byte " + std::to_string(stream_offset(static_cast<size_t>(
                                                         s.pieces[0].data() - data_.data())))));
     }
-    BlockReconstruction how;
+    quant::BlockReconstruction how;
     how.roi_shift = roi_shift;
     if (reversible) {
-      reconstruct_reversible(out, known_view, how);
+      quant::reconstruct_reversible(out, known_view, how);
     } else {
-      how.step = step_size(step, cs_.main.siz.components[ref.component].precision, pb.band);
+      how.step = quant::step_size(step, cs_.main.siz.components[ref.component].precision, static_cast<int>(pb.band));
       PlaneView<float> dst{plane.samples97.get() + offset, w, h, plane.width};
-      reconstruct_irreversible(out, known_view, how, dst);
+      quant::reconstruct_irreversible(out, known_view, how, dst);
     }
     return Status::Ok();
   }

@@ -134,16 +134,11 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   const CodeBlock& cb = pb.blocks[ref.k];
   const Quantization& q = main.qcc.count(ref.c) ? main.qcc.at(ref.c) : main.qcd;
   const int band = quant::subband_step_index(ref.r, static_cast<int>(pb.band));
-  const int exponent = q.steps[q.style == QuantizationStyle::kScalarDerived
-                                   ? 0 : static_cast<size_t>(band)].exponent;
-  // E-5: a derived step's exponent follows the subband's level.
-  const int eb = q.style == QuantizationStyle::kScalarDerived
-                     ? exponent - tc.levels + quant::subband_level(band, tc.levels)
-                     : exponent;
+  MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, q.subband_step(tc.levels, band));
   // H.1: the region's coefficients are shifted up by s, above every
   // background plane; with the whole component as the region, all of them.
   const int roi_shift = setup_.roi_shift.empty() ? 0 : setup_.roi_shift[ref.c];
-  const int mb = quant::magnitude_bitplanes(q.guard_bits, eb) + roi_shift;
+  const int mb = quant::magnitude_bitplanes(q.guard_bits, step.exponent) + roi_shift;
   const int64_t stride = tc.rect.width();
   const int64_t w = cb.rect.width(), h = cb.rect.height();
   CodedBlock& out = blocks_[ref.slot];

@@ -1,7 +1,8 @@
 // E.1 dequantisation and H.1 ROI as the decoder applies them per code-block
-// (codec/dequantize.h), against values worked out by hand and a plain model
-// of OpenJPEG's reconstruction (twice the magnitude plus 2^p, halved).
-#include "codec/decoder/dequantize.h"
+// (quant/dequantize.h), and the step sizes it takes (E-5, A.6.4), against
+// values worked out by hand and a plain model of OpenJPEG's reconstruction
+// (twice the magnitude plus 2^p, halved).
+#include "quant/dequantize.h"
 
 #include <gtest/gtest.h>
 
@@ -9,43 +10,48 @@
 #include <random>
 #include <vector>
 
-namespace mallat::codec {
+namespace mallat::quant {
 namespace {
 
-TEST(DecoderDequantize, DerivedStepSizesFollowE5) {
-  Quantization q;
-  q.style = QuantizationStyle::kScalarDerived;
-  q.steps = {{10, 100}};
+// Orientations as log2_subband_gain takes them (the order of dwt::Band).
+constexpr int kLL = 0, kHL = 1, kLH = 2, kHH = 3;
+
+TEST(Dequantize, DerivedStepSizesFollowE5) {
+  const std::vector<StepSize> signalled = {{10, 100}};
+  auto derived = [&](int levels, int r, int orientation) {
+    return subband_step_size(signalled, true, levels, subband_step_index(r, orientation));
+  };
   // epsilon_b = epsilon_0 - NL + nb: nb = 5 at the LL and the coarsest
   // bands (r = 1), 1 at the finest (r = 5).
-  EXPECT_EQ(*band_step_size(q, 5, 0, dwt::Band::kLL), (quant::StepSize{10, 100}));
-  EXPECT_EQ(*band_step_size(q, 5, 1, dwt::Band::kHL), (quant::StepSize{10, 100}));
-  EXPECT_EQ(*band_step_size(q, 5, 3, dwt::Band::kHH), (quant::StepSize{8, 100}));
-  EXPECT_EQ(*band_step_size(q, 5, 5, dwt::Band::kLH), (quant::StepSize{6, 100}));
-  q.steps.clear();
-  EXPECT_FALSE(band_step_size(q, 5, 0, dwt::Band::kLL).ok());
+  EXPECT_EQ(*derived(5, 0, kLL), (StepSize{10, 100}));
+  EXPECT_EQ(*derived(5, 1, kHL), (StepSize{10, 100}));
+  EXPECT_EQ(*derived(5, 3, kHH), (StepSize{8, 100}));
+  EXPECT_EQ(*derived(5, 5, kLH), (StepSize{6, 100}));
+  // The same rule as every subband of derived_step_sizes.
+  const std::vector<StepSize> all = derived_step_sizes(signalled[0], 5);
+  for (int i = 0; i < subband_count(5); ++i) EXPECT_EQ(*subband_step_size(signalled, true, 5, i), all[i]) << i;
+  EXPECT_FALSE(subband_step_size({}, true, 5, 0).ok());
 }
 
-TEST(DecoderDequantize, ExpoundedStepSizesInSignallingOrder) {
-  Quantization q;
-  q.style = QuantizationStyle::kScalarExpounded;
-  for (int i = 0; i < 7; ++i) q.steps.push_back({i + 1, 10 * i});
+TEST(Dequantize, ExpoundedStepSizesInSignallingOrder) {
+  std::vector<StepSize> signalled;
+  for (int i = 0; i < 7; ++i) signalled.push_back({i + 1, 10 * i});
   // A.6.4: LL, then HL, LH, HH of r = 1, then of r = 2.
-  EXPECT_EQ(*band_step_size(q, 2, 0, dwt::Band::kLL), (quant::StepSize{1, 0}));
-  EXPECT_EQ(*band_step_size(q, 2, 1, dwt::Band::kLH), (quant::StepSize{3, 20}));
-  EXPECT_EQ(*band_step_size(q, 2, 2, dwt::Band::kHH), (quant::StepSize{7, 60}));
-  auto missing = band_step_size(q, 3, 3, dwt::Band::kHL);
+  EXPECT_EQ(*subband_step_size(signalled, false, 2, subband_step_index(0, kLL)), (StepSize{1, 0}));
+  EXPECT_EQ(*subband_step_size(signalled, false, 2, subband_step_index(1, kLH)), (StepSize{3, 20}));
+  EXPECT_EQ(*subband_step_size(signalled, false, 2, subband_step_index(2, kHH)), (StepSize{7, 60}));
+  auto missing = subband_step_size(signalled, false, 3, subband_step_index(3, kHL));
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("needs more"), std::string::npos);
 }
 
-TEST(DecoderDequantize, StepSizeIsE3WithTableE1Gains) {
+TEST(Dequantize, StepSizeIsE3WithTableE1Gains) {
   // R_b = 8 + 2 for HH: 2^(10 - 8) * (1 + 1024 / 2048) = 6.
-  EXPECT_FLOAT_EQ(step_size({8, 1024}, 8, dwt::Band::kHH), 6.0f);
+  EXPECT_FLOAT_EQ(step_size({8, 1024}, 8, kHH), 6.0f);
   // LL, gain 0: 2^(12 - 13) * (1 + 0) = 0.5.
-  EXPECT_FLOAT_EQ(step_size({13, 0}, 12, dwt::Band::kLL), 0.5f);
+  EXPECT_FLOAT_EQ(step_size({13, 0}, 12, kLL), 0.5f);
   // HL, gain 1: R_b = 9, 2^0 * (1 + 2047 / 2048).
-  EXPECT_FLOAT_EQ(step_size({9, 2047}, 8, dwt::Band::kHL), 1.0f + 2047.0f / 2048.0f);
+  EXPECT_FLOAT_EQ(step_size({9, 2047}, 8, kHL), 1.0f + 2047.0f / 2048.0f);
 }
 
 // OpenJPEG's reconstruction, written out plainly: the magnitude at twice
@@ -57,7 +63,7 @@ int32_t doubled_model(int32_t v, int p) {
   return static_cast<int32_t>((v < 0 ? -d : d) / 2);
 }
 
-TEST(DecoderDequantize, ReversibleMatchesTheDoubledModel) {
+TEST(Dequantize, ReversibleMatchesTheDoubledModel) {
   std::mt19937 rng(7);
   const int w = 13, h = 9;
   std::vector<int32_t> block(w * h), expected(w * h);
@@ -76,14 +82,14 @@ TEST(DecoderDequantize, ReversibleMatchesTheDoubledModel) {
   EXPECT_EQ(block, expected);
 }
 
-TEST(DecoderDequantize, CompleteReversibleBlockIsUnchanged) {
+TEST(Dequantize, CompleteReversibleBlockIsUnchanged) {
   std::vector<int32_t> block = {5, -3, 0, 1, -1, 1000};
   const std::vector<int32_t> before = block;
   reconstruct_reversible({block.data(), 3, 2, 3}, {}, {});
   EXPECT_EQ(block, before);
 }
 
-TEST(DecoderDequantize, RoiMagnitudesAreShiftedDown) {
+TEST(Dequantize, RoiMagnitudesAreShiftedDown) {
   BlockReconstruction how;
   how.roi_shift = 3;
   // 48 >= 2^3 is in the region: 48 >> 3 = 6, known to plane 4 - 3 = 1, so
@@ -99,7 +105,7 @@ TEST(DecoderDequantize, RoiMagnitudesAreShiftedDown) {
   EXPECT_EQ(block, (std::vector<int32_t>{-8, 1, 7, 0}));
 }
 
-TEST(DecoderDequantize, IrreversibleReconstructsAtMidPoints) {
+TEST(Dequantize, IrreversibleReconstructsAtMidPoints) {
   BlockReconstruction how;
   how.step = 2.0f;
   std::vector<int32_t> block = {3, -3, 0, 4, -12};
@@ -121,4 +127,4 @@ TEST(DecoderDequantize, IrreversibleReconstructsAtMidPoints) {
 }
 
 }  // namespace
-}  // namespace mallat::codec
+}  // namespace mallat::quant

@@ -6,24 +6,16 @@
 
 #include <cstdint>
 
-#include "codec/codestream/params.h"
 #include "common/plane_view.h"
-#include "common/status.h"
-#include "dwt/geometry.h"
+#include "quant/step_size.h"
 
-namespace mallat::codec {
-
-// The step size signalled for subband `band` added at resolution r of a
-// component with `levels` decomposition levels (A.6.4): the expounded one,
-// or for scalar derived quantisation the one E-5 derives from the LL value
-// (epsilon_b = epsilon_0 - NL + nb, mu_b = mu_0). For kNone only the
-// exponent means anything.
-Result<quant::StepSize> band_step_size(const Quantization& q, int levels, int r, dwt::Band band);
+namespace mallat::quant {
 
 // E-3: Delta_b = 2^(R_b - epsilon_b) (1 + mu_b / 2^11) with R_b = precision
-// + log2 gain_b (Table E.1). Single precision, as OpenJPEG computes it, so
+// + log2 gain_b (Table E.1), orientation as log2_subband_gain takes it:
+// step_value, in single precision as OpenJPEG computes it, so that
 // reconstructed values agree with its decoder.
-float step_size(const quant::StepSize& step, int precision, dwt::Band band);
+float step_size(const StepSize& step, int precision, int orientation);
 
 // How one code-block's decoded integers become coefficients.
 struct BlockReconstruction {
@@ -48,4 +40,4 @@ void reconstruct_reversible(PlaneView<int32_t> block, PlaneView<const uint8_t> k
 void reconstruct_irreversible(PlaneView<const int32_t> block, PlaneView<const uint8_t> known_plane,
                               const BlockReconstruction& how, PlaneView<float> out);
 
-}  // namespace mallat::codec
+}  // namespace mallat::quant

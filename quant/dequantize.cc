@@ -1,32 +1,12 @@
-#include "codec/decoder/dequantize.h"
+#include "quant/dequantize.h"
 
-#include <cmath>
 #include <cstdlib>
-#include <string>
 
-#include "quant/step_size.h"
+namespace mallat::quant {
 
-namespace mallat::codec {
-
-Result<quant::StepSize> band_step_size(const Quantization& q, int levels, int r, dwt::Band band) {
-  if (q.style == QuantizationStyle::kScalarDerived) {
-    if (q.steps.empty()) return corrupt_data("QCD/QCC without a step size");
-    // E-5: epsilon_b = epsilon_0 - NL + nb, mu_b = mu_0; nb = NL for the LL
-    // band, NL - r + 1 for the bands added at resolution r.
-    const int nb = r == 0 ? levels : levels - r + 1;
-    return quant::StepSize{q.steps[0].exponent - levels + nb, q.steps[0].mantissa};
-  }
-  const int idx = quant::subband_step_index(r, static_cast<int>(band));
-  if (idx >= static_cast<int>(q.steps.size())) {
-    return corrupt_data("quantisation has " + std::to_string(q.steps.size()) +
-                        " step sizes, subband " + std::to_string(idx) + " needs more");
-  }
-  return q.steps[idx];
-}
-
-float step_size(const quant::StepSize& step, int precision, dwt::Band band) {
-  const int rb = precision + quant::log2_subband_gain(static_cast<int>(band));
-  return static_cast<float>((1.0 + step.mantissa / 2048.0) * std::pow(2.0, rb - step.exponent));
+float step_size(const StepSize& step, int precision, int orientation) {
+  // step_value is exact in double (a 12-bit mantissa times a power of two).
+  return static_cast<float>(step_value(step, precision + log2_subband_gain(orientation)));
 }
 
 namespace {
@@ -95,4 +75,4 @@ void reconstruct_irreversible(PlaneView<const int32_t> block, PlaneView<const ui
   }
 }
 
-}  // namespace mallat::codec
+}  // namespace mallat::quant
