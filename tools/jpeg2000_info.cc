@@ -23,15 +23,6 @@ std::string four_cc(const std::vector<uint8_t>& p, size_t at) {
   return s;
 }
 
-const char* enumerated_name(uint32_t e) {
-  switch (e) {
-    case 16: return "sRGB";
-    case 17: return "greyscale";
-    case 18: return "sYCC";
-    default: return "not a 15444-1 space";
-  }
-}
-
 const char* channel_type_name(uint16_t t) {
   switch (t) {
     case 0: return "colour";
@@ -53,9 +44,10 @@ void print_resolution(const char* what, const codec::ResolutionBox& r) {
 void print_jp2_header(const codec::Jp2File& f) {
   for (size_t i = 0; i < f.colour.size(); ++i) {
     const codec::ColourSpecification& c = f.colour[i];
-    std::printf("  colr at byte %zu%s: ", c.offset, i == 0 ? "" : " (ignored: only the first counts)");
+    std::printf("  colr at byte %zu%s: ", c.offset,
+                &c == codec::first_colour_specification(f) ? "" : " (ignored: only the first counts)");
     if (c.method == 1) {
-      std::printf("enumerated %u (%s)\n", c.enumerated, enumerated_name(c.enumerated));
+      std::printf("enumerated %u (%s)\n", c.enumerated, codec::enumerated_colour_space(c.enumerated).name);
     } else if (c.method == 2) {
       std::printf("restricted ICC profile, %zu bytes, class '%s', data '%s', connection space '%s'\n",
                   c.icc_profile.size(), four_cc(c.icc_profile, 12).c_str(), four_cc(c.icc_profile, 16).c_str(),

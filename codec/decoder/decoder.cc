@@ -88,14 +88,10 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
     return decode_codestream(data, ColorSpace::kUnknown, options, report);
   MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
   if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
-  // I.5.3.3: the first colour specification with an enumerated space.
-  ColorSpace color_space = ColorSpace::kUnknown;
-  for (const ColourSpecification& c : jp2.colour) {
-    if (c.method != 1) continue;
-    color_space = c.enumerated == 16 ? ColorSpace::kRgb : c.enumerated == 17 ? ColorSpace::kGray
-                  : c.enumerated == 18 ? ColorSpace::kYcc : ColorSpace::kUnknown;
-    break;
-  }
+  // I.5.3.3: the first colr counts; an enumerated space names the samples'.
+  const ColourSpecification* colr = first_colour_specification(jp2);
+  const ColorSpace color_space = colr && colr->method == 1 ? enumerated_colour_space(colr->enumerated).color_space
+                                                           : ColorSpace::kUnknown;
   // The codestream's messages give offsets within it; say where it starts
   // in the file (its jp2c box's contents) so that they can be found.
   const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);

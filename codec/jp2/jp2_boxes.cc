@@ -297,6 +297,19 @@ Result<std::span<const uint8_t>> find_codestream(std::span<const uint8_t> bytes)
   }
 }
 
+EnumeratedColourSpaceMeaning enumerated_colour_space(uint32_t enumerated) {
+  switch (static_cast<EnumeratedColourSpace>(enumerated)) {
+    case EnumeratedColourSpace::kSRGB: return {"sRGB", ColorSpace::kRgb};
+    case EnumeratedColourSpace::kGreyscale: return {"greyscale", ColorSpace::kGray};
+    case EnumeratedColourSpace::kSYCC: return {"sYCC", ColorSpace::kYcc};
+  }
+  return {"not a 15444-1 space", ColorSpace::kUnknown};
+}
+
+const ColourSpecification* first_colour_specification(const Jp2File& jp2) {
+  return jp2.colour.empty() ? nullptr : &jp2.colour.front();
+}
+
 EnumeratedColourSpace default_colour_space(int num_components) {
   return num_components >= 3 ? EnumeratedColourSpace::kSRGB : EnumeratedColourSpace::kGreyscale;
 }

@@ -11,6 +11,7 @@
 
 #include "codec/api/coding_types.h"
 #include "codec/codestream/params.h"
+#include "common/image.h"
 #include "common/status.h"
 
 namespace mallat::codec {
@@ -49,6 +50,16 @@ struct ImageHeader {
 
 // I.5.3.3, Table I.10: enumerated colour spaces a Part 1 reader knows.
 enum class EnumeratedColourSpace : uint32_t { kSRGB = 16, kGreyscale = 17, kSYCC = 18 };
+
+// What an enumerated colour space (colr's EnumCS) is to a Part 1 reader: the
+// space's name and the ColorSpace of the samples; for a value that is not
+// one of EnumeratedColourSpace, "not a 15444-1 space" and kUnknown. The one
+// mapping of EnumCS that decoder, JP2 colour and `mallat info` use.
+struct EnumeratedColourSpaceMeaning {
+  const char* name;
+  ColorSpace color_space;
+};
+EnumeratedColourSpaceMeaning enumerated_colour_space(uint32_t enumerated);
 
 // I.5.3.3: colr. method 1: `enumerated`; method 2: restricted ICC `icc_profile`.
 struct ColourSpecification {
@@ -105,6 +116,10 @@ struct Jp2File {
   size_t codestream_length = 0;
   std::vector<std::string> warnings;
 };
+
+// I.5.3.3: the colour specification that counts, the first colr box (a
+// Part 1 reader ignores any that follow); null when there is none.
+const ColourSpecification* first_colour_specification(const Jp2File& jp2);
 
 // Reads the boxes of a JP2 file; unknown boxes are skipped. A jp2c box cut
 // short by the end of the file is kept with a warning.

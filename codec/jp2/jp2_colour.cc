@@ -110,21 +110,21 @@ Status apply_channel_definitions(const Jp2File& jp2, Image& image, std::vector<s
 }
 
 // I.5.3.3: a Part 1 reader uses the first colr and ignores the rest.
-void apply_colour_specification(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings) {
-  const ColourSpecification& colr = jp2.colour.front();
+void apply_colour_specification(const ColourSpecification& colr, Image& image, std::vector<std::string>* warnings) {
   image.icc_profile.clear();
   if (colr.method == 1) {
-    switch (colr.enumerated) {
-      case 16: image.color_space = ColorSpace::kRgb; return;
-      case 17: image.color_space = ColorSpace::kGray; return;
-      case 18: image.color_space = ColorSpace::kYcc; return;
-      default:
-        image.color_space = ColorSpace::kUnknown;
-        if (warnings)
-          warnings->push_back("colr" + at(colr.offset) + ": enumerated colour space " + std::to_string(colr.enumerated) +
-                              " is not one of 15444-1 (16 sRGB, 17 greyscale, 18 sYCC); samples left as decoded");
-        return;
+    image.color_space = enumerated_colour_space(colr.enumerated).color_space;
+    if (image.color_space == ColorSpace::kUnknown && warnings) {
+      std::string known;
+      for (EnumeratedColourSpace e : {EnumeratedColourSpace::kSRGB, EnumeratedColourSpace::kGreyscale,
+                                      EnumeratedColourSpace::kSYCC}) {
+        const auto value = static_cast<uint32_t>(e);
+        known += (known.empty() ? "" : ", ") + std::to_string(value) + " " + enumerated_colour_space(value).name;
+      }
+      warnings->push_back("colr" + at(colr.offset) + ": enumerated colour space " + std::to_string(colr.enumerated) +
+                          " is not one of 15444-1 (" + known + "); samples left as decoded");
     }
+    return;
   }
   if (colr.method == 2) {
     // I.5.3.3: only restricted profiles belong in a JP2 file; one that cannot
@@ -155,14 +155,15 @@ Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::strin
                         std::to_string(image.components.size()));
   if (jp2.palette) MALLAT_RETURN_IF_ERROR(apply_palette(jp2, image, warnings));
   if (!jp2.channel_definitions.empty()) MALLAT_RETURN_IF_ERROR(apply_channel_definitions(jp2, image, warnings));
-  if (!jp2.colour.empty()) apply_colour_specification(jp2, image, warnings);
+  const ColourSpecification* colr = first_colour_specification(jp2);
+  if (colr) apply_colour_specification(*colr, image, warnings);
   int colour_channels = 0;
   for (const Component& c : image.components) colour_channels += c.role == ChannelRole::kColour;
   const int needed = image.color_space == ColorSpace::kGray ? 1 : image.color_space == ColorSpace::kUnknown ? 0 : 3;
   if (colour_channels < needed) {
     // The samples are still usable: call them what their number says.
     if (warnings)
-      warnings->push_back("colr" + at(jp2.colour.front().offset) + ": the colour space needs " +
+      warnings->push_back((colr ? "colr" + at(colr->offset) : std::string("no colr")) + ": the colour space needs " +
                           std::to_string(needed) + " colour channels, the file has " + std::to_string(colour_channels) +
                           "; taken as " + (colour_channels >= 3 ? "RGB" : "greyscale"));
     image.color_space = colour_channels >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;

@@ -246,6 +246,25 @@ TEST(Jp2Boxes, BoxLengthsZeroAndXl) {
   EXPECT_FALSE(parse_jp2(bad).ok());
 }
 
+TEST(Jp2Boxes, EnumeratedColourSpacesOfTableI10) {
+  EXPECT_EQ(enumerated_colour_space(16).color_space, ColorSpace::kRgb);
+  EXPECT_STREQ(enumerated_colour_space(16).name, "sRGB");
+  EXPECT_EQ(enumerated_colour_space(17).color_space, ColorSpace::kGray);
+  EXPECT_STREQ(enumerated_colour_space(17).name, "greyscale");
+  EXPECT_EQ(enumerated_colour_space(18).color_space, ColorSpace::kYcc);
+  EXPECT_STREQ(enumerated_colour_space(18).name, "sYCC");
+  // ROMM-RGB (21) is a 15444-2 space; 0 is no space at all.
+  for (uint32_t other : {0u, 15u, 19u, 21u}) {
+    EXPECT_EQ(enumerated_colour_space(other).color_space, ColorSpace::kUnknown) << other;
+    EXPECT_STREQ(enumerated_colour_space(other).name, "not a 15444-1 space") << other;
+  }
+  // I.5.3.3: the first colr is the one that counts.
+  Jp2File f;
+  EXPECT_EQ(first_colour_specification(f), nullptr);
+  f.colour.resize(2);
+  EXPECT_EQ(first_colour_specification(f), &f.colour[0]);
+}
+
 TEST(Jp2Boxes, DetectContainer) {
   const uint8_t raw[] = {0xFF, 0x4F, 0xFF, 0x51, 0};
   const uint8_t junk[] = {1, 2, 3};

@@ -120,7 +120,9 @@ TEST(Jp2Colour, ColourSpecifications) {
   romm.ihdr.num_components = 3;
   ASSERT_TRUE(apply_jp2_header(romm, image, &warnings).ok());
   EXPECT_EQ(image.color_space, ColorSpace::kUnknown);
-  EXPECT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("enumerated colour space 21 is not one of 15444-1 (16 sRGB, 17 greyscale, 18 sYCC)"),
+            std::string::npos) << warnings[0];
   // A profile that cannot be read is dropped with a warning (valid ones: Jp2Writer below).
   Jp2File icc = with_colour(0);
   icc.colour[0].method = 2;
@@ -141,6 +143,13 @@ TEST(Jp2Colour, ColourSpecifications) {
   EXPECT_EQ(grey.color_space, ColorSpace::kGray);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("colr at byte 66"), std::string::npos) << warnings[0];
+  // I.5.3.3: only the first colr counts, even when a later one is enumerated.
+  Jp2File two = icc;
+  two.colour.push_back(with_colour(18).colour[0]);
+  warnings.clear();
+  ASSERT_TRUE(apply_jp2_header(two, image, &warnings).ok());
+  EXPECT_EQ(image.color_space, ColorSpace::kUnknown);
+  EXPECT_EQ(first_colour_specification(two), &two.colour[0]);
 }
 
 TEST(Sycc, OneSample) {
