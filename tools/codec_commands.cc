@@ -437,7 +437,7 @@ int decode_main(const Args& args) {
   auto data = io::read_file(in);
   if (!data.ok()) return fail("decode", data.status().message());
   codec::DecodeReport report;
-  auto image = codec::decode_jp2_image(*data, opt, &report);
+  auto image = codec::decode(*data, opt, &report);
   for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
   if (!image.ok()) return fail("decode", in + ": " + image.status().message());
   std::vector<std::string> notes;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@
 
 namespace mallat::codec {
 
-struct Jp2File;
+struct Jp2File;  // codec/jp2/jp2_boxes.h: the boxes of a JP2 file
 
 struct DecodeOptions {
   int reduce = 0;      // -r: discard this many highest resolution levels
@@ -26,23 +27,26 @@ struct DecodeOptions {
   // (codec/codestream/memory_limit.h); 0 = default_memory_limit().
   uint64_t max_memory = 0;
   dwt::BackendKind dwt_backend = dwt::BackendKind::kCpu;  // as EncodeOptions
+  // A JP2 file's header applied to the decoded components (Annex I): palette
+  // and cmap, cdef, the first colr (an enumerated space or a restricted ICC
+  // profile), then sYCC converted to RGB: the image as opj_decompress gives
+  // it before its output options. false: the codestream's components as
+  // decoded (palette indices, say), in the space the first colr enumerates.
+  bool apply_jp2_header = true;
 };
 
 // Non-fatal problems found while decoding (a truncated packet, a missing
 // EOC): the image is what could be decoded, these say what was not.
 struct DecodeReport {
   std::vector<std::string> warnings;
+  // A JP2 file's boxes as decode parsed them (once); null for a raw codestream.
+  std::shared_ptr<const Jp2File> jp2;
 };
 
+// The one decoding entry point: a raw codestream, or a JP2 file whose
+// boxes are parsed once, its codestream decoded and, unless
+// options.apply_jp2_header is false, its header applied.
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
                      DecodeReport* report = nullptr);
-
-// codec::decode, then for a JP2 file apply_jp2_header and, where the colour
-// space is sYCC, the conversion to RGB (sycc.h): the image as opj_decompress
-// gives it before its output options. A raw codestream is returned as decoded.
-// jp2 receives the parsed boxes when it is not null (left empty for a raw
-// codestream).
-Result<Image> decode_jp2_image(std::span<const uint8_t> data, const DecodeOptions& options,
-                               DecodeReport* report = nullptr, Jp2File* jp2 = nullptr);
 
 }  // namespace mallat::codec

@@ -1,5 +1,6 @@
 // codec::decode: the container and codestream headers, the output image's
-// geometry, and each tile through decode_tile (tile_decoder.h).
+// geometry, each tile through decode_tile (tile_decoder.h), then for a JP2
+// file its header (Annex I: jp2_colour.h, sycc.h).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -86,35 +87,33 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
                      DecodeReport* report) {
   if (detect_container(data) != Container::kJp2)
     return decode_codestream(data, ColorSpace::kUnknown, options, report);
-  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
-  if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
+  MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data));
+  const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
+  if (report) {
+    report->jp2 = jp2;
+    report->warnings.insert(report->warnings.end(), jp2->warnings.begin(), jp2->warnings.end());
+  }
   // I.5.3.3: the first colr counts; an enumerated space names the samples'.
-  const ColourSpecification* colr = first_colour_specification(jp2);
+  const ColourSpecification* colr = first_colour_specification(*jp2);
   const ColorSpace color_space = colr && colr->method == 1 ? enumerated_colour_space(colr->enumerated).color_space
                                                            : ColorSpace::kUnknown;
   // The codestream's messages give offsets within it; say where it starts
   // in the file (its jp2c box's contents) so that they can be found.
-  const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);
+  const std::string where = "codestream starting at byte " + std::to_string(jp2->codestream_offset);
   const size_t first_warning = report ? report->warnings.size() : 0;
-  auto image = decode_codestream(data.subspan(jp2.codestream_offset, jp2.codestream_length), color_space,
+  auto image = decode_codestream(data.subspan(jp2->codestream_offset, jp2->codestream_length), color_space,
                                  options, report);
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
   if (!image.ok()) return image.status().with_context(where);
-  return image;
-}
-
-Result<Image> decode_jp2_image(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
-                               Jp2File* jp2_out) {
-  MALLAT_ASSIGN_OR_RETURN(Image image, decode(data, options, report));
-  if (detect_container(data) != Container::kJp2) return image;
-  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data));
+  if (!options.apply_jp2_header) return image;
+  // Annex I on the decoded components; the warnings of a header that fails
+  // are dropped with it.
   std::vector<std::string> warnings;
-  MALLAT_RETURN_IF_ERROR(apply_jp2_header(jp2, image, &warnings));
-  if (image.color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(image, options.reduce));
+  MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings));
+  if (image->color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(*image, options.reduce));
   if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
-  if (jp2_out) *jp2_out = std::move(jp2);
   return image;
 }
 

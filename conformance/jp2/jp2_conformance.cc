@@ -84,7 +84,7 @@ int check(const std::string& dir, const std::string& file) {
   codec::DecodeOptions options;
   options.reduce = row->reduce;
   codec::DecodeReport report;
-  auto image = codec::decode_jp2_image(*data, options, &report);
+  auto image = codec::decode(*data, options, &report);
   for (const auto& w : report.warnings) std::printf("warning: %s\n", w.c_str());
   if (!image.ok()) {
     std::fprintf(stderr, "%s: %s\n", file.c_str(), image.status().message().c_str());

@@ -361,19 +361,30 @@ TEST(OutputConversions, ForceRgb) {
 TEST(Jp2Colour, PaletteFileDecodesToItsColumns) {
   MALLAT_REQUIRE_TESTDATA("conformance/file9.jp2");
   auto bytes = testing::read_bytes(mallat::testing::testdata_dir() / "conformance/file9.jp2");
-  auto indices = decode(bytes, {});
+  DecodeOptions raw;
+  raw.apply_jp2_header = false;
+  auto indices = decode(bytes, raw);
   ASSERT_TRUE(indices.ok());
-  Jp2File jp2;
-  auto image = decode_jp2_image(bytes, {}, nullptr, &jp2);
+  ASSERT_EQ(indices->num_components(), 1);
+  DecodeReport report;
+  auto image = decode(bytes, {}, &report);
   ASSERT_TRUE(image.ok()) << image.status().to_string();
   ASSERT_EQ(image->num_components(), 3);
+  ASSERT_NE(report.jp2, nullptr);
+  const Jp2File& jp2 = *report.jp2;
   ASSERT_TRUE(jp2.palette.has_value());
   for (size_t i = 0; i < indices->components[0].samples.size(); i += 997)
     for (int c = 0; c < 3; ++c)
       EXPECT_EQ(image->components[c].samples[i], jp2.palette->entries[indices->components[0].samples[i]][c]);
+  // A raw codestream has no boxes to report.
+  auto stream = find_codestream(bytes);
+  ASSERT_TRUE(stream.ok());
+  DecodeReport none;
+  ASSERT_TRUE(decode(*stream, raw, &none).ok());
+  EXPECT_EQ(none.jp2, nullptr);
 }
 
-// write_jp2 with what describe_for_jp2 says, read back by decode_jp2_image.
+// write_jp2 with what describe_for_jp2 says, read back by decode.
 Result<Image> through_jp2(const Image& image, std::vector<uint8_t>* file_out = nullptr) {
   MALLAT_ASSIGN_OR_RETURN(auto stream, encode(image, {}));
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
@@ -381,7 +392,7 @@ Result<Image> through_jp2(const Image& image, std::vector<uint8_t>* file_out = n
   MALLAT_ASSIGN_OR_RETURN(auto file, write_jp2(cs.main.siz, stream, describe_for_jp2(image, &warnings)));
   EXPECT_TRUE(warnings.empty());
   if (file_out) *file_out = file;
-  return decode_jp2_image(file, {});
+  return decode(file, {});
 }
 
 TEST(Jp2Writer, GreyAlphaAndIccSurviveARoundTrip) {

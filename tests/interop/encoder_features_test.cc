@@ -251,7 +251,7 @@ TEST(EncoderFeatures, Jp2ChannelDefinitionsForAlpha) {
     const std::vector<uint8_t>* bytes = &file;
     ASSERT_EQ(jp2->channel_definitions.size(), static_cast<size_t>(image->num_components())) << name;
     EXPECT_EQ(jp2->channel_definitions.back().type, 1) << name << ": the last channel is opacity (I.5.3.6)";
-    auto ours = codec::decode_jp2_image(*bytes, {});
+    auto ours = codec::decode(*bytes, {});
     ASSERT_TRUE(ours.ok()) << ours.status().to_string();
     EXPECT_TRUE(ours->has_alpha) << name;
     expect_same_samples(*image, *ours, std::string(name) + " (mallat)");
@@ -269,7 +269,7 @@ TEST(EncoderFeatures, Jp2IccProfileFromTheImage) {
   for (const char* name : {"file5.jp2", "file8.jp2"}) {
     auto original = io::read_file(testing::testdata_dir() / "conformance" / name);
     ASSERT_TRUE(original.ok());
-    auto decoded = codec::decode_jp2_image(*original, {});
+    auto decoded = codec::decode(*original, {});
     ASSERT_TRUE(decoded.ok()) << decoded.status().to_string();
     ASSERT_FALSE(decoded->icc_profile.empty()) << name;
     // Through a PNG, so that the profile comes from io's iCCP reader.
