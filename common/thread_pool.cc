@@ -48,6 +48,22 @@ void ThreadPool::worker_loop() {
   }
 }
 
+Status ThreadPool::parallel_for_status(int64_t count, const std::function<Status(int64_t)>& fn) {
+  std::mutex lowest_mutex;
+  int64_t lowest = count;  // the lowest failed item so far; count: none
+  Status error;
+  parallel_for(count, [&](int64_t i) {
+    Status s = fn(i);
+    if (s.ok()) return;
+    std::lock_guard<std::mutex> lock(lowest_mutex);
+    if (i < lowest) {
+      lowest = i;
+      error = std::move(s);
+    }
+  });
+  return error;
+}
+
 void ThreadPool::parallel_for(int64_t count, const std::function<void(int64_t)>& fn) {
   if (count <= 0) return;
   if (workers_.empty() || count == 1) {

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/status.h"
+
 namespace mallat {
 
 class ThreadPool {
@@ -26,6 +28,13 @@ class ThreadPool {
   // Runs fn(i) for i in [0, count) and returns when all are done.
   // Not re-entrant: fn must not call parallel_for on the same pool.
   void parallel_for(int64_t count, const std::function<void(int64_t)>& fn);
+
+  // parallel_for for work that can fail: runs fn(i) for every i in
+  // [0, count), even after one has failed (each item owns its output), and
+  // returns the error of the lowest i that failed, or OK. The lowest, not the
+  // first in time, so that which message a caller sees never depends on
+  // scheduling or the thread count.
+  Status parallel_for_status(int64_t count, const std::function<Status(int64_t)>& fn);
 
   static int hardware_threads();
 

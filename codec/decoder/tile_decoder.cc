@@ -266,17 +266,12 @@ class TileDecoder {
       if (comp.samples.empty() && comp.width > 0 && comp.height > 0) allocations.push_back(c);
     }
     const auto jobs = static_cast<int64_t>(allocations.size());
-    std::vector<Status> errors(refs.size());
-    pool_.parallel_for(jobs + static_cast<int64_t>(refs.size()), [&](int64_t i) {
-      if (i < jobs) {
-        Component& comp = image.components[allocations[i]];
-        comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
-      } else {
-        errors[i - jobs] = decode_one(refs[i - jobs]);
-      }
+    return pool_.parallel_for_status(jobs + static_cast<int64_t>(refs.size()), [&](int64_t i) {
+      if (i >= jobs) return decode_one(refs[i - jobs]);
+      Component& comp = image.components[allocations[i]];
+      comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+      return Status::Ok();
     });
-    for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
-    return Status::Ok();
   }
 
   Status decode_one(const CodeBlockRef& ref) {

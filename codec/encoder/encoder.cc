@@ -353,12 +353,10 @@ class FileAssembler {
     using Packed = EncodeOptions::PackedHeaders;
     const bool packed = options_.packed_headers != Packed::kNone;
     std::vector<TileOutput> out(tiles_.size());
-    std::vector<Status> errors(tiles_.size());
-    pool_.parallel_for(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
+    MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
       PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
-      errors[t] = tiles_[t]->packets(layers, first_block_[t], sink).status();
-    });
-    for (const Status& e : errors) MALLAT_RETURN_IF_ERROR(e);
+      return tiles_[t]->packets(layers, first_block_[t], sink).status();
+    }));
 
     std::vector<TilePartToWrite> parts;
     std::vector<std::vector<uint8_t>> ppm;

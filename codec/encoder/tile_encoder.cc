@@ -39,12 +39,11 @@ Status TileEncoder::code(int index) {
     }
   }
   blocks_.assign(slot, {});
-  std::vector<Status> errors(refs.size());
-  pool_.parallel_for(static_cast<int64_t>(refs.size()), [&](int64_t i) { errors[i] = code_one(refs[i]); });
+  const Status coded =
+      pool_.parallel_for_status(static_cast<int64_t>(refs.size()), [&](int64_t i) { return code_one(refs[i]); });
   planes53_.clear();
   planes97_.clear();
-  for (const Status& s : errors) MALLAT_RETURN_IF_ERROR(s);
-  return Status::Ok();
+  return coded;
 }
 
 Status TileEncoder::transform() {

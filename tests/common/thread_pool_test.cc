@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace mallat {
@@ -27,6 +30,43 @@ TEST(ThreadPool, EmptyAndSingle) {
   EXPECT_EQ(calls, 0);
   pool.parallel_for(1, [&](int64_t) { ++calls; });
   EXPECT_EQ(calls, 1);
+}
+
+TEST(ThreadPool, StatusVariantReturnsTheLowestIndexError) {
+  for (int threads : {1, 2, 4}) {
+    ThreadPool pool(threads);
+    for (int round = 0; round < 20; ++round) {
+      std::vector<std::atomic<int>> hits(500);
+      // Items 7, 123 and 400 fail; the high ones finish first when they can
+      // (the low one waits), yet 7's error is the one returned.
+      const Status s = pool.parallel_for_status(500, [&](int64_t i) {
+        hits[i]++;
+        if (i == 7) {
+          for (int spin = 0; spin < 2000 && hits[400].load() == 0; ++spin) std::this_thread::yield();
+          return corrupt_data("item 7");
+        }
+        if (i == 123 || i == 400) return invalid_argument("item " + std::to_string(i));
+        return Status::Ok();
+      });
+      EXPECT_EQ(s.code(), ErrorCode::kCorruptData) << threads;
+      EXPECT_EQ(s.message(), "item 7") << threads;
+      // Every item ran, also those after the failures.
+      for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+    }
+  }
+}
+
+TEST(ThreadPool, StatusVariantOkWhenAllSucceed) {
+  ThreadPool pool(3);
+  int64_t calls = 0;
+  std::mutex m;
+  EXPECT_TRUE(pool.parallel_for_status(0, [&](int64_t) { return internal_error("never runs"); }).ok());
+  EXPECT_TRUE(pool.parallel_for_status(100, [&](int64_t) {
+                    std::lock_guard<std::mutex> lock(m);
+                    ++calls;
+                    return Status::Ok();
+                  }).ok());
+  EXPECT_EQ(calls, 100);
 }
 
 }  // namespace
