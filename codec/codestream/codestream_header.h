@@ -61,8 +61,9 @@ struct MainHeader {
   std::map<int, Quantization> qcc;
   std::vector<RegionOfInterest> rgn;
   std::vector<ProgressionChange> poc;
-  // A.7.4: PPM payloads (the bytes after Zppm) in Zppm order. Split into
-  // per-tile-part packed headers with ppm_tile_part_headers().
+  // A.7.4: PPM payloads (the bytes after Zppm) in Zppm order. parse_codestream
+  // splits them once into each tile-part's TilePartHeader::ppm;
+  // ppm_tile_part_headers() splits them alone.
   std::vector<std::vector<uint8_t>> ppm;
   std::vector<TilePartLength> tlm;  // in Ztlm order
   // A.7.2: PLM payloads (after Zplm) in Zplm order, unparsed.
@@ -86,6 +87,11 @@ struct TilePartHeader {
   // A.7.5: PPT payloads (after Zppt) in Zppt order, concatenated: this
   // tile-part's packed packet headers.
   std::vector<uint8_t> ppt;
+  // A.7.4: this tile-part's packed packet headers from the main header's PPM
+  // (its Ippm). PPM gives them in the order the tile-parts appear in the
+  // codestream, which may interleave the tile-parts of different tiles
+  // (A.4.2); parse_codestream hands them out in that order. Empty without PPM.
+  std::vector<uint8_t> ppm;
   // A.7.3: packet lengths from PLT, in order.
   std::vector<uint32_t> plt;
   std::vector<Comment> comments;

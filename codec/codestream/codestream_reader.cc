@@ -1,5 +1,6 @@
 #include "codec/codestream/codestream_reader.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -97,6 +98,57 @@ std::vector<uint8_t> concat(const std::map<int, std::vector<uint8_t>>& chunks) {
   for (const auto& [z, c] : chunks) out.insert(out.end(), c.begin(), c.end());
   return out;
 }
+
+// A.7.4: the PPM payloads read as the one sequence of Nppm, Ippm pairs they
+// carry (a pair may run on from one PPM segment into the next), a tile-part's
+// packed headers at a time, without joining the segments first.
+class PpmReader {
+ public:
+  explicit PpmReader(const std::vector<std::vector<uint8_t>>& payloads) : payloads_(payloads) {
+    for (const auto& p : payloads) left_ += p.size();
+  }
+
+  bool at_end() const { return left_ == 0; }
+
+  // The next tile-part's Ippm into `out` (nullptr: only checked and skipped).
+  // The offset in the message counts within the joined payloads.
+  Status next(std::vector<uint8_t>* out) {
+    const size_t at = position_;
+    uint32_t n = 0;
+    if (left_ >= 4) {
+      std::vector<uint8_t> b;
+      take(4, &b);
+      n = uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+    }
+    if (at == position_ || n > left_)
+      return corrupt_at("PPM", at, "Nppm " + std::to_string(n) + " runs past the packed headers");
+    if (out) out->clear();
+    take(n, out);
+    return Status::Ok();
+  }
+
+ private:
+  // Moves past `n` bytes (n <= left_), appending them to `out` unless null.
+  void take(size_t n, std::vector<uint8_t>* out) {
+    left_ -= n;
+    position_ += n;
+    while (n > 0) {
+      const std::vector<uint8_t>& p = payloads_[segment_];
+      const size_t k = std::min(n, p.size() - offset_);
+      if (out) out->insert(out->end(), p.begin() + offset_, p.begin() + offset_ + k);
+      n -= k;
+      offset_ += k;
+      if (offset_ == p.size()) {
+        ++segment_;
+        offset_ = 0;
+      }
+    }
+  }
+
+  const std::vector<std::vector<uint8_t>>& payloads_;
+  size_t segment_ = 0, offset_ = 0;  // the next byte
+  size_t position_ = 0, left_ = 0;   // within the joined payloads
+};
 
 }  // namespace
 
@@ -294,6 +346,13 @@ Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const Parse
   // Psot = 0 reaches to EOC, which ends the stream when present (A.4.2).
   const bool ends_with_eoc = stream.size() >= 2 && stream[stream.size() - 2] == 0xFF && stream.back() == 0xD9;
   size_t pos = cs.main.end_offset;
+  // A.7.4: PPM holds one Nppm, Ippm pair per tile-part in the order the
+  // tile-parts appear in the codestream, not in tile order: A.4.2 lets the
+  // tile-parts of different tiles interleave. Each tile-part takes the next
+  // pair as it is read, so the PPM is split once for the whole stream, into
+  // no more bytes than its payloads hold.
+  PpmReader ppm(cs.main.ppm);
+  size_t ppm_missing = 0, ppm_missing_from = 0;
   for (;;) {
     if (pos + 2 > stream.size()) {
       cs.warnings.push_back("no EOC at the end of the codestream");
@@ -351,6 +410,13 @@ Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const Parse
       }
     }
     t.data_length = end - t.data_offset;
+    if (!cs.main.ppm.empty()) {
+      if (!ppm.at_end()) {
+        MALLAT_RETURN_IF_ERROR(ppm.next(&t.ppm));
+      } else if (ppm_missing++ == 0) {
+        ppm_missing_from = pos;
+      }
+    }
     if (t.part == 0) {
       tile.overrides = t.overrides;
     } else {
@@ -364,6 +430,12 @@ Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const Parse
       break;
     }
   }
+  // Pairs beyond the last tile-part (a truncated stream) are checked as
+  // before but kept nowhere; tile-parts beyond the last pair have none.
+  while (!ppm.at_end()) MALLAT_RETURN_IF_ERROR(ppm.next(nullptr));
+  if (ppm_missing != 0)
+    cs.warnings.push_back("PPM has no packed headers for the last " + std::to_string(ppm_missing) +
+                          " tile-part(s), from the one" + at_byte(ppm_missing_from) + " on");
   for (const Tile& tile : cs.tiles)
     if (!tile.parts.empty() && tile.parts[0].num_parts != 0 && static_cast<int>(tile.parts.size()) < tile.parts[0].num_parts)
       cs.warnings.push_back("tile " + std::to_string(tile.index) + " has " + std::to_string(tile.parts.size()) + " of " +
@@ -372,17 +444,9 @@ Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const Parse
 }
 
 Result<std::vector<std::vector<uint8_t>>> ppm_tile_part_headers(const MainHeader& main) {
-  std::vector<uint8_t> all;
-  for (const auto& c : main.ppm) all.insert(all.end(), c.begin(), c.end());
-  ByteReader r(all);
+  PpmReader ppm(main.ppm);
   std::vector<std::vector<uint8_t>> out;
-  while (!r.at_end()) {
-    size_t off = r.position();
-    uint32_t n = r.u32();
-    auto b = r.bytes(n);
-    if (!r.ok()) return corrupt_at("PPM", off, "Nppm " + std::to_string(n) + " runs past the packed headers");
-    out.emplace_back(b.begin(), b.end());
-  }
+  while (!ppm.at_end()) MALLAT_RETURN_IF_ERROR(ppm.next(&out.emplace_back()));
   return out;
 }
 

@@ -30,11 +30,14 @@ Result<TilePartHeader> parse_tile_part_header(std::span<const uint8_t> stream, s
                                               const MainHeader& main, std::vector<std::string>* warnings = nullptr);
 
 // The whole codestream: main header, and every tile's tile-parts in TPsot
-// order with their packet data ranges.
+// order with their packet data ranges and, with PPM, their packed headers
+// (TilePartHeader::ppm, handed out in codestream order, A.7.4). A malformed
+// Nppm is an error; tile-parts beyond the last Nppm get none, with a warning.
 Result<Codestream> parse_codestream(std::span<const uint8_t> stream, const ParseLimits& limits = {});
 
 // A.7.4: the packed packet headers of PPM, one per tile-part in codestream
-// order (Nppm, Ippm pairs may span PPM segments).
+// order (Nppm, Ippm pairs may span PPM segments). parse_codestream hands
+// the same out to the tile-parts.
 Result<std::vector<std::vector<uint8_t>>> ppm_tile_part_headers(const MainHeader& main);
 
 }  // namespace mallat::codec

@@ -105,8 +105,14 @@ uint64_t estimate_decoder_memory(const Codestream& cs, int reduce, uint64_t stre
     tile = add(tile, mul(mul(precincts, static_cast<uint64_t>(std::max(layers, 1))), kBytesPerPacket));
   }
   // The packet data is copied once into each tile's buffer and once into its
-  // code-blocks.
-  return add(add(output, tile), mul(stream_bytes, 2));
+  // code-blocks: two copies of every byte of the stream. Packed headers are
+  // not copied into code-blocks, but those of PPM are held three times: the
+  // main header's payloads, each tile-part's share of them (A.7.4; the reader
+  // splits them before this check, into no more bytes than the payloads) and
+  // the tile's joined headers in the decoder. So one copy more of those.
+  uint64_t ppm_bytes = 0;
+  for (const auto& payload : cs.main.ppm) ppm_bytes = add(ppm_bytes, payload.size());
+  return add(add(output, tile), add(mul(stream_bytes, 2), ppm_bytes));
 }
 
 Status check_decoder_memory(const Codestream& cs, int reduce, uint64_t stream_bytes, uint64_t limit) {

@@ -16,9 +16,9 @@ namespace mallat::codec {
 // An upper bound, in bytes, of what decoding `cs` (whose codestream is
 // `stream_bytes` long) at resolution reduction `reduce` holds at once: the
 // output image, the largest tile's working planes, code-block and precinct
-// state and the packet sequence, and the copies of the packet data. It takes
-// the most demanding parameters any tile-part header sets, so it never
-// underestimates; saturates instead of overflowing.
+// state and the packet sequence, and the copies of the packet data and of
+// the packed headers. It takes the most demanding parameters any tile-part
+// header sets, so it never underestimates; saturates instead of overflowing.
 uint64_t estimate_decoder_memory(const Codestream& cs, int reduce, uint64_t stream_bytes);
 
 // resource_limit error when the estimate exceeds `limit` (0: the default).

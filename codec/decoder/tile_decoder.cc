@@ -110,21 +110,12 @@ class TileDecoder {
         joined_data_.insert(joined_data_.end(), bytes.begin(), bytes.end());
         data_ = joined_data_;
       }
+      // Packed headers from PPT, or from PPM as the reader handed them to
+      // the tile-parts in codestream order (A.7.4); never both.
       headers_.insert(headers_.end(), part.ppt.begin(), part.ppt.end());
+      headers_.insert(headers_.end(), part.ppm.begin(), part.ppm.end());
     }
-    packed_headers_ = !headers_.empty();
-    if (!cs_.main.ppm.empty()) {
-      MALLAT_ASSIGN_OR_RETURN(auto per_part, ppm_tile_part_headers(cs_.main));
-      // PPM headers are per tile-part in codestream order; pick this tile's.
-      size_t k = 0;
-      for (const Tile& t : cs_.tiles) {
-        for (size_t p = 0; p < t.parts.size(); ++p, ++k) {
-          if (t.index == tile_.index && k < per_part.size())
-            headers_.insert(headers_.end(), per_part[k].begin(), per_part[k].end());
-        }
-      }
-      packed_headers_ = true;
-    }
+    packed_headers_ = !headers_.empty() || !cs_.main.ppm.empty();
 
     // Per precinct: the packet-header coder and the state of its code-blocks.
     const auto& comps = structure_.components;
