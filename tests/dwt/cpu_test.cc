@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dwt/reference.h"
-#include "tests/dwt/test_planes.h"
+#include "tests/dwt/dwt_test_support.h"
 
 namespace mallat::dwt {
 namespace {
