@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/dwt/test_planes.h"
+#include "tests/dwt/dwt_test_support.h"
 
 namespace mallat::dwt {
 namespace {

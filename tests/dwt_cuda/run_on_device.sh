@@ -18,10 +18,10 @@ for step in "$@"; do
     tests)
       $T 2>&1 | tee "$OUT/gpu-tests.log" | grep -E "FAILED|Failure|PASSED|SKIPPED|error|^\[  FAILED|tests ran" | head -40 ;;
     sanitize)
-      F='*MixedBatch*:*RoundTrip*:*TimeFills*:*W53Fwd_x1y1*:*W53Inv_x3y7*:*W97Fwd_x3y7*:*W97Inv_x1y0*'
+      F='*MixedBatch*:*RoundTrip*:*TimeLeaves*:*Cuda_W53_x1y1:*Cuda_W53_x3y7:*Cuda_W97_x3y7:*Cuda_W97_x1y0'
       compute-sanitizer --tool memcheck --leak-check full $T --gtest_filter="$F" > "$OUT/memcheck.log" 2>&1
       tail -4 "$OUT/memcheck.log"
-      R='*MixedBatch*:*W53Fwd_x1y1*:*W97Inv_x3y7*'
+      R='*MixedBatch*:*Cuda_W53_x1y1:*Cuda_W97_x3y7'
       compute-sanitizer --tool racecheck --racecheck-report all $T --gtest_filter="$R" > "$OUT/racecheck.log" 2>&1
       tail -4 "$OUT/racecheck.log" ;;
     bench)
