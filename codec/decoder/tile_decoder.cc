@@ -12,8 +12,10 @@
 #include "codec/codestream/codestream_reader.h"
 #include "codec/codestream/effective_params.h"
 #include "codec/tier2/packet_header.h"
+#include "codec/tier2/packet_reader.h"
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_geometry.h"
+#include "codec/tier2/tile_precincts.h"
 #include "codec/stages/tile_output.h"
 #include "entropy/t1.h"
 #include "quant/dequantize.h"
@@ -22,16 +24,6 @@
 namespace mallat::codec {
 
 namespace {
-
-// Everything Tier-2 gathers for one code-block across the packets.
-struct CodeBlockState {
-  // The block's codeword bytes: one piece of the tile's packet data per
-  // packet that contributed; Tier-1 joins them when there are several.
-  std::vector<std::span<const uint8_t>> pieces;
-  std::vector<uint32_t> segment_lengths;
-  int passes = 0;
-  int zero_bitplanes = 0;
-};
 
 // A tile-component's coefficients at the decoded resolution, as Tier-1
 // writes them and the inverse DWT transforms them in place: integers for
@@ -47,11 +39,6 @@ bool inside(const CodeBlock& cb, const TilePlane& plane) {
   return cb.packed.x0 >= 0 && cb.packed.y0 >= 0 && cb.packed.x0 + cb.rect.width() <= plane.width &&
          cb.packed.y0 + cb.rect.height() <= plane.height;
 }
-
-// Where in the tile's structure a code-block lives, for Tier-1.
-struct CodeBlockRef {
-  int component, resolution, precinct, band, index;
-};
 
 class TileDecoder {
  public:
@@ -72,7 +59,7 @@ class TileDecoder {
       }
     }
     MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
-    MALLAT_RETURN_IF_ERROR(read_packets());
+    MALLAT_RETURN_IF_ERROR(gather_packets());
     MALLAT_RETURN_IF_ERROR(decode_code_blocks(image));
     MALLAT_RETURN_IF_ERROR(inverse_transforms(image));
     return Status::Ok();
@@ -96,7 +83,7 @@ class TileDecoder {
     if (report_) report_->warnings.push_back("tile " + std::to_string(tile_.index) + ": " + w);
   }
 
-  Status read_packets() {
+  Status gather_packets() {
     // The tile's packet data: its tile-parts' data in order (a packet may
     // not span tile-parts, but concatenation keeps packets in sequence); a
     // single tile-part's data is read where it lies.
@@ -117,94 +104,21 @@ class TileDecoder {
     }
     packed_headers_ = !headers_.empty() || !cs_.main.ppm.empty();
 
-    // Per precinct: the packet-header coder and the state of its code-blocks.
-    const auto& comps = structure_.components;
-    coders_.resize(comps.size());
-    blocks_.resize(comps.size());
-    for (size_t c = 0; c < comps.size(); ++c) {
-      coders_[c].resize(comps[c].resolutions.size());
-      blocks_[c].resize(comps[c].resolutions.size());
-      for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
-        const Resolution& res = comps[c].resolutions[r];
-        coders_[c][r].resize(res.precincts.size());
-        blocks_[c][r].resize(res.precincts.size());
-        for (size_t p = 0; p < res.precincts.size(); ++p) {
-          const std::vector<CodeBlockGrid> grids = code_block_grids(res.precincts[p]);
-          size_t count = 0;
-          for (const PrecinctBand& pb : res.precincts[p].bands) count += pb.blocks.size();
-          MALLAT_ASSIGN_OR_RETURN(coders_[c][r][p],
-                                  PrecinctPacketCoder::create(grids, params_.components[c].style));
-          blocks_[c][r][p].resize(count);
-        }
-      }
-    }
-
     const int layers = params_.style.layers;
-    const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
     MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
                             packet_order(structure_, layers, params_.style.order, params_.progression_changes));
-    size_t pos = 0, hpos = 0;
-    std::vector<CodeBlockContribution> contributions;
-    for (size_t n = 0; n < sequence.size(); ++n) {
-      const PacketId& id = sequence[n];
-      if (pos >= data_.size() && (!packed_headers_ || hpos >= headers_.size())) {
-        if (n < sequence.size()) warn("packet data ends after " + std::to_string(n) + " of " +
-                                      std::to_string(sequence.size()) + " packets");
-        break;
-      }
-      if (params_.style.sop && pos < data_.size()) {
-        auto sop = skip_sop(data_.subspan(pos));
-        if (!sop.ok()) {
-          warn(packet_at(n, pos) + ": " + sop.status().message());
-          break;
-        }
-        pos += *sop;
-      }
-      PrecinctPacketCoder& coder = coders_[id.component][id.resolution][id.precinct];
-      std::span<const uint8_t> hsrc = packed_headers_ ? std::span<const uint8_t>(headers_).subspan(hpos)
-                                                       : data_.subspan(pos);
-      const size_t packet_pos = pos;
-      auto used = coder.decode_header(id.layer, hsrc, contributions);
-      if (!used.ok()) {
-        warn(packet_at(n, packet_pos) + (packed_headers_ ? " (header in PPM/PPT)" : "") +
-             " header: " + used.status().message());
-        break;
-      }
-      if (packed_headers_) hpos += *used; else pos += *used;
-      auto& states = blocks_[id.component][id.resolution][id.precinct];
-      const CodeBlockStyle& style = params_.components[id.component].style;
-      bool truncated = false;
-      for (size_t k = 0; k < contributions.size() && !truncated; ++k) {
-        const CodeBlockContribution& contrib = contributions[k];
-        if (contrib.new_passes == 0) continue;
-        CodeBlockState& s = states[k];
-        if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
-        const bool keep = id.layer < decode_layers;
-        // B.10.7: a codeword segment may span packets; the first piece of
-        // this contribution continues the block's last segment unless that
-        // segment ended with the block's last pass so far.
-        bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
-        for (uint32_t len : contrib.lengths) {
-          if (len > data_.size() - pos) {
-            warn(packet_at(n, packet_pos) + ": body is truncated");
-            truncated = true;
-            break;
-          }
-          if (keep) {
-            if (len > 0) s.pieces.push_back(data_.subspan(pos, len));
-            if (continues && !s.segment_lengths.empty()) {
-              s.segment_lengths.back() += len;
-            } else {
-              s.segment_lengths.push_back(len);
-            }
-          }
-          continues = false;
-          pos += len;
-        }
-        if (keep && !truncated) s.passes += contrib.new_passes;
-      }
-      if (truncated) break;
-    }
+    MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(structure_, params_.components));
+    TilePacketsToRead what;
+    what.sequence = sequence;
+    what.data = data_;
+    what.headers = headers_;
+    what.packed_headers = packed_headers_;
+    what.sop = params_.style.sop;
+    what.decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
+    what.describe = [this](size_t n, size_t pos) { return packet_at(n, pos); };
+    std::vector<std::string> warnings;
+    read_packets(precincts_, what, segments_, warnings);
+    for (const std::string& w : warnings) warn(w);
     return Status::Ok();
   }
 
@@ -217,7 +131,9 @@ class TileDecoder {
   Status decode_code_blocks(Image& image) {
     const int reduce = options_.reduce;
     planes_.resize(structure_.components.size());
-    std::vector<CodeBlockRef> refs;
+    // The code-blocks of the resolutions decoded, in slot order.
+    std::vector<size_t> slots;
+    size_t next_slot = 0;
     for (size_t c = 0; c < structure_.components.size(); ++c) {
       const TileComponent& tc = structure_.components[c];
       const int levels = tc.levels;
@@ -233,17 +149,15 @@ class TileDecoder {
         plane.samples97 = std::make_unique_for_overwrite<float[]>(count);
       }
       int64_t covered = 0;
-      for (int r = 0; r <= levels - reduce; ++r) {
-        const Resolution& res = tc.resolutions[r];
-        for (size_t p = 0; p < res.precincts.size(); ++p) {
-          int k = 0;
-          for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
-            for (const CodeBlock& cb : res.precincts[p].bands[b].blocks) {
-              refs.push_back({static_cast<int>(c), r, static_cast<int>(p), static_cast<int>(b), k++});
-              if (inside(cb, plane)) covered += cb.rect.width() * cb.rect.height();
-            }
-          }
-        }
+      // Slots run component by component (tile_precincts.h).
+      for (; next_slot < precincts_.code_blocks() && precincts_.place(next_slot).component == static_cast<int>(c);
+           ++next_slot) {
+        const size_t slot = next_slot;
+        const CodeBlockPlace& at = precincts_.place(slot);
+        if (at.resolution > levels - reduce) continue;
+        const CodeBlock& cb = code_block_at(structure_, at);
+        slots.push_back(slot);
+        if (inside(cb, plane)) covered += cb.rect.width() * cb.rect.height();
       }
       // A plane its code-blocks do not cover keeps zeros where none lies.
       if (covered != static_cast<int64_t>(count)) {
@@ -257,23 +171,20 @@ class TileDecoder {
       if (comp.samples.empty() && comp.width > 0 && comp.height > 0) allocations.push_back(c);
     }
     const auto jobs = static_cast<int64_t>(allocations.size());
-    return pool_.parallel_for_status(jobs + static_cast<int64_t>(refs.size()), [&](int64_t i) {
-      if (i >= jobs) return decode_one(refs[i - jobs]);
+    return pool_.parallel_for_status(jobs + static_cast<int64_t>(slots.size()), [&](int64_t i) {
+      if (i >= jobs) return decode_one(slots[i - jobs]);
       Component& comp = image.components[allocations[i]];
       comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
       return Status::Ok();
     });
   }
 
-  Status decode_one(const CodeBlockRef& ref) {
+  Status decode_one(size_t slot) {
+    const CodeBlockPlace& ref = precincts_.place(slot);
     const TileComponent& tc = structure_.components[ref.component];
-    const PrecinctBand& pb = tc.resolutions[ref.resolution].precincts[ref.precinct].bands[ref.band];
-    // Code-block index within its band = running index minus the blocks of earlier bands.
-    int index = ref.index;
-    for (int b = 0; b < ref.band; ++b)
-      index -= static_cast<int>(tc.resolutions[ref.resolution].precincts[ref.precinct].bands[b].blocks.size());
-    const CodeBlock& cb = pb.blocks[index];
-    const CodeBlockState& s = blocks_[ref.component][ref.resolution][ref.precinct][ref.index];
+    const PrecinctBand& pb = precinct_band_at(structure_, ref);
+    const CodeBlock& cb = pb.blocks[ref.index];
+    const CodeBlockSegments& s = segments_[slot];
     TilePlane& plane = planes_[ref.component];
     const int64_t w = cb.rect.width(), h = cb.rect.height();
     const int64_t offset = cb.packed.y0 * plane.width + cb.packed.x0;
@@ -409,8 +320,8 @@ class TileDecoder {
   std::span<const uint8_t> data_;  // the tile's packet data
   std::vector<uint8_t> joined_data_, headers_;
   bool packed_headers_ = false;
-  std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders_;
-  std::vector<std::vector<std::vector<std::vector<CodeBlockState>>>> blocks_;
+  TilePrecincts precincts_;                 // the code-blocks by slot, Tier-2's state
+  std::vector<CodeBlockSegments> segments_;  // per slot: what the packets gave
   std::vector<TilePlane> planes_;
 };
 

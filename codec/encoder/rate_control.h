@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "codec/tier2/packet_writer.h"  // LayerPasses
 #include "entropy/t1.h"
 
 namespace mallat::codec {
@@ -43,9 +44,6 @@ struct LayerTarget {
   Kind kind = Kind::kEverything;
   double value = 0;
 };
-
-// Per layer, per block: the cumulative number of passes in layers 0..l.
-using LayerPasses = std::vector<std::vector<int>>;
 
 // Bytes of the file when it holds layers 0..layers.size()-1 as given.
 using SizeOfLayers = std::function<Result<uint64_t>(const LayerPasses& layers)>;

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "codec/stages/component_transform.h"
-#include "codec/tier2/packet_header.h"
 #include "codec/tier2/progression.h"
 #include "quant/quantize.h"
 #include "quant/step_size.h"
@@ -19,26 +18,13 @@ Status TileEncoder::code(int index) {
   MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
   MALLAT_RETURN_IF_ERROR(transform());
 
+  MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
   std::vector<BlockRef> refs;
-  const auto& comps = layout_.components;
-  precinct_first_.assign(comps.size(), {});
-  size_t slot = 0;
-  for (size_t c = 0; c < comps.size(); ++c) {
-    precinct_first_[c].resize(comps[c].resolutions.size());
-    for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
-      const Resolution& res = comps[c].resolutions[r];
-      for (size_t p = 0; p < res.precincts.size(); ++p) {
-        precinct_first_[c][r].push_back(slot);
-        for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
-          for (size_t k = 0; k < res.precincts[p].bands[b].blocks.size(); ++k) {
-            refs.push_back({static_cast<int>(c), static_cast<int>(r), static_cast<int>(p),
-                            static_cast<int>(b), static_cast<int>(k), slot++});
-          }
-        }
-      }
-    }
+  for (size_t slot = 0; slot < precincts_.code_blocks(); ++slot) {
+    const CodeBlockPlace& at = precincts_.place(slot);
+    refs.push_back({at.component, at.resolution, at.precinct, at.band, at.index, slot});
   }
-  blocks_.assign(slot, {});
+  blocks_.assign(refs.size(), {});
   const Status coded =
       pool_.parallel_for_status(static_cast<int64_t>(refs.size()), [&](int64_t i) { return code_one(refs[i]); });
   planes53_.clear();
@@ -187,111 +173,24 @@ Status TileEncoder::code_one(const BlockRef& ref) {
   return Status::Ok();
 }
 
-namespace {
-
-// Byte lengths of the codeword-segment pieces that carry passes
-// (before, before + new] of a block (B.10.7.2): each piece ends where a
-// segment ends or where the layer ends.
-std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
-                                    int before, int new_passes) {
-  std::vector<uint32_t> lengths;
-  auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
-  int at = before;
-  for (int piece : codeword_segment_pieces(style, before, new_passes)) {
-    lengths.push_back(end_of(at + piece) - end_of(at));
-    at += piece;
-  }
-  return lengths;
-}
-
-}  // namespace
-
 Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block,
                                       const PacketOutput& out) const {
   const MainHeader& main = *setup_.main;
-  const CodeBlockStyle style = main.cod.component.style;
-  const int num_layers = static_cast<int>(layers.size());
-  // One packet coder per precinct, told up front in which layer each block
-  // first appears (its inclusion tag tree needs them all, B.10.4).
-  std::vector<std::vector<std::vector<PrecinctPacketCoder>>> coders(layout_.components.size());
-  for (size_t c = 0; c < layout_.components.size(); ++c) {
-    const TileComponent& tc = layout_.components[c];
-    coders[c].resize(tc.resolutions.size());
-    for (size_t r = 0; r < tc.resolutions.size(); ++r) {
-      for (size_t p = 0; p < tc.resolutions[r].precincts.size(); ++p) {
-        const std::vector<CodeBlockGrid> grids = code_block_grids(tc.resolutions[r].precincts[p]);
-        MALLAT_ASSIGN_OR_RETURN(PrecinctPacketCoder coder, PrecinctPacketCoder::create(grids, style));
-        const size_t first = precinct_first_[c][r][p];
-        for (int k = 0; k < coder.code_blocks(); ++k) {
-          const size_t slot = first + static_cast<size_t>(k);
-          int first_layer = TagTree::kUnknown;
-          for (int l = 0; l < num_layers; ++l) {
-            if (layers[l][first_block + slot] > 0) {
-              first_layer = l;
-              break;
-            }
-          }
-          MALLAT_RETURN_IF_ERROR(coder.set_code_block(k, first_layer, blocks_[slot].coded.zero_bitplanes));
-        }
-        coders[c][r].push_back(std::move(coder));
-      }
-    }
-  }
   const auto own = setup_.tile_progression_changes.find(index_);
   MALLAT_ASSIGN_OR_RETURN(
       const std::vector<PacketId> sequence,
-      packet_order(layout_, num_layers, main.cod.order,
+      packet_order(layout_, static_cast<int>(layers.size()), main.cod.order,
                    own != setup_.tile_progression_changes.end() ? own->second : main.poc));
-  std::vector<CodeBlockContribution> contributions;
-  std::vector<uint8_t> header, sop;
-  uint64_t total = 0;
-  uint32_t packet_index = 0;
-  for (const PacketId& id : sequence) {
-    PrecinctPacketCoder& coder = coders[id.component][id.resolution][id.precinct];
-    const size_t first = precinct_first_[id.component][id.resolution][id.precinct];
-    const int n = coder.code_blocks();
-    contributions.assign(n, {});
-    uint64_t bytes = 0;
-    for (int k = 0; k < n; ++k) {
-      const size_t index = first_block + first + k;
-      const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
-      const int now = layers[id.layer][index];
-      if (now <= before) continue;
-      contributions[k].new_passes = now - before;
-      contributions[k].lengths = piece_lengths(blocks_[first + k].coded, style, before, now - before);
-      bytes += contributions[k].body_bytes();
-    }
-    header.clear();
-    sop.clear();
-    if (main.cod.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
-    MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, main.cod.eph, header));
-    PacketBytes sizes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
-    if (out.packed_headers) {
-      sizes.header = static_cast<uint32_t>(header.size());
-      if (out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
-    } else {
-      sizes.data += static_cast<uint32_t>(header.size());
-    }
-    bytes += sop.size() + header.size();
-    if (out.data) {
-      std::vector<uint8_t>& data = *out.data;
-      data.insert(data.end(), sop.begin(), sop.end());
-      if (!out.packed_headers) data.insert(data.end(), header.begin(), header.end());
-      for (int k = 0; k < n; ++k) {
-        if (contributions[k].new_passes == 0) continue;
-        const size_t index = first_block + first + k;
-        const int before = id.layer > 0 ? layers[id.layer - 1][index] : 0;
-        const auto& block = blocks_[first + k].coded;
-        const uint32_t from = before == 0 ? 0 : block.passes[before - 1].cumulative_length;
-        const uint32_t to = block.passes[layers[id.layer][index] - 1].cumulative_length;
-        data.insert(data.end(), block.data.begin() + from, block.data.begin() + to);
-      }
-    }
-    if (out.packets) out.packets->push_back(sizes);
-    total += bytes;
-    ++packet_index;
-  }
-  return total;
+  // A fresh copy: the precincts' tag trees depend on this allocation.
+  TilePrecincts precincts = precincts_;
+  TilePacketsToWrite what;
+  what.sequence = sequence;
+  what.layers = &layers;
+  what.first_block = first_block;
+  what.block = [this](size_t slot) -> const entropy::EncodedCodeBlock& { return blocks_[slot].coded; };
+  what.sop = main.cod.sop;
+  what.eph = main.cod.eph;
+  return write_packets(precincts, what, out);
 }
 
 }  // namespace mallat::codec

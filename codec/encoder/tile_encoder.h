@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "codec/codestream/marker_writer.h"
+#include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
+#include "codec/tier2/tile_precincts.h"
 #include "codec/encoder/rate_control.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/image.h"
@@ -51,25 +53,6 @@ struct CodedBlock {
   int64_t clipped = 0;   // coefficients clipped to M_b bit-planes
 };
 
-// One packet as written: which it is, its bytes in the tile's packet data
-// (SOP, then the header unless the headers are packed, then the body) and
-// its header's bytes among the packed headers (0 unless they are packed).
-struct PacketBytes {
-  PacketId id;
-  uint32_t data = 0;
-  uint32_t header = 0;
-};
-
-// Where TileEncoder::packets puts what it writes; a null pointer is not
-// wanted. With packed_headers the packet headers (EPH included) go to
-// `headers` for PPM or PPT (A.7.4, A.7.5) while SOP stays in the data (A.8.1).
-struct PacketOutput {
-  bool packed_headers = false;
-  std::vector<uint8_t>* data = nullptr;
-  std::vector<uint8_t>* headers = nullptr;
-  std::vector<PacketBytes>* packets = nullptr;
-};
-
 class TileEncoder {
  public:
   TileEncoder(const TileCodingSetup& setup, ThreadPool& pool, dwt::Backend& dwt)
@@ -103,8 +86,9 @@ class TileEncoder {
   std::vector<std::vector<int32_t>> planes53_;
   std::vector<std::unique_ptr<float[]>> planes97_;
   std::vector<CodedBlock> blocks_;
-  // First slot of each precinct's blocks, per component and resolution.
-  std::vector<std::vector<std::vector<size_t>>> precinct_first_;
+  // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
+  // precincts' packet-header state that each packets() call starts from.
+  TilePrecincts precincts_;
 };
 
 }  // namespace mallat::codec

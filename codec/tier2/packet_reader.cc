@@ -1,0 +1,81 @@
+#include "codec/tier2/packet_reader.h"
+
+#include <string>
+
+namespace mallat::codec {
+
+namespace {
+
+// Appends one packet's contribution for `block` (B.10.7): its pieces are read
+// from data at *pos. Returns false when the body runs past the data.
+bool take_contribution(const CodeBlockContribution& contrib, CodeBlockStyle style, bool keep,
+                       std::span<const uint8_t> data, size_t* pos, CodeBlockSegments& s) {
+  if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
+  // A codeword segment may span packets: the first piece of this
+  // contribution continues the block's last segment unless that segment
+  // ended with the block's last pass so far.
+  bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
+  for (uint32_t len : contrib.lengths) {
+    if (len > data.size() - *pos) return false;
+    if (keep) {
+      if (len > 0) s.pieces.push_back(data.subspan(*pos, len));
+      if (continues && !s.segment_lengths.empty()) {
+        s.segment_lengths.back() += len;
+      } else {
+        s.segment_lengths.push_back(len);
+      }
+    }
+    continues = false;
+    *pos += len;
+  }
+  if (keep) s.passes += contrib.new_passes;
+  return true;
+}
+
+}  // namespace
+
+void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
+                  std::vector<std::string>& warnings) {
+  blocks.assign(precincts.code_blocks(), {});
+  const std::span<const uint8_t> data = what.data, headers = what.headers;
+  size_t pos = 0, hpos = 0;
+  std::vector<CodeBlockContribution> contributions;
+  for (size_t n = 0; n < what.sequence.size(); ++n) {
+    const PacketId& id = what.sequence[n];
+    if (pos >= data.size() && (!what.packed_headers || hpos >= headers.size())) {
+      warnings.push_back("packet data ends after " + std::to_string(n) + " of " +
+                         std::to_string(what.sequence.size()) + " packets");
+      return;
+    }
+    if (what.sop && pos < data.size()) {
+      auto sop = skip_sop(data.subspan(pos));
+      if (!sop.ok()) {
+        warnings.push_back(what.describe(n, pos) + ": " + sop.status().message());
+        return;
+      }
+      pos += *sop;
+    }
+    PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
+    const std::span<const uint8_t> source = what.packed_headers ? headers.subspan(hpos) : data.subspan(pos);
+    const size_t packet_pos = pos;
+    auto used = coder.decode_header(id.layer, source, contributions);
+    if (!used.ok()) {
+      warnings.push_back(what.describe(n, packet_pos) + (what.packed_headers ? " (header in PPM/PPT)" : "") +
+                         " header: " + used.status().message());
+      return;
+    }
+    (what.packed_headers ? hpos : pos) += *used;
+    const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+    const CodeBlockStyle style = precincts.style(id.component);
+    const bool keep = id.layer < what.decode_layers;
+    for (size_t k = 0; k < contributions.size(); ++k) {
+      if (contributions[k].new_passes == 0) continue;
+      if (!take_contribution(contributions[k], style, keep, data, &pos, blocks[first + k])) {
+        warnings.push_back(what.describe(n, packet_pos) + ": body is truncated");
+        return;
+      }
+    }
+  }
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,49 @@
+// B.9, B.10, A.8: a decoder's packets of one tile. Reads each packet header
+// of the progression (from the packet data, or from the PPM / PPT packed
+// headers) and gathers, per code-block, the pieces of its codeword segments
+// for Tier-1.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/tier2/progression.h"
+#include "codec/tier2/tile_precincts.h"
+
+namespace mallat::codec {
+
+// Everything Tier-2 gathers for one code-block across the packets.
+struct CodeBlockSegments {
+  // The block's codeword bytes: one piece of the tile's packet data per
+  // packet that contributed; Tier-1 joins them when there are several.
+  std::vector<std::span<const uint8_t>> pieces;
+  std::vector<uint32_t> segment_lengths;  // B.10.7: one per codeword segment
+  int passes = 0;
+  int zero_bitplanes = 0;                 // B.10.5
+};
+
+// Where one tile's packets are.
+struct TilePacketsToRead {
+  std::span<const PacketId> sequence;   // B.12: the tile's packets in order
+  std::span<const uint8_t> data;        // the tile's packet data, its tile-parts' joined
+  std::span<const uint8_t> headers;     // PPM / PPT packed headers (A.7.4, A.7.5)
+  bool packed_headers = false;          // headers come from `headers`, not `data`
+  bool sop = false;                     // Scod: an SOP may precede each packet (A.8.1)
+  int decode_layers = 0;                // contributions of later layers are skipped
+  // Names packet n starting at byte pos of `data` in messages.
+  std::function<std::string(size_t n, size_t pos)> describe;
+};
+
+// Reads the packets into blocks[slot] (resized to precincts.code_blocks()),
+// slots as in TilePrecincts. `precincts` must be fresh. Damage (a malformed
+// SOP or header, a truncated body, data that ends early) stops the reading
+// with a warning appended to `warnings`; what was read before it is kept,
+// so the tile decodes as far as its data goes.
+void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
+                  std::vector<std::string>& warnings);
+
+}  // namespace mallat::codec

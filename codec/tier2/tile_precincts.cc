@@ -1,0 +1,42 @@
+#include "codec/tier2/tile_precincts.h"
+
+namespace mallat::codec {
+
+Result<TilePrecincts> TilePrecincts::create(const TileLayout& layout, std::span<const ComponentCoding> coding) {
+  TilePrecincts t;
+  const auto& comps = layout.components;
+  if (coding.size() < comps.size()) return invalid_argument("a code-block style is needed for every component");
+  t.precinct_base_.resize(comps.size());
+  for (size_t c = 0; c < comps.size(); ++c) {
+    t.styles_.push_back(coding[c].style);
+    for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
+      const Resolution& res = comps[c].resolutions[r];
+      t.precinct_base_[c].push_back(t.precincts_.size());
+      for (size_t p = 0; p < res.precincts.size(); ++p) {
+        const std::vector<CodeBlockGrid> grids = code_block_grids(res.precincts[p]);
+        PrecinctState state;
+        state.first_slot = t.places_.size();
+        MALLAT_ASSIGN_OR_RETURN(state.coder, PrecinctPacketCoder::create(grids, coding[c].style));
+        t.precincts_.push_back(std::move(state));
+        for (size_t b = 0; b < res.precincts[p].bands.size(); ++b) {
+          const size_t n = res.precincts[p].bands[b].blocks.size();
+          for (size_t k = 0; k < n; ++k) {
+            t.places_.push_back({static_cast<int>(c), static_cast<int>(r), static_cast<int>(p),
+                                 static_cast<int>(b), static_cast<int>(k)});
+          }
+        }
+      }
+    }
+  }
+  return t;
+}
+
+const PrecinctBand& precinct_band_at(const TileLayout& layout, const CodeBlockPlace& place) {
+  return layout.components[place.component].resolutions[place.resolution].precincts[place.precinct].bands[place.band];
+}
+
+const CodeBlock& code_block_at(const TileLayout& layout, const CodeBlockPlace& place) {
+  return precinct_band_at(layout, place).blocks[place.index];
+}
+
+}  // namespace mallat::codec

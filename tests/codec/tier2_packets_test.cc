@@ -1,0 +1,265 @@
+// The encoder's packet writer and the decoder's packet reader over the one
+// TilePrecincts layout: what one writes, the other reads back, for every
+// progression order, precincts, code-block styles, SOP/EPH, packed headers,
+// fewer decoded layers and truncated data.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/tier2/packet_reader.h"
+#include "codec/tier2/packet_writer.h"
+#include "codec/tier2/progression.h"
+#include "codec/tier2/tile_precincts.h"
+
+namespace mallat::codec {
+namespace {
+
+struct Case {
+  ProgressionOrder order = ProgressionOrder::kLRCP;
+  uint8_t style = 0;      // code-block style byte (Table A.19)
+  bool precincts = false;
+  bool sop = false, eph = false, packed = false;
+  int layers = 3;
+};
+
+// A two-component 77x53 tile, 3 levels, 8x8 code-blocks (many of them), with
+// optional 16x16 precincts.
+struct Tile {
+  TileLayout layout;
+  std::vector<ComponentCoding> coding;
+};
+
+Tile make_tile(const Case& c) {
+  ImageAndTileSize siz;
+  siz.xsiz = 77;
+  siz.ysiz = 53;
+  siz.xtsiz = 77;
+  siz.ytsiz = 53;
+  siz.components = {ComponentSize{}, ComponentSize{}};
+  ComponentCoding cc;
+  cc.levels = 3;
+  cc.xcb = cc.ycb = 3;
+  cc.style = CodeBlockStyle::from_byte(c.style);
+  if (c.precincts) cc.precinct_exponents.assign(4, {4, 4});
+  Tile t;
+  t.coding = {cc, cc};
+  auto layout = build_tile_layout(siz, 0, t.coding);
+  EXPECT_TRUE(layout.ok()) << layout.status().message();
+  t.layout = std::move(*layout);
+  return t;
+}
+
+// Random coded blocks: up to 12 passes each with increasing lengths (some
+// passes add no byte), and a random allocation of passes to layers.
+struct Coded {
+  std::vector<entropy::EncodedCodeBlock> blocks;
+  LayerPasses layers;
+};
+
+Coded make_coded(size_t count, int layers, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Coded c;
+  c.layers.assign(static_cast<size_t>(layers), std::vector<int>(count, 0));
+  for (size_t i = 0; i < count; ++i) {
+    entropy::EncodedCodeBlock b;
+    b.zero_bitplanes = static_cast<int>(rng() % 9);
+    b.num_passes = static_cast<int>(rng() % 13);
+    uint32_t length = 0;
+    for (int p = 0; p < b.num_passes; ++p) {
+      length += rng() % 40;
+      entropy::CodingPass pass;
+      pass.cumulative_length = length;
+      b.passes.push_back(pass);
+    }
+    for (uint32_t k = 0; k < length; ++k) b.data.push_back(static_cast<uint8_t>(rng() % 0x8F));
+    int so_far = 0;
+    for (int l = 0; l < layers; ++l) {
+      so_far += static_cast<int>(rng() % static_cast<uint32_t>(b.num_passes - so_far + 1));
+      if (l == layers - 1 && rng() % 2) so_far = b.num_passes;
+      c.layers[l][i] = so_far;
+    }
+    c.blocks.push_back(std::move(b));
+  }
+  return c;
+}
+
+struct Written {
+  std::vector<uint8_t> data, headers;
+  std::vector<PacketId> sequence;
+};
+
+Written write(const Tile& tile, const Coded& coded, const Case& c) {
+  Written w;
+  auto sequence = packet_order(tile.layout, c.layers, c.order);
+  EXPECT_TRUE(sequence.ok());
+  w.sequence = *sequence;
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  EXPECT_TRUE(precincts.ok());
+  TilePacketsToWrite what;
+  what.sequence = w.sequence;
+  what.layers = &coded.layers;
+  what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& { return coded.blocks[slot]; };
+  what.sop = c.sop;
+  what.eph = c.eph;
+  std::vector<PacketBytes> packets;
+  auto total = write_packets(*precincts, what, {c.packed, &w.data, &w.headers, &packets});
+  EXPECT_TRUE(total.ok()) << total.status().message();
+  EXPECT_EQ(*total, w.data.size() + w.headers.size());
+  EXPECT_EQ(packets.size(), w.sequence.size());
+  return w;
+}
+
+std::vector<CodeBlockSegments> read(const Tile& tile, const Written& w, const Case& c, int decode_layers,
+                                    std::span<const uint8_t> data, std::vector<std::string>& warnings) {
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  EXPECT_TRUE(precincts.ok());
+  TilePacketsToRead what;
+  what.sequence = w.sequence;
+  what.data = data;
+  what.headers = w.headers;
+  what.packed_headers = c.packed;
+  what.sop = c.sop;
+  what.decode_layers = decode_layers;
+  what.describe = [](size_t n, size_t pos) { return "packet " + std::to_string(n) + " at " + std::to_string(pos); };
+  std::vector<CodeBlockSegments> blocks;
+  read_packets(*precincts, what, blocks, warnings);
+  return blocks;
+}
+
+// Block `slot` came back with the passes of layers < decode_layers: its
+// bytes joined are the prefix those passes need, split into the codeword
+// segments of its style (B.10.7.2).
+void expect_block(const Coded& coded, const CodeBlockSegments& got, size_t slot, int decode_layers, uint8_t style) {
+  const entropy::EncodedCodeBlock& b = coded.blocks[slot];
+  const int passes = coded.layers[decode_layers - 1][slot];
+  ASSERT_EQ(got.passes, passes) << "slot " << slot;
+  const uint32_t length = passes == 0 ? 0 : b.passes[passes - 1].cumulative_length;
+  std::vector<uint8_t> joined;
+  for (auto piece : got.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+  EXPECT_EQ(joined, std::vector<uint8_t>(b.data.begin(), b.data.begin() + length)) << "slot " << slot;
+  if (passes > 0) {
+    EXPECT_EQ(got.zero_bitplanes, b.zero_bitplanes) << "slot " << slot;
+  }
+  // The segments: one per pass that ends one, and one for the last pass.
+  size_t segments = 0;
+  for (int p = 0; p < passes; ++p)
+    segments += pass_ends_codeword_segment(CodeBlockStyle::from_byte(style), p) || p == passes - 1;
+  uint64_t sum = 0;
+  for (uint32_t s : got.segment_lengths) sum += s;
+  EXPECT_EQ(sum, length) << "slot " << slot;
+  if (passes > 0) {
+    EXPECT_LE(got.segment_lengths.size(), segments) << "slot " << slot;
+  }
+}
+
+class Tier2Packets : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Tier2Packets, ReaderGetsWhatWriterWrote) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  ASSERT_GT(precincts->code_blocks(), 40u);
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const Coded coded = make_coded(precincts->code_blocks(), c.layers, seed);
+    const Written w = write(tile, coded, c);
+    for (int decode_layers = 1; decode_layers <= c.layers; ++decode_layers) {
+      std::vector<std::string> warnings;
+      const auto blocks = read(tile, w, c, decode_layers, w.data, warnings);
+      EXPECT_TRUE(warnings.empty()) << warnings.front();
+      ASSERT_EQ(blocks.size(), coded.blocks.size());
+      for (size_t slot = 0; slot < blocks.size(); ++slot) expect_block(coded, blocks[slot], slot, decode_layers, c.style);
+    }
+  }
+}
+
+TEST_P(Tier2Packets, TruncatedDataStopsWithAWarningAndKeepsWhatCameBefore) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  const Coded coded = make_coded(precincts->code_blocks(), c.layers, 7);
+  const Written w = write(tile, coded, c);
+  ASSERT_GT(w.data.size(), 10u);
+  std::vector<std::string> warnings;
+  const auto blocks = read(tile, w, c, c.layers, std::span<const uint8_t>(w.data).first(w.data.size() / 2), warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("packet"), std::string::npos) << warnings[0];
+  // Every piece read is a prefix of its block's bytes.
+  for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    size_t at = 0;
+    for (auto piece : blocks[slot].pieces) {
+      ASSERT_LE(at + piece.size(), coded.blocks[slot].data.size());
+      EXPECT_TRUE(std::equal(piece.begin(), piece.end(), coded.blocks[slot].data.begin() + at)) << "slot " << slot;
+      at += piece.size();
+    }
+  }
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (auto order : {ProgressionOrder::kLRCP, ProgressionOrder::kRLCP, ProgressionOrder::kRPCL,
+                     ProgressionOrder::kPCRL, ProgressionOrder::kCPRL}) {
+    Case c;
+    c.order = order;
+    c.precincts = true;
+    all.push_back(c);
+  }
+  for (uint8_t style : {uint8_t{1}, uint8_t{4}, uint8_t{5}, uint8_t{0x3F}}) {
+    Case c;
+    c.style = style;
+    all.push_back(c);
+  }
+  Case sop;
+  sop.sop = sop.eph = true;
+  all.push_back(sop);
+  Case packed = sop;
+  packed.packed = true;
+  packed.precincts = true;
+  all.push_back(packed);
+  Case one_layer;
+  one_layer.layers = 1;
+  one_layer.style = 4;
+  all.push_back(one_layer);
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Tier2Packets, ::testing::ValuesIn(cases()));
+
+TEST(TilePrecincts, SlotsRunInPacketOrderAndNameTheirCodeBlocks) {
+  Case c;
+  c.precincts = true;
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  size_t slot = 0;
+  for (size_t ci = 0; ci < tile.layout.components.size(); ++ci) {
+    const TileComponent& tc = tile.layout.components[ci];
+    for (size_t r = 0; r < tc.resolutions.size(); ++r) {
+      for (size_t p = 0; p < tc.resolutions[r].precincts.size(); ++p) {
+        const int ic = static_cast<int>(ci), ir = static_cast<int>(r), ip = static_cast<int>(p);
+        EXPECT_EQ(precincts->first_slot(ic, ir, ip), slot);
+        int in_precinct = 0;
+        const auto& bands = tc.resolutions[r].precincts[p].bands;
+        for (size_t b = 0; b < bands.size(); ++b) {
+          for (size_t k = 0; k < bands[b].blocks.size(); ++k, ++slot, ++in_precinct) {
+            const CodeBlockPlace& at = precincts->place(slot);
+            EXPECT_EQ(at.component, ic);
+            EXPECT_EQ(at.resolution, ir);
+            EXPECT_EQ(at.precinct, ip);
+            EXPECT_EQ(at.band, static_cast<int>(b));
+            EXPECT_EQ(at.index, static_cast<int>(k));
+            EXPECT_EQ(&code_block_at(tile.layout, at), &bands[b].blocks[k]);
+          }
+        }
+        EXPECT_EQ(precincts->coder(ic, ir, ip).code_blocks(), in_precinct);
+      }
+    }
+  }
+  EXPECT_EQ(slot, precincts->code_blocks());
+}
+
+}  // namespace
+}  // namespace mallat::codec
