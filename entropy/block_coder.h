@@ -1,0 +1,128 @@
+// The block coder as one interface (docs/ARCHITECTURE.md): per code-block,
+// plain data in and out, in batches, so that Part 1's EBCOT (Annex D), the
+// HT block coder of 15444-15 and device versions of either are
+// interchangeable behind it. The tile pipeline (codec/stages/block_coding.h)
+// collects a tile's code-blocks into one batch and calls encode or decode;
+// the factory picks the coder from the code-block style.
+//
+// A CPU coder spreads a batch over the thread pool, one block per item; a
+// device coder may take the whole batch at once. Either way the results do
+// not depend on how the work was spread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "common/plane_view.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "entropy/code_block_style.h"
+#include "entropy/t1.h"
+
+namespace mallat::entropy {
+
+// One code-block to encode: what encode_code_block takes (t1.h).
+struct BlockToEncode {
+  // The quantisation indices as two's-complement integers, with
+  // `fraction_bits` bits of their coefficient's fraction below them.
+  PlaneView<const int32_t> coefficients;
+  BandOrientation orientation = BandOrientation::kLL;
+  int num_bitplanes = 0;  // Mb (E-2), with any ROI shift (H.1) added
+  CodeBlockStyle style;
+  int fraction_bits = 0;
+};
+
+// One code-block to decode: what Tier-2 gathered for it (B.10) and the
+// subband's Mb, orientation and style.
+struct BlockToDecode {
+  // The block's codeword bytes as Tier-2 found them: one piece per packet
+  // that contributed (B.10.7: a codeword segment may span packets). The
+  // coder joins them; a device coder may gather them while uploading.
+  std::span<const std::span<const uint8_t>> pieces;
+  // Length of each codeword segment in order (CodeBlockToDecode, t1.h).
+  std::span<const uint32_t> segment_lengths;
+  int num_passes = 0;
+  int zero_bitplanes = 0;  // P of B.10.5
+  int num_bitplanes = 0;   // Mb
+  BandOrientation orientation = BandOrientation::kLL;
+  CodeBlockStyle style;
+};
+
+// Where one decoded block goes, and what came of it.
+struct DecodedBlock {
+  // The caller's: the block's size. The coder writes every sample: the
+  // decoded values at their true weight, as decode_code_block returns them.
+  PlaneView<int32_t> samples;
+  // The coder's: how far the passes reached. With the decoded values it
+  // tells reconstruction the plane each sample is known to (E.1.1.2,
+  // quant::known_plane), so no plane of those is handed over.
+  DecodedCodeBlockInfo info;
+  // The coder's: why this block was not decoded (impossible parameters);
+  // a corrupt segment decodes to whatever it says and is not an error.
+  Status status;
+};
+
+// The caller's own work that a batch runs on the pool beside the blocks.
+// (The pool's parallel_for is not re-entrant, so work that should overlap
+// the block coding, or follow each block while its samples are in cache,
+// can only share the pool through the coder.)
+struct BatchWork {
+  // Runs once per block, on the thread that codes it: just before a block
+  // is encoded (the encoder quantises it there), just after a block has
+  // decoded without error (the decoder dequantises it there). A coder that
+  // codes the whole batch at once runs each before or after it instead.
+  std::function<void(size_t block)> each;
+  // `items` independent pieces of work run beside the blocks and started
+  // before them (the decoder zero-fills its output image there), for a
+  // device coder while the device works.
+  int64_t items = 0;
+  std::function<void(int64_t item)> item;
+};
+
+class BlockEncoder {
+ public:
+  virtual ~BlockEncoder() = default;
+  virtual std::string name() const = 0;
+
+  // Codes blocks[i] into out[i] for every i (out.size() == blocks.size()).
+  // Returns the first failure in block order: only parameters out of range
+  // (a caller's bug) make a block fail.
+  virtual Status encode(std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
+                        const BatchWork& work = {}) = 0;
+};
+
+class BlockDecoder {
+ public:
+  virtual ~BlockDecoder() = default;
+  virtual std::string name() const = 0;
+
+  // Decodes blocks[i] into out[i] for every i (out.size() == blocks.size()).
+  // A block that cannot be decoded has its own status and the others go on;
+  // an error return means the batch as a whole could not run.
+  virtual Status decode(std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
+                        const BatchWork& work = {}) = 0;
+};
+
+// Which block coder a code-block style asks for.
+enum class BlockCoderKind {
+  kEbcot,  // Part 1, Annex D: MQ-coded bit-plane passes
+  kHt,     // 15444-15: the HT block coder
+};
+BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
+
+// The coder for blocks of this style. Every Part 1 style gets EBCOT; HT
+// code-blocks are refused with an unsupported error that says so, rather
+// than their bytes decoded as EBCOT ones.
+Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
+Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
+
+// The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
+// and decode_code_block, one block per item of the pool.
+std::unique_ptr<BlockEncoder> make_ebcot_block_encoder();
+std::unique_ptr<BlockDecoder> make_ebcot_block_decoder();
+
+}  // namespace mallat::entropy
