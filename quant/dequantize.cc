@@ -24,28 +24,31 @@ inline Known after_roi(uint32_t magnitude, int plane, int roi_shift) {
   return {magnitude, plane};
 }
 
+// Every sample known to plane 0: the last pass was a cleanup pass or a
+// refinement pass of plane 0.
+bool complete(const KnownPlanes& known) { return known.lowest_plane == 0 && !known.ended_in_significance_pass; }
+
 }  // namespace
 
-void reconstruct_reversible(PlaneView<int32_t> block, PlaneView<const uint8_t> known_plane,
-                            const BlockReconstruction& how) {
-  if (known_plane.empty() && how.roi_shift == 0) return;  // complete: the integers are exact
+void reconstruct_reversible(PlaneView<int32_t> block, const KnownPlanes& known, const BlockReconstruction& how) {
+  if (complete(known) && how.roi_shift == 0) return;  // the integers are exact
   for (int64_t y = 0; y < block.height; ++y) {
     int32_t* row = block.row(y);
-    const uint8_t* kp = known_plane.empty() ? nullptr : known_plane.row(y);
     for (int64_t x = 0; x < block.width; ++x) {
       const int32_t v = row[x];
       if (v == 0) continue;
-      const Known k = after_roi(static_cast<uint32_t>(std::abs(v)), kp ? kp[x] : 0, how.roi_shift);
+      const auto magnitude = static_cast<uint32_t>(std::abs(v));
+      const Known k = after_roi(magnitude, known_plane(magnitude, known), how.roi_shift);
       const uint32_t m = k.plane > 0 ? k.magnitude + (uint32_t{1} << (k.plane - 1)) : k.magnitude;
       row[x] = v < 0 ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
     }
   }
 }
 
-void reconstruct_irreversible(PlaneView<const int32_t> block, PlaneView<const uint8_t> known_plane,
+void reconstruct_irreversible(PlaneView<const int32_t> block, const KnownPlanes& known,
                               const BlockReconstruction& how, PlaneView<float> out) {
   const float half_step = 0.5f * how.step;
-  if (known_plane.empty() && how.roi_shift == 0) {
+  if (complete(known) && how.roi_shift == 0) {
     // Every sample known to plane 0: 2|q| + 1 half-steps.
     for (int64_t y = 0; y < block.height; ++y) {
       const int32_t* row = block.row(y);
@@ -60,7 +63,6 @@ void reconstruct_irreversible(PlaneView<const int32_t> block, PlaneView<const ui
   }
   for (int64_t y = 0; y < block.height; ++y) {
     const int32_t* row = block.row(y);
-    const uint8_t* kp = known_plane.empty() ? nullptr : known_plane.row(y);
     float* dst = out.row(y);
     for (int64_t x = 0; x < block.width; ++x) {
       const int32_t v = row[x];
@@ -68,7 +70,8 @@ void reconstruct_irreversible(PlaneView<const int32_t> block, PlaneView<const ui
         dst[x] = 0.0f;
         continue;
       }
-      const Known k = after_roi(static_cast<uint32_t>(std::abs(v)), kp ? kp[x] : 0, how.roi_shift);
+      const auto magnitude = static_cast<uint32_t>(std::abs(v));
+      const Known k = after_roi(magnitude, known_plane(magnitude, known), how.roi_shift);
       const int64_t d = 2 * int64_t{k.magnitude} + (int64_t{1} << k.plane);
       dst[x] = static_cast<float>(v < 0 ? -d : d) * half_step;
     }

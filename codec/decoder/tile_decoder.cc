@@ -233,17 +233,7 @@ class TileDecoder {
       scratch.resize(static_cast<size_t>(w * h));
       out = PlaneView<int32_t>{scratch.data(), w, h, w};
     }
-    // Only a block that stops short of its last pass has samples known
-    // above plane 0 (E.1.1.2); a complete one needs no known_plane.
-    const int planes = mb - s.zero_bitplanes;
-    const bool complete = s.passes == 3 * planes - 2;
-    thread_local std::vector<uint8_t> known;
-    PlaneView<uint8_t> known_view;
-    if (!complete) {
-      known.resize(static_cast<size_t>(w * h));
-      known_view = PlaneView<uint8_t>{known.data(), w, h, w};
-    }
-    auto info = entropy::decode_code_block(in, out, known_view);
+    auto info = entropy::decode_code_block(in, out);
     if (!info.ok()) {
       return info.status().with_context(
           "component " + std::to_string(ref.component) + " resolution " + std::to_string(ref.resolution) +
@@ -252,14 +242,17 @@ class TileDecoder {
                             : ", data from byte " + std::to_string(stream_offset(static_cast<size_t>(
                                                         s.pieces[0].data() - data_.data())))));
     }
+    // The plane each sample is known to (E.1.1.2) follows from how far the
+    // passes reached and the sample itself (quant::known_plane).
+    const quant::KnownPlanes known{info->lowest_plane, info->ended_in_significance_pass};
     quant::BlockReconstruction how;
     how.roi_shift = roi_shift;
     if (reversible) {
-      quant::reconstruct_reversible(out, known_view, how);
+      quant::reconstruct_reversible(out, known, how);
     } else {
       how.step = quant::step_size(step, cs_.main.siz.components[ref.component].precision, static_cast<int>(pb.band));
       PlaneView<float> dst{plane.samples97.get() + offset, w, h, plane.width};
-      quant::reconstruct_irreversible(out, known_view, how, dst);
+      quant::reconstruct_irreversible(out, known, how, dst);
     }
     return Status::Ok();
   }

@@ -1,14 +1,21 @@
 // E.1 dequantisation and H.1 ROI as the decoder applies them per code-block
 // (quant/dequantize.h), and the step sizes it takes (E-5, A.6.4), against
 // values worked out by hand and a plain model of OpenJPEG's reconstruction
-// (twice the magnitude plus 2^p, halved).
+// (twice the magnitude plus 2^p, halved); each sample's known plane, which
+// comes from the block decoder's info, against the block decoder's own.
 #include "quant/dequantize.h"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
+#include <span>
 #include <vector>
+
+#include "entropy/t1.h"
 
 namespace mallat::quant {
 namespace {
@@ -63,23 +70,59 @@ int32_t doubled_model(int32_t v, int p) {
   return static_cast<int32_t>((v < 0 ? -d : d) / 2);
 }
 
+// A value a block decoder can leave when its passes reached `lowest`: with
+// a last significance pass, exactly 2^lowest (significant in that pass,
+// known to lowest) or at least 2^(lowest+1) with nothing below lowest + 1
+// (known to lowest + 1); otherwise nothing below lowest. Sets *plane.
+int32_t decoded_value(std::mt19937& rng, const KnownPlanes& known, int* plane) {
+  const int lowest = known.lowest_plane;
+  int32_t m = 0;
+  if (known.ended_in_significance_pass && rng() % 3 == 0) {
+    m = int32_t{1} << lowest;
+    *plane = lowest;
+  } else {
+    *plane = lowest + (known.ended_in_significance_pass ? 1 : 0);
+    m = static_cast<int32_t>(rng() % 4096 + 1) << *plane;
+  }
+  if (rng() % 5 == 0) m = 0;
+  return rng() % 2 ? -m : m;
+}
+
 TEST(Dequantize, ReversibleMatchesTheDoubledModel) {
   std::mt19937 rng(7);
   const int w = 13, h = 9;
-  std::vector<int32_t> block(w * h), expected(w * h);
-  std::vector<uint8_t> known(w * h);
-  for (int i = 0; i < w * h; ++i) {
-    const int p = static_cast<int>(rng() % 12);
-    // Magnitudes with no bits below p, as Tier-1 leaves them.
-    int32_t m = static_cast<int32_t>(rng() % 4096) >> p << p;
-    if (rng() % 5 == 0) m = 0;
-    const int32_t v = rng() % 2 ? -m : m;
-    block[i] = v;
-    known[i] = static_cast<uint8_t>(p);
-    expected[i] = doubled_model(v, p);
+  for (int trial = 0; trial < 40; ++trial) {
+    const KnownPlanes known{static_cast<int>(rng() % 12), rng() % 2 == 0};
+    std::vector<int32_t> block(w * h), expected(w * h);
+    for (int i = 0; i < w * h; ++i) {
+      int p = 0;
+      block[i] = decoded_value(rng, known, &p);
+      expected[i] = doubled_model(block[i], p);
+    }
+    reconstruct_reversible({block.data(), w, h, w}, known, {});
+    EXPECT_EQ(block, expected) << "lowest " << known.lowest_plane << " spp " << known.ended_in_significance_pass;
   }
-  reconstruct_reversible({block.data(), w, h, w}, PlaneView<const uint8_t>{known.data(), w, h, w}, {});
-  EXPECT_EQ(block, expected);
+}
+
+TEST(Dequantize, IrreversibleMatchesTheDoubledModel) {
+  std::mt19937 rng(8);
+  const int w = 7, h = 11;
+  BlockReconstruction how;
+  how.step = 0.75f;
+  for (int trial = 0; trial < 40; ++trial) {
+    const KnownPlanes known{static_cast<int>(rng() % 12), rng() % 2 == 0};
+    std::vector<int32_t> block(w * h);
+    std::vector<float> expected(w * h), out(w * h, -1.0f);
+    for (int i = 0; i < w * h; ++i) {
+      int p = 0;
+      block[i] = decoded_value(rng, known, &p);
+      const int64_t m = block[i] < 0 ? -int64_t{block[i]} : block[i];
+      const int64_t d = block[i] == 0 ? 0 : 2 * m + (int64_t{1} << p);
+      expected[i] = static_cast<float>(block[i] < 0 ? -d : d) * (0.5f * how.step);
+    }
+    reconstruct_irreversible({block.data(), w, h, w}, known, how, {out.data(), w, h, w});
+    EXPECT_EQ(out, expected);
+  }
 }
 
 TEST(Dequantize, CompleteReversibleBlockIsUnchanged) {
@@ -87,19 +130,22 @@ TEST(Dequantize, CompleteReversibleBlockIsUnchanged) {
   const std::vector<int32_t> before = block;
   reconstruct_reversible({block.data(), 3, 2, 3}, {}, {});
   EXPECT_EQ(block, before);
+  // Passes down to plane 0's refinement pass: every sample known to plane 0.
+  reconstruct_reversible({block.data(), 3, 2, 3}, KnownPlanes{0, false}, {});
+  EXPECT_EQ(block, before);
 }
 
 TEST(Dequantize, RoiMagnitudesAreShiftedDown) {
   BlockReconstruction how;
   how.roi_shift = 3;
-  // 48 >= 2^3 is in the region: 48 >> 3 = 6, known to plane 4 - 3 = 1, so
-  // 6 + 2^0. 40 known to plane 0: 5. 5 < 2^3 is background: unchanged.
-  // -7 background known to plane 2 (after a truncation): -(7 + 2).
-  std::vector<int32_t> block = {48, 40, 5, -7};
-  std::vector<uint8_t> known = {4, 0, 0, 2};
-  reconstruct_reversible({block.data(), 4, 1, 4}, PlaneView<const uint8_t>{known.data(), 4, 1, 4}, how);
-  EXPECT_EQ(block, (std::vector<int32_t>{7, 5, 5, -9}));
-  // Without known planes every sample is complete.
+  // The last pass a significance pass of plane 4. 16 = 2^4 became
+  // significant in it, known to plane 4: in the region (>= 2^3), 16 >> 3 = 2
+  // known to plane 1, so 2 + 2^0. 96 and -32 were significant before, known
+  // to plane 5: 12 + 2^1 and -(4 + 2^1).
+  std::vector<int32_t> block = {16, 96, -32, 0};
+  reconstruct_reversible({block.data(), 4, 1, 4}, KnownPlanes{4, true}, how);
+  EXPECT_EQ(block, (std::vector<int32_t>{3, 14, -6, 0}));
+  // A complete block: region magnitudes shifted down, background unchanged.
   block = {-64, 8, 7, 0};
   reconstruct_reversible({block.data(), 4, 1, 4}, {}, how);
   EXPECT_EQ(block, (std::vector<int32_t>{-8, 1, 7, 0}));
@@ -108,14 +154,15 @@ TEST(Dequantize, RoiMagnitudesAreShiftedDown) {
 TEST(Dequantize, IrreversibleReconstructsAtMidPoints) {
   BlockReconstruction how;
   how.step = 2.0f;
-  std::vector<int32_t> block = {3, -3, 0, 4, -12};
-  std::vector<uint8_t> known = {0, 0, 5, 2, 2};
-  std::vector<float> out(5, -1.0f);
-  // (2|q| + 2^p) * step / 2 with q's sign.
-  reconstruct_irreversible({block.data(), 5, 1, 5}, PlaneView<const uint8_t>{known.data(), 5, 1, 5}, how,
-                           {out.data(), 5, 1, 5});
-  EXPECT_EQ(out, (std::vector<float>{7.0f, -7.0f, 0.0f, 12.0f, -28.0f}));
-  // No known planes: every sample known to plane 0, (|q| + 1/2) steps.
+  // (2|q| + 2^p) * step / 2 with q's sign. Last pass a significance pass of
+  // plane 2: 4 known to plane 2 (12), -12 and 8 to plane 3 (-32, 24).
+  std::vector<int32_t> block = {4, -12, 0, 8};
+  std::vector<float> out(4, -1.0f);
+  reconstruct_irreversible({block.data(), 4, 1, 4}, KnownPlanes{2, true}, how, {out.data(), 4, 1, 4});
+  EXPECT_EQ(out, (std::vector<float>{12.0f, -32.0f, 0.0f, 24.0f}));
+  // Every sample known to plane 0: (|q| + 1/2) steps.
+  block = {3, -3, 0, 4, -12};
+  out.assign(5, -1.0f);
   reconstruct_irreversible({block.data(), 5, 1, 5}, {}, how, {out.data(), 5, 1, 5});
   EXPECT_EQ(out, (std::vector<float>{7.0f, -7.0f, 0.0f, 9.0f, -25.0f}));
   // With ROI: 96 >= 2^4 becomes 6, known to plane 0: 13 half-steps.
@@ -124,6 +171,89 @@ TEST(Dequantize, IrreversibleReconstructsAtMidPoints) {
   reconstruct_irreversible({block.data(), 2, 1, 2}, {}, how, {out.data(), 2, 1, 2});
   EXPECT_EQ(out[0], 13.0f);
   EXPECT_EQ(out[1], 19.0f);
+}
+
+TEST(Dequantize, InPlaceGivesWhatASeparateOutputGives) {
+  // The decoder's dequantisation turns a 9/7 plane's decoded integers into
+  // floats in their own storage.
+  std::mt19937 rng(9);
+  const int w = 16, h = 8;
+  const KnownPlanes known{3, true};
+  BlockReconstruction how;
+  how.step = 1.25f;
+  std::vector<int32_t> block(w * h);
+  for (int32_t& v : block) {
+    int p = 0;
+    v = decoded_value(rng, known, &p);
+  }
+  std::vector<float> separate(w * h);
+  reconstruct_irreversible({block.data(), w, h, w}, known, how, {separate.data(), w, h, w});
+  static_assert(sizeof(float) == sizeof(int32_t));
+  auto storage = std::make_unique<std::byte[]>(block.size() * 4);
+  std::memcpy(storage.get(), block.data(), block.size() * 4);
+  reconstruct_irreversible({reinterpret_cast<const int32_t*>(storage.get()), w, h, w}, known, how,
+                           {reinterpret_cast<float*>(storage.get()), w, h, w});
+  std::vector<float> in_place(w * h);
+  std::memcpy(in_place.data(), storage.get(), in_place.size() * 4);
+  EXPECT_EQ(in_place, separate);
+}
+
+// The known planes from the info are the block decoder's own: random blocks
+// of every Part 1 style, truncated after any pass or replaced by garbage
+// (a corrupt segment decodes to whatever it says; the rule holds for it too).
+TEST(Dequantize, KnownPlanesFromTheInfoAreTheBlockDecoders) {
+  std::mt19937 rng(5);
+  int64_t checked = 0, behind = 0;
+  for (int trial = 0; trial < 640; ++trial) {
+    const entropy::CodeBlockStyle style = entropy::CodeBlockStyle::from_byte(static_cast<uint8_t>(trial % 64));
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    const int mb = 1 + static_cast<int>(rng() % 18);
+    const auto orientation = static_cast<entropy::BandOrientation>(rng() % 4);
+    std::vector<int32_t> v(static_cast<size_t>(w * h));
+    for (int32_t& x : v) {
+      if (rng() % 3 == 0) continue;
+      const int top = static_cast<int>(rng() % mb);
+      const auto m = static_cast<int32_t>(rng() % (uint32_t{1} << (top + 1)));
+      x = rng() % 2 ? -m : m;
+    }
+    auto coded = entropy::encode_code_block({v.data(), w, h, w}, orientation, mb, style);
+    ASSERT_TRUE(coded.ok());
+    entropy::CodeBlockToDecode in;
+    in.zero_bitplanes = coded->zero_bitplanes;
+    in.num_bitplanes = mb;
+    in.orientation = orientation;
+    in.style = style;
+    std::vector<uint8_t> garbage;
+    std::vector<uint32_t> lengths;
+    const int planes = mb - coded->zero_bitplanes;
+    if (planes <= 0) continue;
+    in.num_passes = 1 + static_cast<int>(rng() % (3 * planes - 2));
+    if (trial % 4 == 3) {
+      garbage.resize(rng() % 512);
+      for (uint8_t& g : garbage) g = static_cast<uint8_t>(rng());
+      in.data = garbage;
+    } else {
+      lengths = entropy::codeword_segment_lengths(*coded, in.num_passes);
+      in.data = std::span<const uint8_t>(coded->data.data(), coded->passes[in.num_passes - 1].cumulative_length);
+      in.segment_lengths = lengths;
+    }
+    std::vector<int32_t> values(v.size());
+    std::vector<uint8_t> planes_known(v.size());
+    auto info = entropy::decode_code_block(in, {values.data(), w, h, w}, {planes_known.data(), w, h, w});
+    ASSERT_TRUE(info.ok()) << info.status().to_string();
+    const KnownPlanes known{info->lowest_plane, info->ended_in_significance_pass};
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (values[k] == 0) continue;  // zero reconstructs to zero whatever its plane
+      const auto magnitude = static_cast<uint32_t>(values[k] < 0 ? -values[k] : values[k]);
+      ASSERT_EQ(known_plane(magnitude, known), planes_known[k])
+          << "trial " << trial << " sample " << k << " value " << values[k];
+      ++checked;
+      behind += planes_known[k] > info->lowest_plane;
+    }
+  }
+  // Both kinds of sample were seen.
+  EXPECT_GT(checked, 100000);
+  EXPECT_GT(behind, 1000);
 }
 
 }  // namespace
