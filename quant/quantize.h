@@ -23,7 +23,9 @@ struct QuantizationError {
 // 2^max_bitplanes (M_b of E-2), with `fraction_bits` F bits of |y| / Delta's
 // fraction below it (F = 0: the indices themselves). Tier-1 codes the index
 // bits of such values and measures each pass against the finer ones
-// (entropy::encode_code_block). max_bitplanes + F <= 31.
+// (entropy::encode_code_block). max_bitplanes + F <= 31. `out` may be
+// `in`'s own storage (the encoder's tile planes turn from floats into
+// indices in place): each index is written after its coefficient is read.
 QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
                                      PlaneView<int32_t> out, int fraction_bits = 0);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -33,6 +34,31 @@ TEST(Quantize, StridedRegion) {
 
 // Fraction bits: the index bits are those of F = 0, the bits below are the
 // fraction of |y| / Delta; the energy is the sum of (|y| / Delta)^2.
+TEST(Quantize, InPlaceGivesWhatASeparateOutputGives) {
+  // The encoder's tile planes turn from floats into indices in their own
+  // storage: a strided region of a plane, with fraction bits and clipping.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> value(-3000.0f, 3000.0f);
+  const int64_t stride = 40, w = 33, h = 17;
+  std::vector<float> plane(static_cast<size_t>(stride * h));
+  for (float& v : plane) v = value(rng);
+  const PlaneView<const float> region{plane.data() + 3, w, h, stride};
+  std::vector<int32_t> separate(static_cast<size_t>(w * h));
+  const auto e = quantize_dead_zone(region, 0.75, 11, PlaneView<int32_t>{separate.data(), w, h, w}, 5);
+  static_assert(sizeof(float) == sizeof(int32_t));
+  std::vector<int32_t> storage(plane.size());
+  std::memcpy(storage.data(), plane.data(), plane.size() * 4);
+  const auto in_place =
+      quantize_dead_zone(PlaneView<const float>{reinterpret_cast<const float*>(storage.data()) + 3, w, h, stride},
+                         0.75, 11, PlaneView<int32_t>{storage.data() + 3, w, h, stride}, 5);
+  EXPECT_EQ(in_place.clipped, e.clipped);
+  EXPECT_GT(e.clipped, 0);
+  EXPECT_EQ(in_place.energy, e.energy);
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) ASSERT_EQ(storage[y * stride + 3 + x], separate[y * w + x]) << x << "," << y;
+  }
+}
+
 TEST(Quantize, FractionBitsAndEnergy) {
   std::mt19937 rng(7);
   std::normal_distribution<float> noise(0.0f, 20.0f);

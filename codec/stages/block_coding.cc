@@ -1,0 +1,118 @@
+#include "codec/stages/block_coding.h"
+
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "codec/stages/quantisation.h"
+
+namespace mallat::codec {
+namespace {
+
+// One batch per tile, so its blocks must all ask for one coder. (15444-15
+// lets HT and Part 1 blocks mix; that would take one batch per coder.)
+template <typename Coder, typename Block, typename StyleOf, typename Make>
+Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf style_of, Make make) {
+  const entropy::CodeBlockStyle first = blocks.empty() ? entropy::CodeBlockStyle{} : style_of(blocks[0]);
+  for (const Block& b : blocks) {
+    if (entropy::block_coder_kind(style_of(b)) == entropy::block_coder_kind(first)) continue;
+    MALLAT_RETURN_IF_ERROR(make(style_of(b)).status());
+    return unsupported("code-blocks of one tile that need different block coders");
+  }
+  return make(first);
+}
+
+}  // namespace
+
+Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
+  const size_t n = tile.blocks.size();
+  tile.coded.assign(n, {});
+  if (quantise) tile.quantisation.assign(n, {});
+  MALLAT_ASSIGN_OR_RETURN(
+      const std::unique_ptr<entropy::BlockEncoder> coder,
+      coder_for<entropy::BlockEncoder>(std::span<const EncodeBlock>(tile.blocks),
+                                       [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
+  std::vector<entropy::BlockToEncode> batch(n);
+  for (size_t i = 0; i < n; ++i) {
+    const EncodeBlock& b = tile.blocks[i];
+    batch[i] = {b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
+                b.fraction_bits};
+  }
+  entropy::BatchWork work;
+  if (quantise) work.each = [&](size_t i) { tile.quantisation[i] = quantise_block(tile, i); };
+  return coder->encode(batch, tile.coded, pool, work);
+}
+
+Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const entropy::BatchWork& beside) {
+  // The planes are not zero-filled: each block writes all its samples
+  // (zeros where it has no passes), and when the blocks tile a plane, as
+  // Annex B's partition does, they write every sample. A plane they do not
+  // cover keeps zeros where none lies (int32 0 and float 0 are the same
+  // bytes).
+  std::vector<int64_t> covered(tile.planes.size(), 0);
+  for (const DecodeBlock& b : tile.blocks) {
+    if (b.place.inside(tile.planes[b.place.component])) covered[b.place.component] += b.place.width * b.place.height;
+  }
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    TilePlane& plane = tile.planes[c];
+    if (covered[c] != static_cast<int64_t>(plane.count())) std::fill_n(plane.ints().data, plane.count(), 0);
+  }
+  // The batch: blocks with passes and no error yet. Blocks without passes
+  // are zero-filled beside it.
+  std::vector<size_t> batched, zero;
+  std::vector<entropy::BlockToDecode> batch;
+  std::vector<entropy::DecodedBlock> out;
+  for (size_t i = 0; i < tile.blocks.size(); ++i) {
+    DecodeBlock& b = tile.blocks[i];
+    if (!b.status.ok()) continue;
+    if (b.coded.num_passes == 0) {
+      if (b.place.inside(tile.planes[b.place.component])) zero.push_back(i);
+      continue;
+    }
+    batched.push_back(i);
+    batch.push_back(b.coded);
+    out.push_back({b.place.in(tile.planes[b.place.component].ints()), {}, Status::Ok()});
+  }
+  MALLAT_ASSIGN_OR_RETURN(
+      const std::unique_ptr<entropy::BlockDecoder> coder,
+      coder_for<entropy::BlockDecoder>(std::span<const entropy::BlockToDecode>(batch),
+                                       [](const entropy::BlockToDecode& b) { return b.style; },
+                                       entropy::make_block_decoder));
+  const int64_t own = beside.item ? beside.items : 0;
+  entropy::BatchWork work;
+  work.items = own + static_cast<int64_t>(zero.size());
+  work.item = [&](int64_t i) {
+    if (i < own) {
+      beside.item(i);
+      return;
+    }
+    const DecodeBlock& b = tile.blocks[zero[i - own]];
+    const PlaneView<int32_t> samples = b.place.in(tile.planes[b.place.component].ints());
+    for (int64_t y = 0; y < samples.height; ++y) std::fill_n(samples.row(y), samples.width, 0);
+  };
+  if (dequantise) {
+    work.each = [&](size_t k) {
+      tile.blocks[batched[k]].info = out[k].info;
+      dequantise_block(tile, batched[k]);
+    };
+  }
+  MALLAT_RETURN_IF_ERROR(coder->decode(batch, out, pool, work));
+  for (size_t k = 0; k < batched.size(); ++k) {
+    DecodeBlock& b = tile.blocks[batched[k]];
+    b.info = out[k].info;
+    b.status = out[k].status;
+  }
+  // The first failure in block order: an error found before decoding as it
+  // is, a block decoder's with the block named.
+  size_t k = 0;
+  for (size_t i = 0; i < tile.blocks.size(); ++i) {
+    const bool decoded = k < batched.size() && batched[k] == i;
+    if (decoded) ++k;
+    const Status& s = tile.blocks[i].status;
+    if (s.ok()) continue;
+    return decoded && tile.describe_block ? s.with_context(tile.describe_block(i)) : s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,27 @@
+// The block coding stages: a tile's code-blocks, as one batch, through the
+// block coder their style asks for (entropy/block_coder.h), reading and
+// writing the tile's planes in place (tile_buffers.h).
+#pragma once
+
+#include "codec/stages/tile_buffers.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "entropy/block_coder.h"
+
+namespace mallat::codec {
+
+// kBlockCoding: codes every block of `tile` into tile.coded. With
+// `quantise`, kQuantisation comes first for each block, on the thread
+// that codes it (tile.quantisation).
+Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise);
+
+// kBlockDecoding: decodes every block into its place in the planes and
+// sets its info and status; blocks without passes, and the samples of a
+// plane that no block covers, become zero. With `dequantise`,
+// kDequantisation follows for each block on the thread that decoded it.
+// `beside`'s items (work of the caller's) run on the pool beside the
+// blocks. Returns the first failed block's error in block order, a block
+// decoder's named by tile.describe_block.
+Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const entropy::BatchWork& beside = {});
+
+}  // namespace mallat::codec

@@ -1,0 +1,59 @@
+#include "codec/stages/quantisation.h"
+
+#include "codec/stages/tile_buffers.h"
+#include "quant/dequantize.h"
+
+namespace mallat::codec {
+
+quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i) {
+  const EncodeBlock& b = tile.blocks[i];
+  const TilePlane& plane = tile.planes[b.place.component];
+  const PlaneView<int32_t> indices = b.place.in(plane.ints());
+  quant::QuantizationError e;
+  if (plane.wavelet == dwt::Wavelet::k97) {
+    // Irreversible: the indices carry up to 8 bits of their coefficient's
+    // fraction below them (within Tier-1's 31 magnitude bits), so Tier-1
+    // measures each pass against the unquantised coefficients. In place:
+    // quantize_dead_zone writes each index after reading its coefficient.
+    e = quant::quantize_dead_zone(b.place.in(plane.floats()), b.step, b.num_bitplanes - b.roi_shift, indices,
+                                  b.fraction_bits);
+  }
+  if (b.roi_shift > 0) {
+    // H.1: the region's coefficients are shifted up by s, above every
+    // background plane; with the whole component as the region, all of them.
+    for (int64_t y = 0; y < indices.height; ++y) {
+      int32_t* row = indices.row(y);
+      for (int64_t x = 0; x < indices.width; ++x) row[x] = row[x] * (int32_t{1} << b.roi_shift);
+    }
+  }
+  return e;
+}
+
+void quantise_blocks(EncodeTile& tile, ThreadPool& pool) {
+  tile.quantisation.assign(tile.blocks.size(), {});
+  pool.parallel_for(static_cast<int64_t>(tile.blocks.size()),
+                    [&](int64_t i) { tile.quantisation[i] = quantise_block(tile, static_cast<size_t>(i)); });
+}
+
+void dequantise_block(const DecodeTile& tile, size_t i) {
+  const DecodeBlock& b = tile.blocks[i];
+  const TilePlane& plane = tile.planes[b.place.component];
+  const quant::KnownPlanes known{b.info.lowest_plane, b.info.ended_in_significance_pass};
+  const quant::BlockReconstruction how{b.roi_shift, b.step};
+  const PlaneView<int32_t> values = b.place.in(plane.ints());
+  if (plane.wavelet == dwt::Wavelet::k53) {
+    quant::reconstruct_reversible(values, known, how);
+  } else {
+    // The floats go where their integers were (tile_buffers.h).
+    quant::reconstruct_irreversible(values, known, how, b.place.in(plane.floats()));
+  }
+}
+
+void dequantise_blocks(DecodeTile& tile, ThreadPool& pool) {
+  pool.parallel_for(static_cast<int64_t>(tile.blocks.size()), [&](int64_t i) {
+    const DecodeBlock& b = tile.blocks[i];
+    if (b.status.ok() && b.coded.num_passes > 0) dequantise_block(tile, static_cast<size_t>(i));
+  });
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,138 @@
+// What the tile pipeline's stages (tile_stages.h) work on: one plane per
+// tile-component, with its geometry, and the tile's code-blocks with what
+// each stage needs of them and leaves for the next.
+//
+// A plane's samples are 4 bytes each and change meaning in place as they go
+// through the stages, so that one allocation per tile-component carries a
+// tile from the image to the code-blocks and back (a device runner taking
+// several stages would keep this layout in device memory):
+//
+//   encoding: samples (int32 for the 5/3, float for the 9/7) after the DC
+//             shift and colour transform (G.1, G.2, G.3); subbands in the
+//             packed layout of dwt/geometry.h after the DWT (Annex F);
+//             int32 quantisation indices after quantisation (Annex E;
+//             the 9/7's floats are replaced block by block);
+//   decoding: the int32 values the block decoder returns (Annex D); then
+//             coefficients (int32 for the 5/3, float for the 9/7) after
+//             dequantisation (E.1, H.1); samples after the inverse DWT.
+//
+// The int32 <-> float conversions read each sample and write the result in
+// its place, so every store depends on the load at the same address.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/image.h"
+#include "common/plane_view.h"
+#include "common/status.h"
+#include "dwt/dwt.h"
+#include "dwt/geometry.h"
+#include "entropy/block_coder.h"
+#include "entropy/t1.h"
+#include "quant/quantize.h"
+
+namespace mallat::codec {
+
+// One tile-component's plane, row by row without padding.
+struct TilePlane {
+  // Where the samples lie on the component's grid (B-12; when decoding at a
+  // reduced resolution, B-14's rectangle of the highest one decoded): its
+  // x0, y0 decide which samples the DWT treats as low-pass (F.3, F.4).
+  dwt::Rect rect;
+  int levels = 0;  // decomposition levels the forward DWT applies, or the inverse undoes
+  dwt::Wavelet wavelet = dwt::Wavelet::k53;
+  std::unique_ptr<std::byte[]> storage;
+
+  int64_t width() const { return rect.width(); }
+  int64_t height() const { return rect.height(); }
+  size_t count() const { return rect.empty() ? 0 : static_cast<size_t>(width() * height()); }
+
+  // Storage for count() samples, uninitialised: every stage that fills a
+  // plane writes all its samples.
+  void allocate() { storage = std::make_unique_for_overwrite<std::byte[]>(count() * 4); }
+
+  PlaneView<int32_t> ints() const { return {reinterpret_cast<int32_t*>(storage.get()), width(), height(), width()}; }
+  PlaneView<float> floats() const { return {reinterpret_cast<float*>(storage.get()), width(), height(), width()}; }
+};
+
+// Where a code-block's samples lie: a rectangle of plane `component`, in the
+// packed subband layout the DWT leaves (dwt/geometry.h).
+struct BlockPlace {
+  int component = 0;
+  int64_t x0 = 0, y0 = 0, width = 0, height = 0;
+
+  // Whether the rectangle lies inside the plane.
+  bool inside(const TilePlane& plane) const {
+    return x0 >= 0 && y0 >= 0 && x0 + width <= plane.width() && y0 + height <= plane.height();
+  }
+  template <typename T>
+  PlaneView<T> in(PlaneView<T> plane) const {
+    return plane.sub(x0, y0, width, height);
+  }
+};
+
+// A code-block on the encoder's side.
+struct EncodeBlock {
+  BlockPlace place;
+  entropy::BandOrientation orientation = entropy::BandOrientation::kLL;
+  entropy::CodeBlockStyle style;
+  int num_bitplanes = 0;  // Mb (E-2) plus roi_shift
+  int roi_shift = 0;      // s of H.1: the block's indices are shifted up by it
+  double step = 1.0;      // Delta_b, by which the 9/7's coefficients are quantised (Annex E)
+  int fraction_bits = 0;  // of |y| / Delta_b, kept below the index (entropy::BlockToEncode)
+};
+
+// A tile on its way through the encoder's stages.
+struct EncodeTile {
+  // kComponentTransform's input: plane c takes component c of `image` from
+  // sample (source_x[c], source_y[c]) on, its rect's size.
+  const Image* image = nullptr;
+  std::vector<int64_t> source_x, source_y;
+  bool colour_transform = false;  // G.2 (5/3) or G.3 (9/7) on planes 0..2, of one size
+
+  std::vector<TilePlane> planes;
+  std::vector<EncodeBlock> blocks;
+
+  // Per block, kQuantisation's findings (9/7 only: the indices clipped to
+  // Mb and the error with nothing sent) and kBlockCoding's result.
+  std::vector<quant::QuantizationError> quantisation;
+  std::vector<entropy::EncodedCodeBlock> coded;
+};
+
+// A code-block on the decoder's side.
+struct DecodeBlock {
+  BlockPlace place;
+  // kBlockDecoding's input; a block without passes is all zero.
+  entropy::BlockToDecode coded;
+  int roi_shift = 0;  // s of H.1
+  float step = 1.0f;  // Delta_b (E-3, single precision); 9/7 only
+  // In: an error found before decoding, which keeps the block from the
+  // block decoder. Out: why it could not be decoded.
+  Status status;
+  entropy::DecodedCodeBlockInfo info;  // kBlockDecoding's output
+};
+
+// A tile on its way through the decoder's stages.
+struct DecodeTile {
+  std::vector<TilePlane> planes;
+  std::vector<DecodeBlock> blocks;
+  // Names block i in a message of the block decoder (the decoder says which
+  // component, resolution, place and codestream byte); may be empty.
+  std::function<std::string(size_t)> describe_block;
+
+  // kOutput's: the inverse colour transform on planes 0..2 (G.2 or G.3),
+  // and where the samples go: origin_x[c], origin_y[c] are the image's
+  // top-left on component c's grid (tile_output.h). Image components whose
+  // samples are still empty are allocated, zero-filled.
+  bool colour_transform = false;
+  Image* image = nullptr;
+  std::span<const int64_t> origin_x, origin_y;
+};
+
+}  // namespace mallat::codec
