@@ -1,8 +1,9 @@
-// One tile through the encoder: DC shift and colour transform, forward DWT,
-// quantisation (irreversible path), Tier-1 coding of every code-block in
-// parallel; then, once the rate allocator has chosen each block's passes per
-// layer, the Tier-2 packets. The coded blocks stay in memory between the two
-// steps so the allocator can see every tile before any packet is written.
+// One tile through the encoder: the forward stages of codec/stages/
+// tile_stages.h (DC shift and colour transform, forward DWT, quantisation,
+// block coding of every code-block in parallel); then, once the rate
+// allocator has chosen each block's passes per layer, the Tier-2 packets.
+// The coded blocks stay in memory between the two steps so the allocator
+// can see every tile before any packet is written.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_precincts.h"
 #include "codec/encoder/rate_control.h"
+#include "codec/stages/tile_buffers.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/image.h"
 #include "common/thread_pool.h"
@@ -74,8 +76,13 @@ class TileEncoder {
     int c, r, p, b, k;  // k: index within the band
     size_t slot;        // index in blocks_
   };
-  Status transform();
-  Status code_one(const BlockRef& ref);
+  // The tile's planes, sized and placed, for the stages (tile_buffers.h).
+  EncodeTile planes() const;
+  // What the stages need to know of one code-block; sets the rate
+  // allocator's weight of its coded block.
+  Result<EncodeBlock> code_one(const BlockRef& ref);
+  // Takes the block's coding from `tile` with what the allocator needs.
+  void account(const BlockRef& ref, EncodeTile& tile, size_t i);
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;
@@ -83,8 +90,6 @@ class TileEncoder {
   int index_ = 0;
   TileLayout layout_;
   bool irreversible_ = false;
-  std::vector<std::vector<int32_t>> planes53_;
-  std::vector<std::unique_ptr<float[]>> planes97_;
   std::vector<CodedBlock> blocks_;
   // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
   // precincts' packet-header state that each packets() call starts from.

@@ -2,7 +2,7 @@
 // stage equals the plain functions it wraps, applied plane by plane or
 // block by block; the ranges that fuse two stages per block give what the
 // two give one after the other; forward stages then inverse stages give back
-// the 5/3's samples exactly.
+// the 5/3's samples exactly; the encoder refuses HT code-blocks by name.
 #include "codec/stages/tile_stages.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/api/encode.h"
 #include "codec/stages/component_transform.h"
 #include "codec/stages/tile_output.h"
 #include "common/image.h"
@@ -458,6 +459,18 @@ TEST(TileStages, RangesOutOfOrderAreRefused) {
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(run.stages->inverse(InverseStage::kOutput, InverseStage::kBlockDecoding, d).code(),
             ErrorCode::kInvalidArgument);
+}
+
+TEST(TileStages, EncoderRefusesHtCodeBlocksByName) {
+  // 15444-15's HT code-blocks reach the block coding stage, whose factory
+  // names them (and no file is written).
+  const Image image = test_image(9);
+  EncodeOptions options;
+  options.style.ht = true;
+  auto out = encode(image, options);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(out.status().message().find("HT code-blocks"), std::string::npos) << out.status().message();
 }
 
 }  // namespace
