@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace mallat::fuzz {
 
-// Memory a target lets the decoder plan for (codec/memory_limit.h). Under
+// Memory a target lets the decoder plan for (codec/codestream/memory_limit.h). Under
 // the sanitizers a decode costs about a microsecond per sample: mutated
 // 640x480 RGB conformance streams (16 MiB by the estimate) took 1.1-1.8 s
 // each and held the decoder targets to about 10 executions a second with

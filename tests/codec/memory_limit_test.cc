@@ -1,4 +1,4 @@
-// The decoder's memory bound (codec/memory_limit.h): above what a decode
+// The decoder's memory bound (codec/codestream/memory_limit.h): above what a decode
 // really holds, not absurdly so, and refusing hostile headers before any
 // allocation.
 #include <gtest/gtest.h>
