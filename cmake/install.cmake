@@ -33,6 +33,8 @@ target_compile_features(mallat_package INTERFACE cxx_std_20)
 set_target_properties(mallat_package PROPERTIES EXPORT_NAME mallat)
 add_library(mallat::mallat ALIAS mallat_package)
 
+include(${CMAKE_CURRENT_LIST_DIR}/link_graph.cmake)
+
 # _mallat_visit(TARGET): depth-first over the mallat_* targets TARGET links,
 # appending each to the global list _mallat_postorder after all it links.
 function(_mallat_visit target)
@@ -41,22 +43,10 @@ function(_mallat_visit target)
     return()
   endif()
   set_property(GLOBAL APPEND PROPERTY _mallat_seen ${target})
-  get_target_property(type ${target} TYPE)
-  set(links)
-  get_target_property(l ${target} INTERFACE_LINK_LIBRARIES)
-  if(l)
-    list(APPEND links ${l})
-  endif()
-  if(NOT type STREQUAL "INTERFACE_LIBRARY")
-    get_target_property(l ${target} LINK_LIBRARIES)
-    if(l)
-      list(APPEND links ${l})
-    endif()
-  endif()
+  mallat_direct_links(${target} links)
   # Backwards, so that the reversed result keeps the order of the links.
   list(REVERSE links)
   foreach(dep IN LISTS links)
-    string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" dep "${dep}")
     if(dep MATCHES "^::@")
       # CMake's marker around links made from another folder (dwt/cuda).
       continue()

@@ -4,21 +4,12 @@
 # So the link graph is the one statement of who may use whom, and a source
 # that includes a header from outside it fails the layering test.
 
+include(${CMAKE_CURRENT_LIST_DIR}/link_graph.cmake)
+
 # mallat_collect_links(TARGET OUT): TARGET's mallat_* libraries, transitively.
 function(mallat_collect_links target out)
   set(seen ${${out}})
-  get_target_property(type ${target} TYPE)
-  set(links)
-  get_target_property(l ${target} INTERFACE_LINK_LIBRARIES)
-  if(l)
-    list(APPEND links ${l})
-  endif()
-  if(NOT type STREQUAL "INTERFACE_LIBRARY")
-    get_target_property(l ${target} LINK_LIBRARIES)
-    if(l)
-      list(APPEND links ${l})
-    endif()
-  endif()
+  mallat_direct_links(${target} links)
   foreach(dep IN LISTS links)
     if(dep MATCHES "^mallat_" AND TARGET ${dep} AND NOT dep IN_LIST seen)
       list(APPEND seen ${dep})
