@@ -18,20 +18,17 @@ Status TileEncoder::code(int index) {
   EncodeTile tile = planes();
 
   MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
-  std::vector<BlockRef> refs;
-  for (size_t slot = 0; slot < precincts_.code_blocks(); ++slot) {
-    const CodeBlockPlace& at = precincts_.place(slot);
-    refs.push_back({at.component, at.resolution, at.precinct, at.band, at.index, slot});
-  }
-  blocks_.assign(refs.size(), {});
-  tile.blocks.reserve(refs.size());
-  for (const BlockRef& ref : refs) {
-    MALLAT_ASSIGN_OR_RETURN(const EncodeBlock block, code_one(ref));
+  // blocks_ and tile.blocks are both indexed by slot (tile_precincts.h).
+  const size_t count = precincts_.code_blocks();
+  blocks_.assign(count, {});
+  tile.blocks.reserve(count);
+  for (size_t slot = 0; slot < count; ++slot) {
+    MALLAT_ASSIGN_OR_RETURN(const EncodeBlock block, code_one(slot));
     tile.blocks.push_back(block);
   }
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
   MALLAT_RETURN_IF_ERROR(stages->forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile));
-  for (size_t i = 0; i < refs.size(); ++i) account(refs[i], tile, i);
+  for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   return Status::Ok();
 }
 
@@ -54,43 +51,45 @@ EncodeTile TileEncoder::planes() const {
   return tile;
 }
 
-Result<EncodeBlock> TileEncoder::code_one(const BlockRef& ref) {
+Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
   const MainHeader& main = *setup_.main;
-  const TileComponent& tc = layout_.components[ref.c];
-  const PrecinctBand& pb = tc.resolutions[ref.r].precincts[ref.p].bands[ref.b];
-  const CodeBlock& cb = pb.blocks[ref.k];
-  const Quantization& q = main.qcc.count(ref.c) ? main.qcc.at(ref.c) : main.qcd;
-  const int band = quant::subband_step_index(ref.r, static_cast<int>(pb.band));
+  const CodeBlockPlace& at = precincts_.place(slot);
+  const int c = at.component;
+  const TileComponent& tc = layout_.components[c];
+  const PrecinctBand& pb = precinct_band_at(layout_, at);
+  const CodeBlock& cb = pb.blocks[at.index];
+  const Quantization& q = main.qcc.count(c) ? main.qcc.at(c) : main.qcd;
+  const int band = quant::subband_step_index(at.resolution, static_cast<int>(pb.band));
   MALLAT_ASSIGN_OR_RETURN(const quant::StepSize step, q.subband_step(tc.levels, band));
   EncodeBlock block;
-  block.place = {ref.c, cb.packed.x0, cb.packed.y0, cb.rect.width(), cb.rect.height()};
+  block.place = {c, cb.packed.x0, cb.packed.y0, cb.rect.width(), cb.rect.height()};
   block.orientation = static_cast<entropy::BandOrientation>(pb.band);
   block.style = main.cod.component.style;
   // H.1: the region's coefficients are shifted up by s, above every
   // background plane; with the whole component as the region, all of them.
-  block.roi_shift = setup_.roi_shift.empty() ? 0 : setup_.roi_shift[ref.c];
+  block.roi_shift = setup_.roi_shift.empty() ? 0 : setup_.roi_shift[c];
   block.num_bitplanes = quant::magnitude_bitplanes(q.guard_bits, step.exponent) + block.roi_shift;
-  block.step = setup_.step[ref.c][band];
+  block.step = setup_.step[c][band];
   // Irreversible: the indices carry up to 8 bits of their coefficient's
   // fraction below them (within Tier-1's 31 magnitude bits), so Tier-1
   // measures each pass against the unquantised coefficients.
   block.fraction_bits = irreversible_ ? std::clamp(31 - block.num_bitplanes, 0, 8) : 0;
   // Tier-1 measures distortion on the shifted integers: 2^(2s) times larger.
   const double delta = block.step;
-  blocks_[ref.slot].weight = std::ldexp(delta * delta * setup_.energy[ref.c][band] * setup_.colour_weight[ref.c],
+  blocks_[slot].weight = std::ldexp(delta * delta * setup_.energy[c][band] * setup_.colour_weight[c],
                                         -2 * block.roi_shift);
   return block;
 }
 
-void TileEncoder::account(const BlockRef& ref, EncodeTile& tile, size_t i) {
-  CodedBlock& out = blocks_[ref.slot];
-  out.coded = std::move(tile.coded[i]);
+void TileEncoder::account(size_t slot, EncodeTile& tile) {
+  CodedBlock& out = blocks_[slot];
+  out.coded = std::move(tile.coded[slot]);
   if (irreversible_) {
     // The error with nothing sent, in units of Delta^2; Tier-1's units are
     // those of the shifted indices, which `weight` takes back.
-    const quant::QuantizationError& e = tile.quantisation[i];
+    const quant::QuantizationError& e = tile.quantisation[slot];
     out.clipped = e.clipped;
-    out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[i].roi_shift) * out.weight;
+    out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[slot].roi_shift) * out.weight;
     return;
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;

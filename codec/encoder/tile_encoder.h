@@ -72,17 +72,13 @@ class TileEncoder {
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
 
  private:
-  struct BlockRef {
-    int c, r, p, b, k;  // k: index within the band
-    size_t slot;        // index in blocks_
-  };
   // The tile's planes, sized and placed, for the stages (tile_buffers.h).
   EncodeTile planes() const;
   // What the stages need to know of one code-block; sets the rate
   // allocator's weight of its coded block.
-  Result<EncodeBlock> code_one(const BlockRef& ref);
+  Result<EncodeBlock> code_one(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
-  void account(const BlockRef& ref, EncodeTile& tile, size_t i);
+  void account(size_t slot, EncodeTile& tile);
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;
