@@ -1,6 +1,7 @@
 // ISO/IEC 15444-4 class-1 decoding of the profile-0 and profile-1
 // codestreams: each row of TOLERANCES.tsv whose reference is a set of PGX
-// files (one per component) is one test. The stream is decoded at the row's
+// files (one per component) is one test, and each row of htj2k/
+// TOLERANCES_HT.tsv (the same images with HT code-blocks, 15444-15). The stream is decoded at the row's
 // reduction through codec::decode and each listed component is compared
 // with its reference: peak absolute error and MSE must not exceed the row's
 // limits (Table C.1 of 15444-4).
@@ -26,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ConformanceRow {
+  std::string dir;        // the table's folder under testdata: files and references are relative to it
   std::string file;       // p0_01.j2k
   int reduce = 0;
   int components = 0;
@@ -44,18 +46,17 @@ std::vector<double> split_numbers(const std::string& field) {
   return out;
 }
 
-fs::path tolerances_path() { return testing::testdata_dir() / "conformance" / "TOLERANCES.tsv"; }
-
-// The codestream rows: those whose reference is a per-component PGX. The
-// TIFF rows (JP2 files) belong to conformance/jp2/.
-std::vector<ConformanceRow> read_rows() {
+// The codestream rows of a table: those whose reference is a per-component
+// PGX. The TIFF rows (JP2 files) belong to conformance/jp2/.
+std::vector<ConformanceRow> read_rows(const std::string& dir, const std::string& table) {
   std::vector<ConformanceRow> rows;
-  std::ifstream in(tolerances_path());
+  std::ifstream in(testing::testdata_dir() / dir / table);
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::stringstream ss(line);
     ConformanceRow row;
+    row.dir = dir;
     std::string reduce, components, peak, mse;
     if (!std::getline(ss, row.file, '\t') || !std::getline(ss, reduce, '\t') ||
         !std::getline(ss, components, '\t') || !std::getline(ss, peak, '\t') ||
@@ -81,11 +82,11 @@ std::string reference_for(const ConformanceRow& row, int c) {
 class Codestream : public ::testing::TestWithParam<ConformanceRow> {};
 
 TEST_P(Codestream, DecodesWithinLimits) {
-  MALLAT_REQUIRE_TESTDATA("conformance/TOLERANCES.tsv");
   const ConformanceRow& row = GetParam();
+  MALLAT_REQUIRE_TESTDATA(row.dir + "/" + row.file);
   ASSERT_EQ(row.peak.size(), static_cast<size_t>(row.components)) << row.file << ": peak limits";
   ASSERT_EQ(row.mse.size(), static_cast<size_t>(row.components)) << row.file << ": MSE limits";
-  const fs::path dir = testing::testdata_dir() / "conformance";
+  const fs::path dir = testing::testdata_dir() / row.dir;
   auto data = io::read_file(dir / row.file);
   ASSERT_TRUE(data.ok()) << data.status().to_string();
   codec::DecodeOptions options;
@@ -117,7 +118,10 @@ std::string row_name(const ::testing::TestParamInfo<ConformanceRow>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Conformance, Codestream, ::testing::ValuesIn(read_rows()), row_name);
+INSTANTIATE_TEST_SUITE_P(Conformance, Codestream, ::testing::ValuesIn(read_rows("conformance", "TOLERANCES.tsv")),
+                         row_name);
+INSTANTIATE_TEST_SUITE_P(Htj2k, Codestream,
+                         ::testing::ValuesIn(read_rows("conformance/htj2k", "TOLERANCES_HT.tsv")), row_name);
 
 }  // namespace
 }  // namespace mallat

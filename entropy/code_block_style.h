@@ -20,19 +20,21 @@ struct CodeBlockStyle {
   bool vertical_causal = false;          // VSC: ignore the stripe below
   bool predictable_termination = false;  // ERTERM
   bool segmentation_symbols = false;     // SEGMARK: 1010 after each cleanup pass
-  // 15444-15's extension of Table A.19: bit 6 says the code-blocks are HT
-  // blocks, coded by the HT block coder instead of Annex D's. Kept so that
-  // the block coder factory (block_coder.h) can refuse them by name rather
-  // than decode HT bytes as EBCOT ones.
+  // 15444-15's extension of Table A.19 (its Table A.4): bit 6 says the
+  // code-blocks are HT blocks, coded by the HT block coder instead of
+  // Annex D's; bit 7 with it (HTMIXED) says each code-block may be either,
+  // Tier-2 telling which from its first contribution (15444-15 B.3).
   bool ht = false;
+  bool ht_mixed = false;
 
   uint8_t to_byte() const {
     return static_cast<uint8_t>(bypass | reset << 1 | termall << 2 | vertical_causal << 3 |
-                                predictable_termination << 4 | segmentation_symbols << 5 | ht << 6);
+                                predictable_termination << 4 | segmentation_symbols << 5 | ht << 6 |
+                                ht_mixed << 7);
   }
   static CodeBlockStyle from_byte(uint8_t b) {
     return {(b & 1) != 0,  (b & 2) != 0,  (b & 4) != 0, (b & 8) != 0,
-            (b & 16) != 0, (b & 32) != 0, (b & 64) != 0};
+            (b & 16) != 0, (b & 32) != 0, (b & 64) != 0, (b & 128) != 0};
   }
   friend bool operator==(const CodeBlockStyle&, const CodeBlockStyle&) = default;
 };

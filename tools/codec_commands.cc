@@ -23,11 +23,13 @@ namespace {
 const char kEncodeIntro[] =
     "usage: mallat encode -i IN -o OUT [options]\n"
     "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
-    "file, .j2k or .j2c a raw codestream. Lossless (reversible 5/3 + RCT) by default.\n";
+    "file, .jph a JPH file, .j2k, .j2c or .jhc a raw codestream. Lossless (reversible 5/3 + RCT)\n"
+    "by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht asks for HT (HTJ2K).\n";
 
 const char kDecodeIntro[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
-    "Decodes a JPEG 2000 codestream (.j2k, .j2c) or JP2 file to an image; OUT's extension\n"
+    "Decodes a JPEG 2000 codestream (.j2k, .j2c, .jhc) or JP2/JPH file, Part 1 or HT (HTJ2K)\n"
+    "code-blocks, to an image; OUT's extension\n"
     "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
     "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
     "RGB; a restricted ICC profile is written into PNG and TIFF output. Sub-sampled\n"
@@ -200,7 +202,9 @@ const std::vector<EncodeOption>& encode_table() {
   static const std::vector<EncodeOption> table = {
       {{"-i"}, "IN", "the image to encode: PNG, TIFF, PNM, PGX or BMP (required)", "in.ppm",
        [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
-      {{"-o"}, "OUT", "the file to write: .jp2 (JP2 file), .j2k or .j2c (codestream) (required)", "out.j2k",
+      {{"-o"}, "OUT",
+       "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required)",
+       "out.j2k",
        [](EncodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
@@ -272,12 +276,19 @@ const std::vector<EncodeOption>& encode_table() {
        }},
       {{"-M"}, "N",
        "code-block mode switches, a sum of 1 BYPASS, 2 RESET, 4 TERMALL, 8 VSC, 16 ERTERM, 32 SEGMARK (as "
-       "opj_compress)",
+       "opj_compress); or 64 alone: HT code-blocks (HTJ2K, 15444-15, as grk_compress)",
        "63",
        [](EncodeSettings& s, const std::string& v) {
          int64_t x;
-         if (!parse_int(v, 0, 63, &x)) return invalid_argument("-M must be 0..63, got '" + v + "'");
+         if (!parse_int(v, 0, 64, &x)) {
+           return invalid_argument("-M must be 0..63 (Part 1 mode switches) or 64 (HT), got '" + v + "'");
+         }
          s.codec.style = codec::CodeBlockStyle::from_byte(static_cast<uint8_t>(x));
+         return Status::Ok();
+       }},
+      {{"--ht"}, "", "HT code-blocks (HTJ2K, 15444-15): the same as -M 64", "",
+       [](EncodeSettings& s, const std::string&) {
+         s.codec.style = codec::CodeBlockStyle::from_byte(64);
          return Status::Ok();
        }},
       {{"-mct"}, "0|1", "colour transform off / on (default: on for 3+ components)", "0",
@@ -328,7 +339,7 @@ const std::vector<EncodeOption>& encode_table() {
 
 const std::vector<DecodeOption>& decode_table() {
   static const std::vector<DecodeOption> table = {
-      {{"-i"}, "IN", "the codestream (.j2k, .j2c) or JP2 file to decode (required)", "in.jp2",
+      {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required)", "in.jp2",
        [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
       {{"-o"}, "OUT", "the image to write; its extension picks the format (required)", "out.ppm",
        [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
@@ -403,8 +414,10 @@ int encode_main(const Args& args) {
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   if (ends_with_ci(s.out, ".jp2")) {
     opt.container = codec::Container::kJp2;
-  } else if (!ends_with_ci(s.out, ".j2k") && !ends_with_ci(s.out, ".j2c")) {
-    return usage_error("output '" + s.out + "' must end in .j2k, .j2c or .jp2");
+  } else if (ends_with_ci(s.out, ".jph")) {
+    opt.container = codec::Container::kJph;
+  } else if (!ends_with_ci(s.out, ".j2k") && !ends_with_ci(s.out, ".j2c") && !ends_with_ci(s.out, ".jhc")) {
+    return usage_error("output '" + s.out + "' must end in .j2k, .j2c, .jhc (codestreams), .jp2 or .jph (files)");
   }
   auto image = io::read_image(s.in, s.max_memory);
   if (!image.ok()) {

@@ -79,6 +79,45 @@ void print_jp2_header(const codec::Jp2File& f) {
   if (f.display_resolution) print_resolution("display", *f.display_resolution);
 }
 
+// The block coder of a code-block style (A.6.1 Table A.19; 15444-15 Table
+// A.4) and its mode switches.
+std::string block_coding_name(const codec::CodeBlockStyle& s) {
+  if (s.ht) return s.ht_mixed ? "HT and Part 1 mixed (HTMIXED, 15444-15)" : "HT (HTJ2K, 15444-15)";
+  std::string n = "Part 1 (EBCOT)";
+  const char* names[] = {"BYPASS", "RESET", "TERMALL", "VSC", "ERTERM", "SEGMARK"};
+  for (int b = 0; b < 6; ++b) {
+    if (s.to_byte() & (1 << b)) n += std::string(" ") + names[b];
+  }
+  return n;
+}
+
+// The main header's coding choices (COD, COC) and capabilities (Rsiz, CAP,
+// CPF).
+void print_coding(const codec::MainHeader& m) {
+  static const char* orders[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+  const codec::ComponentCoding& cc = m.cod.component;
+  const auto order = static_cast<size_t>(m.cod.order);
+  std::printf("  coding: %s, %d level%s, %s, %d layer%s, %s, code-blocks %dx%d\n", block_coding_name(cc.style).c_str(),
+              cc.levels, cc.levels == 1 ? "" : "s", cc.reversible ? "reversible 5/3" : "irreversible 9/7",
+              m.cod.layers, m.cod.layers == 1 ? "" : "s", order < 5 ? orders[order] : "?", 1 << cc.xcb, 1 << cc.ycb);
+  for (const auto& [c, coc] : m.coc) {
+    std::printf("  component %d coding: %s, %d levels, %s\n", c, block_coding_name(coc.style).c_str(), coc.levels,
+                coc.reversible ? "reversible 5/3" : "irreversible 9/7");
+  }
+  std::printf("  Rsiz 0x%04X%s\n", m.siz.rsiz, (m.siz.rsiz & codec::kRsizCapabilities) ? " (extended capabilities)" : "");
+  if (!m.cap.empty()) {
+    std::printf("  CAP: Pcap 0x%08X\n", m.cap.pcap);
+    if (auto c15 = m.cap.part(15)) {
+      std::printf("    Ccap15 0x%04X: %s\n", *c15, codec::HtCapabilities::from_ccap15(*c15).describe().c_str());
+    }
+  }
+  if (!m.cpf.empty()) {
+    std::printf("  CPF:");
+    for (uint16_t p : m.cpf) std::printf(" 0x%04X", p);
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 bool is_jpeg2000_file(const std::string& path) {
@@ -103,7 +142,8 @@ int jpeg2000_info(const std::string& path) {
   auto cs = codec::parse_codestream(stream);
   if (!cs.ok()) return fail("info", path + ": " + cs.status().message());
   const codec::ImageAndTileSize& siz = cs->main.siz;
-  std::printf("%s: %s, %lldx%lld, %zu component%s, %zu tile%s\n", path.c_str(), is_jp2 ? "JP2" : "JPEG 2000 codestream",
+  const char* kind = !is_jp2 ? "JPEG 2000 codestream" : jp2.brand == codec::box::kBrandJph ? "JPH" : "JP2";
+  std::printf("%s: %s, %lldx%lld, %zu component%s, %zu tile%s\n", path.c_str(), kind,
               static_cast<long long>(siz.xsiz - siz.xosiz), static_cast<long long>(siz.ysiz - siz.yosiz),
               siz.components.size(), siz.components.size() == 1 ? "" : "s", cs->tiles.size(),
               cs->tiles.size() == 1 ? "" : "s");
@@ -112,6 +152,7 @@ int jpeg2000_info(const std::string& path) {
     std::printf("  component %zu: %d bits %s, sub-sampling %dx%d\n", c, k.precision, k.is_signed ? "signed" : "unsigned",
                 k.dx, k.dy);
   }
+  print_coding(cs->main);
   if (is_jp2) print_jp2_header(jp2);
   return 0;
 }

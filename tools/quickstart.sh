@@ -12,7 +12,7 @@ mode=${1:-demo}
 build=${BUILD_DIR:-build}
 
 packages=(cmake g++ make pkg-config libpng-dev libtiff-dev libgtest-dev libbenchmark-dev
-          libopenjp2-tools grokj2k-tools python3-numpy python3-matplotlib)
+          libopenjp2-tools grokj2k-tools openjph-tools python3-numpy python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

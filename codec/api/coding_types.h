@@ -34,8 +34,10 @@ struct RegionOfInterest {
   friend bool operator==(const RegionOfInterest&, const RegionOfInterest&) = default;
 };
 
-// Annex I: what a file holds, a raw codestream (Annex A) or a JP2 file.
-enum class Container { kUnknown, kCodestream, kJp2 };
+// Annex I: what a file holds, a raw codestream (Annex A) or a JP2 file;
+// 15444-15 Annex D's JPH file is JP2's boxes under the 'jph ' brand (a
+// reader finds either as kJp2).
+enum class Container { kUnknown, kCodestream, kJp2, kJph };
 
 // -TP R|L|C (A.4.2): where an encoder starts a new tile-part.
 enum class TilePartDivision { kNone, kResolution, kLayer, kComponent };

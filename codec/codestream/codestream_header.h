@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/codestream/capabilities.h"
 #include "codec/codestream/params.h"
 
 namespace mallat::codec {
@@ -70,7 +71,8 @@ struct MainHeader {
   std::vector<std::vector<uint8_t>> plm;
   std::vector<ComponentRegistration> crg;  // empty when no CRG
   std::vector<Comment> comments;
-  std::vector<uint8_t> cap;  // 15444-15 CAP payload (after Lcap), kept but not interpreted
+  Capabilities cap;             // 15444-1 A.5.2 / 15444-15 A.3: CAP (empty: none)
+  std::vector<uint16_t> cpf;    // 15444-1 A.5.3: CPF's Pcpf words (empty: none)
   size_t end_offset = 0;     // where the first SOT (or EOC) starts
 };
 

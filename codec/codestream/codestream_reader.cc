@@ -218,14 +218,15 @@ Result<MainHeader> parse_main_header(std::span<const uint8_t> stream, std::vecto
         break;
       }
       case marker::kCAP: {
-        auto rest = seg.rest();
-        h.cap.assign(rest.begin(), rest.end());
-        warn(warnings, "CAP" + at_byte(off) + " (15444-15 capabilities) kept but not interpreted");
+        if (!h.cap.empty()) return corrupt_at("CAP", off, "second CAP");
+        MALLAT_ASSIGN_OR_RETURN(h.cap, parse_cap(seg));
         break;
       }
-      case marker::kCPF:
-        warn(warnings, "CPF" + at_byte(off) + " (15444-15 profile) skipped");
+      case marker::kCPF: {
+        if (!h.cpf.empty()) return corrupt_at("CPF", off, "second CPF");
+        MALLAT_ASSIGN_OR_RETURN(h.cpf, parse_cpf(seg));
         break;
+      }
       case marker::kPPT:
       case marker::kPLT:
         warn(warnings, marker_name(code) + at_byte(off) + " belongs in a tile-part header; skipped");

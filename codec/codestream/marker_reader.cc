@@ -46,8 +46,9 @@ Result<ComponentCoding> parse_component_coding(ByteReader& seg, bool precincts, 
   if (cc.ycb > 10) return corrupt_at(name, off + 2, "code-block height exponent " + std::to_string(cc.ycb) + " > 10");
   if (cc.xcb + cc.ycb > 12)
     return corrupt_at(name, off + 1, "code-block exponents " + std::to_string(cc.xcb) + " + " + std::to_string(cc.ycb) + " > 12");
-  if (style & 0x40) return Status(ErrorCode::kUnsupported, std::string(name) + " at byte " + std::to_string(style_off) + ": HT code-blocks (15444-15)");
-  if (style & 0x80) return corrupt_at(name, style_off, "reserved code-block style bit 7 set");
+  // 15444-15 Table A.4: bit 6 HT code-blocks, bits 6 and 7 HTMIXED; bit 7
+  // alone is reserved.
+  if ((style & 0xC0) == 0x80) return corrupt_at(name, style_off, "reserved code-block style bit 7 set without bit 6");
   cc.style = CodeBlockStyle::from_byte(style);
   if (transform > 1)
     return Status(ErrorCode::kUnsupported, std::string(name) + " at byte " + std::to_string(transform_off) +

@@ -296,6 +296,7 @@ Status write_main_header(ByteWriter& w, const MainHeader& m) {
   const int nc = static_cast<int>(m.siz.components.size());
   write_soc(w);
   MALLAT_RETURN_IF_ERROR(write_siz(w, m.siz));
+  if (!m.cap.empty()) write_cap(w, m.cap);
   CodingOverrides o;
   o.cod = m.cod;
   o.coc = m.coc;

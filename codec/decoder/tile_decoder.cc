@@ -194,6 +194,10 @@ class TileDecoder {
     block.coded.num_bitplanes = mb;
     block.coded.orientation = static_cast<entropy::BandOrientation>(pb.band);
     block.coded.style = params_.components[ref.component].style;
+    // 15444-15 B.3: Tier-2 found which coder the block needs (HTMIXED
+    // decides it block by block).
+    block.coded.style.ht = segments_[slot].ht;
+    block.coded.style.ht_mixed = false;
     block.roi_shift = roi_shift;
     if (!params_.components[ref.component].reversible) {
       block.step = quant::step_size(*step, cs_.main.siz.components[ref.component].precision, static_cast<int>(pb.band));

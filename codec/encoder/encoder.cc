@@ -181,6 +181,27 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
                               " magnitude bit-planes exceeds " + std::to_string(entropy::kMaxBitPlanes));
     if (roi.shift > 0) h.rgn.push_back(roi);
   }
+  if (o.style.ht) {
+    // 15444-15 A.3: HT code-blocks are an extended capability: Rsiz bit 14
+    // and a CAP with Ccap^15 (every block HT, one HT set each, B the largest
+    // Mb of any subband, ROI shift included).
+    if (o.style.ht_mixed) return invalid_argument("HTMIXED code-blocks are not written; use HT (-M 64) alone");
+    HtCapabilities ht;
+    ht.irreversible = !o.reversible;
+    ht.region_of_interest = !h.rgn.empty();
+    auto widest = [&](const Quantization& q) {
+      for (const StepSize& st : q.steps) {
+        ht.magnitude_bits = std::max(ht.magnitude_bits, quant::magnitude_bitplanes(q.guard_bits, st.exponent));
+      }
+    };
+    widest(h.qcd);
+    for (const auto& [c, q] : h.qcc) widest(q);
+    int roi = 0;
+    for (const RegionOfInterest& r : h.rgn) roi = std::max(roi, r.shift);
+    ht.magnitude_bits += roi;
+    siz.rsiz |= kRsizCapabilities;
+    h.cap = ht_capabilities(ht);
+  }
   if (!o.comment.empty()) {
     Comment com;
     com.registration = 1;
@@ -337,7 +358,7 @@ class FileAssembler {
 
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const {
     MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr));
-    if (options_.container == Container::kJp2) return write_jp2(main_.siz, stream, jp2_);
+    if (in_jp2_boxes()) return write_jp2(main_.siz, stream, jp2_);
     return stream;
   }
 
@@ -408,13 +429,17 @@ class FileAssembler {
   }
 
   uint64_t container_overhead() const {
-    if (options_.container != Container::kJp2) return 0;
+    if (!in_jp2_boxes()) return 0;
     auto empty = write_jp2(main_.siz, {}, jp2_);
     return empty.ok() ? empty->size() : 0;
   }
 
   const MainHeader& main_;
   const EncodeOptions& options_;
+  bool in_jp2_boxes() const {
+    return options_.container == Container::kJp2 || options_.container == Container::kJph;
+  }
+
   const Jp2Description& jp2_;
   const std::vector<std::unique_ptr<TileEncoder>>& tiles_;
   const std::vector<size_t>& first_block_;
@@ -484,7 +509,8 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
     first_block.push_back(blocks);
     blocks += tiles.back()->blocks().size();
   }
-  const Jp2Description jp2 = describe_for_jp2(image);
+  Jp2Description jp2 = describe_for_jp2(image);
+  if (options.container == Container::kJph) jp2.brand = box::kBrandJph;
   FileAssembler assembler(main, options, setup, jp2, tiles, first_block, pool);
 
   const bool every_pass = std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {

@@ -277,8 +277,9 @@ Result<Jp2File> parse_jp2(std::span<const uint8_t> file) {
     }
   }
   if (!have_ftyp) f.warnings.push_back("no ftyp box");
-  else if (std::find(f.compatibility.begin(), f.compatibility.end(), box::kBrandJp2) == f.compatibility.end())
-    f.warnings.push_back("ftyp does not list 'jp2 ' as compatible");
+  else if (std::find(f.compatibility.begin(), f.compatibility.end(), box::kBrandJp2) == f.compatibility.end() &&
+           std::find(f.compatibility.begin(), f.compatibility.end(), box::kBrandJph) == f.compatibility.end())
+    f.warnings.push_back("ftyp lists neither 'jp2 ' nor 'jph ' as compatible");
   if (!have_header) return corrupt_at("JP2", file.size(), "no jp2h box");
   if (!have_codestream) return corrupt_at("JP2", file.size(), "no jp2c box");
   return f;
@@ -327,9 +328,9 @@ Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<co
   // I.5.2 ftyp.
   w.u32(20);
   w.u32(box::kFileType);
-  w.u32(box::kBrandJp2);
+  w.u32(description.brand);
   w.u32(0);
-  w.u32(box::kBrandJp2);
+  w.u32(description.brand);
   // I.5.3 jp2h.
   size_t header_at = w.size();
   w.u32(0);

@@ -35,6 +35,7 @@ inline constexpr uint32_t kCaptureResolution = 0x72657363;  // 'resc'
 inline constexpr uint32_t kDisplayResolution = 0x72657364;  // 'resd'
 inline constexpr uint32_t kCodestream = 0x6A703263;  // 'jp2c'
 inline constexpr uint32_t kBrandJp2 = 0x6A703220;    // 'jp2 '
+inline constexpr uint32_t kBrandJph = 0x6A706820;    // 'jph ', 15444-15 Annex D
 inline constexpr uint32_t kSignatureContent = 0x0D0A870A;
 }  // namespace box
 
@@ -139,6 +140,7 @@ struct Jp2Description {
   std::optional<EnumeratedColourSpace> colour;  // default: default_colour_space
   std::vector<uint8_t> icc_profile;             // written as colr method 2
   std::vector<ChannelDefinition> channels;      // written as cdef
+  uint32_t brand = box::kBrandJp2;              // ftyp's brand and compatibility: 'jp2 ' or 'jph '
 };
 
 // A minimal JP2 file (I.2): signature, ftyp ('jp2 ', compatible 'jp2 '),

@@ -9,8 +9,8 @@
 namespace mallat::codec {
 namespace {
 
-// One batch per tile, so its blocks must all ask for one coder. (15444-15
-// lets HT and Part 1 blocks mix; that would take one batch per coder.)
+// The encoder codes a tile in one batch, so its blocks must all ask for one
+// coder.
 template <typename Coder, typename Block, typename StyleOf, typename Make>
 Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf style_of, Make make) {
   const entropy::CodeBlockStyle first = blocks.empty() ? entropy::CodeBlockStyle{} : style_of(blocks[0]);
@@ -20,6 +20,53 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
     return unsupported("code-blocks of one tile that need different block coders");
   }
   return make(first);
+}
+
+// 15444-15 lets HT and Part 1 code-blocks share a tile (HTMIXED, or
+// components whose COC styles differ): one batch per block coder, the
+// caller's beside-work run with the first.
+Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
+                       ThreadPool& pool, const entropy::BatchWork& work) {
+  using entropy::BlockCoderKind;
+  auto kind_of = [&](size_t k) { return entropy::block_coder_kind(batch[k].style); };
+  bool one_kind = true;
+  for (size_t k = 1; k < batch.size(); ++k) one_kind = one_kind && kind_of(k) == kind_of(0);
+  if (one_kind) {
+    const entropy::CodeBlockStyle style = batch.empty() ? entropy::CodeBlockStyle{} : batch[0].style;
+    MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> coder, entropy::make_block_decoder(style));
+    return coder->decode(batch, out, pool, work);
+  }
+  bool first = true;
+  for (BlockCoderKind kind : {BlockCoderKind::kEbcot, BlockCoderKind::kHt}) {
+    std::vector<size_t> group;
+    for (size_t k = 0; k < batch.size(); ++k) {
+      if (kind_of(k) == kind) group.push_back(k);
+    }
+    if (group.empty()) continue;
+    std::vector<entropy::BlockToDecode> sub(group.size());
+    std::vector<entropy::DecodedBlock> sub_out(group.size());
+    for (size_t j = 0; j < group.size(); ++j) {
+      sub[j] = batch[group[j]];
+      sub_out[j] = out[group[j]];
+    }
+    MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> coder,
+                            entropy::make_block_decoder(sub[0].style));
+    entropy::BatchWork w;
+    if (first) {
+      w.items = work.items;
+      w.item = work.item;
+    }
+    if (work.each) {
+      w.each = [&](size_t j) {
+        out[group[j]] = sub_out[j];
+        work.each(group[j]);
+      };
+    }
+    MALLAT_RETURN_IF_ERROR(coder->decode(sub, sub_out, pool, w));
+    for (size_t j = 0; j < group.size(); ++j) out[group[j]] = sub_out[j];
+    first = false;
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -73,11 +120,6 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
     batch.push_back(b.coded);
     out.push_back({b.place.in(tile.planes[b.place.component].ints()), {}, Status::Ok()});
   }
-  MALLAT_ASSIGN_OR_RETURN(
-      const std::unique_ptr<entropy::BlockDecoder> coder,
-      coder_for<entropy::BlockDecoder>(std::span<const entropy::BlockToDecode>(batch),
-                                       [](const entropy::BlockToDecode& b) { return b.style; },
-                                       entropy::make_block_decoder));
   const int64_t own = beside.item ? beside.items : 0;
   entropy::BatchWork work;
   work.items = own + static_cast<int64_t>(zero.size());
@@ -96,7 +138,7 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
       dequantise_block(tile, batched[k]);
     };
   }
-  MALLAT_RETURN_IF_ERROR(coder->decode(batch, out, pool, work));
+  MALLAT_RETURN_IF_ERROR(decode_by_coder(batch, out, pool, work));
   for (size_t k = 0; k < batched.size(); ++k) {
     DecodeBlock& b = tile.blocks[batched[k]];
     b.info = out[k].info;

@@ -48,18 +48,25 @@ std::string where(int layer, int block) {
 
 }  // namespace
 
-bool pass_ends_codeword_segment(CodeBlockStyle style, int pass) {
+bool pass_ends_codeword_segment(CodeBlockStyle style, int pass, int ht_first_cleanup) {
+  if (style.ht) {
+    // 15444-15 B.3: placeholders join the first cleanup's segment; after it
+    // each cleanup (offset 0 mod 3) and each MagRef (2 mod 3) ends one.
+    if (pass < ht_first_cleanup) return false;
+    return (pass - ht_first_cleanup) % 3 != 1;
+  }
   if (style.termall) return true;
   if (style.bypass) return pass >= 9 && (pass - 9) % 3 != 1;
   return false;
 }
 
-std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes) {
+std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes,
+                                         int ht_first_cleanup) {
   std::vector<int> pieces;
   int count = 0;
   for (int p = passes_before; p < passes_before + new_passes; ++p) {
     ++count;
-    if (pass_ends_codeword_segment(style, p)) {
+    if (pass_ends_codeword_segment(style, p, ht_first_cleanup)) {
       pieces.push_back(count);
       count = 0;
     }
@@ -101,6 +108,7 @@ Result<PrecinctPacketCoder> PrecinctPacketCoder::create(std::span<const CodeBloc
         s.band = static_cast<int>(b);
         s.x = x;
         s.y = y;
+        s.ht = style.ht;
         c.blocks_.push_back(s);
       }
     }
@@ -111,7 +119,10 @@ Result<PrecinctPacketCoder> PrecinctPacketCoder::create(std::span<const CodeBloc
 void PrecinctPacketCoder::reset() {
   for (TagTree& t : inclusion_) t.reset();
   for (TagTree& t : zero_planes_) t.reset();
-  for (BlockState& s : blocks_) s = BlockState{s.band, s.x, s.y};
+  for (BlockState& s : blocks_) {
+    s = BlockState{s.band, s.x, s.y};
+    s.ht = style_.ht;
+  }
 }
 
 Status PrecinctPacketCoder::set_code_block(int index, int first_layer, int zero_bitplanes) {
@@ -135,6 +146,9 @@ Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockCo
     return invalid_argument("packet header: " + std::to_string(blocks.size()) +
                             " contributions for " + std::to_string(blocks_.size()) + " code-blocks");
   }
+  // 15444-15 B.3: an HTMIXED writer would have to mark its HT blocks
+  // through their first length; this one writes one kind per component.
+  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
   // Check everything before writing a bit.
   bool any = false;
   for (size_t i = 0; i < blocks.size(); ++i) {
@@ -251,13 +265,21 @@ Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uin
         if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at Lblock");
         if (++s.lblock > 32) return corrupt_data(where(layer, idx) + ": Lblock beyond 32");
       }
-      const std::vector<int> pieces = codeword_segment_pieces(style_, s.passes, c.new_passes);
-      c.lengths.resize(pieces.size());
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        const int bits = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
-        if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " +
-                                           std::to_string(bits) + " bits");
-        c.lengths[k] = r.get_bits(bits);
+      c.ht = s.ht;
+      if (s.ht && s.ht_first_cleanup < 0) {
+        MALLAT_RETURN_IF_ERROR(read_ht_first_lengths(r, s, c, layer, idx));
+        c.ht = s.ht;
+      } else {
+        const CodeBlockStyle style = block_style(s);
+        c.continues_segment = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1, s.ht_first_cleanup);
+        const std::vector<int> pieces = codeword_segment_pieces(style, s.passes, c.new_passes, s.ht_first_cleanup);
+        c.lengths.resize(pieces.size());
+        for (size_t k = 0; k < pieces.size(); ++k) {
+          const int bits = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
+          if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " +
+                                             std::to_string(bits) + " bits");
+          c.lengths[k] = r.get_bits(bits);
+        }
       }
       if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at segment lengths");
       s.passes += c.new_passes;
@@ -270,6 +292,75 @@ Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uin
     pos += 2;  // A.8.2: EPH
   }
   return pos;
+}
+
+CodeBlockStyle PrecinctPacketCoder::block_style(const BlockState& s) const {
+  CodeBlockStyle style = style_;
+  style.ht = s.ht;
+  style.ht_mixed = false;
+  return style;
+}
+
+Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState& s, CodeBlockContribution& c,
+                                                  int layer, int idx) {
+  const int n = c.new_passes, before = s.passes;
+  const int last = before + n - 1;
+  const int cleanup = last - last % 3;  // the last of the new passes that can be a cleanup pass
+  c.continues_segment = before > 0;     // placeholders of earlier packets
+  // Until the first HT cleanup pass, the length is signalled as for one
+  // segment of all the new passes (B.10.7.2), so that placeholder passes
+  // (length 0) and, under HTMIXED, a Part-1 block's first segment read alike.
+  auto read_length = [&](int passes_in_segment, uint32_t high, int have_bits) -> Result<uint32_t> {
+    const int bits = s.lblock + floor_log2(static_cast<uint32_t>(passes_in_segment));
+    if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " + std::to_string(bits) + " bits");
+    const int more = bits - have_bits;
+    return more > 0 ? (high << more) | r.get_bits(more) : high;
+  };
+  auto as_part1 = [&](uint32_t length) -> Status {
+    // HTMIXED: a Part-1 code-block, whose first segment here is all n
+    // passes; its later packets follow Part 1's rules.
+    if (!style_.ht_mixed) {
+      return corrupt_data(where(layer, idx) + ": " + std::to_string(length) +
+                          " bytes for HT placeholder passes (15444-15 B.3)");
+    }
+    if (style_.termall || style_.bypass) {
+      return unsupported(where(layer, idx) + ": a Part-1 code-block with TERMALL or BYPASS under HTMIXED");
+    }
+    s.ht = false;
+    c.lengths = {length};
+    return Status::Ok();
+  };
+  if (cleanup < before) {
+    MALLAT_ASSIGN_OR_RETURN(uint32_t length, read_length(n, 0, 0));
+    if (length != 0) return as_part1(length);
+    c.lengths = {0};
+    return Status::Ok();
+  }
+  const int to_cleanup = cleanup - before + 1;
+  const int bits = s.lblock + floor_log2(static_cast<uint32_t>(to_cleanup));
+  MALLAT_ASSIGN_OR_RETURN(uint32_t length, read_length(to_cleanup, 0, 0));
+  if (length == 0) {
+    // Placeholder passes only: the rest of an n-pass length must be 0 too.
+    MALLAT_ASSIGN_OR_RETURN(uint32_t whole, read_length(n, 0, bits));
+    if (whole != 0) return as_part1(whole);
+    c.lengths = {0};
+    return Status::Ok();
+  }
+  // Under HTMIXED an HT block's first cleanup length has its top bit clear
+  // with Lblock above 3 (the encoder raised Lblock to say so); otherwise
+  // the length is a Part-1 block's (15444-15 B.3).
+  if (style_.ht_mixed && !(s.lblock > 3 && length > 1 && (length >> (bits - 1)) == 0)) {
+    MALLAT_ASSIGN_OR_RETURN(uint32_t whole, read_length(n, length, bits));
+    return as_part1(whole);
+  }
+  s.ht_first_cleanup = cleanup;
+  c.lengths = {length};
+  const std::vector<int> rest = codeword_segment_pieces(style_, cleanup + 1, last - cleanup, cleanup);
+  for (int piece : rest) {
+    MALLAT_ASSIGN_OR_RETURN(uint32_t l, read_length(piece, 0, 0));
+    c.lengths.push_back(l);
+  }
+  return Status::Ok();
 }
 
 void write_sop(uint16_t packet_index, std::vector<uint8_t>& out) {

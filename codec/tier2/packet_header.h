@@ -30,13 +30,20 @@ inline constexpr int kMaxZeroBitplanes = 127;
 // BYPASS: the first ten passes form one segment, then each bit-plane's
 // significance + refinement passes (raw) and its cleanup pass (MQ) are one
 // segment each. Otherwise only the code-block's last pass ends one.
-bool pass_ends_codeword_segment(CodeBlockStyle style, int pass);
+//
+// HT code-blocks (15444-15 B.3, style.ht): passes go in HT sets of a
+// cleanup pass, then SigProp and MagRef. The cleanup pass is a segment of its
+// own, SigProp and MagRef share the next. `ht_first_cleanup` is the index of
+// the block's first cleanup pass: the placeholder passes before it (multiples
+// of 3, carrying no bytes) belong to its segment.
+bool pass_ends_codeword_segment(CodeBlockStyle style, int pass, int ht_first_cleanup = 0);
 
 // The new passes of one packet split where codeword segments end: the
 // number of passes in each piece, whose byte lengths the header signals
 // one by one (B.10.7.2). passes_before: passes of the code-block in earlier
 // packets. Empty when new_passes == 0.
-std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes);
+std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes,
+                                         int ht_first_cleanup = 0);
 
 // The code-blocks of one subband inside a precinct (B.7), in raster order.
 struct CodeBlockGrid {
@@ -50,6 +57,12 @@ struct CodeBlockContribution {
   // Decoder output: set when this packet includes the code-block for the first time.
   bool first_inclusion = false;
   int zero_bitplanes = 0;          // B.10.5, valid when first_inclusion
+  // Decoder output: the first piece continues the code-block's last codeword
+  // segment of earlier packets (B.10.7.2: a segment may span packets).
+  bool continues_segment = false;
+  // Decoder output: the code-block is an HT block (always under an HT style,
+  // told block by block under HTMIXED, 15444-15 B.3).
+  bool ht = false;
 
   uint64_t body_bytes() const;
 };
@@ -100,7 +113,18 @@ class PrecinctPacketCoder {
     int passes = 0;
     int first_layer = TagTree::kUnknown;   // encoder
     int zero_bitplanes = 0;
+    // 15444-15 B.3: whether the block is HT, and the index of its first HT
+    // cleanup pass; -1 while only placeholder passes have come (decoder).
+    bool ht = false;
+    int ht_first_cleanup = -1;
   };
+  // The lengths of the block's first contribution while its first HT
+  // cleanup pass is not yet known (15444-15 B.3): placeholder passes, the
+  // cleanup and what follows, or under HTMIXED a Part-1 block's segment.
+  Status read_ht_first_lengths(PacketBitReader& r, BlockState& s, CodeBlockContribution& c, int layer, int idx);
+  // The style whose segment rules the block follows: the component's, with
+  // HT as the block is (HTMIXED decided).
+  CodeBlockStyle block_style(const BlockState& s) const;
   std::vector<CodeBlockGrid> bands_;
   std::vector<TagTree> inclusion_;     // B.10.4, per band
   std::vector<TagTree> zero_planes_;   // B.10.5, per band

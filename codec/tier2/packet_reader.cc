@@ -8,13 +8,13 @@ namespace {
 
 // Appends one packet's contribution for `block` (B.10.7): its pieces are read
 // from data at *pos. Returns false when the body runs past the data.
-bool take_contribution(const CodeBlockContribution& contrib, CodeBlockStyle style, bool keep,
-                       std::span<const uint8_t> data, size_t* pos, CodeBlockSegments& s) {
+bool take_contribution(const CodeBlockContribution& contrib, bool keep, std::span<const uint8_t> data, size_t* pos,
+                       CodeBlockSegments& s) {
   if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
-  // A codeword segment may span packets: the first piece of this
-  // contribution continues the block's last segment unless that segment
-  // ended with the block's last pass so far.
-  bool continues = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1);
+  if (keep) s.ht = contrib.ht;
+  // A codeword segment may span packets: the header coder says whether the
+  // first piece continues the block's last segment.
+  bool continues = contrib.continues_segment;
   for (uint32_t len : contrib.lengths) {
     if (len > data.size() - *pos) return false;
     if (keep) {
@@ -66,11 +66,10 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
     }
     (what.packed_headers ? hpos : pos) += *used;
     const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-    const CodeBlockStyle style = precincts.style(id.component);
     const bool keep = id.layer < what.decode_layers;
     for (size_t k = 0; k < contributions.size(); ++k) {
       if (contributions[k].new_passes == 0) continue;
-      if (!take_contribution(contributions[k], style, keep, data, &pos, blocks[first + k])) {
+      if (!take_contribution(contributions[k], keep, data, &pos, blocks[first + k])) {
         warnings.push_back(what.describe(n, packet_pos) + ": body is truncated");
         return;
       }

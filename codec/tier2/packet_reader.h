@@ -24,6 +24,7 @@ struct CodeBlockSegments {
   std::vector<uint32_t> segment_lengths;  // B.10.7: one per codeword segment
   int passes = 0;
   int zero_bitplanes = 0;                 // B.10.5
+  bool ht = false;                        // an HT code-block (15444-15; per block under HTMIXED)
 };
 
 // Where one tile's packets are.
