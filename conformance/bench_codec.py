@@ -10,9 +10,17 @@ grk_compress/grk_decompress at 1 and 2 threads, and the load average. It
 also sums the lossless file sizes of every shared image for mallat and
 opj_compress with the same settings.
 
+With --ht the block coder is HTJ2K's (15444-15): mallat -M 64 against
+OpenJPH (ojph_compress -reversible true, or -qstep Q with --lossy; OpenJPH
+has no threads and no rate control, so it runs once per table at 1 thread)
+and Grok -M 64; the sizes compare mallat -M 64 with OpenJPH on the shared
+PPM images. --mosaic WxH picks the mosaic's size (15360x8192 for the large
+case).
+
 usage: conformance/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
        [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu] [--lossy 20]
-A decoder that cannot read a file (mallat before it decodes 9/7) shows "-".
+       [--ht [--qstep 0.01]] [--mosaic 3840x2048]
+A decoder that cannot read a file shows "-".
 """
 import argparse
 import os
@@ -96,7 +104,12 @@ def main():
     ap.add_argument("--dwt", default="cpu")
     ap.add_argument("--no-speed", action="store_true", help="only compare file sizes")
     ap.add_argument("--lossy", type=float, default=0, help="irreversible, at this compression ratio")
+    ap.add_argument("--ht", action="store_true", help="HT code-blocks (-M 64), against OpenJPH")
+    ap.add_argument("--qstep", type=float, default=0.01, help="OpenJPH's -qstep with --ht --lossy")
+    ap.add_argument("--mosaic", default="3840x2048", help="the mosaic's WxH")
     args = ap.parse_args()
+    mosaic_w, mosaic_h = (int(v) for v in args.mosaic.split("x"))
+    ht = ["-M", "64"] if args.ht else []
 
     images = os.path.join(args.testdata, "images")
     tmp = tempfile.mkdtemp(prefix="mallat-bench-")
@@ -104,15 +117,18 @@ def main():
         lossy = ["-I", "-r", f"{args.lossy:g}"] if args.lossy else []
         # Sizes: every shared image that both codecs read, lossless, defaults.
         total_m = total_o = 0
+        other = "ojph" if args.ht else "opj"
         if not lossy:
-            print(f"{'image':32} {'mallat':>10} {'opj':>10} {'ratio':>7}")
+            print(f"{'image':32} {'mallat':>10} {other:>10} {'ratio':>7}")
         for name in ([] if lossy else sorted(os.listdir(images))):
-            if not name.endswith((".ppm", ".tif", ".bmp")):
+            if not name.endswith((".ppm",) if args.ht else (".ppm", ".tif", ".bmp")):
                 continue
             src = os.path.join(images, name)
-            m, o = os.path.join(tmp, "m.j2k"), os.path.join(tmp, "o.j2k")
-            subprocess.run([args.mallat, "encode", "-i", src, "-o", m], check=True)
-            r = subprocess.run(["opj_compress", "-i", src, "-o", o], capture_output=True)
+            m, o = os.path.join(tmp, "m.j2k"), os.path.join(tmp, "o.j2c")
+            subprocess.run([args.mallat, "encode", "-i", src, "-o", m] + ht, check=True)
+            other_cmd = (["ojph_compress", "-i", src, "-o", o, "-reversible", "true"] if args.ht
+                         else ["opj_compress", "-i", src, "-o", o])
+            r = subprocess.run(other_cmd, capture_output=True)
             if r.returncode != 0:
                 continue
             sm, so = os.path.getsize(m), os.path.getsize(o)
@@ -121,37 +137,47 @@ def main():
             print(f"{name:32} {sm:10d} {so:10d} {sm / so:7.4f}")
         if total_o:
             print(f"{'total':32} {total_m:10d} {total_o:10d} {total_m / total_o:7.4f}"
-                  f"  (mallat {100.0 * (total_m - total_o) / total_o:+.2f}% vs OpenJPEG)")
+                  f"  (mallat {100.0 * (total_m - total_o) / total_o:+.2f}% vs "
+                  f"{'OpenJPH' if args.ht else 'OpenJPEG'})")
         if args.no_speed:
             return
 
         sources = sorted(os.path.join(images, n) for n in os.listdir(images) if n.endswith(".ppm"))
         mosaic = os.path.join(tmp, "mosaic.ppm")
-        make_mosaic(sources, 3840, 2048, mosaic)
-        print(f"\nspeed: {mosaic} = 3840x2048 RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
-              f" median of {args.runs} runs, whole processes" + (f"; lossy: {' '.join(lossy)}" if lossy else ""))
+        make_mosaic(sources, mosaic_w, mosaic_h, mosaic)
+        print(f"\nspeed: {mosaic} = {mosaic_w}x{mosaic_h} RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
+              f" median of {args.runs} runs, whole processes" + (f"; lossy: {' '.join(lossy)}" if lossy else "")
+              + ("; HT code-blocks (-M 64)" if args.ht else ""))
         print(f"machine: {os.cpu_count()} CPUs, {load_average()} at the start")
         print(f"{'codec':8} {'threads':>7} {'encode s':>9} {'enc user':>9} {'decode s':>9} {'dec user':>9}"
               f" {'bytes':>10}")
         have_grk = shutil.which("grk_compress") is not None
-        for t in [int(x) for x in args.threads.split(",")]:
-            out = os.path.join(tmp, "x.j2k")
+        for i, t in enumerate(int(x) for x in args.threads.split(",")):
+            out = os.path.join(tmp, "x.j2c" if args.ht else "x.j2k")
             dec = os.path.join(tmp, "x.ppm")
             codecs = [
-                ("mallat", [args.mallat, "encode", "-i", mosaic, "-o", out, "-threads", str(t), "--dwt", args.dwt] + lossy,
+                ("mallat", [args.mallat, "encode", "-i", mosaic, "-o", out, "-threads", str(t), "--dwt", args.dwt]
+                 + lossy + ht,
                  [args.mallat, "decode", "-i", out, "-o", dec, "-threads", str(t), "--dwt", args.dwt]),
-                ("opj", ["opj_compress", "-i", mosaic, "-o", out, "-threads", str(t)] + lossy,
-                 ["opj_decompress", "-i", out, "-o", dec, "-threads", str(t)]),
             ]
+            if args.ht and i == 0:
+                # OpenJPH: one thread whatever -threads says; shown once.
+                quality = ["-qstep", f"{args.qstep:g}"] if lossy else ["-reversible", "true"]
+                codecs.append(("ojph", ["ojph_compress", "-i", mosaic, "-o", out] + quality,
+                               ["ojph_expand", "-i", out, "-o", dec]))
+            if not args.ht:
+                codecs.append(("opj", ["opj_compress", "-i", mosaic, "-o", out, "-threads", str(t)] + lossy,
+                               ["opj_decompress", "-i", out, "-o", dec, "-threads", str(t)]))
             if have_grk:
-                codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)] + lossy,
+                codecs.append(("grok", ["grk_compress", "-i", mosaic, "-o", out, "-H", str(t)] + lossy + ht,
                                ["grk_decompress", "-i", out, "-o", dec, "-H", str(t)]))
             for name, enc, decmd in codecs:
                 te, ue = timed(enc, args.runs)
                 size = os.path.getsize(out)
                 td, ud = timed(decmd, args.runs, allow_failure=bool(lossy))
                 tds = f"{td:9.3f} {ud:9.3f}" if td is not None else f"{'-':>9} {'-':>9}"
-                print(f"{name:8} {t:7d} {te:9.3f} {ue:9.3f} {tds} {size:10d}", flush=True)
+                shown_t = 1 if name == "ojph" else t
+                print(f"{name:8} {shown_t:7d} {te:9.3f} {ue:9.3f} {tds} {size:10d}", flush=True)
         print(f"{load_average()} at the end")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -34,6 +34,10 @@ struct BlockToEncode {
   int num_bitplanes = 0;  // Mb (E-2), with any ROI shift (H.1) added
   CodeBlockStyle style;
   int fraction_bits = 0;
+  // HT code-blocks (15444-15): the cleanup pass codes |q| >> ht_cleanup_plane,
+  // and SigProp + MagRef refine the plane below when ht_refinement.
+  int ht_cleanup_plane = 0;
+  bool ht_refinement = false;
 };
 
 // One code-block to decode: what Tier-2 gathered for it (B.10) and the

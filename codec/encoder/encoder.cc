@@ -181,6 +181,9 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
                               " magnitude bit-planes exceeds " + std::to_string(entropy::kMaxBitPlanes));
     if (roi.shift > 0) h.rgn.push_back(roi);
   }
+  if (o.style.ht && cod.layers > 1) {
+    return invalid_argument("HT code-blocks (-M 64) are written in one quality layer: give one -r, --bpp or -q value");
+  }
   if (o.style.ht) {
     // 15444-15 A.3: HT code-blocks are an extended capability: Rsiz bit 14
     // and a CAP with Ccap^15 (every block HT, one HT set each, B the largest
@@ -292,6 +295,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
     setup.energy.push_back(std::move(energy));
   }
   setup.colour_weight = colour_weights(main);
+  setup.ht_candidates = main.cod.component.style.ht && options.rate_kind != EncodeOptions::RateKind::kNone;
   return setup;
 }
 
@@ -532,7 +536,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
                          : static_cast<double>(image.width()) * image.height() * image.num_components() / 12.0;
     for (const auto& tile : tiles) {
       for (const CodedBlock& b : tile->blocks()) {
-        hulls.push_back(convex_hull(b.coded.passes, b.weight));
+        hulls.push_back(convex_hull(b.truncation_points(), b.weight));
         initial += b.initial_distortion;
       }
     }

@@ -29,6 +29,54 @@ Status TileEncoder::code(int index) {
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
   MALLAT_RETURN_IF_ERROR(stages->forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
+  if (setup_.ht_candidates && main.cod.component.style.ht) return code_ht_candidates(tile, *stages);
+  return Status::Ok();
+}
+
+Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages) {
+  int top = 0;
+  for (size_t slot = 0; slot < blocks_.size(); ++slot) {
+    blocks_[slot].ht_candidates.push_back(blocks_[slot].coded);
+    top = std::max(top, tile.blocks[slot].num_bitplanes);
+  }
+  // A block's planes end where its cleanup has nothing left to code; every
+  // block is coded again until all have ended.
+  for (int p = 1; p < top; ++p) {
+    tile.ht_cleanup_plane = p;
+    MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+    bool any = false;
+    for (size_t slot = 0; slot < blocks_.size(); ++slot) {
+      if (tile.coded[slot].num_passes == 0) continue;
+      blocks_[slot].ht_candidates.push_back(std::move(tile.coded[slot]));
+      any = true;
+    }
+    if (!any) break;
+  }
+  for (CodedBlock& b : blocks_) {
+    struct Point {
+      uint32_t bytes;
+      double gain;
+      HtChoice choice;
+    };
+    std::vector<Point> points;
+    for (size_t c = 0; c < b.ht_candidates.size(); ++c) {
+      double gain = 0;
+      const std::vector<entropy::CodingPass>& passes = b.ht_candidates[c].passes;
+      for (size_t k = 0; k < passes.size(); ++k) {
+        gain += passes[k].distortion_decrease;
+        points.push_back({passes[k].cumulative_length, gain, {static_cast<int>(c), static_cast<int>(k) + 1}});
+      }
+    }
+    std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
+      return x.bytes != y.bytes ? x.bytes < y.bytes : x.gain > y.gain;
+    });
+    double before = 0;
+    for (const Point& pt : points) {
+      b.ht_points.push_back(pt.choice);
+      b.ht_truncation.push_back({pt.bytes, true, pt.gain - before});
+      before = pt.gain;
+    }
+  }
   return Status::Ok();
 }
 
@@ -114,6 +162,28 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
   what.layers = &layers;
   what.first_block = first_block;
   what.block = [this](size_t slot) -> const entropy::EncodedCodeBlock& { return blocks_[slot].coded; };
+  // HT blocks under rate control: the allocator's point is a candidate and
+  // its passes (one layer: encode() allows no more).
+  LayerPasses chosen_passes;
+  std::vector<int> candidate;
+  if (!blocks_.empty() && !blocks_[0].ht_points.empty()) {
+    chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
+    candidate.assign(blocks_.size(), 0);
+    for (size_t l = 0; l < layers.size(); ++l) {
+      for (size_t slot = 0; slot < blocks_.size(); ++slot) {
+        const int point = layers[l][first_block + slot];
+        if (point == 0) continue;
+        const HtChoice& c = blocks_[slot].ht_points[static_cast<size_t>(point) - 1];
+        chosen_passes[l][slot] = c.passes;
+        candidate[slot] = c.candidate;
+      }
+    }
+    what.layers = &chosen_passes;
+    what.first_block = 0;
+    what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& {
+      return blocks_[slot].ht_candidates[static_cast<size_t>(candidate[slot])];
+    };
+  }
   what.sop = main.cod.sop;
   what.eph = main.cod.eph;
   return write_packets(precincts, what, out);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "codec/codestream/marker_writer.h"
@@ -17,6 +18,7 @@
 #include "codec/tier2/tile_precincts.h"
 #include "codec/encoder/rate_control.h"
 #include "codec/stages/tile_buffers.h"
+#include "codec/stages/tile_stages.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/image.h"
 #include "common/thread_pool.h"
@@ -42,6 +44,16 @@ struct TileCodingSetup {
   // Tiles whose packets follow progression changes of their own (written in
   // their first tile-part header); other tiles follow main->poc.
   std::map<int, std::vector<ProgressionChange>> tile_progression_changes;
+  // HT code-blocks under rate control: code each at every plane it has
+  // (CodedBlock::ht_candidates).
+  bool ht_candidates = false;
+};
+
+// One truncation point of an HT code-block under rate control: the first
+// `passes` passes of candidate `candidate` (its cleanup at that plane).
+struct HtChoice {
+  int candidate = 0;
+  int passes = 0;
 };
 
 // A coded code-block with what the rate allocator needs of it.
@@ -53,6 +65,21 @@ struct CodedBlock {
   // Image-domain squared error when no pass is sent.
   double initial_distortion = 0;
   int64_t clipped = 0;   // coefficients clipped to M_b bit-planes
+
+  // 15444-15: an HT cleanup pass cannot be cut short, so under rate control
+  // an HT block is coded with its cleanup at each plane p it has
+  // (ht_candidates[p]; [0] is `coded`), and the allocator chooses among all
+  // their passes: its truncation point i (pass count i + 1 in LayerPasses)
+  // is ht_points[i], the points in increasing bytes, whose bytes and
+  // cumulative distortion decrease ht_truncation[i] holds as passes would.
+  std::vector<entropy::EncodedCodeBlock> ht_candidates;
+  std::vector<HtChoice> ht_points;
+  std::vector<entropy::CodingPass> ht_truncation;
+
+  // What the rate allocator truncates: the passes, or the HT points.
+  std::span<const entropy::CodingPass> truncation_points() const {
+    return ht_points.empty() ? std::span<const entropy::CodingPass>(coded.passes) : ht_truncation;
+  }
 };
 
 class TileEncoder {
@@ -79,6 +106,9 @@ class TileEncoder {
   Result<EncodeBlock> code_one(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
   void account(size_t slot, EncodeTile& tile);
+  // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
+  // lists their truncation points (CodedBlock::ht_points).
+  Status code_ht_candidates(EncodeTile& tile, TileStages& stages);
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

@@ -84,6 +84,8 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
     const EncodeBlock& b = tile.blocks[i];
     batch[i] = {b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
                 b.fraction_bits};
+    batch[i].ht_cleanup_plane = tile.ht_cleanup_plane;
+    batch[i].ht_refinement = tile.ht_refinement;
   }
   entropy::BatchWork work;
   if (quantise) work.each = [&](size_t i) { tile.quantisation[i] = quantise_block(tile, i); };

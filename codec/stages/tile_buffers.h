@@ -103,6 +103,11 @@ struct EncodeTile {
   // Mb and the error with nothing sent) and kBlockCoding's result.
   std::vector<quant::QuantizationError> quantisation;
   std::vector<entropy::EncodedCodeBlock> coded;
+  // For HT code-blocks (entropy::BlockToEncode): the plane where the cleanup
+  // pass stops and whether SigProp and MagRef follow. Rate control codes a
+  // tile's blocks at several planes (codec/encoder/tile_encoder.h).
+  int ht_cleanup_plane = 0;
+  bool ht_refinement = false;
 };
 
 // A code-block on the decoder's side.
