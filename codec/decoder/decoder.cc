@@ -65,16 +65,20 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
                       : siz.components.size() >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
 
   ThreadPool pool(options.threads);
+  QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
     if (tile.parts.empty()) {
-      if (report) report->warnings.push_back("tile " + std::to_string(tile.index) + " is missing");
+      const std::string missing = "tile " + std::to_string(tile.index) + " is missing";
+      if (!options.allow_partial) return corrupt_data(missing + " (a partial stream, refused without -allow-partial)");
+      if (report) report->warnings.push_back(missing);
       continue;
     }
-    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report)
+    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
+  if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
     if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
@@ -87,7 +91,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
                      DecodeReport* report) {
   if (detect_container(data) != Container::kJp2)
     return decode_codestream(data, ColorSpace::kUnknown, options, report);
-  MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data));
+  MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
     report->jp2 = jp2;
@@ -111,7 +115,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   // Annex I on the decoded components; the warnings of a header that fails
   // are dropped with it.
   std::vector<std::string> warnings;
-  MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings));
+  MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings, options.strict));
   if (image->color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(*image, options.reduce));
   if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
   return image;
