@@ -30,8 +30,12 @@ const char kDecodeIntro[] =
     "Decodes a JPEG 2000 codestream (.j2k, .j2c) or JP2 file to an image; OUT's extension\n"
     "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
     "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
-    "RGB; a restricted ICC profile is written into PNG and TIFF output. Sub-sampled\n"
-    "components are upsampled for PNM, PNG, TIFF and BMP. PGX output of N > 1\n"
+    "RGB; a restricted ICC profile is written into PNG and TIFF output and applied (sRGB)\n"
+    "for the other formats. Every image writes to every format, each change in a note:\n"
+    "components of several sizes are upsampled for PNM, PAM, PNG, TIFF and BMP (all\n"
+    "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
+    "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"
+    "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
     "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
 
 bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
@@ -371,8 +375,11 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
-      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile", "",
+      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
+       "formats other than PNG and TIFF, which keep the profile)", "",
        [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},
+      {{"--keep-samples"}, "", "write the samples as decoded, never converted to sRGB by the file's ICC profile", "",
+       [](DecodeSettings& s, const std::string&) { s.output.keep_samples = true; return Status::Ok(); }},
       {{"--strict"}, "", "validate: refuse what Part 1 forbids but encoders write (coding passes below the last "
        "bit-plane, zero bit-planes beyond Mb, too few QCD step sizes, a second ihdr, pclr without cmap, a cdef "
        "naming a channel twice) and, unless -allow-partial is given too, a stream cut short; by default each is "
