@@ -20,6 +20,16 @@ namespace mallat::codec {
 
 namespace {
 
+// Whether a tile's area on the reference grid holds a sample of any
+// component: B-12, tcx0 = ceil(tx0 / XRsiz) < tcx1 = ceil(tx1 / XRsiz), and
+// likewise down.
+bool holds_samples(const ImageAndTileSize& siz, const dwt::Rect& tile) {
+  const auto up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  for (const ComponentSize& c : siz.components)
+    if (up(tile.x0, c.dx) < up(tile.x1, c.dx) && up(tile.y0, c.dy) < up(tile.y1, c.dy)) return true;
+  return false;
+}
+
 // Decodes a raw codestream; byte offsets in its messages count from its SOC.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
                                 const DecodeOptions& options, DecodeReport* report) {
@@ -41,6 +51,8 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   Image image;
   image.x0 = area.x0;
   image.y0 = area.y0;
+  image.x1 = area.x1;
+  image.y1 = area.y1;
   std::vector<int64_t> ox, oy;
   for (const ComponentSize& c : siz.components) {
     const int64_t x0 = dwt::ceil_div_pow2((area.x0 + c.dx - 1) / c.dx, reduce);
@@ -70,6 +82,10 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
     if (tile.parts.empty()) {
+      // B.3: a tile that holds no sample of any component (sub-sampling
+      // at an odd origin can leave such tiles) has nothing to miss.
+      MALLAT_ASSIGN_OR_RETURN(const dwt::Rect rect, tile_rect(siz, tile.index));
+      if (!holds_samples(siz, rect)) continue;
       const std::string missing = "tile " + std::to_string(tile.index) + " is missing";
       if (!options.allow_partial) return corrupt_data(missing + " (a partial stream, refused without -allow-partial)");
       if (report) report->warnings.push_back(missing);
