@@ -136,11 +136,17 @@ py::bytes encode_file(const std::filesystem::path& path, const py::dict& options
   return encode_image(value_or_throw(std::move(image)), o);
 }
 
+// One DecodeWarning per decode (Python would print each distinct message,
+// and a damaged stream can miss thousands of tiles): the first few problems
+// and how many more there were.
 void warn_decode(const std::vector<std::string>& warnings) {
   if (warnings.empty()) return;
+  constexpr size_t kShown = 5;
+  std::string message = warnings[0];
+  for (size_t i = 1; i < std::min(warnings.size(), kShown); ++i) message += "; " + warnings[i];
+  if (warnings.size() > kShown) message += "; and " + std::to_string(warnings.size() - kShown) + " more";
   py::object category = py::module_::import("mallat.errors").attr("DecodeWarning");
-  for (const std::string& w : warnings)
-    if (PyErr_WarnEx(category.ptr(), w.c_str(), 2) != 0) throw py::error_already_set();
+  if (PyErr_WarnEx(category.ptr(), message.c_str(), 2) != 0) throw py::error_already_set();
 }
 
 Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int threads) {
