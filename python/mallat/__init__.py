@@ -45,6 +45,8 @@ def _threads(threads):
 
 def _image_array(image, what="image"):
     array = np.asarray(image)
+    if not array.dtype.isnative:  # big-endian data on a little-endian machine, say
+        array = array.astype(array.dtype.newbyteorder("="))
     if array.dtype not in _DTYPE_BITS:
         raise InvalidArgumentError(f"{what} has dtype {array.dtype}; mallat takes "
                                    "uint8, int8, uint16, int16, uint32 or int32")

@@ -26,7 +26,9 @@ namespace py = pybind11;
 namespace mallat::python {
 namespace {
 
+// The sample type of a dtype in this machine's byte order; none for others.
 std::optional<SampleType> sample_type_of(const py::dtype& dt) {
+  if (!dt.attr("isnative").cast<bool>()) return std::nullopt;
   const char kind = dt.kind();
   if (kind != 'u' && kind != 'i') return std::nullopt;
   const bool u = kind == 'u';

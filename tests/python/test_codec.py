@@ -50,6 +50,14 @@ def test_any_strides_and_any_buffer(tmp_path):
         np.testing.assert_array_equal(mallat.decode(source), expected)
 
 
+def test_other_byte_orders():
+    image = random_image((20, 30), np.uint16, seed=13)
+    swapped = image.astype(">u2")
+    np.testing.assert_array_equal(mallat.decode(mallat.encode(swapped)), image)
+    with pytest.raises(ValueError, match="does not hold"):
+        mallat.decode(mallat.encode(image), out=np.zeros((20, 30), ">u2"))
+
+
 def test_jp2_container_round_trip_and_colour():
     image = random_image((33, 45, 4), np.uint8)
     data = mallat.encode(image, jp2=True)
