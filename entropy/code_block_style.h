@@ -21,9 +21,8 @@ struct CodeBlockStyle {
   bool predictable_termination = false;  // ERTERM
   bool segmentation_symbols = false;     // SEGMARK: 1010 after each cleanup pass
   // 15444-15's extension of Table A.19: bit 6 says the code-blocks are HT
-  // blocks, coded by the HT block coder instead of Annex D's. Kept so that
-  // the block coder factory (block_coder.h) can refuse them by name rather
-  // than decode HT bytes as EBCOT ones.
+  // blocks, coded by the HT block coder instead of Annex D's (the block
+  // coder factory, block_coder.h, picks it).
   bool ht = false;
 
   uint8_t to_byte() const {
