@@ -33,7 +33,7 @@ const char kDecodeIntro[] =
     "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
     "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
     "RGB; a restricted ICC profile is written into PNG and TIFF output and applied (sRGB)\n"
-    "for the other formats. Every image writes to every format, each change in a note:\n"
+    "for PNM, PAM and BMP. Every image writes to every format, each change in a note:\n"
     "components of several sizes are upsampled for PNM, PAM, PNG, TIFF and BMP (all\n"
     "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
     "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"

@@ -19,11 +19,14 @@ bool per_component(const Image& image, const fs::path& out, const DecodeOutputOp
 }
 
 // The restricted ICC profile (I.5.3.3) applied: always with --icc-to-srgb,
-// and by default for a format that cannot carry the profile, where samples
-// left in the profile's space would look wrong in every viewer.
-Status apply_icc_profile(Image& image, int reduce, io::Format format, const DecodeOutputOptions& options,
+// and by default for a picture format that cannot carry the profile, where
+// samples left in the profile's space would look wrong in every viewer. One
+// file per component (PGX, -split-pnm) is a dump of the components, as the
+// ISO reference decodes are: kept as decoded.
+Status apply_icc_profile(Image& image, int reduce, io::Format format, bool split, const DecodeOutputOptions& options,
                          std::vector<std::string>* notes) {
-  const bool by_default = !format_limits(format).icc_profile && !options.keep_samples;
+  const bool by_default =
+      !format_limits(format).icc_profile && format != io::Format::kPgx && !split && !options.keep_samples;
   if (image.icc_profile.empty() || !(options.icc_to_srgb || by_default)) return Status::Ok();
   Image converted = image;
   // The profile maps whole pixels: sub-sampled components join the grid first.
@@ -48,11 +51,11 @@ Status apply_icc_profile(Image& image, int reduce, io::Format format, const Deco
 Status prepare_output(Image& image, int reduce, const fs::path& out, const DecodeOutputOptions& options,
                       std::vector<std::string>* notes) {
   const io::Format format = io::format_from_extension(out);
-  MALLAT_RETURN_IF_ERROR(apply_icc_profile(image, reduce, format, options, notes));
+  const bool split = per_component(image, out, options);
+  MALLAT_RETURN_IF_ERROR(apply_icc_profile(image, reduce, format, split, options, notes));
   codec::force_precision(image, options.precision);
   // The interleaved formats hold one size: components of several sizes are
   // brought to the image grid for them, as opj_decompress does.
-  const bool split = per_component(image, out, options);
   const bool upsample = !split && needs_upsampling(image, format);
   if (options.upsample || upsample) {
     if (upsample && !options.upsample && notes)
