@@ -23,6 +23,11 @@ struct Quad {
   int e_max = 0;
   int e[4] = {0, 0, 0, 0};
   uint64_t v[4] = {0, 0, 0, 0};
+
+  // The samples whose exponent is `e`, as a pattern like rho's.
+  int samples_at(int e_value) const {
+    return (e[0] == e_value ? 1 : 0) | (e[1] == e_value ? 2 : 0) | (e[2] == e_value ? 4 : 0) | (e[3] == e_value ? 8 : 0);
+  }
 };
 
 Quad load_quad(PlaneView<const int32_t> c, int64_t x, int64_t y, int shift) {
@@ -115,10 +120,7 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
         const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
-        int emb = 0;
-        if (u[j] > 0) {
-          for (int n = 0; n < 4; ++n) emb |= (quad.e[n] == bound ? 1 : 0) << n;
-        }
+        const int emb = u[j] > 0 ? quad.samples_at(bound) : 0;
         const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
