@@ -95,9 +95,11 @@ void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t
 
 void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
   const VlcEncodeTables& tables = vlc_encode_tables();
-  thread_local std::vector<uint8_t> mel_bytes, vlc_bytes;
+  // The streams in buffers of the thread's own, joined at the end into
+  // `segment` in one allocation.
+  thread_local std::vector<uint8_t> ms_bytes, mel_bytes, vlc_bytes;
   MelEncoder mel(mel_bytes);
-  ForwardWriter ms(segment);
+  ForwardWriter ms(ms_bytes);
   // The VLC stream starts below the interface locator: a whole byte for
   // Scup's high 8 bits, then the low nibble of the next one (filled in at
   // the end; 0xF while coding, as the decoder's unstuffing sees 1s there).
@@ -155,6 +157,9 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
   ms.finish_with_ones();
   terminate_mel_vlc(mel, vlc, mel_bytes);
   const size_t scup = mel_bytes.size() + vlc_bytes.size();
+  segment.clear();
+  segment.reserve(ms_bytes.size() + scup);
+  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
   segment.insert(segment.end(), mel_bytes.begin(), mel_bytes.end());
   segment.insert(segment.end(), vlc_bytes.rbegin(), vlc_bytes.rend());
   // The interface locator word: Scup's high 8 bits in the last byte, its
