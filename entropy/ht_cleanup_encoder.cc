@@ -23,6 +23,11 @@ struct Quad {
   int e_max = 0;
   int e[4] = {0, 0, 0, 0};
   uint64_t v[4] = {0, 0, 0, 0};
+
+  // The samples whose exponent is `e`, as a pattern like rho's.
+  int samples_at(int e_value) const {
+    return (e[0] == e_value ? 1 : 0) | (e[1] == e_value ? 2 : 0) | (e[2] == e_value ? 4 : 0) | (e[3] == e_value ? 8 : 0);
+  }
 };
 
 Quad load_quad(PlaneView<const int32_t> c, int64_t x, int64_t y, int shift) {
@@ -90,9 +95,11 @@ void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t
 
 void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
   const VlcEncodeTables& tables = vlc_encode_tables();
-  thread_local std::vector<uint8_t> mel_bytes, vlc_bytes;
+  // The streams in buffers of the thread's own, joined at the end into
+  // `segment` in one allocation.
+  thread_local std::vector<uint8_t> ms_bytes, mel_bytes, vlc_bytes;
   MelEncoder mel(mel_bytes);
-  ForwardWriter ms(segment);
+  ForwardWriter ms(ms_bytes);
   // The VLC stream starts below the interface locator: a whole byte for
   // Scup's high 8 bits, then the low nibble of the next one (filled in at
   // the end; 0xF while coding, as the decoder's unstuffing sees 1s there).
@@ -115,10 +122,7 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
         const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
-        int emb = 0;
-        if (u[j] > 0) {
-          for (int n = 0; n < 4; ++n) emb |= (quad.e[n] == bound ? 1 : 0) << n;
-        }
+        const int emb = u[j] > 0 ? quad.samples_at(bound) : 0;
         const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
@@ -153,6 +157,9 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
   ms.finish_with_ones();
   terminate_mel_vlc(mel, vlc, mel_bytes);
   const size_t scup = mel_bytes.size() + vlc_bytes.size();
+  segment.clear();
+  segment.reserve(ms_bytes.size() + scup);
+  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
   segment.insert(segment.end(), mel_bytes.begin(), mel_bytes.end());
   segment.insert(segment.end(), vlc_bytes.rbegin(), vlc_bytes.rend());
   // The interface locator word: Scup's high 8 bits in the last byte, its

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -38,7 +37,7 @@ class QuadRows {
   // the initial row, the largest exponent among the four samples above its
   // own and its neighbours' columns, less 1.
   int kappa(int64_t q, int rho) const {
-    if (initial_ || std::popcount(static_cast<unsigned>(rho)) < 2) return 1;
+    if (initial_ || (rho & (rho - 1)) == 0) return 1;  // at most one sample
     const int* above = &e_above_[static_cast<size_t>(2 * q)];
     return std::max(1, std::max({above[0], above[1], above[2], above[3]}) - 1);
   }

@@ -12,22 +12,10 @@
 #include <benchmark/benchmark.h>
 
 #include "entropy/t1.h"
+#include "tests/entropy/laplacian_block.h"
 
 namespace mallat::entropy {
 namespace {
-
-// Laplacian with scale `b`: a typical high-pass subband at a few bits/sample
-// when b is small, near-lossless detail when it is large.
-std::vector<int32_t> laplacian_block(double b, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::exponential_distribution<double> mag(1.0 / b);
-  std::vector<int32_t> v(64 * 64);
-  for (auto& x : v) {
-    const auto m = static_cast<int32_t>(std::floor(mag(rng)));
-    x = (rng() & 1) ? -m : m;
-  }
-  return v;
-}
 
 void set_counters(benchmark::State& state) {
   const double samples = static_cast<double>(state.iterations()) * 4096;
