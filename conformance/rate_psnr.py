@@ -13,8 +13,11 @@ components together, and each component) against the original with
 Bjontegaard deltas (BD-rate, BD-PSNR) of mallat against each peer, and
 draws the rate/PSNR curves to a PNG.
 
+With --ht, mallat's HTJ2K path (-M 64, the same targets) is one more codec,
+"mallat-ht", so the deltas show what HT code-blocks cost against Part 1's.
+
 usage: /usr/bin/python3 conformance/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
-       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1]
+       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht]
 """
 import argparse
 import csv
@@ -100,6 +103,7 @@ def main():
     ap.add_argument("--out", default="rate_psnr", help="writes OUT.csv and OUT.png")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--no-lossless", action="store_true")
+    ap.add_argument("--ht", action="store_true", help="also mallat -M 64 (HTJ2K) as codec mallat-ht")
     ap.add_argument("--min-pixels", type=int, default=0,
                     help="leave out smaller images (the shared 73x43 TIFFs cannot reach low targets: "
                          "their headers alone exceed them)")
@@ -109,7 +113,7 @@ def main():
     names = sorted(n for n in os.listdir(args.images) if n.lower().endswith((".ppm", ".bmp", ".tif", ".tiff")))
     if not names:
         raise SystemExit(f"no PPM/BMP/TIFF images in {args.images}")
-    codecs = ["mallat", "opj"] + (["grok"] if shutil.which("grk_compress") else [])
+    codecs = ["mallat", "opj"] + (["grok"] if shutil.which("grk_compress") else []) + (["mallat-ht"] if args.ht else [])
     tmp = tempfile.mkdtemp(prefix="mallat-rate-psnr-")
     rows = []
     jobs = [(n, t) for n in names for t in targets + ([] if args.no_lossless else [None])]
@@ -136,10 +140,12 @@ def main():
                         if os.path.exists(f):
                             os.remove(f)
                     t = str(args.threads)
-                    if codec == "mallat":
+                    if codec in ("mallat", "mallat-ht"):
                         enc = [args.mallat, "encode", "-i", src, "-o", j2k, "-threads", t]
                         if target is not None:
                             enc += ["-I", "--bpp", f"{target:g}"]
+                        if codec == "mallat-ht":
+                            enc += ["-M", "64"]
                     else:
                         tool = "opj_compress" if codec == "opj" else "grk_compress"
                         enc = [tool, "-i", src, "-o", j2k] + (["-threads", t] if codec == "opj" else ["-H", t])
@@ -149,8 +155,9 @@ def main():
                     if rc != 0 or not os.path.exists(j2k):
                         print(f"\n{name} {label} {codec}: encode failed: {log.strip()[:200]}", file=sys.stderr)
                         continue
-                    decoder = {"mallat": "mallat", "opj": "opj_decompress", "grok": "grk_decompress"}[codec]
-                    if codec == "mallat":
+                    decoder = {"mallat": "mallat", "mallat-ht": "mallat", "opj": "opj_decompress",
+                               "grok": "grk_decompress"}[codec]
+                    if decoder == "mallat":
                         rc, td, log = run([args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t])
                         if rc != 0:
                             decoder = "opj_decompress"
