@@ -34,8 +34,11 @@ struct BlockToEncode {
   int num_bitplanes = 0;  // Mb (E-2), with any ROI shift (H.1) added
   CodeBlockStyle style;
   int fraction_bits = 0;
-  // HT code-blocks (15444-15): the cleanup pass codes |q| >> ht_cleanup_plane,
-  // and SigProp + MagRef refine the plane below when ht_refinement.
+  // HT code-blocks only (style.ht): the plane of the cleanup pass, which
+  // codes every magnitude bit at and above it, and whether SigProp and
+  // MagRef follow for the plane below (ht_code_block.h). The defaults code
+  // the whole block losslessly in one cleanup pass; rate control may code
+  // a block at several planes and choose.
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
 };
@@ -118,9 +121,8 @@ enum class BlockCoderKind {
 };
 BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 
-// The coder for blocks of this style. Every Part 1 style gets EBCOT; HT
-// code-blocks are refused with an unsupported error that says so, rather
-// than their bytes decoded as EBCOT ones.
+// The coder for blocks of this style: EBCOT for every Part 1 style, the HT
+// coder for HT code-blocks (style bit 6).
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
@@ -128,5 +130,10 @@ Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& s
 // and decode_code_block, one block per item of the pool.
 std::unique_ptr<BlockEncoder> make_ebcot_block_encoder();
 std::unique_ptr<BlockDecoder> make_ebcot_block_decoder();
+
+// The HT coders (ht_block_coder.cc): encode_ht_code_block and
+// decode_ht_code_block, one block per item of the pool.
+std::unique_ptr<BlockEncoder> make_ht_block_encoder();
+std::unique_ptr<BlockDecoder> make_ht_block_decoder();
 
 }  // namespace mallat::entropy

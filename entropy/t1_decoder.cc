@@ -87,19 +87,8 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
 Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
                                                PlaneView<int32_t> out,
                                                PlaneView<uint8_t> known_plane) {
-  MALLAT_RETURN_IF_ERROR(
-      detail::check_code_block_shape(out.width, out.height, block.num_bitplanes));
+  MALLAT_RETURN_IF_ERROR(detail::check_decode_parameters(block, out.width, out.height));
   const int planes = block.num_bitplanes - block.zero_bitplanes;
-  if (block.zero_bitplanes < 0 || planes < 0) {
-    return corrupt_data("code-block with " + std::to_string(block.zero_bitplanes) +
-                        " zero bit-planes out of Mb = " + std::to_string(block.num_bitplanes));
-  }
-  const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
-  if (block.num_passes < 0 || block.num_passes > max_passes) {
-    return corrupt_data("code-block with " + std::to_string(block.num_passes) +
-                        " coding passes, more than its " + std::to_string(planes) +
-                        " bit-planes allow");
-  }
   if (!known_plane.empty() &&
       (known_plane.width != out.width || known_plane.height != out.height)) {
     return invalid_argument("known_plane view differs in size from the code-block");

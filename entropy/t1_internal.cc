@@ -18,6 +18,22 @@ Status check_code_block_shape(int64_t width, int64_t height, int num_bitplanes) 
   return Status::Ok();
 }
 
+Status check_decode_parameters(const CodeBlockToDecode& block, int64_t width, int64_t height) {
+  MALLAT_RETURN_IF_ERROR(check_code_block_shape(width, height, block.num_bitplanes));
+  const int planes = block.num_bitplanes - block.zero_bitplanes;
+  if (block.zero_bitplanes < 0 || planes < 0) {
+    return corrupt_data("code-block with " + std::to_string(block.zero_bitplanes) +
+                        " zero bit-planes out of Mb = " + std::to_string(block.num_bitplanes));
+  }
+  const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
+  if (block.num_passes < 0 || block.num_passes > max_passes) {
+    return corrupt_data("code-block with " + std::to_string(block.num_passes) +
+                        " coding passes, more than its " + std::to_string(planes) +
+                        " bit-planes allow");
+  }
+  return Status::Ok();
+}
+
 void finish_pass_lengths(EncodedCodeBlock& block) {
   const auto total = static_cast<uint32_t>(block.data.size());
   uint32_t later = total;

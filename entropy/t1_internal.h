@@ -15,6 +15,12 @@ namespace mallat::entropy::detail {
 // Rejects sizes outside A.6.1 and Mb outside 0..31.
 Status check_code_block_shape(int64_t width, int64_t height, int num_bitplanes);
 
+// Rejects a block to decode whose size, Mb, zero bit-planes P or number of
+// passes are impossible: passes beyond the 3 (Mb - P) - 2 that its planes
+// allow (Part 1 and the HT coder alike: an HT block's last cleanup pass
+// lands on plane 0 at most).
+Status check_decode_parameters(const CodeBlockToDecode& block, int64_t width, int64_t height);
+
 // Makes the per-pass lengths usable for truncation: no pass longer than a
 // later one (a prefix that decodes pass i+1 decodes pass i), none past the
 // data, and a non-terminated pass does not end on 0xFF (the decoder supplies

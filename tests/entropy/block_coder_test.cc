@@ -2,8 +2,10 @@
 // it gives what direct calls of encode_code_block and decode_code_block
 // give, bit for bit, on random blocks of every Part 1 style, whole batches
 // at a time on a pool; the caller's per-block and beside work runs once
-// each; HT code-blocks are refused. (That the decoder's info gives each
-// sample's known plane: tests/quant/dequantize_test.cc.)
+// each; HT code-blocks get the HT coder, which through the interface gives
+// what direct calls of encode_ht_code_block and decode_ht_code_block give.
+// (That the decoder's info gives each sample's known plane:
+// tests/quant/dequantize_test.cc.)
 #include "entropy/block_coder.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +16,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "entropy/ht_code_block.h"
 
 namespace mallat::entropy {
 namespace {
@@ -262,7 +266,7 @@ TEST(BlockCoder, BatchWorkRunsOncePerBlockBesideTheBatch) {
   for (auto& n : items) EXPECT_EQ(n, 1);
 }
 
-TEST(BlockCoder, HtCodeBlocksAreRefusedByName) {
+TEST(BlockCoder, HtStyleGetsTheHtCoder) {
   // 15444-15: bit 6 of the code-block style marks HT code-blocks.
   const CodeBlockStyle ht = CodeBlockStyle::from_byte(0x40);
   EXPECT_TRUE(ht.ht);
@@ -271,16 +275,76 @@ TEST(BlockCoder, HtCodeBlocksAreRefusedByName) {
   for (int byte = 0; byte < 64; ++byte) {
     EXPECT_EQ(block_coder_kind(CodeBlockStyle::from_byte(static_cast<uint8_t>(byte))), BlockCoderKind::kEbcot);
   }
-  for (uint8_t byte : {0x40, 0x41, 0x7F}) {
+  for (uint8_t byte : {0x40, 0x48, 0x7F}) {
     const CodeBlockStyle style = CodeBlockStyle::from_byte(byte);
     auto encoder = make_block_encoder(style);
-    ASSERT_FALSE(encoder.ok());
-    EXPECT_EQ(encoder.status().code(), ErrorCode::kUnsupported);
-    EXPECT_NE(encoder.status().message().find("HT code-blocks"), std::string::npos) << encoder.status().message();
+    ASSERT_TRUE(encoder.ok()) << encoder.status().to_string();
+    EXPECT_EQ((*encoder)->name(), "ht");
     auto decoder = make_block_decoder(style);
-    ASSERT_FALSE(decoder.ok());
-    EXPECT_EQ(decoder.status().code(), ErrorCode::kUnsupported);
-    EXPECT_NE(decoder.status().message().find("HT code-blocks"), std::string::npos) << decoder.status().message();
+    ASSERT_TRUE(decoder.ok()) << decoder.status().to_string();
+    EXPECT_EQ((*decoder)->name(), "ht");
+  }
+}
+
+// HT blocks coded at a random cleanup plane, some with refinement, through
+// the interface and directly; decoded from a random cut at a pass, the
+// bytes in up to three pieces.
+TEST(BlockCoder, HtCoderMatchesDirectCalls) {
+  std::mt19937 rng(9);
+  std::vector<Block> blocks;
+  for (int i = 0; i < 120; ++i) {
+    blocks.push_back(random_block(rng, CodeBlockStyle::from_byte(static_cast<uint8_t>(rng() % 2 ? 0x40 : 0x48))));
+  }
+  std::vector<BlockToEncode> batch = batch_of(blocks);
+  for (BlockToEncode& b : batch) {
+    b.ht_cleanup_plane = b.num_bitplanes > 0 ? static_cast<int>(rng() % static_cast<unsigned>(b.num_bitplanes)) : 0;
+    b.ht_refinement = b.ht_cleanup_plane > 0 && rng() % 2;
+  }
+  ThreadPool pool(4);
+  auto encoder = make_block_encoder(CodeBlockStyle::from_byte(0x40)).value();
+  std::vector<EncodedCodeBlock> out(blocks.size());
+  const Status encoded = encoder->encode(batch, out, pool);
+  ASSERT_TRUE(encoded.ok()) << encoded.to_string();
+
+  std::vector<Truncated> coded(blocks.size());
+  std::vector<BlockToDecode> to_decode;
+  std::vector<std::vector<int32_t>> samples(blocks.size());
+  std::vector<DecodedBlock> decoded(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Block& b = blocks[i];
+    HtEncodeSettings settings;
+    settings.cleanup_plane = batch[i].ht_cleanup_plane;
+    settings.refinement = batch[i].ht_refinement;
+    settings.vertical_causal = b.style.vertical_causal;
+    auto direct = encode_ht_code_block(b.view(), b.mb, b.fraction_bits, settings);
+    ASSERT_TRUE(direct.ok()) << direct.status().to_string();
+    expect_same(out[i], *direct, describe(b, i));
+
+    Truncated& t = coded[i];
+    t.block = &b;
+    t.coded = out[i];
+    t.passes = t.coded.num_passes == 0 ? 0 : 1 + static_cast<int>(rng() % t.coded.num_passes);
+    t.lengths = codeword_segment_lengths(t.coded, t.passes);
+    const uint32_t bytes = t.passes == 0 ? 0 : t.coded.passes[t.passes - 1].cumulative_length;
+    const std::span<const uint8_t> all(t.coded.data.data(), bytes);
+    const uint32_t cut = bytes == 0 ? 0 : static_cast<uint32_t>(rng() % (bytes + 1));
+    t.pieces = {all.subspan(0, cut), all.subspan(cut)};
+    to_decode.push_back(interface_input(t));
+    samples[i].assign(b.v.size(), 12345);
+    decoded[i].samples = {samples[i].data(), b.w, b.h, b.w};
+  }
+  auto decoder = make_block_decoder(CodeBlockStyle::from_byte(0x40)).value();
+  ASSERT_TRUE(decoder->decode(to_decode, decoded, pool).ok());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const Block& b = blocks[i];
+    SCOPED_TRACE(describe(b, i) + " passes " + std::to_string(coded[i].passes));
+    std::vector<int32_t> direct(b.v.size(), -777);
+    auto info = decode_ht_code_block(direct_input(coded[i]), {direct.data(), b.w, b.h, b.w});
+    ASSERT_TRUE(info.ok()) << info.status().to_string();
+    ASSERT_TRUE(decoded[i].status.ok()) << decoded[i].status.to_string();
+    EXPECT_EQ(samples[i], direct);
+    EXPECT_EQ(decoded[i].info.lowest_plane, info->lowest_plane);
+    EXPECT_EQ(decoded[i].info.ended_in_significance_pass, info->ended_in_significance_pass);
   }
 }
 

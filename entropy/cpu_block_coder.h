@@ -1,0 +1,23 @@
+// The CPU block coders' common frame (ebcot_block_coder.cc,
+// ht_block_coder.cc): a batch spread over the thread pool one code-block per
+// item, the caller's per-block work on the same thread right before
+// (encoding) or after (decoding) it, while the block's samples are in
+// cache, and the beside items first. Internal.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "entropy/block_coder.h"
+
+namespace mallat::entropy::detail {
+
+// Codes one block; only impossible parameters fail.
+using EncodeOneBlock = Result<EncodedCodeBlock> (*)(const BlockToEncode& block);
+// Decodes one block whose codeword pieces are joined in `in.data`.
+using DecodeOneBlock = Result<DecodedCodeBlockInfo> (*)(const CodeBlockToDecode& in, PlaneView<int32_t> out);
+
+std::unique_ptr<BlockEncoder> make_cpu_block_encoder(std::string name, EncodeOneBlock encode);
+std::unique_ptr<BlockDecoder> make_cpu_block_decoder(std::string name, DecodeOneBlock decode);
+
+}  // namespace mallat::entropy::detail

@@ -1,0 +1,292 @@
+// The bit streams of the HT block coder (15444-15 Annex C): the MEL run
+// coder, the forward-growing streams (MagSgn, SigProp) and the
+// backward-growing ones (VLC, MagRef), each with its bit-stuffing rule so
+// that no two bytes read as a marker. Readers never read outside the bytes
+// they are given: past the end they supply the standard's fill (1s for
+// MagSgn and MEL, 0s for the others). Internal to the HT coder.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mallat::entropy::ht {
+
+// MEL exponents by state k (Annex C, MEL decoding): a run of 2^e zero
+// events is one bit.
+inline constexpr int kMelExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+
+// ---- writers ---------------------------------------------------------------
+
+// Bytes written most significant bit first (MEL) or least significant bit
+// first (the others) into a growing buffer.
+class MelEncoder {
+ public:
+  explicit MelEncoder(std::vector<uint8_t>& out) : out_(out) { out_.clear(); }
+
+  // One event: true when the quad (or quad pair) is significant.
+  void encode(bool event) {
+    if (!event) {
+      if (++run_ >= (1 << kMelExponent[k_])) {
+        emit(1);
+        run_ = 0;
+        if (k_ < 12) ++k_;
+      }
+      return;
+    }
+    emit(0);
+    for (int t = kMelExponent[k_]; t > 0;) emit((run_ >> --t) & 1);
+    run_ = 0;
+    if (k_ > 0) --k_;
+  }
+
+  // An unfinished run ends with a 1 (a full run: the decoder stops short
+  // of it). Gives the last byte's bits (left-aligned) and the mask of the
+  // bits that matter in it (a stuffed MSB included); nothing is written for
+  // it yet, since it may be fused with the VLC stream's last byte.
+  void finish(uint8_t& last, uint8_t& mask) {
+    if (run_ > 0) emit(1);
+    last = static_cast<uint8_t>(tmp_ << remaining_);
+    mask = static_cast<uint8_t>(0xFF << remaining_);
+  }
+  const std::vector<uint8_t>& bytes() const { return out_; }
+
+ private:
+  void emit(int bit) {
+    tmp_ = (tmp_ << 1) | bit;
+    if (--remaining_ == 0) {
+      out_.push_back(static_cast<uint8_t>(tmp_));
+      // After 0xFF the next byte carries 7 bits: its MSB is a stuffed 0.
+      remaining_ = tmp_ == 0xFF ? 7 : 8;
+      tmp_ = 0;
+    }
+  }
+  std::vector<uint8_t>& out_;
+  int k_ = 0, run_ = 0;
+  uint32_t tmp_ = 0;
+  int remaining_ = 8;
+};
+
+inline uint64_t low_bits(uint64_t v, int n) { return v & ((uint64_t{1} << n) - 1); }
+
+// A stream written least significant bit first through a 64-bit
+// accumulator; `Stream::emit_byte` takes whole bytes off it, by its own
+// stuffing rule.
+template <class Stream>
+class BitWriter {
+ public:
+  // The low `n` bits of v, n <= 32.
+  void put(uint64_t v, int n) {
+    acc_ |= low_bits(v, n) << bits_;
+    bits_ += n;
+    while (bits_ >= 8) static_cast<Stream*>(this)->emit_byte();
+  }
+  int pending_bits() const { return bits_; }
+  uint8_t pending() const { return static_cast<uint8_t>(acc_); }
+  std::vector<uint8_t>& bytes() { return out_; }
+
+ protected:
+  BitWriter(std::vector<uint8_t>& out, uint64_t acc, int bits) : out_(out), acc_(acc), bits_(bits) { out_.clear(); }
+  void take(uint8_t byte, int n) {
+    out_.push_back(byte);
+    acc_ >>= n;
+    bits_ -= n;
+  }
+  std::vector<uint8_t>& out_;
+  uint64_t acc_;
+  int bits_;
+};
+
+// MagSgn and SigProp: least significant bit first; after a 0xFF byte the
+// next byte's MSB is a stuffed 0.
+class ForwardWriter : public BitWriter<ForwardWriter> {
+ public:
+  explicit ForwardWriter(std::vector<uint8_t>& out) : BitWriter(out, 0, 0) {}
+  bool after_ff() const { return stuff_; }
+
+  void emit_byte() {
+    const auto byte = static_cast<uint8_t>(acc_ & (stuff_ ? 0x7F : 0xFF));
+    take(byte, stuff_ ? 7 : 8);
+    stuff_ = byte == 0xFF;
+  }
+
+  // MagSgn's termination: the last byte padded with 1s (the decoder's fill
+  // past the end), and dropped if that makes it 0xFF, as is a final 0xFF
+  // byte: a segment does not end in 0xFF, and the fill supplies it.
+  void finish_with_ones() {
+    if (bits_ > 0) {
+      const int capacity = stuff_ ? 7 : 8;
+      const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << bits_)) & ((1u << capacity) - 1));
+      if (byte != 0xFF) out_.push_back(byte);
+      bits_ = 0;
+      acc_ = 0;
+    } else if (stuff_) {
+      out_.pop_back();
+    }
+  }
+
+ private:
+  bool stuff_ = false;
+};
+
+// VLC and MagRef: bytes in reverse order (the first one written ends the
+// segment), least significant bit first; after a byte above 0x8F, a byte
+// whose low 7 bits are all 1 carries only those 7 (its MSB a stuffed 0).
+class BackwardWriter : public BitWriter<BackwardWriter> {
+ public:
+  // `out` receives the bytes in writing order (reverse of the stream's);
+  // the stream starts with `initial_count` bits already in its first byte.
+  BackwardWriter(std::vector<uint8_t>& out, uint32_t initial_bits, int initial_count)
+      : BitWriter(out, initial_bits, initial_count) {}
+
+  void emit_byte() {
+    const bool stuffed = above_8f_ && (acc_ & 0x7F) == 0x7F;
+    const auto byte = static_cast<uint8_t>(stuffed ? 0x7F : acc_);
+    take(byte, stuffed ? 7 : 8);
+    above_8f_ = byte > 0x8F;
+  }
+
+  // Writes the pending bits as a byte of their own (zeros above them).
+  void flush() {
+    if (bits_ > 0) take(static_cast<uint8_t>(acc_), bits_);
+  }
+
+ private:
+  // The stream starts as if after a byte above 0x8F (VLC: the interface
+  // locator byte; MagRef: the standard's initial state).
+  bool above_8f_ = true;
+};
+
+// ---- readers ---------------------------------------------------------------
+
+// A stream read least significant bit first through a 64-bit accumulator
+// that `Stream::refill` tops up to more than 56 bits.
+template <class Stream>
+class BitReader {
+ public:
+  // At least 32 valid bits, first bit lowest.
+  uint64_t look() {
+    if (bits_ < 32) static_cast<Stream*>(this)->refill();
+    return acc_;
+  }
+  void advance(int n) {
+    acc_ >>= n;
+    bits_ -= n;
+  }
+  // n <= 32.
+  uint64_t read(int n) {
+    const uint64_t v = low_bits(look(), n);
+    advance(n);
+    return v;
+  }
+
+ protected:
+  BitReader(uint64_t acc, int bits) : acc_(acc), bits_(bits) {}
+  void add(uint8_t byte, int n) {
+    acc_ |= low_bits(byte, n) << bits_;
+    bits_ += n;
+  }
+  uint64_t acc_;
+  int bits_;
+};
+
+// MagSgn (fill 0xFF) and SigProp (fill 0): forward, the MSB after a 0xFF
+// byte dropped.
+class ForwardReader : public BitReader<ForwardReader> {
+ public:
+  ForwardReader(const uint8_t* data, size_t size, uint8_t fill)
+      : BitReader(0, 0), p_(data), end_(data + size), fill_(fill) {}
+  void refill() {
+    while (bits_ <= 56) {
+      const uint8_t byte = p_ < end_ ? *p_++ : fill_;
+      add(byte, stuff_ ? 7 : 8);
+      stuff_ = byte == 0xFF;
+    }
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+  uint8_t fill_;
+  bool stuff_ = false;
+};
+
+// VLC and MagRef: backward from `end` down to `begin`, fill 0.
+class BackwardReader : public BitReader<BackwardReader> {
+ public:
+  // Reads [begin, end) from end - 1 down. `acc`/`bits` are bits already
+  // taken from the byte at `end` (VLC: the locator byte's upper nibble), and
+  // `above_8f` whether that byte counts as above 0x8F for unstuffing.
+  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f)
+      : BitReader(acc, bits), begin_(begin), p_(end), above_8f_(above_8f) {}
+  void refill() {
+    while (bits_ <= 56) {
+      const uint8_t byte = p_ > begin_ ? *--p_ : 0;
+      add(byte, above_8f_ && (byte & 0x7F) == 0x7F ? 7 : 8);
+      above_8f_ = byte > 0x8F;
+    }
+  }
+
+ private:
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  bool above_8f_;
+};
+
+// MEL: forward from the start of the MEL+VLC part of the cleanup segment,
+// MSB first, a 0xFF byte's successor carrying 7 bits; the segment's last
+// byte but one shares its low nibble with the interface locator word, read
+// as 1s (OpenJPH and the standard's decoder do the same); past the end 1s.
+class MelDecoder {
+ public:
+  MelDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+
+  bool decode() {
+    for (;;) {
+      if (zeros_ > 0) {
+        --zeros_;
+        return false;
+      }
+      if (one_) {
+        one_ = false;
+        return true;
+      }
+      const int e = kMelExponent[k_];
+      if (bit()) {
+        zeros_ = 1 << e;
+        if (k_ < 12) ++k_;
+      } else {
+        int run = 0;
+        for (int t = 0; t < e; ++t) run = run << 1 | bit();
+        zeros_ = run;
+        one_ = true;
+        if (k_ > 0) --k_;
+      }
+    }
+  }
+
+ private:
+  int bit() {
+    if (bits_ == 0) {
+      uint8_t byte = 0xFF;
+      if (p_ < end_) {
+        byte = *p_++;
+        if (p_ == end_) byte |= 0x0F;
+      }
+      bits_ = stuff_ ? 7 : 8;
+      cur_ = byte;
+      stuff_ = byte == 0xFF;
+    }
+    return (cur_ >> --bits_) & 1;
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+  int k_ = 0;
+  int zeros_ = 0;
+  bool one_ = false;
+  uint32_t cur_ = 0;
+  int bits_ = 0;
+  bool stuff_ = false;
+};
+
+}  // namespace mallat::entropy::ht
