@@ -531,13 +531,6 @@ int transcode_main(const Args& args) {
     std::fprintf(stderr, "mallat transcode: warning: %s: %s\n", s.in.c_str(), w.c_str());
   }
   if (!bytes.ok()) return fail("transcode", s.in + ": " + bytes.status().message());
-  if (report.inexact_code_blocks > 0) {
-    std::fprintf(stderr,
-                 "mallat transcode: note: %s: %lld of %lld code-blocks ended inside a bit-plane, which the other "
-                 "coder ends at differently (lossy streams only)\n",
-                 s.in.c_str(), static_cast<long long>(report.inexact_code_blocks),
-                 static_cast<long long>(report.code_blocks));
-  }
   Status status = io::write_file_atomically(s.out, *bytes);
   if (!status.ok()) return fail("transcode", status.message());
   return 0;

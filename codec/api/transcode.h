@@ -33,9 +33,10 @@ struct TranscodeOptions {
 struct TranscodeReport {
   std::vector<std::string> warnings;  // damage in the input (decoded as far as it goes), markers dropped
   int64_t code_blocks = 0;            // code-blocks recoded
-  // Code-blocks whose source passes ended inside a bit-plane, which the
-  // target coder could not end at alike (lossy streams only, transcode.cc).
-  int64_t inexact_code_blocks = 0;
+  // Of those, the ones whose source passes ended inside a bit-plane (after
+  // SigProp or MagRef; lossy streams only), recoded to end at the same
+  // pass of the other coder (tile_transcoder.cc says what that rests on).
+  int64_t mid_plane_code_blocks = 0;
 };
 
 Result<std::vector<uint8_t>> transcode(std::span<const uint8_t> input, const TranscodeOptions& options,

@@ -147,14 +147,15 @@ class TileTranscoder {
   // The indices coded again. HT: one HT set, its cleanup pass at the plane
   // where the source's passes end. A source that ended inside a plane
   // (after SigProp or MagRef of plane p) has no HT cleanup there: the
-  // cleanup goes at p + 1 and SigProp and MagRef of p follow, coding the
-  // partial values as they are. HT's SigProp visits the neighbours of
-  // significant samples as Annex D's does, but a MagRef after a SigProp
-  // where the source stopped says that plane p of every significant sample
-  // is known (as 0 where the source had not sent it), which moves the
-  // reconstruction point of those samples (E.1.1.2); Part 1 from HT ends at
-  // the same pass of plane p. Either happens only in lossy streams: a
-  // lossless one ends with the cleanup pass of plane 0.
+  // cleanup goes at p + 1 and SigProp (and MagRef, when the source had it)
+  // of p follow, coding the partial values as they are; Part 1 from HT ends
+  // at the same pass of plane p. Both coders' SigProp visit the
+  // insignificant neighbours of significant samples, so the same samples
+  // get their bit of plane p; where the scans differ a sample's bit of
+  // plane p would be lost or sent as 0, moving its reconstruction point
+  // (E.1.1.2). On the HT conformance streams every such block decoded the
+  // same both ways (tests/codec/transcode_test.cc). Only lossy streams end
+  // inside a plane: a lossless one ends with the cleanup pass of plane 0.
   Status encode_blocks() {
     std::vector<entropy::BlockToEncode> batch;
     for (Block& b : blocks_) {
@@ -197,6 +198,11 @@ class TileTranscoder {
         int passes = e.num_passes;
         if (target_ == BlockCoder::kPart1) {
           passes = std::clamp(position - 3 * e.zero_bitplanes + 1, 0, e.num_passes);
+        } else if (b.positions.back() % 3 == 1 && e.num_passes == 3) {
+          // The source ended after SigProp: so does the HT set, whose
+          // SigProp alone is a valid cut of its refinement segment
+          // (15444-15 B.3, ht_code_block.h).
+          passes = 2;
         }
         rows[l][b.slot] = passes;
       }

@@ -21,7 +21,8 @@ namespace mallat::codec {
 // The code-block style (A.6.1 Table A.19, 15444-15 Table A.4) that a
 // transcode writes for `source`: Part 1 keeps every Part 1 mode switch and
 // drops the HT bits; HT sets bit 6 and keeps only VSC (bit 3), the one mode
-// switch the HT coder's SigProp pass follows.
+// switch the HT coder's SigProp pass follows (so Part 1 -> HT -> Part 1
+// loses the other mode switches, which change the bytes, not the samples).
 CodeBlockStyle transcoded_style(CodeBlockStyle source, BlockCoder target);
 
 // What one tile became.

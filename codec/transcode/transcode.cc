@@ -72,7 +72,7 @@ Result<std::vector<uint8_t>> transcode_codestream(std::span<const uint8_t> strea
     MALLAT_ASSIGN_OR_RETURN(TranscodedTile t,
                             transcode_tile(cs, tile, stream, options.target, ppm || ppt, pool, report.warnings));
     report.code_blocks += t.code_blocks;
-    report.inexact_code_blocks += t.mid_plane_code_blocks;
+    report.mid_plane_code_blocks += t.mid_plane_code_blocks;
     // PLT again where the input had it (A.7.3), for the new packets.
     if (!plt) t.packets.clear();
     tiles.push_back(std::move(t));
