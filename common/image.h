@@ -38,6 +38,10 @@ enum class ColorSpace { kUnknown, kGray, kRgb, kYcc };
 
 struct Image {
   int64_t x0 = 0, y0 = 0;  // image area offset on the reference grid
+  // The image area's far corner on the reference grid (Xsiz, Ysiz; B.2),
+  // exclusive, when known (a decoded image); 0: not known. Upsampling
+  // components that are all sub-sampled needs it: their sizes do not give it.
+  int64_t x1 = 0, y1 = 0;
   std::vector<Component> components;
   ColorSpace color_space = ColorSpace::kUnknown;
   bool has_alpha = false;  // the last component is alpha (opacity)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <span>
 #include <vector>
@@ -30,6 +31,19 @@ Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 // PNM is written in pieces, its rows converted on `pool`: the raster of a
 // large image is the largest thing the decoder writes.
 Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool);
+
+// PAM (Netpbm P7): any number of channels, 1..16 bits (pam.cc). decode_pnm
+// hands P7 files to decode_pam.
+Result<Image> decode_pam(Bytes file, uint64_t max_memory);
+Status encode_pam(const Image& image, const ByteSink& sink, ThreadPool& pool);
+
+// The binary raster of P5/P6/P7 (pnm.cc): samples interleaved, one byte each
+// up to maxval 255, else two, big-endian. read_binary_raster checks the size
+// and that no sample exceeds maxval; write_binary_raster converts rows on
+// `pool` and returns out_of_range() when a sample exceeds the precision.
+Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval);
+Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool& pool,
+                           const std::function<Status()>& out_of_range);
 
 Result<Image> decode_pgx(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);

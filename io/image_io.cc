@@ -16,6 +16,7 @@ const char* format_name(Format format) {
     case Format::kPng: return "PNG";
     case Format::kTiff: return "TIFF";
     case Format::kPnm: return "PNM";
+    case Format::kPam: return "PAM";
     case Format::kPgx: return "PGX";
     case Format::kBmp: return "BMP";
   }
@@ -29,6 +30,7 @@ Format format_from_extension(const std::filesystem::path& path) {
   if (ext == ".png") return Format::kPng;
   if (ext == ".tif" || ext == ".tiff") return Format::kTiff;
   if (ext == ".pgm" || ext == ".ppm" || ext == ".pnm") return Format::kPnm;
+  if (ext == ".pam") return Format::kPam;
   if (ext == ".pgx") return Format::kPgx;
   if (ext == ".bmp") return Format::kBmp;
   return Format::kUnknown;
@@ -46,6 +48,7 @@ Format format_from_magic(const unsigned char* bytes, size_t size) {
   if (size >= 3 && bytes[0] == 'P' && bytes[1] >= '1' && bytes[1] <= '6' &&
       std::isspace(bytes[2]))
     return Format::kPnm;
+  if (size >= 3 && bytes[0] == 'P' && bytes[1] == '7' && std::isspace(bytes[2])) return Format::kPam;
   if (size >= 3 && bytes[0] == 'P' && bytes[1] == 'G' && std::isspace(bytes[2])) return Format::kPgx;
   if (size >= 2 && bytes[0] == 'B' && bytes[1] == 'M') return Format::kBmp;
   return Format::kUnknown;
@@ -84,10 +87,11 @@ Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory)
 #endif
       break;
     case Format::kPnm: image = detail::decode_pnm(file, max_memory); break;
+    case Format::kPam: image = detail::decode_pam(file, max_memory); break;
     case Format::kPgx: image = detail::decode_pgx(file, max_memory); break;
     case Format::kBmp: image = detail::decode_bmp(file, max_memory); break;
     case Format::kUnknown:
-      return unsupported(name + ": not a PNG, TIFF, PNM, PGX or BMP file (no known magic "
+      return unsupported(name + ": not a PNG, TIFF, PNM, PAM, PGX or BMP file (no known magic "
                                 "number or extension)");
   }
   if (!image.ok()) return image.status().with_context(name + " (" + format_name(format) + ")");
@@ -102,13 +106,15 @@ Status write_image(const Image& image, const std::filesystem::path& path,
   switch (format) {
     case Format::kPng: bytes = detail::encode_png(image, options.png_interlace); break;
     case Format::kTiff: bytes = detail::encode_tiff(image); break;
-    case Format::kPnm: {
+    case Format::kPnm:
+    case Format::kPam: {
       ThreadPool pool(options.threads);
       // The sink's errors name the file already; the encoder's get the name here.
       Status sunk = Status::Ok();
       return write_file_atomically(path, [&](const ByteSink& sink) {
         const ByteSink watched = [&](std::span<const uint8_t> piece) { return sunk = sink(piece); };
-        Status s = detail::encode_pnm(image, watched, pool);
+        Status s = format == Format::kPam ? detail::encode_pam(image, watched, pool)
+                                          : detail::encode_pnm(image, watched, pool);
         return s.ok() || !sunk.ok() ? s : s.with_context(name + " (" + format_name(format) + ")");
       });
     }

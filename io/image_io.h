@@ -12,12 +12,12 @@
 
 namespace mallat::io {
 
-enum class Format { kUnknown, kPng, kTiff, kPnm, kPgx, kBmp };
+enum class Format { kUnknown, kPng, kTiff, kPnm, kPam, kPgx, kBmp };
 
 const char* format_name(Format format);
 
 // From the extension alone (".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm",
-// ".pgx", ".bmp"), case-insensitive; kUnknown otherwise.
+// ".pam", ".pgx", ".bmp"), case-insensitive; kUnknown otherwise.
 Format format_from_extension(const std::filesystem::path& path);
 
 // From the first bytes of a file; kUnknown when no magic number matches.

@@ -3,6 +3,7 @@
 // than 8 bits are two bytes, big-endian.
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,34 @@ constexpr uint64_t kMaxSide = uint64_t{1} << 24;
 
 }  // namespace
 
+Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval) {
+  const int bytes_per_sample = maxval < 256 ? 1 : 2;
+  const uint64_t need = width * height * channels * bytes_per_sample;
+  if (raster.size() < need)
+    return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
+                        std::to_string(raster.size()));
+  const int precision = std::bit_width(maxval);
+  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width), static_cast<int64_t>(height), channels,
+                                                  precision, false));
+  const uint8_t* src = raster.data();
+  for (uint64_t i = 0; i < width * height; ++i)
+    for (int c = 0; c < channels; ++c) {
+      const uint8_t* p = src + (i * channels + c) * bytes_per_sample;
+      image.components[c].samples[i] = bytes_per_sample == 1 ? p[0] : (p[0] << 8) | p[1];
+    }
+  for (const Component& comp : image.components)
+    for (int32_t v : comp.samples)
+      if (static_cast<uint64_t>(v) > maxval)
+        return corrupt_data("sample " + std::to_string(v) + " exceeds maxval " + std::to_string(maxval));
+  return image;
+}
+
 Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
   if (file.size() < 2 || file[0] != 'P') return corrupt_data("not a PNM file (no 'P' magic)");
   const char kind = static_cast<char>(file[1]);
-  if (kind == '1' || kind == '4' || kind == '7')
-    return unsupported(std::string("PNM type P") + kind + " is not supported (only P2, P3, P5, P6)");
+  if (kind == '7') return decode_pam(file, max_memory);
+  if (kind == '1' || kind == '4')
+    return unsupported(std::string("PNM type P") + kind + " is not supported (only P2, P3, P5, P6, P7)");
   if (kind != '2' && kind != '3' && kind != '5' && kind != '6')
     return corrupt_data("not a PNM file (unknown type after 'P')");
   const bool ascii = (kind == '2' || kind == '3');
@@ -41,25 +65,7 @@ Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
     // Exactly one whitespace byte separates maxval from the raster.
     if (!TextHeader::is_space(header.peek())) return corrupt_data("no whitespace after maxval");
     header.advance();
-    const int bytes_per_sample = maxval < 256 ? 1 : 2;
-    const uint64_t need = count * bytes_per_sample;
-    if (file.size() - header.pos() < need)
-      return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
-                          std::to_string(file.size() - header.pos()));
-    MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width),
-                                                    static_cast<int64_t>(height), channels,
-                                                    precision, false));
-    const uint8_t* src = file.data() + header.pos();
-    for (uint64_t i = 0; i < width * height; ++i)
-      for (int c = 0; c < channels; ++c) {
-        const uint8_t* p = src + (i * channels + c) * bytes_per_sample;
-        image.components[c].samples[i] = bytes_per_sample == 1 ? p[0] : (p[0] << 8) | p[1];
-      }
-    for (const Component& comp : image.components)
-      for (int32_t v : comp.samples)
-        if (static_cast<uint64_t>(v) > maxval)
-          return corrupt_data("sample " + std::to_string(v) + " exceeds maxval " +
-                              std::to_string(maxval));
+    MALLAT_ASSIGN_OR_RETURN(Image image, read_binary_raster(file.subspan(header.pos()), width, height, channels, maxval));
     set_color_from_count(image);
     return image;
   }
@@ -112,20 +118,11 @@ bool interleave_rows(const Image& image, int64_t y0, int64_t y1, uint8_t* out) {
 
 }  // namespace
 
-Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool) {
-  // The sample values are checked while they are converted; any other
-  // problem, or a sample out of range, gets check_interleavable's message.
-  const char* kFormat = "PNM (P5/P6)";
-  if (!check_interleavable(image, kFormat, {1, 3}, 16, /*check_values=*/false).ok())
-    return check_interleavable(image, kFormat, {1, 3}, 16);
-  const int n = image.num_components();
+Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool& pool,
+                           const std::function<Status()>& out_of_range) {
   const int precision = image.components[0].precision;
-  const uint32_t maxval = (1u << precision) - 1;
-  const std::string header = std::string(n == 1 ? "P5" : "P6") + "\n" +
-                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
-                             "\n" + std::to_string(maxval) + "\n";
-  MALLAT_RETURN_IF_ERROR(sink({reinterpret_cast<const uint8_t*>(header.data()), header.size()}));
-  const int bytes_per_sample = maxval < 256 ? 1 : 2;
+  const int n = image.num_components();
+  const int bytes_per_sample = precision <= 8 ? 1 : 2;
   const int64_t row_bytes = image.width() * n * bytes_per_sample;
   const int64_t rows_per_chunk = std::max<int64_t>(1, kChunkBytes / row_bytes);
   std::vector<uint8_t> chunk(static_cast<size_t>(std::min(image.height(), rows_per_chunk) * row_bytes));
@@ -141,11 +138,25 @@ Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool) {
       in_range[p] = bytes_per_sample == 1 ? interleave_rows<1>(image, y0 + a, y0 + b, out)
                                           : interleave_rows<2>(image, y0 + a, y0 + b, out);
     });
-    if (std::count(in_range.begin(), in_range.begin() + parts, 0) > 0)
-      return check_interleavable(image, kFormat, {1, 3}, 16);
+    if (std::count(in_range.begin(), in_range.begin() + parts, 0) > 0) return out_of_range();
     MALLAT_RETURN_IF_ERROR(sink({chunk.data(), static_cast<size_t>(rows * row_bytes)}));
   }
   return Status::Ok();
+}
+
+Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool) {
+  // The sample values are checked while they are converted; any other
+  // problem, or a sample out of range, gets check_interleavable's message.
+  const char* kFormat = "PNM (P5/P6)";
+  if (!check_interleavable(image, kFormat, {1, 3}, 16, /*check_values=*/false).ok())
+    return check_interleavable(image, kFormat, {1, 3}, 16);
+  const int n = image.num_components();
+  const uint32_t maxval = (1u << image.components[0].precision) - 1;
+  const std::string header = std::string(n == 1 ? "P5" : "P6") + "\n" +
+                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
+                             "\n" + std::to_string(maxval) + "\n";
+  MALLAT_RETURN_IF_ERROR(sink({reinterpret_cast<const uint8_t*>(header.data()), header.size()}));
+  return write_binary_raster(image, sink, pool, [&] { return check_interleavable(image, kFormat, {1, 3}, 16); });
 }
 
 }  // namespace mallat::io::detail

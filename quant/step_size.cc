@@ -1,5 +1,6 @@
 #include "quant/step_size.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -62,6 +63,25 @@ StepSize derived_step_size(const StepSize& ll, int levels, int index) {
 std::vector<StepSize> derived_step_sizes(const StepSize& ll, int levels) {
   std::vector<StepSize> steps(subband_count(levels));
   for (int i = 0; i < subband_count(levels); ++i) steps[i] = derived_step_size(ll, levels, i);
+  return steps;
+}
+
+std::vector<StepSize> complete_step_sizes(std::span<const StepSize> signalled, bool no_quantisation, int levels) {
+  std::vector<StepSize> steps(signalled.begin(), signalled.end());
+  for (int i = static_cast<int>(steps.size()); i < subband_count(levels); ++i) {
+    StepSize s;
+    if (i > 3) {
+      // The same orientation one level coarser: i - 3 in the signalling order.
+      s = steps[i - 3];
+      if (!no_quantisation) s.exponent -= 1;
+    } else {
+      // The coarsest level from LL: n_b = levels gives epsilon_0 under E-5.
+      s = steps[0];
+      if (no_quantisation) s.exponent += log2_subband_gain(subband_orientation(i));
+    }
+    s.exponent = std::max(s.exponent, 0);
+    steps.push_back(s);
+  }
   return steps;
 }
 

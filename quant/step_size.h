@@ -58,6 +58,15 @@ bool step_for_value(double delta, int dynamic_range, StepSize* out);
 bool expounded_step_sizes(int precision, std::span<const double> norms, double base_step,
                           std::vector<StepSize>* out);
 
+// Steps for the subbands that a QCD/QCC without derivation leaves out (it
+// lists fewer than 3 * levels + 1; A.6.4 forbids it, encoders write it): a
+// missing subband takes the step of its orientation one level coarser, with
+// the exponent one lower per level finer as E-5 derives them, or the same
+// exponent without quantisation (epsilon_b = R_I + log2 gain_b on every
+// level); the coarsest level's from the LL step (E-5; + log2 gain_b without
+// quantisation). Exponents stop at 0. `signalled` must not be empty.
+std::vector<StepSize> complete_step_sizes(std::span<const StepSize> signalled, bool no_quantisation, int levels);
+
 // Scalar derived (E-5): only the LL step is signalled; subband `index` (in
 // the signalling order) uses epsilon_b = epsilon_0 - N_L + n_b and
 // mu_b = mu_0, n_b its level (subband_level). The one place E-5 is written:

@@ -32,8 +32,12 @@ const char kDecodeIntro[] =
     "code-blocks, to an image; OUT's extension\n"
     "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
     "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
-    "RGB; a restricted ICC profile is written into PNG and TIFF output. Sub-sampled\n"
-    "components are upsampled for PNM, PNG, TIFF and BMP. PGX output of N > 1\n"
+    "RGB; a restricted ICC profile is written into PNG and TIFF output and applied (sRGB)\n"
+    "for PNM, PAM and BMP. Every image writes to every format, each change in a note:\n"
+    "components of several sizes are upsampled for PNM, PAM, PNG, TIFF and BMP (all\n"
+    "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
+    "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"
+    "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
     "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
 
 const char kTranscodeIntro[] =
@@ -185,6 +189,8 @@ struct DecodeSettings {
   std::string in, out;
   codec::DecodeOptions codec;
   DecodeOutputOptions output;
+  bool partial_given = false;  // -allow-partial, whatever the order of --strict
+  bool quiet = false;          // -quiet
 };
 
 // What transcode's options fill in.
@@ -408,8 +414,30 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
-      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile", "",
+      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
+       "formats other than PNG and TIFF, which keep the profile)", "",
        [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},
+      {{"--keep-samples"}, "", "write the samples as decoded, never converted to sRGB by the file's ICC profile", "",
+       [](DecodeSettings& s, const std::string&) { s.output.keep_samples = true; return Status::Ok(); }},
+      {{"--strict"}, "", "validate: refuse what Part 1 forbids but encoders write (coding passes below the last "
+       "bit-plane, zero bit-planes beyond Mb, too few QCD step sizes, a second ihdr, pclr without cmap, a cdef "
+       "naming a channel twice) and, unless -allow-partial is given too, a stream cut short; by default each is "
+       "decoded as OpenJPEG does, with one warning per kind", "",
+       [](DecodeSettings& s, const std::string&) {
+         s.codec.strict = true;
+         if (!s.partial_given) s.codec.allow_partial = false;
+         return Status::Ok();
+       }},
+      {{"-allow-partial"}, "",
+       "decode a stream cut short or with damaged packets as far as it goes, with a warning (the default; with "
+       "--strict, keeps that)", "",
+       [](DecodeSettings& s, const std::string&) {
+         s.partial_given = true;
+         s.codec.allow_partial = true;
+         return Status::Ok();
+       }},
+      {{"-quiet"}, "", "print no warnings or notes, only errors", "",
+       [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-threads"}, "N",
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
@@ -499,12 +527,14 @@ int decode_main(const Args& args) {
   if (!data.ok()) return fail("decode", data.status().message());
   codec::DecodeReport report;
   auto image = codec::decode(*data, opt, &report);
-  for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
+  if (!settings.quiet)
+    for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
   if (!image.ok()) return fail("decode", in + ": " + image.status().message());
   std::vector<std::string> notes;
   Status s = prepare_output(*image, opt.reduce, out, output, &notes);
   if (!s.ok()) return fail("decode", in + ": " + s.message());
-  for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
+  if (!settings.quiet)
+    for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
   s = write_outputs(*image, out, output);
   if (!s.ok()) return fail("decode", s.message());
   return 0;

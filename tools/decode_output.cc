@@ -5,6 +5,7 @@
 
 #include "codec/jp2/icc_profile.h"
 #include "io/image_io.h"
+#include "tools/output_policy.h"
 
 namespace mallat::tools {
 namespace {
@@ -17,30 +18,60 @@ bool per_component(const Image& image, const fs::path& out, const DecodeOutputOp
   return format == io::Format::kPgx || (format == io::Format::kPnm && options.split_pnm);
 }
 
+// The restricted ICC profile (I.5.3.3) applied: always with --icc-to-srgb,
+// and by default for a picture format that cannot carry the profile, where
+// samples left in the profile's space would look wrong in every viewer. One
+// file per component (PGX, -split-pnm) is a dump of the components, as the
+// ISO reference decodes are: kept as decoded.
+Status apply_icc_profile(Image& image, int reduce, io::Format format, bool split, const DecodeOutputOptions& options,
+                         std::vector<std::string>* notes) {
+  const bool by_default =
+      !format_limits(format).icc_profile && format != io::Format::kPgx && !split && !options.keep_samples;
+  if (image.icc_profile.empty() || !(options.icc_to_srgb || by_default)) return Status::Ok();
+  Image converted = image;
+  // The profile maps whole pixels: sub-sampled components join the grid first.
+  if (!codec::components_share_grid(converted)) MALLAT_RETURN_IF_ERROR(codec::upsample_components(converted, reduce));
+  const Status s = codec::icc_to_srgb(converted);
+  if (!s.ok() && options.icc_to_srgb) return s.with_context("--icc-to-srgb");
+  if (!s.ok()) {
+    if (notes)
+      notes->push_back("the ICC profile could not be applied (" + s.message() + "); the samples are written as decoded");
+    return Status::Ok();
+  }
+  image = std::move(converted);
+  if (!options.icc_to_srgb && notes)
+    notes->push_back(std::string(io::format_name(format)) +
+                     " holds no ICC profile: the file's restricted profile was applied, the samples are sRGB "
+                     "(--keep-samples writes them untouched)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status prepare_output(Image& image, int reduce, const fs::path& out, const DecodeOutputOptions& options,
                       std::vector<std::string>* notes) {
-  if (options.icc_to_srgb && !image.icc_profile.empty()) {
-    // The profile maps whole pixels: sub-sampled components join the grid first.
-    if (!codec::components_share_grid(image)) MALLAT_RETURN_IF_ERROR(codec::upsample_components(image, reduce));
-    MALLAT_RETURN_IF_ERROR(codec::icc_to_srgb(image).with_context("--icc-to-srgb"));
-  }
-  codec::force_precision(image, options.precision);
-  // PNM, PNG, TIFF and BMP interleave samples: sub-sampled components are
-  // always brought to the image grid for them, as opj_decompress does.
-  const bool interleaved = !per_component(image, out, options) && io::format_from_extension(out) != io::Format::kPgx;
-  if (options.upsample || (interleaved && !codec::components_share_grid(image)))
-    MALLAT_RETURN_IF_ERROR(codec::upsample_components(image, reduce));
-  if (options.force_rgb) MALLAT_RETURN_IF_ERROR(codec::force_rgb(image));
   const io::Format format = io::format_from_extension(out);
+  const bool split = per_component(image, out, options);
+  MALLAT_RETURN_IF_ERROR(apply_icc_profile(image, reduce, format, split, options, notes));
+  codec::force_precision(image, options.precision);
+  // The interleaved formats hold one size: components of several sizes are
+  // brought to the image grid for them, as opj_decompress does.
+  const bool upsample = !split && needs_upsampling(image, format);
+  if (options.upsample || upsample) {
+    if (upsample && !options.upsample && notes)
+      notes->push_back("components of different sizes upsampled to the image grid for " +
+                       std::string(io::format_name(format)));
+    MALLAT_RETURN_IF_ERROR(codec::upsample_components(image, reduce));
+  }
+  if (options.force_rgb) MALLAT_RETURN_IF_ERROR(codec::force_rgb(image));
   for (int c = 0; c < image.num_components() && notes; ++c)
     if (image.components[c].role == ChannelRole::kPremultipliedOpacity)
       notes->push_back("component " + std::to_string(c) +
                        " is premultiplied opacity (cdef); it is written as the format's alpha, colour samples unchanged");
-  if (!image.icc_profile.empty() && format != io::Format::kPng && format != io::Format::kTiff && notes)
+  if (!image.icc_profile.empty() && !format_limits(format).icc_profile && notes)
     notes->push_back("the ICC profile (" + std::to_string(image.icc_profile.size()) +
-                     " bytes) is not written: only PNG and TIFF hold one (--icc-to-srgb converts to sRGB)");
+                     " bytes) is not written: only PNG and TIFF hold one");
+  fit_to_format(image, format, split, notes);
   return Status::Ok();
 }
 
@@ -73,6 +104,7 @@ Status write_outputs(const Image& image, const fs::path& out, const DecodeOutput
     temps.push_back(temp);
     Image one;
     one.components.push_back(image.components[c]);
+    one.components[0].dx = one.components[0].dy = 1;  // a file of its own holds it at its size
     one.color_space = ColorSpace::kGray;
     const io::Format format = io::format_from_extension(paths[c]);
     Status s = format == io::Format::kPgx ? io::write_pgx_component(image.components[c], temp)

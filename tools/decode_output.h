@@ -18,12 +18,15 @@ struct DecodeOutputOptions {
   bool upsample = false;    // -upsample
   bool force_rgb = false;   // -force-rgb
   bool split_pnm = false;   // -split-pnm
-  bool icc_to_srgb = false; // --icc-to-srgb
+  bool icc_to_srgb = false; // --icc-to-srgb: apply the ICC profile for every format
+  bool keep_samples = false;  // --keep-samples: never apply it by default (output_policy.h)
   int threads = 0;          // -threads: for the conversion to the file's format (0: all cores)
 };
 
 // Applies the options in opj_decompress's order (ICC, precision, upsampling,
-// RGB) to `image`, decoded at `reduce`; notes for the user go to `notes`.
+// RGB) to `image`, decoded at `reduce`, then fits it to the output format
+// (output_policy.h); notes for the user go to `notes`. A restricted ICC
+// profile is applied for formats that cannot hold it unless keep_samples.
 Status prepare_output(Image& image, int reduce, const std::filesystem::path& out,
                       const DecodeOutputOptions& options, std::vector<std::string>* notes);
 

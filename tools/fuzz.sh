@@ -2,7 +2,7 @@
 # Builds the fuzz targets of fuzz/ with clang, libFuzzer, ASan and UBSan, and
 # runs each for a given time, seeded from ../shared/testdata.
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# Targets: codestream jp2 png tiff pnm pgx bmp (default: all). Corpora grow
+# Targets: codestream jp2 htj2k ht_block png tiff pnm pgx bmp (default: all). Corpora grow
 # in build-fuzz/corpus/<target>; a crashing input is copied to
 # fuzz/regressions/<target>/, where the normal build replays it as a test
 # (fuzz/CMakeLists.txt). Environment: BUILD_DIR (default build-fuzz).
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(codestream jp2 png tiff pnm pgx bmp)
+((${#targets[@]})) || targets=(codestream jp2 htj2k ht_block png tiff pnm pgx bmp)
 build=${BUILD_DIR:-build-fuzz}
 data=../shared/testdata
 
@@ -26,6 +26,7 @@ cmake --build "$build" -j "$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}
 seeds() {
   case $1 in
     codestream|jp2) echo "$data/conformance $data/malformed" ;;
+    htj2k|ht_block) echo "$data/conformance/htj2k" ;;
     png) echo "$data/images/pngsuite" ;;
     pgx) echo "$data/conformance/reference" ;;
     *) echo "$data/images" ;;

@@ -33,6 +33,15 @@ struct DecodeOptions {
   // it before its output options. false: the codestream's components as
   // decoded (palette indices, say), in the space the first colr enumerates.
   bool apply_jp2_header = true;
+  // --strict: refuse what Part 1 forbids but real encoders write and other
+  // decoders accept (codec/decoder/quirks.h: coding passes below the last
+  // bit-plane, zero bit-planes beyond Mb, too few step sizes; JP2 header
+  // quirks). false: decode them as OpenJPEG does, one warning per kind.
+  bool strict = false;
+  // -allow-partial: a stream cut short or damaged in its packet data (a
+  // tile, or packets, missing) decodes as far as it goes, with a warning.
+  // false: that is an error.
+  bool allow_partial = true;
 };
 
 // Non-fatal problems found while decoding (a truncated packet, a missing

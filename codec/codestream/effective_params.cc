@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codec/codestream/params_check.h"
+#include "quant/step_size.h"
 
 namespace mallat::codec {
 
@@ -41,7 +42,8 @@ const std::vector<ProgressionChange>& effective_progression_changes(const MainHe
   return tile && !tile->poc.empty() ? tile->poc : main.poc;
 }
 
-Result<TileCodingParameters> tile_coding_parameters(const MainHeader& main, const CodingOverrides* tile, int tile_index) {
+Result<TileCodingParameters> tile_coding_parameters(const MainHeader& main, const CodingOverrides* tile, int tile_index,
+                                                    int* steps_completed) {
   TileCodingParameters p;
   p.style = effective_coding_style(main, tile);
   const int nc = static_cast<int>(main.siz.components.size());
@@ -52,7 +54,15 @@ Result<TileCodingParameters> tile_coding_parameters(const MainHeader& main, cons
     p.components.push_back(effective_component_coding(main, tile, c));
     p.quantization.push_back(effective_quantization(main, tile, c));
     p.roi_shift.push_back(effective_roi_shift(main, tile, c));
-    if (Status st = check_quantization_for_levels(p.quantization.back(), p.components.back().levels); !st.ok())
+    Quantization& q = p.quantization.back();
+    const int levels = p.components.back().levels;
+    Status st = check_quantization_for_levels(q, levels);
+    if (!st.ok() && steps_completed && q.style != QuantizationStyle::kScalarDerived && !q.steps.empty()) {
+      q.steps = quant::complete_step_sizes(q.steps, q.style == QuantizationStyle::kNone, levels);
+      ++*steps_completed;
+      st = Status::Ok();
+    }
+    if (!st.ok())
       return corrupt_data("tile " + std::to_string(tile_index) + " component " + std::to_string(c) + ": " + st.message());
   }
   p.progression_changes = effective_progression_changes(main, tile);

@@ -20,6 +20,10 @@ const std::vector<ProgressionChange>& effective_progression_changes(const MainHe
 
 // Everything a tile decoder or encoder needs, per component, checked for
 // consistency (step sizes for every subband of each component's levels).
+// With `steps_completed`, a QCD/QCC that lists too few step sizes has the
+// missing ones derived (quant::complete_step_sizes, a decoder's tolerance)
+// and the count of such components is added to *steps_completed; without it,
+// it is refused.
 struct TileCodingParameters {
   CodingStyle style;  // SGcod (SOP, EPH, order, layers, MCT); style.component is the tile default
   std::vector<ComponentCoding> components;
@@ -27,6 +31,7 @@ struct TileCodingParameters {
   std::vector<int> roi_shift;
   std::vector<ProgressionChange> progression_changes;
 };
-Result<TileCodingParameters> tile_coding_parameters(const MainHeader& main, const CodingOverrides* tile, int tile_index);
+Result<TileCodingParameters> tile_coding_parameters(const MainHeader& main, const CodingOverrides* tile, int tile_index,
+                                                    int* steps_completed = nullptr);
 
 }  // namespace mallat::codec

@@ -20,6 +20,16 @@ namespace mallat::codec {
 
 namespace {
 
+// Whether a tile's area on the reference grid holds a sample of any
+// component: B-12, tcx0 = ceil(tx0 / XRsiz) < tcx1 = ceil(tx1 / XRsiz), and
+// likewise down.
+bool holds_samples(const ImageAndTileSize& siz, const dwt::Rect& tile) {
+  const auto up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  for (const ComponentSize& c : siz.components)
+    if (up(tile.x0, c.dx) < up(tile.x1, c.dx) && up(tile.y0, c.dy) < up(tile.y1, c.dy)) return true;
+  return false;
+}
+
 // Decodes a raw codestream; byte offsets in its messages count from its SOC.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
                                 const DecodeOptions& options, DecodeReport* report) {
@@ -41,6 +51,8 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   Image image;
   image.x0 = area.x0;
   image.y0 = area.y0;
+  image.x1 = area.x1;
+  image.y1 = area.y1;
   std::vector<int64_t> ox, oy;
   for (const ComponentSize& c : siz.components) {
     const int64_t x0 = dwt::ceil_div_pow2((area.x0 + c.dx - 1) / c.dx, reduce);
@@ -65,16 +77,24 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
                       : siz.components.size() >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
 
   ThreadPool pool(options.threads);
+  QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
     if (tile.parts.empty()) {
-      if (report) report->warnings.push_back("tile " + std::to_string(tile.index) + " is missing");
+      // B.3: a tile that holds no sample of any component (sub-sampling
+      // at an odd origin can leave such tiles) has nothing to miss.
+      MALLAT_ASSIGN_OR_RETURN(const dwt::Rect rect, tile_rect(siz, tile.index));
+      if (!holds_samples(siz, rect)) continue;
+      const std::string missing = "tile " + std::to_string(tile.index) + " is missing";
+      if (!options.allow_partial) return corrupt_data(missing + " (a partial stream, refused without -allow-partial)");
+      if (report) report->warnings.push_back(missing);
       continue;
     }
-    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report)
+    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
+  if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
     if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
@@ -87,7 +107,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
                      DecodeReport* report) {
   if (detect_container(data) != Container::kJp2)
     return decode_codestream(data, ColorSpace::kUnknown, options, report);
-  MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data));
+  MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
     report->jp2 = jp2;
@@ -111,7 +131,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   // Annex I on the decoded components; the warnings of a header that fails
   // are dropped with it.
   std::vector<std::string> warnings;
-  MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings));
+  MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings, options.strict));
   if (image->color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(*image, options.reduce));
   if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
   return image;

@@ -30,13 +30,17 @@ class TileDecoder {
  public:
   TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
               std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
-              std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, DecodeReport* report)
+              std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, DecodeReport* report,
+              QuirkCounts& quirks)
       : cs_(cs), tile_(tile), options_(options), stream_(stream), pool_(pool), dwt_(dwt),
-        origin_x_(origin_x), origin_y_(origin_y), report_(report) {}
+        origin_x_(origin_x), origin_y_(origin_y), report_(report), quirks_(quirks) {}
 
   // Decodes the tile into `image` (already sized for the reduced output).
   Status decode(Image& image) {
-    MALLAT_ASSIGN_OR_RETURN(params_, tile_coding_parameters(cs_.main, &tile_.overrides, tile_.index));
+    int steps_completed = 0;
+    MALLAT_ASSIGN_OR_RETURN(params_, tile_coding_parameters(cs_.main, &tile_.overrides, tile_.index,
+                                                            options_.strict ? nullptr : &steps_completed));
+    quirks_.add(Quirk::kMissingStepSizes, steps_completed);
     for (const ComponentCoding& cc : params_.components) {
       if (options_.reduce > cc.levels) {
         return invalid_argument("reduce " + std::to_string(options_.reduce) +
@@ -74,6 +78,8 @@ class TileDecoder {
     MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers,
                                              [this](size_t n, size_t pos) { return packet_at(n, pos); },
                                              packets_, warnings));
+    if (!warnings.empty() && !options_.allow_partial)
+      return corrupt_data(warnings.front() + " (a partial stream, refused without -allow-partial)");
     for (const std::string& w : warnings) warn(w);
     return Status::Ok();
   }
@@ -138,7 +144,7 @@ class TileDecoder {
   // One code-block for the stages: its place in the plane, its Tier-2 data,
   // its subband's Mb, orientation and style, and its dequantisation. What
   // keeps it from decoding goes in its status.
-  DecodeBlock decode_one(size_t slot) const {
+  DecodeBlock decode_one(size_t slot) {
     const CodeBlockPlace& ref = packets_.precincts.place(slot);
     const TileComponent& tc = structure_.components[ref.component];
     const PrecinctBand& pb = precinct_band_at(structure_, ref);
@@ -169,11 +175,32 @@ class TileDecoder {
     // decides it block by block).
     block.coded.style.ht = packets_.segments[slot].ht;
     block.coded.style.ht_mixed = false;
+    if (!options_.strict) tolerate_pass_count(block.coded);
     block.roi_shift = roi_shift;
     if (!params_.components[ref.component].reversible) {
       block.step = quant::step_size(*step, cs_.main.siz.components[ref.component].precision, static_cast<int>(pb.band));
     }
     return block;
+  }
+
+  // Encoders' quirks in the Part 1 pass count (quirks.h), repaired as
+  // OpenJPEG's t1 does: passes below bit-plane 0 are never decoded there
+  // (D.1: a block of Mb - P bit-planes has at most 3 (Mb - P) - 2 passes),
+  // and P > Mb leaves no bit-plane, so the block is zero. HT code-blocks
+  // count their passes otherwise (15444-15) and are left to their coder.
+  void tolerate_pass_count(entropy::BlockToDecode& coded) {
+    if (entropy::block_coder_kind(coded.style) != entropy::BlockCoderKind::kEbcot) return;
+    const int planes = coded.num_bitplanes - coded.zero_bitplanes;
+    if (planes < 0) {
+      quirks_.add(Quirk::kZeroBitPlanesBeyondMb);
+      coded.num_passes = 0;
+      return;
+    }
+    const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
+    if (coded.num_passes > max_passes) {
+      quirks_.add(Quirk::kPassesBelowLastBitPlane);
+      coded.num_passes = max_passes;
+    }
   }
 
   const Codestream& cs_;
@@ -184,6 +211,7 @@ class TileDecoder {
   dwt::Backend& dwt_;
   std::span<const int64_t> origin_x_, origin_y_;  // the image's top-left on each component's reduced grid
   DecodeReport* report_;
+  QuirkCounts& quirks_;
   TileCodingParameters params_;
   TileLayout structure_;
   TilePackets packets_;  // the tile's packet data, the code-blocks by slot and what the packets gave them
@@ -194,8 +222,8 @@ class TileDecoder {
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                   DecodeReport* report) {
-  TileDecoder decoder(cs, tile, options, stream, pool, dwt, origin_x, origin_y, report);
+                   DecodeReport* report, QuirkCounts& quirks) {
+  TileDecoder decoder(cs, tile, options, stream, pool, dwt, origin_x, origin_y, report, quirks);
   return decoder.decode(image);
 }
 

@@ -8,6 +8,7 @@
 
 #include "codec/api/decode.h"
 #include "codec/codestream/codestream_header.h"
+#include "codec/decoder/quirks.h"
 #include "common/image.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -20,10 +21,11 @@ namespace mallat::codec {
 // allocated, zero-filled, by this tile. origin_x/origin_y give, per
 // component, the image's top-left on the component's reduced grid.
 // Non-fatal damage (truncated packets) is reported in `report` and decodes
-// as far as it goes.
+// as far as it goes; encoders' quirks are repaired and counted in `quirks`
+// unless options.strict refuses them.
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                   DecodeReport* report);
+                   DecodeReport* report, QuirkCounts& quirks);
 
 }  // namespace mallat::codec

@@ -41,6 +41,9 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages) {
   }
   // A block's planes end where its cleanup has nothing left to code; every
   // block is coded again until all have ended.
+  // Above plane 0 SigProp and MagRef follow the cleanup: their passes
+  // are truncation points between two planes' cleanups.
+  tile.ht_refinement = true;
   for (int p = 1; p < top; ++p) {
     tile.ht_cleanup_plane = p;
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));

@@ -135,8 +135,12 @@ Status parse_res(ByteReader& c, Jp2File& f) {
   return Status::Ok();
 }
 
-// I.5.3: the boxes of jp2h; ihdr comes first.
-Status parse_header_box(ByteReader& c, Jp2File& f) {
+// I.5.3: the boxes of jp2h; ihdr comes first. Without `strict`, quirks
+// whose intent is clear are accepted with a warning, as OpenJPEG's jp2.c
+// does: a second ihdr is ignored (the first counts), and a pclr without the
+// cmap that I.5.3.4 requires beside it is dropped (the components decode as
+// they are).
+Status parse_header_box(ByteReader& c, Jp2File& f, bool strict) {
   bool first = true, have_ihdr = false;
   while (!c.at_end()) {
     MALLAT_ASSIGN_OR_RETURN(Box b, read_box(c));
@@ -144,7 +148,11 @@ Status parse_header_box(ByteReader& c, Jp2File& f) {
     ByteReader& in = b.contents;
     switch (b.type) {
       case box::kImageHeader:
-        if (have_ihdr) return corrupt_at("ihdr", b.offset, "second ihdr");
+        if (have_ihdr && strict) return corrupt_at("ihdr", b.offset, "second ihdr");
+        if (have_ihdr) {
+          f.warnings.push_back("second ihdr at byte " + std::to_string(b.offset) + " ignored: the first counts");
+          break;
+        }
         if (!first) f.warnings.push_back("ihdr is not the first box of jp2h");
         MALLAT_RETURN_IF_ERROR(parse_ihdr(in, f.ihdr));
         have_ihdr = true;
@@ -202,8 +210,13 @@ Status parse_header_box(ByteReader& c, Jp2File& f) {
                                                    " of " + std::to_string(f.ihdr.num_components));
   if (f.colour.empty()) return corrupt_at("jp2h", c.base_offset(), "no colr");
   // I.5.3.4, I.5.3.5: a palette needs a component mapping that points into it.
+  if (f.palette && f.component_mapping.empty()) {
+    if (strict) return corrupt_at("jp2h", c.base_offset(), "pclr without cmap");
+    f.warnings.push_back("pclr at byte " + std::to_string(f.palette->offset) +
+                         " without cmap: the palette is ignored, the components are decoded as they are");
+    f.palette.reset();
+  }
   if (f.palette) {
-    if (f.component_mapping.empty()) return corrupt_at("jp2h", c.base_offset(), "pclr without cmap");
     for (const auto& m : f.component_mapping)
       if (m.mapping_type > 1)
         return corrupt_at("cmap", f.component_mapping_offset, "mapping type " + std::to_string(m.mapping_type) + " (0 or 1)");
@@ -240,7 +253,7 @@ Container detect_container(std::span<const uint8_t> b) {
   return Container::kUnknown;
 }
 
-Result<Jp2File> parse_jp2(std::span<const uint8_t> file) {
+Result<Jp2File> parse_jp2(std::span<const uint8_t> file, bool strict) {
   if (detect_container(file) != Container::kJp2) return corrupt_at("JP2 signature", 0, "not a JP2 file");
   Jp2File f;
   ByteReader r(file);
@@ -274,7 +287,7 @@ Result<Jp2File> parse_jp2(std::span<const uint8_t> file) {
         break;
       case box::kHeader:
         if (have_header) return corrupt_at("jp2h", b.offset, "second jp2h");
-        MALLAT_RETURN_IF_ERROR(parse_header_box(b.contents, f));
+        MALLAT_RETURN_IF_ERROR(parse_header_box(b.contents, f, strict));
         have_header = true;
         break;
       case box::kCodestream:

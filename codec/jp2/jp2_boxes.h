@@ -123,8 +123,10 @@ struct Jp2File {
 const ColourSpecification* first_colour_specification(const Jp2File& jp2);
 
 // Reads the boxes of a JP2 file; unknown boxes are skipped. A jp2c box cut
-// short by the end of the file is kept with a warning.
-Result<Jp2File> parse_jp2(std::span<const uint8_t> file);
+// short by the end of the file is kept with a warning. Without `strict`, a
+// second ihdr is ignored and a pclr without cmap dropped, each with a
+// warning (as OpenJPEG); `strict` refuses both.
+Result<Jp2File> parse_jp2(std::span<const uint8_t> file, bool strict = false);
 
 // Where the codestream of a JP2 file or a raw codestream lies.
 Result<std::span<const uint8_t>> find_codestream(std::span<const uint8_t> bytes);

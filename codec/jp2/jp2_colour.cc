@@ -62,7 +62,7 @@ ChannelRole role_of(uint16_t type) {
 }
 
 // I.5.3.6: roles, and colour channel k at position k - 1.
-Status apply_channel_definitions(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings) {
+Status apply_channel_definitions(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings, bool strict) {
   const size_t n = image.components.size();
   const size_t offset = jp2.channel_definition_offset;
   std::vector<bool> described(n, false);
@@ -71,7 +71,13 @@ Status apply_channel_definitions(const Jp2File& jp2, Image& image, std::vector<s
   for (const ChannelDefinition& d : jp2.channel_definitions) {
     if (d.channel >= n)
       return corrupt_at("cdef", offset, "describes channel " + std::to_string(d.channel) + " of " + std::to_string(n));
-    if (described[d.channel]) return corrupt_at("cdef", offset, "describes channel " + std::to_string(d.channel) + " twice");
+    if (described[d.channel]) {
+      if (strict) return corrupt_at("cdef", offset, "describes channel " + std::to_string(d.channel) + " twice");
+      if (warnings)
+        warnings->push_back("cdef" + at(offset) + " describes channel " + std::to_string(d.channel) +
+                            " twice: the first description counts");
+      continue;
+    }
     described[d.channel] = true;
     if (d.type > 2 && d.type != 65535 && warnings)
       warnings->push_back("cdef" + at(offset) + ": channel " + std::to_string(d.channel) + " has type " +
@@ -148,13 +154,13 @@ void apply_colour_specification(const ColourSpecification& colr, Image& image, s
 
 }  // namespace
 
-Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings) {
+Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings, bool strict) {
   if (image.components.empty()) return invalid_argument("apply_jp2_header: no components");
   if (jp2.ihdr.num_components != image.components.size() && warnings)
     warnings->push_back("ihdr says " + std::to_string(jp2.ihdr.num_components) + " components, the codestream has " +
                         std::to_string(image.components.size()));
   if (jp2.palette) MALLAT_RETURN_IF_ERROR(apply_palette(jp2, image, warnings));
-  if (!jp2.channel_definitions.empty()) MALLAT_RETURN_IF_ERROR(apply_channel_definitions(jp2, image, warnings));
+  if (!jp2.channel_definitions.empty()) MALLAT_RETURN_IF_ERROR(apply_channel_definitions(jp2, image, warnings, strict));
   const ColourSpecification* colr = first_colour_specification(jp2);
   if (colr) apply_colour_specification(*colr, image, warnings);
   int colour_channels = 0;

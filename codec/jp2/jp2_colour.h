@@ -26,8 +26,9 @@ namespace mallat::codec {
 // Inconsistent boxes are errors naming the box and its byte offset; problems
 // that leave a usable image (an index past the palette, an unknown enumerated
 // space, a colour space with more colour channels than the file has) are
-// appended to `warnings`.
-Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings);
+// appended to `warnings`. Without `strict`, a cdef that describes a channel
+// twice is read as its first description of it, with a warning.
+Status apply_jp2_header(const Jp2File& jp2, Image& image, std::vector<std::string>* warnings, bool strict = false);
 
 // The reverse, for writing a JP2 file of `image`: its colour space as an
 // enumerated one, its ICC profile when it is a restricted one (I.5.3.3: a

@@ -10,10 +10,14 @@ namespace {
 
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-// The extent of the image on the reduced grid along one axis: a component
-// with step 1 gives it exactly; otherwise the smallest end any component
-// reaches (each covers up to (origin + size) * step).
+// The extent of the image on the reduced grid along one axis: the image
+// area's where the image knows it (a decoded one), else a component with
+// step 1 gives it exactly; otherwise the smallest end any component reaches
+// (each covers up to (origin + size) * step).
 int64_t grid_extent(const Image& image, int reduce, bool horizontal) {
+  // B.2 / B-14: the image area at the decoded resolution, where it is known.
+  const int64_t x0 = horizontal ? image.x0 : image.y0, x1 = horizontal ? image.x1 : image.y1;
+  if (x1 > x0) return dwt::ceil_div_pow2(x1, reduce) - dwt::ceil_div_pow2(x0, reduce);
   int64_t best = -1;
   for (int c = 0; c < image.num_components(); ++c) {
     const Component& comp = image.components[c];

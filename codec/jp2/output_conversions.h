@@ -24,9 +24,10 @@ bool components_share_grid(const Image& image);
 
 // Each sub-sampled component replaced by one on the image grid (dx = dy = 1),
 // each sample repeated over the grid points it covers (B.2); points before a
-// component's first sample take its nearest one. The image size is that of a
-// component with dx = dy = 1 when there is one, else the smallest extent the
-// components cover.
+// component's first sample take its nearest one, and so do points past its
+// last. The image size is the image area's (Image::x1, y1; B-14 at `reduce`)
+// when known, else that of a component with dx = dy = 1 when there is one,
+// else the smallest extent the components cover.
 Status upsample_components(Image& image, int reduce);
 
 // -p: per component, a precision (0 keeps the component's) and whether to

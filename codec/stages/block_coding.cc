@@ -76,17 +76,30 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
       const std::unique_ptr<entropy::BlockEncoder> coder,
       coder_for<entropy::BlockEncoder>(std::span<const EncodeBlock>(tile.blocks),
                                        [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
-  std::vector<entropy::BlockToEncode> batch(n);
+  // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
+  // block of Mb <= p has nothing there and stays out of the batch.
+  std::vector<entropy::BlockToEncode> batch;
+  std::vector<size_t> index;
+  batch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const EncodeBlock& b = tile.blocks[i];
-    batch[i] = {b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
-                b.fraction_bits};
-    batch[i].ht_cleanup_plane = tile.ht_cleanup_plane;
-    batch[i].ht_refinement = tile.ht_refinement;
+    if (tile.ht_cleanup_plane > 0 && tile.ht_cleanup_plane >= b.num_bitplanes) {
+      tile.coded[i].zero_bitplanes = b.num_bitplanes;
+      continue;
+    }
+    batch.push_back({b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
+                     b.fraction_bits});
+    batch.back().ht_cleanup_plane = tile.ht_cleanup_plane;
+    batch.back().ht_refinement = tile.ht_refinement;
+    index.push_back(i);
   }
   entropy::BatchWork work;
-  if (quantise) work.each = [&](size_t i) { tile.quantisation[i] = quantise_block(tile, i); };
-  return coder->encode(batch, tile.coded, pool, work);
+  if (quantise) work.each = [&](size_t k) { tile.quantisation[index[k]] = quantise_block(tile, index[k]); };
+  if (batch.size() == n) return coder->encode(batch, tile.coded, pool, work);
+  std::vector<entropy::EncodedCodeBlock> coded(batch.size());
+  MALLAT_RETURN_IF_ERROR(coder->encode(batch, coded, pool, work));
+  for (size_t k = 0; k < index.size(); ++k) tile.coded[index[k]] = std::move(coded[k]);
+  return Status::Ok();
 }
 
 Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const entropy::BatchWork& beside) {

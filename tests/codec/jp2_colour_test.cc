@@ -92,14 +92,36 @@ TEST(Jp2Colour, ChannelDefinitionsOrderColourAndKeepOpacity) {
   EXPECT_TRUE(image.has_alpha);
 }
 
+TEST(Jp2Colour, ChannelDescribedTwiceTakesTheFirstDescription) {
+  // Issue 16: a cdef that names channel 0 twice (as colour 1, then as
+  // opacity). OpenJPEG does not refuse it; we read the first description
+  // and warn. Channel 1, undescribed, follows in order.
+  Jp2File f = with_colour(17);
+  f.channel_definition_offset = 90;
+  f.channel_definitions = {{0, 0, 1}, {0, 1, 0}};
+  Image image;
+  image.components.push_back(plane(1, 1, {5}));
+  image.components.push_back(plane(1, 1, {7}));
+  std::vector<std::string> warnings;
+  ASSERT_TRUE(apply_jp2_header(f, image, &warnings).ok());
+  ASSERT_EQ(image.num_components(), 2);
+  EXPECT_EQ(image.components[0].samples[0], 5);
+  EXPECT_EQ(image.components[0].role, ChannelRole::kColour);
+  EXPECT_FALSE(image.has_alpha);
+  std::string all;
+  for (const auto& w : warnings) all += w + "\n";
+  EXPECT_NE(all.find("cdef at byte 90 describes channel 0 twice: the first description counts"), std::string::npos)
+      << all;
+}
+
 TEST(Jp2Colour, BadChannelDefinitionsAreErrors) {
   Jp2File f = with_colour(17);
   f.channel_definition_offset = 90;
   Image image;
   image.components.push_back(plane(1, 1, {0}));
   image.components.push_back(plane(1, 1, {0}));
-  f.channel_definitions = {{0, 0, 1}, {0, 1, 0}};  // channel 0 twice
-  Status s = apply_jp2_header(f, image, nullptr);
+  f.channel_definitions = {{0, 0, 1}, {0, 1, 0}};  // channel 0 twice: refused under --strict
+  Status s = apply_jp2_header(f, image, nullptr, /*strict=*/true);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("cdef at byte 90"), std::string::npos) << s.message();
   f.channel_definitions = {{0, 0, 1}, {5, 1, 0}};  // no channel 5

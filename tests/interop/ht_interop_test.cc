@@ -74,8 +74,12 @@ void expect_equal_samples(const Image& a, const Image& b, int64_t tolerance, con
 void expect_decoders_give_back(const Image& image, std::span<const uint8_t> bytes, const std::string& name) {
   const fs::path dir = testing::make_temp_dir("ht_m2x");
   for (const ExternalDecoder* d : {&kOjph, &kOpj, &kGrk}) {
-    // OpenJPH writes PGM/PPM only: 1 or 3 components of up to 16 bits.
-    if (d == &kOjph && image.num_components() != 1 && image.num_components() != 3) continue;
+    // OpenJPH writes PGM/PPM only: 1 or 3 unsigned components of up to 16
+    // bits (signed samples come out offset).
+    if (d == &kOjph && ((image.num_components() != 1 && image.num_components() != 3) ||
+                        image.components[0].is_signed)) {
+      continue;
+    }
     auto decoded = run_external_decoder(*d, bytes, image.num_components(), dir);
     ASSERT_TRUE(decoded.ok()) << name << ": " << decoded.status().to_string();
     expect_equal_samples(image, *decoded, 0, name + " via " + d->program);
@@ -161,9 +165,10 @@ TEST(HtInterop, MallatLossyToOthersWithinOne) {
 }
 
 // An external encoder's HT codestream of `input`, decoded by mallat and by
-// the encoder's own decoder: the same samples.
+// the encoder's own decoder: the same samples when reversible, within 1
+// when irreversible (each decoder's 9/7 rounds its own way).
 void expect_mallat_reads(const std::string& encode_command, const ExternalDecoder& own, const fs::path& stream,
-                         int components, const std::string& name) {
+                         int components, const std::string& name, int64_t tolerance = 0) {
   const fs::path dir = stream.parent_path();
   ASSERT_EQ(testing::run_command(encode_command, dir / "encode.log"), 0) << name << ": " << encode_command;
   auto bytes = io::read_file(stream);
@@ -172,7 +177,7 @@ void expect_mallat_reads(const std::string& encode_command, const ExternalDecode
   ASSERT_TRUE(ours.ok()) << name << ": " << ours.status().to_string();
   auto theirs = run_external_decoder(own, *bytes, components, dir);
   ASSERT_TRUE(theirs.ok()) << name << ": " << theirs.status().to_string();
-  expect_equal_samples(*ours, *theirs, 0, name);
+  expect_equal_samples(*ours, *theirs, tolerance, name);
 }
 
 TEST(HtInterop, OpenJphToMallat) {
@@ -183,9 +188,9 @@ TEST(HtInterop, OpenJphToMallat) {
   const fs::path stream = dir / "x.j2c";
   const std::string base = "ojph_compress -i " + input.string() + " -o " + stream.string();
   expect_mallat_reads(base + " -reversible true", kOjph, stream, 3, "ojph lossless");
-  expect_mallat_reads(base + " -qstep 0.01", kOjph, stream, 3, "ojph -qstep 0.01");
+  expect_mallat_reads(base + " -qstep 0.01", kOjph, stream, 3, "ojph -qstep 0.01", 1);
   expect_mallat_reads(base + " -qstep 0.1 -block_size {32,32} -num_decomps 3", kOjph, stream, 3,
-                      "ojph -qstep 0.1, 32x32 blocks");
+                      "ojph -qstep 0.1, 32x32 blocks", 1);
   expect_mallat_reads(base + " -reversible true -tile_size {256,256} -prog_order RPCL -precincts {64,64}", kOjph,
                       stream, 3, "ojph tiles, RPCL, precincts");
   // And the lossless one is every sample of the input.
@@ -206,7 +211,7 @@ TEST(HtInterop, GrokToMallat) {
   const fs::path stream = dir / "x.j2k";
   const std::string base = "grk_compress -i " + input.string() + " -o " + stream.string() + " -M 64";
   expect_mallat_reads(base, kGrk, stream, 3, "grk -M 64 lossless");
-  expect_mallat_reads(base + " -I -r 20", kGrk, stream, 3, "grk -M 64 -I -r 20");
+  expect_mallat_reads(base + " -I -r 20", kGrk, stream, 3, "grk -M 64 -I -r 20", 1);
   expect_mallat_reads(base + " -t 200,200 -p RLCP -n 4", kGrk, stream, 3, "grk -M 64 tiles, RLCP");
   fs::remove_all(dir);
 }

@@ -129,8 +129,16 @@ TEST(DecodeCli, IccProfileKeptOrApplied) {
   EXPECT_EQ(read(dir / "k.tif").icc_profile.size(), 546u);
   ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "s.png").string() + " --icc-to-srgb", &out, dir), 0) << out;
   EXPECT_TRUE(read(dir / "s.png").icc_profile.empty());
+  // Issue 16: PPM cannot hold the profile, so it is applied by default (the
+  // user is told), and --keep-samples writes the samples untouched.
   ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "k.ppm").string(), &out, dir), 0) << out;
-  EXPECT_NE(out.find("ICC profile"), std::string::npos) << out;  // PPM cannot hold it: the user is told
+  EXPECT_NE(out.find("holds no ICC profile: the file's restricted profile was applied"), std::string::npos) << out;
+  EXPECT_TRUE(read(dir / "k.ppm").components[1].samples == read(dir / "s.png").components[1].samples);
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "r.ppm").string() + " --keep-samples", &out, dir),
+            0) << out;
+  EXPECT_NE(out.find("is not written"), std::string::npos) << out;
+  EXPECT_TRUE(read(dir / "r.ppm").components[1].samples == read(dir / "k.png").components[1].samples);
+  EXPECT_FALSE(read(dir / "r.ppm").components[1].samples == read(dir / "k.ppm").components[1].samples);
   // file7's profile has a PCS illuminant one unit off D50, which libpng only warns about.
   ASSERT_EQ(testing::run_mallat("decode -i " + conformance("file7.jp2") + " -o " + (dir / "7.png").string(), &out, dir), 0) << out;
   EXPECT_EQ(read(dir / "7.png").icc_profile.size(), 13332u);

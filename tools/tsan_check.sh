@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The public API from eight threads at once under ThreadSanitizer (issue 18:
+# the Python module calls encode/decode from many threads with the GIL
+# released). Builds tests/threads/concurrent_codec_test with -fsanitize=thread
+# in BUILD_DIR (default build-tsan) and runs it; any data race fails it.
+#   tools/tsan_check.sh [extra CMake options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-tsan}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMALLAT_CUDA=OFF -DMALLAT_PYTHON=OFF "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread -g -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread "$@" >/dev/null
+cmake --build "$build" -j "$(nproc)" --target concurrent_codec_test
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+  "$build/tests/threads/concurrent_codec_test"
