@@ -4,13 +4,15 @@
 // TOLERANCES_HT.tsv (the same images with HT code-blocks, 15444-15). The stream is decoded at the row's
 // reduction through codec::decode and each listed component is compared
 // with its reference: peak absolute error and MSE must not exceed the row's
-// limits (Table C.1 of 15444-4).
+// limits (Table C.1 of 15444-4). Each stream transcoded to the other block
+// coder (HT to Part 1, Part 1 to HT) must meet the same limits.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,35 +83,57 @@ std::string reference_for(const ConformanceRow& row, int c) {
 
 class Codestream : public ::testing::TestWithParam<ConformanceRow> {};
 
-TEST_P(Codestream, DecodesWithinLimits) {
-  const ConformanceRow& row = GetParam();
-  MALLAT_REQUIRE_TESTDATA(row.dir + "/" + row.file);
+// Decodes `data` at the row's reduction and checks each listed component
+// against its reference within the row's limits.
+void expect_within_limits(const ConformanceRow& row, std::span<const uint8_t> data, const std::string& what) {
   ASSERT_EQ(row.peak.size(), static_cast<size_t>(row.components)) << row.file << ": peak limits";
   ASSERT_EQ(row.mse.size(), static_cast<size_t>(row.components)) << row.file << ": MSE limits";
   const fs::path dir = testing::testdata_dir() / row.dir;
-  auto data = io::read_file(dir / row.file);
-  ASSERT_TRUE(data.ok()) << data.status().to_string();
   codec::DecodeOptions options;
   options.reduce = row.reduce;
   codec::DecodeReport report;
-  auto decoded = codec::decode(*data, options, &report);
-  ASSERT_TRUE(decoded.ok()) << row.file << ": " << decoded.status().to_string();
-  ASSERT_GE(decoded->num_components(), row.components) << row.file;
+  auto decoded = codec::decode(data, options, &report);
+  ASSERT_TRUE(decoded.ok()) << what << ": " << decoded.status().to_string();
+  ASSERT_GE(decoded->num_components(), row.components) << what;
   for (int c = 0; c < row.components; ++c) {
     auto reference = io::read_image(dir / reference_for(row, c));
     ASSERT_TRUE(reference.ok()) << reference.status().to_string();
     Image ours;
     ours.components.push_back(decoded->components[c]);
-    ASSERT_EQ(ours.components[0].width, reference->components[0].width) << row.file << " component " << c;
-    ASSERT_EQ(ours.components[0].height, reference->components[0].height) << row.file << " component " << c;
+    ASSERT_EQ(ours.components[0].width, reference->components[0].width) << what << " component " << c;
+    ASSERT_EQ(ours.components[0].height, reference->components[0].height) << what << " component " << c;
     auto cmp = compare_images(ours, *reference);
     ASSERT_TRUE(cmp.ok()) << cmp.status().to_string();
     const ErrorStats& e = cmp->components[0];
-    std::printf("%s component %d: peak %lld (limit %g), MSE %.4f (limit %g)\n", row.file.c_str(), c,
+    std::printf("%s component %d: peak %lld (limit %g), MSE %.4f (limit %g)\n", what.c_str(), c,
                 static_cast<long long>(e.peak_error), row.peak[c], e.mse, row.mse[c]);
-    EXPECT_LE(static_cast<double>(e.peak_error), row.peak[c]) << row.file << " component " << c;
-    EXPECT_LE(e.mse, row.mse[c]) << row.file << " component " << c;
+    EXPECT_LE(static_cast<double>(e.peak_error), row.peak[c]) << what << " component " << c;
+    EXPECT_LE(e.mse, row.mse[c]) << what << " component " << c;
   }
+}
+
+TEST_P(Codestream, DecodesWithinLimits) {
+  const ConformanceRow& row = GetParam();
+  MALLAT_REQUIRE_TESTDATA(row.dir + "/" + row.file);
+  auto data = io::read_file(testing::testdata_dir() / row.dir / row.file);
+  ASSERT_TRUE(data.ok()) << data.status().to_string();
+  expect_within_limits(row, *data, row.file);
+}
+
+// The stream transcoded to the other block coder (codec/api/transcode.h):
+// HT streams to Part 1, Part 1 streams to HT. The coefficients are kept, so
+// the same limits hold.
+TEST_P(Codestream, TranscodedDecodesWithinLimits) {
+  const ConformanceRow& row = GetParam();
+  MALLAT_REQUIRE_TESTDATA(row.dir + "/" + row.file);
+  auto data = io::read_file(testing::testdata_dir() / row.dir / row.file);
+  ASSERT_TRUE(data.ok()) << data.status().to_string();
+  codec::TranscodeOptions options;
+  const bool ht = row.dir.find("htj2k") != std::string::npos;
+  options.target = ht ? codec::BlockCoder::kPart1 : codec::BlockCoder::kHt;
+  auto transcoded = codec::transcode(*data, options);
+  ASSERT_TRUE(transcoded.ok()) << row.file << ": " << transcoded.status().to_string();
+  expect_within_limits(row, *transcoded, row.file + (ht ? " as Part 1" : " as HT"));
 }
 
 std::string row_name(const ::testing::TestParamInfo<ConformanceRow>& info) {

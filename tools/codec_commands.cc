@@ -40,6 +40,14 @@ const char kDecodeIntro[] =
     "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
     "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
 
+const char kTranscodeIntro[] =
+    "usage: mallat transcode -i IN -o OUT --ht | --part1 [options]\n"
+    "Recodes the code-blocks of a JPEG 2000 codestream or JP2/JPH file with the other block coder:\n"
+    "HT (HTJ2K, 15444-15) or Part 1 (EBCOT), without touching the coefficients, so a lossless\n"
+    "stream stays lossless. Tiles, precincts, progression, layers, quantisation, SOP/EPH, PPM/PPT,\n"
+    "TLM and PLT are kept (one tile-part per tile); a JP2 input keeps its boxes. OUT's extension\n"
+    "picks the container: .jp2, .jph (JP2 boxes, 'jph ' brand), .j2k, .j2c or .jhc (codestream).\n";
+
 bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
   int64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -156,6 +164,19 @@ bool ends_with_ci(const std::string& s, const std::string& suffix) {
                     [](char a, char b) { return std::tolower(a) == std::tolower(b); });
 }
 
+// The container that OUT's extension asks for (15444-15 Annex D: .jph for a
+// JPH file, .jhc for an HT codestream); kUnknown for any other.
+codec::Container output_container(const std::string& out) {
+  if (ends_with_ci(out, ".jp2")) return codec::Container::kJp2;
+  if (ends_with_ci(out, ".jph")) return codec::Container::kJph;
+  if (ends_with_ci(out, ".j2k") || ends_with_ci(out, ".j2c") || ends_with_ci(out, ".jhc"))
+    return codec::Container::kCodestream;
+  return codec::Container::kUnknown;
+}
+std::string bad_output_extension(const std::string& out) {
+  return "output '" + out + "' must end in .j2k, .j2c, .jhc (codestreams), .jp2 or .jph (files)";
+}
+
 // What encode's options fill in.
 struct EncodeSettings {
   std::string in, out;
@@ -170,6 +191,13 @@ struct DecodeSettings {
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
+};
+
+// What transcode's options fill in.
+struct TranscodeSettings {
+  std::string in, out;
+  codec::TranscodeOptions codec;
+  bool target_given = false;
 };
 
 using EncodeOption = Option<EncodeSettings>;
@@ -423,10 +451,35 @@ const std::vector<DecodeOption>& decode_table() {
   return table;
 }
 
+// --ht and --part1: the target coder, one of the two.
+Status set_target(TranscodeSettings& s, codec::BlockCoder target) {
+  if (s.target_given && s.codec.target != target) return invalid_argument("--ht and --part1 exclude each other");
+  s.codec.target = target;
+  s.target_given = true;
+  return Status::Ok();
+}
+
+const std::vector<Option<TranscodeSettings>>& transcode_table() {
+  static const std::vector<Option<TranscodeSettings>> table = {
+      {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to transcode (required)", "in.jp2",
+       [](TranscodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-o"}, "OUT", "the file to write: .jp2, .jph (JP2 boxes), .j2k, .j2c or .jhc (codestream) (required)",
+       "out.jph", [](TranscodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      {{"--ht"}, "", "write HT code-blocks (HTJ2K, 15444-15)", "",
+       [](TranscodeSettings& s, const std::string&) { return set_target(s, codec::BlockCoder::kHt); }},
+      {{"--part1"}, "", "write Part 1 (EBCOT) code-blocks", "",
+       [](TranscodeSettings& s, const std::string&) { return set_target(s, codec::BlockCoder::kPart1); }},
+      {{"-threads"}, "N", "threads for the block coders (default: all cores); output is identical for any N", "2",
+       [](TranscodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
+  };
+  return table;
+}
+
 }  // namespace
 
 CommandOptions encode_options() { return command_options<EncodeSettings>("encode", encode_table()); }
 CommandOptions decode_options() { return command_options<DecodeSettings>("decode", decode_table()); }
+CommandOptions transcode_options() { return command_options<TranscodeSettings>("transcode", transcode_table()); }
 
 int encode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
@@ -440,13 +493,8 @@ int encode_main(const Args& args) {
   codec::EncodeOptions& opt = s.codec;
   if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
-  if (ends_with_ci(s.out, ".jp2")) {
-    opt.container = codec::Container::kJp2;
-  } else if (ends_with_ci(s.out, ".jph")) {
-    opt.container = codec::Container::kJph;
-  } else if (!ends_with_ci(s.out, ".j2k") && !ends_with_ci(s.out, ".j2c") && !ends_with_ci(s.out, ".jhc")) {
-    return usage_error("output '" + s.out + "' must end in .j2k, .j2c, .jhc (codestreams), .jp2 or .jph (files)");
-  }
+  opt.container = output_container(s.out);
+  if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
   auto image = io::read_image(s.in, s.max_memory);
   if (!image.ok()) {
     const bool limit = image.status().code() == ErrorCode::kResourceLimit;
@@ -489,6 +537,32 @@ int decode_main(const Args& args) {
     for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
   s = write_outputs(*image, out, output);
   if (!s.ok()) return fail("decode", s.message());
+  return 0;
+}
+
+int transcode_main(const Args& args) {
+  auto usage_error = [](const std::string& m) { return fail("transcode", m + " (see --help)", 2); };
+  TranscodeSettings s;
+  Result<Parsed> parsed = parse_options(transcode_table(), args, s);
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (*parsed == Parsed::kHelp) {
+    std::fputs(help_text(kTranscodeIntro, option_texts(transcode_table())).c_str(), stdout);
+    return 0;
+  }
+  if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
+  if (!s.target_given) return usage_error("--ht or --part1 is required");
+  s.codec.container = output_container(s.out);
+  if (s.codec.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
+  auto data = io::read_file(s.in);
+  if (!data.ok()) return fail("transcode", data.status().message());
+  codec::TranscodeReport report;
+  auto bytes = codec::transcode(*data, s.codec, &report);
+  for (const auto& w : report.warnings) {
+    std::fprintf(stderr, "mallat transcode: warning: %s: %s\n", s.in.c_str(), w.c_str());
+  }
+  if (!bytes.ok()) return fail("transcode", s.in + ": " + bytes.status().message());
+  Status status = io::write_file_atomically(s.out, *bytes);
+  if (!status.ok()) return fail("transcode", status.message());
   return 0;
 }
 

@@ -13,15 +13,17 @@ using Args = std::vector<std::string>;
 
 int encode_main(const Args& args);
 int decode_main(const Args& args);
+int transcode_main(const Args& args);
 int info_main(const Args& args);
 int compare_main(const Args& args);
 int convert_main(const Args& args);
 int bench_main(const Args& args);
 
-// encode's and decode's option tables (codec_commands.cc), for the tests;
-// bench dwt's is in bench_dwt.h.
+// encode's, decode's and transcode's option tables (codec_commands.cc), for
+// the tests; bench dwt's is in bench_dwt.h.
 CommandOptions encode_options();
 CommandOptions decode_options();
+CommandOptions transcode_options();
 
 // `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
 // starts like one, and the report; returns the exit status.

@@ -16,6 +16,8 @@ const char kUsage[] =
     "commands:\n"
     "  encode -i IN -o OUT [...]  encode an image to JPEG 2000 (.j2k, .j2c, .jp2), lossless\n"
     "  decode -i IN -o OUT [...]  decode a JPEG 2000 codestream or JP2 file to an image\n"
+    "  transcode -i IN -o OUT --ht|--part1\n"
+    "                             recode the code-blocks as HT or Part 1, coefficients untouched\n"
     "  info FILE...               size, components, bit depth and signedness of image files\n"
     "  compare A B                MSE, PSNR and peak error per component; exit 1 if sizes differ\n"
     "  convert IN OUT             convert between PNG, TIFF, PNM (PGM/PPM), PGX and BMP\n"
@@ -36,6 +38,7 @@ int run(int argc, char** argv) {
   mallat::tools::Args args(argv + 2, argv + argc);
   if (command == "encode") return mallat::tools::encode_main(args);
   if (command == "decode") return mallat::tools::decode_main(args);
+  if (command == "transcode") return mallat::tools::transcode_main(args);
   if (command == "info") return mallat::tools::info_main(args);
   if (command == "compare") return mallat::tools::compare_main(args);
   if (command == "convert") return mallat::tools::convert_main(args);

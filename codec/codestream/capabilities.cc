@@ -1,9 +1,12 @@
 #include "codec/codestream/capabilities.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
+#include "codec/codestream/codestream_header.h"
 #include "codec/codestream/markers.h"
+#include "quant/step_size.h"
 
 namespace mallat::codec {
 namespace {
@@ -100,6 +103,64 @@ Capabilities ht_capabilities(const HtCapabilities& ht) {
   cap.pcap = part_bit(15);
   cap.ccap = {ht.to_ccap15()};
   return cap;
+}
+
+namespace {
+
+// Pcap's part i set to `ccap`, or taken out with std::nullopt; the Ccap
+// entries stay in increasing part order (15444-1 A.5.2).
+void set_part(Capabilities& cap, int i, std::optional<uint16_t> ccap) {
+  const int before = std::popcount(cap.pcap & ~(part_bit(i) | (part_bit(i) - 1)));
+  const auto at = cap.ccap.begin() + std::min<ptrdiff_t>(before, static_cast<ptrdiff_t>(cap.ccap.size()));
+  if (cap.pcap & part_bit(i)) {
+    if (at != cap.ccap.end()) cap.ccap.erase(at);
+    cap.pcap &= ~part_bit(i);
+  }
+  if (ccap) {
+    cap.ccap.insert(cap.ccap.begin() + std::min<ptrdiff_t>(before, static_cast<ptrdiff_t>(cap.ccap.size())), *ccap);
+    cap.pcap |= part_bit(i);
+  }
+}
+
+}  // namespace
+
+HtCapabilities ht_capabilities_of(const MainHeader& main, std::span<const CodingOverrides> tiles) {
+  HtCapabilities ht;
+  auto coding = [&](const ComponentCoding& cc) { ht.irreversible = ht.irreversible || !cc.reversible; };
+  auto widest = [&](const Quantization& q) {
+    for (const StepSize& st : q.steps) {
+      ht.magnitude_bits = std::max(ht.magnitude_bits, quant::magnitude_bitplanes(q.guard_bits, st.exponent));
+    }
+  };
+  int roi = 0;
+  auto regions = [&](const std::vector<RegionOfInterest>& rgn) {
+    for (const RegionOfInterest& r : rgn) roi = std::max(roi, r.shift);
+  };
+  coding(main.cod.component);
+  for (const auto& [c, cc] : main.coc) coding(cc);
+  widest(main.qcd);
+  for (const auto& [c, q] : main.qcc) widest(q);
+  regions(main.rgn);
+  for (const CodingOverrides& t : tiles) {
+    if (t.cod) coding(t.cod->component);
+    for (const auto& [c, cc] : t.coc) coding(cc);
+    if (t.qcd) widest(*t.qcd);
+    for (const auto& [c, q] : t.qcc) widest(q);
+    regions(t.rgn);
+  }
+  ht.region_of_interest = roi > 0;
+  ht.magnitude_bits += roi;
+  return ht;
+}
+
+void set_ht_capabilities(MainHeader& main, const std::optional<HtCapabilities>& ht) {
+  set_part(main.cap, 15, ht ? std::optional<uint16_t>(ht->to_ccap15()) : std::nullopt);
+  if (main.cap.empty()) {
+    main.cap.ccap.clear();
+    main.siz.rsiz &= static_cast<uint16_t>(~kRsizCapabilities);
+  } else {
+    main.siz.rsiz |= kRsizCapabilities;
+  }
 }
 
 }  // namespace mallat::codec

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -53,5 +54,21 @@ Result<std::vector<uint16_t>> parse_cpf(ByteReader& seg);
 // The CAP an HT codestream carries (15444-15 A.3): Pcap with part 15 and
 // its Ccap^15.
 Capabilities ht_capabilities(const HtCapabilities& ht);
+
+struct MainHeader;
+struct CodingOverrides;
+
+// 15444-15 A.3 for a codestream whose code-blocks are all HT with one HT set
+// each: irreversible when any COD or COC (of the main header or of a tile's
+// `tiles` overrides) names the 9/7, B the largest Mb (E-2) of any QCD or QCC
+// plus the largest ROI shift (H.1), region of interest when any RGN shifts.
+// The one rule that the encoder and the transcoder write.
+HtCapabilities ht_capabilities_of(const MainHeader& main, std::span<const CodingOverrides> tiles = {});
+
+// Marks `main` as an HT codestream with `ht` (Rsiz bit 14 and CAP's part 15,
+// 15444-15 A.2, A.3), or with std::nullopt takes part 15 out of CAP, and
+// CAP and Rsiz bit 14 with it when no other part is left (a Part 1
+// codestream). Other parts' capabilities are kept.
+void set_ht_capabilities(MainHeader& main, const std::optional<HtCapabilities>& ht);
 
 }  // namespace mallat::codec

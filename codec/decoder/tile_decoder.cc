@@ -13,8 +13,7 @@
 #include "codec/codestream/codestream_reader.h"
 #include "codec/codestream/effective_params.h"
 #include "codec/tier2/packet_header.h"
-#include "codec/tier2/packet_reader.h"
-#include "codec/tier2/progression.h"
+#include "codec/tier2/tile_packets.h"
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_precincts.h"
 #include "codec/stages/tile_stages.h"
@@ -73,40 +72,12 @@ class TileDecoder {
   }
 
   Status gather_packets() {
-    // The tile's packet data: its tile-parts' data in order (a packet may
-    // not span tile-parts, but concatenation keeps packets in sequence); a
-    // single tile-part's data is read where it lies.
-    for (const TilePartHeader& part : tile_.parts) {
-      const size_t end = std::min(stream_.size(), part.data_offset + part.data_length);
-      const auto bytes = part.data_offset < end ? stream_.subspan(part.data_offset, end - part.data_offset)
-                                                : std::span<const uint8_t>();
-      if (tile_.parts.size() == 1) {
-        data_ = bytes;
-      } else {
-        joined_data_.insert(joined_data_.end(), bytes.begin(), bytes.end());
-        data_ = joined_data_;
-      }
-      // Packed headers from PPT, or from PPM as the reader handed them to
-      // the tile-parts in codestream order (A.7.4); never both.
-      headers_.insert(headers_.end(), part.ppt.begin(), part.ppt.end());
-      headers_.insert(headers_.end(), part.ppm.begin(), part.ppm.end());
-    }
-    packed_headers_ = !headers_.empty() || !cs_.main.ppm.empty();
-
     const int layers = params_.style.layers;
-    MALLAT_ASSIGN_OR_RETURN(const std::vector<PacketId> sequence,
-                            packet_order(structure_, layers, params_.style.order, params_.progression_changes));
-    MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(structure_, params_.components));
-    TilePacketsToRead what;
-    what.sequence = sequence;
-    what.data = data_;
-    what.headers = headers_;
-    what.packed_headers = packed_headers_;
-    what.sop = params_.style.sop;
-    what.decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
-    what.describe = [this](size_t n, size_t pos) { return packet_at(n, pos); };
+    const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
     std::vector<std::string> warnings;
-    read_packets(precincts_, what, segments_, warnings);
+    MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers,
+                                             [this](size_t n, size_t pos) { return packet_at(n, pos); },
+                                             packets_, warnings));
     if (!warnings.empty() && !options_.allow_partial)
       return corrupt_data(warnings.front() + " (a partial stream, refused without -allow-partial)");
     for (const std::string& w : warnings) warn(w);
@@ -131,15 +102,15 @@ class TileDecoder {
     }
     // The code-blocks of the resolutions decoded, in slot order.
     std::vector<size_t> slots;
-    for (size_t slot = 0; slot < precincts_.code_blocks(); ++slot) {
-      const CodeBlockPlace& at = precincts_.place(slot);
+    for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
+      const CodeBlockPlace& at = packets_.precincts.place(slot);
       if (at.resolution > structure_.components[at.component].levels - reduce) continue;
       slots.push_back(slot);
     }
     tile.blocks.reserve(slots.size());
     for (size_t slot : slots) tile.blocks.push_back(decode_one(slot));
     tile.describe_block = [&](size_t i) {
-      const CodeBlockPlace& at = precincts_.place(slots[i]);
+      const CodeBlockPlace& at = packets_.precincts.place(slots[i]);
       const CodeBlock& cb = code_block_at(structure_, at);
       const entropy::BlockToDecode& coded = tile.blocks[i].coded;
       return "component " + std::to_string(at.component) + " resolution " + std::to_string(at.resolution) +
@@ -147,7 +118,7 @@ class TileDecoder {
              (coded.pieces.empty()
                   ? std::string()
                   : ", data from byte " +
-                        std::to_string(stream_offset(static_cast<size_t>(coded.pieces[0].data() - data_.data()))));
+                        std::to_string(stream_offset(static_cast<size_t>(coded.pieces[0].data() - packets_.data.data()))));
     };
     // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
     tile.colour_transform = params_.style.multiple_component_transform && tile.planes.size() >= 3;
@@ -161,7 +132,7 @@ class TileDecoder {
   // What Tier-2 gathered for a code-block (B.10), for the block decoder:
   // the one place the stages' input reads the per-code-block Tier-2 state.
   entropy::BlockToDecode coded_block(size_t slot) const {
-    const CodeBlockSegments& s = segments_[slot];
+    const CodeBlockSegments& s = packets_.segments[slot];
     entropy::BlockToDecode in;
     in.pieces = s.pieces;
     in.segment_lengths = s.segment_lengths;
@@ -174,7 +145,7 @@ class TileDecoder {
   // its subband's Mb, orientation and style, and its dequantisation. What
   // keeps it from decoding goes in its status.
   DecodeBlock decode_one(size_t slot) {
-    const CodeBlockPlace& ref = precincts_.place(slot);
+    const CodeBlockPlace& ref = packets_.precincts.place(slot);
     const TileComponent& tc = structure_.components[ref.component];
     const PrecinctBand& pb = precinct_band_at(structure_, ref);
     const CodeBlock& cb = pb.blocks[ref.index];
@@ -202,7 +173,7 @@ class TileDecoder {
     block.coded.style = params_.components[ref.component].style;
     // 15444-15 B.3: Tier-2 found which coder the block needs (HTMIXED
     // decides it block by block).
-    block.coded.style.ht = segments_[slot].ht;
+    block.coded.style.ht = packets_.segments[slot].ht;
     block.coded.style.ht_mixed = false;
     if (!options_.strict) tolerate_pass_count(block.coded);
     block.roi_shift = roi_shift;
@@ -243,11 +214,7 @@ class TileDecoder {
   QuirkCounts& quirks_;
   TileCodingParameters params_;
   TileLayout structure_;
-  std::span<const uint8_t> data_;  // the tile's packet data
-  std::vector<uint8_t> joined_data_, headers_;
-  bool packed_headers_ = false;
-  TilePrecincts precincts_;                 // the code-blocks by slot, Tier-2's state
-  std::vector<CodeBlockSegments> segments_;  // per slot: what the packets gave
+  TilePackets packets_;  // the tile's packet data, the code-blocks by slot and what the packets gave them
 };
 
 }  // namespace

@@ -189,21 +189,7 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
     // and a CAP with Ccap^15 (every block HT, one HT set each, B the largest
     // Mb of any subband, ROI shift included).
     if (o.style.ht_mixed) return invalid_argument("HTMIXED code-blocks are not written; use HT (-M 64) alone");
-    HtCapabilities ht;
-    ht.irreversible = !o.reversible;
-    ht.region_of_interest = !h.rgn.empty();
-    auto widest = [&](const Quantization& q) {
-      for (const StepSize& st : q.steps) {
-        ht.magnitude_bits = std::max(ht.magnitude_bits, quant::magnitude_bitplanes(q.guard_bits, st.exponent));
-      }
-    };
-    widest(h.qcd);
-    for (const auto& [c, q] : h.qcc) widest(q);
-    int roi = 0;
-    for (const RegionOfInterest& r : h.rgn) roi = std::max(roi, r.shift);
-    ht.magnitude_bits += roi;
-    siz.rsiz |= kRsizCapabilities;
-    h.cap = ht_capabilities(ht);
+    set_ht_capabilities(h, ht_capabilities_of(h));
   }
   if (!o.comment.empty()) {
     Comment com;

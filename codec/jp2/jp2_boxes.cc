@@ -230,6 +230,20 @@ Status parse_header_box(ByteReader& c, Jp2File& f, bool strict) {
   return Status::Ok();
 }
 
+// I.5.4: jp2c around `codestream`, with XLBox when LBox cannot hold it.
+void write_codestream_box(ByteWriter& w, std::span<const uint8_t> codestream) {
+  uint64_t len = 8 + uint64_t{codestream.size()};
+  if (len > UINT32_MAX) {
+    w.u32(1);
+    w.u32(box::kCodestream);
+    w.u64(len + 8);
+  } else {
+    w.u32(static_cast<uint32_t>(len));
+    w.u32(box::kCodestream);
+  }
+  w.bytes(codestream);
+}
+
 }  // namespace
 
 Container detect_container(std::span<const uint8_t> b) {
@@ -400,17 +414,46 @@ Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<co
     }
   }
   w.patch_u32(header_at, static_cast<uint32_t>(w.size() - header_at));
-  // I.5.4 jp2c.
-  uint64_t len = 8 + uint64_t{codestream.size()};
-  if (len > UINT32_MAX) {
-    w.u32(1);
-    w.u32(box::kCodestream);
-    w.u64(len + 8);
-  } else {
-    w.u32(static_cast<uint32_t>(len));
-    w.u32(box::kCodestream);
+  write_codestream_box(w, codestream);
+  return w.take();
+}
+
+Result<std::vector<uint8_t>> replace_jp2_codestream(std::span<const uint8_t> file,
+                                                    std::span<const uint8_t> codestream, uint32_t brand) {
+  // Checks the file as a decoder would first, so that what is kept is sound.
+  MALLAT_ASSIGN_OR_RETURN(const Jp2File parsed, parse_jp2(file));
+  const uint32_t other = brand == box::kBrandJph ? box::kBrandJp2 : box::kBrandJph;
+  ByteWriter w;
+  ByteReader r(file);
+  bool replaced = false;
+  while (!r.at_end()) {
+    const size_t at = r.offset();
+    auto rb = read_box(r);
+    if (!rb.ok()) break;  // junk after the codestream, as parse_jp2 allows
+    const Box& b = *rb;
+    if (b.type == box::kFileType) {
+      // I.5.2: BR, MinV, then the CLi list.
+      const size_t length_at = w.size();
+      w.u32(0);  // LBox, set below
+      w.u32(box::kFileType);
+      w.u32(brand);
+      w.u32(parsed.minor_version);
+      size_t entries = 0;
+      for (uint32_t c : parsed.compatibility) {
+        if (c == other || c == brand) continue;
+        w.u32(c);
+        ++entries;
+      }
+      w.u32(brand);
+      w.patch_u32(length_at, static_cast<uint32_t>(16 + 4 * (entries + 1)));
+    } else if (b.type == box::kCodestream && !replaced) {
+      write_codestream_box(w, codestream);
+      replaced = true;
+    } else {
+      w.bytes(file.subspan(at, r.offset() - at));
+    }
   }
-  w.bytes(codestream);
+  if (!replaced) return corrupt_data("JP2: no jp2c box to replace");
   return w.take();
 }
 

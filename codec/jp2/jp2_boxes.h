@@ -151,4 +151,11 @@ struct Jp2Description {
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
                                        const Jp2Description& description = {});
 
+// A JP2 (or JPH) file with its first jp2c box's contents replaced by
+// `codestream` and its ftyp naming `brand` ('jp2 ' or 'jph ', 15444-15
+// Annex D) as brand and compatible, the other of the two taken off the
+// compatibility list; every other box is kept byte for byte, in order.
+Result<std::vector<uint8_t>> replace_jp2_codestream(std::span<const uint8_t> file,
+                                                    std::span<const uint8_t> codestream, uint32_t brand);
+
 }  // namespace mallat::codec

@@ -22,9 +22,8 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
   return make(first);
 }
 
-// 15444-15 lets HT and Part 1 code-blocks share a tile (HTMIXED, or
-// components whose COC styles differ): one batch per block coder, the
-// caller's beside-work run with the first.
+}  // namespace
+
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
                        ThreadPool& pool, const entropy::BatchWork& work) {
   using entropy::BlockCoderKind;
@@ -68,8 +67,6 @@ Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
   const size_t n = tile.blocks.size();

@@ -3,6 +3,8 @@
 // writing the tile's planes in place (tile_buffers.h).
 #pragma once
 
+#include <span>
+
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -23,5 +25,12 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise);
 // blocks. Returns the first failed block's error in block order, a block
 // decoder's named by tile.describe_block.
 Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const entropy::BatchWork& beside = {});
+
+// 15444-15 lets HT and Part 1 code-blocks share a tile (HTMIXED, or
+// components whose COC styles differ): `batch` decoded in one batch per
+// block coder (entropy::make_block_decoder), the caller's beside-work run
+// with the first. decode_blocks and the transcoder decode through it.
+Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
+                       ThreadPool& pool, const entropy::BatchWork& work = {});
 
 }  // namespace mallat::codec

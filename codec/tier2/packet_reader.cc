@@ -8,8 +8,8 @@ namespace {
 
 // Appends one packet's contribution for `block` (B.10.7): its pieces are read
 // from data at *pos. Returns false when the body runs past the data.
-bool take_contribution(const CodeBlockContribution& contrib, bool keep, std::span<const uint8_t> data, size_t* pos,
-                       CodeBlockSegments& s) {
+bool take_contribution(const CodeBlockContribution& contrib, int layer, bool keep, std::span<const uint8_t> data,
+                       size_t* pos, CodeBlockSegments& s) {
   if (contrib.first_inclusion) s.zero_bitplanes = contrib.zero_bitplanes;
   if (keep) s.ht = contrib.ht;
   // A codeword segment may span packets: the header coder says whether the
@@ -28,7 +28,11 @@ bool take_contribution(const CodeBlockContribution& contrib, bool keep, std::spa
     continues = false;
     *pos += len;
   }
-  if (keep) s.passes += contrib.new_passes;
+  if (keep) {
+    s.passes_by_layer.resize(static_cast<size_t>(layer) + 1, s.passes);
+    s.passes += contrib.new_passes;
+    s.passes_by_layer.back() = s.passes;
+  }
   return true;
 }
 
@@ -69,7 +73,7 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
     const bool keep = id.layer < what.decode_layers;
     for (size_t k = 0; k < contributions.size(); ++k) {
       if (contributions[k].new_passes == 0) continue;
-      if (!take_contribution(contributions[k], keep, data, &pos, blocks[first + k])) {
+      if (!take_contribution(contributions[k], id.layer, keep, data, &pos, blocks[first + k])) {
         warnings.push_back(what.describe(n, packet_pos) + ": body is truncated");
         return;
       }

@@ -23,6 +23,9 @@ struct CodeBlockSegments {
   std::vector<std::span<const uint8_t>> pieces;
   std::vector<uint32_t> segment_lengths;  // B.10.7: one per codeword segment
   int passes = 0;
+  // passes_by_layer[l]: the passes of layers 0..l, up to the last layer
+  // that added some (a transcoder keeps each block's layers).
+  std::vector<int> passes_by_layer;
   int zero_bitplanes = 0;                 // B.10.5
   bool ht = false;                        // an HT code-block (15444-15; per block under HTMIXED)
 };

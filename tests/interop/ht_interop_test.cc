@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "codec/codec.h"
@@ -69,10 +70,8 @@ void expect_equal_samples(const Image& a, const Image& b, int64_t tolerance, con
   }
 }
 
-// mallat -M 64 -> each external decoder: lossless exact.
-void expect_decoders_read_lossless(const Image& image, codec::EncodeOptions options, const std::string& name) {
-  auto bytes = codec::encode(image, options);
-  ASSERT_TRUE(bytes.ok()) << name << ": " << bytes.status().to_string();
+// An HT codestream of `image` -> each external decoder: lossless exact.
+void expect_decoders_give_back(const Image& image, std::span<const uint8_t> bytes, const std::string& name) {
   const fs::path dir = testing::make_temp_dir("ht_m2x");
   for (const ExternalDecoder* d : {&kOjph, &kOpj, &kGrk}) {
     // OpenJPH writes PGM/PPM only: 1 or 3 unsigned components of up to 16
@@ -81,11 +80,18 @@ void expect_decoders_read_lossless(const Image& image, codec::EncodeOptions opti
                         image.components[0].is_signed)) {
       continue;
     }
-    auto decoded = run_external_decoder(*d, *bytes, image.num_components(), dir);
+    auto decoded = run_external_decoder(*d, bytes, image.num_components(), dir);
     ASSERT_TRUE(decoded.ok()) << name << ": " << decoded.status().to_string();
     expect_equal_samples(image, *decoded, 0, name + " via " + d->program);
   }
   fs::remove_all(dir);
+}
+
+// mallat -M 64 -> each external decoder: lossless exact.
+void expect_decoders_read_lossless(const Image& image, codec::EncodeOptions options, const std::string& name) {
+  auto bytes = codec::encode(image, options);
+  ASSERT_TRUE(bytes.ok()) << name << ": " << bytes.status().to_string();
+  expect_decoders_give_back(image, *bytes, name);
 }
 
 TEST(HtInterop, MallatLosslessToOthersSharedImages) {
@@ -116,6 +122,29 @@ TEST(HtInterop, MallatLosslessToOthersCodingChoices) {
   o.ycb = 2;
   o.resolutions = 1;
   expect_decoders_read_lossless(grey16, o, "1024x4 blocks, no DWT");
+}
+
+// mallat's lossless Part 1 streams transcoded to HT (codec/api/transcode.h)
+// -> each external decoder: every sample back, whatever the tiles,
+// precincts, order and Part 1 mode switches of the source were.
+TEST(HtInterop, TranscodedLosslessToOthers) {
+  MALLAT_REQUIRE_TESTDATA("images/Bretagne1.ppm");
+  auto image = io::read_image(testing::testdata_dir() / "images/Bretagne1.ppm");
+  ASSERT_TRUE(image.ok()) << image.status().to_string();
+  codec::EncodeOptions tiled;
+  tiled.tile_width = tiled.tile_height = 128;
+  tiled.precincts = {{6, 6}};
+  tiled.order = codec::ProgressionOrder::kPCRL;
+  tiled.style = codec::CodeBlockStyle::from_byte(1 | 2);  // BYPASS + RESET
+  codec::TranscodeOptions to_ht;
+  to_ht.target = codec::BlockCoder::kHt;
+  for (const codec::EncodeOptions& o : {codec::EncodeOptions{}, tiled}) {
+    auto part1 = codec::encode(*image, o);
+    ASSERT_TRUE(part1.ok()) << part1.status().to_string();
+    auto ht = codec::transcode(*part1, to_ht);
+    ASSERT_TRUE(ht.ok()) << ht.status().to_string();
+    expect_decoders_give_back(*image, *ht, o.tile_width ? "tiles, precincts, PCRL, BYPASS + RESET" : "defaults");
+  }
 }
 
 TEST(HtInterop, MallatLossyToOthersWithinOne) {

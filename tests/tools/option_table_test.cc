@@ -23,7 +23,7 @@ using tools::CommandOptions;
 using tools::OptionText;
 
 std::vector<CommandOptions> all_commands() {
-  return {tools::encode_options(), tools::decode_options(), tools::bench_dwt_options()};
+  return {tools::encode_options(), tools::decode_options(), tools::transcode_options(), tools::bench_dwt_options()};
 }
 
 // Words separated by single spaces: --help wraps the text it is given.

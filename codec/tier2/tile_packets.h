@@ -1,0 +1,48 @@
+// Tier-2 of one tile as a reader sees it: the tile's packet data and packed
+// headers gathered from its tile-parts, its packets read (packet_reader.h)
+// into per code-block segments. The decoder and the transcoder both start a
+// tile here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codec/codestream/codestream_header.h"
+#include "codec/codestream/effective_params.h"
+#include "codec/tier2/packet_reader.h"
+#include "codec/tier2/progression.h"
+#include "codec/tier2/tile_geometry.h"
+#include "codec/tier2/tile_precincts.h"
+#include "common/status.h"
+
+namespace mallat::codec {
+
+// What the packets of one tile gave. `data` and the segments' pieces point
+// into the stream or into `joined`: keep this where it was filled (moving
+// it keeps them valid, copying it does not).
+struct TilePackets {
+  std::span<const uint8_t> data;    // the tile's packet data, its tile-parts' joined
+  std::vector<uint8_t> joined;      // that data when it had to be copied (several tile-parts)
+  std::vector<uint8_t> headers;     // PPT / PPM packed headers, joined (A.7.4, A.7.5)
+  bool packed_headers = false;
+  std::vector<PacketId> sequence;          // B.12: the tile's packets in order
+  TilePrecincts precincts;                 // the code-blocks by slot, Tier-2's state
+  std::vector<CodeBlockSegments> segments;  // per slot: what the packets gave
+};
+
+// Reads the packets of `tile` of the codestream `stream` (what `main` and
+// `tile` were parsed from) in its progression, keeping the contributions of
+// the first `decode_layers` layers. `describe(n, pos)` names packet n that
+// starts at byte pos of the packet data in messages. Damage is appended to
+// `warnings` and reading stops there (packet_reader.h); errors are for
+// parameters that give no packet order or layout.
+Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
+                         const TileCodingParameters& params, const TileLayout& layout, int decode_layers,
+                         const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
+                         std::vector<std::string>& warnings);
+
+}  // namespace mallat::codec
