@@ -107,6 +107,8 @@ def main():
     ap.add_argument("--ht", action="store_true", help="HT code-blocks (-M 64), against OpenJPH")
     ap.add_argument("--qstep", type=float, default=0.01, help="OpenJPH's -qstep with --ht --lossy")
     ap.add_argument("--mosaic", default="3840x2048", help="the mosaic's WxH")
+    ap.add_argument("--mosaic-from", help="a PPM to tile into the mosaic instead of the shared photos "
+                    "(for machines without the shared data); the sizes table is then left out")
     args = ap.parse_args()
     mosaic_w, mosaic_h = (int(v) for v in args.mosaic.split("x"))
     ht = ["-M", "64"] if args.ht else []
@@ -120,7 +122,7 @@ def main():
         other = "ojph" if args.ht else "opj"
         if not lossy:
             print(f"{'image':32} {'mallat':>10} {other:>10} {'ratio':>7}")
-        for name in ([] if lossy else sorted(os.listdir(images))):
+        for name in ([] if lossy or args.mosaic_from else sorted(os.listdir(images))):
             if not name.endswith((".ppm",) if args.ht else (".ppm", ".tif", ".bmp")):
                 continue
             src = os.path.join(images, name)
@@ -142,7 +144,8 @@ def main():
         if args.no_speed:
             return
 
-        sources = sorted(os.path.join(images, n) for n in os.listdir(images) if n.endswith(".ppm"))
+        sources = ([args.mosaic_from] if args.mosaic_from else
+                   sorted(os.path.join(images, n) for n in os.listdir(images) if n.endswith(".ppm")))
         mosaic = os.path.join(tmp, "mosaic.ppm")
         make_mosaic(sources, mosaic_w, mosaic_h, mosaic)
         print(f"\nspeed: {mosaic} = {mosaic_w}x{mosaic_h} RGB mosaic of {', '.join(os.path.basename(s) for s in sources)};"
