@@ -101,6 +101,21 @@ bool parse_precincts(const std::string& s, std::vector<std::array<uint8_t, 2>>* 
   return !out->empty();
 }
 
+// "2,0" -> {2, 0}; every value an integer in [lo, hi].
+bool parse_ints(const std::string& s, int64_t lo, int64_t hi, std::vector<int>* out) {
+  out->clear();
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    int64_t v = 0;
+    if (!parse_int(s.substr(pos, comma - pos), lo, hi, &v)) return false;
+    out->push_back(static_cast<int>(v));
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
 // "40,20,10" -> {40, 20, 10}; every value a number >= 0.
 bool parse_doubles(const std::string& s, std::vector<double>* out) {
   out->clear();
@@ -396,6 +411,17 @@ const std::vector<DecodeOption>& decode_table() {
          int64_t x;
          if (!parse_int(v, 0, 65534, &x)) return invalid_argument("-t must be a tile index, got '" + v + "'");
          s.codec.tile = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-c"}, "C,...",
+       "decode and write only these components (counted from 0, Csiz at most 16384), in the order listed, as "
+       "opj_decompress -c; only their code-blocks are decoded. Under the colour transform (RCT/ICT) asking for "
+       "any of 0..2 decodes all three and writes those listed (R, G, B; opj_decompress writes Y, Cb, Cr). A JP2 "
+       "file's palette, cdef, ICC profile and sYCC are applied only when every component is listed in order",
+       "2,0",
+       [](DecodeSettings& s, const std::string& v) {
+         if (!parse_ints(v, 0, 16383, &s.codec.components))
+           return invalid_argument("-c must be component indices 0..16383 separated by commas, got '" + v + "'");
          return Status::Ok();
        }},
       {{"-p"}, "B[C|S],...",

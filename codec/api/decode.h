@@ -22,6 +22,14 @@ struct DecodeOptions {
   int reduce = 0;      // -r: discard this many highest resolution levels
   int layers = 0;      // -l: decode only the first N quality layers; 0 = all
   int tile = -1;       // -t: decode only this tile; -1 = all
+  // -c: decode and output only these codestream components, in this order
+  // (as opj_decompress -c); empty = all. Their code-blocks alone are block
+  // decoded and transformed (every packet header is still read). Under the
+  // colour transform (G.2, G.3) asking for any of 0..2 decodes all three.
+  // A JP2 file's header (palette, cdef, ICC, sYCC) is applied only when
+  // every component is asked for in order; otherwise the output is the
+  // components as decoded, grey below three of them.
+  std::vector<int> components;
   int threads = 0;
   // --max-memory: refuse streams whose headers need more bytes than this
   // (codec/codestream/memory_limit.h); 0 = default_memory_limit().

@@ -12,6 +12,7 @@
 #include "codec/jp2/jp2_colour.h"
 #include "codec/jp2/sycc.h"
 #include "codec/codestream/memory_limit.h"
+#include "codec/decoder/component_selection.h"
 #include "codec/decoder/tile_decoder.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/thread_pool.h"
@@ -30,14 +31,29 @@ bool holds_samples(const ImageAndTileSize& siz, const dwt::Rect& tile) {
   return false;
 }
 
+// Whether any tile has the multiple component transform on (COD of the
+// main header or of a tile-part header, A.6.1).
+bool any_colour_transform(const Codestream& cs) {
+  if (cs.main.cod.multiple_component_transform) return true;
+  for (const Tile& tile : cs.tiles)
+    if (tile.overrides.cod && tile.overrides.cod->multiple_component_transform) return true;
+  return false;
+}
+
 // Decodes a raw codestream; byte offsets in its messages count from its SOC.
+// all_components: set to whether options.components asked for them all, in
+// order.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
-                                const DecodeOptions& options, DecodeReport* report) {
+                                const DecodeOptions& options, DecodeReport* report, bool* all_components) {
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
   MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
   const ImageAndTileSize& siz = cs.main.siz;
   const int reduce = options.reduce;
+  MALLAT_ASSIGN_OR_RETURN(const ComponentSelection selection,
+                          select_components(options.components, static_cast<int>(siz.components.size()),
+                                            any_colour_transform(cs)));
+  *all_components = selection.all;
 
   // The output: each component's image area at the reduced resolution (B-14
   // applied to the whole image), or one tile's area with -t.
@@ -53,8 +69,10 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   image.y0 = area.y0;
   image.x1 = area.x1;
   image.y1 = area.y1;
+  // The image holds the components decoded; the output keeps those asked.
   std::vector<int64_t> ox, oy;
-  for (const ComponentSize& c : siz.components) {
+  for (int index : selection.decoded) {
+    const ComponentSize& c = siz.components[static_cast<size_t>(index)];
     const int64_t x0 = dwt::ceil_div_pow2((area.x0 + c.dx - 1) / c.dx, reduce);
     const int64_t y0 = dwt::ceil_div_pow2((area.y0 + c.dy - 1) / c.dy, reduce);
     const int64_t x1 = dwt::ceil_div_pow2((area.x1 + c.dx - 1) / c.dx, reduce);
@@ -73,8 +91,13 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
     ox.push_back(x0);
     oy.push_back(y0);
   }
-  image.color_space = color_space != ColorSpace::kUnknown ? color_space
-                      : siz.components.size() >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+  // Fewer than three components picked out of more are grey, whatever colr
+  // says (as opj_decompress makes them).
+  const size_t outputs = selection.output.size();
+  image.color_space = !selection.all && outputs < 3 ? ColorSpace::kGray
+                      : color_space != ColorSpace::kUnknown ? color_space
+                      : outputs >= 3                        ? ColorSpace::kRgb
+                                                            : ColorSpace::kGray;
 
   ThreadPool pool(options.threads);
   QuirkCounts quirks;
@@ -91,13 +114,15 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
       if (report) report->warnings.push_back(missing);
       continue;
     }
-    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, stream, pool, *backend, ox, oy, image, report, quirks)
+    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, selection.decoded, stream, pool, *backend, ox, oy, image,
+                                           report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
   if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
     if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+  keep_output_components(selection, image);
   return image;
 }
 
@@ -105,8 +130,9 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
 
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
                      DecodeReport* report) {
+  bool all_components = true;
   if (detect_container(data) != Container::kJp2)
-    return decode_codestream(data, ColorSpace::kUnknown, options, report);
+    return decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components);
   MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
@@ -122,12 +148,15 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   const std::string where = "codestream starting at byte " + std::to_string(jp2->codestream_offset);
   const size_t first_warning = report ? report->warnings.size() : 0;
   auto image = decode_codestream(data.subspan(jp2->codestream_offset, jp2->codestream_length), color_space,
-                                 options, report);
+                                 options, report, &all_components);
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
   if (!image.ok()) return image.status().with_context(where);
-  if (!options.apply_jp2_header) return image;
+  // Annex I's palette, cdef and colour space describe the codestream's
+  // components together; with only some of them, or reordered, the samples
+  // are left as decoded (opj_decompress -c bypasses pclr, cmap and cdef too).
+  if (!options.apply_jp2_header || !all_components) return image;
   // Annex I on the decoded components; the warnings of a header that fails
   // are dropped with it.
   std::vector<std::string> warnings;

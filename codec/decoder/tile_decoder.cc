@@ -28,12 +28,15 @@ namespace {
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
+  TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
               std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
               std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, DecodeReport* report,
               QuirkCounts& quirks)
-      : cs_(cs), tile_(tile), options_(options), stream_(stream), pool_(pool), dwt_(dwt),
-        origin_x_(origin_x), origin_y_(origin_y), report_(report), quirks_(quirks) {}
+      : cs_(cs), tile_(tile), options_(options), decoded_(decoded), stream_(stream), pool_(pool), dwt_(dwt),
+        origin_x_(origin_x), origin_y_(origin_y), report_(report), quirks_(quirks) {
+    plane_of_.assign(cs.main.siz.components.size(), -1);
+    for (size_t p = 0; p < decoded.size(); ++p) plane_of_[static_cast<size_t>(decoded[p])] = static_cast<int>(p);
+  }
 
   // Decodes the tile into `image` (already sized for the reduced output).
   Status decode(Image& image) {
@@ -84,26 +87,28 @@ class TileDecoder {
     return Status::Ok();
   }
 
-  // The tile's planes at the decoded resolution and every code-block of the
-  // resolutions decoded, through the inverse stages (tile_stages.h): block
-  // decoding on the pool, then dequantisation, inverse DWT and output.
+  // The planes of the components decoded at the decoded resolution and
+  // their code-blocks of the resolutions decoded, through the inverse stages
+  // (tile_stages.h): block decoding on the pool, then dequantisation,
+  // inverse DWT and output. Plane p is codestream component decoded_[p].
   Status run_inverse_stages(Image& image) {
     const int reduce = options_.reduce;
     DecodeTile tile;
-    for (size_t c = 0; c < structure_.components.size(); ++c) {
-      const TileComponent& tc = structure_.components[c];
+    for (int c : decoded_) {
+      const TileComponent& tc = structure_.components[static_cast<size_t>(c)];
       TilePlane plane;
       plane.rect = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - reduce);
       plane.levels = tc.levels - reduce;
       // Integers for the 5/3, floats for the 9/7 (tile_buffers.h).
-      plane.wavelet = params_.components[c].reversible ? dwt::Wavelet::k53 : dwt::Wavelet::k97;
+      plane.wavelet = params_.components[static_cast<size_t>(c)].reversible ? dwt::Wavelet::k53 : dwt::Wavelet::k97;
       plane.allocate();
       tile.planes.push_back(std::move(plane));
     }
-    // The code-blocks of the resolutions decoded, in slot order.
+    // The code-blocks of the components and resolutions decoded, in slot order.
     std::vector<size_t> slots;
     for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
       const CodeBlockPlace& at = packets_.precincts.place(slot);
+      if (plane_of_[static_cast<size_t>(at.component)] < 0) continue;
       if (at.resolution > structure_.components[at.component].levels - reduce) continue;
       slots.push_back(slot);
     }
@@ -120,8 +125,11 @@ class TileDecoder {
                   : ", data from byte " +
                         std::to_string(stream_offset(static_cast<size_t>(coded.pieces[0].data() - packets_.data.data()))));
     };
-    // G.2 / G.3: RCT with the 5/3, ICT with the 9/7.
-    tile.colour_transform = params_.style.multiple_component_transform && tile.planes.size() >= 3;
+    // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
+    // planes 0..2 when decoded_ begins 0, 1, 2 (component_selection.h
+    // decodes all three when any is asked for under the transform).
+    tile.colour_transform = params_.style.multiple_component_transform && decoded_.size() >= 3 &&
+                            decoded_[0] == 0 && decoded_[1] == 1 && decoded_[2] == 2;
     tile.image = &image;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
@@ -150,7 +158,7 @@ class TileDecoder {
     const PrecinctBand& pb = precinct_band_at(structure_, ref);
     const CodeBlock& cb = pb.blocks[ref.index];
     DecodeBlock block;
-    block.place = {ref.component, cb.packed.x0, cb.packed.y0, cb.rect.width(), cb.rect.height()};
+    block.place = {plane_of_[static_cast<size_t>(ref.component)], cb.packed.x0, cb.packed.y0, cb.rect.width(), cb.rect.height()};
     block.coded = coded_block(slot);
     // No coding passes: all its coefficients are zero.
     if (block.coded.num_passes == 0) return block;
@@ -206,6 +214,8 @@ class TileDecoder {
   const Codestream& cs_;
   const Tile& tile_;
   const DecodeOptions& options_;
+  std::span<const int> decoded_;  // the codestream component of each plane
+  std::vector<int> plane_of_;     // per codestream component: its plane, or -1 when not decoded
   std::span<const uint8_t> stream_;
   ThreadPool& pool_;
   dwt::Backend& dwt_;
@@ -220,10 +230,10 @@ class TileDecoder {
 }  // namespace
 
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
-                   std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
-                   std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                   DecodeReport* report, QuirkCounts& quirks) {
-  TileDecoder decoder(cs, tile, options, stream, pool, dwt, origin_x, origin_y, report, quirks);
+                   std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool,
+                   dwt::Backend& dwt, std::span<const int64_t> origin_x, std::span<const int64_t> origin_y,
+                   Image& image, DecodeReport* report, QuirkCounts& quirks) {
+  TileDecoder decoder(cs, tile, options, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
   return decoder.decode(image);
 }
 

@@ -166,8 +166,11 @@ def decode(data, *, reduce=0, layers=None, region=None, components=None, threads
         output is that rectangle at the reduced resolution. Today the whole
         image is decoded and then cropped: not yet faster than a whole decode.
     components: an index (a 2-D result) or a sequence of indices (3-D) of the
-        channels to return; negative indices count from the end. Today every
-        component is decoded and the others dropped: not yet faster.
+        channels to return; negative indices count from the end. Only those
+        components' code-blocks are decoded (as opj_decompress -c; under the
+        RCT/ICT components 0..2 are decoded together), except for a JP2 file
+        whose header makes channels of several components (palette, cdef,
+        sYCC): that one is decoded whole and the channels picked.
     threads: threads for this call (default all cores).
     out: an array to decode into (shape as the result; any integer dtype
         that holds the samples, any strides). The codec's own sample buffers

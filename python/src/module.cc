@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -151,11 +152,13 @@ void warn_decode(const std::vector<std::string>& warnings) {
   if (PyErr_WarnEx(category.ptr(), message.c_str(), 2) != 0) throw py::error_already_set();
 }
 
-Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int threads) {
+Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int threads,
+                   std::vector<int> components = {}) {
   codec::DecodeOptions options;
   options.reduce = reduce;
   options.layers = layers;
   options.threads = threads;
+  options.components = std::move(components);
   codec::DecodeReport report;
   auto image = [&] {
     py::gil_scoped_release nogil;
@@ -171,6 +174,40 @@ std::pair<int64_t, int64_t> image_area(std::span<const uint8_t> data) {
   const std::span<const uint8_t> stream = value_or_throw(codec::find_codestream(data));
   const codec::MainHeader main = value_or_throw(codec::parse_main_header(stream));
   return {int64_t{main.siz.ysiz} - main.siz.yosiz, int64_t{main.siz.xsiz} - main.siz.xosiz};
+}
+
+// The codestream components to decode for the channels components= names
+// (negative from the end), each once, in the order first named, and the
+// channels as indices into the image so decoded; null when
+// the decoder cannot pick them itself (DecodeOptions::components): a JP2
+// header that makes channels of several components (Annex I: pclr expands,
+// cdef reorders, sYCC converts to RGB) needs them all, and an index that
+// does not exist is left to the whole decode to report.
+struct PickedComponents {
+  std::vector<int> decode, channels;
+};
+std::optional<PickedComponents> components_to_decode(std::span<const uint8_t> data, const std::vector<int>& channels) {
+  if (codec::detect_container(data) == codec::Container::kJp2) {
+    const auto jp2 = codec::parse_jp2(data);
+    if (!jp2.ok() || jp2->palette || !jp2->channel_definitions.empty()) return std::nullopt;
+    const codec::ColourSpecification* colr = codec::first_colour_specification(*jp2);
+    if (colr && colr->method == 1 && codec::enumerated_colour_space(colr->enumerated).color_space == ColorSpace::kYcc)
+      return std::nullopt;
+  }
+  const auto stream = codec::find_codestream(data);
+  if (!stream.ok()) return std::nullopt;
+  const auto main = codec::parse_main_header(*stream);
+  if (!main.ok()) return std::nullopt;
+  const int n = static_cast<int>(main->siz.components.size());
+  PickedComponents picked;
+  for (int c : channels) {
+    if (c < -n || c >= n) return std::nullopt;
+    const int index = c < 0 ? c + n : c;
+    auto at = std::find(picked.decode.begin(), picked.decode.end(), index);
+    if (at == picked.decode.end()) at = picked.decode.insert(at, index);
+    picked.channels.push_back(static_cast<int>(at - picked.decode.begin()));
+  }
+  return picked;
 }
 
 // The chosen components of `image` (or all), cropped to `region`, as a new
@@ -237,7 +274,11 @@ py::array decode(const py::buffer& data, int reduce, int layers, int threads,
                  bool squeeze, std::optional<py::array> out) {
   const py::buffer_info info = data.request();
   const std::span<const uint8_t> bytes = byte_span(info);
-  const Image image = decode_bytes(bytes, reduce, layers, threads);
+  // components= picked by the decoder where it can: only those decoded.
+  std::optional<PickedComponents> picked;
+  if (components && !components->empty()) picked = components_to_decode(bytes, *components);
+  if (picked) components = picked->channels;
+  const Image image = decode_bytes(bytes, reduce, layers, threads, picked ? picked->decode : std::vector<int>{});
   std::optional<Region> r;
   std::pair<int64_t, int64_t> area{0, 0};
   if (region) {

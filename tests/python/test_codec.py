@@ -122,6 +122,22 @@ def test_components_choose_channels():
     np.testing.assert_array_equal(mallat.decode(data, components=2), image[:, :, 2])
     np.testing.assert_array_equal(mallat.decode(data, components=[3, 0]), image[:, :, [3, 0]])
     np.testing.assert_array_equal(mallat.decode(data, components=[-1]), image[:, :, 3:])
+    np.testing.assert_array_equal(mallat.decode(data, components=[1, -3, 1]), image[:, :, [1, 1, 1]])
+
+
+@pytest.mark.parametrize("jp2", [False, True])
+@pytest.mark.parametrize("lossy", [False, True])
+def test_components_equal_those_of_a_whole_decode(jp2, lossy):
+    # The decoder picks the components itself (under the colour transform,
+    # 0..2 together); the channels must be those of a whole decode. A JP2
+    # file of 4 channels has a cdef (alpha): that one decodes whole and picks.
+    for channels in (3, 4):
+        image = random_image((33, 47, channels), np.uint8, seed=12 + channels)
+        data = mallat.encode(image, bpp=2, jp2=jp2) if lossy else mallat.encode(image, jp2=jp2)
+        whole = mallat.decode(data)
+        for chosen in ([0], [2, 0], [1, 1], [-1, 0], list(range(channels))):
+            np.testing.assert_array_equal(mallat.decode(data, components=chosen), whole[:, :, chosen])
+        np.testing.assert_array_equal(mallat.decode(data, components=1, reduce=1), mallat.decode(data, reduce=1)[:, :, 1])
 
 
 def test_out_receives_the_samples():

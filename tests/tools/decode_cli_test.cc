@@ -1,5 +1,5 @@
 // `mallat decode` output options on the JP2 conformance files: one PGX per
-// component, -split-pnm, -p, -force-rgb, -upsample, ICC profiles, and
+// component, -c, -split-pnm, -p, -force-rgb, -upsample, ICC profiles, and
 // all-or-none writing of several files.
 #include <gtest/gtest.h>
 
@@ -42,6 +42,28 @@ TEST(DecodeCli, PgxOneFilePerComponentMatchesTheRgbDecode) {
     ASSERT_EQ(one.num_components(), 1);
     EXPECT_EQ(one.components[0].samples, rgb.components[c].samples) << c;
   }
+  fs::remove_all(dir);
+}
+
+TEST(DecodeCli, ComponentsAsListed) {
+  // -c 2,0: component 2 then component 0, each as in the whole decode;
+  // a bad index is an error that names it, a bad list a usage error.
+  MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
+  const fs::path dir = testing::make_temp_dir("decode-c");
+  const std::string in = conformance("file1.jp2");
+  std::string out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "f.ppm").string(), &out, dir), 0) << out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "c.pgx").string() + " -c 2,0", &out, dir), 0) << out;
+  const Image rgb = read(dir / "f.ppm");
+  ASSERT_EQ(rgb.num_components(), 3);
+  EXPECT_EQ(read(dir / "c_0.pgx").components.at(0).samples, rgb.components[2].samples);
+  EXPECT_EQ(read(dir / "c_1.pgx").components.at(0).samples, rgb.components[0].samples);
+  EXPECT_FALSE(fs::exists(dir / "c_2.pgx"));
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.pgm").string() + " -c 3", &out, dir), 1);
+  EXPECT_NE(out.find("component 3 does not exist (the image has 3 components"), std::string::npos) << out;
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.pgm").string() + " -c 1,", &out, dir), 2);
+  EXPECT_NE(out.find("-c must be"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "x.pgm"));
   fs::remove_all(dir);
 }
 
@@ -170,7 +192,7 @@ TEST(DecodeCli, UsageErrorsAndHelp) {
   EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.xyz").string(), &out, dir), 2);
   EXPECT_FALSE(fs::exists(dir / "x.ppm"));
   ASSERT_EQ(testing::run_mallat("decode --help", &out, dir), 0);
-  for (const char* option : {"-p B", "-upsample", "-force-rgb", "-split-pnm", "--icc-to-srgb", "_0.pgx"})
+  for (const char* option : {"-p B", "-c C,...", "-upsample", "-force-rgb", "-split-pnm", "--icc-to-srgb", "_0.pgx"})
     EXPECT_NE(out.find(option), std::string::npos) << option;
   fs::remove_all(dir);
 }
