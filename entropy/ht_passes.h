@@ -26,6 +26,10 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
 // `out` is then all zero.
 bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
+// The plain version of decode_cleanup that the fast one is tested
+// against: the same samples, the same verdict.
+bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
+
 // The squared error of a magnitude m known down to plane k, reconstructed
 // at the middle of its interval (E.1.1.2): m itself while m >> k is 0.
 inline double squared_error(uint32_t m, int k) {
