@@ -118,6 +118,7 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
   // past the end), and dropped if that makes it 0xFF, as is a final 0xFF
   // byte: a segment does not end in 0xFF, and the fill supplies it.
   void finish_with_ones() {
+    while (bits_ >= 8) emit_byte();
     if (bits_ > 0) {
       const int capacity = stuff_ ? 7 : 8;
       const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << bits_)) & ((1u << capacity) - 1));
@@ -129,7 +130,7 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
     }
   }
 
- private:
+ protected:
   bool stuff_ = false;
 };
 

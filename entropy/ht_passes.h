@@ -26,8 +26,9 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
 // `out` is then all zero.
 bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
-// The plain version of decode_cleanup that the fast one is tested
-// against: the same samples, the same verdict.
+// The plain versions of encode_cleanup and decode_cleanup that the fast
+// ones are tested against: the same bytes, the same samples and verdict.
+void encode_cleanup_reference(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment);
 bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
 // The squared error of a magnitude m known down to plane k, reconstructed

@@ -1,9 +1,10 @@
-// The fast HT cleanup decoder (entropy/ht_cleanup_decoder.cc) against its
-// plain reference (ht_cleanup_decoder_reference.cc): the same samples (and
-// verdict), over random blocks at every plane, Laplacian blocks like a
-// DWT's subbands, and damaged segments (random bytes, flipped bytes, runs
-// of 0xFF and 0x7F, cut short) that drive the readers' byte-by-byte and
-// stuffing paths. Also: skipping distortions changes no byte.
+// The fast HT cleanup coder (entropy/ht_cleanup_encoder.cc,
+// ht_cleanup_decoder.cc) against its plain reference
+// (ht_cleanup_*_reference.cc): the same bytes out of the encoder, the same
+// samples (and verdict) out of the decoder, over random blocks at every
+// plane, Laplacian blocks like a DWT's subbands, and damaged segments
+// (random bytes, flipped bytes, runs of 0xFF and 0x7F, cut short) that
+// drive the readers' byte-by-byte and stuffing paths. Also: skipping distortions changes no byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,13 +44,16 @@ void expect_same_decode(std::span<const uint8_t> segment, int w, int h, int p, i
   ASSERT_EQ(fast, plain) << what;
 }
 
-// Encodes v at plane p and decodes the segment both ways.
+// Encodes v at plane p both ways, expects the same bytes, and decodes them
+// both ways.
 void check_block(PlaneView<const int32_t> v, int mb, int fraction_bits, int p, const std::string& what) {
   const int shift = p + fraction_bits;
   if (!any_significant(v, shift)) return;  // encode_cleanup needs one
-  std::vector<uint8_t> segment;
-  ht::encode_cleanup(v, shift, segment);
-  expect_same_decode(segment, static_cast<int>(v.width), static_cast<int>(v.height), p, mb - p, what);
+  std::vector<uint8_t> fast, plain;
+  ht::encode_cleanup(v, shift, fast);
+  ht::encode_cleanup_reference(v, shift, plain);
+  ASSERT_EQ(fast, plain) << what;
+  expect_same_decode(fast, static_cast<int>(v.width), static_cast<int>(v.height), p, mb - p, what);
 }
 
 TEST(HtFast, RandomBlocksAtEveryPlaneCodeAsTheReference) {
