@@ -7,6 +7,7 @@
 #include <bit>
 #include <vector>
 
+#include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_fast_readers.h"
 #include "entropy/ht_passes.h"
 #include "entropy/ht_quad_rows.h"
@@ -60,9 +61,9 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
   vlc.advance(1 + a.suffix_length);
 }
 
-}  // namespace
-
-bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out) {
+// The decoder, inlined into one function per instruction set.
+[[gnu::always_inline]] inline bool decode(std::span<const uint8_t> segment, int p, int planes_above,
+                                          PlaneView<int32_t> out) {
   CleanupLayout layout;
   if (!cleanup_layout(segment, layout)) {
     clear(out);
@@ -147,6 +148,28 @@ bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, P
     }
   }
   return true;
+}
+
+bool decode_generic(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out) {
+  return decode(segment, p, planes_above, out);
+}
+
+#if MALLAT_HT_BMI2
+[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
+                                                         int planes_above, PlaneView<int32_t> out) {
+  return decode(segment, p, planes_above, out);
+}
+#endif
+
+}  // namespace
+
+bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out,
+                    CleanupIsa isa) {
+#if MALLAT_HT_BMI2
+  if (resolve_cleanup_isa(isa) == CleanupIsa::kBmi2) return decode_bmi2(segment, p, planes_above, out);
+#endif
+  (void)isa;
+  return decode_generic(segment, p, planes_above, out);
 }
 
 }  // namespace mallat::entropy::ht

@@ -10,6 +10,7 @@
 
 #include "entropy/ht_bit_streams.h"
 #include "entropy/ht_cleanup_encoding.h"
+#include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_passes.h"
 #include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
@@ -71,9 +72,9 @@ inline Quad measure(const int32_t s[4], int shift) {
   return q;
 }
 
-}  // namespace
-
-void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
+// The encoder, inlined into one function per instruction set.
+[[gnu::always_inline]] inline void encode(PlaneView<const int32_t> coefficients, int shift,
+                                          std::vector<uint8_t>& segment) {
   const VlcEncodeTables& tables = vlc_encode_tables();
   thread_local std::vector<uint8_t> ms_bytes, mel_bytes, vlc_bytes;
   MelEncoder mel(mel_bytes);
@@ -123,6 +124,28 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
 
   ms.finish_with_ones();
   finish_segment(mel, vlc, ms_bytes, mel_bytes, vlc_bytes, segment);
+}
+
+void encode_generic(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
+  encode(coefficients, shift, segment);
+}
+
+#if MALLAT_HT_BMI2
+[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
+                                                         std::vector<uint8_t>& segment) {
+  encode(coefficients, shift, segment);
+}
+#endif
+
+}  // namespace
+
+void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment,
+                    CleanupIsa isa) {
+#if MALLAT_HT_BMI2
+  if (resolve_cleanup_isa(isa) == CleanupIsa::kBmi2) return encode_bmi2(coefficients, shift, segment);
+#endif
+  (void)isa;
+  encode_generic(coefficients, shift, segment);
 }
 
 }  // namespace mallat::entropy::ht

@@ -4,7 +4,8 @@
 // samples (and verdict) out of the decoder, over random blocks at every
 // plane, Laplacian blocks like a DWT's subbands, and damaged segments
 // (random bytes, flipped bytes, runs of 0xFF and 0x7F, cut short) that
-// drive the readers' byte-by-byte and stuffing paths. Also: skipping distortions changes no byte.
+// drive the readers' byte-by-byte and stuffing paths; each build of the
+// fast coder this CPU can run (generic, BMI2). Also: skipping distortions changes no byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +25,13 @@ namespace {
 
 using ht_test::Block;
 
+// Every instruction set this CPU runs (the BMI2 build where it has one).
+std::vector<ht::CleanupIsa> isas() {
+  std::vector<ht::CleanupIsa> out{ht::CleanupIsa::kGeneric};
+  if (ht::cleanup_isa_available(ht::CleanupIsa::kBmi2)) out.push_back(ht::CleanupIsa::kBmi2);
+  return out;
+}
+
 bool any_significant(PlaneView<const int32_t> v, int shift) {
   for (int64_t y = 0; y < v.height; ++y) {
     for (int64_t x = 0; x < v.width; ++x) {
@@ -37,11 +45,14 @@ bool any_significant(PlaneView<const int32_t> v, int shift) {
 // Decodes `segment` both ways into w x h blocks and expects the same.
 void expect_same_decode(std::span<const uint8_t> segment, int w, int h, int p, int planes_above,
                         const std::string& what) {
-  std::vector<int32_t> fast(static_cast<size_t>(w) * h, 7), plain(fast.size(), 9);
-  const bool fast_ok = ht::decode_cleanup(segment, p, planes_above, {fast.data(), w, h, w});
+  std::vector<int32_t> plain(static_cast<size_t>(w) * h, 9);
   const bool plain_ok = ht::decode_cleanup_reference(segment, p, planes_above, {plain.data(), w, h, w});
-  ASSERT_EQ(fast_ok, plain_ok) << what;
-  ASSERT_EQ(fast, plain) << what;
+  for (ht::CleanupIsa isa : isas()) {
+    std::vector<int32_t> fast(plain.size(), 7);
+    const bool fast_ok = ht::decode_cleanup(segment, p, planes_above, {fast.data(), w, h, w}, isa);
+    ASSERT_EQ(fast_ok, plain_ok) << what << " isa " << static_cast<int>(isa);
+    ASSERT_EQ(fast, plain) << what << " isa " << static_cast<int>(isa);
+  }
 }
 
 // Encodes v at plane p both ways, expects the same bytes, and decodes them
@@ -49,11 +60,14 @@ void expect_same_decode(std::span<const uint8_t> segment, int w, int h, int p, i
 void check_block(PlaneView<const int32_t> v, int mb, int fraction_bits, int p, const std::string& what) {
   const int shift = p + fraction_bits;
   if (!any_significant(v, shift)) return;  // encode_cleanup needs one
-  std::vector<uint8_t> fast, plain;
-  ht::encode_cleanup(v, shift, fast);
+  std::vector<uint8_t> plain;
   ht::encode_cleanup_reference(v, shift, plain);
-  ASSERT_EQ(fast, plain) << what;
-  expect_same_decode(fast, static_cast<int>(v.width), static_cast<int>(v.height), p, mb - p, what);
+  for (ht::CleanupIsa isa : isas()) {
+    std::vector<uint8_t> fast;
+    ht::encode_cleanup(v, shift, fast, isa);
+    ASSERT_EQ(fast, plain) << what << " isa " << static_cast<int>(isa);
+  }
+  expect_same_decode(plain, static_cast<int>(v.width), static_cast<int>(v.height), p, mb - p, what);
 }
 
 TEST(HtFast, RandomBlocksAtEveryPlaneCodeAsTheReference) {
