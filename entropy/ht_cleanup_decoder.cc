@@ -122,9 +122,9 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
         // Without branches on rho's bits (they do not predict): an
         // insignificant sample reads no bits and comes out 0.
         const int e_k = decoded_e_k(entry[j]), e_1 = decoded_e_1(entry[j]);
-        int32_t value[4];
-        int e_bottom[2];
-        for (int n = 0; n < 4; ++n) {
+        // Sample n's value, and its exponent in e (scalars, not arrays:
+        // a store of 4 bytes read back as 8 stalls).
+        auto sample = [&](int n, int& e) -> int32_t {
           const int significant = rho >> n & 1;
           const int m = significant ? bound - (e_k >> n & 1) : 0;
           // v = 2 (mu - 1) + sign: m bits from MagSgn, and the bit above
@@ -132,18 +132,23 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
           ms.ensure(m);
           const uint64_t v = low_bits(ms.bits(), m) | static_cast<uint64_t>(e_1 >> n & 1) << m;
           ms.advance(m);
-          if (n & 1) e_bottom[n >> 1] = significant * std::bit_width(v | 1);
+          e = significant * std::bit_width(v | 1);
           const uint64_t mu = std::min((v >> 1) + 1, mu_limit);
           const auto magnitude = static_cast<int32_t>(mu << p);
-          value[n] = significant ? ((v & 1) ? -magnitude : magnitude) : 0;
-        }
-        top[x] = value[0];
-        if (bottom) bottom[x] = value[1];
+          return significant ? ((v & 1) ? -magnitude : magnitude) : 0;
+        };
+        int e_top = 0, e_bottom_left = 0, e_bottom_right = 0;
+        const int32_t top_left = sample(0, e_top);
+        const int32_t bottom_left = sample(1, e_bottom_left);
+        const int32_t top_right = sample(2, e_top);
+        const int32_t bottom_right = sample(3, e_bottom_right);
+        top[x] = top_left;
+        if (bottom) bottom[x] = bottom_left;
         if (x + 1 < width) {
-          top[x + 1] = value[2];
-          if (bottom) bottom[x + 1] = value[3];
+          top[x + 1] = top_right;
+          if (bottom) bottom[x + 1] = bottom_right;
         }
-        rows.set(q, rho, e_bottom[0], e_bottom[1]);
+        rows.set(q, rho, e_bottom_left, e_bottom_right);
       }
     }
   }
