@@ -156,7 +156,7 @@ class BackwardWriter : public BitWriter<BackwardWriter> {
     if (bits_ > 0) take(static_cast<uint8_t>(acc_), bits_);
   }
 
- private:
+ protected:
   // The stream starts as if after a byte above 0x8F (VLC: the interface
   // locator byte; MagRef: the standard's initial state).
   bool above_8f_ = true;

@@ -48,6 +48,40 @@ class MagSgnWriter : public ForwardWriter {
   }
 };
 
+// VLC (as BackwardWriter): up to 63 bits pending; 4 whole bytes leave at
+// once unless one of them has its low 7 bits all 1 (only such a byte can
+// be stuffed), else the byte-by-byte rule. drain() before the segment's
+// end leaves fewer than 8 bits, as BackwardWriter's put does.
+class VlcWriter : public BackwardWriter {
+ public:
+  using BackwardWriter::BackwardWriter;
+  // The low n bits of v, n <= 32.
+  void put(uint64_t v, int n) {
+    acc_ |= low_bits(v, n) << bits_;
+    bits_ += n;
+    if (bits_ >= 32) drain_words();
+  }
+  void drain() {
+    while (bits_ >= 8) emit_byte();
+  }
+
+ private:
+  void drain_words() {
+    const auto word = static_cast<uint32_t>(acc_);
+    const uint32_t low7 = word | 0x80808080u;
+    if ((((~low7) - 0x01010101u) & low7 & 0x80808080u) == 0) {  // no byte with low 7 bits all 1
+      uint8_t bytes[4];
+      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
+      out_.insert(out_.end(), bytes, bytes + 4);
+      acc_ >>= 32;
+      bits_ -= 32;
+      above_8f_ = bytes[3] > 0x8F;
+      return;
+    }
+    drain();
+  }
+};
+
 // One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
 // E = bit width of 2 mu - 1 (0 for an insignificant sample).
 struct Quad {
@@ -80,7 +114,7 @@ inline Quad measure(const int32_t s[4], int shift) {
   MelEncoder mel(mel_bytes);
   MagSgnWriter ms(ms_bytes);
   // The VLC stream starts below the interface locator (as the reference).
-  BackwardWriter vlc(vlc_bytes, 0xF, 4);
+  VlcWriter vlc(vlc_bytes, 0xF, 4);
   vlc_bytes.push_back(0xFF);
 
   const int64_t width = coefficients.width, height = coefficients.height;
@@ -123,6 +157,7 @@ inline Quad measure(const int32_t s[4], int shift) {
   }
 
   ms.finish_with_ones();
+  vlc.drain();
   finish_segment(mel, vlc, ms_bytes, mel_bytes, vlc_bytes, segment);
 }
 

@@ -28,7 +28,9 @@ inline Uvlc uvlc(int u) {
 }
 
 // Two quads' residuals: both prefixes, then both suffixes.
-inline void put_uvlc_pair(BackwardWriter& vlc, int u0, int u1) {
+// Vlc: BackwardWriter, or one derived from it with a faster put.
+template <class Vlc>
+inline void put_uvlc_pair(Vlc& vlc, int u0, int u1) {
   const Uvlc a = uvlc(u0), b = uvlc(u1);
   vlc.put(a.prefix, a.prefix_length);
   vlc.put(b.prefix, b.prefix_length);
@@ -57,7 +59,8 @@ inline void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<
 }
 
 // A quad pair's residuals u[0], u[1] (0: none coded).
-inline void put_uvlc(BackwardWriter& vlc, MelEncoder& mel, bool initial, const int u[2]) {
+template <class Vlc>
+inline void put_uvlc(Vlc& vlc, MelEncoder& mel, bool initial, const int u[2]) {
   if (initial && u[0] > 0 && u[1] > 0) {
     // In the initial row a quad pair with both residuals non-zero says
     // by a MEL event whether both exceed 2 (then each is coded less 2);
@@ -80,7 +83,7 @@ inline void put_uvlc(BackwardWriter& vlc, MelEncoder& mel, bool initial, const i
 }
 
 // The segment: MagSgn (finished), MEL and VLC terminated together, then
-// the interface locator.
+// the interface locator. The VLC writer holds fewer than 8 bits.
 inline void finish_segment(MelEncoder& mel, BackwardWriter& vlc, const std::vector<uint8_t>& ms_bytes,
                            std::vector<uint8_t>& mel_bytes, const std::vector<uint8_t>& vlc_bytes,
                            std::vector<uint8_t>& segment) {
