@@ -41,6 +41,9 @@ struct BlockToEncode {
   // a block at several planes and choose.
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
+  // false: the HT coder leaves every pass's distortion_decrease 0, for a
+  // caller that sends every pass whatever they are worth (no rate target).
+  bool ht_distortions = true;
 };
 
 // One code-block to decode: what Tier-2 gathered for it (B.10) and the

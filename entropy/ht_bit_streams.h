@@ -6,9 +6,13 @@
 // MagSgn and MEL, 0s for the others). Internal to the HT coder.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "common/plane_view.h"
 
 namespace mallat::entropy::ht {
 
@@ -114,6 +118,7 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
   // past the end), and dropped if that makes it 0xFF, as is a final 0xFF
   // byte: a segment does not end in 0xFF, and the fill supplies it.
   void finish_with_ones() {
+    while (bits_ >= 8) emit_byte();
     if (bits_ > 0) {
       const int capacity = stuff_ ? 7 : 8;
       const auto byte = static_cast<uint8_t>((acc_ | (0xFFu << bits_)) & ((1u << capacity) - 1));
@@ -125,7 +130,7 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
     }
   }
 
- private:
+ protected:
   bool stuff_ = false;
 };
 
@@ -151,7 +156,7 @@ class BackwardWriter : public BitWriter<BackwardWriter> {
     if (bits_ > 0) take(static_cast<uint8_t>(acc_), bits_);
   }
 
- private:
+ protected:
   // The stream starts as if after a byte above 0x8F (VLC: the interface
   // locator byte; MagRef: the standard's initial state).
   bool above_8f_ = true;
@@ -288,5 +293,39 @@ class MelDecoder {
   int bits_ = 0;
   bool stuff_ = false;
 };
+
+// Where a cleanup segment's streams lie (Annex C): MagSgn in the first
+// Pcup bytes, MEL forward from Pcup over Scup - 1 bytes, VLC backward from
+// the byte before the last, starting in that byte's high nibble (3 bits of
+// it when they are all 1: unstuffing, the last byte counting as above
+// 0x8F). Scup is the interface locator: its high 8 bits in the last byte,
+// its low 4 in the low nibble of the byte before.
+struct CleanupLayout {
+  int64_t pcup = 0, scup = 0;
+  uint64_t vlc_bits = 0;  // the locator byte's VLC bits, first lowest
+  int vlc_count = 0;
+  bool vlc_above_8f = false;
+};
+
+// false when the segment cannot be a cleanup segment (Lcup < 2, Scup
+// below 2, beyond Lcup or beyond 4079, whose high byte would be 0xFF).
+inline bool cleanup_layout(std::span<const uint8_t> segment, CleanupLayout& layout) {
+  const auto lcup = static_cast<int64_t>(segment.size());
+  if (lcup < 2) return false;
+  const uint8_t locator = segment[static_cast<size_t>(lcup - 2)];
+  layout.scup = segment[static_cast<size_t>(lcup - 1)] << 4 | (locator & 0xF);
+  if (layout.scup < 2 || layout.scup > lcup || layout.scup > 4079) return false;
+  layout.pcup = lcup - layout.scup;
+  const int nibble = locator >> 4;
+  layout.vlc_count = (nibble & 7) == 7 ? 3 : 4;
+  layout.vlc_bits = static_cast<uint64_t>(nibble & ((1 << layout.vlc_count) - 1));
+  layout.vlc_above_8f = (locator | 0x0F) > 0x8F;
+  return true;
+}
+
+// A block all zero: what a segment that cannot be decoded gives.
+inline void clear(PlaneView<int32_t> out) {
+  for (int64_t y = 0; y < out.height; ++y) std::fill(out.row(y), out.row(y) + out.width, 0);
+}
 
 }  // namespace mallat::entropy::ht

@@ -15,6 +15,7 @@ std::unique_ptr<BlockEncoder> make_ht_block_encoder() {
     settings.cleanup_plane = b.ht_cleanup_plane;
     settings.refinement = b.ht_refinement;
     settings.vertical_causal = b.style.vertical_causal;
+    settings.distortions = b.ht_distortions;
     return encode_ht_code_block(b.coefficients, b.num_bitplanes, b.fraction_bits, settings);
   });
 }

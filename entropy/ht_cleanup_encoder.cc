@@ -1,14 +1,16 @@
-// The HT cleanup pass, encoder side (15444-15 Annex C): quads of 2x2
-// samples in rows of quads, each coded as its significance pattern rho and
-// exponent information through the context-adaptive VLC (with MEL events
-// for quads in the all-insignificant context), the exponent bound's
-// residual u_q through the UVLC, and each significant sample's low
-// magnitude bits and sign in MagSgn.
+// The HT cleanup pass, encoder side (15444-15 Annex C), the fast way: the
+// same bytes as ht_cleanup_encoder_reference.cc (the tests hold the two to
+// it), with a quad's samples measured without branches on their
+// significance (it does not predict) and MagSgn written 4 bytes at a time
+// where no byte of them needs a stuffed bit.
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <vector>
 
 #include "entropy/ht_bit_streams.h"
+#include "entropy/ht_cleanup_encoding.h"
+#include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_passes.h"
 #include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
@@ -16,94 +18,103 @@
 namespace mallat::entropy::ht {
 namespace {
 
+// MagSgn (as ForwardWriter): up to 63 bits pending; 4 whole bytes leave at
+// once unless the stream is after a 0xFF or one of the first 3 is 0xFF
+// (then the byte-by-byte rule).
+class MagSgnWriter : public ForwardWriter {
+ public:
+  explicit MagSgnWriter(std::vector<uint8_t>& out) : ForwardWriter(out) {}
+  // The low n bits of v, n <= 32.
+  void put(uint64_t v, int n) {
+    acc_ |= low_bits(v, n) << bits_;
+    bits_ += n;
+    if (bits_ >= 32) drain();
+  }
+
+ private:
+  void drain() {
+    const auto word = static_cast<uint32_t>(acc_);
+    const uint32_t ff = ((~word) - 0x01010101u) & word & 0x80808080u;  // 0xFF bytes (lowest exact)
+    if (!stuff_ && (ff & 0x00808080u) == 0) {
+      uint8_t bytes[4];
+      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
+      out_.insert(out_.end(), bytes, bytes + 4);
+      acc_ >>= 32;
+      bits_ -= 32;
+      stuff_ = bytes[3] == 0xFF;
+      return;
+    }
+    while (bits_ >= 8) emit_byte();
+  }
+};
+
+// VLC (as BackwardWriter): up to 63 bits pending; 4 whole bytes leave at
+// once unless one of them has its low 7 bits all 1 (only such a byte can
+// be stuffed), else the byte-by-byte rule. drain() before the segment's
+// end leaves fewer than 8 bits, as BackwardWriter's put does.
+class VlcWriter : public BackwardWriter {
+ public:
+  using BackwardWriter::BackwardWriter;
+  // The low n bits of v, n <= 32.
+  void put(uint64_t v, int n) {
+    acc_ |= low_bits(v, n) << bits_;
+    bits_ += n;
+    if (bits_ >= 32) drain_words();
+  }
+  void drain() {
+    while (bits_ >= 8) emit_byte();
+  }
+
+ private:
+  void drain_words() {
+    const auto word = static_cast<uint32_t>(acc_);
+    const uint32_t low7 = word | 0x80808080u;
+    if ((((~low7) - 0x01010101u) & low7 & 0x80808080u) == 0) {  // no byte with low 7 bits all 1
+      uint8_t bytes[4];
+      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
+      out_.insert(out_.end(), bytes, bytes + 4);
+      acc_ >>= 32;
+      bits_ -= 32;
+      above_8f_ = bytes[3] > 0x8F;
+      return;
+    }
+    drain();
+  }
+};
+
 // One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
 // E = bit width of 2 mu - 1 (0 for an insignificant sample).
 struct Quad {
   int rho = 0;
   int e_max = 0;
-  int e[4] = {0, 0, 0, 0};
-  uint64_t v[4] = {0, 0, 0, 0};
-
-  // The samples whose exponent is `e`, as a pattern like rho's.
-  int samples_at(int e_value) const {
-    return (e[0] == e_value ? 1 : 0) | (e[1] == e_value ? 2 : 0) | (e[2] == e_value ? 4 : 0) | (e[3] == e_value ? 8 : 0);
-  }
+  int e[4];
+  uint64_t v[4];
 };
 
-Quad load_quad(PlaneView<const int32_t> c, int64_t x, int64_t y, int shift) {
+// The quad of samples s (0 for those outside the block) at `shift`.
+inline Quad measure(const int32_t s[4], int shift) {
   Quad q;
   for (int n = 0; n < 4; ++n) {
-    const int64_t xx = x + (n >> 1), yy = y + (n & 1);
-    if (xx >= c.width || yy >= c.height) continue;
-    const int32_t value = c.at(xx, yy);
-    const uint32_t magnitude = value < 0 ? 0u - static_cast<uint32_t>(value) : static_cast<uint32_t>(value);
+    const uint32_t magnitude = s[n] < 0 ? 0u - static_cast<uint32_t>(s[n]) : static_cast<uint32_t>(s[n]);
     const uint64_t mu = magnitude >> shift;
-    if (mu == 0) continue;
-    q.rho |= 1 << n;
-    q.e[n] = std::bit_width(2 * mu - 1);
-    q.v[n] = 2 * (mu - 1) + (value < 0 ? 1 : 0);
+    const bool significant = mu != 0;
+    q.rho |= (significant ? 1 : 0) << n;
+    q.e[n] = significant ? std::bit_width(2 * mu - 1) : 0;
+    q.v[n] = significant ? 2 * (mu - 1) + (s[n] < 0 ? 1 : 0) : 0;
     q.e_max = std::max(q.e_max, q.e[n]);
   }
   return q;
 }
 
-// The UVLC prefix and suffix of u (Annex C): 1, 01, 001 + 1 bit, 000 + 5
-// bits, first bit lowest. The encoder's u is at most 31, below the
-// extension's range.
-struct Uvlc {
-  uint32_t prefix = 0, suffix = 0;
-  int prefix_length = 0, suffix_length = 0;
-};
-Uvlc uvlc(int u) {
-  if (u == 0) return {};
-  if (u == 1) return {1, 0, 1, 0};
-  if (u == 2) return {2, 0, 2, 0};
-  if (u <= 4) return {4, static_cast<uint32_t>(u - 3), 3, 1};
-  return {0, static_cast<uint32_t>(u - 5), 3, 5};
-}
-
-// Two quads' residuals: both prefixes, then both suffixes.
-void put_uvlc_pair(BackwardWriter& vlc, int u0, int u1) {
-  const Uvlc a = uvlc(u0), b = uvlc(u1);
-  vlc.put(a.prefix, a.prefix_length);
-  vlc.put(b.prefix, b.prefix_length);
-  vlc.put(a.suffix, a.suffix_length);
-  vlc.put(b.suffix, b.suffix_length);
-}
-
-// The MEL and VLC streams meet in the middle of the MEL+VLC part: their
-// last bytes are fused into one when the bits each needs agree (Annex C,
-// as OpenJPH terminates them), else written one each.
-void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& mel_bytes) {
-  uint8_t mel_last = 0, mel_mask = 0;
-  mel.finish(mel_last, mel_mask);
-  const int vlc_bits = vlc.pending_bits();
-  const auto vlc_mask = static_cast<uint8_t>(vlc_bits == 0 ? 0 : 0xFF >> (8 - vlc_bits));
-  const uint8_t vlc_last = vlc.pending();
-  if ((mel_mask | vlc_mask) == 0) return;
-  const auto fuse = static_cast<uint8_t>(mel_last | vlc_last);
-  if ((((fuse ^ mel_last) & mel_mask) | ((fuse ^ vlc_last) & vlc_mask)) == 0 && fuse != 0xFF &&
-      vlc.bytes().size() > 1) {
-    mel_bytes.push_back(fuse);
-  } else {
-    mel_bytes.push_back(mel_last);
-    vlc.flush();
-  }
-}
-
-}  // namespace
-
-void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
+// The encoder, inlined into one function per instruction set.
+[[gnu::always_inline]] inline void encode(PlaneView<const int32_t> coefficients, int shift,
+                                          std::vector<uint8_t>& segment) {
   const VlcEncodeTables& tables = vlc_encode_tables();
-  // The streams in buffers of the thread's own, joined at the end into
-  // `segment` in one allocation.
   thread_local std::vector<uint8_t> ms_bytes, mel_bytes, vlc_bytes;
   MelEncoder mel(mel_bytes);
-  ForwardWriter ms(ms_bytes);
-  // The VLC stream starts below the interface locator: a whole byte for
-  // Scup's high 8 bits, then the low nibble of the next one (filled in at
-  // the end; 0xF while coding, as the decoder's unstuffing sees 1s there).
-  BackwardWriter vlc(vlc_bytes, 0xF, 4);
+  MagSgnWriter ms(ms_bytes);
+  // The VLC stream starts below the interface locator (as the reference).
+  VlcWriter vlc(vlc_bytes, 0xF, 4);
   vlc_bytes.push_back(0xFF);
 
   const int64_t width = coefficients.width, height = coefficients.height;
@@ -113,60 +124,63 @@ void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vecto
   for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
     const bool initial = rows.initial();
     const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
+    const int32_t* top = coefficients.row(y);
+    const int32_t* bottom = y + 1 < height ? coefficients.row(y + 1) : nullptr;
     for (int64_t qx = 0; qx < quads_wide; qx += 2) {
       int u[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int64_t q = qx + j;
-        const Quad quad = load_quad(coefficients, 2 * q, y, shift);
+        const int64_t x = 2 * q;
+        const bool right = x + 1 < width;
+        const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
+                              right && bottom ? bottom[x + 1] : 0};
+        const Quad quad = measure(s, shift);
         const int c_q = rows.context(q);
         const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
-        const int emb = u[j] > 0 ? quad.samples_at(bound) : 0;
+        int emb = 0;
+        for (int n = 0; n < 4; ++n) emb |= (quad.e[n] == bound ? 1 : 0) << n;
+        if (u[j] == 0) emb = 0;
         const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
         const int e_k = encoded_e_k(entry);
         for (int n = 0; n < 4; ++n) {
-          if (quad.rho >> n & 1) ms.put(quad.v[n], bound - (e_k >> n & 1));
+          // An insignificant sample puts no bits.
+          ms.put(quad.v[n], quad.rho >> n & 1 ? bound - (e_k >> n & 1) : 0);
         }
         rows.set(q, quad.rho, quad.e[1], quad.e[3]);
       }
-      if (initial && u[0] > 0 && u[1] > 0) {
-        // In the initial row a quad pair with both residuals non-zero says
-        // by a MEL event whether both exceed 2 (then each is coded less 2);
-        // if not and the first exceeds 2, the second (1 or 2) is one bit.
-        const bool both_above_2 = std::min(u[0], u[1]) > 2;
-        mel.encode(both_above_2);
-        if (both_above_2) {
-          put_uvlc_pair(vlc, u[0] - 2, u[1] - 2);
-        } else if (u[0] > 2) {
-          const Uvlc a = uvlc(u[0]);
-          vlc.put(a.prefix, a.prefix_length);
-          vlc.put(static_cast<uint32_t>(u[1] - 1), 1);
-          vlc.put(a.suffix, a.suffix_length);
-        } else {
-          put_uvlc_pair(vlc, u[0], u[1]);
-        }
-      } else {
-        put_uvlc_pair(vlc, u[0], u[1]);
-      }
+      put_uvlc(vlc, mel, initial, u);
     }
   }
 
   ms.finish_with_ones();
-  terminate_mel_vlc(mel, vlc, mel_bytes);
-  const size_t scup = mel_bytes.size() + vlc_bytes.size();
-  segment.clear();
-  segment.reserve(ms_bytes.size() + scup);
-  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
-  segment.insert(segment.end(), mel_bytes.begin(), mel_bytes.end());
-  segment.insert(segment.end(), vlc_bytes.rbegin(), vlc_bytes.rend());
-  // The interface locator word: Scup's high 8 bits in the last byte, its
-  // low 4 in the low nibble of the byte before.
-  const size_t lcup = segment.size();
-  segment[lcup - 1] = static_cast<uint8_t>(scup >> 4);
-  segment[lcup - 2] = static_cast<uint8_t>((segment[lcup - 2] & 0xF0) | (scup & 0xF));
+  vlc.drain();
+  finish_segment(mel, vlc, ms_bytes, mel_bytes, vlc_bytes, segment);
+}
+
+void encode_generic(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment) {
+  encode(coefficients, shift, segment);
+}
+
+#if MALLAT_HT_BMI2
+[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
+                                                         std::vector<uint8_t>& segment) {
+  encode(coefficients, shift, segment);
+}
+#endif
+
+}  // namespace
+
+void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment,
+                    CleanupIsa isa) {
+#if MALLAT_HT_BMI2
+  if (resolve_cleanup_isa(isa) == CleanupIsa::kBmi2) return encode_bmi2(coefficients, shift, segment);
+#endif
+  (void)isa;
+  encode_generic(coefficients, shift, segment);
 }
 
 }  // namespace mallat::entropy::ht

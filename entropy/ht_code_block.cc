@@ -70,7 +70,7 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   out.zero_bitplanes = num_bitplanes - 1 - p;
   ht::encode_cleanup(coefficients, shift, out.data);
   const auto lcup = static_cast<uint32_t>(out.data.size());
-  out.passes.push_back({lcup, true, cleanup_decrease(coefficients, shift, all)});
+  out.passes.push_back({lcup, true, settings.distortions ? cleanup_decrease(coefficients, shift, all) : 0.0});
   out.num_passes = 1;
   if (settings.refinement) {
     thread_local std::vector<uint8_t> refinement;
@@ -78,8 +78,9 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
         ht::encode_refinement(coefficients, shift - 1, settings.vertical_causal, refinement);
     out.data.insert(out.data.end(), refinement.begin(), refinement.end());
     const auto total = static_cast<uint32_t>(out.data.size());
-    out.passes.push_back({lcup + coded.sigprop_length, false, coded.sigprop_decrease});
-    out.passes.push_back({total, true, coded.magref_decrease});
+    const double keep = settings.distortions ? 1.0 : 0.0;
+    out.passes.push_back({lcup + coded.sigprop_length, false, keep * coded.sigprop_decrease});
+    out.passes.push_back({total, true, keep * coded.magref_decrease});
     out.num_passes = 3;
   }
   detail::scale_distortions(out, fraction_bits);

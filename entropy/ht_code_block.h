@@ -21,6 +21,9 @@ struct HtEncodeSettings {
   bool refinement = false;
   // Code-block style bit 3: SigProp ignores the stripe below.
   bool vertical_causal = false;
+  // false: every pass's distortion_decrease is left 0 (the caller sends
+  // every pass: no rate target).
+  bool distortions = true;
 };
 
 // Encodes one HT code-block. Inputs as encode_code_block (t1.h): indices

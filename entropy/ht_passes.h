@@ -14,17 +14,32 @@
 
 namespace mallat::entropy::ht {
 
+// The instruction sets the fast cleanup coders are built for (chosen at run
+// time, so a generic x86-64 build stays portable): kBmi2 adds BMI1/BMI2
+// (shifts by a register without flags, bit-field extraction), LZCNT and
+// POPCNT; kBest the best this CPU has. The outputs do not depend on it.
+enum class CleanupIsa { kBest, kGeneric, kBmi2 };
+bool cleanup_isa_available(CleanupIsa isa);
+CleanupIsa resolve_cleanup_isa(CleanupIsa isa);
+
 // The cleanup segment (MagSgn, MEL, VLC and the 12-bit interface locator
 // Scup) coding every magnitude |c| >> shift, which must be below 2^31 and
 // not all zero. The block is at most 1024 wide and 4096 samples.
-void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment);
+void encode_cleanup(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment,
+                    CleanupIsa isa = CleanupIsa::kBest);
 
 // Decodes a cleanup segment at plane p into `out` (values at their true
 // weight, every sample written). `planes_above` K = Mb - p bounds the
 // magnitudes (below 2^K at plane p). Returns false when the segment is
 // corrupt (Lcup < 2, Scup out of range, an exponent bound beyond K + 1);
 // `out` is then all zero.
-bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
+bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out,
+                    CleanupIsa isa = CleanupIsa::kBest);
+
+// The plain versions of encode_cleanup and decode_cleanup that the fast
+// ones are tested against: the same bytes, the same samples and verdict.
+void encode_cleanup_reference(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment);
+bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
 // The squared error of a magnitude m known down to plane k, reconstructed
 // at the middle of its interval (E.1.1.2): m itself while m >> k is 0.

@@ -37,9 +37,11 @@ class QuadRows {
   // the initial row, the largest exponent among the four samples above its
   // own and its neighbours' columns, less 1.
   int kappa(int64_t q, int rho) const {
-    if (initial_ || (rho & (rho - 1)) == 0) return 1;  // at most one sample
+    // The initial row's exponents above are all 0 (reset), so its kappa is
+    // 1 without a test of its own.
     const int* above = &e_above_[static_cast<size_t>(2 * q)];
-    return std::max(1, std::max({above[0], above[1], above[2], above[3]}) - 1);
+    const int from_above = std::max(1, std::max(std::max(above[0], above[1]), std::max(above[2], above[3])) - 1);
+    return (rho & (rho - 1)) == 0 ? 1 : from_above;  // at most one sample: 1
   }
 
   // Quad q's pattern and its bottom samples' exponents.

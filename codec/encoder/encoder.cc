@@ -282,6 +282,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   }
   setup.colour_weight = colour_weights(main);
   setup.ht_candidates = main.cod.component.style.ht && options.rate_kind != EncodeOptions::RateKind::kNone;
+  setup.distortions = options.rate_kind != EncodeOptions::RateKind::kNone;
   return setup;
 }
 

@@ -47,6 +47,9 @@ struct TileCodingSetup {
   // HT code-blocks under rate control: code each at every plane it has
   // (CodedBlock::ht_candidates).
   bool ht_candidates = false;
+  // Whether the passes' distortion decreases are needed: under a rate
+  // target only (otherwise every pass is sent); HT coders skip them.
+  bool distortions = true;
 };
 
 // One truncation point of an HT code-block under rate control: the first

@@ -91,6 +91,7 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
                      b.fraction_bits});
     batch.back().ht_cleanup_plane = tile.ht_cleanup_plane;
     batch.back().ht_refinement = tile.ht_refinement;
+    batch.back().ht_distortions = tile.ht_distortions;
     index.push_back(i);
   }
   entropy::BatchWork work;

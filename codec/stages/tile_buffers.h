@@ -108,6 +108,8 @@ struct EncodeTile {
   // tile's blocks at several planes (codec/encoder/tile_encoder.h).
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
+  // Whether HT passes need their distortion decreases (a rate target).
+  bool ht_distortions = true;
 };
 
 // A code-block on the decoder's side.

@@ -1,0 +1,29 @@
+// The fast HT cleanup coders' instruction set, chosen at run time.
+#include "entropy/ht_cleanup_isa.h"
+#include "entropy/ht_passes.h"
+
+namespace mallat::entropy::ht {
+
+bool cleanup_isa_available(CleanupIsa isa) {
+  switch (isa) {
+    case CleanupIsa::kBest:
+    case CleanupIsa::kGeneric:
+      return true;
+    case CleanupIsa::kBmi2:
+#if MALLAT_HT_BMI2
+      return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt") &&
+             __builtin_cpu_supports("popcnt");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+CleanupIsa resolve_cleanup_isa(CleanupIsa isa) {
+  static const bool bmi2 = cleanup_isa_available(CleanupIsa::kBmi2);
+  if (isa == CleanupIsa::kBest) return bmi2 ? CleanupIsa::kBmi2 : CleanupIsa::kGeneric;
+  return isa == CleanupIsa::kBmi2 && !bmi2 ? CleanupIsa::kGeneric : isa;
+}
+
+}  // namespace mallat::entropy::ht

@@ -1,0 +1,200 @@
+// The HT cleanup pass's bit streams (15444-15 Annex C) read the fast way,
+// for ht_cleanup_decoder.cc: MagSgn and VLC refilled up to 8 bytes at a
+// time with one 64-bit load where no byte in the load can be followed by a
+// stuffed bit, and MEL through a 64-bit accumulator. Same bits as the plain
+// readers of ht_bit_streams.h (the reference decoder's), which they fall
+// back to byte by byte near the ends and around stuffing. Internal.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "entropy/ht_bit_streams.h"
+
+namespace mallat::entropy::ht::fast {
+
+inline constexpr uint64_t kByteLows = 0x0101010101010101u;
+inline constexpr uint64_t kByteHighs = 0x8080808080808080u;
+
+// 8 bytes from p, p[0] lowest.
+inline uint64_t load_le64(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+  return w;
+}
+
+// The high bit of each byte of w that is 0xFF (exact in the lowest such
+// byte; above it a byte may be flagged wrongly, which only matters to a
+// caller that looks past the first flag, and none does).
+inline uint64_t ff_bytes(uint64_t w) { return ((~w) - kByteLows) & w & kByteHighs; }
+
+// Masks of the low n bytes, 1 <= n <= 8.
+inline uint64_t low_bytes(int n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
+
+// An accumulator of bits, first bit lowest.
+class Accumulator {
+ public:
+  void advance(int n) {
+    acc_ >>= n;
+    bits_ -= n;
+  }
+
+ protected:
+  Accumulator(uint64_t acc, int bits) : acc_(acc), bits_(bits) {}
+  uint64_t acc_;
+  int bits_;
+};
+
+// MagSgn: forward, fill 0xFF, the MSB after a 0xFF byte dropped (as
+// ht::ForwardReader).
+class ForwardReader : public Accumulator {
+ public:
+  ForwardReader(const uint8_t* data, size_t size) : Accumulator(0, 0), p_(data), end_(data + size) {}
+
+  // At least n <= 56 valid bits, first bit lowest.
+  void ensure(int n) {
+    if (bits_ < n) refill();
+  }
+  uint64_t bits() const { return acc_; }
+
+ private:
+  void refill() {
+    while (bits_ <= 56) {
+      const int n = (64 - bits_) >> 3;
+      if (!stuff_ && end_ - p_ >= 8) {
+        const uint64_t w = load_le64(p_);
+        // The bytes before the first 0xFF go in whole; a 0xFF byte and the
+        // one after it go through the byte path.
+        const uint64_t ff = ff_bytes(w) & low_bytes(n);
+        const int take = ff ? std::countr_zero(ff) >> 3 : n;
+        if (take > 0) {
+          acc_ |= (w & low_bytes(take)) << bits_;
+          bits_ += 8 * take;
+          p_ += take;
+          continue;
+        }
+      }
+      const uint8_t byte = p_ < end_ ? *p_++ : 0xFF;
+      acc_ |= low_bits(byte, stuff_ ? 7 : 8) << bits_;
+      bits_ += stuff_ ? 7 : 8;
+      stuff_ = byte == 0xFF;
+    }
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+  bool stuff_ = false;
+};
+
+// VLC: backward from `end` down to `begin`, fill 0; a byte whose low 7 bits
+// are 1 after a byte above 0x8F carries 7 bits (as ht::BackwardReader).
+class BackwardReader : public Accumulator {
+ public:
+  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f)
+      : Accumulator(acc, bits), begin_(begin), p_(end), above_8f_(above_8f) {}
+
+  // At least 32 valid bits, first bit lowest.
+  uint64_t look() {
+    if (bits_ < 32) refill();
+    return acc_;
+  }
+
+ private:
+  void refill() {
+    while (bits_ <= 56) {
+      const int n = (64 - bits_) >> 3;
+      if (p_ - begin_ >= 8) {
+        // The 8 bytes below p_, the one just below p_ lowest.
+        const uint64_t w = __builtin_bswap64(load_le64(p_ - 8));
+        // Only a byte with its low 7 bits all 1 can be a stuffed one; the
+        // bytes before the first such go in whole.
+        const uint64_t candidates = ff_bytes(w | kByteHighs) & low_bytes(n);
+        const int take = candidates ? std::countr_zero(candidates) >> 3 : n;
+        if (take > 0) {
+          acc_ |= (w & low_bytes(take)) << bits_;
+          bits_ += 8 * take;
+          p_ -= take;
+          above_8f_ = p_[0] > 0x8F;
+          continue;
+        }
+      }
+      const uint8_t byte = p_ > begin_ ? *--p_ : 0;
+      const int count = above_8f_ && (byte & 0x7F) == 0x7F ? 7 : 8;
+      acc_ |= low_bits(byte, count) << bits_;
+      bits_ += count;
+      above_8f_ = byte > 0x8F;
+    }
+  }
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  bool above_8f_;
+};
+
+// MEL (as ht::MelDecoder): MSB first through an accumulator whose first bit
+// is its top bit; the segment's last byte's low nibble read as 1s; past the
+// end 1s.
+class MelDecoder {
+ public:
+  MelDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+
+  bool decode() {
+    if (zeros_ > 0) {
+      --zeros_;
+      return false;
+    }
+    if (one_) {
+      one_ = false;
+      return true;
+    }
+    for (;;) {
+      if (bits_ < 8) refill();
+      const int e = kMelExponent[k_];
+      if (acc_ >> 63) {
+        // A run of 2^e zeros.
+        acc_ <<= 1;
+        bits_ -= 1;
+        if (k_ < 12) ++k_;
+        zeros_ = (1 << e) - 1;
+        return false;
+      }
+      // e bits of run length, then a 1.
+      const int run = e > 0 ? static_cast<int>(acc_ << 1 >> (64 - e)) : 0;
+      acc_ <<= 1 + e;
+      bits_ -= 1 + e;
+      if (k_ > 0) --k_;
+      if (run > 0) {
+        zeros_ = run - 1;
+        one_ = true;
+        return false;
+      }
+      return true;
+    }
+  }
+
+ private:
+  void refill() {
+    while (bits_ <= 56) {
+      uint8_t byte = 0xFF;
+      if (p_ < end_) {
+        byte = *p_++;
+        if (p_ == end_) byte |= 0x0F;
+      }
+      const int count = stuff_ ? 7 : 8;
+      acc_ |= low_bits(byte, count) << (64 - bits_ - count);
+      bits_ += count;
+      stuff_ = byte == 0xFF;
+    }
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+  uint64_t acc_ = 0;
+  int bits_ = 0;
+  int k_ = 0;
+  int zeros_ = 0;
+  bool one_ = false;
+  bool stuff_ = false;
+};
+
+}  // namespace mallat::entropy::ht::fast
