@@ -2,7 +2,23 @@
 #include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_passes.h"
 
+#if MALLAT_HT_BMI2
+#include <cpuid.h>
+#endif
+
 namespace mallat::entropy::ht {
+namespace {
+
+#if MALLAT_HT_BMI2
+// LZCNT is CPUID 0x80000001 ECX bit 5 (ABM); asked directly because
+// clang's __builtin_cpu_supports has no "lzcnt".
+bool has_lzcnt() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(0x80000001u, &a, &b, &c, &d) != 0 && (c & (1u << 5)) != 0;
+}
+#endif
+
+}  // namespace
 
 bool cleanup_isa_available(CleanupIsa isa) {
   switch (isa) {
@@ -11,7 +27,7 @@ bool cleanup_isa_available(CleanupIsa isa) {
       return true;
     case CleanupIsa::kBmi2:
 #if MALLAT_HT_BMI2
-      return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("lzcnt") &&
+      return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && has_lzcnt() &&
              __builtin_cpu_supports("popcnt");
 #else
       return false;
