@@ -139,9 +139,11 @@ inline Quad measure(const int32_t s[4], int shift) {
         const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
-        int emb = 0;
-        for (int n = 0; n < 4; ++n) emb |= (quad.e[n] == bound ? 1 : 0) << n;
-        if (u[j] == 0) emb = 0;
+        // Written out rather than looped: GCC 12 with the sanitizers warns
+        // (-Wmaybe-uninitialized) about the loop's counter here.
+        const int emb = u[j] == 0 ? 0
+                                  : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
+                                        (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
         const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
