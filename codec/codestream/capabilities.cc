@@ -18,7 +18,7 @@ uint32_t part_bit(int i) { return uint32_t{1} << (32 - i); }
 int magnitude_bits_code(int b) {
   if (b <= 8) return 0;
   if (b < 28) return b - 8;
-  return 13 + b / 4 > 31 ? 31 : 13 + b / 4;
+  return std::min(13 + b / 4, 31);
 }
 int magnitude_bits_from(int bp) {
   if (bp == 0) return 8;
@@ -96,13 +96,6 @@ Result<std::vector<uint16_t>> parse_cpf(ByteReader& seg) {
   std::vector<uint16_t> words;
   while (!seg.at_end()) words.push_back(seg.u16());
   return words;
-}
-
-Capabilities ht_capabilities(const HtCapabilities& ht) {
-  Capabilities cap;
-  cap.pcap = part_bit(15);
-  cap.ccap = {ht.to_ccap15()};
-  return cap;
 }
 
 namespace {

@@ -51,10 +51,6 @@ void write_cap(ByteWriter& w, const Capabilities& cap);
 // 15444-1 A.5.3: CPF, the Pcpf words (a profile number, 15444-1 Table A.?).
 Result<std::vector<uint16_t>> parse_cpf(ByteReader& seg);
 
-// The CAP an HT codestream carries (15444-15 A.3): Pcap with part 15 and
-// its Ccap^15.
-Capabilities ht_capabilities(const HtCapabilities& ht);
-
 struct MainHeader;
 struct CodingOverrides;
 
