@@ -115,8 +115,9 @@ def encode(image, *, lossless=None, rate=None, bpp=None, psnr=None, ht=False, ti
     rate, bpp, psnr: one of them, a number or a sequence (one quality layer
         each): compression ratios (decreasing; the file is at most raw size /
         ratio), bits per pixel (increasing) or PSNR in dB (increasing).
-    ht: HT code-blocks (ISO/IEC 15444-15, the code-block style's HT bit);
-        raises UnsupportedError until this build's encoder has the HT coder.
+    ht: HT code-blocks (ISO/IEC 15444-15, as `mallat encode -M 64`); with a
+        rate target the file has one quality layer (a sequence of targets
+        raises InvalidArgumentError).
     tile: tile size, an int or (height, width); default one tile.
     levels: wavelet decomposition levels (default 5, fewer for small images).
     jp2: a JP2 file (boxes with the colour space) instead of a raw codestream.
