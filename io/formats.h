@@ -23,9 +23,11 @@ using Bytes = std::span<const uint8_t>;
 Result<Image> decode_png(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
 
-// Only in builds with libtiff; encode_tiff needs no library.
+// Only in builds with libtiff; encode_tiff needs no library. kAuto writes
+// classic TIFF when its 32-bit offsets reach every byte, BigTIFF otherwise.
 Result<Image> decode_tiff(Bytes file, uint64_t max_memory);
-Result<std::vector<uint8_t>> encode_tiff(const Image& image);
+enum class TiffForm { kAuto, kClassic, kBig };
+Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm form = TiffForm::kAuto);
 
 Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 // PNM is written in pieces, its rows converted on `pool`: the raster of a
