@@ -1,4 +1,5 @@
 #include "common/image.h"
+#include "common/large_buffer.h"
 
 #include <limits>
 #include <new>
@@ -21,7 +22,7 @@ Result<Image> make_image(int64_t width, int64_t height, int num_components, int 
     c.precision = precision;
     c.is_signed = is_signed;
     try {
-      c.samples.assign(static_cast<size_t>(width * height), 0);
+      assign_large(c.samples, static_cast<size_t>(width * height));
     } catch (const std::bad_alloc&) {
       return resource_limit("out of memory for a " + std::to_string(width) + "x" +
                             std::to_string(height) + " image");

@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "common/large_buffer.h"
+
 namespace mallat::io {
 namespace {
 
@@ -55,7 +57,7 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
                           std::to_string(max_bytes) + " bytes");
   std::vector<uint8_t> bytes;
   try {
-    bytes.resize(static_cast<size_t>(end));
+    assign_large(bytes, static_cast<size_t>(end));
   } catch (const std::bad_alloc&) {
     return resource_limit(name + ": out of memory for " + std::to_string(end) + " bytes");
   }

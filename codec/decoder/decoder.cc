@@ -15,6 +15,7 @@
 #include "codec/decoder/component_selection.h"
 #include "codec/decoder/tile_decoder.h"
 #include "codec/tier2/tile_geometry.h"
+#include "common/large_buffer.h"
 #include "common/thread_pool.h"
 
 namespace mallat::codec {
@@ -121,7 +122,7 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
-    if (comp.samples.empty()) comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+    if (comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
   keep_output_components(selection, image);
   return image;
 }

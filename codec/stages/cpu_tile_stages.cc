@@ -9,6 +9,7 @@
 #include "codec/stages/tile_input.h"
 #include "codec/stages/tile_output.h"
 #include "codec/stages/tile_stages.h"
+#include "common/large_buffer.h"
 
 namespace mallat::codec {
 namespace {
@@ -48,7 +49,7 @@ std::vector<size_t> unallocated(const Image& image) {
 
 void allocate(Image& image, size_t c) {
   Component& comp = image.components[c];
-  comp.samples.assign(static_cast<size_t>(comp.width * comp.height), 0);
+  assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
 }
 
 // G.2 / G.3 need components 0..2 of one size and one wavelet; then

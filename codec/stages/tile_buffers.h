@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "common/image.h"
+#include "common/large_buffer.h"
 #include "common/plane_view.h"
 #include "common/status.h"
 #include "dwt/dwt.h"
@@ -55,7 +56,7 @@ struct TilePlane {
 
   // Storage for count() samples, uninitialised: every stage that fills a
   // plane writes all its samples.
-  void allocate() { storage = std::make_unique_for_overwrite<std::byte[]>(count() * 4); }
+  void allocate() { storage = allocate_large(count() * 4); }
 
   PlaneView<int32_t> ints() const { return {reinterpret_cast<int32_t*>(storage.get()), width(), height(), width()}; }
   PlaneView<float> floats() const { return {reinterpret_cast<float*>(storage.get()), width(), height(), width()}; }
