@@ -215,7 +215,9 @@ class ProfileCheck {
       return fail("32x32 code-blocks", "-b gives " + std::to_string(1 << o_.xcb) + "x" + std::to_string(1 << o_.ycb));
     if (o_.style.to_byte() != 0)
       return fail("no code-block mode switches", "-M gives " + std::to_string(o_.style.to_byte()));
-    if (o_.order != ProgressionOrder::kCPRL) return fail("the CPRL progression", "-p asks for another");
+    static constexpr const char* kOrders[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
+    if (o_.order != ProgressionOrder::kCPRL)
+      return fail("the CPRL progression", std::string("-p gives ") + kOrders[static_cast<int>(o_.order)]);
     if (!o_.roi.empty()) return fail("no region of interest (RGN)", "-ROI asks for one");
     if (!o_.progression_changes.empty()) return fail("no tile-part POC", "-POC asks for one");
     if (o_.tile_parts != TilePartDivision::kComponent)
