@@ -374,6 +374,27 @@ const std::vector<EncodeOption>& encode_table() {
        "max-shift region of interest: every coefficient of component C shifted up by S bit-planes (0..37), RGN "
        "marker (as opj_compress: the whole component is the region)",
        "c=0,U=5", [](EncodeSettings& s, const std::string& v) { return usage_status(parse_roi(v, &s.codec.roi)); }},
+      {{"-cinema2K"}, "24|48",
+       "2K digital cinema profile (Rsiz 3): 12-bit X'Y'Z' frames up to 2048x1080, CPRL, one tile, 32x32 code-blocks, "
+       "9/7 + ICT, at most 5 levels, a tile-part per component, TLM; rate control keeps a frame within 1,302,083 "
+       "(24 fps) or 651,041 bytes (48) and each component within 1,041,666 or 520,833. Options that contradict "
+       "the profile are errors",
+       "24", [](EncodeSettings& s, const std::string& v) {
+         return usage_status(parse_cinema(codec::ProfileKind::kCinema2K, v, &s.codec.profile));
+       }},
+      {{"-cinema4K"}, "",
+       "4K digital cinema profile (Rsiz 4, 24 fps): as -cinema2K 24 for frames up to 4096x2160, at most 6 levels, "
+       "the highest resolution in its own three tile-parts (POC)",
+       "", [](EncodeSettings& s, const std::string&) {
+         return usage_status(parse_cinema(codec::ProfileKind::kCinema4K, "24", &s.codec.profile));
+       }},
+      {{"-IMF"}, "P[,MAINLEVEL=X][,SUBLEVEL=Y][,FRAMERATE=F]",
+       "IMF profile (15444-1 Amd 8, Rsiz 0x0400..0x09BB) as opj_compress: P is 2K, 4K, 8K (single tile, 9/7) or "
+       "2K_R, 4K_R, 8K_R (5/3; tiles of the image, 1024, 2048 or 4096); 32x32 code-blocks, CPRL, a tile-part per "
+       "component, TLM; with FRAMERATE a SUBLEVEL limits each frame's bytes and a MAINLEVEL its samples a second",
+       "4K_R,MAINLEVEL=5,SUBLEVEL=2", [](EncodeSettings& s, const std::string& v) {
+         return usage_status(parse_imf(v, &s.codec.profile));
+       }},
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       {{"--dwt"}, "B", kDwtHelp, "cpu",
@@ -515,6 +536,15 @@ int encode_main(const Args& args) {
   if (*parsed == Parsed::kHelp) {
     std::fputs(help_text(kEncodeIntro, option_texts(encode_table())).c_str(), stdout);
     return 0;
+  }
+  if (s.codec.profile.kind != codec::ProfileKind::kNone) {
+    // A profile's parameters under the options given, whatever their order:
+    // parse again over them; encode() refuses any that contradict it.
+    EncodeSettings over;
+    over.codec = codec::profile_options(s.codec.profile, codec::EncodeOptions{});
+    parsed = parse_options(encode_table(), args, over);
+    if (!parsed.ok()) return usage_error(parsed.status().message());
+    s = std::move(over);
   }
   codec::EncodeOptions& opt = s.codec;
   if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");

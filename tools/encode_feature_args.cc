@@ -1,5 +1,6 @@
 #include "tools/encode_feature_args.h"
 
+#include <cctype>
 #include <charconv>
 
 namespace mallat::tools {
@@ -84,6 +85,49 @@ std::string parse_roi(const std::string& value, std::vector<codec::RegionOfInter
     if (r.component == roi.component) return "-ROI: component " + std::to_string(roi.component) + " given twice";
   out->push_back(roi);
   return "";
+}
+
+namespace {
+
+std::string set_profile(const codec::Profile& p, codec::Profile* out) {
+  if (out->kind != codec::ProfileKind::kNone && !(*out == p))
+    return "profiles exclude each other: " + codec::profile_name(*out) + " and " + codec::profile_name(p);
+  *out = p;
+  return "";
+}
+
+}  // namespace
+
+std::string parse_cinema(codec::ProfileKind kind, const std::string& value, codec::Profile* out) {
+  codec::Profile p;
+  p.kind = kind;
+  p.frame_rate = 24;
+  if (kind == codec::ProfileKind::kCinema2K && !whole_number(value, 24, 48, &p.frame_rate)) p.frame_rate = 0;
+  if (p.frame_rate != 24 && p.frame_rate != 48) return "-cinema2K needs 24 or 48 (frames a second), got '" + value + "'";
+  return set_profile(p, out);
+}
+
+std::string parse_imf(const std::string& value, codec::Profile* out) {
+  const std::string bad = "-IMF needs PROFILE[,MAINLEVEL=0..11][,SUBLEVEL=0..9][,FRAMERATE=F] with PROFILE one of "
+                          "2K, 4K, 8K, 2K_R, 4K_R, 8K_R; got '" + value + "'";
+  static constexpr std::string_view kNames[] = {"2K", "4K", "8K", "2K_R", "4K_R", "8K_R"};
+  const std::vector<std::string_view> fields = split(value, ',');
+  codec::Profile p;
+  for (int i = 0; i < 6; ++i)
+    if (fields[0] == kNames[i]) p.kind = static_cast<codec::ProfileKind>(static_cast<int>(codec::ProfileKind::kImf2K) + i);
+  if (p.kind == codec::ProfileKind::kNone) return bad;
+  for (size_t f = 1; f < fields.size(); ++f) {
+    const size_t equals = fields[f].find('=');
+    if (equals == std::string_view::npos) return bad;
+    std::string key(fields[f].substr(0, equals));
+    for (char& ch : key) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    const std::string_view number = fields[f].substr(equals + 1);
+    int* field = key == "MAINLEVEL" ? &p.main_level : key == "SUBLEVEL" ? &p.sub_level
+                                                   : key == "FRAMERATE" ? &p.frame_rate : nullptr;
+    const int hi = key == "MAINLEVEL" ? 11 : key == "SUBLEVEL" ? 9 : 1000;
+    if (!field || !whole_number(number, key == "FRAMERATE" ? 1 : 0, hi, field)) return bad;
+  }
+  return set_profile(p, out);
 }
 
 }  // namespace mallat::tools

@@ -23,4 +23,10 @@ std::string parse_tile_parts(const std::string& value, codec::TilePartDivision* 
 // already given is an error.
 std::string parse_roi(const std::string& value, std::vector<codec::RegionOfInterest>* out);
 
+// -cinema2K 24|48, -cinema4K (24 fps, as opj_compress) and
+// -IMF PROFILE[,MAINLEVEL=X][,SUBLEVEL=Y][,FRAMERATE=F] (keys in any case,
+// as opj_compress's lower-case ones); a second, different profile is an error.
+std::string parse_cinema(codec::ProfileKind kind, const std::string& value, codec::Profile* out);
+std::string parse_imf(const std::string& value, codec::Profile* out);
+
 }  // namespace mallat::tools

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "codec/api/profile.h"
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "io/file.h"
@@ -105,6 +106,7 @@ void print_coding(const codec::MainHeader& m) {
                 coc.reversible ? "reversible 5/3" : "irreversible 9/7");
   }
   std::printf("  Rsiz 0x%04X%s\n", m.siz.rsiz, (m.siz.rsiz & codec::kRsizCapabilities) ? " (extended capabilities)" : "");
+  std::printf("  profile: %s\n", codec::describe_rsiz(m.siz.rsiz).c_str());
   if (!m.cap.empty()) {
     std::printf("  CAP: Pcap 0x%08X\n", m.cap.pcap);
     if (auto c15 = m.cap.part(15)) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/api/coding_types.h"
+#include "codec/api/profile.h"
 #include "common/image.h"
 #include "common/status.h"
 #include "dwt/dwt.h"
@@ -37,6 +38,9 @@ struct EncodeOptions {
   // in that tile's first tile-part header. Where they leave packets out, one
   // more change sends those in `order` (a decoder follows only the changes).
   std::map<int, std::vector<ProgressionChange>> progression_changes;
+  // Progression changes for every tile, in the main header's POC (A.6.6);
+  // they must name every packet. The 4K cinema profile sets them.
+  std::vector<ProgressionChange> main_progression_changes;
   // -TP R|L|C: a new tile-part wherever the progression moves to another
   // resolution / layer / component (tile_parts.h).
   TilePartDivision tile_parts = TilePartDivision::kNone;
@@ -66,6 +70,16 @@ struct EncodeOptions {
   enum class RateKind { kNone, kRatio, kBitsPerPixel, kPsnr };
   RateKind rate_kind = RateKind::kNone;
   std::vector<double> rate_values;
+  // Byte limits that rate control meets by truncating code-blocks (PCRD),
+  // never by failing; 0 = none. max_file_bytes caps every layer's target;
+  // max_component_bytes caps each component's packets plus the headers of
+  // the tile-parts that hold that component alone (SOT, SOD, POC). The
+  // profiles set them (cinema: 1,302,083 and 1,041,666 bytes at 24 fps).
+  uint64_t max_file_bytes = 0;
+  uint64_t max_component_bytes = 0;
+  // -cinema2K, -cinema4K, -IMF: the profile the stream must meet (Rsiz);
+  // start from profile_options() (codec/api/profile.h).
+  Profile profile;
   int threads = 0;               // 0 = all cores
   // The CPU by default: with a whole file per process the CUDA backend's
   // start-up and copies cost more than the transform saves (README,

@@ -83,6 +83,7 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
   if (uint64_t{siz.tiles_x()} * siz.tiles_y() > 65535)
     return invalid_argument("more than 65535 tiles; choose larger tiles");
   for (const Component& c : image.components) siz.components.push_back({c.precision, c.is_signed, 1, 1});
+  siz.rsiz = profile_rsiz(o.profile);   // A.5.1 Table A.10: the profile (codec/encoder/profiles.cc)
 
   // Levels: an explicit -n must fit the first tile; the default shrinks to fit.
   MALLAT_ASSIGN_OR_RETURN(const dwt::Rect first, tile_rect(siz, 0));
@@ -99,6 +100,7 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
   }
   CodingStyle& cod = h.cod;
   cod.order = o.order;
+  h.poc = o.main_progression_changes;
   cod.layers = o.rate_kind == EncodeOptions::RateKind::kNone ? 1 : static_cast<int>(o.rate_values.size());
   if (cod.layers < 1 || cod.layers > 65535) return invalid_argument("1..65535 quality layers, one per rate target");
   cod.sop = o.sop;
@@ -209,6 +211,20 @@ Result<std::map<int, std::vector<ProgressionChange>>> tile_progression_changes(c
   const int nc = static_cast<int>(main.siz.components.size());
   const int resolutions = main.cod.component.levels + 1;
   std::map<int, std::vector<ProgressionChange>> out;
+  if (!main.poc.empty()) {
+    // The main header's changes hold for every tile and must name every
+    // packet (B.12.2): checked on the first tile.
+    for (const ProgressionChange& p : main.poc) {
+      const Status s = check_progression_change(p, nc);
+      if (!s.ok()) return invalid_argument("main header progression change: " + s.message());
+    }
+    std::vector<ComponentCoding> coding(nc, main.cod.component);
+    MALLAT_ASSIGN_OR_RETURN(const TileLayout layout, build_tile_layout(main.siz, 0, coding));
+    MALLAT_ASSIGN_OR_RETURN(const auto all, packet_order(layout, main.cod.layers, main.cod.order));
+    MALLAT_ASSIGN_OR_RETURN(const auto named, packet_order(layout, main.cod.layers, main.cod.order, main.poc));
+    if (named.size() != all.size())
+      return invalid_argument("the main header's progression changes must name every packet");
+  }
   for (const auto& [tile, given] : o.progression_changes) {
     const std::string which = "progression change of tile " + std::to_string(tile) + " (counted from 0)";
     if (tile < 0 || tile >= tiles)
@@ -281,8 +297,10 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
     setup.energy.push_back(std::move(energy));
   }
   setup.colour_weight = colour_weights(main);
-  setup.ht_candidates = main.cod.component.style.ht && options.rate_kind != EncodeOptions::RateKind::kNone;
-  setup.distortions = options.rate_kind != EncodeOptions::RateKind::kNone;
+  setup.ht_candidates = main.cod.component.style.ht && (options.rate_kind != EncodeOptions::RateKind::kNone ||
+                                                        options.max_file_bytes > 0 || options.max_component_bytes > 0);
+  setup.distortions = options.rate_kind != EncodeOptions::RateKind::kNone || options.max_file_bytes > 0 ||
+                      options.max_component_bytes > 0;
   return setup;
 }
 
@@ -290,7 +308,16 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
 Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeOptions& o) {
   using Kind = EncodeOptions::RateKind;
   std::vector<LayerTarget> targets;
-  if (o.rate_kind == Kind::kNone) return std::vector<LayerTarget>{LayerTarget{}};
+  // A file limit (the profiles') caps every layer's byte target.
+  const double most = o.max_file_bytes ? static_cast<double>(o.max_file_bytes) : 0.0;
+  auto capped = [&](LayerTarget t) {
+    if (most > 0 && t.kind == LayerTarget::Kind::kEverything) return LayerTarget{LayerTarget::Kind::kBytes, most};
+    if (most > 0 && t.kind == LayerTarget::Kind::kBytes) t.value = std::min(t.value, most);
+    return t;
+  };
+  if (most > 0 && o.rate_kind == Kind::kPsnr)
+    return invalid_argument("PSNR targets (-q) cannot be combined with a limit on the file's bytes");
+  if (o.rate_kind == Kind::kNone) return std::vector<LayerTarget>{capped(LayerTarget{})};
   const double pixels = static_cast<double>(image.width()) * static_cast<double>(image.height());
   double raw_bits = 0;
   for (const Component& c : image.components) raw_bits += c.precision * pixels;
@@ -322,9 +349,25 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeO
       case Kind::kNone:
         break;
     }
-    targets.push_back(t);
+    targets.push_back(capped(t));
   }
   return targets;
+}
+
+// The bytes of each tile-part's header (SOT to SOD) in a codestream written
+// without its packet data, whose Psot then counts the header alone (A.4.2).
+std::vector<uint32_t> tile_part_header_bytes(std::span<const uint8_t> s) {
+  auto u16 = [&](size_t at) -> uint32_t { return at + 2 <= s.size() ? (uint32_t{s[at]} << 8) | s[at + 1] : 0u; };
+  size_t at = 2;   // after SOC: the main header's marker segments up to the first SOT
+  while (at + 4 <= s.size() && u16(at) != 0xFF90) at += 2 + u16(at + 2);
+  std::vector<uint32_t> out;
+  while (at + 10 <= s.size() && u16(at) == 0xFF90) {
+    const uint32_t psot = (u16(at + 6) << 16) | u16(at + 8);
+    if (psot == 0) break;
+    out.push_back(psot);
+    at += psot;
+  }
+  return out;
 }
 
 // Assembles the file from the tiles' packets of the chosen layers: tile-parts
@@ -342,13 +385,25 @@ class FileAssembler {
   // Bytes of the whole file for these layers, without copying the packet
   // data; the tiles' packets are sized in parallel.
   Result<uint64_t> size(const LayerPasses& layers) const {
+    MALLAT_ASSIGN_OR_RETURN(const LayerBytes b, bytes(layers, false));
+    return b.file;
+  }
+
+  // The file's bytes and, when `per_component`, each component's: its
+  // packets, and the whole of every tile-part that holds it alone (the
+  // cinema profiles' limit per colour component).
+  Result<LayerBytes> bytes(const LayerPasses& layers, bool per_component) const {
     uint64_t left_out = 0;
-    MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream, assemble(layers, false, &left_out));
-    return stream.size() + left_out + container_overhead();
+    LayerBytes b;
+    if (per_component) b.component.assign(main_.siz.components.size(), 0);
+    MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream,
+                            assemble(layers, false, &left_out, per_component ? &b.component : nullptr));
+    b.file = stream.size() + left_out + container_overhead();
+    return b;
   }
 
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const {
-    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr));
+    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr, nullptr));
     if (in_jp2_boxes()) return write_jp2(main_.siz, stream, jp2_);
     return stream;
   }
@@ -360,8 +415,10 @@ class FileAssembler {
   };
 
   // The codestream; without the packet data unless with_data, whose bytes
-  // then go to *left_out.
-  Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out) const {
+  // then go to *left_out; each component's bytes added to *component_bytes
+  // when asked (without the data only).
+  Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out,
+                                        std::vector<uint64_t>* component_bytes) const {
     using Packed = EncodeOptions::PackedHeaders;
     const bool packed = options_.packed_headers != Packed::kNone;
     std::vector<TileOutput> out(tiles_.size());
@@ -371,6 +428,7 @@ class FileAssembler {
     }));
 
     std::vector<TilePartToWrite> parts;
+    std::vector<int> part_component;   // the one component a tile-part holds, or -1
     std::vector<std::vector<uint8_t>> ppm;
     for (size_t t = 0; t < tiles_.size(); ++t) {
       const std::vector<PacketBytes>& packets = out[t].packets;
@@ -389,11 +447,15 @@ class FileAssembler {
         part.num_parts = static_cast<int>(starts.size());
         if (i == 0 && own != overrides_.end()) part.overrides = &own->second;
         size_t data_bytes = 0, header_bytes = 0;
+        int only = end > starts[i] ? packets[starts[i]].id.component : -1;
         for (size_t k = starts[i]; k < end; ++k) {
           data_bytes += packets[k].data;
           header_bytes += packets[k].header;
           if (options_.plt) part.plt.push_back(packets[k].data);
+          if (packets[k].id.component != only) only = -1;
+          if (component_bytes) (*component_bytes)[packets[k].id.component] += packets[k].data + packets[k].header;
         }
+        part_component.push_back(only);
         if (with_data) {
           part.data = std::span<const uint8_t>(out[t].data).subspan(data_at, data_bytes);
         } else {
@@ -411,12 +473,20 @@ class FileAssembler {
         parts.push_back(std::move(part));
       }
     }
+    MainHeader with_ppm;
     if (options_.packed_headers == Packed::kPpm) {
-      MainHeader main = main_;
-      MALLAT_ASSIGN_OR_RETURN(main.ppm, ppm_payloads(ppm));
-      return write_codestream(main, parts, options_.tlm);
+      with_ppm = main_;
+      MALLAT_ASSIGN_OR_RETURN(with_ppm.ppm, ppm_payloads(ppm));
     }
-    return write_codestream(main_, parts, options_.tlm);
+    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream,
+                            write_codestream(options_.packed_headers == Packed::kPpm ? with_ppm : main_, parts,
+                                             options_.tlm));
+    if (component_bytes && !with_data) {
+      const std::vector<uint32_t> headers = tile_part_header_bytes(stream);
+      for (size_t i = 0; i < part_component.size() && i < headers.size(); ++i)
+        if (part_component[i] >= 0) (*component_bytes)[part_component[i]] += headers[i];
+    }
+    return stream;
   }
 
   uint64_t container_overhead() const {
@@ -480,8 +550,10 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
 
 }  // namespace
 
-Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options) {
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given) {
   MALLAT_RETURN_IF_ERROR(check_image(image));
+  // A profile's parameters that depend on the image, and its checks.
+  MALLAT_ASSIGN_OR_RETURN(const EncodeOptions options, resolve_profile(image, given));
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, options));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, options));
   MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main, options));
@@ -504,9 +576,10 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
   if (options.container == Container::kJph) jp2.brand = box::kBrandJph;
   FileAssembler assembler(main, options, setup, jp2, tiles, first_block, pool);
 
-  const bool every_pass = std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
-    return t.kind == LayerTarget::Kind::kEverything;
-  });
+  const bool every_pass = options.max_component_bytes == 0 &&
+                          std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
+                            return t.kind == LayerTarget::Kind::kEverything;
+                          });
   LayerPasses layers;
   if (every_pass) {
     std::vector<int> all;
@@ -527,8 +600,15 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
         initial += b.initial_distortion;
       }
     }
-    auto size_of = [&](const LayerPasses& l) { return assembler.size(l); };
-    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, size_of));
+    ComponentCaps caps;
+    if (options.max_component_bytes > 0) {
+      caps.max_bytes.assign(image.num_components(), static_cast<double>(options.max_component_bytes));
+      for (const auto& tile : tiles)
+        for (size_t slot = 0; slot < tile->blocks().size(); ++slot)
+          caps.block_component.push_back(tile->component_of(slot));
+    }
+    auto bytes_of = [&](const LayerPasses& l) { return assembler.bytes(l, !caps.max_bytes.empty()); };
+    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
     if (options.rate_kind == EncodeOptions::RateKind::kPsnr) {
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }

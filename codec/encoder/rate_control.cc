@@ -1,6 +1,7 @@
 #include "codec/encoder/rate_control.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace mallat::codec {
@@ -84,11 +85,12 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
 // points in hull order, keeping a byte of slack per point for the header
 // bits it adds; then keep the most of them (in that order) whose real file
 // size fits.
-template <class SizeWith>
+// Blocks of capped components go no further than `limit`.
+template <class Fits>
 Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
-                              size_t from, std::vector<int> passes, double budget, double target,
-                              const SizeWith& size_with) {
-  if (budget <= 0) return passes;
+                              size_t from, std::vector<int> passes, double budget,
+                              const std::vector<int>& limit, const Fits& fits) {
+  if (!(budget > 0) || !std::isfinite(budget)) return passes;
   std::vector<char> blocked(hulls.size(), 0);
   std::vector<const HullPoint*> extra;
   for (size_t i = from; i < points.size() && budget >= 2; ++i) {
@@ -96,6 +98,10 @@ Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<co
     if (blocked[p.block]) continue;
     const CodeBlockHull& h = hulls[p.block];
     if (h.passes[p.index] <= passes[p.block]) continue;   // held already
+    if (h.passes[p.index] > limit[p.block]) {
+      blocked[p.block] = 1;
+      continue;
+    }
     const double bytes = h.bytes[p.index] - (p.index > 0 ? h.bytes[p.index - 1] : 0.0) + 1.0;
     if (bytes > budget) {
       blocked[p.block] = 1;
@@ -113,8 +119,8 @@ Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<co
   size_t lo = 0, hi = extra.size() + 1;   // lo fits, hi does not
   while (hi - lo > 1) {
     const size_t mid = lo + (hi - lo) / 2;
-    MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with(mid)));
-    (static_cast<double>(size) <= target ? lo : hi) = mid;
+    MALLAT_ASSIGN_OR_RETURN(const bool fit, fits(with(mid)));
+    (fit ? lo : hi) = mid;
   }
   if (lo > 0) return with(lo);
   return passes;
@@ -125,6 +131,19 @@ Result<std::vector<int>> fill(std::span<const CodeBlockHull> hulls, std::span<co
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets,
                                     double initial_distortion, const SizeOfLayers& size_of) {
+  auto bytes_of = [&](const LayerPasses& layers) -> Result<LayerBytes> {
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t file, size_of(layers));
+    return LayerBytes{file, {}};
+  };
+  return allocate_layers(hulls, targets, initial_distortion, bytes_of, ComponentCaps{});
+}
+
+Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
+                                    std::span<const LayerTarget> targets, double initial_distortion,
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps) {
+  const bool capped = !caps.max_bytes.empty();
+  if (capped && caps.block_component.size() != hulls.size())
+    return invalid_argument("component caps: one component per code-block is needed");
   const std::vector<HullPoint> points = sorted_points(hulls);
   // Distortion removed by the first k points, for every k.
   std::vector<double> removed(points.size() + 1, 0.0);
@@ -136,18 +155,35 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
   LayerPasses layers;
   size_t taken = 0;          // prefix of `points` in the layers so far
   std::vector<int> floor_passes(hulls.size(), 0);   // what the previous layer holds
+  // Passes a block of a component that reached its cap may not pass.
+  std::vector<int> limit(hulls.size(), std::numeric_limits<int>::max());
   auto with_floor = [&](size_t k) {
     std::vector<int> passes = passes_for(hulls, points, k);
-    for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(passes[b], floor_passes[b]);
+    for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(std::min(passes[b], limit[b]), floor_passes[b]);
     return passes;
   };
-  auto size_with = [&](std::vector<int> passes) -> Result<uint64_t> {
+  auto bytes_with = [&](std::vector<int> passes) -> Result<LayerBytes> {
     layers.push_back(std::move(passes));
-    Result<uint64_t> size = size_of(layers);
+    Result<LayerBytes> bytes = bytes_of(layers);
     layers.pop_back();
-    return size;
+    return bytes;
   };
-  for (const LayerTarget& target : targets) {
+  auto over_cap = [&](const LayerBytes& b, size_t c) {
+    return caps.max_bytes[c] > 0 && c < b.component.size() && static_cast<double>(b.component[c]) > caps.max_bytes[c];
+  };
+  for (const LayerTarget& given : targets) {
+    LayerTarget target = given;
+    if (capped && target.kind == LayerTarget::Kind::kEverything)
+      target = {LayerTarget::Kind::kBytes, std::numeric_limits<double>::infinity()};
+    if (capped && target.kind == LayerTarget::Kind::kDistortion)
+      return invalid_argument("distortion targets (-q) cannot be combined with byte caps per component");
+    auto fits = [&](const std::vector<int>& passes) -> Result<bool> {
+      MALLAT_ASSIGN_OR_RETURN(const LayerBytes b, bytes_with(passes));
+      if (static_cast<double>(b.file) > target.value) return false;
+      for (size_t c = 0; c < caps.max_bytes.size(); ++c)
+        if (over_cap(b, c)) return false;
+      return true;
+    };
     std::vector<int> chosen;
     switch (target.kind) {
       case LayerTarget::Kind::kEverything:
@@ -170,27 +206,44 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
       case LayerTarget::Kind::kBytes: {
         // The longest prefix of points whose file fits (the size grows with
         // the points taken: each adds body bytes, header bits grow with them).
+        // Where a component's cap stops the prefix before the file's target
+        // does, that component keeps what it has and the search goes on
+        // without it (once per component at most).
         size_t lo = taken, hi = points.size();
-        MALLAT_ASSIGN_OR_RETURN(const uint64_t all_size, size_with(with_floor(hi)));
-        if (static_cast<double>(all_size) <= target.value) {
-          taken = hi;
-          chosen = with_floor(hi);
-          break;
-        }
-        while (hi - lo > 1) {
-          const size_t mid = lo + (hi - lo) / 2;
-          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(with_floor(mid)));
-          (static_cast<double>(size) <= target.value ? lo : hi) = mid;
+        for (size_t round = 0; round <= caps.max_bytes.size(); ++round) {
+          MALLAT_ASSIGN_OR_RETURN(const bool all_fit, fits(with_floor(hi)));
+          if (all_fit) {
+            lo = hi;
+            break;
+          }
+          while (hi - lo > 1) {
+            const size_t mid = lo + (hi - lo) / 2;
+            MALLAT_ASSIGN_OR_RETURN(const bool fit, fits(with_floor(mid)));
+            (fit ? lo : hi) = mid;
+          }
+          if (!capped) break;
+          MALLAT_ASSIGN_OR_RETURN(const LayerBytes next, bytes_with(with_floor(hi)));
+          if (static_cast<double>(next.file) > target.value) break;   // the file's target binds
+          const std::vector<int> at = with_floor(lo);
+          bool froze = false;
+          for (size_t b = 0; b < hulls.size(); ++b) {
+            if (over_cap(next, static_cast<size_t>(caps.block_component[b]))) {
+              limit[b] = at[b];
+              froze = true;
+            }
+          }
+          if (!froze) break;
+          hi = points.size();
         }
         taken = lo;
         chosen = with_floor(lo);
         // Each fill leaves bytes its slack did not need: fill again while
         // that adds anything (a few rounds at most).
         for (int round = 0; round < 4; ++round) {
-          MALLAT_ASSIGN_OR_RETURN(const uint64_t size, size_with(chosen));
+          MALLAT_ASSIGN_OR_RETURN(const LayerBytes now, bytes_with(chosen));
           std::vector<int> before = chosen;
           MALLAT_ASSIGN_OR_RETURN(chosen, fill(hulls, points, taken, std::move(chosen),
-                                               target.value - static_cast<double>(size), target.value, size_with));
+                                               target.value - static_cast<double>(now.file), limit, fits));
           if (chosen == before) break;
         }
         break;

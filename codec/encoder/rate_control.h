@@ -48,6 +48,23 @@ struct LayerTarget {
 // Bytes of the file when it holds layers 0..layers.size()-1 as given.
 using SizeOfLayers = std::function<Result<uint64_t>(const LayerPasses& layers)>;
 
+// Bytes of the file, and of each component's part of it (empty when no
+// component is capped), when it holds layers 0..layers.size()-1 as given.
+struct LayerBytes {
+  uint64_t file = 0;
+  std::vector<uint64_t> component;
+};
+using BytesOfLayers = std::function<Result<LayerBytes>(const LayerPasses& layers)>;
+
+// Byte caps per component over the whole file (digital cinema's limit per
+// colour component): each hull's component, and each component's cap
+// (0: none). A capped component stops where its next pass would pass the
+// cap while the others go on: its own slope threshold, higher than theirs.
+struct ComponentCaps {
+  std::vector<int> block_component;
+  std::vector<double> max_bytes;
+};
+
 // Picks each layer's passes. `initial_distortion` is the distortion with no
 // pass sent (for kDistortion targets). Layers are filled in order, each
 // holding at least what the previous one holds; a target that cannot be met
@@ -56,5 +73,12 @@ using SizeOfLayers = std::function<Result<uint64_t>(const LayerPasses& layers)>;
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets,
                                     double initial_distortion, const SizeOfLayers& size_of);
+
+// The same with component caps, which hold in every layer: a kEverything
+// layer becomes every pass the caps allow; kDistortion layers cannot be
+// combined with caps (an error).
+Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
+                                    std::span<const LayerTarget> targets, double initial_distortion,
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps);
 
 }  // namespace mallat::codec

@@ -94,6 +94,8 @@ class TileEncoder {
   Status code(int index);
 
   std::vector<CodedBlock>& blocks() { return blocks_; }
+  // The component of the code-block in `slot` (blocks() is indexed by slot).
+  int component_of(size_t slot) const { return precincts_.place(slot).component; }
   const std::vector<CodedBlock>& blocks() const { return blocks_; }
 
   // The packets of layers 0..layers.size()-1, where layers[l][first_block +

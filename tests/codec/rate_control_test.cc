@@ -169,5 +169,45 @@ TEST(AllocateLayers, UnreachableTargetGivesAnEmptyLayer) {
   for (int n : (*layers)[0]) EXPECT_EQ(n, 0);
 }
 
+// Component caps: blocks 0..19 are component 0, 20..39 component 1, the
+// component's bytes its blocks' bytes and "headers" (the file's 50 left out).
+TEST(AllocateLayers, ComponentCapHoldsAndTheOtherComponentTakesTheRoom) {
+  Fixture f(40);
+  auto component_bytes = [&](const std::vector<int>& n) {
+    std::vector<uint64_t> bytes(2, 0);
+    for (size_t b = 0; b < n.size(); ++b)
+      if (n[b] > 0) bytes[b / 20] += f.passes[b][n[b] - 1].cumulative_length + 1;
+    return bytes;
+  };
+  auto bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
+    return LayerBytes{f.size(l.back()), component_bytes(l.back())};
+  };
+  const std::vector<LayerTarget> file = {{LayerTarget::Kind::kBytes, 4000}};
+  auto free = allocate_layers(f.hulls, file, f.initial, bytes_of, ComponentCaps{});
+  ASSERT_TRUE(free.ok());
+  const std::vector<uint64_t> uncapped = component_bytes((*free)[0]);
+  ComponentCaps caps;
+  for (int b = 0; b < 40; ++b) caps.block_component.push_back(b / 20);
+  const double cap = static_cast<double>(uncapped[0]) * 0.6;
+  caps.max_bytes = {cap, 0};
+  auto capped = allocate_layers(f.hulls, file, f.initial, bytes_of, caps);
+  ASSERT_TRUE(capped.ok()) << capped.status().to_string();
+  const std::vector<uint64_t> got = component_bytes((*capped)[0]);
+  EXPECT_LE(static_cast<double>(got[0]), cap);
+  EXPECT_GT(static_cast<double>(got[0]), cap - 32) << "component 0 stops at its cap, within a pass";
+  EXPECT_GT(got[1], uncapped[1]) << "component 1 takes the room component 0 leaves";
+  EXPECT_LE(f.size((*capped)[0]), 4000u);
+
+  // With every pass asked for, the caps alone bind; a distortion target
+  // cannot be combined with them.
+  const std::vector<LayerTarget> all = {{LayerTarget::Kind::kEverything, 0}};
+  auto everything = allocate_layers(f.hulls, all, f.initial, bytes_of, caps);
+  ASSERT_TRUE(everything.ok());
+  EXPECT_LE(static_cast<double>(component_bytes((*everything)[0])[0]), cap);
+  for (int b = 20; b < 40; ++b) EXPECT_EQ((*everything)[0][b], 13);
+  const std::vector<LayerTarget> psnr = {{LayerTarget::Kind::kDistortion, 1.0}};
+  EXPECT_FALSE(allocate_layers(f.hulls, psnr, f.initial, bytes_of, caps).ok());
+}
+
 }  // namespace
 }  // namespace mallat::codec
