@@ -412,7 +412,10 @@ const std::vector<DecodeOption>& decode_table() {
   static const std::vector<DecodeOption> table = {
       {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required)", "in.jp2",
        [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
-      {{"-o"}, "OUT", "the image to write; its extension picks the format (required)", "out.ppm",
+      {{"-o"}, "OUT",
+       "the image to write; its extension picks the format: .png, .tif, .pgm/.ppm/.pnm, .pam, .pgx, .bmp, or raw "
+       "planes .raw/.yuv (big-endian), .rawl (required)",
+       "out.ppm",
        [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
       {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
        [](DecodeSettings& s, const std::string& v) {
