@@ -36,6 +36,25 @@ void set_planar_colour(Image& image) {
   }
 }
 
+Image raw_planes(const RawGeometry& g) {
+  Image image;
+  image.x1 = g.width;
+  image.y1 = g.height;
+  for (int c = 0; c < g.num_components(); ++c) {
+    Component comp;
+    comp.width = g.component_width(c);
+    comp.height = g.component_height(c);
+    comp.precision = g.precision;
+    comp.is_signed = g.is_signed;
+    comp.dx = g.subsampling[c][0];
+    comp.dy = g.subsampling[c][1];
+    comp.samples.resize(static_cast<size_t>(comp.width * comp.height));
+    image.components.push_back(std::move(comp));
+  }
+  set_planar_colour(image);
+  return image;
+}
+
 Result<Image> read_raw(const std::filesystem::path& path, const RawGeometry& g, bool big_endian,
                        uint64_t max_memory) {
   const std::string name = path.string() + (big_endian ? " (raw, big-endian)" : " (raw, little-endian)");
@@ -59,19 +78,10 @@ Result<Image> read_raw(const std::filesystem::path& path, const RawGeometry& g, 
     return invalid_argument(name + ": -F " + raw_geometry_text(g) + " needs a file of exactly " +
                             std::to_string(need) + " bytes, the file has " + std::to_string(bytes.size()));
   const int nbytes = container_bytes(g.precision);
-  Image image;
-  image.x1 = g.width;
-  image.y1 = g.height;
+  Image image = raw_planes(g);
   const uint8_t* src = bytes.data();
   for (int c = 0; c < g.num_components(); ++c) {
-    Component comp;
-    comp.width = g.component_width(c);
-    comp.height = g.component_height(c);
-    comp.precision = g.precision;
-    comp.is_signed = g.is_signed;
-    comp.dx = g.subsampling[c][0];
-    comp.dy = g.subsampling[c][1];
-    comp.samples.resize(static_cast<size_t>(comp.width * comp.height));
+    Component& comp = image.components[c];
     const int32_t lo = comp.min_value(), hi = comp.max_value();
     for (size_t i = 0; i < comp.samples.size(); ++i, src += nbytes) {
       uint32_t raw = src[0];
@@ -85,9 +95,7 @@ Result<Image> read_raw(const std::filesystem::path& path, const RawGeometry& g, 
                             sample_kind(g.precision, g.is_signed) + " samples");
       comp.samples[i] = v;
     }
-    image.components.push_back(std::move(comp));
   }
-  set_planar_colour(image);
   return image;
 }
 

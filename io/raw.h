@@ -57,6 +57,11 @@ std::string raw_geometry_text(const RawGeometry& geometry);
 // an image offset no -F can say).
 Result<RawGeometry> raw_geometry_of(const Image& image);
 
+// The image a raw file of this geometry holds, its samples zero: each
+// component at its size, x1 and y1 the geometry's size, the colour space by
+// read_raw's rule. The geometry must be valid (as parse_raw_geometry gives).
+Image raw_planes(const RawGeometry& geometry);
+
 // Reads a raw file of this geometry; big_endian for .raw, false for .rawl.
 // The file's size must be geometry.file_bytes() exactly (the error names both
 // counts), and every sample must fit its precision. The image's x1, y1 are

@@ -19,19 +19,11 @@ namespace fs = std::filesystem;
 
 // Planes of this geometry with random samples over the whole range.
 Image random_planes(const io::RawGeometry& g, uint32_t seed) {
-  Image image;
+  Image image = io::raw_planes(g);
   std::mt19937 rng(seed);
-  for (int c = 0; c < g.num_components(); ++c) {
-    Component comp;
-    comp.width = g.component_width(c);
-    comp.height = g.component_height(c);
-    comp.precision = g.precision;
-    comp.is_signed = g.is_signed;
-    comp.dx = g.subsampling[c][0];
-    comp.dy = g.subsampling[c][1];
+  for (Component& comp : image.components) {
     std::uniform_int_distribution<int32_t> value(comp.min_value(), comp.max_value());
-    for (int64_t i = 0; i < comp.width * comp.height; ++i) comp.samples.push_back(value(rng));
-    image.components.push_back(std::move(comp));
+    for (int32_t& v : comp.samples) v = value(rng);
   }
   return image;
 }

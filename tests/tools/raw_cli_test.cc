@@ -19,25 +19,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Planes of the -F geometry `text`: a gradient with noise, each component
+// Planes of the -F geometry `text`: a ramp with noise, each component
 // its own.
 Image planes_of(const std::string& text, uint32_t seed) {
   auto g = io::parse_raw_geometry(text);
   EXPECT_TRUE(g.ok()) << text;
-  Image image;
+  if (!g.ok()) return {};
+  Image image = io::raw_planes(*g);
   std::mt19937 rng(seed);
-  for (int c = 0; g.ok() && c < g->num_components(); ++c) {
-    Component comp;
-    comp.width = g->component_width(c);
-    comp.height = g->component_height(c);
-    comp.dx = g->subsampling[c][0];
-    comp.dy = g->subsampling[c][1];
-    comp.precision = g->precision;
-    comp.is_signed = g->is_signed;
+  for (size_t c = 0; c < image.components.size(); ++c) {
+    Component& comp = image.components[c];
     const int64_t span = int64_t{comp.max_value()} - comp.min_value() + 1;
-    for (int64_t i = 0; i < comp.width * comp.height; ++i)
-      comp.samples.push_back(static_cast<int32_t>(comp.min_value() + (i * 131 + c * 17 + rng() % 5) % span));
-    image.components.push_back(std::move(comp));
+    for (size_t i = 0; i < comp.samples.size(); ++i)
+      comp.samples[i] = static_cast<int32_t>(comp.min_value() + (static_cast<int64_t>(i * 131 + c * 17 + rng() % 5)) % span);
   }
   return image;
 }
