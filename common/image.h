@@ -59,4 +59,16 @@ struct Image {
 Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
                          bool is_signed);
 
+// The image area's size on the reference grid, Xsiz - XOsiz by Ysiz - YOsiz
+// (B.2), with the area starting at (x0, y0): a size whose B-2 extent of each
+// component, ceil((x0 + W) / dx) - ceil(x0 / dx) (likewise in y), is that
+// component's size. The image's own x1 - x0 by y1 - y0 when it is one (a
+// decoded image), else the largest one (a component not sub-sampled fixes it
+// exactly). An error names the first component whose size no common W or H
+// gives.
+struct GridSize {
+  int64_t width = 0, height = 0;
+};
+Result<GridSize> reference_grid_size(const Image& image, int64_t x0, int64_t y0);
+
 }  // namespace mallat

@@ -50,6 +50,12 @@ Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool&
 Result<Image> decode_pgx(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);
 
+// Raw planes (raw.cc, io/raw.h): read only with a geometry given apart
+// (read_raw); written as the components are. check_raw_planes: one
+// precision and signedness of 1..16 bits, as raw files and -F hold them.
+Status check_raw_planes(const Image& image);
+Result<std::vector<uint8_t>> encode_raw(const Image& image, bool big_endian);
+
 Result<Image> decode_bmp(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_bmp(const Image& image);
 

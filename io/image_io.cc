@@ -19,6 +19,8 @@ const char* format_name(Format format) {
     case Format::kPam: return "PAM";
     case Format::kPgx: return "PGX";
     case Format::kBmp: return "BMP";
+    case Format::kRaw: return "raw";
+    case Format::kRawl: return "raw (little-endian)";
   }
   return "unknown";
 }
@@ -33,6 +35,8 @@ Format format_from_extension(const std::filesystem::path& path) {
   if (ext == ".pam") return Format::kPam;
   if (ext == ".pgx") return Format::kPgx;
   if (ext == ".bmp") return Format::kBmp;
+  if (ext == ".raw" || ext == ".yuv") return Format::kRaw;
+  if (ext == ".rawl") return Format::kRawl;
   return Format::kUnknown;
 }
 
@@ -62,7 +66,7 @@ bool can_read(Format format) {
     return false;
 #endif
   }
-  return format != Format::kUnknown;
+  return format != Format::kUnknown && format != Format::kRaw && format != Format::kRawl;
 }
 
 bool can_write(Format format) { return format != Format::kUnknown; }
@@ -90,6 +94,10 @@ Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory)
     case Format::kPam: image = detail::decode_pam(file, max_memory); break;
     case Format::kPgx: image = detail::decode_pgx(file, max_memory); break;
     case Format::kBmp: image = detail::decode_bmp(file, max_memory); break;
+    case Format::kRaw:
+    case Format::kRawl:
+      return invalid_argument(name + ": a raw file holds no geometry; give it as -F "
+                                     "W,H,N,BITS,s|u[@DX1xDY1:...] (io::read_raw)");
     case Format::kUnknown:
       return unsupported(name + ": not a PNG, TIFF, PNM, PAM, PGX or BMP file (no known magic "
                                 "number or extension)");
@@ -119,6 +127,8 @@ Status write_image(const Image& image, const std::filesystem::path& path,
       });
     }
     case Format::kBmp: bytes = detail::encode_bmp(image); break;
+    case Format::kRaw:
+    case Format::kRawl: bytes = detail::encode_raw(image, format == Format::kRaw); break;
     case Format::kPgx:
       if (image.num_components() != 1)
         return invalid_argument(name + ": a PGX file holds one component, this image has " +

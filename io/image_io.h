@@ -12,18 +12,22 @@
 
 namespace mallat::io {
 
-enum class Format { kUnknown, kPng, kTiff, kPnm, kPam, kPgx, kBmp };
+// kRaw / kRawl: raw planes, big- / little-endian (io/raw.h); read only by
+// read_raw, which takes the geometry the file does not hold.
+enum class Format { kUnknown, kPng, kTiff, kPnm, kPam, kPgx, kBmp, kRaw, kRawl };
 
 const char* format_name(Format format);
 
 // From the extension alone (".png", ".tif", ".tiff", ".pgm", ".ppm", ".pnm",
-// ".pam", ".pgx", ".bmp"), case-insensitive; kUnknown otherwise.
+// ".pam", ".pgx", ".bmp", ".raw" and ".yuv" (kRaw), ".rawl"),
+// case-insensitive; kUnknown otherwise.
 Format format_from_extension(const std::filesystem::path& path);
 
 // From the first bytes of a file; kUnknown when no magic number matches.
 Format format_from_magic(const unsigned char* bytes, size_t size);
 
-// Whether this build can read / write the format (TIFF is optional).
+// Whether this build can read / write the format (TIFF is optional; raw
+// files are read by read_raw alone).
 bool can_read(Format format);
 bool can_write(Format format);
 

@@ -12,9 +12,11 @@
 #include "codec/jp2/jp2_colour.h"
 #include "io/file.h"
 #include "io/image_io.h"
+#include "io/raw.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
 #include "tools/encode_feature_args.h"
+#include "tools/encode_input.h"
 
 namespace mallat::tools {
 namespace {
@@ -22,9 +24,12 @@ namespace {
 // The text --help prints before each command's option list.
 const char kEncodeIntro[] =
     "usage: mallat encode -i IN -o OUT [options]\n"
-    "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
-    "file, .jph a JPH file, .j2k, .j2c or .jhc a raw codestream. Lossless (reversible 5/3 + RCT)\n"
-    "by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht asks for HT (HTJ2K).\n";
+    "Encodes an image (PNG, TIFF, PNM, PGX, BMP; raw planes .raw/.yuv/.rawl with -F; or one file\n"
+    "per component, -i a.pgx,b.pgx,c.pgx, each at its own sub-sampled size) to JPEG 2000: OUT\n"
+    "ending in .jp2 gives a JP2 file, .jph a JPH file, .j2k, .j2c or .jhc a raw codestream.\n"
+    "Lossless (reversible 5/3 + RCT) by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht\n"
+    "asks for HT (HTJ2K). Sub-sampled components are coded at their size (SIZ XRsiz, YRsiz); the\n"
+    "colour transform needs components 0..2 of one size and is left off (with a note) otherwise.\n";
 
 const char kDecodeIntro[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
@@ -38,7 +43,10 @@ const char kDecodeIntro[] =
     "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
     "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"
     "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
-    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
+    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. OUT ending in .raw (.yuv) or .rawl writes\n"
+    "the components as coded, one after another at their own sizes, big- or little-endian, with no\n"
+    "JP2 colour applied, and prints the -F text that reads them back (mallat encode, opj_compress).\n"
+    "Every file is written, or none.\n";
 
 const char kTranscodeIntro[] =
     "usage: mallat transcode -i IN -o OUT --ht | --part1 [options]\n"
@@ -195,6 +203,7 @@ std::string bad_output_extension(const std::string& out) {
 // What encode's options fill in.
 struct EncodeSettings {
   std::string in, out;
+  std::string raw_format;  // -F
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
 };
@@ -249,8 +258,18 @@ Status set_pair(const std::string& v, int64_t lo, std::string error, uint32_t* a
 
 const std::vector<EncodeOption>& encode_table() {
   static const std::vector<EncodeOption> table = {
-      {{"-i"}, "IN", "the image to encode: PNG, TIFF, PNM, PGX or BMP (required)", "in.ppm",
-       [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-i"}, "IN",
+       "the image to encode: PNG, TIFF, PNM, PGX or BMP; raw planes (.raw or .yuv big-endian, .rawl "
+       "little-endian) with -F; or a comma-separated list of one-component files, one per component, each at its "
+       "own size (sub-sampling from the sizes against the largest, or -F @...) (required)",
+       "in.ppm", [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-F"}, "W,H,N,BITS,s|u[@DX1xDY1:...]",
+       "raw input's geometry, as opj_compress: image size W x H, N components of BITS (1..16) signed or "
+       "unsigned, each sub-sampled DXxDY (default 1x1; the last repeats); the file holds the components one "
+       "after another, each ceil(W/DX) x ceil(H/DY) samples of 1 byte (BITS <= 8) or 2. With a list of "
+       "per-component files, -F @DX1xDY1:... gives their sub-sampling",
+       "352,288,3,8,u@1x1:2x2:2x2",
+       [](EncodeSettings& s, const std::string& v) { s.raw_format = v; return Status::Ok(); }},
       {{"-o"}, "OUT",
        "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required)",
        "out.j2k",
@@ -340,7 +359,10 @@ const std::vector<EncodeOption>& encode_table() {
          s.codec.style = codec::CodeBlockStyle::from_byte(64);
          return Status::Ok();
        }},
-      {{"-mct"}, "0|1", "colour transform off / on (default: on for 3+ components)", "0",
+      {{"-mct"}, "0|1",
+       "colour transform off / on (default: on for 3+ components when components 0..2 share size and "
+       "sub-sampling; 1 refuses them otherwise)",
+       "0",
        [](EncodeSettings& s, const std::string& v) {
          int64_t x;
          if (!parse_int(v, 0, 1, &x)) return invalid_argument("-mct must be 0 or 1, got '" + v + "'");
@@ -411,7 +433,10 @@ const std::vector<DecodeOption>& decode_table() {
   static const std::vector<DecodeOption> table = {
       {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required)", "in.jp2",
        [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
-      {{"-o"}, "OUT", "the image to write; its extension picks the format (required)", "out.ppm",
+      {{"-o"}, "OUT",
+       "the image to write; its extension picks the format: .png, .tif, .pgm/.ppm/.pnm, .pam, .pgx, .bmp, or raw "
+       "planes .raw/.yuv (big-endian), .rawl (required)",
+       "out.ppm",
        [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
       {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
        [](DecodeSettings& s, const std::string& v) {
@@ -551,13 +576,15 @@ int encode_main(const Args& args) {
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   opt.container = output_container(s.out);
   if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
-  auto image = io::read_image(s.in, s.max_memory);
+  auto image = read_encode_input(s.in, s.raw_format, s.max_memory);
   if (!image.ok()) {
     const bool limit = image.status().code() == ErrorCode::kResourceLimit;
     return fail("encode", image.status().message() + (limit ? " (set it with --max-memory)" : ""));
   }
-  auto bytes = codec::encode(*image, opt);
+  codec::EncodeReport report;
+  auto bytes = codec::encode(*image, opt, &report);
   if (!bytes.ok()) return fail("encode", s.in + ": " + bytes.status().message());
+  for (const auto& n : report.notes) std::fprintf(stderr, "mallat encode: note: %s: %s\n", s.in.c_str(), n.c_str());
   Status status = io::write_file_atomically(s.out, *bytes);
   if (!status.ok()) return fail("encode", status.message());
   return 0;
@@ -576,8 +603,12 @@ int decode_main(const Args& args) {
   const codec::DecodeOptions& opt = settings.codec;
   DecodeOutputOptions& output = settings.output;
   if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
-  if (io::format_from_extension(out) == io::Format::kUnknown)
-    return usage_error("cannot tell the output format from '" + out + "'");
+  const io::Format out_format = io::format_from_extension(out);
+  if (out_format == io::Format::kUnknown) return usage_error("cannot tell the output format from '" + out + "'");
+  // Raw planes are the components as coded: no JP2 colour (palette, cdef,
+  // sYCC, ICC) applied.
+  const bool raw = out_format == io::Format::kRaw || out_format == io::Format::kRawl;
+  if (raw) settings.codec.apply_jp2_header = false;
   output.threads = opt.threads;
   auto data = io::read_file(in);
   if (!data.ok()) return fail("decode", data.status().message());
@@ -593,6 +624,11 @@ int decode_main(const Args& args) {
     for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
   s = write_outputs(*image, out, output);
   if (!s.ok()) return fail("decode", s.message());
+  if (raw && !settings.quiet) {
+    auto geometry = io::raw_geometry_of(*image);
+    if (geometry.ok()) std::printf("%s: read it back with -F %s\n", out.c_str(), io::raw_geometry_text(*geometry).c_str());
+    else std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), geometry.status().message().c_str());
+  }
   return 0;
 }
 

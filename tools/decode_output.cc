@@ -26,7 +26,7 @@ bool per_component(const Image& image, const fs::path& out, const DecodeOutputOp
 Status apply_icc_profile(Image& image, int reduce, io::Format format, bool split, const DecodeOutputOptions& options,
                          std::vector<std::string>* notes) {
   const bool by_default =
-      !format_limits(format).icc_profile && format != io::Format::kPgx && !split && !options.keep_samples;
+      !format_limits(format).icc_profile && !planar(format) && !split && !options.keep_samples;
   if (image.icc_profile.empty() || !(options.icc_to_srgb || by_default)) return Status::Ok();
   Image converted = image;
   // The profile maps whole pixels: sub-sampled components join the grid first.

@@ -67,18 +67,25 @@ FormatLimits format_limits(io::Format format) {
     case io::Format::kTiff: return {{1, 2, 3, 4}, 16, false, true};
     case io::Format::kBmp: return {{1, 3}, 8, false, false};
     case io::Format::kPgx: return {{}, 31, true, false};
+    case io::Format::kRaw:
+    case io::Format::kRawl: return {{}, 16, true, false};
     case io::Format::kUnknown: break;
   }
   return {};
 }
 
+bool planar(io::Format format) {
+  return format == io::Format::kPgx || format == io::Format::kRaw || format == io::Format::kRawl;
+}
+
 bool needs_upsampling(const Image& image, io::Format format) {
-  return format != io::Format::kPgx && !codec::components_share_grid(image);
+  return !planar(format) && !codec::components_share_grid(image);
 }
 
 void fit_to_format(Image& image, io::Format format, bool per_component, std::vector<std::string>* notes) {
   const FormatLimits limits = format_limits(format);
   const char* name = io::format_name(format);
+  if (planar(format)) return;  // the planes as decoded; the raw writer says what it cannot hold
   if (per_component || format == io::Format::kPgx) {
     // One file per component: PGX holds what the decoder gives; a PGM
     // each (-split-pnm) needs unsigned samples of up to 16 bits.

@@ -1,6 +1,7 @@
 // Every decodable image to every output format (issue 16): what `mallat
 // decode` changes so that the format can hold the image, each change said in
-// a note. PGX holds anything (one file per component); the interleaved
+// a note. PGX holds anything (one file per component), raw planes what the
+// decoder gives (one precision and signedness, up to 16 bits); the interleaved
 // formats get:
 // - components of different sizes upsampled to the image grid; components
 //   that all share one sub-sampling written at their size;
@@ -31,6 +32,10 @@ struct FormatLimits {
   bool icc_profile = false;
 };
 FormatLimits format_limits(io::Format format);
+
+// Whether the format holds each component at its own size: PGX (a file
+// each) and raw planes (.raw, .rawl: one after another, written as decoded).
+bool planar(io::Format format);
 
 // Whether a sub-sampled image must be upsampled for `format` (several sizes
 // in one interleaved raster), or may be written at its components' size.

@@ -51,7 +51,10 @@ struct EncodeOptions {
   // -ROI: max-shift regions of interest (RGN, Annex H), each a whole
   // component whose coefficients are all shifted up by `shift`.
   std::vector<RegionOfInterest> roi;
-  int mct = -1;                  // -mct: -1 = RCT when there are 3+ components
+  // -mct: -1 = RCT/ICT when there are 3+ components and components 0..2
+  // share size and sub-sampling (G.2, G.3), with a note when they do not;
+  // 1 = on, an error when they do not; 0 = off.
+  int mct = -1;
   bool reversible = true;        // 5/3 (lossless); -I chooses 9/7
   int guard_bits = 2;            // -GuardBits: 0..7 (E-2)
   // --quant derived: scalar derived quantisation (one signalled step, E-5)
@@ -89,6 +92,18 @@ struct EncodeOptions {
   std::string comment = "Created by mallat";
 };
 
-Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options);
+// What encode decided that the caller may want to tell the user.
+struct EncodeReport {
+  // E.g. the default colour transform left off because components 0..2
+  // differ in size or sub-sampling.
+  std::vector<std::string> notes;
+};
+
+// Components may differ in size when each is the B-2 extent of the image
+// area under its sub-sampling (Component::dx, dy; SIZ XRsiz, YRsiz): the area
+// is Image::x1 - x0 by y1 - y0 when that fits, else the largest that does
+// (reference_grid_size, common/image.h), placed at -d's origin.
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options,
+                                    EncodeReport* report = nullptr);
 
 }  // namespace mallat::codec

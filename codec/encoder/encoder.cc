@@ -43,29 +43,52 @@ int max_levels_for(int64_t width, int64_t height) {
   return levels;
 }
 
-Status check_image(const Image& image) {
+// The image area's size on the reference grid (B.2): each component's size
+// must be its B-2 extent under its sub-sampling, at -d's origin.
+Result<GridSize> check_image(const Image& image, const EncodeOptions& o) {
   if (image.components.empty()) return invalid_argument("the image has no components");
   if (image.num_components() > 16384) return invalid_argument("more than 16384 components");
-  const Component& first = image.components[0];
-  if (first.width <= 0 || first.height <= 0) return invalid_argument("the image is empty (zero size)");
   for (int c = 0; c < image.num_components(); ++c) {
     const Component& comp = image.components[c];
-    if (comp.width != first.width || comp.height != first.height || comp.dx != 1 || comp.dy != 1)
-      return unsupported("component " + std::to_string(c) + " differs in size; sub-sampled input is not supported");
+    if (comp.width <= 0 || comp.height <= 0)
+      return invalid_argument("component " + std::to_string(c) + " is empty (zero size)");
     if (comp.precision < 1 || comp.precision > 16)
       return unsupported("component " + std::to_string(c) + " has " + std::to_string(comp.precision) +
                          " bits; lossless coding supports 1..16");
     if (comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
       return invalid_argument("component " + std::to_string(c) + " has the wrong number of samples");
   }
-  return Status::Ok();
+  return reference_grid_size(image, o.image_x0, o.image_y0);
+}
+
+// G.2 / G.3 transform components 0..2 sample by sample: they need one size
+// and one sub-sampling (opj_compress turns -mct off otherwise).
+bool colour_transform_fits(const Image& image) {
+  if (image.num_components() < 3) return false;
+  const Component& a = image.components[0];
+  for (int c = 1; c < 3; ++c) {
+    const Component& b = image.components[c];
+    if (b.dx != a.dx || b.dy != a.dy || b.width != a.width || b.height != a.height) return false;
+  }
+  return true;
+}
+
+std::string factors_of_first_three(const Image& image) {
+  std::string text;
+  for (int c = 0; c < std::min(3, image.num_components()); ++c) {
+    const Component& k = image.components[c];
+    text += (c ? ", " : "") + std::to_string(k.width) + "x" + std::to_string(k.height) + " sub-sampled " +
+            std::to_string(k.dx) + "x" + std::to_string(k.dy);
+  }
+  return text;
 }
 
 // Builds the main header from the image and the options (A.5, A.6).
-Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
+Result<MainHeader> main_header_for(const Image& image, GridSize grid, const EncodeOptions& o,
+                                   EncodeReport* report) {
   MainHeader h;
   ImageAndTileSize& siz = h.siz;
-  const int64_t w = image.width(), ht = image.height();
+  const int64_t w = grid.width, ht = grid.height;
   if (o.image_x0 + w > UINT32_MAX || o.image_y0 + ht > UINT32_MAX)
     return invalid_argument("image offset plus size exceeds 2^32 - 1");
   siz.xosiz = o.image_x0;
@@ -82,19 +105,28 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
     return invalid_argument("the first tile does not reach the image area (A.5.1)");
   if (uint64_t{siz.tiles_x()} * siz.tiles_y() > 65535)
     return invalid_argument("more than 65535 tiles; choose larger tiles");
-  for (const Component& c : image.components) siz.components.push_back({c.precision, c.is_signed, 1, 1});
+  for (const Component& c : image.components) siz.components.push_back({c.precision, c.is_signed, c.dx, c.dy});
   siz.rsiz = profile_rsiz(o.profile);   // A.5.1 Table A.10: the profile (codec/encoder/profiles.cc)
 
-  // Levels: an explicit -n must fit the first tile; the default shrinks to fit.
-  MALLAT_ASSIGN_OR_RETURN(const dwt::Rect first, tile_rect(siz, 0));
-  const int fit = max_levels_for(first.width(), first.height());
+  // Levels: an explicit -n must fit the first tile's every tile-component
+  // (B-12); the default shrinks to fit.
+  MALLAT_ASSIGN_OR_RETURN(const dwt::Rect first_tile, tile_rect(siz, 0));
+  int fit = 32;
+  dwt::Rect first = first_tile;
+  for (const Component& c : image.components) {
+    const dwt::Rect tc = tile_component_rect(first_tile, c.dx, c.dy);
+    if (max_levels_for(tc.width(), tc.height()) < fit) {
+      fit = max_levels_for(tc.width(), tc.height());
+      first = tc;
+    }
+  }
   int levels = o.resolutions - 1;
   if (levels > fit) {
     if (!o.resolutions_explicit) {
       levels = fit;
     } else {
       return invalid_argument(std::to_string(o.resolutions) + " resolutions need tiles of at least " +
-                              std::to_string(1 << levels) + " samples a side; the first tile is " +
+                              std::to_string(1 << levels) + " samples a side; the first tile's smallest component is " +
                               std::to_string(first.width()) + "x" + std::to_string(first.height()));
     }
   }
@@ -105,8 +137,14 @@ Result<MainHeader> main_header_for(const Image& image, const EncodeOptions& o) {
   if (cod.layers < 1 || cod.layers > 65535) return invalid_argument("1..65535 quality layers, one per rate target");
   cod.sop = o.sop;
   cod.eph = o.eph;
-  const bool equal_sizes = image.num_components() >= 3;
-  if (o.mct == 1 && !equal_sizes) return invalid_argument("-mct 1 needs at least 3 components");
+  const bool equal_sizes = colour_transform_fits(image);
+  if (o.mct == 1 && image.num_components() < 3) return invalid_argument("-mct 1 needs at least 3 components");
+  if (o.mct == 1 && !equal_sizes)
+    return invalid_argument("-mct 1: the colour transform (G.2, G.3) needs components 0..2 of one size and "
+                            "sub-sampling; they are " + factors_of_first_three(image));
+  if (o.mct == -1 && !equal_sizes && image.num_components() >= 3 && report)
+    report->notes.push_back("no colour transform: components 0..2 differ in size or sub-sampling (" +
+                            factors_of_first_three(image) + "); G.2 and G.3 need one");
   cod.multiple_component_transform = o.mct == -1 ? equal_sizes : o.mct == 1;
   ComponentCoding& cc = cod.component;
   cc.levels = levels;
@@ -304,8 +342,16 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   return setup;
 }
 
-// The layer targets of the options, checked for order.
-Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeOptions& o) {
+// Samples over all components, each at its own (sub-sampled) size.
+double sample_count(const Image& image) {
+  double n = 0;
+  for (const Component& c : image.components) n += static_cast<double>(c.width) * static_cast<double>(c.height);
+  return n;
+}
+
+// The layer targets of the options, checked for order. -r counts each
+// component's bits at its own size; --bpp the image area's pixels (B.2).
+Result<std::vector<LayerTarget>> layer_targets(const Image& image, GridSize grid, const EncodeOptions& o) {
   using Kind = EncodeOptions::RateKind;
   std::vector<LayerTarget> targets;
   // A file limit (the profiles') caps every layer's byte target.
@@ -318,10 +364,11 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeO
   if (most > 0 && o.rate_kind == Kind::kPsnr)
     return invalid_argument("PSNR targets (-q) cannot be combined with a limit on the file's bytes");
   if (o.rate_kind == Kind::kNone) return std::vector<LayerTarget>{capped(LayerTarget{})};
-  const double pixels = static_cast<double>(image.width()) * static_cast<double>(image.height());
+  const double pixels = static_cast<double>(grid.width) * static_cast<double>(grid.height);
   double raw_bits = 0;
-  for (const Component& c : image.components) raw_bits += c.precision * pixels;
-  const int nc = image.num_components();
+  for (const Component& c : image.components)
+    raw_bits += c.precision * static_cast<double>(c.width) * static_cast<double>(c.height);
+  const double samples = sample_count(image);
   const double peak = std::ldexp(1.0, image.components[0].precision) - 1.0;
   for (size_t l = 0; l < o.rate_values.size(); ++l) {
     const double v = o.rate_values[l];
@@ -344,7 +391,7 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, const EncodeO
         if (v > 0) t = {LayerTarget::Kind::kBytes, std::floor(v * pixels / 8.0)};
         break;
       case Kind::kPsnr:
-        if (v > 0) t = {LayerTarget::Kind::kDistortion, peak * peak * std::pow(10.0, -v / 10.0) * pixels * nc};
+        if (v > 0) t = {LayerTarget::Kind::kDistortion, peak * peak * std::pow(10.0, -v / 10.0) * samples};
         break;
       case Kind::kNone:
         break;
@@ -519,7 +566,7 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
                                                std::vector<LayerTarget> targets, double initial,
                                                LayerPasses layers) {
   const std::vector<LayerTarget> wanted = targets;
-  const double samples = static_cast<double>(image.width()) * image.height() * image.num_components();
+  const double samples = sample_count(image);
   MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> file, assembler.file(layers));
   for (int round = 0; round < 2; ++round) {
     bool changed = false;
@@ -550,12 +597,12 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
 
 }  // namespace
 
-Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given) {
-  MALLAT_RETURN_IF_ERROR(check_image(image));
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
+  MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, given));
   // A profile's parameters that depend on the image, and its checks.
   MALLAT_ASSIGN_OR_RETURN(const EncodeOptions options, resolve_profile(image, given));
-  MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, options));
-  MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, options));
+  MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main, options));
   MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
   ThreadPool pool(options.threads);
@@ -591,9 +638,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
     hulls.reserve(blocks);
     // The decoded image is rounded to integers: about 1/12 of a squared
     // sample value more per sample on the irreversible path.
-    double initial = main.cod.component.reversible
-                         ? 0.0
-                         : static_cast<double>(image.width()) * image.height() * image.num_components() / 12.0;
+    double initial = main.cod.component.reversible ? 0.0 : sample_count(image) / 12.0;
     for (const auto& tile : tiles) {
       for (const CodedBlock& b : tile->blocks()) {
         hulls.push_back(convex_hull(b.truncation_points(), b.weight));

@@ -90,15 +90,18 @@ EncodeTile TileEncoder::planes() const {
   tile.image = setup_.image;
   // G.2 / G.3 on components 0..2, which have one size (encode checks it).
   tile.colour_transform = main.cod.multiple_component_transform;
+  // A component's samples start at ceil(XOsiz / XRsiz) on its own grid (B-2).
+  const Rect origin{main.siz.xosiz, main.siz.yosiz, main.siz.xosiz, main.siz.yosiz};
   for (const TileComponent& tc : layout_.components) {
+    const Rect image_start = tile_component_rect(origin, tc.dx, tc.dy);
     TilePlane plane;
     plane.rect = tc.rect;
     plane.levels = tc.levels;
     plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
     plane.allocate();
     tile.planes.push_back(std::move(plane));
-    tile.source_x.push_back(tc.rect.x0 - main.siz.xosiz);
-    tile.source_y.push_back(tc.rect.y0 - main.siz.yosiz);
+    tile.source_x.push_back(tc.rect.x0 - image_start.x0);
+    tile.source_y.push_back(tc.rect.y0 - image_start.y0);
   }
   return tile;
 }

@@ -36,15 +36,21 @@ void read_tile(EncodeTile& tile, ThreadPool& pool) {
     });
     return;
   }
-  // G.2 RCT / G.3 ICT in bands of rows (the components of a colour
-  // transform have one size, and one wavelet).
+  // G.2 RCT / G.3 ICT in bands of rows over components 0..2 (the
+  // components of a colour transform have one size, and one wavelet); the
+  // others, of any size (sub-sampled, B-12), one per item after them.
   const int64_t height = tile.planes[0].height(), w = tile.planes[0].width();
   constexpr int64_t kBand = 32;
   const int64_t bands = (height + kBand - 1) / kBand;
   const bool floats = tile.planes[0].wavelet == dwt::Wavelet::k97;
-  pool.parallel_for(bands, [&](int64_t band) {
-    const int64_t y0 = band * kBand, y1 = std::min(height, y0 + kBand);
-    for (size_t c = 0; c < n; ++c) convert_rows(c, y0, y1);
+  pool.parallel_for(bands + static_cast<int64_t>(n) - 3, [&](int64_t item) {
+    if (item >= bands) {
+      const size_t c = static_cast<size_t>(item - bands) + 3;
+      convert_rows(c, 0, tile.planes[c].height());
+      return;
+    }
+    const int64_t y0 = item * kBand, y1 = std::min(height, y0 + kBand);
+    for (size_t c = 0; c < 3; ++c) convert_rows(c, y0, y1);
     const size_t at = static_cast<size_t>(y0 * w), count = static_cast<size_t>((y1 - y0) * w);
     if (floats) {
       ict_forward({tile.planes[0].floats().data + at, count}, {tile.planes[1].floats().data + at, count},

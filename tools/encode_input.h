@@ -1,0 +1,20 @@
+// What `mallat encode -i IN` reads: an image file; raw planes (.raw, .yuv
+// big-endian, .rawl little-endian) with the geometry -F gives, as
+// opj_compress; or a comma-separated list of one-component files (PGX, PGM,
+// ...), one per component, each at its own size, their sub-sampling derived
+// from the sizes or given by -F's @ part (io/raw.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::tools {
+
+// `raw_format`: -F's text, empty when not given. Errors name the file and
+// say what is wrong (a raw file without -F, a size that does not match).
+Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory);
+
+}  // namespace mallat::tools
