@@ -12,6 +12,7 @@
 #include "codec/jp2/jp2_colour.h"
 #include "io/file.h"
 #include "io/image_io.h"
+#include "tools/batch.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
 #include "tools/encode_feature_args.h"
@@ -22,9 +23,13 @@ namespace {
 // The text --help prints before each command's option list.
 const char kEncodeIntro[] =
     "usage: mallat encode -i IN -o OUT [options]\n"
+    "       mallat encode -i DIR|-i IN -i IN...|-ImgDir DIR -o OUTDIR [-OutFor EXT] [options]\n"
     "Encodes an image (PNG, TIFF, PNM, PGX, BMP) to JPEG 2000: OUT ending in .jp2 gives a JP2\n"
     "file, .jph a JPH file, .j2k, .j2c or .jhc a raw codestream. Lossless (reversible 5/3 + RCT)\n"
-    "by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht asks for HT (HTJ2K).\n";
+    "by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht asks for HT (HTJ2K).\n"
+    "Batch: every image of a folder, or several -i, into the folder OUTDIR as <stem>.EXT (j2k by\n"
+    "default), each file with every option given; progress on stderr; a file that fails is named\n"
+    "and the others go on (exit status 1 if any failed).\n";
 
 const char kDecodeIntro[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
@@ -38,7 +43,9 @@ const char kDecodeIntro[] =
     "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
     "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"
     "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
-    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n";
+    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. Every file is written, or none.\n"
+    "Batch: -i DIR, several -i or -ImgDir DIR, with -o OUTDIR and -OutFor EXT: each .j2k, .j2c,\n"
+    ".jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
 
 const char kTranscodeIntro[] =
     "usage: mallat transcode -i IN -o OUT --ht | --part1 [options]\n"
@@ -159,7 +166,7 @@ Status parse_threads(const std::string& value, int* threads) {
 
 Status parse_backend(const std::string& value, dwt::BackendKind* backend) {
   auto kind = dwt::parse_backend_kind(value);
-  if (!kind.ok()) return kind.status().with_context("--dwt");
+  if (!kind.ok()) return kind.status().with_context("--device");
   *backend = *kind;
   return Status::Ok();
 }
@@ -169,9 +176,9 @@ Status parse_max_memory(const std::string& value, uint64_t* bytes) {
   return invalid_argument("--max-memory must be a size in bytes such as 512M or 4G, got '" + value + "'");
 }
 
-constexpr std::string_view kDwtHelp =
-    "wavelet backend: cpu (default: faster for whole files), cuda, or auto (cuda when a device is present); "
-    "output is identical";
+constexpr std::string_view kDeviceHelp =
+    "where the wavelet transform runs: cpu (default: faster for whole files), cuda, or auto (cuda when the build "
+    "has it and a device is present); output is identical. A batch makes it once for all its files";
 
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
   if (s.size() < suffix.size()) return false;
@@ -194,14 +201,17 @@ std::string bad_output_extension(const std::string& out) {
 
 // What encode's options fill in.
 struct EncodeSettings {
-  std::string in, out;
+  std::string out;
+  BatchRequest batch;  // -i (one or more), -ImgDir, -OutFor
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
+  bool quiet = false;       // -quiet
 };
 
 // What decode's options fill in.
 struct DecodeSettings {
-  std::string in, out;
+  std::string out;
+  BatchRequest batch;  // -i (one or more), -ImgDir, -OutFor
   codec::DecodeOptions codec;
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
@@ -214,6 +224,33 @@ struct TranscodeSettings {
   codec::TranscodeOptions codec;
   bool target_given = false;
 };
+
+// -i, -ImgDir and -OutFor, which encode and decode share (batch.h).
+template <typename Settings>
+Status add_input(Settings& s, const std::string& v) {
+  s.batch.inputs.push_back(v);
+  return Status::Ok();
+}
+template <typename Settings>
+Option<Settings> image_dir_row(std::string_view help) {
+  return {{"-ImgDir"}, "DIR", help, "images", [](Settings& s, const std::string& v) {
+            s.batch.image_dir = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> out_format_row(std::string_view help, std::string_view example) {
+  return {{"-OutFor"}, "EXT", help, example, [](Settings& s, const std::string& v) {
+            s.batch.out_format = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> device_row() {
+  return {{"--device", "--dwt"}, "D", kDeviceHelp, "cpu", [](Settings& s, const std::string& v) {
+            return parse_backend(v, &s.codec.dwt_backend);
+          }};
+}
 
 using EncodeOption = Option<EncodeSettings>;
 using DecodeOption = Option<DecodeSettings>;
@@ -249,12 +286,21 @@ Status set_pair(const std::string& v, int64_t lo, std::string error, uint32_t* a
 
 const std::vector<EncodeOption>& encode_table() {
   static const std::vector<EncodeOption> table = {
-      {{"-i"}, "IN", "the image to encode: PNG, TIFF, PNM, PGX or BMP (required)", "in.ppm",
-       [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-i"}, "IN",
+       "the image to encode: PNG, TIFF, PNM, PGX or BMP (required); a folder, or -i given again, encodes a batch",
+       "in.ppm", add_input<EncodeSettings>},
       {{"-o"}, "OUT",
-       "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required)",
+       "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required); "
+       "for a batch the folder to write into (made when missing)",
        "out.j2k",
        [](EncodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      image_dir_row<EncodeSettings>(
+          "encode every image in the folder DIR (as opj_compress), into -o OUTDIR or, without -o, beside them"),
+      out_format_row<EncodeSettings>(
+          "a batch's output format: j2k (default), j2c, jhc, jp2 or jph, with or without the dot (as opj_compress)",
+          "jp2"),
+      {{"-quiet"}, "", "print no progress, notes or summary, only errors", "",
+       [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
       {{"-r"}, "R,R,...",
@@ -376,8 +422,7 @@ const std::vector<EncodeOption>& encode_table() {
        "c=0,U=5", [](EncodeSettings& s, const std::string& v) { return usage_status(parse_roi(v, &s.codec.roi)); }},
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
-      {{"--dwt"}, "B", kDwtHelp, "cpu",
-       [](EncodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      device_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -388,10 +433,21 @@ const std::vector<EncodeOption>& encode_table() {
 
 const std::vector<DecodeOption>& decode_table() {
   static const std::vector<DecodeOption> table = {
-      {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required)", "in.jp2",
-       [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
-      {{"-o"}, "OUT", "the image to write; its extension picks the format (required)", "out.ppm",
-       [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      {{"-i"}, "IN",
+       "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required); a folder, or -i given again, "
+       "decodes a batch",
+       "in.jp2", add_input<DecodeSettings>},
+      {{"-o"}, "OUT",
+       "the image to write; its extension picks the format (required); for a batch the folder to write into "
+       "(made when missing)",
+       "out.ppm", [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      image_dir_row<DecodeSettings>(
+          "decode every .j2k, .j2c, .jhc, .jp2 and .jph file in the folder DIR (as opj_decompress), into -o OUTDIR "
+          "or, without -o, beside them"),
+      out_format_row<DecodeSettings>(
+          "a batch's output format (required for a batch): png, tif, ppm, pgm, pam, pgx or bmp, with or without "
+          "the dot",
+          "png"),
       {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
        [](DecodeSettings& s, const std::string& v) {
          int64_t x;
@@ -462,13 +518,12 @@ const std::vector<DecodeOption>& decode_table() {
          s.codec.allow_partial = true;
          return Status::Ok();
        }},
-      {{"-quiet"}, "", "print no warnings or notes, only errors", "",
+      {{"-quiet"}, "", "print no warnings, notes, progress or summary, only errors", "",
        [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-threads"}, "N",
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
-      {{"--dwt"}, "B", kDwtHelp, "cpu",
-       [](DecodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      device_row<DecodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -507,6 +562,79 @@ CommandOptions encode_options() { return command_options<EncodeSettings>("encode
 CommandOptions decode_options() { return command_options<DecodeSettings>("decode", decode_table()); }
 CommandOptions transcode_options() { return command_options<TranscodeSettings>("transcode", transcode_table()); }
 
+namespace {
+
+bool is_codestream_name(const std::filesystem::path& p) {
+  return output_container(p.string()) != codec::Container::kUnknown;
+}
+bool is_image_name(const std::filesystem::path& p) { return io::format_from_extension(p) != io::Format::kUnknown; }
+
+// A batch's shared DWT backend, made once so that every file reuses it (a
+// device's start-up and buffers paid once); its calls run one at a time.
+Status share_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Backend>* instance) {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> made, dwt::make_backend(kind, threads));
+  *instance = std::move(made);
+  return Status::Ok();
+}
+
+// encode's steps for one file, which the single-file command and the batch
+// both run (batch.h). `opt` stays alive while they run.
+BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+  BatchSteps steps;
+  steps.read = [&s](BatchItem& item) {
+    auto image = io::read_image(item.file->in, s.max_memory);
+    if (!image.ok()) {
+      const bool limit = image.status().code() == ErrorCode::kResourceLimit;
+      return Status(image.status().code(), image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+    }
+    item.image = std::move(*image);
+    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+    return Status::Ok();
+  };
+  steps.code = [&opt](BatchItem& item) {
+    auto bytes = codec::encode(item.image, opt);
+    if (!bytes.ok()) return bytes.status().with_context(item.file->in.string());
+    item.image = Image();
+    item.bytes = std::move(*bytes);
+    return Status::Ok();
+  };
+  steps.write = [](BatchItem& item) { return io::write_file_atomically(item.file->out, item.bytes); };
+  return steps;
+}
+
+// decode's steps for one file, as encode_steps.
+BatchSteps decode_steps(const DecodeSettings& s) {
+  BatchSteps steps;
+  steps.read = [](BatchItem& item) {
+    auto data = io::read_file(item.file->in);
+    if (!data.ok()) return data.status();
+    item.bytes = std::move(*data);
+    return Status::Ok();
+  };
+  steps.code = [&s](BatchItem& item) {
+    const std::string in = item.file->in.string();
+    codec::DecodeReport report;
+    auto image = codec::decode(item.bytes, s.codec, &report);
+    for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
+    if (!image.ok()) return image.status().with_context(in);
+    item.bytes = {};
+    item.image = std::move(*image);
+    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+    return Status::Ok();
+  };
+  steps.write = [&s](BatchItem& item) {
+    const std::filesystem::path& out = item.file->out;
+    std::vector<std::string> notes;
+    Status status = prepare_output(item.image, s.codec.reduce, out, s.output, &notes);
+    if (!status.ok()) return status.with_context(item.file->in.string());
+    for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
+    return write_outputs(item.image, out, s.output);
+  };
+  return steps;
+}
+
+}  // namespace
+
 int encode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
   EncodeSettings s;
@@ -517,53 +645,51 @@ int encode_main(const Args& args) {
     return 0;
   }
   codec::EncodeOptions& opt = s.codec;
-  if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
-  opt.container = output_container(s.out);
-  if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
-  auto image = io::read_image(s.in, s.max_memory);
-  if (!image.ok()) {
-    const bool limit = image.status().code() == ErrorCode::kResourceLimit;
-    return fail("encode", image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+  if (!is_batch(s.batch)) {
+    if (s.batch.inputs.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
+    opt.container = output_container(s.out);
+    if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
+    const BatchFile file{s.batch.inputs[0], s.out};
+    return run_one("encode", file, encode_steps(s, opt), s.quiet);
   }
-  auto bytes = codec::encode(*image, opt);
-  if (!bytes.ok()) return fail("encode", s.in + ": " + bytes.status().message());
-  Status status = io::write_file_atomically(s.out, *bytes);
-  if (!status.ok()) return fail("encode", status.message());
-  return 0;
+  s.batch.output = s.out;
+  Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
+  if (!plan.ok()) return usage_error(plan.status().message());
+  opt.container = output_container(plan->files[0].out.string());
+  if (opt.container == codec::Container::kUnknown)
+    return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
+  Status shared = share_backend(opt.dwt_backend, opt.threads, &opt.dwt_instance);
+  if (!shared.ok()) return fail("encode", shared.message());
+  return run_batch("encode", *plan, encode_steps(s, opt), s.quiet);
 }
 
 int decode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
-  DecodeSettings settings;
-  Result<Parsed> parsed = parse_options(decode_table(), args, settings);
+  DecodeSettings s;
+  Result<Parsed> parsed = parse_options(decode_table(), args, s);
   if (!parsed.ok()) return usage_error(parsed.status().message());
   if (*parsed == Parsed::kHelp) {
     std::fputs(help_text(kDecodeIntro, option_texts(decode_table())).c_str(), stdout);
     return 0;
   }
-  const std::string &in = settings.in, &out = settings.out;
-  const codec::DecodeOptions& opt = settings.codec;
-  DecodeOutputOptions& output = settings.output;
-  if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
-  if (io::format_from_extension(out) == io::Format::kUnknown)
-    return usage_error("cannot tell the output format from '" + out + "'");
-  output.threads = opt.threads;
-  auto data = io::read_file(in);
-  if (!data.ok()) return fail("decode", data.status().message());
-  codec::DecodeReport report;
-  auto image = codec::decode(*data, opt, &report);
-  if (!settings.quiet)
-    for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
-  if (!image.ok()) return fail("decode", in + ": " + image.status().message());
-  std::vector<std::string> notes;
-  Status s = prepare_output(*image, opt.reduce, out, output, &notes);
-  if (!s.ok()) return fail("decode", in + ": " + s.message());
-  if (!settings.quiet)
-    for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
-  s = write_outputs(*image, out, output);
-  if (!s.ok()) return fail("decode", s.message());
-  return 0;
+  s.output.threads = s.codec.threads;
+  if (!is_batch(s.batch)) {
+    if (s.batch.inputs.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
+    if (io::format_from_extension(s.out) == io::Format::kUnknown)
+      return usage_error("cannot tell the output format from '" + s.out + "'");
+    const BatchFile file{s.batch.inputs[0], s.out};
+    return run_one("decode", file, decode_steps(s), s.quiet);
+  }
+  s.batch.output = s.out;
+  Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
+  if (!plan.ok()) return usage_error(plan.status().message());
+  if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
+    return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
+                       s.batch.out_format + "'");
+  Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
+  if (!shared.ok()) return fail("decode", shared.message());
+  return run_batch("decode", *plan, decode_steps(s), s.quiet);
 }
 
 int transcode_main(const Args& args) {
