@@ -635,6 +635,24 @@ BatchSteps decode_steps(const DecodeSettings& s) {
 
 }  // namespace
 
+Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args) {
+  EncodeSettings s;
+  MALLAT_ASSIGN_OR_RETURN(const Parsed parsed, parse_options(encode_table(), args, s));
+  if (parsed == Parsed::kHelp) return invalid_argument("--help among the encode options");
+  if (!s.batch.inputs.empty() || !s.out.empty() || !s.batch.image_dir.empty())
+    return invalid_argument("-i, -o and -ImgDir are not taken here: the files are the arguments");
+  if (s.codec.derived_quantization && s.codec.reversible) return invalid_argument("--quant derived needs -I");
+  s.codec.container = codec::Container::kCodestream;
+  if (!s.batch.out_format.empty()) {
+    std::string ext = s.batch.out_format;
+    if (ext[0] != '.') ext.insert(0, ".");
+    s.codec.container = output_container(ext);
+    if (s.codec.container == codec::Container::kUnknown)
+      return invalid_argument("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
+  }
+  return s.codec;
+}
+
 int encode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
   EncodeSettings s;
