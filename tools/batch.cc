@@ -14,9 +14,10 @@ namespace mallat::tools {
 namespace fs = std::filesystem;
 
 bool is_batch(const BatchRequest& request) {
-  if (!request.image_dir.empty() || !request.out_format.empty() || request.inputs.size() > 1) return true;
+  if (!request.image_dir.empty() || request.inputs.size() > 1) return true;
   std::error_code ec;
-  return request.inputs.size() == 1 && fs::is_directory(request.inputs[0], ec);
+  if (request.inputs.size() == 1 && fs::is_directory(request.inputs[0], ec)) return true;
+  return !request.output.empty() && fs::is_directory(request.output, ec);
 }
 
 namespace {

@@ -25,8 +25,8 @@ struct BatchRequest {
   std::string out_format;           // -OutFor: the output extension, with or without the dot
 };
 
-// Whether `request` asks for a batch: -ImgDir, -OutFor, several -i, or one
-// -i that is a folder.
+// Whether `request` asks for a batch: -ImgDir, several -i, one -i that is
+// a folder, or an -o that is one.
 bool is_batch(const BatchRequest& request);
 
 // One file of a batch.

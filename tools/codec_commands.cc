@@ -569,6 +569,14 @@ bool is_codestream_name(const std::filesystem::path& p) {
 }
 bool is_image_name(const std::filesystem::path& p) { return io::format_from_extension(p) != io::Format::kUnknown; }
 
+// What is wrong with the arguments of the single-file form (one -i file, -o
+// not a folder); empty when nothing is.
+std::string single_file_problem(const BatchRequest& request) {
+  if (request.inputs.empty() || request.output.empty()) return "-i IN and -o OUT are required";
+  if (!request.out_format.empty()) return "-OutFor is a batch's output format; for one file OUT's extension picks it";
+  return "";
+}
+
 // A batch's shared DWT backend, made once so that every file reuses it (a
 // device's start-up and buffers paid once); its calls run one at a time.
 Status share_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Backend>* instance) {
@@ -664,14 +672,14 @@ int encode_main(const Args& args) {
   }
   codec::EncodeOptions& opt = s.codec;
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
+  s.batch.output = s.out;
   if (!is_batch(s.batch)) {
-    if (s.batch.inputs.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
+    if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
     return run_one("encode", file, encode_steps(s, opt), s.quiet);
   }
-  s.batch.output = s.out;
   Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
   if (!plan.ok()) return usage_error(plan.status().message());
   opt.container = output_container(plan->files[0].out.string());
@@ -692,14 +700,14 @@ int decode_main(const Args& args) {
     return 0;
   }
   s.output.threads = s.codec.threads;
+  s.batch.output = s.out;
   if (!is_batch(s.batch)) {
-    if (s.batch.inputs.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
+    if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     if (io::format_from_extension(s.out) == io::Format::kUnknown)
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
     return run_one("decode", file, decode_steps(s), s.quiet);
   }
-  s.batch.output = s.out;
   Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
   if (!plan.ok()) return usage_error(plan.status().message());
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)

@@ -130,6 +130,20 @@ TEST(BatchCli, ImgDirWritesBesideTheInputs) {
   EXPECT_TRUE(fs::exists(in / "a.jp2") && fs::exists(in / "b.jp2") && fs::exists(in / "c.jp2"));
   // -ImgDir with -i, and two inputs that would write one output: usage errors.
   EXPECT_EQ(run("encode -ImgDir " + in.string() + " -i " + (in / "a.ppm").string(), &out, dir), 2) << out;
+  // -OutFor with one file and a file name after -o: a usage error, no folder made.
+  EXPECT_EQ(run("encode -i " + (in / "a.ppm").string() + " -o " + (dir / "one.j2k").string() + " -OutFor jp2", &out,
+                dir),
+            2)
+      << out;
+  EXPECT_FALSE(fs::exists(dir / "one.j2k"));
+  // One file into an existing folder: a batch of one.
+  fs::create_directories(dir / "folder");
+  ASSERT_EQ(run("encode -i " + (in / "a.ppm").string() + " -o " + (dir / "folder").string() + " -OutFor jp2 -quiet" +
+                    kOptions,
+                &out, dir),
+            0)
+      << out;
+  EXPECT_EQ(bytes_of(dir / "folder" / "a.jp2"), bytes_of(in / "a.jp2"));
   write_generated(in / "a.pgm", 16, 16, 1, 4);
   EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "out").string(), &out, dir), 2) << out;
   EXPECT_NE(out.find("would both write"), std::string::npos) << out;
