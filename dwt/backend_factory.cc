@@ -1,5 +1,6 @@
 // Backend selection and job validation (dwt.h).
 #include <string>
+#include <utility>
 
 #include "dwt/cpu/cpu_backend.h"
 #include "dwt/dwt.h"
@@ -81,6 +82,13 @@ Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, int threads) {
     }
   }
   return internal_error("make_backend: unknown backend kind");
+}
+
+Result<std::shared_ptr<Backend>> given_or_made_backend(std::shared_ptr<Backend> given, BackendKind kind,
+                                                       int threads) {
+  if (given) return given;
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<Backend> made, make_backend(kind, threads));
+  return std::shared_ptr<Backend>(std::move(made));
 }
 
 }  // namespace mallat::dwt

@@ -77,6 +77,11 @@ Status validate(const PlaneJob& job);
 // the CPU; "cuda" where there is no device is an error that says why.
 Result<std::unique_ptr<Backend>> make_backend(BackendKind kind, int threads = 0);
 
+// `given` when set (a backend a caller made once to reuse), else a new one
+// of `kind` as make_backend makes it.
+Result<std::shared_ptr<Backend>> given_or_made_backend(std::shared_ptr<Backend> given, BackendKind kind,
+                                                       int threads = 0);
+
 // Parses "auto", "cpu", "cuda" or "reference".
 Result<BackendKind> parse_backend_kind(const std::string& name);
 

@@ -13,10 +13,12 @@
 #include "io/file.h"
 #include "io/image_io.h"
 #include "io/raw.h"
+#include "tools/batch.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
+#include "tools/option_values.h"
 
 namespace mallat::tools {
 namespace {
@@ -24,12 +26,16 @@ namespace {
 // The text --help prints before each command's option list.
 const char kEncodeIntro[] =
     "usage: mallat encode -i IN -o OUT [options]\n"
+    "       mallat encode -i DIR|-i IN -i IN...|-ImgDir DIR -o OUTDIR [-OutFor EXT] [options]\n"
     "Encodes an image (PNG, TIFF, PNM, PGX, BMP; raw planes .raw/.yuv/.rawl with -F; or one file\n"
     "per component, -i a.pgx,b.pgx,c.pgx, each at its own sub-sampled size) to JPEG 2000: OUT\n"
     "ending in .jp2 gives a JP2 file, .jph a JPH file, .j2k, .j2c or .jhc a raw codestream.\n"
     "Lossless (reversible 5/3 + RCT) by default; Part 1 (EBCOT) code-blocks unless -M 64 / --ht\n"
     "asks for HT (HTJ2K). Sub-sampled components are coded at their size (SIZ XRsiz, YRsiz); the\n"
-    "colour transform needs components 0..2 of one size and is left off (with a note) otherwise.\n";
+    "colour transform needs components 0..2 of one size and is left off (with a note) otherwise.\n"
+    "Batch: every image of a folder, or several -i, into the folder OUTDIR as <stem>.EXT (j2k by\n"
+    "default), each file with every option given; progress on stderr; a file that fails is named\n"
+    "and the others go on (exit status 1 if any failed).\n";
 
 const char kDecodeIntro[] =
     "usage: mallat decode -i IN -o OUT [options]\n"
@@ -46,7 +52,9 @@ const char kDecodeIntro[] =
     "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. OUT ending in .raw (.yuv) or .rawl writes\n"
     "the components as coded, one after another at their own sizes, big- or little-endian, with no\n"
     "JP2 colour applied, and prints the -F text that reads them back (mallat encode, opj_compress).\n"
-    "Every file is written, or none.\n";
+    "Every file is written, or none.\n"
+    "Batch: -i DIR, several -i or -ImgDir DIR, with -o OUTDIR and -OutFor EXT: each .j2k, .j2c,\n"
+    ".jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
 
 const char kTranscodeIntro[] =
     "usage: mallat transcode -i IN -o OUT --ht | --part1 [options]\n"
@@ -56,161 +64,24 @@ const char kTranscodeIntro[] =
     "TLM and PLT are kept (one tile-part per tile); a JP2 input keeps its boxes. OUT's extension\n"
     "picks the container: .jp2, .jph (JP2 boxes, 'jph ' brand), .j2k, .j2c or .jhc (codestream).\n";
 
-bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t* out) {
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
-// A byte count with an optional K, M or G (powers of 1024) suffix; above 0.
-bool parse_byte_size(std::string s, uint64_t* out) {
-  int shift = 0;
-  if (!s.empty()) {
-    const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
-    shift = unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
-    if (shift) s.pop_back();
-  }
-  int64_t v = 0;
-  if (!parse_int(s, 1, (int64_t{1} << 62) >> shift, &v)) return false;
-  *out = static_cast<uint64_t>(v) << shift;
-  return true;
-}
-
-bool parse_pair(const std::string& s, int64_t lo, int64_t hi, int64_t* a, int64_t* b) {
-  auto comma = s.find(',');
-  if (comma == std::string::npos) return false;
-  return parse_int(s.substr(0, comma), lo, hi, a) && parse_int(s.substr(comma + 1), lo, hi, b);
-}
-
-int log2_exact(int64_t v) {
-  if (v <= 0 || (v & (v - 1))) return -1;
-  int n = 0;
-  while ((int64_t{1} << n) < v) ++n;
-  return n;
-}
-
-// "[256,256],[128,128]" -> exponents.
-bool parse_precincts(const std::string& s, std::vector<std::array<uint8_t, 2>>* out) {
-  size_t pos = 0;
-  while (pos < s.size()) {
-    if (s[pos] == ',') ++pos;
-    if (pos >= s.size() || s[pos] != '[') return false;
-    auto close = s.find(']', pos);
-    if (close == std::string::npos) return false;
-    int64_t w, h;
-    if (!parse_pair(s.substr(pos + 1, close - pos - 1), 1, 1 << 15, &w, &h)) return false;
-    int ew = log2_exact(w), eh = log2_exact(h);
-    if (ew < 0 || eh < 0) return false;
-    out->push_back({static_cast<uint8_t>(ew), static_cast<uint8_t>(eh)});
-    pos = close + 1;
-  }
-  return !out->empty();
-}
-
-// "2,0" -> {2, 0}; every value an integer in [lo, hi].
-bool parse_ints(const std::string& s, int64_t lo, int64_t hi, std::vector<int>* out) {
-  out->clear();
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    int64_t v = 0;
-    if (!parse_int(s.substr(pos, comma - pos), lo, hi, &v)) return false;
-    out->push_back(static_cast<int>(v));
-    pos = comma + 1;
-  }
-  return !out->empty();
-}
-
-// "40,20,10" -> {40, 20, 10}; every value a number >= 0.
-bool parse_doubles(const std::string& s, std::vector<double>* out) {
-  out->clear();
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    const std::string item = s.substr(pos, comma - pos);
-    double v = 0;
-    auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc() || p != item.data() + item.size() || !(v >= 0) || v > 1e9) return false;
-    out->push_back(v);
-    pos = comma + 1;
-  }
-  return !out->empty();
-}
-
-bool parse_order(const std::string& s, codec::ProgressionOrder* out) {
-  static const char* kNames[] = {"LRCP", "RLCP", "RPCL", "PCRL", "CPRL"};
-  for (int i = 0; i < 5; ++i) {
-    if (s == kNames[i]) {
-      *out = static_cast<codec::ProgressionOrder>(i);
-      return true;
-    }
-  }
-  return false;
-}
-
-// An error message from the parsers that return one (empty: good) as a Status.
-Status usage_status(const std::string& error) {
-  return error.empty() ? Status::Ok() : invalid_argument(error);
-}
-
-// -threads N, --dwt B and --max-memory S, which encode and decode share.
-Status parse_threads(const std::string& value, int* threads) {
-  int64_t n;
-  if (!parse_int(value, 1, 1024, &n)) return invalid_argument("-threads must be 1..1024, got '" + value + "'");
-  *threads = static_cast<int>(n);
-  return Status::Ok();
-}
-
-Status parse_backend(const std::string& value, dwt::BackendKind* backend) {
-  auto kind = dwt::parse_backend_kind(value);
-  if (!kind.ok()) return kind.status().with_context("--dwt");
-  *backend = *kind;
-  return Status::Ok();
-}
-
-Status parse_max_memory(const std::string& value, uint64_t* bytes) {
-  if (parse_byte_size(value, bytes)) return Status::Ok();
-  return invalid_argument("--max-memory must be a size in bytes such as 512M or 4G, got '" + value + "'");
-}
-
-constexpr std::string_view kDwtHelp =
-    "wavelet backend: cpu (default: faster for whole files), cuda, or auto (cuda when a device is present); "
-    "output is identical";
-
-bool ends_with_ci(const std::string& s, const std::string& suffix) {
-  if (s.size() < suffix.size()) return false;
-  return std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(),
-                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
-}
-
-// The container that OUT's extension asks for (15444-15 Annex D: .jph for a
-// JPH file, .jhc for an HT codestream); kUnknown for any other.
-codec::Container output_container(const std::string& out) {
-  if (ends_with_ci(out, ".jp2")) return codec::Container::kJp2;
-  if (ends_with_ci(out, ".jph")) return codec::Container::kJph;
-  if (ends_with_ci(out, ".j2k") || ends_with_ci(out, ".j2c") || ends_with_ci(out, ".jhc"))
-    return codec::Container::kCodestream;
-  return codec::Container::kUnknown;
-}
-std::string bad_output_extension(const std::string& out) {
-  return "output '" + out + "' must end in .j2k, .j2c, .jhc (codestreams), .jp2 or .jph (files)";
-}
+constexpr std::string_view kDeviceHelp =
+    "where the wavelet transform runs: cpu (default: faster for whole files), cuda, or auto (cuda when the build "
+    "has it and a device is present); output is identical. A batch makes it once for all its files";
 
 // What encode's options fill in.
 struct EncodeSettings {
-  std::string in, out;
+  std::string out;
   std::string raw_format;  // -F
+  BatchRequest batch;      // -i (one or more), -ImgDir, -OutFor
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
+  bool quiet = false;       // -quiet
 };
 
 // What decode's options fill in.
 struct DecodeSettings {
-  std::string in, out;
+  std::string out;
+  BatchRequest batch;  // -i (one or more), -ImgDir, -OutFor
   codec::DecodeOptions codec;
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
@@ -223,6 +94,33 @@ struct TranscodeSettings {
   codec::TranscodeOptions codec;
   bool target_given = false;
 };
+
+// -i, -ImgDir and -OutFor, which encode and decode share (batch.h).
+template <typename Settings>
+Status add_input(Settings& s, const std::string& v) {
+  s.batch.inputs.push_back(v);
+  return Status::Ok();
+}
+template <typename Settings>
+Option<Settings> image_dir_row(std::string_view help) {
+  return {{"-ImgDir"}, "DIR", help, "images", [](Settings& s, const std::string& v) {
+            s.batch.image_dir = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> out_format_row(std::string_view help, std::string_view example) {
+  return {{"-OutFor"}, "EXT", help, example, [](Settings& s, const std::string& v) {
+            s.batch.out_format = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> device_row() {
+  return {{"--device", "--dwt"}, "D", kDeviceHelp, "cpu", [](Settings& s, const std::string& v) {
+            return parse_backend(v, &s.codec.dwt_backend);
+          }};
+}
 
 using EncodeOption = Option<EncodeSettings>;
 using DecodeOption = Option<DecodeSettings>;
@@ -261,8 +159,9 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-i"}, "IN",
        "the image to encode: PNG, TIFF, PNM, PGX or BMP; raw planes (.raw or .yuv big-endian, .rawl "
        "little-endian) with -F; or a comma-separated list of one-component files, one per component, each at its "
-       "own size (sub-sampling from the sizes against the largest, or -F @...) (required)",
-       "in.ppm", [](EncodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+       "own size (sub-sampling from the sizes against the largest, or -F @...) (required); a folder, or -i given "
+       "again, encodes a batch",
+       "in.ppm", add_input<EncodeSettings>},
       {{"-F"}, "W,H,N,BITS,s|u[@DX1xDY1:...]",
        "raw input's geometry, as opj_compress: image size W x H, N components of BITS (1..16) signed or "
        "unsigned, each sub-sampled DXxDY (default 1x1; the last repeats); the file holds the components one "
@@ -271,9 +170,17 @@ const std::vector<EncodeOption>& encode_table() {
        "352,288,3,8,u@1x1:2x2:2x2",
        [](EncodeSettings& s, const std::string& v) { s.raw_format = v; return Status::Ok(); }},
       {{"-o"}, "OUT",
-       "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required)",
+       "the file to write: .jp2 (JP2 file), .jph (JPH file, for HT), .j2k, .j2c or .jhc (codestream) (required); "
+       "for a batch the folder to write into (made when missing)",
        "out.j2k",
        [](EncodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      image_dir_row<EncodeSettings>(
+          "encode every image in the folder DIR (as opj_compress), into -o OUTDIR or, without -o, beside them"),
+      out_format_row<EncodeSettings>(
+          "a batch's output format: j2k (default), j2c, jhc, jp2 or jph, with or without the dot (as opj_compress)",
+          "jp2"),
+      {{"-quiet"}, "", "print no progress, notes or summary, only errors", "",
+       [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
       {{"-r"}, "R,R,...",
@@ -419,8 +326,7 @@ const std::vector<EncodeOption>& encode_table() {
        }},
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
-      {{"--dwt"}, "B", kDwtHelp, "cpu",
-       [](EncodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      device_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -431,13 +337,21 @@ const std::vector<EncodeOption>& encode_table() {
 
 const std::vector<DecodeOption>& decode_table() {
   static const std::vector<DecodeOption> table = {
-      {{"-i"}, "IN", "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required)", "in.jp2",
-       [](DecodeSettings& s, const std::string& v) { s.in = v; return Status::Ok(); }},
+      {{"-i"}, "IN",
+       "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required); a folder, or -i given again, "
+       "decodes a batch",
+       "in.jp2", add_input<DecodeSettings>},
       {{"-o"}, "OUT",
        "the image to write; its extension picks the format: .png, .tif, .pgm/.ppm/.pnm, .pam, .pgx, .bmp, or raw "
-       "planes .raw/.yuv (big-endian), .rawl (required)",
-       "out.ppm",
-       [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+       "planes .raw/.yuv (big-endian), .rawl (required); for a batch the folder to write into (made when missing)",
+       "out.ppm", [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      image_dir_row<DecodeSettings>(
+          "decode every .j2k, .j2c, .jhc, .jp2 and .jph file in the folder DIR (as opj_decompress), into -o OUTDIR "
+          "or, without -o, beside them"),
+      out_format_row<DecodeSettings>(
+          "a batch's output format (required for a batch): png, tif, ppm, pgm, pam, pgx or bmp, with or without "
+          "the dot",
+          "png"),
       {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
        [](DecodeSettings& s, const std::string& v) {
          int64_t x;
@@ -508,13 +422,12 @@ const std::vector<DecodeOption>& decode_table() {
          s.codec.allow_partial = true;
          return Status::Ok();
        }},
-      {{"-quiet"}, "", "print no warnings or notes, only errors", "",
+      {{"-quiet"}, "", "print no warnings, notes, progress or summary, only errors", "",
        [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-threads"}, "N",
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
-      {{"--dwt"}, "B", kDwtHelp, "cpu",
-       [](DecodeSettings& s, const std::string& v) { return parse_backend(v, &s.codec.dwt_backend); }},
+      device_row<DecodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -553,6 +466,122 @@ CommandOptions encode_options() { return command_options<EncodeSettings>("encode
 CommandOptions decode_options() { return command_options<DecodeSettings>("decode", decode_table()); }
 CommandOptions transcode_options() { return command_options<TranscodeSettings>("transcode", transcode_table()); }
 
+namespace {
+
+bool is_codestream_name(const std::filesystem::path& p) {
+  return output_container(p.string()) != codec::Container::kUnknown;
+}
+bool is_image_name(const std::filesystem::path& p) { return io::format_from_extension(p) != io::Format::kUnknown; }
+
+// What is wrong with the arguments of the single-file form (one -i file, -o
+// not a folder); empty when nothing is.
+std::string single_file_problem(const BatchRequest& request) {
+  if (request.inputs.empty() || request.output.empty()) return "-i IN and -o OUT are required";
+  if (!request.out_format.empty()) return "-OutFor is a batch's output format; for one file OUT's extension picks it";
+  return "";
+}
+
+// A batch's shared DWT backend, made once so that every file reuses it (a
+// device's start-up and buffers paid once); its calls run one at a time.
+Status share_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Backend>* instance) {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> made, dwt::make_backend(kind, threads));
+  *instance = std::move(made);
+  return Status::Ok();
+}
+
+// encode's steps for one file, which the single-file command and the batch
+// both run (batch.h). `opt` stays alive while they run.
+BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+  BatchSteps steps;
+  steps.read = [&s](BatchItem& item) {
+    auto image = read_encode_input(item.file->in.string(), s.raw_format, s.max_memory);
+    if (!image.ok()) {
+      const bool limit = image.status().code() == ErrorCode::kResourceLimit;
+      return Status(image.status().code(), image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+    }
+    item.image = std::move(*image);
+    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+    return Status::Ok();
+  };
+  steps.code = [&opt](BatchItem& item) {
+    codec::EncodeReport report;
+    auto bytes = codec::encode(item.image, opt, &report);
+    if (!bytes.ok()) return bytes.status().with_context(item.file->in.string());
+    for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
+    item.image = Image();
+    item.bytes = std::move(*bytes);
+    return Status::Ok();
+  };
+  steps.write = [](BatchItem& item) { return io::write_file_atomically(item.file->out, item.bytes); };
+  return steps;
+}
+
+// Raw planes are the components as coded: decode applies no JP2 colour
+// (palette, cdef, sYCC, ICC) for them, and says how to read them back.
+bool is_raw(const std::filesystem::path& out) {
+  const io::Format f = io::format_from_extension(out.string());
+  return f == io::Format::kRaw || f == io::Format::kRawl;
+}
+
+// decode's steps for one file, as encode_steps.
+BatchSteps decode_steps(const DecodeSettings& s) {
+  BatchSteps steps;
+  steps.read = [](BatchItem& item) {
+    auto data = io::read_file(item.file->in);
+    if (!data.ok()) return data.status();
+    item.bytes = std::move(*data);
+    return Status::Ok();
+  };
+  steps.code = [&s](BatchItem& item) {
+    const std::string in = item.file->in.string();
+    codec::DecodeReport report;
+    auto image = codec::decode(item.bytes, s.codec, &report);
+    for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
+    if (!image.ok()) return image.status().with_context(in);
+    item.bytes = {};
+    item.image = std::move(*image);
+    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+    return Status::Ok();
+  };
+  steps.write = [&s](BatchItem& item) {
+    const std::filesystem::path& out = item.file->out;
+    std::vector<std::string> notes;
+    Status status = prepare_output(item.image, s.codec.reduce, out, s.output, &notes);
+    if (!status.ok()) return status.with_context(item.file->in.string());
+    for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
+    MALLAT_RETURN_IF_ERROR(write_outputs(item.image, out, s.output));
+    if (is_raw(out)) {
+      // The -F text that reads the planes back (mallat encode, opj_compress).
+      auto geometry = io::raw_geometry_of(item.image);
+      item.messages.push_back(geometry.ok() ? "mallat decode: " + out.string() + ": read it back with -F " +
+                                                  io::raw_geometry_text(*geometry)
+                                            : "mallat decode: note: " + out.string() + ": " + geometry.status().message());
+    }
+    return Status::Ok();
+  };
+  return steps;
+}
+
+}  // namespace
+
+Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args) {
+  EncodeSettings s;
+  MALLAT_ASSIGN_OR_RETURN(const Parsed parsed, parse_options(encode_table(), args, s));
+  if (parsed == Parsed::kHelp) return invalid_argument("--help among the encode options");
+  if (!s.batch.inputs.empty() || !s.out.empty() || !s.batch.image_dir.empty())
+    return invalid_argument("-i, -o and -ImgDir are not taken here: the files are the arguments");
+  if (s.codec.derived_quantization && s.codec.reversible) return invalid_argument("--quant derived needs -I");
+  s.codec.container = codec::Container::kCodestream;
+  if (!s.batch.out_format.empty()) {
+    std::string ext = s.batch.out_format;
+    if (ext[0] != '.') ext.insert(0, ".");
+    s.codec.container = output_container(ext);
+    if (s.codec.container == codec::Container::kUnknown)
+      return invalid_argument("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
+  }
+  return s.codec;
+}
+
 int encode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
   EncodeSettings s;
@@ -572,64 +601,53 @@ int encode_main(const Args& args) {
     s = std::move(over);
   }
   codec::EncodeOptions& opt = s.codec;
-  if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
-  opt.container = output_container(s.out);
-  if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
-  auto image = read_encode_input(s.in, s.raw_format, s.max_memory);
-  if (!image.ok()) {
-    const bool limit = image.status().code() == ErrorCode::kResourceLimit;
-    return fail("encode", image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+  s.batch.output = s.out;
+  if (!is_batch(s.batch)) {
+    if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
+    opt.container = output_container(s.out);
+    if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
+    const BatchFile file{s.batch.inputs[0], s.out};
+    return run_one("encode", file, encode_steps(s, opt), s.quiet);
   }
-  codec::EncodeReport report;
-  auto bytes = codec::encode(*image, opt, &report);
-  if (!bytes.ok()) return fail("encode", s.in + ": " + bytes.status().message());
-  for (const auto& n : report.notes) std::fprintf(stderr, "mallat encode: note: %s: %s\n", s.in.c_str(), n.c_str());
-  Status status = io::write_file_atomically(s.out, *bytes);
-  if (!status.ok()) return fail("encode", status.message());
-  return 0;
+  Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
+  if (!plan.ok()) return usage_error(plan.status().message());
+  opt.container = output_container(plan->files[0].out.string());
+  if (opt.container == codec::Container::kUnknown)
+    return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
+  Status shared = share_backend(opt.dwt_backend, opt.threads, &opt.dwt_instance);
+  if (!shared.ok()) return fail("encode", shared.message());
+  return run_batch("encode", *plan, encode_steps(s, opt), s.quiet);
 }
 
 int decode_main(const Args& args) {
   auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
-  DecodeSettings settings;
-  Result<Parsed> parsed = parse_options(decode_table(), args, settings);
+  DecodeSettings s;
+  Result<Parsed> parsed = parse_options(decode_table(), args, s);
   if (!parsed.ok()) return usage_error(parsed.status().message());
   if (*parsed == Parsed::kHelp) {
     std::fputs(help_text(kDecodeIntro, option_texts(decode_table())).c_str(), stdout);
     return 0;
   }
-  const std::string &in = settings.in, &out = settings.out;
-  const codec::DecodeOptions& opt = settings.codec;
-  DecodeOutputOptions& output = settings.output;
-  if (in.empty() || out.empty()) return usage_error("-i IN and -o OUT are required");
-  const io::Format out_format = io::format_from_extension(out);
-  if (out_format == io::Format::kUnknown) return usage_error("cannot tell the output format from '" + out + "'");
-  // Raw planes are the components as coded: no JP2 colour (palette, cdef,
-  // sYCC, ICC) applied.
-  const bool raw = out_format == io::Format::kRaw || out_format == io::Format::kRawl;
-  if (raw) settings.codec.apply_jp2_header = false;
-  output.threads = opt.threads;
-  auto data = io::read_file(in);
-  if (!data.ok()) return fail("decode", data.status().message());
-  codec::DecodeReport report;
-  auto image = codec::decode(*data, opt, &report);
-  if (!settings.quiet)
-    for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
-  if (!image.ok()) return fail("decode", in + ": " + image.status().message());
-  std::vector<std::string> notes;
-  Status s = prepare_output(*image, opt.reduce, out, output, &notes);
-  if (!s.ok()) return fail("decode", in + ": " + s.message());
-  if (!settings.quiet)
-    for (const auto& n : notes) std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), n.c_str());
-  s = write_outputs(*image, out, output);
-  if (!s.ok()) return fail("decode", s.message());
-  if (raw && !settings.quiet) {
-    auto geometry = io::raw_geometry_of(*image);
-    if (geometry.ok()) std::printf("%s: read it back with -F %s\n", out.c_str(), io::raw_geometry_text(*geometry).c_str());
-    else std::fprintf(stderr, "mallat decode: note: %s: %s\n", out.c_str(), geometry.status().message().c_str());
+  s.output.threads = s.codec.threads;
+  s.batch.output = s.out;
+  if (!is_batch(s.batch)) {
+    if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
+    if (io::format_from_extension(s.out) == io::Format::kUnknown)
+      return usage_error("cannot tell the output format from '" + s.out + "'");
+    if (is_raw(s.out)) s.codec.apply_jp2_header = false;
+    const BatchFile file{s.batch.inputs[0], s.out};
+    return run_one("decode", file, decode_steps(s), s.quiet);
   }
-  return 0;
+  Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
+  if (!plan.ok()) return usage_error(plan.status().message());
+  if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
+    return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
+                       s.batch.out_format + "'");
+  if (is_raw(plan->files[0].out)) s.codec.apply_jp2_header = false;
+  Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
+  if (!shared.ok()) return fail("decode", shared.message());
+  return run_batch("decode", *plan, decode_steps(s), s.quiet);
 }
 
 int transcode_main(const Args& args) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/api/encode.h"
 #include "tools/option_table.h"
 
 namespace mallat::tools {
@@ -24,6 +25,11 @@ int bench_main(const Args& args);
 CommandOptions encode_options();
 CommandOptions decode_options();
 CommandOptions transcode_options();
+
+// encode's options applied to `args` (no -i, -o or -ImgDir): the codec's
+// options, with the container -OutFor names (a codestream without it). For
+// `mallat bench codec`, which takes encode's options.
+Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args);
 
 // `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
 // starts like one, and the report; returns the exit status.

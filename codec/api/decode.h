@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/api/coding_types.h"
+#include "codec/api/stage_times.h"
 #include "common/image.h"
 #include "common/status.h"
 #include "dwt/dwt.h"
@@ -35,6 +36,8 @@ struct DecodeOptions {
   // (codec/codestream/memory_limit.h); 0 = default_memory_limit().
   uint64_t max_memory = 0;
   dwt::BackendKind dwt_backend = dwt::BackendKind::kCpu;  // as EncodeOptions
+  std::shared_ptr<dwt::Backend> dwt_instance;  // as EncodeOptions: wins over dwt_backend; one call at a time
+  StageTimes* stage_times = nullptr;           // as EncodeOptions: each stage's time added when set
   // A JP2 file's header applied to the decoded components (Annex I): palette
   // and cmap, cdef, the first colr (an enumerated space or a restricted ICC
   // profile), then sYCC converted to RGB: the image as opj_decompress gives

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "codec/api/decode.h"
 #include "codec/codestream/codestream_reader.h"
@@ -46,7 +47,11 @@ bool any_colour_transform(const Codestream& cs) {
 // order.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
                                 const DecodeOptions& options, DecodeReport* report, bool* all_components) {
-  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
+  Result<Codestream> parsed = [&] {
+    StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
+    return parse_codestream(stream);
+  }();
+  MALLAT_ASSIGN_OR_RETURN(Codestream cs, std::move(parsed));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
   MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
   const ImageAndTileSize& siz = cs.main.siz;
@@ -102,7 +107,8 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
 
   ThreadPool pool(options.threads);
   QuirkCounts quirks;
-  MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
+  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
+                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
     if (tile.parts.empty()) {

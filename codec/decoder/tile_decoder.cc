@@ -52,7 +52,10 @@ class TileDecoder {
       }
     }
     MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
-    MALLAT_RETURN_IF_ERROR(gather_packets());
+    {
+      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms));
+      MALLAT_RETURN_IF_ERROR(gather_packets());
+    }
     return run_inverse_stages(image);
   }
 
@@ -134,7 +137,20 @@ class TileDecoder {
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
     const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
-    return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+    StageTimes* times = options_.stage_times;
+    if (!times) return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+    // Timed one by one: the results are those of running them together
+    // (tile_stages.h).
+    {
+      StageClock clock(&times->block_coding_ms);
+      MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kBlockDecoding, InverseStage::kDequantisation, tile));
+    }
+    {
+      StageClock clock(&times->dwt_ms);
+      MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kInverseDwt, InverseStage::kInverseDwt, tile));
+    }
+    StageClock clock(&times->colour_transform_ms);
+    return stages->inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
   }
 
   // What Tier-2 gathered for a code-block (B.10), for the block decoder:

@@ -316,6 +316,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   MALLAT_ASSIGN_OR_RETURN(setup.tile_progression_changes, tile_progression_changes(main, options));
   setup.image = &image;
   setup.main = &main;
+  setup.stage_times = options.stage_times;
   const int levels = main.cod.component.levels;
   const bool reversible = main.cod.component.reversible;
   MALLAT_ASSIGN_OR_RETURN(std::vector<double> norms,
@@ -576,6 +577,7 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
       d.layers = static_cast<int>(l) + 1;
       d.threads = options.threads;
       d.dwt_backend = options.dwt_backend;
+      d.dwt_instance = options.dwt_instance;
       d.apply_jp2_header = false;  // the components as encoded, whatever the JP2 header says of them
       MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(file, d));
       MALLAT_ASSIGN_OR_RETURN(const ImageComparison cmp, compare_images(image, decoded));
@@ -604,7 +606,8 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main, options));
-  MALLAT_ASSIGN_OR_RETURN(auto backend, dwt::make_backend(options.dwt_backend, options.threads));
+  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
+                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
   ThreadPool pool(options.threads);
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
 
@@ -645,6 +648,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
         initial += b.initial_distortion;
       }
     }
+    StageClock clock(stage_sink(options.stage_times, &StageTimes::rate_allocation_ms));
     ComponentCaps caps;
     if (options.max_component_bytes > 0) {
       caps.max_bytes.assign(image.num_components(), static_cast<double>(options.max_component_bytes));
@@ -658,6 +662,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }
   }
+  StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
   return assembler.file(layers);
 }
 

@@ -28,10 +28,30 @@ Status TileEncoder::code(int index) {
     tile.blocks.push_back(block);
   }
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
-  MALLAT_RETURN_IF_ERROR(stages->forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile));
+  MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
-  if (setup_.ht_candidates && main.cod.component.style.ht) return code_ht_candidates(tile, *stages);
+  if (setup_.ht_candidates && main.cod.component.style.ht) {
+    StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms));
+    return code_ht_candidates(tile, *stages);
+  }
   return Status::Ok();
+}
+
+// Every forward stage; timed one by one when the setup asks (the results
+// are those of running them together, tile_stages.h).
+Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
+  StageTimes* times = setup_.stage_times;
+  if (!times) return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
+  {
+    StageClock clock(&times->colour_transform_ms);
+    MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kComponentTransform, ForwardStage::kComponentTransform, tile));
+  }
+  {
+    StageClock clock(&times->dwt_ms);
+    MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kDwt, ForwardStage::kDwt, tile));
+  }
+  StageClock clock(&times->block_coding_ms);
+  return stages.forward(ForwardStage::kQuantisation, ForwardStage::kBlockCoding, tile);
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages) {

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "codec/api/stage_times.h"
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
@@ -50,6 +51,8 @@ struct TileCodingSetup {
   // Whether the passes' distortion decreases are needed: under a rate
   // target only (otherwise every pass is sent); HT coders skip them.
   bool distortions = true;
+  // When set, the forward stages' times are added to it (stage_times.h).
+  StageTimes* stage_times = nullptr;
 };
 
 // One truncation point of an HT code-block under rate control: the first
@@ -113,6 +116,7 @@ class TileEncoder {
   void account(size_t slot, EncodeTile& tile);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
   // lists their truncation points (CodedBlock::ht_points).
+  Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   Status code_ht_candidates(EncodeTile& tile, TileStages& stages);
 
   const TileCodingSetup& setup_;

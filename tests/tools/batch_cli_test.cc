@@ -1,0 +1,218 @@
+// Batch mode of mallat encode and decode (tools/batch.h), --device, and
+// mallat bench codec, on small generated images: the outputs of a batch are
+// byte for byte those of the single-file command, a bad file is named and the
+// others go on, and the progress and summary lines keep their format.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/image.h"
+#include "io/image_io.h"
+#include "tests/testdata.h"
+#include "tests/tools/cli_run.h"
+
+namespace mallat {
+namespace {
+
+namespace fs = std::filesystem;
+
+int run(const std::string& args, std::string* output, const fs::path& dir) {
+  return testing::run_mallat(args, output, dir);
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// A w x h image of n components with a pattern that gives every coding pass
+// something to do.
+void write_generated(const fs::path& path, int64_t w, int64_t h, int n, int seed) {
+  auto image = make_image(w, h, n, 8, false);
+  ASSERT_TRUE(image.ok()) << image.status().message();
+  image->color_space = n >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+  for (int c = 0; c < n; ++c)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        image->components[c].samples[y * w + x] =
+            static_cast<int32_t>((x * (c + 1) + y * 3 + seed * 17 + ((x ^ y) & 15) * 5) & 255);
+  ASSERT_TRUE(io::write_image(*image, path).ok());
+}
+
+// A folder of three generated images, a file that claims to be a PPM but is
+// not, and a text file the encoder does not read.
+fs::path make_inputs(const fs::path& dir) {
+  const fs::path in = dir / "in";
+  fs::create_directories(in);
+  write_generated(in / "a.ppm", 96, 64, 3, 1);
+  write_generated(in / "b.pgm", 80, 50, 1, 2);
+  write_generated(in / "c.png", 64, 72, 3, 3);
+  std::ofstream(in / "bad.ppm") << "this is not a PPM file";
+  std::ofstream(in / "notes.txt") << "not an image";
+  return in;
+}
+
+const std::string kOptions = " -n 4 -b 32,32 -threads 2";
+
+TEST(BatchCli, EncodeFolderMatchesSingleFilesAndNamesTheBadOne) {
+  const fs::path dir = testing::make_temp_dir("batch-encode");
+  const fs::path in = make_inputs(dir);
+  std::string out;
+  EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "out").string() + kOptions, &out, dir), 1) << out;
+  EXPECT_NE(out.find("bad.ppm"), std::string::npos) << out;
+  EXPECT_NE(out.find("left out 1 file(s)"), std::string::npos) << out;
+  EXPECT_NE(out.find("notes.txt"), std::string::npos) << out;
+  // The good files written, nothing else: no output for the bad one, no temporaries.
+  EXPECT_EQ(names_in(dir / "out"), (std::set<std::string>{"a.j2k", "b.j2k", "c.j2k"}));
+  for (const std::string stem : {"a", "b", "c"}) {
+    const std::string source = stem == "a" ? "a.ppm" : stem == "b" ? "b.pgm" : "c.png";
+    const fs::path single = dir / (stem + "-single.j2k");
+    ASSERT_EQ(run("encode -i " + (in / source).string() + " -o " + single.string() + kOptions, &out, dir), 0) << out;
+    EXPECT_EQ(bytes_of(dir / "out" / (stem + ".j2k")), bytes_of(single)) << stem;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(BatchCli, DecodeFolderMatchesSingleFiles) {
+  const fs::path dir = testing::make_temp_dir("batch-decode");
+  const fs::path in = make_inputs(dir);
+  fs::remove(in / "bad.ppm");
+  std::string out;
+  // Several -i files and -OutFor with the dot, in capitals (as opj_compress).
+  ASSERT_EQ(run("encode -i " + (in / "a.ppm").string() + " -i " + (in / "b.pgm").string() + " -i " +
+                    (in / "c.png").string() + " -o " + (dir / "coded").string() + " -OutFor .JP2" + kOptions,
+                &out, dir),
+            0)
+      << out;
+  EXPECT_EQ(names_in(dir / "coded"), (std::set<std::string>{"a.jp2", "b.jp2", "c.jp2"}));
+  std::ofstream(dir / "coded" / "readme.txt") << "left out";
+  ASSERT_EQ(run("decode -i " + (dir / "coded").string() + " -o " + (dir / "dec").string() + " -OutFor png -threads 2",
+                &out, dir),
+            0)
+      << out;
+  EXPECT_EQ(names_in(dir / "dec"), (std::set<std::string>{"a.png", "b.png", "c.png"}));
+  for (const std::string stem : {"a", "b", "c"}) {
+    const fs::path single = dir / (stem + "-single.png");
+    ASSERT_EQ(run("decode -i " + (dir / "coded" / (stem + ".jp2")).string() + " -o " + single.string(), &out, dir), 0)
+        << out;
+    EXPECT_EQ(bytes_of(dir / "dec" / (stem + ".png")), bytes_of(single)) << stem;
+  }
+  // Lossless: the batch's decode of a.ppm is the image generated.
+  auto original = io::read_image(in / "a.ppm");
+  auto decoded = io::read_image(dir / "dec" / "a.png");
+  ASSERT_TRUE(original.ok() && decoded.ok());
+  EXPECT_EQ(original->components[1].samples, decoded->components[1].samples);
+  // A batch decode needs -OutFor: a usage error, nothing written.
+  EXPECT_EQ(run("decode -i " + (dir / "coded").string() + " -o " + (dir / "dec2").string(), &out, dir), 2) << out;
+  EXPECT_NE(out.find("-OutFor"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "dec2"));
+  fs::remove_all(dir);
+}
+
+TEST(BatchCli, ImgDirWritesBesideTheInputs) {
+  const fs::path dir = testing::make_temp_dir("batch-imgdir");
+  const fs::path in = make_inputs(dir);
+  fs::remove(in / "bad.ppm");
+  std::string out;
+  ASSERT_EQ(run("encode -ImgDir " + in.string() + " -OutFor jp2 -quiet" + kOptions, &out, dir), 0) << out;
+  EXPECT_TRUE(fs::exists(in / "a.jp2") && fs::exists(in / "b.jp2") && fs::exists(in / "c.jp2"));
+  // -ImgDir with -i, and two inputs that would write one output: usage errors.
+  EXPECT_EQ(run("encode -ImgDir " + in.string() + " -i " + (in / "a.ppm").string(), &out, dir), 2) << out;
+  // -OutFor with one file and a file name after -o: a usage error, no folder made.
+  EXPECT_EQ(run("encode -i " + (in / "a.ppm").string() + " -o " + (dir / "one.j2k").string() + " -OutFor jp2", &out,
+                dir),
+            2)
+      << out;
+  EXPECT_FALSE(fs::exists(dir / "one.j2k"));
+  // One file into an existing folder: a batch of one.
+  fs::create_directories(dir / "folder");
+  ASSERT_EQ(run("encode -i " + (in / "a.ppm").string() + " -o " + (dir / "folder").string() + " -OutFor jp2 -quiet" +
+                    kOptions,
+                &out, dir),
+            0)
+      << out;
+  EXPECT_EQ(bytes_of(dir / "folder" / "a.jp2"), bytes_of(in / "a.jp2"));
+  write_generated(in / "a.pgm", 16, 16, 1, 4);
+  EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "out").string(), &out, dir), 2) << out;
+  EXPECT_NE(out.find("would both write"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+TEST(BatchCli, QuietProgressAndSummary) {
+  const fs::path dir = testing::make_temp_dir("batch-progress");
+  const fs::path in = make_inputs(dir);
+  std::string out;
+  // -quiet: only the bad file's error.
+  EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "q").string() + " -quiet" + kOptions, &out, dir), 1);
+  EXPECT_EQ(out.find("left out"), std::string::npos) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("bad.ppm"), std::string::npos) << out;
+  fs::remove(in / "bad.ppm");
+  EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "q2").string() + " -quiet" + kOptions, &out, dir), 0);
+  EXPECT_EQ(out, "");
+  // Not a terminal: plain progress lines, the last at the end, then the summary.
+  EXPECT_EQ(run("encode -i " + in.string() + " -o " + (dir / "p").string() + kOptions, &out, dir), 0);
+  EXPECT_TRUE(std::regex_search(out, std::regex("mallat encode: 3/3 files, [0-9]+\\.[0-9] MP/s\n"))) << out;
+  EXPECT_TRUE(std::regex_search(
+      out, std::regex("mallat encode: 3 done, 0 failed, [0-9]+\\.[0-9]{2} s, [0-9]+\\.[0-9] MP/s\n$")))
+      << out;
+  EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+TEST(BatchCli, DeviceNamesTheDwtChoice) {
+  const fs::path dir = testing::make_temp_dir("batch-device");
+  write_generated(dir / "a.ppm", 96, 64, 3, 5);
+  std::string out;
+  const std::string in = " -i " + (dir / "a.ppm").string() + " -I -r 10" + kOptions;
+  ASSERT_EQ(run("encode" + in + " -o " + (dir / "dwt.j2k").string() + " --dwt cpu", &out, dir), 0) << out;
+  ASSERT_EQ(run("encode" + in + " -o " + (dir / "device.j2k").string() + " --device cpu", &out, dir), 0) << out;
+  EXPECT_EQ(bytes_of(dir / "dwt.j2k"), bytes_of(dir / "device.j2k"));
+  // auto: CUDA where there is a device, the CPU elsewhere, with no note; the same file either way.
+  ASSERT_EQ(run("encode" + in + " -o " + (dir / "auto.j2k").string() + " --device auto", &out, dir), 0) << out;
+  EXPECT_EQ(out, "");
+  EXPECT_EQ(bytes_of(dir / "auto.j2k"), bytes_of(dir / "dwt.j2k"));
+  ASSERT_EQ(run("decode -i " + (dir / "auto.j2k").string() + " -o " + (dir / "auto.ppm").string() + " --device auto",
+                &out, dir),
+            0)
+      << out;
+  EXPECT_EQ(run("encode" + in + " -o " + (dir / "x.j2k").string() + " --device gpu", &out, dir), 2) << out;
+  EXPECT_NE(out.find("--device"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+TEST(BatchCli, BenchCodecPrintsEveryStage) {
+  const fs::path dir = testing::make_temp_dir("bench-codec");
+  write_generated(dir / "a.ppm", 96, 64, 3, 6);
+  write_generated(dir / "b.pgm", 64, 40, 1, 7);
+  std::string out;
+  ASSERT_EQ(run("bench codec " + (dir / "a.ppm").string() + " " + (dir / "b.pgm").string() +
+                    " --runs 2 --warmup 0 -threads 2 -I -r 20 --device cpu",
+                &out, dir),
+            0)
+      << out;
+  EXPECT_NE(out.find("2 files"), std::string::npos) << out;
+  for (const char* stage : {"read", "colour transform", "DWT", "quantisation + Tier-1", "rate allocation", "Tier-2",
+                            "write", "Tier-1 + dequantisation", "inverse DWT", "inverse colour transform"})
+    EXPECT_NE(out.find(stage), std::string::npos) << stage << "\n" << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("encode: [0-9.]+ ms a round: [0-9.]+ images/s, [0-9.]+ MP/s"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("decode: [0-9.]+ ms a round: [0-9.]+ images/s, [0-9.]+ MP/s"))) << out;
+  EXPECT_EQ(run("bench codec --runs 2", &out, dir), 2) << out;
+  EXPECT_EQ(run("bench codec " + (dir / "a.ppm").string() + " -o x.j2k", &out, dir), 2) << out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mallat

@@ -1,0 +1,257 @@
+// `mallat bench codec FILES... [--runs N] [--warmup N] [encode options]`:
+// every file read, encoded and written, then the written file read, decoded
+// and written, in one process; one warm-up round, then N timed rounds, and
+// per stage the median over the rounds of its time summed over the files.
+// The DWT backend (--device) is made once and shared by every call, as a
+// batch shares it.
+#include "tools/bench_codec.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "codec/codec.h"
+#include "common/thread_pool.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tools/commands.h"
+
+namespace mallat::tools {
+namespace {
+namespace fs = std::filesystem;
+
+const char kUsage[] =
+    "usage: mallat bench codec FILES... [--runs N] [--warmup N] [encode options]\n"
+    "Encodes and decodes the image FILES in this process and reports images/s, megapixels/s\n"
+    "and the time of each stage: read, colour transform, DWT, quantisation + Tier-1 (block\n"
+    "coding), rate allocation, Tier-2, write; for decode read, Tier-2, Tier-1 + dequantisation,\n"
+    "inverse DWT, inverse colour transform and output, write. Each figure is the median over\n"
+    "--runs rounds (default 5) after --warmup rounds (default 1) of its time summed over the\n"
+    "files. The encode options are mallat encode's (-threads, --device, -I, -r, ...); decode\n"
+    "uses the same -threads and --device. A device backend's uploads and downloads are part of\n"
+    "its DWT time. Intermediate files go to a temporary folder that is removed afterwards.\n";
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// One round's times, each summed over the files.
+struct Round {
+  double read = 0, write = 0, call = 0, whole = 0;
+  codec::StageTimes stages;
+};
+
+// A line of the report: a name and how to get its figure from a round.
+struct Line {
+  const char* name;
+  double (*of)(const Round&);
+};
+
+const std::vector<Line>& encode_lines() {
+  static const std::vector<Line> lines = {
+      {"read", [](const Round& r) { return r.read; }},
+      {"colour transform (DC shift, RCT/ICT)", [](const Round& r) { return r.stages.colour_transform_ms; }},
+      {"DWT", [](const Round& r) { return r.stages.dwt_ms; }},
+      {"quantisation + Tier-1", [](const Round& r) { return r.stages.block_coding_ms; }},
+      {"rate allocation", [](const Round& r) { return r.stages.rate_allocation_ms; }},
+      {"Tier-2 (packets, file)", [](const Round& r) { return r.stages.tier2_ms; }},
+      {"write", [](const Round& r) { return r.write; }},
+  };
+  return lines;
+}
+
+const std::vector<Line>& decode_lines() {
+  static const std::vector<Line> lines = {
+      {"read", [](const Round& r) { return r.read; }},
+      {"Tier-2 (headers, packets)", [](const Round& r) { return r.stages.tier2_ms; }},
+      {"Tier-1 + dequantisation", [](const Round& r) { return r.stages.block_coding_ms; }},
+      {"inverse DWT", [](const Round& r) { return r.stages.dwt_ms; }},
+      {"inverse colour transform, output", [](const Round& r) { return r.stages.colour_transform_ms; }},
+      {"write", [](const Round& r) { return r.write; }},
+  };
+  return lines;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_of(const std::vector<Round>& rounds, double (*of)(const Round&)) {
+  std::vector<double> v;
+  for (const Round& r : rounds) v.push_back(of(r));
+  return median(v);
+}
+
+void report(const char* what, const std::vector<Line>& lines, const std::vector<Round>& rounds, size_t images,
+            double megapixels) {
+  const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
+  const double call = median_of(rounds, [](const Round& r) { return r.call; });
+  std::printf("%s: %.1f ms a round: %.2f images/s, %.1f MP/s (the %s calls alone: %.1f ms, %.1f MP/s)\n", what,
+              whole, images / (whole / 1e3), megapixels / (whole / 1e3), what, call, megapixels / (call / 1e3));
+  double named = 0;
+  for (const Line& line : lines) {
+    const double ms = median_of(rounds, line.of);
+    named += ms;
+    std::printf("  %-38s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
+  }
+  std::printf("  %-38s %10.2f ms %6.1f%%\n", "other (headers, allocation, copies)", whole - named,
+              100.0 * (whole - named) / whole);
+}
+
+// Where the decoded images are written: the input's format when it has
+// one this build writes, else PAM (which holds any image).
+fs::path decoded_name(const fs::path& dir, size_t i, const fs::path& input) {
+  const io::Format format = io::format_from_extension(input);
+  const bool keep = format != io::Format::kUnknown && format != io::Format::kPgx && io::can_write(format);
+  return dir / ("decoded" + std::to_string(i) + (keep ? input.extension().string() : ".pam"));
+}
+
+struct Bench {
+  std::vector<fs::path> files;
+  int runs = 5, warmup = 1;
+  codec::EncodeOptions encode;
+  codec::DecodeOptions decode;
+  fs::path dir;
+
+  Status encode_round(Round& r, uint64_t* pixels) {
+    encode.stage_times = &r.stages;
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto t = std::chrono::steady_clock::now();
+      MALLAT_ASSIGN_OR_RETURN(const Image image, io::read_image(files[i]));
+      r.read += ms_since(t);
+      *pixels += static_cast<uint64_t>(image.width()) * static_cast<uint64_t>(image.height());
+      t = std::chrono::steady_clock::now();
+      auto bytes = codec::encode(image, encode);
+      r.call += ms_since(t);
+      if (!bytes.ok()) return bytes.status().with_context(files[i].string());
+      t = std::chrono::steady_clock::now();
+      MALLAT_RETURN_IF_ERROR(io::write_file_atomically(dir / ("coded" + std::to_string(i)), *bytes));
+      r.write += ms_since(t);
+    }
+    r.whole = ms_since(start);
+    return Status::Ok();
+  }
+
+  Status decode_round(Round& r) {
+    decode.stage_times = &r.stages;
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < files.size(); ++i) {
+      auto t = std::chrono::steady_clock::now();
+      MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, io::read_file(dir / ("coded" + std::to_string(i))));
+      r.read += ms_since(t);
+      t = std::chrono::steady_clock::now();
+      auto image = codec::decode(bytes, decode);
+      r.call += ms_since(t);
+      if (!image.ok()) return image.status().with_context("decoding " + files[i].string() + "'s codestream");
+      t = std::chrono::steady_clock::now();
+      io::WriteOptions w;
+      w.threads = decode.threads;
+      MALLAT_RETURN_IF_ERROR(io::write_image(*image, decoded_name(dir, i, files[i]), w));
+      r.write += ms_since(t);
+    }
+    r.whole = ms_since(start);
+    return Status::Ok();
+  }
+
+  Status run() {
+    std::vector<Round> encodes, decodes;
+    uint64_t pixels = 0;
+    for (int round = 0; round < warmup + runs; ++round) {
+      Round e, d;
+      pixels = 0;
+      MALLAT_RETURN_IF_ERROR(encode_round(e, &pixels));
+      MALLAT_RETURN_IF_ERROR(decode_round(d));
+      if (round < warmup) continue;
+      encodes.push_back(e);
+      decodes.push_back(d);
+    }
+    const double megapixels = static_cast<double>(pixels) / 1e6;
+    std::printf("mallat bench codec: %zu files, %.1f MP; DWT %s, %d threads; median of %d rounds after %d warm-up\n",
+                files.size(), megapixels, encode.dwt_instance->name().c_str(),
+                encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
+    report("encode", encode_lines(), encodes, files.size(), megapixels);
+    report("decode", decode_lines(), decodes, files.size(), megapixels);
+    return Status::Ok();
+  }
+};
+
+// --runs and --warmup: 1..1000 and 0..1000.
+Status parse_count(const std::string& option, const std::string& value, int lo, int* out) {
+  try {
+    size_t used = 0;
+    const int v = std::stoi(value, &used);
+    if (used == value.size() && v >= lo && v <= 1000) {
+      *out = v;
+      return Status::Ok();
+    }
+  } catch (...) {
+  }
+  return invalid_argument(option + " must be " + std::to_string(lo) + "..1000, got '" + value + "'");
+}
+
+// Splits the arguments: --runs, --warmup, the files, and encode's options
+// (an option of encode's table takes the word after it when it has a value).
+Status parse_args(const std::vector<std::string>& args, Bench& bench) {
+  const CommandOptions encode = encode_options();
+  std::vector<std::string> encode_args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    if (a == "--runs" || a == "--warmup") {
+      if (!has_value) return invalid_argument("option " + a + " needs a value");
+      MALLAT_RETURN_IF_ERROR(a == "--runs" ? parse_count(a, args[++i], 1, &bench.runs)
+                                           : parse_count(a, args[++i], 0, &bench.warmup));
+      continue;
+    }
+    if (a.empty() || a[0] != '-') {
+      bench.files.emplace_back(a);
+      continue;
+    }
+    encode_args.push_back(a);
+    for (const OptionText& row : encode.options)
+      for (std::string_view name : row.names)
+        if (name == a && !row.value.empty() && has_value) encode_args.push_back(args[++i]);
+  }
+  if (bench.files.empty()) return invalid_argument("no image files given");
+  MALLAT_ASSIGN_OR_RETURN(bench.encode, parse_encode_codec_options(encode_args));
+  // One backend for every call of the benchmark, made before the clock runs.
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
+                          dwt::make_backend(bench.encode.dwt_backend, bench.encode.threads));
+  bench.encode.dwt_instance = std::move(backend);
+  bench.decode.threads = bench.encode.threads;
+  bench.decode.dwt_instance = bench.encode.dwt_instance;
+  return Status::Ok();
+}
+
+}  // namespace
+
+int bench_codec_main(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
+  Bench bench;
+  Status parsed = parse_args(args, bench);
+  if (!parsed.ok()) return fail("bench codec", parsed.message() + " (see --help)", 2);
+  std::error_code ec;
+  bench.dir = fs::temp_directory_path(ec) / ("mallat-bench-codec-" + std::to_string(getpid()));
+  if (ec || !fs::create_directories(bench.dir, ec))
+    return fail("bench codec", "cannot make a temporary folder " + bench.dir.string() + ": " + ec.message());
+  const Status status = bench.run();
+  fs::remove_all(bench.dir, ec);
+  if (!status.ok()) return fail("bench codec", status.message());
+  return 0;
+}
+
+}  // namespace mallat::tools
