@@ -114,9 +114,10 @@ class TileEncoder {
   Result<EncodeBlock> code_one(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
   void account(size_t slot, EncodeTile& tile);
+  // Every forward stage, timed one by one when the setup asks.
+  Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
   // lists their truncation points (CodedBlock::ht_points).
-  Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   Status code_ht_candidates(EncodeTile& tile, TileStages& stages);
 
   const TileCodingSetup& setup_;
