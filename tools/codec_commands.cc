@@ -312,8 +312,8 @@ const std::vector<EncodeOption>& encode_table() {
          return usage_status(parse_cinema(codec::ProfileKind::kCinema2K, v, &s.codec.profile));
        }},
       {{"-cinema4K"}, "",
-       "4K digital cinema profile (Rsiz 4, 24 fps): as -cinema2K 24 for frames up to 4096x2160, at most 6 levels, "
-       "the highest resolution in its own three tile-parts (POC)",
+       "4K digital cinema profile (Rsiz 4, 24 fps; -cinema4K 24 is the same): as -cinema2K 24 for frames up to "
+       "4096x2160, at most 6 levels, the highest resolution in its own three tile-parts (POC)",
        "", [](EncodeSettings& s, const std::string&) {
          return usage_status(parse_cinema(codec::ProfileKind::kCinema4K, "24", &s.codec.profile));
        }},
@@ -582,8 +582,18 @@ Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args) {
   return s.codec;
 }
 
-int encode_main(const Args& args) {
+// opj_compress spells the 4K profile -cinema4K alone (24 frames a second is
+// the only rate DCI gives 4K); "-cinema4K 24", as the 2K flag is written, is
+// taken too.
+Args without_cinema4k_rate(Args args) {
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-cinema4K" && args[i + 1] == "24") args.erase(args.begin() + static_cast<std::ptrdiff_t>(i + 1));
+  return args;
+}
+
+int encode_main(const Args& given) {
   auto usage_error = [](const std::string& m) { return fail("encode", m + " (see --help)", 2); };
+  const Args args = without_cinema4k_rate(given);
   EncodeSettings s;
   Result<Parsed> parsed = parse_options(encode_table(), args, s);
   if (!parsed.ok()) return usage_error(parsed.status().message());

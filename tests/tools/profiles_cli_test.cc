@@ -34,6 +34,9 @@ TEST(ProfilesCli, ProfilesReachTheStreamAndInfoNamesThem) {
   EXPECT_NE(out.find("profile: 2K digital cinema (Rsiz 0x0003)"), std::string::npos) << out;
   EXPECT_NE(out.find("CPRL, code-blocks 32x32"), std::string::npos) << out;
   ASSERT_EQ(testing::run_mallat(head + "-cinema4K", &out, dir), 0) << out;
+  // "-cinema4K 24", written as the 2K flag is, is the same profile; another rate is not a value it takes.
+  ASSERT_EQ(testing::run_mallat(head + "-cinema4K 24", &out, dir), 0) << out;
+  EXPECT_NE(testing::run_mallat(head + "-cinema4K 48", &out, dir), 0) << out;
   ASSERT_EQ(testing::run_mallat(info, &out, dir), 0) << out;
   EXPECT_NE(out.find("profile: 4K digital cinema (Rsiz 0x0004)"), std::string::npos) << out;
   // opj_compress's lower-case keys; -n before the flag is kept (3 <= 5).
