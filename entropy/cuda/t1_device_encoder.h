@@ -1,0 +1,61 @@
+// Host side of Tier-1 encoding on the GPU: uploads a batch of code-blocks,
+// runs t1_encode_kernel over it in one launch, times it, and brings back each
+// block's bytes, passes and status. Not wired into the codec pipeline yet;
+// used by the GPU tests and the benchmark (tests/entropy_cuda).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "entropy/cuda/t1_encode_launch.h"
+#include "entropy/t1.h"
+
+namespace mallat::entropy::cuda {
+
+// Empty when a CUDA device can be used; otherwise why not ("no CUDA
+// device: ..."), for tests to skip with.
+std::string t1_device_unavailable();
+
+// The device's name, compute capability and SM count.
+std::string t1_device_name();
+
+// A downloaded batch: per job its result, kMaxCodingPasses pass slots and
+// slot_capacity byte slots (t1_encode_launch.h).
+struct T1DeviceBatchResult {
+  uint32_t slot_capacity = 0;
+  std::vector<SharedT1Result> results;
+  std::vector<CodingPass> passes;
+  std::vector<uint8_t> slots;
+
+  // Job i as encode_code_block returns it, or the job's failure as an error.
+  Result<EncodedCodeBlock> block(size_t i) const;
+};
+
+class T1DeviceEncoder {
+ public:
+  static Result<std::unique_ptr<T1DeviceEncoder>> create();
+  ~T1DeviceEncoder();
+
+  // Copies a batch to the device (device memory grows as needed and is
+  // reused): the jobs, their coefficients (each job's at its offset), and
+  // output slots of `slot_capacity` bytes (a block needs its length + 2).
+  Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+                uint32_t slot_capacity);
+  // Encodes the uploaded batch in one launch and waits for it.
+  Status encode();
+  // Device time of one encode(), in ms: the median of `runs` launches timed
+  // by CUDA events, after `warmup` untimed ones.
+  Result<double> time_encode(int warmup, int runs);
+  Status download(T1DeviceBatchResult& out);
+
+ private:
+  struct Impl;
+  explicit T1DeviceEncoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mallat::entropy::cuda
