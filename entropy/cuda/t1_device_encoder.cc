@@ -50,18 +50,20 @@ Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
 
 struct T1DeviceEncoder::Impl {
   dwt::cuda::Stream stream;
-  DeviceArena jobs, order, coefficients, slots, passes, results;
+  T1StateMemory memory = T1StateMemory::kGlobal;
+  DeviceArena jobs, order, coefficients, slots, passes, results, states;
   T1EncodeArgs args;
 };
 
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 T1DeviceEncoder::~T1DeviceEncoder() = default;
 
-Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create() {
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory) {
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
   auto impl = std::make_unique<Impl>();
+  impl->memory = memory;
   MALLAT_ASSIGN_OR_RETURN(impl->stream, dwt::cuda::make_stream());
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
@@ -91,6 +93,9 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
   MALLAT_RETURN_IF_ERROR(d.slots.reserve(std::max<size_t>(1, n) * slot_capacity));
   MALLAT_RETURN_IF_ERROR(d.passes.reserve(std::max<size_t>(1, n) * kMaxCodingPasses * sizeof(CodingPass)));
   MALLAT_RETURN_IF_ERROR(d.results.reserve(std::max<size_t>(1, n) * sizeof(SharedT1Result)));
+  if (d.memory == T1StateMemory::kGlobal) {
+    MALLAT_RETURN_IF_ERROR(d.states.reserve(std::max<size_t>(1, n) * sizeof(T1FixedState)));
+  }
   cudaStream_t s = d.stream.get();
   MALLAT_RETURN_IF_ERROR(check_cuda(
       cudaMemcpyAsync(d.jobs.data(), jobs.data(), n * sizeof(T1DeviceJob), cudaMemcpyHostToDevice, s),
@@ -111,6 +116,7 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
   d.args.passes = reinterpret_cast<CodingPass*>(d.passes.data());
   d.args.results = reinterpret_cast<SharedT1Result*>(d.results.data());
   d.args.count = static_cast<uint32_t>(n);
+  d.args.states = d.memory == T1StateMemory::kGlobal ? reinterpret_cast<T1FixedState*>(d.states.data()) : nullptr;
   return Status::Ok();
 }
 

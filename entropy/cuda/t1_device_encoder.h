@@ -35,9 +35,12 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
+// Where the kernel keeps each thread's working state (t1_encode_kernel.cuh).
+enum class T1StateMemory { kLocal, kGlobal };
+
 class T1DeviceEncoder {
  public:
-  static Result<std::unique_ptr<T1DeviceEncoder>> create();
+  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal);
   ~T1DeviceEncoder();
 
   // Copies a batch to the device (device memory grows as needed and is

@@ -8,14 +8,9 @@
 
 namespace mallat::entropy::cuda {
 
-__global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArgs args) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= args.count) return;
-  const uint32_t j = args.order[t];
+// Codes job j with `state` as its working state.
+__device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1FixedState& state) {
   const T1DeviceJob job = args.jobs[j];
-  // In local memory, which the hardware interleaves thread by thread: the
-  // threads of a warp touching the same word of their states coalesce.
-  T1FixedState state;
   SharedT1Block block;
   block.coefficients = args.coefficients + job.coefficient_offset;
   block.width = job.width;
@@ -28,6 +23,24 @@ __global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArg
   const SharedT1Output out{args.slots + static_cast<size_t>(j) * args.slot_capacity, args.slot_capacity,
                            args.passes + static_cast<size_t>(j) * kMaxCodingPasses};
   args.results[j] = encode_code_block_shared(block, state, out);
+}
+
+// One code-block per thread. kGlobalState: the thread's state is its own
+// contiguous T1FixedState in args.states, so the few hundred words a stripe
+// touches share cache lines. Otherwise the state is a local variable, which
+// the hardware interleaves word by word across a warp's threads: coalesced
+// when the threads touch the same word, but each thread's stripe then spans
+// 32 times as many cache lines. The benchmark measures both.
+template <bool kGlobalState>
+__global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArgs args) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= args.count) return;
+  if constexpr (kGlobalState) {
+    t1_encode_job(args, args.order[t], args.states[t]);
+  } else {
+    T1FixedState state;
+    t1_encode_job(args, args.order[t], state);
+  }
 }
 
 }  // namespace mallat::entropy::cuda

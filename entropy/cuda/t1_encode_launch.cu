@@ -9,7 +9,11 @@ namespace mallat::entropy::cuda {
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   if (args.count == 0) return Status::Ok();
   const unsigned blocks = (args.count + kT1EncodeThreads - 1) / kT1EncodeThreads;
-  t1_encode_kernel<<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  if (args.states != nullptr) {
+    t1_encode_kernel<true><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  } else {
+    t1_encode_kernel<false><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
     return device_error(std::string("t1_encode_kernel launch: ") + cudaGetErrorString(err));

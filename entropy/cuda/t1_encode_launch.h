@@ -39,13 +39,17 @@ struct T1EncodeArgs {
   CodingPass* passes = nullptr;
   SharedT1Result* results = nullptr;
   uint32_t count = 0;
+  // One working state per thread in device memory (count of them), or null
+  // for states in each thread's local memory (t1_encode_kernel.cuh).
+  T1FixedState* states = nullptr;
 };
 
 // Threads per CUDA block: few, so that a batch of a few thousand
 // code-blocks still spreads over every SM.
 inline constexpr int kT1EncodeThreads = 32;
 
-// Enqueues one launch over the batch on `stream`; reports launch errors.
+// Enqueues one launch over the batch on `stream` (the kernel variant that
+// args.states asks for); reports launch errors.
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
 
 }  // namespace mallat::entropy::cuda

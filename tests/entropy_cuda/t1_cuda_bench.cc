@@ -4,8 +4,10 @@
 // photo's high-pass subbands from coarse to fine; Mb 16; the orientations
 // HL, LH, HH in turn), `images` copies of it in one launch.
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
-// GPU: CUDA events around the launch, median of `runs` after `warmup`; the
-// output is checked against encode_code_block block by block. CPU: the
+// GPU: CUDA events around the launch, median of `runs` after `warmup`, with
+// the threads' states in global memory and in local memory
+// (t1_encode_kernel.cuh); the output is checked against encode_code_block
+// block by block. CPU: the
 // blocks of one image through encode_code_block on 1 thread and on all
 // hardware threads (and the shared coder on 1 thread), median of 3 runs.
 #include <algorithm>
@@ -99,32 +101,36 @@ int main(int argc, char** argv) {
     std::printf("GPU: %s\n", unavailable.c_str());
   } else {
     std::printf("device: %s; median of %d runs after %d warm-up\n", cuda::t1_device_name().c_str(), runs, warmup);
-    auto encoder = cuda::T1DeviceEncoder::create();
-    if (!encoder.ok()) {
-      std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
-      return 2;
+    for (cuda::T1StateMemory memory : {cuda::T1StateMemory::kGlobal, cuda::T1StateMemory::kLocal}) {
+      auto encoder = cuda::T1DeviceEncoder::create(memory);
+      if (!encoder.ok()) {
+        std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
+        return 2;
+      }
+      Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
+      auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
+      if (!ms.ok()) {
+        std::fprintf(stderr, "%s\n", ms.status().message().c_str());
+        return 2;
+      }
+      report(memory == cuda::T1StateMemory::kGlobal ? "GPU kernel, states in global memory"
+                                                    : "GPU kernel, states in local memory",
+             *ms / 1e3, jobs.size());
+      cuda::T1DeviceBatchResult out;
+      st = (*encoder)->download(out);
+      size_t mismatches = 0, bytes = 0;
+      for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
+        const cuda::T1DeviceJob& j = jobs[i];
+        auto want = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
+                                      static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
+                                      CodeBlockStyle::from_byte(j.style));
+        auto got = out.block(i);
+        bytes += got.ok() ? got->data.size() : 0;
+        if (!got.ok() || got->data != want->data || got->passes.size() != want->passes.size()) ++mismatches;
+      }
+      std::printf("  output: %zu of %d blocks differ from encode_code_block; %.2f MB coded per image\n",
+                  st.ok() ? mismatches : kBlocksPerImage, kBlocksPerImage, static_cast<double>(bytes) / 1e6);
     }
-    Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
-    auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
-    if (!ms.ok()) {
-      std::fprintf(stderr, "%s\n", ms.status().message().c_str());
-      return 2;
-    }
-    report("GPU t1_encode_kernel (device only)", *ms / 1e3, jobs.size());
-    cuda::T1DeviceBatchResult out;
-    st = (*encoder)->download(out);
-    size_t mismatches = 0, bytes = 0;
-    for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
-      const cuda::T1DeviceJob& j = jobs[i];
-      auto want = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
-                                    static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
-                                    CodeBlockStyle::from_byte(j.style));
-      auto got = out.block(i);
-      bytes += got.ok() ? got->data.size() : 0;
-      if (!got.ok() || got->data != want->data || got->passes.size() != want->passes.size()) ++mismatches;
-    }
-    std::printf("GPU output: %zu of %d blocks differ from encode_code_block; %.2f MB coded per image\n", mismatches,
-                kBlocksPerImage, static_cast<double>(bytes) / 1e6);
   }
 
   const int cpu_runs = 3;

@@ -21,6 +21,7 @@ namespace {
 using cuda::T1DeviceBatchResult;
 using cuda::T1DeviceEncoder;
 using cuda::T1DeviceJob;
+using cuda::T1StateMemory;
 
 #define SKIP_WITHOUT_DEVICE()                                         \
   do {                                                                \
@@ -29,7 +30,8 @@ using cuda::T1DeviceJob;
   } while (0)
 
 // Runs the cases as one batch on the device with slots of `slot_capacity`.
-T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity) {
+T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
+                                  T1StateMemory memory = T1StateMemory::kGlobal) {
   std::vector<T1DeviceJob> jobs;
   std::vector<int32_t> coefficients;
   for (const SharedCase& c : cases) {
@@ -45,7 +47,7 @@ T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t
     coefficients.insert(coefficients.end(), c.samples.begin(), c.samples.end());
   }
   T1DeviceBatchResult out;
-  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create();
+  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(memory);
   EXPECT_TRUE(encoder.ok()) << encoder.status().message();
   if (!encoder.ok()) return out;
   Status st = (*encoder)->upload(jobs, coefficients, slot_capacity);
@@ -82,7 +84,10 @@ void expect_as_cpu(const std::vector<SharedCase>& cases, const T1DeviceBatchResu
 TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
   SKIP_WITHOUT_DEVICE();
   const std::vector<SharedCase> cases = shared_cases();
-  expect_as_cpu(cases, run_on_device(cases, 1u << 17));
+  for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
+    SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory));
+  }
 }
 
 TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {
@@ -95,7 +100,10 @@ TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {
     c.style = CodeBlockStyle::from_byte(static_cast<uint8_t>((i / 4) % 64));
     cases.push_back(std::move(c));
   }
-  expect_as_cpu(cases, run_on_device(cases, 24 * 1024));
+  for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
+    SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
+    expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory));
+  }
 }
 
 TEST(Tier1Cuda, SmallSlotsOverflowAndSpoilNoOtherBlock) {
