@@ -4,13 +4,16 @@
 #include <numeric>
 #include <string>
 
-#include "dwt/cuda/check.h"
-#include "dwt/cuda/device_buffer.h"
-
 namespace mallat::entropy::cuda {
+namespace {
 
-using dwt::cuda::check_cuda;
-using dwt::cuda::DeviceArena;
+// A CUDA error as a Status naming what failed.
+Status check_cuda(cudaError_t err, const char* what) {
+  if (err == cudaSuccess) return Status::Ok();
+  return device_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+}  // namespace
 
 std::string t1_device_unavailable() {
   int n = 0;
@@ -48,11 +51,35 @@ Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
   return e;
 }
 
+// The device buffers of a batch, each grown to the largest batch so far and
+// reused; freed with the encoder.
 struct T1DeviceEncoder::Impl {
-  dwt::cuda::Stream stream;
+  enum Buffer { kJobs, kOrder, kCoefficients, kSlots, kPasses, kResults, kStates, kBuffers };
+  cudaStream_t stream = nullptr;
   T1StateMemory memory = T1StateMemory::kGlobal;
-  DeviceArena jobs, order, coefficients, slots, passes, results, states;
+  void* buffer[kBuffers] = {};
+  size_t size[kBuffers] = {};
   T1EncodeArgs args;
+
+  ~Impl() {
+    for (void* p : buffer) cudaFree(p);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+  // Room for at least `bytes` in buffer b (its content is not kept).
+  Status reserve(Buffer b, size_t bytes) {
+    bytes = std::max<size_t>(bytes, 1);
+    if (bytes <= size[b]) return Status::Ok();
+    cudaFree(buffer[b]);
+    buffer[b] = nullptr;
+    size[b] = 0;
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMalloc(&buffer[b], bytes), "allocating device memory for Tier-1"));
+    size[b] = bytes;
+    return Status::Ok();
+  }
+  template <class T>
+  T* as(Buffer b) const {
+    return static_cast<T*>(buffer[b]);
+  }
 };
 
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -64,7 +91,8 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
-  MALLAT_ASSIGN_OR_RETURN(impl->stream, dwt::cuda::make_stream());
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
 
@@ -87,57 +115,65 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
 
   Impl& d = *impl_;
   const size_t n = jobs.size();
-  MALLAT_RETURN_IF_ERROR(d.jobs.reserve(std::max<size_t>(1, n) * sizeof(T1DeviceJob)));
-  MALLAT_RETURN_IF_ERROR(d.order.reserve(std::max<size_t>(1, n) * sizeof(uint32_t)));
-  MALLAT_RETURN_IF_ERROR(d.coefficients.reserve(std::max<size_t>(1, coefficients.size()) * sizeof(int32_t)));
-  MALLAT_RETURN_IF_ERROR(d.slots.reserve(std::max<size_t>(1, n) * slot_capacity));
-  MALLAT_RETURN_IF_ERROR(d.passes.reserve(std::max<size_t>(1, n) * kMaxCodingPasses * sizeof(CodingPass)));
-  MALLAT_RETURN_IF_ERROR(d.results.reserve(std::max<size_t>(1, n) * sizeof(SharedT1Result)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients.size() * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
   if (d.memory == T1StateMemory::kGlobal) {
-    MALLAT_RETURN_IF_ERROR(d.states.reserve(std::max<size_t>(1, n) * sizeof(T1FixedState)));
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
   }
-  cudaStream_t s = d.stream.get();
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.jobs.data(), jobs.data(), n * sizeof(T1DeviceJob), cudaMemcpyHostToDevice, s),
-      "copying the jobs"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.order.data(), order.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s),
-      "copying the job order"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.coefficients.data(), coefficients.data(),
+  cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the jobs"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the job order"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kCoefficients], coefficients.data(),
                                                     coefficients.size() * sizeof(int32_t),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the coefficients"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
-  d.args.jobs = reinterpret_cast<const T1DeviceJob*>(d.jobs.data());
-  d.args.order = reinterpret_cast<const uint32_t*>(d.order.data());
-  d.args.coefficients = reinterpret_cast<const int32_t*>(d.coefficients.data());
-  d.args.slots = reinterpret_cast<uint8_t*>(d.slots.data());
+  d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
+  d.args.order = d.as<const uint32_t>(Impl::kOrder);
+  d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
+  d.args.slots = d.as<uint8_t>(Impl::kSlots);
   d.args.slot_capacity = slot_capacity;
-  d.args.passes = reinterpret_cast<CodingPass*>(d.passes.data());
-  d.args.results = reinterpret_cast<SharedT1Result*>(d.results.data());
+  d.args.passes = d.as<CodingPass>(Impl::kPasses);
+  d.args.results = d.as<SharedT1Result>(Impl::kResults);
   d.args.count = static_cast<uint32_t>(n);
-  d.args.states = d.memory == T1StateMemory::kGlobal ? reinterpret_cast<T1FixedState*>(d.states.data()) : nullptr;
+  d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   return Status::Ok();
 }
 
 Status T1DeviceEncoder::encode() {
-  MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream.get()));
-  return check_cuda(cudaStreamSynchronize(impl_->stream.get()), "t1_encode_kernel");
+  MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
+  return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
 }
 
 Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
-  cudaStream_t s = impl_->stream.get();
+  cudaStream_t s = impl_->stream;
   for (int i = 0; i < warmup; ++i) MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-  MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event start, dwt::cuda::make_event(true));
-  MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event stop, dwt::cuda::make_event(true));
+  // The two events, destroyed on every way out.
+  cudaEvent_t events[2] = {};
+  struct Destroy {
+    cudaEvent_t* e;
+    ~Destroy() {
+      for (int i = 0; i < 2; ++i)
+        if (e[i] != nullptr) cudaEventDestroy(e[i]);
+    }
+  } destroy{events};
+  for (cudaEvent_t& e : events) MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreate(&e), "cudaEventCreate"));
   std::vector<double> ms;
   for (int i = 0; i < std::max(1, runs); ++i) {
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(start.get(), s), "cudaEventRecord"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[0], s), "cudaEventRecord"));
     MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(stop.get(), s), "cudaEventRecord"));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(stop.get()), "t1_encode_kernel"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[1], s), "cudaEventRecord"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events[1]), "t1_encode_kernel"));
     float t = 0;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&t, start.get(), stop.get()), "cudaEventElapsedTime"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&t, events[0], events[1]), "cudaEventElapsedTime"));
     ms.push_back(t);
   }
   std::nth_element(ms.begin(), ms.begin() + static_cast<ptrdiff_t>(ms.size() / 2), ms.end());
@@ -151,7 +187,7 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   out.results.resize(n);
   out.passes.resize(n * kMaxCodingPasses);
   out.slots.resize(n * d.args.slot_capacity);
-  cudaStream_t s = d.stream.get();
+  cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(out.results.data(), d.args.results,
                                                     n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
                                     "copying the results"));
