@@ -85,12 +85,17 @@ struct T1DeviceEncoder::Impl {
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 T1DeviceEncoder::~T1DeviceEncoder() = default;
 
-Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory) {
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  if (blocks_per_warp < 1 || blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
+                            " code-blocks per warp (1..32)");
+  }
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
+  impl->args.blocks_per_warp = static_cast<uint32_t>(blocks_per_warp);
   MALLAT_RETURN_IF_ERROR(
       check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));

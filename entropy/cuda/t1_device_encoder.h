@@ -40,7 +40,9 @@ enum class T1StateMemory { kLocal, kGlobal };
 
 class T1DeviceEncoder {
  public:
-  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal);
+  // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes.
+  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
+                                                         int blocks_per_warp = 32);
   ~T1DeviceEncoder();
 
   // Copies a batch to the device (device memory grows as needed and is

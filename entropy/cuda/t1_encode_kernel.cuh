@@ -25,7 +25,11 @@ __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1Fix
   args.results[j] = encode_code_block_shared(block, state, out);
 }
 
-// One code-block per thread. kGlobalState: the thread's state is its own
+// One code-block per thread, the first args.blocks_per_warp lanes of each
+// warp working: the threads of a warp take different branches at almost
+// every symbol, so a warp runs its lanes' paths one after the other, and
+// fewer blocks per warp (more warps) trade SIMD lanes for latency hiding.
+// kGlobalState: the thread's state is its own
 // contiguous T1FixedState in args.states, so the few hundred words a stripe
 // touches share cache lines. Otherwise the state is a local variable, which
 // the hardware interleaves word by word across a warp's threads: coalesced
@@ -33,7 +37,10 @@ __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1Fix
 // 32 times as many cache lines. The benchmark measures both.
 template <bool kGlobalState>
 __global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArgs args) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (lane >= args.blocks_per_warp) return;
+  const uint32_t t = warp * args.blocks_per_warp + lane;
   if (t >= args.count) return;
   if constexpr (kGlobalState) {
     t1_encode_job(args, args.order[t], args.states[t]);

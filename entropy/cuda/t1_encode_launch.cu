@@ -8,7 +8,12 @@ namespace mallat::entropy::cuda {
 
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   if (args.count == 0) return Status::Ok();
-  const unsigned blocks = (args.count + kT1EncodeThreads - 1) / kT1EncodeThreads;
+  if (args.blocks_per_warp < 1 || args.blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 kernel: " + std::to_string(args.blocks_per_warp) +
+                            " code-blocks per warp (1..32)");
+  }
+  const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
+  const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
   if (args.states != nullptr) {
     t1_encode_kernel<true><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
   } else {

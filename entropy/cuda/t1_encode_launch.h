@@ -42,9 +42,11 @@ struct T1EncodeArgs {
   // One working state per thread in device memory (count of them), or null
   // for states in each thread's local memory (t1_encode_kernel.cuh).
   T1FixedState* states = nullptr;
+  // Code-blocks each warp codes, 1..32 (t1_encode_kernel.cuh).
+  uint32_t blocks_per_warp = 32;
 };
 
-// Threads per CUDA block: few, so that a batch of a few thousand
+// Threads per CUDA block: one warp, so that a batch of a few thousand
 // code-blocks still spreads over every SM.
 inline constexpr int kT1EncodeThreads = 32;
 

@@ -5,8 +5,8 @@
 // HL, LH, HH in turn), `images` copies of it in one launch.
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
 // GPU: CUDA events around the launch, median of `runs` after `warmup`, with
-// the threads' states in global memory and in local memory
-// (t1_encode_kernel.cuh); the output is checked against encode_code_block
+// the threads' states in global memory and in local memory, and 32 down to 1
+// code-blocks per warp (t1_encode_kernel.cuh); the output is checked against encode_code_block
 // block by block. CPU: the
 // blocks of one image through encode_code_block on 1 thread and on all
 // hardware threads (and the shared coder on 1 thread), median of 3 runs.
@@ -101,8 +101,14 @@ int main(int argc, char** argv) {
     std::printf("GPU: %s\n", unavailable.c_str());
   } else {
     std::printf("device: %s; median of %d runs after %d warm-up\n", cuda::t1_device_name().c_str(), runs, warmup);
-    for (cuda::T1StateMemory memory : {cuda::T1StateMemory::kGlobal, cuda::T1StateMemory::kLocal}) {
-      auto encoder = cuda::T1DeviceEncoder::create(memory);
+    struct Variant {
+      cuda::T1StateMemory memory;
+      int blocks_per_warp;
+    };
+    for (const Variant v : {Variant{cuda::T1StateMemory::kLocal, 32}, Variant{cuda::T1StateMemory::kGlobal, 32},
+                            Variant{cuda::T1StateMemory::kGlobal, 8}, Variant{cuda::T1StateMemory::kGlobal, 4},
+                            Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1}}) {
+      auto encoder = cuda::T1DeviceEncoder::create(v.memory, v.blocks_per_warp);
       if (!encoder.ok()) {
         std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
         return 2;
@@ -113,9 +119,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", ms.status().message().c_str());
         return 2;
       }
-      report(memory == cuda::T1StateMemory::kGlobal ? "GPU kernel, states in global memory"
-                                                    : "GPU kernel, states in local memory",
-             *ms / 1e3, jobs.size());
+      char name[80];
+      std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp",
+                    v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local", v.blocks_per_warp);
+      report(name, *ms / 1e3, jobs.size());
       cuda::T1DeviceBatchResult out;
       st = (*encoder)->download(out);
       size_t mismatches = 0, bytes = 0;

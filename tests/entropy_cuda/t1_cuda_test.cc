@@ -31,7 +31,7 @@ using cuda::T1StateMemory;
 
 // Runs the cases as one batch on the device with slots of `slot_capacity`.
 T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
-                                  T1StateMemory memory = T1StateMemory::kGlobal) {
+                                  T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 32) {
   std::vector<T1DeviceJob> jobs;
   std::vector<int32_t> coefficients;
   for (const SharedCase& c : cases) {
@@ -47,7 +47,7 @@ T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t
     coefficients.insert(coefficients.end(), c.samples.begin(), c.samples.end());
   }
   T1DeviceBatchResult out;
-  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(memory);
+  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(memory, blocks_per_warp);
   EXPECT_TRUE(encoder.ok()) << encoder.status().message();
   if (!encoder.ok()) return out;
   Status st = (*encoder)->upload(jobs, coefficients, slot_capacity);
@@ -87,6 +87,10 @@ TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
     expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory));
+  }
+  for (int blocks_per_warp : {1, 3}) {
+    SCOPED_TRACE(std::to_string(blocks_per_warp) + " code-blocks per warp");
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp));
   }
 }
 
@@ -132,6 +136,15 @@ TEST(Tier1Cuda, SmallSlotsOverflowAndSpoilNoOtherBlock) {
       EXPECT_EQ(device.results[i].status, SharedT1Status::kOutputOverflow) << "block " << i;
       EXPECT_FALSE(device.block(i).ok());
     }
+  }
+}
+
+TEST(Tier1Cuda, BlocksPerWarpOutsideOneTo32AreRefused) {
+  SKIP_WITHOUT_DEVICE();
+  for (int bad : {0, 33}) {
+    Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(T1StateMemory::kGlobal, bad);
+    ASSERT_FALSE(encoder.ok());
+    EXPECT_NE(encoder.status().message().find("code-blocks per warp"), std::string::npos);
   }
 }
 
