@@ -57,6 +57,8 @@ struct T1DeviceEncoder::Impl {
   enum Buffer { kJobs, kOrder, kCoefficients, kSlots, kPasses, kResults, kStates, kBuffers };
   cudaStream_t stream = nullptr;
   T1StateMemory memory = T1StateMemory::kGlobal;
+  int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
+  int sms = 1;
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
@@ -85,17 +87,25 @@ struct T1DeviceEncoder::Impl {
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 T1DeviceEncoder::~T1DeviceEncoder() = default;
 
+int auto_blocks_per_warp(size_t count, int sms) {
+  constexpr size_t kWarpsPerSm = 12;
+  const size_t warps = kWarpsPerSm * static_cast<size_t>(std::max(1, sms));
+  return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
+}
+
 Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
-  if (blocks_per_warp < 1 || blocks_per_warp > 32) {
+  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
-                            " code-blocks per warp (1..32)");
+                            " code-blocks per warp (1..32, or 0 for auto)");
   }
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
-  impl->args.blocks_per_warp = static_cast<uint32_t>(blocks_per_warp);
+  impl->blocks_per_warp = blocks_per_warp;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaDeviceGetAttribute(&impl->sms, cudaDevAttrMultiProcessorCount, 0),
+                                    "cudaDeviceGetAttribute"));
   MALLAT_RETURN_IF_ERROR(
       check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
@@ -149,6 +159,8 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
   d.args.passes = d.as<CodingPass>(Impl::kPasses);
   d.args.results = d.as<SharedT1Result>(Impl::kResults);
   d.args.count = static_cast<uint32_t>(n);
+  d.args.blocks_per_warp =
+      static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : auto_blocks_per_warp(n, d.sms));
   d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   return Status::Ok();
 }

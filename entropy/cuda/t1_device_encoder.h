@@ -38,11 +38,20 @@ struct T1DeviceBatchResult {
 // Where the kernel keeps each thread's working state (t1_encode_kernel.cuh).
 enum class T1StateMemory { kLocal, kGlobal };
 
+// Code-blocks per warp for a batch of `count` on `sms` SMs: about 12 warps
+// per SM, never fewer than 1 or more than 32 blocks a warp. Measured on the
+// H200 (tests/entropy_cuda/run_on_device.sh bench): 5760 64x64 blocks ran
+// fastest at 2..4 per warp (34..36 ms; 58 ms at 32), 46080 at 32 (94 ms;
+// 150 ms at 8): a warp's lanes diverge at almost every symbol, so a small
+// batch gains from more, emptier warps, and a large one fills the SMs anyway.
+int auto_blocks_per_warp(size_t count, int sms);
+
 class T1DeviceEncoder {
  public:
-  // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes.
+  // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes,
+  // or 0 to choose by batch size (auto_blocks_per_warp).
   static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
-                                                         int blocks_per_warp = 32);
+                                                         int blocks_per_warp = 0);
   ~T1DeviceEncoder();
 
   // Copies a batch to the device (device memory grows as needed and is

@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
     };
     for (const Variant v : {Variant{cuda::T1StateMemory::kLocal, 32}, Variant{cuda::T1StateMemory::kGlobal, 32},
                             Variant{cuda::T1StateMemory::kGlobal, 8}, Variant{cuda::T1StateMemory::kGlobal, 4},
-                            Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1}}) {
+                            Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
+                            Variant{cuda::T1StateMemory::kGlobal, 0}}) {
       auto encoder = cuda::T1DeviceEncoder::create(v.memory, v.blocks_per_warp);
       if (!encoder.ok()) {
         std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
@@ -120,8 +121,9 @@ int main(int argc, char** argv) {
         return 2;
       }
       char name[80];
-      std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp",
-                    v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local", v.blocks_per_warp);
+      std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp%s",
+                    v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local",
+                    v.blocks_per_warp > 0 ? v.blocks_per_warp : 0, v.blocks_per_warp > 0 ? "" : " (auto)");
       report(name, *ms / 1e3, jobs.size());
       cuda::T1DeviceBatchResult out;
       st = (*encoder)->download(out);

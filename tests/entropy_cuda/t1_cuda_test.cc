@@ -31,7 +31,7 @@ using cuda::T1StateMemory;
 
 // Runs the cases as one batch on the device with slots of `slot_capacity`.
 T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
-                                  T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 32) {
+                                  T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 0) {
   std::vector<T1DeviceJob> jobs;
   std::vector<int32_t> coefficients;
   for (const SharedCase& c : cases) {
@@ -86,9 +86,9 @@ TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
   const std::vector<SharedCase> cases = shared_cases();
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
-    expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory));
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory, 32));
   }
-  for (int blocks_per_warp : {1, 3}) {
+  for (int blocks_per_warp : {0, 1, 3}) {
     SCOPED_TRACE(std::to_string(blocks_per_warp) + " code-blocks per warp");
     expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp));
   }
@@ -106,7 +106,7 @@ TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {
   }
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
-    expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory));
+    expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory, 32));
   }
 }
 
@@ -139,9 +139,18 @@ TEST(Tier1Cuda, SmallSlotsOverflowAndSpoilNoOtherBlock) {
   }
 }
 
+TEST(Tier1Cuda, AutoBlocksPerWarpAimsAtTwelveWarpsPerSm) {
+  // A pure function: runs without a device too.
+  EXPECT_EQ(cuda::auto_blocks_per_warp(5760, 132), 4);
+  EXPECT_EQ(cuda::auto_blocks_per_warp(46080, 132), 30);
+  EXPECT_EQ(cuda::auto_blocks_per_warp(1, 132), 1);
+  EXPECT_EQ(cuda::auto_blocks_per_warp(10'000'000, 132), 32);
+  EXPECT_EQ(cuda::auto_blocks_per_warp(100, 0), 9);
+}
+
 TEST(Tier1Cuda, BlocksPerWarpOutsideOneTo32AreRefused) {
   SKIP_WITHOUT_DEVICE();
-  for (int bad : {0, 33}) {
+  for (int bad : {-1, 33}) {
     Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(T1StateMemory::kGlobal, bad);
     ASSERT_FALSE(encoder.ok());
     EXPECT_NE(encoder.status().message().find("code-blocks per warp"), std::string::npos);
