@@ -4,6 +4,7 @@
 // tests; `count` samples (64 x 64 by default) for other block sizes.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +18,8 @@ inline std::vector<int32_t> laplacian_block(double b, unsigned seed, size_t coun
   std::exponential_distribution<double> mag(1.0 / b);
   std::vector<int32_t> v(count);
   for (auto& x : v) {
-    const auto m = static_cast<int32_t>(std::floor(mag(rng)));
+    // Clamped to int32's range: a huge scale (high Mb tests) can draw more.
+    const auto m = static_cast<int32_t>(std::min(std::floor(mag(rng)), 2147483647.0));
     x = (rng() & 1) ? -m : m;
   }
   return v;
