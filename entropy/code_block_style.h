@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "entropy/host_device.h"
+
 namespace mallat::entropy {
 
 // B.5: LL, HL (horizontally high-pass), LH (vertically high-pass), HH.
@@ -27,12 +29,12 @@ struct CodeBlockStyle {
   bool ht = false;
   bool ht_mixed = false;
 
-  uint8_t to_byte() const {
+  MALLAT_HD uint8_t to_byte() const {
     return static_cast<uint8_t>(bypass | reset << 1 | termall << 2 | vertical_causal << 3 |
                                 predictable_termination << 4 | segmentation_symbols << 5 | ht << 6 |
                                 ht_mixed << 7);
   }
-  static CodeBlockStyle from_byte(uint8_t b) {
+  MALLAT_HD static CodeBlockStyle from_byte(uint8_t b) {
     return {(b & 1) != 0,  (b & 2) != 0,  (b & 4) != 0, (b & 8) != 0,
             (b & 16) != 0, (b & 32) != 0, (b & 64) != 0, (b & 128) != 0};
   }

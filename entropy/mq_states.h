@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 
+#include "entropy/host_device.h"
+
 namespace mallat::entropy {
 
 struct alignas(8) MqState {
@@ -59,6 +61,7 @@ constexpr std::array<MqState, kMqStateCount> fold_states() {
 }  // namespace detail
 
 inline constexpr std::array<MqState, kMqStateCount> kMqStates = detail::fold_states();
+MALLAT_DEVICE_TABLE(kMqStates)
 
 // A state as the branchless coders see it (MqDecoder::
 // decode_padded_branchless, MqEncoder::encode_branchless): Qe in bits 0..15,
@@ -75,9 +78,16 @@ inline constexpr std::array<uint64_t, kMqStateCount> kMqBranchlessStates = [] {
   }
   return t;
 }();
+MALLAT_DEVICE_TABLE(kMqBranchlessStates)
 
 // Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
 // RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
-inline int shifts_to_normalise(uint32_t a) { return __builtin_clz(a) - 16; }
+MALLAT_HD inline int shifts_to_normalise(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(a)) - 16;
+#else
+  return __builtin_clz(a) - 16;
+#endif
+}
 
 }  // namespace mallat::entropy

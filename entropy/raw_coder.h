@@ -7,24 +7,40 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "entropy/host_device.h"
+
 namespace mallat::entropy {
 
-struct RawEncoder {
+// kBounded as for BasicMqEncoder (mq_encoder.h): bytes at or past `end` are
+// dropped and set `overflow`.
+template <bool kBounded>
+struct BasicRawEncoder {
   uint8_t* out = nullptr;    // next byte to write
   uint8_t* start = nullptr;  // first byte of the segment
+  uint8_t* end = nullptr;    // kBounded: one past the last writable byte
+  bool overflow = false;     // kBounded: a byte did not fit before `end`
   uint32_t t = 0;            // bits gathered for the byte being built
   int ct = 8;                // bits still free in that byte
 
-  void init(uint8_t* segment_start) {
+  MALLAT_HD void init(uint8_t* segment_start) {
     out = start = segment_start;
     t = 0;
     ct = 8;
   }
 
-  inline void encode(uint32_t bit) {
+  MALLAT_HD inline void encode(uint32_t bit) {
     --ct;
     t |= bit << ct;
     if (ct == 0) {
+      if constexpr (kBounded) {
+        if (out >= end) {
+          // Dropped: the stuffing rule below still sees the byte's value.
+          overflow = true;
+          ct = t == 0xFF ? 7 : 8;
+          t = 0;
+          return;
+        }
+      }
       *out++ = static_cast<uint8_t>(t);
       ct = t == 0xFF ? 7 : 8;
       t = 0;
@@ -32,7 +48,7 @@ struct RawEncoder {
   }
 
   // Bytes a decoder needs for the bits coded so far.
-  uint32_t length_so_far() const {
+  MALLAT_HD uint32_t length_so_far() const {
     const int capacity = out > start && out[-1] == 0xFF ? 7 : 8;
     return static_cast<uint32_t>(out - start) + (ct < capacity ? 1u : 0u);
   }
@@ -40,16 +56,23 @@ struct RawEncoder {
   // Terminate the raw segment: pad a partial byte with alternating 0 and 1
   // bits (D.4.2 asks for that pattern under ERTERM; it is harmless
   // otherwise) and drop a final 0xFF, which the decoder supplies anyway.
-  uint32_t flush() {
+  MALLAT_HD uint32_t flush() {
     const int capacity = out > start && out[-1] == 0xFF ? 7 : 8;
     if (ct < capacity) {
       uint32_t pad = 0;
-      for (const uint8_t* before = out; out == before; pad ^= 1) encode(pad);
+      int before = 0;
+      do {  // until the byte is complete and CT starts over
+        before = ct;
+        encode(pad);
+        pad ^= 1;
+      } while (ct < before);
     }
     if (out > start && out[-1] == 0xFF) --out;
     return static_cast<uint32_t>(out - start);
   }
 };
+
+using RawEncoder = BasicRawEncoder<false>;
 
 struct RawDecoder {
   const uint8_t* bp = nullptr;

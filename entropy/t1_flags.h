@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 
+#include "entropy/host_device.h"
 #include "entropy/t1_contexts.h"
 
 namespace mallat::entropy {
@@ -49,6 +50,7 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> kZeroCodingLut = [] {
   }
   return lut;
 }();
+MALLAT_DEVICE_TABLE(kZeroCodingLut)
 
 // The significance propagation pass codes a sample that is insignificant
 // and has a significant neighbour (D.3.1): this table gives its zero-coding
@@ -87,5 +89,6 @@ inline constexpr std::array<uint8_t, 256> kSignLut = [] {
   }
   return lut;
 }();
+MALLAT_DEVICE_TABLE(kSignLut)
 
 }  // namespace mallat::entropy

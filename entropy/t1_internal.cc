@@ -35,17 +35,8 @@ Status check_decode_parameters(const CodeBlockToDecode& block, int64_t width, in
 }
 
 void finish_pass_lengths(EncodedCodeBlock& block) {
-  const auto total = static_cast<uint32_t>(block.data.size());
-  uint32_t later = total;
-  for (size_t i = block.passes.size(); i-- > 0;) {
-    CodingPass& pass = block.passes[i];
-    if (pass.cumulative_length > later) pass.cumulative_length = later;
-    if (!pass.terminated && pass.cumulative_length > 0 &&
-        block.data[pass.cumulative_length - 1] == 0xFF) {
-      --pass.cumulative_length;
-    }
-    later = pass.cumulative_length;
-  }
+  finish_pass_lengths(block.passes.data(), static_cast<int>(block.passes.size()), block.data.data(),
+                      static_cast<uint32_t>(block.data.size()));
 }
 
 Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bitplanes) {
@@ -73,7 +64,7 @@ Status check_fraction_bits(int num_bitplanes, int fraction_bits) {
 
 void scale_distortions(EncodedCodeBlock& block, int fraction_bits) {
   if (fraction_bits == 0) return;
-  for (CodingPass& pass : block.passes) pass.distortion_decrease = std::ldexp(pass.distortion_decrease, -2 * fraction_bits);
+  for (CodingPass& pass : block.passes) pass.distortion_decrease = scale_distortion(pass.distortion_decrease, fraction_bits);
 }
 
 }  // namespace mallat::entropy::detail

@@ -1,12 +1,14 @@
 // Pieces shared by the fast and the reference Tier-1 encoders. Internal.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "common/plane_view.h"
 #include "common/status.h"
+#include "entropy/host_device.h"
 #include "entropy/mq_encoder.h"
 #include "entropy/t1.h"
 
@@ -26,6 +28,21 @@ Status check_decode_parameters(const CodeBlockToDecode& block, int64_t width, in
 // data, and a non-terminated pass does not end on 0xFF (the decoder supplies
 // 0xFF past the end anyway, and a segment must not end in 0xFF).
 void finish_pass_lengths(EncodedCodeBlock& block);
+
+// The same on `count` passes over the `total` bytes at `data`; host and
+// device code (the shared encoder, t1_shared_encoder.h, uses it too).
+MALLAT_HD inline void finish_pass_lengths(CodingPass* passes, int count, const uint8_t* data,
+                                          uint32_t total) {
+  uint32_t later = total;
+  for (int i = count; i-- > 0;) {
+    CodingPass& pass = passes[i];
+    if (pass.cumulative_length > later) pass.cumulative_length = later;
+    if (!pass.terminated && pass.cumulative_length > 0 && data[pass.cumulative_length - 1] == 0xFF) {
+      --pass.cumulative_length;
+    }
+    later = pass.cumulative_length;
+  }
+}
 
 // The passes of the open MQ codeword segment that do not end it: their
 // lengths are found when the segment is finished and its bytes are final
@@ -57,5 +74,14 @@ Status check_fraction_bits(int num_bitplanes, int fraction_bits);
 // Brings distortion decreases measured on values with F fraction bits to
 // units of the quantisation index (a factor 2^-2F).
 void scale_distortions(EncodedCodeBlock& block, int fraction_bits);
+
+// One decrease times 2^-2F, exactly (a power of two), on host and device.
+MALLAT_HD inline double scale_distortion(double decrease, int fraction_bits) {
+#if defined(__CUDA_ARCH__)
+  return ::ldexp(decrease, -2 * fraction_bits);
+#else
+  return std::ldexp(decrease, -2 * fraction_bits);
+#endif
+}
 
 }  // namespace mallat::entropy::detail

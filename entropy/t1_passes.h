@@ -1,13 +1,16 @@
 // The three coding passes of D.3 over the fast state (t1_flags.h), written
 // once for both directions: a symbol coder's code(context, bit) encodes `bit`
 // and returns it, or ignores `bit` and returns the decoded one. Internal to
-// the entropy module.
+// the entropy module. Host and device code (host_device.h): the passes are
+// templates over the state too, so the shared encoder (t1_shared_encoder.h)
+// runs these same passes on a fixed-size state, on the CPU and the GPU.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 #include <vector>
 
+#include "entropy/host_device.h"
 #include "entropy/mq_decoder.h"
 #include "entropy/mq_encoder.h"
 #include "entropy/raw_coder.h"
@@ -58,15 +61,15 @@ struct PlaneGains {
   uint64_t low_mask;  // 2^p - 1
   int64_t half;       // h_p
   int64_t half_above; // h_(p+1) = 2^p
-  explicit PlaneGains(int p)
+  MALLAT_HD explicit PlaneGains(int p)
       : low_mask((uint64_t{1} << p) - 1), half(p > 0 ? int64_t{1} << (p - 1) : 0),
         half_above(int64_t{1} << p) {}
 
-  double significance(uint32_t mag) const {
+  MALLAT_HD double significance(uint32_t mag) const {
     const int64_t e = static_cast<int64_t>(mag & low_mask) - half;
     return static_cast<double>(static_cast<int64_t>(uint64_t{mag} * mag - static_cast<uint64_t>(e * e)));
   }
-  double refinement(uint32_t mag) const {
+  MALLAT_HD double refinement(uint32_t mag) const {
     const int64_t before = static_cast<int64_t>(mag & (2 * low_mask + 1)) - half_above;
     const int64_t after = static_cast<int64_t>(mag & low_mask) - half;
     return static_cast<double>(before * before - after * after);
@@ -78,19 +81,21 @@ struct PlaneGains {
 // code() is for decisions close to coin tosses, which the MQ encoder codes
 // without branches; code_skewed() for the cleanup pass's, mostly the MPS,
 // where the branchy coder's short predicted path is faster.
-struct MqEncodeSymbols {
+template <class Encoder>
+struct BasicMqEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = false;
-  MqEncoder mq;
+  Encoder mq;
   MqContexts cx;
-  [[gnu::always_inline]] inline uint32_t code(int ctx, uint32_t bit) {
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code(int ctx, uint32_t bit) {
     mq.encode_branchless(cx[ctx], bit);
     return bit;
   }
-  [[gnu::always_inline]] inline uint32_t code_skewed(int ctx, uint32_t bit) {
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t bit) {
     mq.encode(cx[ctx], bit);
     return bit;
   }
 };
+using MqEncodeSymbols = BasicMqEncodeSymbols<MqEncoder>;
 struct MqDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqDecoder mq;
@@ -98,14 +103,16 @@ struct MqDecodeSymbols {
   inline uint32_t code(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
   inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
 };
-struct RawEncodeSymbols {
+template <class Encoder>
+struct BasicRawEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = true;
-  RawEncoder raw;
-  inline uint32_t code(int, uint32_t bit) {
+  Encoder raw;
+  MALLAT_HD inline uint32_t code(int, uint32_t bit) {
     raw.encode(bit);
     return bit;
   }
 };
+using RawEncodeSymbols = BasicRawEncodeSymbols<RawEncoder>;
 struct RawDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = true;
   RawDecoder raw;
@@ -117,7 +124,7 @@ struct RawDecodeSymbols {
 // columns, and, for the stripe's first and last rows, in the windows of the
 // stripes above and below.
 template <int r>
-inline void become_significant(uint32_t* f, int column_stride, uint32_t negative) {
+MALLAT_HD inline void become_significant(uint32_t* f, int column_stride, uint32_t negative) {
   constexpr int j = r + 1;
   f[-1] |= window_sig_bit(j, 2);
   f[0] |= window_sig_bit(j, 1) | (negative ? sign_bit(j) : 0);
@@ -138,7 +145,7 @@ inline void become_significant(uint32_t* f, int column_stride, uint32_t negative
 // The 3x3 neighbourhood of row r (kNb* bits), without the row below the
 // stripe under VSC.
 template <bool kVsc, int r>
-inline uint32_t neighbourhood(uint32_t word) {
+MALLAT_HD inline uint32_t neighbourhood(uint32_t word) {
   const uint32_t n = (word >> (3 * r)) & 0x1FF;
   return kVsc && r == 3 ? n & ~kNbBelow : n;
 }
@@ -146,14 +153,14 @@ inline uint32_t neighbourhood(uint32_t word) {
 // D.3.2 sign coding for row r of column word f, just found significant;
 // returns 1 if negative. `n` is the row's neighbourhood.
 template <int r, class Coder>
-inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
+MALLAT_HD inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
   const uint32_t negative = (f[0] >> (19 + r)) & 1;  // known to the encoder only
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
     const uint32_t index = ((n >> 1) & 0x55) | (((f[0] >> (18 + r)) & 5) << 1) |
                            (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
-    const uint32_t lut = kSignLut[index];
+    const uint32_t lut = MALLAT_T1_TABLE(kSignLut)[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
   }
@@ -162,7 +169,7 @@ inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
 // A sample found significant at bit-plane p: its sign, its neighbours'
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
 template <int r, class Coder>
-inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n,
+MALLAT_HD inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n,
                                   int column_stride, int p, const PlaneGains& gains,
                                   double& dist) {
   const uint32_t neg = code_sign<r>(c, f, n);
@@ -177,7 +184,7 @@ inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n
 // Calls step(std::integral_constant<int, r>) for the rows of a stripe
 // column, so each row's shifts and masks are constants.
 template <class Step>
-inline void for_each_row(int rows, Step&& step) {
+MALLAT_HD inline void for_each_row(int rows, Step&& step) {
   step(std::integral_constant<int, 0>{});
   if (rows > 1) step(std::integral_constant<int, 1>{});
   if (rows > 2) step(std::integral_constant<int, 2>{});
@@ -185,8 +192,8 @@ inline void for_each_row(int rows, Step&& step) {
 }
 
 // D.3.1 significance propagation pass for bit-plane p.
-template <class Coder, bool kVsc>
-[[gnu::flatten]] void significance_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
+template <class Coder, bool kVsc, class State>
+[[gnu::flatten]] MALLAT_HD void significance_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
   const PlaneGains gains(p);
   double dist = 0.0;
@@ -217,8 +224,8 @@ template <class Coder, bool kVsc>
 }
 
 // D.3.3 magnitude refinement pass for bit-plane p.
-template <class Coder, bool kVsc>
-[[gnu::flatten]] void refinement_pass(Coder& coder, T1State& s, int p) {
+template <class Coder, bool kVsc, class State>
+[[gnu::flatten]] MALLAT_HD void refinement_pass(Coder& coder, State& s, int p) {
   Coder c = coder;
   const PlaneGains gains(p);
   double dist = 0.0;
@@ -252,8 +259,8 @@ template <class Coder, bool kVsc>
 
 // D.3.4 cleanup pass for bit-plane p, with the run-length mode; clears the
 // visited marks for the next bit-plane.
-template <class Coder, bool kVsc>
-[[gnu::flatten]] void cleanup_pass(Coder& coder, T1State& s, const uint8_t* zc_lut, int p) {
+template <class Coder, bool kVsc, class State>
+[[gnu::flatten]] MALLAT_HD void cleanup_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
   const PlaneGains gains(p);
   double dist = 0.0;
@@ -316,8 +323,8 @@ template <class Coder, bool kVsc>
 
 // Runs pass `type` for bit-plane p with the MQ coder, or the raw one where
 // BYPASS says so (the cleanup pass is never raw).
-template <bool kVsc, class Mq, class Raw>
-void run_pass(PassType type, bool raw, Mq& mq, Raw& rw, T1State& s, const uint8_t* zc_lut, int p) {
+template <bool kVsc, class Mq, class Raw, class State>
+MALLAT_HD void run_pass(PassType type, bool raw, Mq& mq, Raw& rw, State& s, const uint8_t* zc_lut, int p) {
   switch (type) {
     case PassType::kSignificance:
       if (raw) {

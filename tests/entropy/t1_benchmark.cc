@@ -6,12 +6,14 @@
 //   build/tests/entropy/entropy_benchmark --benchmark_repetitions=5
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "entropy/t1.h"
+#include "entropy/t1_shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
 namespace mallat::entropy {
@@ -35,6 +37,26 @@ void BM_Encode(benchmark::State& state) {
     auto e = encode_code_block(view, BandOrientation::kHL, 16, style);
     bytes = e->data.size();
     benchmark::DoNotOptimize(e);
+  }
+  set_counters(state);
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+// The shared host/device encoder (t1_shared_encoder.h) on the CPU, for
+// comparison with BM_Encode: same blocks, same output.
+void BM_EncodeShared(benchmark::State& state) {
+  const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
+  SharedT1Block block{v.data(), 64, 64, 64, BandOrientation::kHL, 16, style_of(state.range(1)), 0};
+  auto s = std::make_unique<T1FixedState>();
+  std::vector<uint8_t> buffer(1 << 16);
+  std::vector<CodingPass> passes(kMaxCodingPasses);
+  const SharedT1Output out{buffer.data(), static_cast<uint32_t>(buffer.size()), passes.data()};
+  uint32_t bytes = 0;
+  for (auto _ : state) {
+    const SharedT1Result r = encode_code_block_shared(block, *s, out);
+    bytes = r.length;
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(buffer.data());
   }
   set_counters(state);
   state.counters["bytes"] = static_cast<double>(bytes);
@@ -66,6 +88,7 @@ void BM_Decode(benchmark::State& state) {
 // Arguments: Laplacian scale, code-block style byte (0 default, 1 bypass,
 // 0x3F every mode switch).
 BENCHMARK(BM_Encode)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
+BENCHMARK(BM_EncodeShared)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
 BENCHMARK(BM_Decode)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
 
 }  // namespace

@@ -1,0 +1,221 @@
+#include "entropy/cuda/t1_device_encoder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace mallat::entropy::cuda {
+namespace {
+
+// A CUDA error as a Status naming what failed.
+Status check_cuda(cudaError_t err, const char* what) {
+  if (err == cudaSuccess) return Status::Ok();
+  return device_error(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+}  // namespace
+
+std::string t1_device_unavailable() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // leave no sticky error behind
+    return std::string("no CUDA device: cudaGetDeviceCount returned ") + cudaGetErrorString(err);
+  }
+  if (n == 0) return "no CUDA device: cudaGetDeviceCount found none";
+  return "";
+}
+
+std::string t1_device_name() {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "unknown device";
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
+  if (i >= results.size()) return invalid_argument("no job " + std::to_string(i) + " in the batch");
+  const SharedT1Result& r = results[i];
+  if (r.status != SharedT1Status::kOk) {
+    return invalid_argument("code-block " + std::to_string(i) + " of the device batch: " +
+                            shared_t1_status_text(r.status) + " (slot of " + std::to_string(slot_capacity) +
+                            " bytes)");
+  }
+  EncodedCodeBlock e;
+  const uint8_t* slot = slots.data() + i * slot_capacity;
+  e.data.assign(slot + 1, slot + 1 + r.length);
+  e.zero_bitplanes = r.zero_bitplanes;
+  e.num_passes = r.num_passes;
+  const CodingPass* p = passes.data() + i * kMaxCodingPasses;
+  e.passes.assign(p, p + r.num_passes);
+  return e;
+}
+
+// The device buffers of a batch, each grown to the largest batch so far and
+// reused; freed with the encoder.
+struct T1DeviceEncoder::Impl {
+  enum Buffer { kJobs, kOrder, kCoefficients, kSlots, kPasses, kResults, kStates, kBuffers };
+  cudaStream_t stream = nullptr;
+  T1StateMemory memory = T1StateMemory::kGlobal;
+  int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
+  int sms = 1;
+  void* buffer[kBuffers] = {};
+  size_t size[kBuffers] = {};
+  T1EncodeArgs args;
+
+  ~Impl() {
+    for (void* p : buffer) cudaFree(p);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+  // Room for at least `bytes` in buffer b (its content is not kept).
+  Status reserve(Buffer b, size_t bytes) {
+    bytes = std::max<size_t>(bytes, 1);
+    if (bytes <= size[b]) return Status::Ok();
+    cudaFree(buffer[b]);
+    buffer[b] = nullptr;
+    size[b] = 0;
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMalloc(&buffer[b], bytes), "allocating device memory for Tier-1"));
+    size[b] = bytes;
+    return Status::Ok();
+  }
+  template <class T>
+  T* as(Buffer b) const {
+    return static_cast<T*>(buffer[b]);
+  }
+};
+
+T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+T1DeviceEncoder::~T1DeviceEncoder() = default;
+
+int auto_blocks_per_warp(size_t count, int sms) {
+  constexpr size_t kWarpsPerSm = 12;
+  const size_t warps = kWarpsPerSm * static_cast<size_t>(std::max(1, sms));
+  return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
+}
+
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
+                            " code-blocks per warp (1..32, or 0 for auto)");
+  }
+  const std::string unavailable = t1_device_unavailable();
+  if (!unavailable.empty()) return device_error(unavailable);
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
+  auto impl = std::make_unique<Impl>();
+  impl->memory = memory;
+  impl->blocks_per_warp = blocks_per_warp;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaDeviceGetAttribute(&impl->sms, cudaDevAttrMultiProcessorCount, 0),
+                                    "cudaDeviceGetAttribute"));
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+}
+
+Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+                               uint32_t slot_capacity) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
+    if (jobs[i].coefficient_offset + samples > coefficients.size()) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(samples) +
+                              " samples at offset " + std::to_string(jobs[i].coefficient_offset) +
+                              " run past the " + std::to_string(coefficients.size()) + " uploaded");
+    }
+  }
+  if (slot_capacity < 2) return invalid_argument("output slots of fewer than 2 bytes");
+  // Blocks of like work side by side: a warp waits for its slowest thread.
+  std::vector<uint32_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto work = [&](uint32_t j) { return uint64_t{jobs[j].width} * jobs[j].height * jobs[j].num_bitplanes; };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return work(a) > work(b); });
+
+  Impl& d = *impl_;
+  const size_t n = jobs.size();
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients.size() * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
+  if (d.memory == T1StateMemory::kGlobal) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
+  }
+  cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the jobs"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the job order"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kCoefficients], coefficients.data(),
+                                                    coefficients.size() * sizeof(int32_t),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the coefficients"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
+  d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
+  d.args.order = d.as<const uint32_t>(Impl::kOrder);
+  d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
+  d.args.slots = d.as<uint8_t>(Impl::kSlots);
+  d.args.slot_capacity = slot_capacity;
+  d.args.passes = d.as<CodingPass>(Impl::kPasses);
+  d.args.results = d.as<SharedT1Result>(Impl::kResults);
+  d.args.count = static_cast<uint32_t>(n);
+  d.args.blocks_per_warp =
+      static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : auto_blocks_per_warp(n, d.sms));
+  d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
+  return Status::Ok();
+}
+
+Status T1DeviceEncoder::encode() {
+  MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
+  return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
+}
+
+Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
+  cudaStream_t s = impl_->stream;
+  for (int i = 0; i < warmup; ++i) MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
+  // The two events, destroyed on every way out.
+  cudaEvent_t events[2] = {};
+  struct Destroy {
+    cudaEvent_t* e;
+    ~Destroy() {
+      for (int i = 0; i < 2; ++i)
+        if (e[i] != nullptr) cudaEventDestroy(e[i]);
+    }
+  } destroy{events};
+  for (cudaEvent_t& e : events) MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreate(&e), "cudaEventCreate"));
+  std::vector<double> ms;
+  for (int i = 0; i < std::max(1, runs); ++i) {
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[0], s), "cudaEventRecord"));
+    MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[1], s), "cudaEventRecord"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events[1]), "t1_encode_kernel"));
+    float t = 0;
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&t, events[0], events[1]), "cudaEventElapsedTime"));
+    ms.push_back(t);
+  }
+  std::nth_element(ms.begin(), ms.begin() + static_cast<ptrdiff_t>(ms.size() / 2), ms.end());
+  return ms[ms.size() / 2];
+}
+
+Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
+  const Impl& d = *impl_;
+  const size_t n = d.args.count;
+  out.slot_capacity = d.args.slot_capacity;
+  out.results.resize(n);
+  out.passes.resize(n * kMaxCodingPasses);
+  out.slots.resize(n * d.args.slot_capacity);
+  cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(out.results.data(), d.args.results,
+                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+                                    "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(out.passes.data(), d.args.passes,
+                                                    out.passes.size() * sizeof(CodingPass),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(out.slots.data(), d.args.slots, out.slots.size(), cudaMemcpyDeviceToHost, s),
+      "copying the code-block bytes"));
+  return check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch");
+}
+
+}  // namespace mallat::entropy::cuda

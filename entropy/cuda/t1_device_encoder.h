@@ -1,0 +1,75 @@
+// Host side of Tier-1 encoding on the GPU: uploads a batch of code-blocks,
+// runs t1_encode_kernel over it in one launch, times it, and brings back each
+// block's bytes, passes and status. Not wired into the codec pipeline yet;
+// used by the GPU tests and the benchmark (tests/entropy_cuda).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "entropy/cuda/t1_encode_launch.h"
+#include "entropy/t1.h"
+
+namespace mallat::entropy::cuda {
+
+// Empty when a CUDA device can be used; otherwise why not ("no CUDA
+// device: ..."), for tests to skip with.
+std::string t1_device_unavailable();
+
+// The device's name, compute capability and SM count.
+std::string t1_device_name();
+
+// A downloaded batch: per job its result, kMaxCodingPasses pass slots and
+// slot_capacity byte slots (t1_encode_launch.h).
+struct T1DeviceBatchResult {
+  uint32_t slot_capacity = 0;
+  std::vector<SharedT1Result> results;
+  std::vector<CodingPass> passes;
+  std::vector<uint8_t> slots;
+
+  // Job i as encode_code_block returns it, or the job's failure as an error.
+  Result<EncodedCodeBlock> block(size_t i) const;
+};
+
+// Where the kernel keeps each thread's working state (t1_encode_kernel.cuh).
+enum class T1StateMemory { kLocal, kGlobal };
+
+// Code-blocks per warp for a batch of `count` on `sms` SMs: about 12 warps
+// per SM, never fewer than 1 or more than 32 blocks a warp. Measured on the
+// H200 (tests/entropy_cuda/run_on_device.sh bench): 5760 64x64 blocks ran
+// fastest at 2..4 per warp (34..36 ms; 58 ms at 32), 46080 at 32 (94 ms;
+// 150 ms at 8): a warp's lanes diverge at almost every symbol, so a small
+// batch gains from more, emptier warps, and a large one fills the SMs anyway.
+int auto_blocks_per_warp(size_t count, int sms);
+
+class T1DeviceEncoder {
+ public:
+  // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes,
+  // or 0 to choose by batch size (auto_blocks_per_warp).
+  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
+                                                         int blocks_per_warp = 0);
+  ~T1DeviceEncoder();
+
+  // Copies a batch to the device (device memory grows as needed and is
+  // reused): the jobs, their coefficients (each job's at its offset), and
+  // output slots of `slot_capacity` bytes (a block needs its length + 2).
+  Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+                uint32_t slot_capacity);
+  // Encodes the uploaded batch in one launch and waits for it.
+  Status encode();
+  // Device time of one encode(), in ms: the median of `runs` launches timed
+  // by CUDA events, after `warmup` untimed ones.
+  Result<double> time_encode(int warmup, int runs);
+  Status download(T1DeviceBatchResult& out);
+
+ private:
+  struct Impl;
+  explicit T1DeviceEncoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mallat::entropy::cuda

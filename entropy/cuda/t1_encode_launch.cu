@@ -1,0 +1,29 @@
+// Launches t1_encode_kernel over a batch (launcher apart from the kernel).
+#include "entropy/cuda/t1_encode_kernel.cuh"
+#include "entropy/cuda/t1_encode_launch.h"
+
+#include <string>
+
+namespace mallat::entropy::cuda {
+
+Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return Status::Ok();
+  if (args.blocks_per_warp < 1 || args.blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 kernel: " + std::to_string(args.blocks_per_warp) +
+                            " code-blocks per warp (1..32)");
+  }
+  const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
+  const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
+  if (args.states != nullptr) {
+    t1_encode_kernel<true><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  } else {
+    t1_encode_kernel<false><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  }
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    return device_error(std::string("t1_encode_kernel launch: ") + cudaGetErrorString(err));
+  }
+  return Status::Ok();
+}
+
+}  // namespace mallat::entropy::cuda

@@ -1,0 +1,57 @@
+// The Tier-1 encoding kernel's arguments and its launcher (host code; the
+// kernel is in t1_encode_kernel.cuh, the launch in t1_encode_launch.cu).
+// A batch is plain device data: the jobs, every block's coefficients in one
+// buffer at the job's offset, and per job a fixed output slot of bytes, a
+// slot of kMaxCodingPasses passes and a result.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "common/status.h"
+#include "entropy/t1_shared_encoder.h"
+
+namespace mallat::entropy::cuda {
+
+// One code-block of a batch: its samples are `width` x `height`, row after
+// row, from `coefficient_offset` in the batch's coefficient buffer.
+struct T1DeviceJob {
+  uint64_t coefficient_offset = 0;
+  uint16_t width = 0;
+  uint16_t height = 0;
+  uint8_t orientation = 0;     // BandOrientation
+  uint8_t num_bitplanes = 0;   // Mb
+  uint8_t style = 0;           // CodeBlockStyle::to_byte()
+  uint8_t fraction_bits = 0;
+};
+
+// Device pointers of one launch. Thread t codes job order[t] (the order
+// puts blocks of like work side by side so a warp's threads finish
+// together); job j's outputs are slots[j * slot_capacity ...],
+// passes[j * kMaxCodingPasses ...] and results[j].
+struct T1EncodeArgs {
+  const T1DeviceJob* jobs = nullptr;
+  const uint32_t* order = nullptr;
+  const int32_t* coefficients = nullptr;
+  uint8_t* slots = nullptr;
+  uint32_t slot_capacity = 0;
+  CodingPass* passes = nullptr;
+  SharedT1Result* results = nullptr;
+  uint32_t count = 0;
+  // One working state per thread in device memory (count of them), or null
+  // for states in each thread's local memory (t1_encode_kernel.cuh).
+  T1FixedState* states = nullptr;
+  // Code-blocks each warp codes, 1..32 (t1_encode_kernel.cuh).
+  uint32_t blocks_per_warp = 32;
+};
+
+// Threads per CUDA block: one warp, so that a batch of a few thousand
+// code-blocks still spreads over every SM.
+inline constexpr int kT1EncodeThreads = 32;
+
+// Enqueues one launch over the batch on `stream` (the kernel variant that
+// args.states asks for); reports launch errors.
+Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
+
+}  // namespace mallat::entropy::cuda
