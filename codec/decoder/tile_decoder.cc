@@ -16,6 +16,7 @@
 #include "codec/tier2/tile_packets.h"
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_precincts.h"
+#include "codec/stages/region_dwt.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
 #include "entropy/t1.h"
@@ -107,12 +108,31 @@ class TileDecoder {
       plane.allocate();
       tile.planes.push_back(std::move(plane));
     }
-    // The code-blocks of the components and resolutions decoded, in slot order.
+    // A region decode: each plane's window, and the coefficients it needs.
+    std::vector<PlaneRegion> regions;
+    if (region_windows(image, tile)) {
+      for (size_t p = 0; p < tile.planes.size(); ++p) {
+        const TilePlane& plane = tile.planes[p];
+        regions.push_back(tile.windows[p].empty() ? PlaneRegion{}
+                                                  : plane_region(plane.rect, plane.levels, plane.wavelet,
+                                                                 tile.windows[p]));
+      }
+    }
+    // The code-blocks of the components and resolutions decoded, in slot
+    // order; in a region decode, those whose coefficients its inverse DWT
+    // reads.
     std::vector<size_t> slots;
     for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
       const CodeBlockPlace& at = packets_.precincts.place(slot);
-      if (plane_of_[static_cast<size_t>(at.component)] < 0) continue;
+      const int p = plane_of_[static_cast<size_t>(at.component)];
+      if (p < 0) continue;
       if (at.resolution > structure_.components[at.component].levels - reduce) continue;
+      if (!regions.empty()) {
+        const auto pi = static_cast<size_t>(p);
+        if (tile.windows[pi].empty()) continue;
+        const dwt::Rect band = regions[pi].band_window(at.resolution, precinct_band_at(structure_, at).band);
+        if (!meets(code_block_at(structure_, at).rect, band)) continue;
+      }
       slots.push_back(slot);
     }
     tile.blocks.reserve(slots.size());
@@ -151,6 +171,34 @@ class TileDecoder {
     }
     StageClock clock(&times->colour_transform_ms);
     return stages->inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
+  }
+
+  static bool meets(const dwt::Rect& a, const dwt::Rect& b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  }
+
+  // Each plane's part of the output image's area (the region, with -d) on
+  // its grid, in tile.windows when some plane has less than all of its
+  // samples there; returns whether one has.
+  bool region_windows(const Image& image, DecodeTile& tile) const {
+    std::vector<dwt::Rect> windows;
+    bool partial = false;
+    for (size_t p = 0; p < tile.planes.size(); ++p) {
+      const dwt::Rect& rect = tile.planes[p].rect;
+      const Component& comp = image.components[p];
+      const dwt::Rect area{origin_x_[p], origin_y_[p], origin_x_[p] + comp.width, origin_y_[p] + comp.height};
+      dwt::Rect w{std::max(rect.x0, area.x0), std::max(rect.y0, area.y0), std::min(rect.x1, area.x1),
+                  std::min(rect.y1, area.y1)};
+      if (rect.empty()) {
+        w = rect;
+      } else if (w.empty()) {
+        w = dwt::Rect{};
+      }
+      partial = partial || w != rect;
+      windows.push_back(w);
+    }
+    if (partial) tile.windows = std::move(windows);
+    return partial;
   }
 
   // What Tier-2 gathered for a code-block (B.10), for the block decoder:

@@ -108,14 +108,15 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
   // (zeros where it has no passes), and when the blocks tile a plane, as
   // Annex B's partition does, they write every sample. A plane they do not
   // cover keeps zeros where none lies (int32 0 and float 0 are the same
-  // bytes).
+  // bytes). A region decode reads only coefficients its blocks cover.
   std::vector<int64_t> covered(tile.planes.size(), 0);
   for (const DecodeBlock& b : tile.blocks) {
     if (b.place.inside(tile.planes[b.place.component])) covered[b.place.component] += b.place.width * b.place.height;
   }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     TilePlane& plane = tile.planes[c];
-    if (covered[c] != static_cast<int64_t>(plane.count())) std::fill_n(plane.ints().data, plane.count(), 0);
+    const bool whole = tile.windows.empty() || tile.windows[c] == plane.rect;
+    if (whole && covered[c] != static_cast<int64_t>(plane.count())) std::fill_n(plane.ints().data, plane.count(), 0);
   }
   // The batch: blocks with passes and no error yet. Blocks without passes
   // are zero-filled beside it.

@@ -6,6 +6,7 @@
 
 #include "codec/stages/block_coding.h"
 #include "codec/stages/quantisation.h"
+#include "codec/stages/region_dwt.h"
 #include "codec/stages/tile_input.h"
 #include "codec/stages/tile_output.h"
 #include "codec/stages/tile_stages.h"
@@ -33,6 +34,39 @@ Status transform(const std::vector<TilePlane>& planes, dwt::Direction direction,
     jobs.push_back(job);
   }
   return dwt.run(jobs);
+}
+
+// Annex F over each plane's window alone (region_dwt.h); a plane whose
+// window is all of it is transformed whole, in place.
+Status transform_windows(DecodeTile& tile, dwt::Backend& dwt) {
+  std::vector<TilePlane> whole;
+  std::vector<size_t> whole_index;
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    TilePlane& plane = tile.planes[c];
+    const dwt::Rect& window = tile.windows[c];
+    if (window == plane.rect) continue;
+    TilePlane out;
+    if (!window.empty()) {
+      const PlaneRegion region = plane_region(plane.rect, plane.levels, plane.wavelet, window);
+      MALLAT_RETURN_IF_ERROR(inverse_dwt_region(plane, region, dwt, out));
+    } else {
+      out.rect = window;
+      out.wavelet = plane.wavelet;
+    }
+    plane = std::move(out);
+  }
+  std::vector<TilePlane> rest;
+  for (size_t c = 0; c < tile.planes.size(); ++c)
+    if (tile.windows[c] == tile.planes[c].rect && tile.planes[c].levels > 0) {
+      rest.push_back(std::move(tile.planes[c]));
+      whole_index.push_back(c);
+    }
+  const Status s = transform(rest, dwt::Direction::kInverse, dwt);
+  for (size_t k = 0; k < rest.size(); ++k) {
+    tile.planes[whole_index[k]] = std::move(rest[k]);
+    tile.planes[whole_index[k]].levels = 0;
+  }
+  return s;
 }
 
 // The output image's components that no tile has written yet: allocated,
@@ -113,7 +147,10 @@ class CpuTileStages final : public TileStages {
                            [&](int64_t i) { allocate(*tile.image, allocations[i]); });
       }
     }
-    if (runs(InverseStage::kInverseDwt)) MALLAT_RETURN_IF_ERROR(transform(tile.planes, dwt::Direction::kInverse, dwt_));
+    if (runs(InverseStage::kInverseDwt)) {
+      MALLAT_RETURN_IF_ERROR(tile.windows.empty() ? transform(tile.planes, dwt::Direction::kInverse, dwt_)
+                                                  : transform_windows(tile, dwt_));
+    }
     if (output_runs) return output(tile, pool_);
     return Status::Ok();
   }

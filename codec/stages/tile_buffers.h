@@ -130,6 +130,13 @@ struct DecodeBlock {
 struct DecodeTile {
   std::vector<TilePlane> planes;
   std::vector<DecodeBlock> blocks;
+  // A region decode (DecodeOptions::region): per plane, the samples wanted,
+  // on the plane's grid (inside its rect; empty when the plane has none).
+  // Then `blocks` need only cover the coefficients those samples depend on
+  // (region_dwt.h: plane_region's band windows), the planes are not
+  // zero-filled elsewhere, and the inverse DWT leaves each plane holding
+  // its window alone. Empty: the whole planes.
+  std::vector<dwt::Rect> windows;
   // Names block i in a message of the block decoder (the decoder says which
   // component, resolution, place and codestream byte); may be empty.
   std::function<std::string(size_t)> describe_block;
