@@ -36,37 +36,29 @@ Status transform(const std::vector<TilePlane>& planes, dwt::Direction direction,
   return dwt.run(jobs);
 }
 
-// Annex F over each plane's window alone (region_dwt.h); a plane whose
-// window is all of it is transformed whole, in place.
+// Annex F over each plane's window alone (region_dwt.h), from the
+// coefficients in the tile's band buffers; each plane is left holding its
+// window.
 Status transform_windows(DecodeTile& tile, dwt::Backend& dwt) {
-  std::vector<TilePlane> whole;
-  std::vector<size_t> whole_index;
+  const TilePlane none;
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     TilePlane& plane = tile.planes[c];
     const dwt::Rect& window = tile.windows[c];
-    if (window == plane.rect) continue;
     TilePlane out;
+    out.rect = window;
+    out.wavelet = plane.wavelet;
     if (!window.empty()) {
       const PlaneRegion region = plane_region(plane.rect, plane.levels, plane.wavelet, window);
-      MALLAT_RETURN_IF_ERROR(inverse_dwt_region(plane, region, dwt, out));
-    } else {
-      out.rect = window;
-      out.wavelet = plane.wavelet;
+      const auto bands = [&](int r, dwt::Band band) -> const TilePlane& {
+        for (const RegionBand& b : tile.bands)
+          if (b.plane == static_cast<int>(c) && b.resolution == r && b.band == band) return b.coefficients;
+        return none;  // no block there: the band's window is empty
+      };
+      MALLAT_RETURN_IF_ERROR(inverse_dwt_region(region, plane.wavelet, bands, dwt, out));
     }
     plane = std::move(out);
   }
-  std::vector<TilePlane> rest;
-  for (size_t c = 0; c < tile.planes.size(); ++c)
-    if (tile.windows[c] == tile.planes[c].rect && tile.planes[c].levels > 0) {
-      rest.push_back(std::move(tile.planes[c]));
-      whole_index.push_back(c);
-    }
-  const Status s = transform(rest, dwt::Direction::kInverse, dwt);
-  for (size_t k = 0; k < rest.size(); ++k) {
-    tile.planes[whole_index[k]] = std::move(rest[k]);
-    tile.planes[whole_index[k]].levels = 0;
-  }
-  return s;
+  return Status::Ok();
 }
 
 // The output image's components that no tile has written yet: allocated,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace mallat::codec {
 namespace {
@@ -71,44 +72,46 @@ PlaneRegion plane_region(const Rect& plane_rect, int levels, dwt::Wavelet wavele
   return region;
 }
 
-Status inverse_dwt_region(const TilePlane& plane, const PlaneRegion& region, dwt::Backend& dwt, TilePlane& out) {
+Status inverse_dwt_region(const PlaneRegion& region, dwt::Wavelet wavelet, const BandSource& bands,
+                          dwt::Backend& dwt, TilePlane& out) {
   const int levels = region.levels;
-  const Rect& tc = plane.rect;
-  const PlaneView<int32_t> packed = plane.ints();
-  // Where band `band` of resolution r lies in the packed plane, and its
-  // origin in subband coordinates.
-  const auto source = [&](int r, Band band, const Rect& window, PlaneView<int32_t> dst, const Rect& at) {
-    const int nb = r == 0 ? levels : levels - r + 1;
-    const Rect sub = levels == 0 ? tc : dwt::subband_rect(tc, nb, band);
-    const Rect place = dwt::packed_subband_rect(tc, levels, nb, band);
-    copy_rect(packed, place.x0 + window.x0 - sub.x0, place.y0 + window.y0 - sub.y0, dst, at.x0, at.y0,
-              window.width(), window.height());
+  // Band window `window` of (r, band) to `at` in dst.
+  const auto source = [&](int r, Band band, const Rect& window, PlaneView<int32_t> dst, const Rect& at) -> Status {
+    if (window.empty()) return Status::Ok();
+    const TilePlane& from = bands(r, band);
+    if (from.storage == nullptr || intersect(from.rect, window) != window)
+      return internal_error("region decode: resolution " + std::to_string(r) + " band " +
+                            std::to_string(static_cast<int>(band)) + " lacks coefficients its window needs");
+    copy_rect(from.ints(), window.x0 - from.rect.x0, window.y0 - from.rect.y0, dst, at.x0, at.y0, window.width(),
+              window.height());
+    return Status::Ok();
   };
   // Resolution 0: the LL band's window.
   TilePlane current;
   current.rect = region.needed[0];
-  current.wavelet = plane.wavelet;
+  current.wavelet = wavelet;
   current.allocate();
-  source(0, Band::kLL, region.needed[0], current.ints(), Rect{});
+  MALLAT_RETURN_IF_ERROR(source(0, Band::kLL, region.needed[0], current.ints(), Rect{}));
   for (int r = 1; r <= levels; ++r) {
     const Rect& e = region.extended[static_cast<size_t>(r)];
     TilePlane work;
     work.rect = e;
     work.levels = 1;
-    work.wavelet = plane.wavelet;
+    work.wavelet = wavelet;
     work.allocate();
     // E's packed one-level layout: its low part is needed[r - 1], which
-    // `current` holds; the three high bands come from the decoded plane.
+    // `current` holds; the three high bands come from their buffers.
     copy_rect(current.ints(), 0, 0, work.ints(), 0, 0, current.width(), current.height());
     for (Band band : {Band::kHL, Band::kLH, Band::kHH})
-      source(r, band, region.band_window(r, band), work.ints(), dwt::packed_subband_rect(e, 1, 1, band));
+      MALLAT_RETURN_IF_ERROR(
+          source(r, band, region.band_window(r, band), work.ints(), dwt::packed_subband_rect(e, 1, 1, band)));
     dwt::PlaneJob job;
-    job.wavelet = plane.wavelet;
+    job.wavelet = wavelet;
     job.direction = dwt::Direction::kInverse;
     job.levels = 1;
     job.x0 = e.x0;
     job.y0 = e.y0;
-    if (plane.wavelet == dwt::Wavelet::k53) {
+    if (wavelet == dwt::Wavelet::k53) {
       job.samples53 = work.ints();
     } else {
       job.samples97 = work.floats();

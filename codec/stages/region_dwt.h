@@ -16,6 +16,7 @@
 // values.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "codec/stages/tile_buffers.h"
@@ -52,11 +53,16 @@ struct PlaneRegion {
 // gives `window` (inside plane_rect, not empty).
 PlaneRegion plane_region(const dwt::Rect& plane_rect, int levels, dwt::Wavelet wavelet, const dwt::Rect& window);
 
-// The inverse DWT of `plane` (its subbands in the packed layout of
-// dwt/geometry.h, correct inside the region's band windows; other
-// coefficients are never read) over the region only: `out` gets the
-// samples of region.needed[levels], its rect that window. Each level is a
-// one-level job of `dwt`, so any backend serves.
-Status inverse_dwt_region(const TilePlane& plane, const PlaneRegion& region, dwt::Backend& dwt, TilePlane& out);
+// Where the inverse DWT finds subband `band` of resolution r (kLL for
+// r = 0): a plane whose rect, in that subband's coordinates (B-15), holds
+// band_window(r, band); coefficients outside the band windows are never
+// read.
+using BandSource = std::function<const TilePlane&(int r, dwt::Band band)>;
+
+// The inverse DWT over the region only: `out` gets the samples of
+// region.needed[levels], its rect that window. Each level is a one-level
+// job of `dwt`, so any backend serves.
+Status inverse_dwt_region(const PlaneRegion& region, dwt::Wavelet wavelet, const BandSource& bands,
+                          dwt::Backend& dwt, TilePlane& out);
 
 }  // namespace mallat::codec

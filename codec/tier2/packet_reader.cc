@@ -44,12 +44,25 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
   const std::span<const uint8_t> data = what.data, headers = what.headers;
   size_t pos = 0, hpos = 0;
   std::vector<CodeBlockContribution> contributions;
+  // PLT's lengths locate packets only where the headers are in the packet
+  // data and there is one length per packet.
+  bool lengths = !what.lengths.empty() && what.lengths.size() == what.sequence.size() && !what.packed_headers &&
+                 what.wanted;
   for (size_t n = 0; n < what.sequence.size(); ++n) {
     const PacketId& id = what.sequence[n];
     if (pos >= data.size() && (!what.packed_headers || hpos >= headers.size())) {
       warnings.push_back("packet data ends after " + std::to_string(n) + " of " +
                          std::to_string(what.sequence.size()) + " packets");
       return;
+    }
+    const size_t start = pos;
+    if (lengths && !what.wanted(id)) {
+      if (what.lengths[n] > data.size() - pos) {
+        warnings.push_back(what.describe(n, pos) + ": its PLT length runs past the packet data");
+        return;
+      }
+      pos += what.lengths[n];
+      continue;
     }
     if (what.sop && pos < data.size()) {
       auto sop = skip_sop(data.subspan(pos));
@@ -77,6 +90,11 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
         warnings.push_back(what.describe(n, packet_pos) + ": body is truncated");
         return;
       }
+    }
+    if (lengths && pos - start != what.lengths[n]) {
+      warnings.push_back(what.describe(n, start) + ": " + std::to_string(pos - start) + " bytes, PLT says " +
+                         std::to_string(what.lengths[n]) + " (PLT no longer used in this tile)");
+      lengths = false;
     }
   }
 }

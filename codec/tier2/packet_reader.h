@@ -40,6 +40,13 @@ struct TilePacketsToRead {
   int decode_layers = 0;                // contributions of later layers are skipped
   // Names packet n starting at byte pos of `data` in messages.
   std::function<std::string(size_t n, size_t pos)> describe;
+  // A.7.3: each packet's length from PLT (SOP, header and body), in
+  // sequence order; empty when unknown. With them, the packets of precincts
+  // that `wanted` refuses are stepped over unread (their code-blocks get
+  // nothing); without them every packet header is read. A packet read whose
+  // length disagrees stops their use, with a warning.
+  std::span<const uint32_t> lengths;
+  std::function<bool(const PacketId&)> wanted;
 };
 
 // Reads the packets into blocks[slot] (resized to precincts.code_blocks()),

@@ -68,6 +68,8 @@ void expect_regions_of_whole(std::span<const uint8_t> bytes, DecodeOptions optio
       return w.find("cut to the image area") != std::string::npos;
     });
     EXPECT_EQ(warned, cut != region) << name;
+    // PLT's lengths agree with the packets read (packet_reader.h warns otherwise).
+    for (const std::string& w : report.warnings) EXPECT_EQ(w.find("PLT"), std::string::npos) << name << ": " << w;
     ASSERT_EQ(part->components.size(), whole->components.size()) << name;
     for (size_t c = 0; c < whole->components.size(); ++c) {
       const Component expected = crop(*whole, c, cut, options.reduce);
@@ -117,7 +119,8 @@ std::vector<Layout> layouts() {
   precincts.precincts = {{5, 5}, {4, 4}};
   precincts.plt = true;
   precincts.order = ProgressionOrder::kRPCL;
-  out.push_back({"precincts 32,16 with PLT, RPCL", precincts});
+  precincts.sop = precincts.eph = true;
+  out.push_back({"precincts 32,16 with PLT, SOP, EPH, RPCL", precincts});
   EncodeOptions both = tiled;
   both.precincts = {{4, 4}};
   both.plt = true;
