@@ -8,8 +8,12 @@ twice: tiled (-t 1024,1024) and untiled with precincts and PLT (-c [256,256]
 regions of it with mallat decode -d, opj_decompress -d and grk_decompress -d
 (the same files). Every mallat region is checked against the crop of
 mallat's whole decode (equal sample for sample), and against
-opj_decompress -d's output. Prints wall seconds (median of --runs), the
-peak RSS, and how many times faster than the whole decode each region is.
+opj_decompress -d's output. Prints wall and CPU (user + system) seconds
+(medians of --runs), the peak RSS, and how many times faster than mallat's
+whole decode each region decode is, in wall time and in CPU time (the
+steadier figure on a loaded machine). mallat decode reads its whole input
+file into memory, so its peak RSS holds the compressed file whatever the
+region (OpenJPEG reads the parts it needs).
 
 usage: conformance/bench_region.py [--mallat build/tools/mallat]
        [--testdata ../shared/testdata] [--mosaic 15360x8192] [--runs 3]
@@ -29,21 +33,23 @@ from bench_codec import load_average, make_mosaic, read_ppm  # noqa: E402
 
 
 def run(cmd, tmp):
-    """Wall seconds and peak RSS (MB) of one process, as /usr/bin/time -f "%e %M" gives them (the peak of the
-    process itself, not of this script's fork of it); exits on failure."""
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one process, as /usr/bin/time -f
+    "%e %U %S %M" gives them (the process itself, not this script's fork of it); exits on failure."""
     report = os.path.join(tmp, "time.txt")
-    r = subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %M"] + cmd, stdout=subprocess.DEVNULL,
+    r = subprocess.run(["/usr/bin/time", "-o", report, "-f", "%e %U %S %M"] + cmd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
     if r.returncode != 0:
         raise SystemExit("failed: " + " ".join(cmd) + "\n" + r.stderr.decode(errors="replace"))
     with open(report) as f:
-        wall, kb = f.read().split()[-2:]
-    return float(wall), int(kb) / 1024.0
+        wall, user, system, kb = f.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(kb) / 1024.0
 
 
 def timed(cmd, runs, tmp):
+    """Medians of wall and CPU seconds over `runs` runs, and the largest peak RSS."""
     results = [run(cmd, tmp) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+    return (statistics.median(r[0] for r in results), statistics.median(r[1] for r in results),
+            max(r[2] for r in results))
 
 
 def crop(ppm, width, box):
@@ -80,37 +86,40 @@ def main():
         layouts = [("tiled -t 1024,1024", ["-t", "1024,1024"]),
                    ("untiled -c [256,256] -PLT", ["-c", "[256,256]", "-PLT"])]
         have = {c: shutil.which(c) is not None for c in ("opj_decompress", "grk_decompress")}
-        print(f"{'stream':28} {'decoder':8} {'region':24} {'wall s':>8} {'peak MB':>8} {'x faster':>9} {'check':>10}")
+        print(f"{'stream':28} {'decoder':8} {'region':24} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} {'x wall':>7}"
+              f" {'x cpu':>7} {'check':>10}")
         for name, layout in layouts:
             stream = os.path.join(tmp, "m.j2k")
             subprocess.run([args.mallat, "encode", "-i", mosaic, "-o", stream, "-threads", t] + layout + lossy,
                            check=True)
             whole_out = os.path.join(tmp, "whole.ppm")
-            whole_s, whole_mb = timed([args.mallat, "decode", "-i", stream, "-o", whole_out, "-threads", t], 1, tmp)
-            print(f"{name:28} {'mallat':8} {'whole image':24} {whole_s:8.2f} {whole_mb:8.0f} {1.0:9.1f} {'':>10}")
+            whole_s, whole_cpu, whole_mb = timed([args.mallat, "decode", "-i", stream, "-o", whole_out, "-threads", t], 1, tmp)
+            print(f"{name:28} {'mallat':8} {'whole image':24} {whole_s:8.2f} {whole_cpu:7.2f} {whole_mb:8.0f}"
+                  f" {1.0:7.1f} {1.0:7.1f}")
             ww, wh, whole = read_ppm(whole_out)
             assert (ww, wh) == (width, height)
             for box in regions:
                 d = ",".join(str(v) for v in box)
                 out = os.path.join(tmp, "region.ppm")
-                s, mb = timed([args.mallat, "decode", "-i", stream, "-o", out, "-d", d, "-threads", t], args.runs, tmp)
+                s, cpu, mb = timed([args.mallat, "decode", "-i", stream, "-o", out, "-d", d, "-threads", t], args.runs, tmp)
                 rw, rh, got = read_ppm(out)
                 same = (rw, rh) == (box[2] - box[0], box[3] - box[1]) and got == crop(whole, width, box)
                 check = "= crop" if same else "DIFFERS"
                 opj_out = os.path.join(tmp, "opj.ppm")
                 rows = []
                 if have["opj_decompress"]:
-                    os_, omb = timed(["opj_decompress", "-i", stream, "-o", opj_out, "-d", d,
+                    os_, ocpu, omb = timed(["opj_decompress", "-i", stream, "-o", opj_out, "-d", d,
                                       "-threads", t, "-quiet"], args.runs, tmp)
                     check += ", = opj" if read_ppm(opj_out)[2] == got else ", != opj"
-                    rows.append(("opj", os_, omb))
+                    rows.append(("opj", os_, ocpu, omb))
                 if have["grk_decompress"]:
-                    gs, gmb = timed(["grk_decompress", "-i", stream, "-o", os.path.join(tmp, "grk.ppm"), "-d", d,
+                    gs, gcpu, gmb = timed(["grk_decompress", "-i", stream, "-o", os.path.join(tmp, "grk.ppm"), "-d", d,
                                      "-H", t], args.runs, tmp)
-                    rows.append(("grok", gs, gmb))
-                print(f"{name:28} {'mallat':8} {d:24} {s:8.3f} {mb:8.0f} {whole_s / s:9.1f} {check:>10}")
-                for dec, ds, dmb in rows:
-                    print(f"{name:28} {dec:8} {d:24} {ds:8.3f} {dmb:8.0f} {whole_s / ds:9.1f} {'':>10}")
+                    rows.append(("grok", gs, gcpu, gmb))
+                rows.insert(0, ("mallat", s, cpu, mb))
+                for dec, ds, dcpu, dmb in rows:
+                    print(f"{name:28} {dec:8} {d:24} {ds:8.3f} {dcpu:7.2f} {dmb:8.0f} {whole_s / ds:7.1f}"
+                          f" {whole_cpu / max(dcpu, 0.01):7.1f} {check if dec == 'mallat' else ''}")
                 if not same:
                     raise SystemExit(f"mallat's region {d} differs from the crop of its whole decode")
             os.remove(stream)
