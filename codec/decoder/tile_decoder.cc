@@ -5,6 +5,7 @@
 #include "codec/decoder/tile_decoder.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -83,10 +84,15 @@ class TileDecoder {
     const int layers = params_.style.layers;
     const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
     std::vector<std::string> warnings;
+    // Precincts to step over with PLT: outside the region, of components
+    // not decoded (-c) or resolutions discarded (-r); none in a whole decode.
+    const bool some_unwanted = !windows_.empty() || options_.reduce > 0 ||
+                               decoded_.size() < cs_.main.siz.components.size();
+    std::function<bool(const PacketId&)> wanted;
+    if (some_unwanted) wanted = [this](const PacketId& id) { return precinct_wanted(id); };
     MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers,
                                              [this](size_t n, size_t pos) { return packet_at(n, pos); },
-                                             packets_, warnings,
-                                             [this](const PacketId& id) { return precinct_wanted(id); }));
+                                             packets_, warnings, wanted));
     if (!warnings.empty() && !options_.allow_partial)
       return corrupt_data(warnings.front() + " (a partial stream, refused without -allow-partial)");
     for (const std::string& w : warnings) warn(w);

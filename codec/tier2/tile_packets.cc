@@ -43,7 +43,11 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
   what.describe = describe;
   what.lengths = lengths;
   what.wanted = wanted;
-  read_packets(out.precincts, what, out.segments, warnings);
+  if (read_packets(out.precincts, what, out.segments, warnings)) {
+    MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components));
+    what.lengths = {};
+    read_packets(out.precincts, what, out.segments, warnings);
+  }
   return Status::Ok();
 }
 

@@ -152,6 +152,8 @@ TEST(DecodeRegion, LayersComponentsAndLossy) {
   options.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
   options.rate_values = {1.0, 4.0};
   options.tile_width = options.tile_height = 50;
+  options.precincts = {{5, 5}, {4, 4}};
+  options.plt = true;  // the packets of components and precincts not decoded are stepped over
   const std::vector<uint8_t> bytes = encoded(image, options);
   const std::vector<Rect> regions = {{10, 10, 60, 40}, {49, 0, 51, 90}, {0, 0, 120, 90}};
   DecodeOptions d;
@@ -160,6 +162,37 @@ TEST(DecodeRegion, LayersComponentsAndLossy) {
   d.layers = 0;
   d.components = {3, 1};
   expect_regions_of_whole(bytes, d, regions, "9/7, -c 3,1");
+  d.reduce = 1;
+  expect_regions_of_whole(bytes, d, regions, "9/7, -c 3,1 -r 1");
+}
+
+TEST(DecodeRegion, WithOneTile) {
+  // -t and -d together: the region cut to the tile, with the warning.
+  const Image image = mallat::testing::generated_image(120, 90, 3, 8, false, 5);
+  EncodeOptions options;
+  options.tile_width = options.tile_height = 50;
+  const std::vector<uint8_t> bytes = encoded(image, options);
+  DecodeOptions d;
+  d.tile = 4;  // (50, 50) - (100, 90)
+  const auto tile = decode(bytes, d);
+  ASSERT_TRUE(tile.ok()) << tile.status().to_string();
+  d.region = Rect{40, 60, 70, 80};
+  DecodeReport report;
+  const auto part = decode(bytes, d, &report);
+  ASSERT_TRUE(part.ok()) << part.status().to_string();
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find("cut to the image area: 50,60,70,80"), std::string::npos) << report.warnings[0];
+  for (size_t c = 0; c < 3; ++c) {
+    ASSERT_EQ(part->components[c].width, 20);
+    ASSERT_EQ(part->components[c].height, 20);
+    for (int64_t y = 0; y < 20; ++y)
+      for (int64_t x = 0; x < 20; ++x)
+        ASSERT_EQ(part->components[c].samples[static_cast<size_t>(y * 20 + x)],
+                  tile->components[c].samples[static_cast<size_t>((y + 10) * 50 + x)])
+            << c << " " << x << " " << y;
+  }
+  d.region = Rect{0, 0, 40, 40};
+  EXPECT_FALSE(decode(bytes, d).ok());
 }
 
 TEST(DecodeRegion, SubSampledAndHtStreams) {
