@@ -373,6 +373,20 @@ const std::vector<DecodeOption>& decode_table() {
          s.codec.tile = static_cast<int>(x);
          return Status::Ok();
        }},
+      {{"-d"}, "x0,y0,x1,y1",
+       "decode only this region of the reference grid (image coordinates at full resolution, also with -r; as "
+       "opj_decompress -d): the output is the region alone, cut to the image with a warning; only the tiles and "
+       "code-blocks it needs are decoded",
+       "0,0,1024,1024",
+       [](DecodeSettings& s, const std::string& v) {
+         std::vector<int> c;
+         if (!parse_ints(v, 0, INT32_MAX, &c) || c.size() != 4)
+           return invalid_argument("-d must be x0,y0,x1,y1 (four integers >= 0), got '" + v + "'");
+         if (c[0] >= c[2] || c[1] >= c[3])
+           return invalid_argument("-d region " + v + " is empty: x0 < x1 and y0 < y1 are needed");
+         s.codec.region = dwt::Rect{c[0], c[1], c[2], c[3]};
+         return Status::Ok();
+       }},
       {{"-c"}, "C,...",
        "decode and write only these components (counted from 0, Csiz at most 16384), in the order listed, as "
        "opj_decompress -c; only their code-blocks are decoded. Under the colour transform (RCT/ICT) asking for "

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +24,14 @@ struct DecodeOptions {
   int reduce = 0;      // -r: discard this many highest resolution levels
   int layers = 0;      // -l: decode only the first N quality layers; 0 = all
   int tile = -1;       // -t: decode only this tile; -1 = all
+  // -d x0,y0,x1,y1: decode only this area of the reference grid (image
+  // coordinates, as opj_decompress -d: at full resolution whatever
+  // `reduce` is). The image returned is the area alone, its x0..y1 the
+  // area's. Parts outside the image are cut off with a warning; an area
+  // that is empty or wholly outside is an error. Only the tiles, and in
+  // them only the code-blocks, whose samples reach the area are decoded,
+  // and the inverse DWT runs over the area's windows alone.
+  std::optional<dwt::Rect> region;
   // -c: decode and output only these codestream components, in this order
   // (as opj_decompress -c); empty = all. Their code-blocks alone are block
   // decoded and transformed (every packet header is still read). Under the

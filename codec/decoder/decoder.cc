@@ -33,6 +33,32 @@ bool holds_samples(const ImageAndTileSize& siz, const dwt::Rect& tile) {
   return false;
 }
 
+std::string rect_text(const dwt::Rect& r) {
+  return std::to_string(r.x0) + "," + std::to_string(r.y0) + "," + std::to_string(r.x1) + "," + std::to_string(r.y1);
+}
+
+bool meets(const dwt::Rect& a, const dwt::Rect& b) {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+// -d: the region on the reference grid, cut to `area` (the image, or one
+// tile's with -t) with a warning as opj_decompress cuts it
+// (opj_j2k_set_decode_area); empty or wholly outside is an error.
+Result<dwt::Rect> region_in(const dwt::Rect& region, const dwt::Rect& area, DecodeReport* report) {
+  if (region.x0 < 0 || region.y0 < 0)
+    return invalid_argument("region " + rect_text(region) + " has a negative coordinate");
+  if (region.empty())
+    return invalid_argument("region " + rect_text(region) + " is empty (x0,y0,x1,y1 needs x0 < x1 and y0 < y1)");
+  const dwt::Rect cut{std::max(region.x0, area.x0), std::max(region.y0, area.y0), std::min(region.x1, area.x1),
+                      std::min(region.y1, area.y1)};
+  if (cut.empty())
+    return invalid_argument("region " + rect_text(region) + " lies outside the image area " + rect_text(area) +
+                            " (x0,y0,x1,y1 on the reference grid)");
+  if (cut != region && report)
+    report->warnings.push_back("region " + rect_text(region) + " cut to the image area: " + rect_text(cut));
+  return cut;
+}
+
 // Whether any tile has the multiple component transform on (COD of the
 // main header or of a tile-part header, A.6.1).
 bool any_colour_transform(const Codestream& cs) {
@@ -69,6 +95,10 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
       return invalid_argument("tile " + std::to_string(options.tile) + " does not exist (the image has " +
                               std::to_string(cs.tiles.size()) + " tiles)");
     MALLAT_ASSIGN_OR_RETURN(area, tile_rect(siz, options.tile));
+  }
+  // -d: the region alone (B-14 below gives its part of each component).
+  if (options.region) {
+    MALLAT_ASSIGN_OR_RETURN(area, region_in(*options.region, area, report));
   }
   Image image;
   image.x0 = area.x0;
@@ -111,6 +141,11 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
                           dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
+    // -d: a tile outside the region is not read past its tile-part headers.
+    if (options.region) {
+      MALLAT_ASSIGN_OR_RETURN(const dwt::Rect rect, tile_rect(siz, tile.index));
+      if (!meets(rect, area)) continue;
+    }
     if (tile.parts.empty()) {
       // B.3: a tile that holds no sample of any component (sub-sampling
       // at an odd origin can leave such tiles) has nothing to miss.

@@ -5,6 +5,7 @@
 #include "codec/decoder/tile_decoder.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "codec/tier2/tile_packets.h"
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_precincts.h"
+#include "codec/stages/region_dwt.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
 #include "entropy/t1.h"
@@ -52,6 +54,7 @@ class TileDecoder {
       }
     }
     MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
+    find_region(image);
     {
       StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms));
       MALLAT_RETURN_IF_ERROR(gather_packets());
@@ -81,9 +84,15 @@ class TileDecoder {
     const int layers = params_.style.layers;
     const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
     std::vector<std::string> warnings;
+    // Precincts to step over with PLT: outside the region, of components
+    // not decoded (-c) or resolutions discarded (-r); none in a whole decode.
+    const bool some_unwanted = !windows_.empty() || options_.reduce > 0 ||
+                               decoded_.size() < cs_.main.siz.components.size();
+    std::function<bool(const PacketId&)> wanted;
+    if (some_unwanted) wanted = [this](const PacketId& id) { return precinct_wanted(id); };
     MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers,
                                              [this](size_t n, size_t pos) { return packet_at(n, pos); },
-                                             packets_, warnings));
+                                             packets_, warnings, wanted));
     if (!warnings.empty() && !options_.allow_partial)
       return corrupt_data(warnings.front() + " (a partial stream, refused without -allow-partial)");
     for (const std::string& w : warnings) warn(w);
@@ -97,26 +106,30 @@ class TileDecoder {
   Status run_inverse_stages(Image& image) {
     const int reduce = options_.reduce;
     DecodeTile tile;
+    // A region decode's blocks go to band buffers (find_region), its
+    // planes are made by the inverse DWT.
     for (int c : decoded_) {
-      const TileComponent& tc = structure_.components[static_cast<size_t>(c)];
-      TilePlane plane;
-      plane.rect = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - reduce);
-      plane.levels = tc.levels - reduce;
-      // Integers for the 5/3, floats for the 9/7 (tile_buffers.h).
-      plane.wavelet = params_.components[static_cast<size_t>(c)].reversible ? dwt::Wavelet::k53 : dwt::Wavelet::k97;
-      plane.allocate();
+      TilePlane plane = plane_of_component(c);
+      if (windows_.empty()) plane.allocate();
       tile.planes.push_back(std::move(plane));
     }
-    // The code-blocks of the components and resolutions decoded, in slot order.
+    tile.windows = windows_;
+    // The code-blocks of the components and resolutions decoded, in slot
+    // order; in a region decode, those whose coefficients its inverse DWT
+    // reads.
     std::vector<size_t> slots;
     for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
       const CodeBlockPlace& at = packets_.precincts.place(slot);
-      if (plane_of_[static_cast<size_t>(at.component)] < 0) continue;
+      const int p = plane_of_[static_cast<size_t>(at.component)];
+      if (p < 0) continue;
       if (at.resolution > structure_.components[at.component].levels - reduce) continue;
+      if (!in_region(p, at.resolution, precinct_band_at(structure_, at).band, code_block_at(structure_, at).rect))
+        continue;
       slots.push_back(slot);
     }
     tile.blocks.reserve(slots.size());
     for (size_t slot : slots) tile.blocks.push_back(decode_one(slot));
+    if (!windows_.empty()) place_in_bands(slots, tile);
     tile.describe_block = [&](size_t i) {
       const CodeBlockPlace& at = packets_.precincts.place(slots[i]);
       const CodeBlock& cb = code_block_at(structure_, at);
@@ -151,6 +164,113 @@ class TileDecoder {
     }
     StageClock clock(&times->colour_transform_ms);
     return stages->inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
+  }
+
+  static bool meets(const dwt::Rect& a, const dwt::Rect& b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  }
+
+  // Codestream component c's plane, unallocated: the tile-component at the
+  // highest resolution decoded (B-14) and the levels left to undo.
+  TilePlane plane_of_component(int c) const {
+    const TileComponent& tc = structure_.components[static_cast<size_t>(c)];
+    TilePlane plane;
+    plane.rect = dwt::resolution_rect(tc.rect, tc.levels, tc.levels - options_.reduce);
+    plane.levels = tc.levels - options_.reduce;
+    // Integers for the 5/3, floats for the 9/7 (tile_buffers.h).
+    plane.wavelet = params_.components[static_cast<size_t>(c)].reversible ? dwt::Wavelet::k53 : dwt::Wavelet::k97;
+    return plane;
+  }
+
+  // A region decode: each plane's part of the output image's area (the
+  // region, -d) on its grid, and what its inverse DWT reads
+  // (region_dwt.h); left empty when every plane is wanted whole.
+  void find_region(const Image& image) {
+    std::vector<dwt::Rect> windows;
+    bool partial = false;
+    for (size_t p = 0; p < decoded_.size(); ++p) {
+      const dwt::Rect rect = plane_of_component(decoded_[p]).rect;
+      const Component& comp = image.components[p];
+      const dwt::Rect area{origin_x_[p], origin_y_[p], origin_x_[p] + comp.width, origin_y_[p] + comp.height};
+      dwt::Rect w{std::max(rect.x0, area.x0), std::max(rect.y0, area.y0), std::min(rect.x1, area.x1),
+                  std::min(rect.y1, area.y1)};
+      if (rect.empty()) {
+        w = rect;
+      } else if (w.empty()) {
+        w = dwt::Rect{};
+      }
+      partial = partial || w != rect;
+      windows.push_back(w);
+    }
+    if (!partial) return;
+    windows_ = std::move(windows);
+    for (size_t p = 0; p < decoded_.size(); ++p) {
+      const TilePlane plane = plane_of_component(decoded_[p]);
+      regions_.push_back(windows_[p].empty() ? PlaneRegion{}
+                                             : plane_region(plane.rect, plane.levels, plane.wavelet, windows_[p]));
+    }
+  }
+
+  // A region decode: one buffer per subband that has blocks, their
+  // bounding box in subband coordinates (the blocks met by a band window
+  // are a rectangle of the code-block grid), and each block placed in it.
+  void place_in_bands(const std::vector<size_t>& slots, DecodeTile& tile) const {
+    std::vector<size_t> band_of(slots.size());
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const CodeBlockPlace& at = packets_.precincts.place(slots[i]);
+      const int p = plane_of_[static_cast<size_t>(at.component)];
+      const dwt::Band band = precinct_band_at(structure_, at).band;
+      const dwt::Rect& rect = code_block_at(structure_, at).rect;
+      size_t k = 0;
+      while (k < tile.bands.size() &&
+             !(tile.bands[k].plane == p && tile.bands[k].resolution == at.resolution && tile.bands[k].band == band))
+        ++k;
+      if (k == tile.bands.size()) {
+        RegionBand b;
+        b.plane = p;
+        b.resolution = at.resolution;
+        b.band = band;
+        b.coefficients.rect = rect;
+        b.coefficients.wavelet = tile.planes[static_cast<size_t>(p)].wavelet;
+        tile.bands.push_back(std::move(b));
+      }
+      dwt::Rect& box = tile.bands[k].coefficients.rect;
+      box = dwt::Rect{std::min(box.x0, rect.x0), std::min(box.y0, rect.y0), std::max(box.x1, rect.x1),
+                      std::max(box.y1, rect.y1)};
+      band_of[i] = k;
+    }
+    for (RegionBand& b : tile.bands) {
+      b.coefficients.allocate();
+      std::fill_n(b.coefficients.ints().data, b.coefficients.count(), 0);
+    }
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const dwt::Rect& rect = code_block_at(structure_, packets_.precincts.place(slots[i])).rect;
+      const dwt::Rect& box = tile.bands[band_of[i]].coefficients.rect;
+      tile.blocks[i].place = {static_cast<int>(band_of[i]), rect.x0 - box.x0, rect.y0 - box.y0, rect.width(),
+                              rect.height()};
+    }
+  }
+
+  // Whether coefficients `rect` of band `band` of resolution r of plane p
+  // are read by the region's inverse DWT (always, in a whole decode).
+  bool in_region(int p, int r, dwt::Band band, const dwt::Rect& rect) const {
+    if (regions_.empty()) return true;
+    const auto pi = static_cast<size_t>(p);
+    return !windows_[pi].empty() && meets(rect, regions_[pi].band_window(r, band));
+  }
+
+  // Whether a precinct's code-blocks are decoded: Tier-2 steps over the
+  // packets of others where PLT gives their lengths (packet_reader.h).
+  bool precinct_wanted(const PacketId& id) const {
+    const int p = plane_of_[static_cast<size_t>(id.component)];
+    if (p < 0) return false;
+    const TileComponent& tc = structure_.components[static_cast<size_t>(id.component)];
+    if (id.resolution > tc.levels - options_.reduce) return false;
+    const Precinct& precinct =
+        tc.resolutions[static_cast<size_t>(id.resolution)].precincts[static_cast<size_t>(id.precinct)];
+    for (const PrecinctBand& pb : precinct.bands)
+      if (!pb.rect.empty() && in_region(p, id.resolution, pb.band, pb.rect)) return true;
+    return false;
   }
 
   // What Tier-2 gathered for a code-block (B.10), for the block decoder:
@@ -241,6 +361,10 @@ class TileDecoder {
   TileCodingParameters params_;
   TileLayout structure_;
   TilePackets packets_;  // the tile's packet data, the code-blocks by slot and what the packets gave them
+  // A region decode (find_region): per plane, its window and what the
+  // window's inverse DWT reads; empty for a whole decode.
+  std::vector<dwt::Rect> windows_;
+  std::vector<PlaneRegion> regions_;
 };
 
 }  // namespace

@@ -108,14 +108,18 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
   // (zeros where it has no passes), and when the blocks tile a plane, as
   // Annex B's partition does, they write every sample. A plane they do not
   // cover keeps zeros where none lies (int32 0 and float 0 are the same
-  // bytes).
-  std::vector<int64_t> covered(tile.planes.size(), 0);
-  for (const DecodeBlock& b : tile.blocks) {
-    if (b.place.inside(tile.planes[b.place.component])) covered[b.place.component] += b.place.width * b.place.height;
-  }
-  for (size_t c = 0; c < tile.planes.size(); ++c) {
-    TilePlane& plane = tile.planes[c];
-    if (covered[c] != static_cast<int64_t>(plane.count())) std::fill_n(plane.ints().data, plane.count(), 0);
+  // bytes). A region decode's blocks go to its band buffers, which hold
+  // those blocks alone (tile_buffers.h).
+  if (tile.windows.empty()) {
+    std::vector<int64_t> covered(tile.planes.size(), 0);
+    for (const DecodeBlock& b : tile.blocks) {
+      if (b.place.inside(tile.planes[b.place.component]))
+        covered[b.place.component] += b.place.width * b.place.height;
+    }
+    for (size_t c = 0; c < tile.planes.size(); ++c) {
+      TilePlane& plane = tile.planes[c];
+      if (covered[c] != static_cast<int64_t>(plane.count())) std::fill_n(plane.ints().data, plane.count(), 0);
+    }
   }
   // The batch: blocks with passes and no error yet. Blocks without passes
   // are zero-filled beside it.
@@ -126,12 +130,12 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
     DecodeBlock& b = tile.blocks[i];
     if (!b.status.ok()) continue;
     if (b.coded.num_passes == 0) {
-      if (b.place.inside(tile.planes[b.place.component])) zero.push_back(i);
+      if (b.place.inside(tile.block_plane(b.place))) zero.push_back(i);
       continue;
     }
     batched.push_back(i);
     batch.push_back(b.coded);
-    out.push_back({b.place.in(tile.planes[b.place.component].ints()), {}, Status::Ok()});
+    out.push_back({b.place.in(tile.block_plane(b.place).ints()), {}, Status::Ok()});
   }
   const int64_t own = beside.item ? beside.items : 0;
   entropy::BatchWork work;
@@ -142,7 +146,7 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
       return;
     }
     const DecodeBlock& b = tile.blocks[zero[i - own]];
-    const PlaneView<int32_t> samples = b.place.in(tile.planes[b.place.component].ints());
+    const PlaneView<int32_t> samples = b.place.in(tile.block_plane(b.place).ints());
     for (int64_t y = 0; y < samples.height; ++y) std::fill_n(samples.row(y), samples.width, 0);
   };
   if (dequantise) {

@@ -6,6 +6,7 @@
 
 #include "codec/stages/block_coding.h"
 #include "codec/stages/quantisation.h"
+#include "codec/stages/region_dwt.h"
 #include "codec/stages/tile_input.h"
 #include "codec/stages/tile_output.h"
 #include "codec/stages/tile_stages.h"
@@ -33,6 +34,31 @@ Status transform(const std::vector<TilePlane>& planes, dwt::Direction direction,
     jobs.push_back(job);
   }
   return dwt.run(jobs);
+}
+
+// Annex F over each plane's window alone (region_dwt.h), from the
+// coefficients in the tile's band buffers; each plane is left holding its
+// window.
+Status transform_windows(DecodeTile& tile, dwt::Backend& dwt) {
+  const TilePlane none;
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    TilePlane& plane = tile.planes[c];
+    const dwt::Rect& window = tile.windows[c];
+    TilePlane out;
+    out.rect = window;
+    out.wavelet = plane.wavelet;
+    if (!window.empty()) {
+      const PlaneRegion region = plane_region(plane.rect, plane.levels, plane.wavelet, window);
+      const auto bands = [&](int r, dwt::Band band) -> const TilePlane& {
+        for (const RegionBand& b : tile.bands)
+          if (b.plane == static_cast<int>(c) && b.resolution == r && b.band == band) return b.coefficients;
+        return none;  // no block there: the band's window is empty
+      };
+      MALLAT_RETURN_IF_ERROR(inverse_dwt_region(region, plane.wavelet, bands, dwt, out));
+    }
+    plane = std::move(out);
+  }
+  return Status::Ok();
 }
 
 // The output image's components that no tile has written yet: allocated,
@@ -113,7 +139,10 @@ class CpuTileStages final : public TileStages {
                            [&](int64_t i) { allocate(*tile.image, allocations[i]); });
       }
     }
-    if (runs(InverseStage::kInverseDwt)) MALLAT_RETURN_IF_ERROR(transform(tile.planes, dwt::Direction::kInverse, dwt_));
+    if (runs(InverseStage::kInverseDwt)) {
+      MALLAT_RETURN_IF_ERROR(tile.windows.empty() ? transform(tile.planes, dwt::Direction::kInverse, dwt_)
+                                                  : transform_windows(tile, dwt_));
+    }
     if (output_runs) return output(tile, pool_);
     return Status::Ok();
   }

@@ -37,7 +37,7 @@ void quantise_blocks(EncodeTile& tile, ThreadPool& pool) {
 
 void dequantise_block(const DecodeTile& tile, size_t i) {
   const DecodeBlock& b = tile.blocks[i];
-  const TilePlane& plane = tile.planes[b.place.component];
+  const TilePlane& plane = tile.block_plane(b.place);
   const quant::KnownPlanes known{b.info.lowest_plane, b.info.ended_in_significance_pass};
   const quant::BlockReconstruction how{b.roi_shift, b.step};
   const PlaneView<int32_t> values = b.place.in(plane.ints());

@@ -126,10 +126,37 @@ struct DecodeBlock {
   entropy::DecodedCodeBlockInfo info;  // kBlockDecoding's output
 };
 
+// A region decode's coefficients of one subband: those of the code-blocks
+// decoded there, in a buffer of its own (coefficients.rect in subband
+// coordinates, B-15), so that a small region of a large plane touches
+// little memory.
+struct RegionBand {
+  int plane = 0;       // in DecodeTile::planes
+  int resolution = 0;  // r of the plane's decomposition (0: the LL band)
+  dwt::Band band = dwt::Band::kLL;
+  TilePlane coefficients;
+};
+
 // A tile on its way through the decoder's stages.
 struct DecodeTile {
   std::vector<TilePlane> planes;
   std::vector<DecodeBlock> blocks;
+  // A region decode (DecodeOptions::region): per plane, the samples wanted,
+  // on the plane's grid (inside its rect; empty when the plane has none).
+  // Then the blocks decode into `bands`, not into the planes (which are
+  // left unallocated): their places index `bands` and lie in a band's
+  // buffer. They need only cover the coefficients the windows depend on
+  // (region_dwt.h: plane_region's band windows); the inverse DWT reads
+  // those from `bands` and leaves each plane holding its window alone.
+  // Empty: the whole planes, the blocks in their packed layout.
+  std::vector<dwt::Rect> windows;
+  std::vector<RegionBand> bands;
+
+  // The buffer block `place` lies in.
+  const TilePlane& block_plane(const BlockPlace& place) const {
+    return windows.empty() ? planes[static_cast<size_t>(place.component)]
+                         : bands[static_cast<size_t>(place.component)].coefficients;
+  }
   // Names block i in a message of the block decoder (the decoder says which
   // component, resolution, place and codestream byte); may be empty.
   std::function<std::string(size_t)> describe_block;

@@ -38,24 +38,37 @@ bool take_contribution(const CodeBlockContribution& contrib, int layer, bool kee
 
 }  // namespace
 
-void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
+bool read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
                   std::vector<std::string>& warnings) {
   blocks.assign(precincts.code_blocks(), {});
   const std::span<const uint8_t> data = what.data, headers = what.headers;
   size_t pos = 0, hpos = 0;
   std::vector<CodeBlockContribution> contributions;
+  // PLT's lengths locate packets only where the headers are in the packet
+  // data and there is one length per packet.
+  const bool lengths = !what.lengths.empty() && what.lengths.size() == what.sequence.size() && !what.packed_headers &&
+                 what.wanted;
   for (size_t n = 0; n < what.sequence.size(); ++n) {
     const PacketId& id = what.sequence[n];
     if (pos >= data.size() && (!what.packed_headers || hpos >= headers.size())) {
       warnings.push_back("packet data ends after " + std::to_string(n) + " of " +
                          std::to_string(what.sequence.size()) + " packets");
-      return;
+      return false;
+    }
+    const size_t start = pos;
+    if (lengths && !what.wanted(id)) {
+      if (what.lengths[n] > data.size() - pos) {
+        warnings.push_back(what.describe(n, pos) + ": its PLT length runs past the packet data");
+        return false;
+      }
+      pos += what.lengths[n];
+      continue;
     }
     if (what.sop && pos < data.size()) {
       auto sop = skip_sop(data.subspan(pos));
       if (!sop.ok()) {
         warnings.push_back(what.describe(n, pos) + ": " + sop.status().message());
-        return;
+        return false;
       }
       pos += *sop;
     }
@@ -66,7 +79,7 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
     if (!used.ok()) {
       warnings.push_back(what.describe(n, packet_pos) + (what.packed_headers ? " (header in PPM/PPT)" : "") +
                          " header: " + used.status().message());
-      return;
+      return false;
     }
     (what.packed_headers ? hpos : pos) += *used;
     const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
@@ -75,10 +88,16 @@ void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
       if (contributions[k].new_passes == 0) continue;
       if (!take_contribution(contributions[k], id.layer, keep, data, &pos, blocks[first + k])) {
         warnings.push_back(what.describe(n, packet_pos) + ": body is truncated");
-        return;
+        return false;
       }
     }
+    if (lengths && pos - start != what.lengths[n]) {
+      warnings.push_back(what.describe(n, start) + ": " + std::to_string(pos - start) + " bytes, PLT says " +
+                         std::to_string(what.lengths[n]) + " (the tile's packets are read again without PLT)");
+      return true;
+    }
   }
+  return false;
 }
 
 }  // namespace mallat::codec

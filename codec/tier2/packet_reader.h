@@ -40,14 +40,25 @@ struct TilePacketsToRead {
   int decode_layers = 0;                // contributions of later layers are skipped
   // Names packet n starting at byte pos of `data` in messages.
   std::function<std::string(size_t n, size_t pos)> describe;
+  // A.7.3: each packet's length from PLT (SOP, header and body), in
+  // sequence order; empty when unknown. With them, the packets of precincts
+  // that `wanted` refuses are stepped over unread (their code-blocks get
+  // nothing); without them every packet header is read. Each packet read is
+  // checked against its length (read_packets).
+  std::span<const uint32_t> lengths;
+  std::function<bool(const PacketId&)> wanted;
 };
 
 // Reads the packets into blocks[slot] (resized to precincts.code_blocks()),
 // slots as in TilePrecincts. `precincts` must be fresh. Damage (a malformed
 // SOP or header, a truncated body, data that ends early) stops the reading
 // with a warning appended to `warnings`; what was read before it is kept,
-// so the tile decodes as far as its data goes.
-void read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
+// so the tile decodes as far as its data goes. Returns true, with a
+// warning, when a packet read disagrees with its PLT length: the lengths
+// cannot be trusted and the packets stepped over by them were maybe not
+// where they said, so the caller reads the tile again, with fresh
+// precincts and without lengths.
+bool read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::vector<CodeBlockSegments>& blocks,
                   std::vector<std::string>& warnings);
 
 }  // namespace mallat::codec

@@ -7,7 +7,8 @@ namespace mallat::codec {
 Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
                          const TileCodingParameters& params, const TileLayout& layout, int decode_layers,
                          const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
-                         std::vector<std::string>& warnings) {
+                         std::vector<std::string>& warnings, const std::function<bool(const PacketId&)>& wanted) {
+  std::vector<uint32_t> lengths;
   // The tile's packet data: its tile-parts' data in order (a packet may not
   // span tile-parts, but concatenation keeps packets in sequence); a single
   // tile-part's data is read where it lies.
@@ -25,6 +26,7 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
     // tile-parts in codestream order (A.7.4); never both.
     out.headers.insert(out.headers.end(), part.ppt.begin(), part.ppt.end());
     out.headers.insert(out.headers.end(), part.ppm.begin(), part.ppm.end());
+    lengths.insert(lengths.end(), part.plt.begin(), part.plt.end());
   }
   out.packed_headers = !out.headers.empty() || !main.ppm.empty();
 
@@ -39,7 +41,13 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
   what.sop = params.style.sop;
   what.decode_layers = decode_layers;
   what.describe = describe;
-  read_packets(out.precincts, what, out.segments, warnings);
+  what.lengths = lengths;
+  what.wanted = wanted;
+  if (read_packets(out.precincts, what, out.segments, warnings)) {
+    MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components));
+    what.lengths = {};
+    read_packets(out.precincts, what, out.segments, warnings);
+  }
   return Status::Ok();
 }
 

@@ -39,10 +39,13 @@ struct TilePackets {
 // the first `decode_layers` layers. `describe(n, pos)` names packet n that
 // starts at byte pos of the packet data in messages. Damage is appended to
 // `warnings` and reading stops there (packet_reader.h); errors are for
-// parameters that give no packet order or layout.
+// parameters that give no packet order or layout. `wanted`, when given,
+// names the precincts a decoder needs: with PLT (A.7.3) the packets of the
+// others are stepped over unread (packet_reader.h).
 Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
                          const TileCodingParameters& params, const TileLayout& layout, int decode_layers,
                          const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
-                         std::vector<std::string>& warnings);
+                         std::vector<std::string>& warnings,
+                         const std::function<bool(const PacketId&)>& wanted = nullptr);
 
 }  // namespace mallat::codec

@@ -164,8 +164,8 @@ def decode(data, *, reduce=0, layers=None, region=None, components=None, threads
     layers: decode only the first N quality layers (default all).
     region: (y0, x0, y1, x1), rows y0..y1 and columns x0..x1 (end excluded) of
         the full-resolution image, as opj_decompress -d; with reduce the
-        output is that rectangle at the reduced resolution. Today the whole
-        image is decoded and then cropped: not yet faster than a whole decode.
+        output is that rectangle at the reduced resolution. Only the tiles,
+        precincts (with PLT) and code-blocks it needs are decoded.
     components: an index (a 2-D result) or a sequence of indices (3-D) of the
         channels to return; negative indices count from the end. Only those
         components' code-blocks are decoded (as opj_decompress -c; under the

@@ -101,16 +101,21 @@ Result<Image> image_from_array(const StridedArray& a, int bits) {
   return image;
 }
 
-Result<Window> component_window(const Image& image, int c, const std::optional<Region>& region, int reduce,
-                                int64_t full_width, int64_t full_height) {
-  const Component& comp = image.components[c];
-  if (!region) return Window{0, 0, comp.width, comp.height};
-  const Region& r = *region;
+Status check_region(const Region& r, int64_t full_width, int64_t full_height) {
   if (r.y0 < 0 || r.x0 < 0 || r.y1 > full_height || r.x1 > full_width || r.y0 >= r.y1 || r.x0 >= r.x1)
     return invalid_argument("region (" + std::to_string(r.y0) + ", " + std::to_string(r.x0) + ", " +
                             std::to_string(r.y1) + ", " + std::to_string(r.x1) +
                             ") is not a non-empty rectangle inside the " + std::to_string(full_height) + " x " +
                             std::to_string(full_width) + " image (y0, x0, y1, x1)");
+  return Status::Ok();
+}
+
+Result<Window> component_window(const Image& image, int c, const std::optional<Region>& region, int reduce,
+                                int64_t full_width, int64_t full_height) {
+  const Component& comp = image.components[c];
+  if (!region) return Window{0, 0, comp.width, comp.height};
+  const Region& r = *region;
+  MALLAT_RETURN_IF_ERROR(check_region(r, full_width, full_height));
   // B-14 as the decoder applies it to the image area: a reference-grid
   // coordinate X maps to ceil(ceil(X / dx) / 2^reduce) in the component.
   const int64_t sx = int64_t{comp.dx} << reduce, sy = int64_t{comp.dy} << reduce;

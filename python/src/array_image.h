@@ -47,6 +47,10 @@ struct Window {
   int64_t x = 0, y = 0, width = 0, height = 0;
 };
 
+// Whether `region` is a non-empty rectangle inside the full_width x
+// full_height image area; the error says which region and which area.
+Status check_region(const Region& region, int64_t full_width, int64_t full_height);
+
 // The window of component `c` of a decoded image that `region` covers at
 // `reduce` levels down (the component's own sub-sampling applied, as the
 // decoder maps the image area), or the whole component without a region.

@@ -153,8 +153,9 @@ void warn_decode(const std::vector<std::string>& warnings) {
 }
 
 Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int threads,
-                   std::vector<int> components = {}) {
+                   std::vector<int> components = {}, std::optional<dwt::Rect> region = std::nullopt) {
   codec::DecodeOptions options;
+  options.region = region;
   options.reduce = reduce;
   options.layers = layers;
   options.threads = threads;
@@ -169,11 +170,11 @@ Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int th
   return decoded;
 }
 
-// The full-resolution image area of a stream that has decoded (A.5.1).
-std::pair<int64_t, int64_t> image_area(std::span<const uint8_t> data) {
+// The full-resolution image area of a stream on the reference grid (A.5.1).
+dwt::Rect image_area(std::span<const uint8_t> data) {
   const std::span<const uint8_t> stream = value_or_throw(codec::find_codestream(data));
   const codec::MainHeader main = value_or_throw(codec::parse_main_header(stream));
-  return {int64_t{main.siz.ysiz} - main.siz.yosiz, int64_t{main.siz.xsiz} - main.siz.xosiz};
+  return {main.siz.xosiz, main.siz.yosiz, main.siz.xsiz, main.siz.ysiz};
 }
 
 // The codestream components to decode for the channels components= names
@@ -278,13 +279,22 @@ py::array decode(const py::buffer& data, int reduce, int layers, int threads,
   std::optional<PickedComponents> picked;
   if (components && !components->empty()) picked = components_to_decode(bytes, *components);
   if (picked) components = picked->channels;
-  const Image image = decode_bytes(bytes, reduce, layers, threads, picked ? picked->decode : std::vector<int>{});
+  // region=: checked against the image, then decoded alone (DecodeOptions::
+  // region, on the reference grid): the decoded image is the region, so the
+  // array is all of it.
   std::optional<Region> r;
+  std::optional<dwt::Rect> on_grid;
   std::pair<int64_t, int64_t> area{0, 0};
   if (region) {
-    r = Region{(*region)[0], (*region)[1], (*region)[2], (*region)[3]};
-    area = image_area(bytes);
+    const auto [y0, x0, y1, x1] = *region;
+    const dwt::Rect image = image_area(bytes);
+    throw_if_error(check_region(Region{y0, x0, y1, x1}, image.width(), image.height()));
+    on_grid = dwt::Rect{image.x0 + x0, image.y0 + y0, image.x0 + x1, image.y0 + y1};
+    r = Region{0, 0, y1 - y0, x1 - x0};
+    area = {y1 - y0, x1 - x0};
   }
+  const Image image =
+      decode_bytes(bytes, reduce, layers, threads, picked ? picked->decode : std::vector<int>{}, on_grid);
   return image_to_array(image, std::move(components), r, reduce, area, squeeze, std::move(out));
 }
 

@@ -4,6 +4,7 @@
 // fewer decoded layers and truncated data.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -88,6 +89,7 @@ Coded make_coded(size_t count, int layers, uint32_t seed) {
 struct Written {
   std::vector<uint8_t> data, headers;
   std::vector<PacketId> sequence;
+  std::vector<uint32_t> lengths;  // each packet's bytes in `data`, as PLT gives them (A.7.3)
 };
 
 Written write(const Tile& tile, const Coded& coded, const Case& c) {
@@ -108,11 +110,15 @@ Written write(const Tile& tile, const Coded& coded, const Case& c) {
   EXPECT_TRUE(total.ok()) << total.status().message();
   EXPECT_EQ(*total, w.data.size() + w.headers.size());
   EXPECT_EQ(packets.size(), w.sequence.size());
+  for (const PacketBytes& p : packets) w.lengths.push_back(p.data);
   return w;
 }
 
 std::vector<CodeBlockSegments> read(const Tile& tile, const Written& w, const Case& c, int decode_layers,
-                                    std::span<const uint8_t> data, std::vector<std::string>& warnings) {
+                                    std::span<const uint8_t> data, std::vector<std::string>& warnings,
+                                    std::span<const uint32_t> lengths = {},
+                                    const std::function<bool(const PacketId&)>& wanted = nullptr,
+                                    bool* read_again = nullptr) {
   auto precincts = TilePrecincts::create(tile.layout, tile.coding);
   EXPECT_TRUE(precincts.ok());
   TilePacketsToRead what;
@@ -123,8 +129,11 @@ std::vector<CodeBlockSegments> read(const Tile& tile, const Written& w, const Ca
   what.sop = c.sop;
   what.decode_layers = decode_layers;
   what.describe = [](size_t n, size_t pos) { return "packet " + std::to_string(n) + " at " + std::to_string(pos); };
+  what.lengths = lengths;
+  what.wanted = wanted;
   std::vector<CodeBlockSegments> blocks;
-  read_packets(*precincts, what, blocks, warnings);
+  const bool again = read_packets(*precincts, what, blocks, warnings);
+  if (read_again) *read_again = again;
   return blocks;
 }
 
@@ -173,6 +182,54 @@ TEST_P(Tier2Packets, ReaderGetsWhatWriterWrote) {
       for (size_t slot = 0; slot < blocks.size(); ++slot) expect_block(coded, blocks[slot], slot, decode_layers, c.style);
     }
   }
+}
+
+// With PLT's lengths, the packets of precincts not wanted are stepped over
+// unread: their blocks get nothing, the others what a full read gives; a
+// length that disagrees with a packet read says so, and read_packets asks
+// for the tile to be read again. (With packed headers the lengths are not
+// used: every packet is read.)
+TEST_P(Tier2Packets, PltLengthsStepOverPrecinctsNotWanted) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  const Coded coded = make_coded(precincts->code_blocks(), c.layers, 11);
+  const Written w = write(tile, coded, c);
+  const auto wanted = [](const PacketId& id) { return (id.component + id.resolution + id.precinct) % 2 == 0; };
+  std::vector<bool> kept(precincts->code_blocks(), true);
+  for (size_t slot = 0; slot < kept.size(); ++slot) {
+    const CodeBlockPlace& at = precincts->place(slot);
+    kept[slot] = c.packed || wanted(PacketId{0, at.resolution, at.component, at.precinct});
+  }
+  std::vector<std::string> warnings;
+  bool again = true;
+  const auto blocks = read(tile, w, c, c.layers, w.data, warnings, w.lengths, wanted, &again);
+  EXPECT_FALSE(again);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  size_t stepped = 0;
+  for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    if (kept[slot]) {
+      expect_block(coded, blocks[slot], slot, c.layers, c.style);
+    } else {
+      EXPECT_EQ(blocks[slot].passes, 0) << "slot " << slot;
+      EXPECT_TRUE(blocks[slot].pieces.empty()) << "slot " << slot;
+      stepped += coded.blocks[slot].num_passes > 0;
+    }
+  }
+  if (c.packed) return;
+  EXPECT_GT(stepped, 0u);
+  // One length off: the packet read says so, and reading goes on without PLT.
+  std::vector<uint32_t> wrong = w.lengths;
+  size_t n = 0;
+  while (n < wrong.size() && !wanted(w.sequence[n])) ++n;
+  ASSERT_LT(n, wrong.size());
+  wrong[n] += 1;
+  warnings.clear();
+  read(tile, w, c, c.layers, w.data, warnings, wrong, wanted, &again);
+  EXPECT_TRUE(again);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("PLT says"), std::string::npos) << warnings[0];
 }
 
 TEST_P(Tier2Packets, TruncatedDataStopsWithAWarningAndKeepsWhatCameBefore) {

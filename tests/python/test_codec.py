@@ -105,9 +105,10 @@ def test_tiles_and_levels():
 
 
 @pytest.mark.parametrize("reduce", [0, 1, 2])
-def test_region_is_the_crop_of_the_whole_decode(reduce):
+@pytest.mark.parametrize("options", [{}, {"tile": (16, 24)}, {"rate": 8}, {"tile": 32, "rate": 8, "levels": 3}])
+def test_region_is_the_crop_of_the_whole_decode(reduce, options):
     image = random_image((61, 77, 3), np.uint8, seed=9)
-    data = mallat.encode(image)
+    data = mallat.encode(image, **options)
     whole = mallat.decode(data, reduce=reduce)
     assert whole.shape[:2] == (-(-61 >> reduce), -(-77 >> reduce))
     y0, x0, y1, x1 = 5, 9, 50, 70

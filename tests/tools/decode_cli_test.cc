@@ -67,6 +67,44 @@ TEST(DecodeCli, ComponentsAsListed) {
   fs::remove_all(dir);
 }
 
+TEST(DecodeCli, Region) {
+  // -d x0,y0,x1,y1 with -r: the crop of the whole decode at that reduction;
+  // a malformed or empty region is a usage error, one outside the image an
+  // error that says so; --help names the option.
+  MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
+  const fs::path dir = testing::make_temp_dir("decode-d");
+  const std::string in = conformance("file1.jp2");
+  std::string out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "f.ppm").string() + " -r 1", &out, dir), 0) << out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "d.ppm").string() + " -r 1 -d 100,51,301,250",
+                                &out, dir),
+            0)
+      << out;
+  const Image whole = read(dir / "f.ppm"), part = read(dir / "d.ppm");
+  ASSERT_EQ(part.num_components(), 3);
+  // ceil(100 / 2) .. ceil(301 / 2), ceil(51 / 2) .. ceil(250 / 2)
+  EXPECT_EQ(part.components[0].width, 101);
+  EXPECT_EQ(part.components[0].height, 99);
+  for (int c = 0; c < 3; ++c)
+    for (int64_t y = 0; y < part.components[c].height; ++y)
+      for (int64_t x = 0; x < part.components[c].width; ++x)
+        ASSERT_EQ(part.components[c].samples[y * part.components[c].width + x],
+                  whole.components[c].samples[(y + 26) * whole.components[c].width + x + 50])
+            << c << " " << x << " " << y;
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.ppm").string() + " -d 1,2,3", &out, dir), 2);
+  EXPECT_NE(out.find("-d must be x0,y0,x1,y1"), std::string::npos) << out;
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.ppm").string() + " -d 5,5,5,9", &out, dir), 2);
+  EXPECT_NE(out.find("is empty"), std::string::npos) << out;
+  EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "x.ppm").string() + " -d 9000,0,9010,10", &out,
+                                dir),
+            1);
+  EXPECT_NE(out.find("lies outside the image area"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(dir / "x.ppm"));
+  ASSERT_EQ(testing::run_mallat("decode --help", &out, dir), 0);
+  EXPECT_NE(out.find("-d x0,y0,x1,y1"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
 TEST(DecodeCli, SeveralFilesAreAllWrittenOrNone) {
   MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
   const fs::path dir = testing::make_temp_dir("decode-none");
