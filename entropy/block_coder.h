@@ -129,6 +129,13 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
+// The Part 1 coder on the GPU (entropy/cuda/device_block_encoder.h): each
+// batch of Part 1 blocks in one launch, byte for byte encode_code_block's
+// output; HT batches on the CPU's HT coder. Its device memory is allocated
+// once and reused by every call, so a caller coding many images makes one.
+// An error when this build has no CUDA or there is no device, saying which.
+Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder();
+
 // The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.
 std::unique_ptr<BlockEncoder> make_ebcot_block_encoder();

@@ -227,6 +227,8 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
                           dwt::make_backend(bench.encode.dwt_backend, bench.encode.threads));
   bench.encode.dwt_instance = std::move(backend);
+  MALLAT_ASSIGN_OR_RETURN(bench.encode.block_encoder_instance,
+                          codec::block_encoder_for(bench.encode, *bench.encode.dwt_instance));
   bench.decode.threads = bench.encode.threads;
   bench.decode.dwt_instance = bench.encode.dwt_instance;
   return Status::Ok();
