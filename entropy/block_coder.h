@@ -93,10 +93,25 @@ struct BatchWork {
   std::function<void(int64_t item)> item;
 };
 
+// A device coder's wall time per step, summed over its calls, for
+// benchmarks (`mallat bench codec`): the caller's per-block work (the
+// encoder's quantisation) with the blocks gathered into one buffer, the
+// copy to the device, the launch until it ends, the copy back, and the
+// slots turned into EncodedCodeBlocks.
+struct DeviceCodingTimes {
+  double prepare_ms = 0;
+  double upload_ms = 0;
+  double kernel_ms = 0;
+  double download_ms = 0;
+  double finish_ms = 0;
+};
+
 class BlockEncoder {
  public:
   virtual ~BlockEncoder() = default;
   virtual std::string name() const = 0;
+  // A device coder's times so far; zeros for a CPU coder.
+  virtual DeviceCodingTimes device_times() const { return {}; }
 
   // Codes blocks[i] into out[i] for every i (out.size() == blocks.size()).
   // Returns the first failure in block order: only parameters out of range

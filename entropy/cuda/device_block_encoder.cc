@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <string>
 
 #include "entropy/cuda/t1_device_encoder.h"
@@ -48,12 +49,28 @@ class PinnedBuffer {
   size_t capacity_ = 0;
 };
 
+// Adds the wall time from here to the end of its scope to `*sink`.
+class StepClock {
+ public:
+  explicit StepClock(double* sink) : sink_(sink), start_(std::chrono::steady_clock::now()) {}
+  ~StepClock() {
+    *sink_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+  StepClock(const StepClock&) = delete;
+  StepClock& operator=(const StepClock&) = delete;
+
+ private:
+  double* sink_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 class DeviceBlockEncoder final : public BlockEncoder {
  public:
   explicit DeviceBlockEncoder(std::unique_ptr<T1DeviceEncoder> device)
       : device_(std::move(device)), ht_(make_ht_block_encoder()) {}
 
   std::string name() const override { return "ebcot on " + t1_device_name(); }
+  DeviceCodingTimes device_times() const override { return times_; }
 
   Status encode(std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
@@ -65,24 +82,36 @@ class DeviceBlockEncoder final : public BlockEncoder {
     }
     MALLAT_ASSIGN_OR_RETURN(const T1DeviceBatchLayout layout, lay_out_t1_batch(blocks));
     MALLAT_RETURN_IF_ERROR(pinned_.reserve(layout.coefficients));
-    const int64_t items = work.item ? work.items : 0;
     int32_t* buffer = pinned_.data();
-    pool.parallel_for(items + static_cast<int64_t>(blocks.size()), [&](int64_t i) {
-      if (i < items) {
-        work.item(i);
-        return;
-      }
-      const auto k = static_cast<size_t>(i - items);
-      if (work.each) work.each(k);
-      gather_t1_block(blocks[k], layout.jobs[k], buffer);
-    });
+    {
+      StepClock clock(&times_.prepare_ms);
+      const int64_t items = work.item ? work.items : 0;
+      pool.parallel_for(items + static_cast<int64_t>(blocks.size()), [&](int64_t i) {
+        if (i < items) {
+          work.item(i);
+          return;
+        }
+        const auto k = static_cast<size_t>(i - items);
+        if (work.each) work.each(k);
+        gather_t1_block(blocks[k], layout.jobs[k], buffer);
+      });
+    }
     if (blocks.empty()) return Status::Ok();
     const auto on_device = [](const Status& s) { return s.with_context("Tier-1 on the GPU"); };
-    Status s = device_->upload(layout.jobs, std::span<const int32_t>(buffer, layout.coefficients),
-                               layout.slot_capacity);
-    if (s.ok()) s = device_->encode();
-    if (s.ok()) s = device_->download(result_);
-    if (!s.ok()) return on_device(s);
+    {
+      StepClock clock(&times_.upload_ms);
+      MALLAT_RETURN_IF_ERROR(on_device(device_->upload(
+          layout.jobs, std::span<const int32_t>(buffer, layout.coefficients), layout.slot_capacity)));
+    }
+    {
+      StepClock clock(&times_.kernel_ms);
+      MALLAT_RETURN_IF_ERROR(on_device(device_->encode()));
+    }
+    {
+      StepClock clock(&times_.download_ms);
+      MALLAT_RETURN_IF_ERROR(on_device(device_->download(result_)));
+    }
+    StepClock clock(&times_.finish_ms);
     return pool.parallel_for_status(static_cast<int64_t>(blocks.size()), [&](int64_t i) -> Status {
       const auto k = static_cast<size_t>(i);
       MALLAT_ASSIGN_OR_RETURN(out[k], finish_device_block(blocks[k], result_.results[k],
@@ -98,6 +127,7 @@ class DeviceBlockEncoder final : public BlockEncoder {
   std::unique_ptr<BlockEncoder> ht_;
   PinnedBuffer pinned_;
   T1DeviceBatchResult result_;  // kept, so its buffers are reused
+  DeviceCodingTimes times_;
 };
 
 }  // namespace
