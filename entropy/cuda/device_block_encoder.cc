@@ -11,6 +11,7 @@
 #include <chrono>
 #include <string>
 
+#include "entropy/cpu_block_coder.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1_device_batch.h"
 
@@ -85,13 +86,7 @@ class DeviceBlockEncoder final : public BlockEncoder {
     int32_t* buffer = pinned_.data();
     {
       StepClock clock(&times_.prepare_ms);
-      const int64_t items = work.item ? work.items : 0;
-      pool.parallel_for(items + static_cast<int64_t>(blocks.size()), [&](int64_t i) {
-        if (i < items) {
-          work.item(i);
-          return;
-        }
-        const auto k = static_cast<size_t>(i - items);
+      detail::for_blocks_and_items(pool, blocks.size(), work, [&](size_t k) {
         if (work.each) work.each(k);
         gather_t1_block(blocks[k], layout.jobs[k], buffer);
       });
