@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -67,8 +68,8 @@ class StepClock {
 
 class DeviceBlockEncoder final : public BlockEncoder {
  public:
-  explicit DeviceBlockEncoder(std::unique_ptr<T1DeviceEncoder> device)
-      : device_(std::move(device)), ht_(make_ht_block_encoder()) {}
+  DeviceBlockEncoder(std::unique_ptr<T1DeviceEncoder> device, size_t max_blocks_per_launch)
+      : device_(std::move(device)), ht_(make_ht_block_encoder()), max_blocks_(max_blocks_per_launch) {}
 
   std::string name() const override { return "ebcot on " + t1_device_name(); }
   DeviceCodingTimes device_times() const override { return times_; }
@@ -81,6 +82,28 @@ class DeviceBlockEncoder final : public BlockEncoder {
     if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
       return ht_->encode(blocks, out, pool, work);
     }
+    // A launch's device memory grows with its blocks (a working state of
+    // about 40 KB and an output slot each), so a large tile goes in parts.
+    size_t first = 0;
+    do {
+      const size_t count = std::min(max_blocks_, blocks.size() - first);
+      BatchWork part;
+      if (work.each) part.each = [&work, first](size_t k) { work.each(first + k); };
+      if (first == 0) {
+        part.items = work.items;
+        part.item = work.item;
+      }
+      const Status s = launch(blocks.subspan(first, count), out.subspan(first, count), pool, part);
+      if (!s.ok()) return first == 0 ? s : s.with_context("blocks from " + std::to_string(first));
+      first += count;
+    } while (first < blocks.size());
+    return Status::Ok();
+  }
+
+ private:
+  // One launch over `blocks` (at most max_blocks_).
+  Status launch(std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
+                const BatchWork& work) {
     MALLAT_ASSIGN_OR_RETURN(const T1DeviceBatchLayout layout, lay_out_t1_batch(blocks));
     MALLAT_RETURN_IF_ERROR(pinned_.reserve(layout.coefficients));
     int32_t* buffer = pinned_.data();
@@ -117,9 +140,9 @@ class DeviceBlockEncoder final : public BlockEncoder {
     });
   }
 
- private:
   std::unique_ptr<T1DeviceEncoder> device_;
   std::unique_ptr<BlockEncoder> ht_;
+  size_t max_blocks_;
   PinnedBuffer pinned_;
   T1DeviceBatchResult result_;  // kept, so its buffers are reused
   DeviceCodingTimes times_;
@@ -127,9 +150,10 @@ class DeviceBlockEncoder final : public BlockEncoder {
 
 }  // namespace
 
-Result<std::unique_ptr<BlockEncoder>> make_t1_device_block_encoder() {
+Result<std::unique_ptr<BlockEncoder>> make_t1_device_block_encoder(size_t max_blocks_per_launch) {
+  if (max_blocks_per_launch == 0) return invalid_argument("Tier-1 on the GPU: 0 code-blocks per launch");
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceEncoder> device, T1DeviceEncoder::create());
-  return std::unique_ptr<BlockEncoder>(new DeviceBlockEncoder(std::move(device)));
+  return std::unique_ptr<BlockEncoder>(new DeviceBlockEncoder(std::move(device), max_blocks_per_launch));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -14,6 +14,7 @@
 #include "codec/codec.h"
 #include "common/image.h"
 #include "entropy/block_coder.h"
+#include "entropy/cuda/device_block_encoder.h"
 
 namespace mallat::codec {
 namespace {
@@ -125,6 +126,24 @@ TEST(EncodeCuda, TheDeviceCoderIsChosenWithTheCudaDwtAndSharedByCalls) {
     ASSERT_TRUE(want.ok() && got.ok()) << c.name;
     EXPECT_TRUE(*want == *got) << c.name;
   }
+}
+
+TEST(EncodeCuda, ATileInSeveralLaunchesGivesTheSameBytes) {
+  SKIP_WITHOUT_DEVICE();
+  // 7 blocks a launch: every tile of the cases in several parts, the last
+  // one short, with the encoder's per-block quantisation at the right block.
+  auto made = entropy::cuda::make_t1_device_block_encoder(7);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  const std::shared_ptr<entropy::BlockEncoder> coder = std::move(*made);
+  for (const Case& c : cases()) {
+    EncodeOptions parts = c.options;
+    parts.block_encoder_instance = coder;
+    const auto want = encode(c.image, c.options);
+    const auto got = encode(c.image, parts);
+    ASSERT_TRUE(want.ok() && got.ok()) << c.name;
+    EXPECT_TRUE(*want == *got) << c.name;
+  }
+  EXPECT_FALSE(entropy::cuda::make_t1_device_block_encoder(0).ok());
 }
 
 }  // namespace
