@@ -1,6 +1,10 @@
 // The block coder factory: the code-block style decides the coder.
 #include "entropy/block_coder.h"
 
+#ifdef MALLAT_HAVE_CUDA
+#include "entropy/cuda/device_block_encoder.h"
+#endif
+
 namespace mallat::entropy {
 
 BlockCoderKind block_coder_kind(const CodeBlockStyle& style) {
@@ -10,6 +14,14 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style) {
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style) {
   if (block_coder_kind(style) == BlockCoderKind::kHt) return make_ht_block_encoder();
   return make_ebcot_block_encoder();
+}
+
+Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder() {
+#ifdef MALLAT_HAVE_CUDA
+  return cuda::make_t1_device_block_encoder();
+#else
+  return unsupported("Tier-1 on the GPU: this build has no CUDA (configure with -DMALLAT_CUDA=ON)");
+#endif
 }
 
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style) {

@@ -93,10 +93,25 @@ struct BatchWork {
   std::function<void(int64_t item)> item;
 };
 
+// A device coder's wall time per step, summed over its calls, for
+// benchmarks (`mallat bench codec`): the caller's per-block work (the
+// encoder's quantisation) with the blocks gathered into one buffer, the
+// copy to the device, the launch until it ends, the copy back, and the
+// slots turned into EncodedCodeBlocks.
+struct DeviceCodingTimes {
+  double prepare_ms = 0;
+  double upload_ms = 0;
+  double kernel_ms = 0;
+  double download_ms = 0;
+  double finish_ms = 0;
+};
+
 class BlockEncoder {
  public:
   virtual ~BlockEncoder() = default;
   virtual std::string name() const = 0;
+  // A device coder's times so far; zeros for a CPU coder.
+  virtual DeviceCodingTimes device_times() const { return {}; }
 
   // Codes blocks[i] into out[i] for every i (out.size() == blocks.size()).
   // Returns the first failure in block order: only parameters out of range
@@ -128,6 +143,13 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 // coder for HT code-blocks (style bit 6).
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
+
+// The Part 1 coder on the GPU (entropy/cuda/device_block_encoder.h): each
+// batch of Part 1 blocks in one launch, byte for byte encode_code_block's
+// output; HT batches on the CPU's HT coder. Its device memory is allocated
+// once and reused by every call, so a caller coding many images makes one.
+// An error when this build has no CUDA or there is no device, saying which.
+Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder();
 
 // The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.

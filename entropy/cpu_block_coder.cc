@@ -44,13 +44,7 @@ class CpuBlockDecoder final : public BlockDecoder {
   Status decode(std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
     if (out.size() != blocks.size()) return invalid_argument("block decoder: one output per block");
-    const int64_t items = work.item ? work.items : 0;
-    pool.parallel_for(items + static_cast<int64_t>(blocks.size()), [&](int64_t i) {
-      if (i < items) {
-        work.item(i);
-        return;
-      }
-      const auto k = static_cast<size_t>(i - items);
+    for_blocks_and_items(pool, blocks.size(), work, [&](size_t k) {
       DecodedBlock& o = out[k];
       auto info = decode_(input(blocks[k]), o.samples);
       if (!info.ok()) {
@@ -91,6 +85,18 @@ class CpuBlockDecoder final : public BlockDecoder {
 };
 
 }  // namespace
+
+void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work,
+                          const std::function<void(size_t)>& block) {
+  const int64_t items = work.item ? work.items : 0;
+  pool.parallel_for(items + static_cast<int64_t>(blocks), [&](int64_t i) {
+    if (i < items) {
+      work.item(i);
+      return;
+    }
+    block(static_cast<size_t>(i - items));
+  });
+}
 
 std::unique_ptr<BlockEncoder> make_cpu_block_encoder(std::string name, EncodeOneBlock encode) {
   return std::make_unique<CpuBlockEncoder>(std::move(name), encode);

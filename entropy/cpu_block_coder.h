@@ -5,6 +5,7 @@
 // cache, and the beside items first. Internal.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,11 @@ namespace mallat::entropy::detail {
 using EncodeOneBlock = Result<EncodedCodeBlock> (*)(const BlockToEncode& block);
 // Decodes one block whose codeword pieces are joined in `in.data`.
 using DecodeOneBlock = Result<DecodedCodeBlockInfo> (*)(const CodeBlockToDecode& in, PlaneView<int32_t> out);
+
+// Runs `work`'s beside items, then block(k) for every k < blocks, as one
+// parallel_for on `pool` (the device coder gathers its blocks this way).
+void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work,
+                          const std::function<void(size_t)>& block);
 
 std::unique_ptr<BlockEncoder> make_cpu_block_encoder(std::string name, EncodeOneBlock encode);
 std::unique_ptr<BlockDecoder> make_cpu_block_decoder(std::string name, DecodeOneBlock decode);

@@ -45,6 +45,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 struct Round {
   double read = 0, write = 0, call = 0, whole = 0;
   codec::StageTimes stages;
+  entropy::DeviceCodingTimes device;  // a device block coder's part of block coding
 };
 
 // A line of the report: a name and how to get its figure from a round.
@@ -90,6 +91,18 @@ double median_of(const std::vector<Round>& rounds, double (*of)(const Round&)) {
   return median(v);
 }
 
+// Tier-1 on the device, within "quantisation + Tier-1".
+const std::vector<Line>& device_lines() {
+  static const std::vector<Line> lines = {
+      {"quantisation + gather (CPU)", [](const Round& r) { return r.device.prepare_ms; }},
+      {"upload", [](const Round& r) { return r.device.upload_ms; }},
+      {"Tier-1 kernel", [](const Round& r) { return r.device.kernel_ms; }},
+      {"download", [](const Round& r) { return r.device.download_ms; }},
+      {"code-blocks from slots (CPU)", [](const Round& r) { return r.device.finish_ms; }},
+  };
+  return lines;
+}
+
 void report(const char* what, const std::vector<Line>& lines, const std::vector<Round>& rounds, size_t images,
             double megapixels) {
   const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
@@ -104,6 +117,15 @@ void report(const char* what, const std::vector<Line>& lines, const std::vector<
   }
   std::printf("  %-38s %10.2f ms %6.1f%%\n", "other (headers, allocation, copies)", whole - named,
               100.0 * (whole - named) / whole);
+}
+
+void report_device(const std::vector<Round>& rounds) {
+  const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
+  std::printf("  of quantisation + Tier-1, Tier-1 on the device:\n");
+  for (const Line& line : device_lines()) {
+    const double ms = median_of(rounds, line.of);
+    std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
+  }
 }
 
 // Where the decoded images are written: the input's format when it has
@@ -123,6 +145,7 @@ struct Bench {
 
   Status encode_round(Round& r, uint64_t* pixels) {
     encode.stage_times = &r.stages;
+    const entropy::DeviceCodingTimes before = device_times();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
       auto t = std::chrono::steady_clock::now();
@@ -138,7 +161,16 @@ struct Bench {
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
+    const entropy::DeviceCodingTimes after = device_times();
+    r.device = {after.prepare_ms - before.prepare_ms, after.upload_ms - before.upload_ms,
+                after.kernel_ms - before.kernel_ms, after.download_ms - before.download_ms,
+                after.finish_ms - before.finish_ms};
     return Status::Ok();
+  }
+
+  entropy::DeviceCodingTimes device_times() const {
+    return encode.block_encoder_instance ? encode.block_encoder_instance->device_times()
+                                         : entropy::DeviceCodingTimes{};
   }
 
   Status decode_round(Round& r) {
@@ -179,6 +211,10 @@ struct Bench {
                 files.size(), megapixels, encode.dwt_instance->name().c_str(),
                 encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
     report("encode", encode_lines(), encodes, files.size(), megapixels);
+    if (encode.block_encoder_instance) {
+      std::printf("  Tier-1: %s\n", encode.block_encoder_instance->name().c_str());
+      report_device(encodes);
+    }
     report("decode", decode_lines(), decodes, files.size(), megapixels);
     return Status::Ok();
   }
@@ -227,6 +263,8 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
                           dwt::make_backend(bench.encode.dwt_backend, bench.encode.threads));
   bench.encode.dwt_instance = std::move(backend);
+  MALLAT_ASSIGN_OR_RETURN(bench.encode.block_encoder_instance,
+                          codec::block_encoder_for(bench.encode, *bench.encode.dwt_instance));
   bench.decode.threads = bench.encode.threads;
   bench.decode.dwt_instance = bench.encode.dwt_instance;
   return Status::Ok();

@@ -16,6 +16,7 @@
 #include "common/image.h"
 #include "common/status.h"
 #include "dwt/dwt.h"
+#include "entropy/block_coder.h"
 
 namespace mallat::codec {
 
@@ -96,6 +97,14 @@ struct EncodeOptions {
   // used and dwt_backend is ignored. A backend serves one call at a time:
   // calls that share one must not overlap.
   std::shared_ptr<dwt::Backend> dwt_instance;
+  // Tier-1 follows the DWT: where the DWT runs on CUDA (dwt_backend kCuda,
+  // kAuto that found a device, or a CUDA dwt_instance) Part 1 code-blocks
+  // are coded on the device too (entropy::make_device_block_encoder; HT
+  // blocks stay on the CPU), each tile's blocks in one launch, with the same
+  // bytes as the CPU coder. A coder made once and reused by many calls, as
+  // dwt_instance (a batch allocates its device memory once): when set it
+  // codes the Part 1 code-blocks, whatever the DWT. One call at a time.
+  std::shared_ptr<entropy::BlockEncoder> block_encoder_instance;
   // When set, each stage's time is added to it (stage_times.h).
   StageTimes* stage_times = nullptr;
   std::string comment = "Created by mallat";
@@ -114,5 +123,13 @@ struct EncodeReport {
 // (reference_grid_size, common/image.h), placed at -d's origin.
 Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options,
                                     EncodeReport* report = nullptr);
+
+// The Part 1 block coder encode uses with DWT backend `backend`
+// (EncodeOptions::block_encoder_instance): the options' coder when set,
+// else a device coder made now where the backend is CUDA's, else null (the
+// CPU's coders). A batch calls it once and sets the result as
+// block_encoder_instance, so its files share the device's buffers.
+Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOptions& options,
+                                                                 const dwt::Backend& backend);
 
 }  // namespace mallat::codec

@@ -599,15 +599,26 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
 
 }  // namespace
 
+Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOptions& options,
+                                                               const dwt::Backend& backend) {
+  if (options.block_encoder_instance) return options.block_encoder_instance;
+  if (backend.name().rfind("cuda", 0) != 0) return std::shared_ptr<entropy::BlockEncoder>();
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::BlockEncoder> made, entropy::make_device_block_encoder());
+  return std::shared_ptr<entropy::BlockEncoder>(std::move(made));
+}
+
 Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
   MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, given));
   // A profile's parameters that depend on the image, and its checks.
   MALLAT_ASSIGN_OR_RETURN(const EncodeOptions options, resolve_profile(image, given));
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
-  MALLAT_ASSIGN_OR_RETURN(const TileCodingSetup setup, coding_setup(image, main, options));
+  MALLAT_ASSIGN_OR_RETURN(TileCodingSetup setup, coding_setup(image, main, options));
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<entropy::BlockEncoder> part1_coder,
+                          block_encoder_for(options, *backend));
+  setup.part1_coder = part1_coder.get();
   ThreadPool pool(options.threads);
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
 

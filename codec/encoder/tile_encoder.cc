@@ -17,6 +17,7 @@ Status TileEncoder::code(int index) {
   MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
   EncodeTile tile = planes();
   tile.ht_distortions = setup_.distortions;
+  tile.part1_coder = setup_.part1_coder;
 
   MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
   // blocks_ and tile.blocks are both indexed by slot (tile_precincts.h).

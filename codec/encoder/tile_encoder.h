@@ -53,6 +53,8 @@ struct TileCodingSetup {
   bool distortions = true;
   // When set, the forward stages' times are added to it (stage_times.h).
   StageTimes* stage_times = nullptr;
+  // When set, Part 1 code-blocks are coded through it (EncodeTile::part1_coder).
+  entropy::BlockEncoder* part1_coder = nullptr;
 };
 
 // One truncation point of an HT code-block under rate control: the first

@@ -76,6 +76,11 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
       const std::unique_ptr<entropy::BlockEncoder> coder,
       coder_for<entropy::BlockEncoder>(std::span<const EncodeBlock>(tile.blocks),
                                        [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
+  entropy::BlockEncoder* const use =
+      tile.part1_coder != nullptr && !tile.blocks.empty() &&
+              entropy::block_coder_kind(tile.blocks[0].style) == entropy::BlockCoderKind::kEbcot
+          ? tile.part1_coder
+          : coder.get();
   // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
   // block of Mb <= p has nothing there and stays out of the batch.
   std::vector<entropy::BlockToEncode> batch;
@@ -96,9 +101,9 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
   }
   entropy::BatchWork work;
   if (quantise) work.each = [&](size_t k) { tile.quantisation[index[k]] = quantise_block(tile, index[k]); };
-  if (batch.size() == n) return coder->encode(batch, tile.coded, pool, work);
+  if (batch.size() == n) return use->encode(batch, tile.coded, pool, work);
   std::vector<entropy::EncodedCodeBlock> coded(batch.size());
-  MALLAT_RETURN_IF_ERROR(coder->encode(batch, coded, pool, work));
+  MALLAT_RETURN_IF_ERROR(use->encode(batch, coded, pool, work));
   for (size_t k = 0; k < index.size(); ++k) tile.coded[index[k]] = std::move(coded[k]);
   return Status::Ok();
 }

@@ -111,6 +111,9 @@ struct EncodeTile {
   bool ht_refinement = false;
   // Whether HT passes need their distortion decreases (a rate target).
   bool ht_distortions = true;
+  // When set, kBlockCoding codes the tile's Part 1 code-blocks through it
+  // (a device coder made once per encode) instead of the CPU's EBCOT coder.
+  entropy::BlockEncoder* part1_coder = nullptr;
 };
 
 // A code-block on the decoder's side.

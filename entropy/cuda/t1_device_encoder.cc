@@ -4,6 +4,8 @@
 #include <numeric>
 #include <string>
 
+#include "entropy/t1_device_batch.h"
+
 namespace mallat::entropy::cuda {
 namespace {
 
@@ -35,19 +37,9 @@ std::string t1_device_name() {
 
 Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
   if (i >= results.size()) return invalid_argument("no job " + std::to_string(i) + " in the batch");
-  const SharedT1Result& r = results[i];
-  if (r.status != SharedT1Status::kOk) {
-    return invalid_argument("code-block " + std::to_string(i) + " of the device batch: " +
-                            shared_t1_status_text(r.status) + " (slot of " + std::to_string(slot_capacity) +
-                            " bytes)");
-  }
-  EncodedCodeBlock e;
-  const uint8_t* slot = slots.data() + i * slot_capacity;
-  e.data.assign(slot + 1, slot + 1 + r.length);
-  e.zero_bitplanes = r.zero_bitplanes;
-  e.num_passes = r.num_passes;
-  const CodingPass* p = passes.data() + i * kMaxCodingPasses;
-  e.passes.assign(p, p + r.num_passes);
+  Result<EncodedCodeBlock> e = encoded_from_slot(results[i], passes.data() + i * kMaxCodingPasses,
+                                                 slots.data() + i * slot_capacity, slot_capacity);
+  if (!e.ok()) return e.status().with_context("code-block " + std::to_string(i) + " of the device batch");
   return e;
 }
 

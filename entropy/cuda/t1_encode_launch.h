@@ -10,21 +10,10 @@
 #include <cstdint>
 
 #include "common/status.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/t1_shared_encoder.h"
 
 namespace mallat::entropy::cuda {
-
-// One code-block of a batch: its samples are `width` x `height`, row after
-// row, from `coefficient_offset` in the batch's coefficient buffer.
-struct T1DeviceJob {
-  uint64_t coefficient_offset = 0;
-  uint16_t width = 0;
-  uint16_t height = 0;
-  uint8_t orientation = 0;     // BandOrientation
-  uint8_t num_bitplanes = 0;   // Mb
-  uint8_t style = 0;           // CodeBlockStyle::to_byte()
-  uint8_t fraction_bits = 0;
-};
 
 // Device pointers of one launch. Thread t codes job order[t] (the order
 // puts blocks of like work side by side so a warp's threads finish

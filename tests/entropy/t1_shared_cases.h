@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "entropy/t1.h"
+#include "entropy/t1_device_batch.h"
 #include "entropy/t1_shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
@@ -105,14 +106,12 @@ inline std::vector<SharedCase> shared_cases() {
   return cases;
 }
 
-// The shared encoder's output as encode_code_block returns it.
+// The shared encoder's successful output as encode_code_block returns it
+// (the device batch's conversion, t1_device_batch.h).
 inline EncodedCodeBlock to_encoded(const SharedT1Result& r, const uint8_t* buffer, const CodingPass* passes) {
-  EncodedCodeBlock e;
-  e.data.assign(buffer + 1, buffer + 1 + r.length);
-  e.zero_bitplanes = r.zero_bitplanes;
-  e.num_passes = r.num_passes;
-  e.passes.assign(passes, passes + r.num_passes);
-  return e;
+  Result<EncodedCodeBlock> e = encoded_from_slot(r, passes, buffer, r.length + 2);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return e.ok() ? *std::move(e) : EncodedCodeBlock{};
 }
 
 inline ::testing::AssertionResult same_encoding(const EncodedCodeBlock& want, const EncodedCodeBlock& got) {

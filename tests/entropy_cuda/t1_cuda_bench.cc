@@ -44,10 +44,10 @@ double median_seconds(int runs, F&& f) {
 }
 
 // encode_code_block over blocks [begin, end).
-void encode_range(const std::vector<int32_t>& samples, const std::vector<cuda::T1DeviceJob>& jobs, size_t begin,
+void encode_range(const std::vector<int32_t>& samples, const std::vector<T1DeviceJob>& jobs, size_t begin,
                   size_t end) {
   for (size_t i = begin; i < end; ++i) {
-    const cuda::T1DeviceJob& j = jobs[i];
+    const T1DeviceJob& j = jobs[i];
     auto e = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
                                static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                CodeBlockStyle::from_byte(j.style));
@@ -71,10 +71,10 @@ int main(int argc, char** argv) {
   const double scales[] = {0.5, 2, 8, 32};
 
   std::vector<int32_t> samples;
-  std::vector<cuda::T1DeviceJob> jobs;
+  std::vector<T1DeviceJob> jobs;
   for (int i = 0; i < kBlocksPerImage; ++i) {
     const std::vector<int32_t> v = laplacian_block(scales[i % 4], static_cast<unsigned>(i + 1));
-    cuda::T1DeviceJob j;
+    T1DeviceJob j;
     j.coefficient_offset = samples.size();
     j.width = kSide;
     j.height = kSide;
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   const size_t one_image = samples.size();
   for (int k = 1; k < images; ++k) {
     for (int i = 0; i < kBlocksPerImage; ++i) {
-      cuda::T1DeviceJob j = jobs[i];
+      T1DeviceJob j = jobs[i];
       j.coefficient_offset += k * one_image;
       jobs.push_back(j);
     }
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       st = (*encoder)->download(out);
       size_t mismatches = 0, bytes = 0;
       for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
-        const cuda::T1DeviceJob& j = jobs[i];
+        const T1DeviceJob& j = jobs[i];
         auto want = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
                                       static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                       CodeBlockStyle::from_byte(j.style));
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
   std::vector<CodingPass> passes(kMaxCodingPasses);
   report("CPU shared encoder, 1 thread", median_seconds(cpu_runs, [&] {
            for (int i = 0; i < kBlocksPerImage; ++i) {
-             const cuda::T1DeviceJob& j = jobs[i];
+             const T1DeviceJob& j = jobs[i];
              const SharedT1Block block{samples.data() + j.coefficient_offset, j.width, j.height, j.width,
                                        static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                        CodeBlockStyle::from_byte(j.style), 0};

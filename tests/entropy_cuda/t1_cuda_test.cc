@@ -20,7 +20,7 @@ namespace {
 
 using cuda::T1DeviceBatchResult;
 using cuda::T1DeviceEncoder;
-using cuda::T1DeviceJob;
+using entropy::T1DeviceJob;
 using cuda::T1StateMemory;
 
 #define SKIP_WITHOUT_DEVICE()                                         \

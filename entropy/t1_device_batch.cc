@@ -1,0 +1,88 @@
+#include "entropy/t1_device_batch.h"
+
+#include <algorithm>
+#include <string>
+
+namespace mallat::entropy {
+
+uint32_t t1_slot_capacity(size_t samples, int planes) {
+  // A magnitude bit per sample and plane and a sign bit per sample; per
+  // pass 8 bytes for a termination (D.4: TERMALL ends every pass, the lazy
+  // passes' raw segments each end on a byte, the MQ flush writes up to 5);
+  // and 16 for the slot's spare bytes.
+  const size_t p = static_cast<size_t>(std::max(planes, 0));
+  const size_t bits = samples * (p + 1);
+  return static_cast<uint32_t>((bits + 7) / 8 + 8 * 3 * p + 16);
+}
+
+Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> blocks) {
+  T1DeviceBatchLayout layout;
+  layout.jobs.resize(blocks.size());
+  size_t largest = 0;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const BlockToEncode& b = blocks[k];
+    const int64_t w = b.coefficients.width, h = b.coefficients.height;
+    if (b.style.ht) return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch is HT");
+    if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
+      return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: " + std::to_string(w) +
+                              "x" + std::to_string(h) + " is outside A.6.1 (sides 1..1024, at most 4096 samples)");
+    }
+    if (b.num_bitplanes < 0 || b.fraction_bits < 0 || b.num_bitplanes + b.fraction_bits > kMaxBitPlanes) {
+      return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: Mb " +
+                              std::to_string(b.num_bitplanes) + " with " + std::to_string(b.fraction_bits) +
+                              " fraction bits (at most 31 together)");
+    }
+    T1DeviceJob& job = layout.jobs[k];
+    job.coefficient_offset = layout.coefficients;
+    job.width = static_cast<uint16_t>(w);
+    job.height = static_cast<uint16_t>(h);
+    job.orientation = static_cast<uint8_t>(b.orientation);
+    job.num_bitplanes = static_cast<uint8_t>(b.num_bitplanes);
+    job.style = b.style.to_byte();
+    job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
+    layout.coefficients += static_cast<size_t>(w * h);
+    largest = std::max<size_t>(largest, t1_slot_capacity(static_cast<size_t>(w * h), b.num_bitplanes));
+  }
+  layout.slot_capacity = static_cast<uint32_t>(std::max<size_t>(largest, 64));
+  return layout;
+}
+
+void gather_t1_block(const BlockToEncode& block, const T1DeviceJob& job, int32_t* buffer) {
+  int32_t* out = buffer + job.coefficient_offset;
+  const PlaneView<const int32_t>& in = block.coefficients;
+  for (int64_t y = 0; y < in.height; ++y) {
+    const int32_t* row = in.row(y);
+    std::copy(row, row + in.width, out + y * in.width);
+  }
+}
+
+Result<EncodedCodeBlock> encoded_from_slot(const SharedT1Result& result, const CodingPass* passes,
+                                           const uint8_t* slot, uint32_t slot_capacity) {
+  if (result.status != SharedT1Status::kOk) {
+    return invalid_argument(std::string("Tier-1 on the device: ") + shared_t1_status_text(result.status) + " (slot of " +
+                            std::to_string(slot_capacity) + " bytes)");
+  }
+  if (result.length + 2 > slot_capacity || result.num_passes < 0 || result.num_passes > kMaxCodingPasses) {
+    return invalid_argument("Tier-1 on the device: a result of " + std::to_string(result.length) + " bytes and " +
+                            std::to_string(result.num_passes) + " passes does not fit its slot of " +
+                            std::to_string(slot_capacity) + " bytes");
+  }
+  EncodedCodeBlock e;
+  e.data.assign(slot + 1, slot + 1 + result.length);
+  e.zero_bitplanes = result.zero_bitplanes;
+  e.num_passes = result.num_passes;
+  e.passes.assign(passes, passes + result.num_passes);
+  return e;
+}
+
+Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const SharedT1Result& result,
+                                             const CodingPass* passes, const uint8_t* slot,
+                                             uint32_t slot_capacity) {
+  if (result.status == SharedT1Status::kOutputOverflow) {
+    return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
+                             block.fraction_bits);
+  }
+  return encoded_from_slot(result, passes, slot, slot_capacity);
+}
+
+}  // namespace mallat::entropy
