@@ -27,16 +27,32 @@ Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, 
   const int precision = std::bit_width(maxval);
   MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width), static_cast<int64_t>(height), channels,
                                                   precision, false));
-  const uint8_t* src = raster.data();
-  for (uint64_t i = 0; i < width * height; ++i)
-    for (int c = 0; c < channels; ++c) {
-      const uint8_t* p = src + (i * channels + c) * bytes_per_sample;
-      image.components[c].samples[i] = bytes_per_sample == 1 ? p[0] : (p[0] << 8) | p[1];
+  // Component by component, so that each inner loop writes one plane
+  // through a plain pointer; the largest sample is kept on the way, and the
+  // check against maxval needs no second pass over the image.
+  const uint64_t pixels = width * height;
+  int32_t largest = 0;
+  for (int c = 0; c < channels; ++c) {
+    int32_t* dst = image.components[c].samples.data();
+    const uint8_t* src = raster.data() + static_cast<size_t>(c) * bytes_per_sample;
+    const size_t step = static_cast<size_t>(channels) * bytes_per_sample;
+    int32_t most = 0;
+    if (bytes_per_sample == 1) {
+      for (uint64_t i = 0; i < pixels; ++i) dst[i] = src[i * step];
+    } else {
+      for (uint64_t i = 0; i < pixels; ++i) {
+        const int32_t v = (src[i * step] << 8) | src[i * step + 1];
+        dst[i] = v;
+        most = std::max(most, v);
+      }
     }
-  for (const Component& comp : image.components)
-    for (int32_t v : comp.samples)
-      if (static_cast<uint64_t>(v) > maxval)
-        return corrupt_data("sample " + std::to_string(v) + " exceeds maxval " + std::to_string(maxval));
+    largest = std::max(largest, most);
+  }
+  if (bytes_per_sample == 1 && maxval < 255)  // one-byte samples reach 255 only
+    for (const Component& comp : image.components)
+      largest = std::max(largest, *std::max_element(comp.samples.begin(), comp.samples.end()));
+  if (static_cast<uint64_t>(largest) > maxval)
+    return corrupt_data("sample " + std::to_string(largest) + " exceeds maxval " + std::to_string(maxval));
   return image;
 }
 
