@@ -79,7 +79,7 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   }();
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, std::move(parsed));
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
-  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory));
+  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory, options.region));
   const ImageAndTileSize& siz = cs.main.siz;
   const int reduce = options.reduce;
   MALLAT_ASSIGN_OR_RETURN(const ComponentSelection selection,
