@@ -67,7 +67,8 @@ const char kTranscodeIntro[] =
 constexpr std::string_view kDeviceHelp =
     "where the wavelet transform and, when encoding, Part 1 Tier-1 (EBCOT) run: cpu (default: faster for a "
     "single file, as CUDA takes about 0.35 s to start), cuda, or auto (cuda when the build has it and a device "
-    "is present); output is identical. A batch starts the device once for all its files";
+    "is present); encoded files and 5/3 decodes are identical, 9/7 decodes within 1. A batch starts the device once "
+    "for all its files";
 
 // What encode's options fill in.
 struct EncodeSettings {
@@ -532,7 +533,8 @@ BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt
 }
 
 // Raw planes are the components as coded: decode applies no JP2 colour
-// (palette, cdef, sYCC, ICC) for them, and says how to read them back.
+// (palette, cdef, sYCC, ICC) for them (decode_steps), and says how to read
+// them back.
 bool is_raw(const std::filesystem::path& out) {
   const io::Format f = io::format_from_extension(out.string());
   return f == io::Format::kRaw || f == io::Format::kRawl;
@@ -549,8 +551,11 @@ BatchSteps decode_steps(const DecodeSettings& s) {
   };
   steps.code = [&s](BatchItem& item) {
     const std::string in = item.file->in.string();
+    // Raw planes are the components as coded: no JP2 colour for them.
+    codec::DecodeOptions options = s.codec;
+    if (is_raw(item.file->out)) options.apply_jp2_header = false;
     codec::DecodeReport report;
-    auto image = codec::decode(item.bytes, s.codec, &report);
+    auto image = codec::decode(item.bytes, options, &report);
     for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
     if (!image.ok()) return image.status().with_context(in);
     item.bytes = {};
@@ -664,7 +669,6 @@ int decode_main(const Args& args) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     if (io::format_from_extension(s.out) == io::Format::kUnknown)
       return usage_error("cannot tell the output format from '" + s.out + "'");
-    if (is_raw(s.out)) s.codec.apply_jp2_header = false;
     const BatchFile file{s.batch.inputs[0], s.out};
     return run_one("decode", file, decode_steps(s), s.quiet);
   }
@@ -673,7 +677,6 @@ int decode_main(const Args& args) {
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");
-  if (is_raw(plan->files[0].out)) s.codec.apply_jp2_header = false;
   Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
   if (!shared.ok()) return fail("decode", shared.message());
   return run_batch("decode", *plan, decode_steps(s), s.quiet);
