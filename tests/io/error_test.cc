@@ -151,6 +151,29 @@ TEST_F(Errors, ImagesAboveTheMemoryLimitAreRefused) {
   EXPECT_TRUE(read_image(pgx, 1200ull * 900 * 4).ok());
 }
 
+// A binary PNM sample above maxval is refused with the sample named:
+// one-byte samples under a maxval below 255, two-byte samples, in any
+// channel (the reader checks each plane as it fills it).
+TEST_F(Errors, PnmSamplesAboveMaxval) {
+  auto file = [](const std::string& header, std::vector<uint8_t> raster) {
+    std::vector<uint8_t> bytes(header.begin(), header.end());
+    bytes.insert(bytes.end(), raster.begin(), raster.end());
+    return bytes;
+  };
+  const fs::path grey = write_bytes("grey.pgm", file("P5\n2 1\n100\n", {7, 200}));
+  expect_read_error(grey, ErrorCode::kCorruptData);
+  EXPECT_NE(read_image(grey).status().message().find("sample 200 exceeds maxval 100"), std::string::npos);
+  const fs::path rgb16 = write_bytes("rgb16.ppm", file("P6\n1 1\n1000\n", {0, 1, 0, 2, 0x07, 0xD0}));
+  expect_read_error(rgb16, ErrorCode::kCorruptData);
+  EXPECT_NE(read_image(rgb16).status().message().find("sample 2000 exceeds maxval 1000"), std::string::npos);
+  // At maxval itself, and every byte under 255, the samples are read.
+  const fs::path full = write_bytes("full.ppm", file("P6\n1 1\n255\n", {255, 0, 17}));
+  Result<Image> image = read_image(full);
+  ASSERT_TRUE(image.ok()) << image.status().to_string();
+  EXPECT_EQ(image->components[0].samples[0], 255);
+  EXPECT_EQ(image->components[2].samples[0], 17);
+}
+
 TEST_F(Errors, Garbage) {
   std::mt19937 rng(3);
   std::vector<uint8_t> noise(4096);

@@ -1,0 +1,33 @@
+// common/large_buffer.h: whatever the kernel does with the advice, a large
+// buffer has the size asked for and (assign_large) every element zero, also
+// when it replaces a vector that held other values.
+#include "common/large_buffer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace mallat {
+namespace {
+
+TEST(LargeBuffer, AssignLargeIsZeroedAtTheRequestedSize) {
+  for (size_t n : {size_t{0}, size_t{5}, size_t{3} << 20}) {  // small, and 12 MiB of int32 (advised)
+    std::vector<int32_t> v(100, 7);
+    assign_large(v, n);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](int32_t x) { return x == 0; })) << n;
+  }
+}
+
+TEST(LargeBuffer, AllocateLargeGivesWritableStorage) {
+  const size_t bytes = size_t{9} << 20;
+  auto storage = allocate_large(bytes);
+  ASSERT_NE(storage.get(), nullptr);
+  std::memset(storage.get(), 0xAB, bytes);
+  EXPECT_EQ(static_cast<unsigned char>(storage[bytes - 1]), 0xAB);
+  advise_huge_pages(nullptr, bytes);  // nothing to advise: no effect, no crash
+}
+
+}  // namespace
+}  // namespace mallat
