@@ -317,8 +317,11 @@ Result<std::span<const uint8_t>> find_codestream(std::span<const uint8_t> bytes)
     case Container::kCodestream:
       return bytes;
     case Container::kJp2: {
-      MALLAT_ASSIGN_OR_RETURN(Jp2File f, parse_jp2(bytes));
-      return bytes.subspan(f.codestream_offset, f.codestream_length);
+      // Read in place rather than moved out of the Result: gcc 13 warns
+      // (-Wmaybe-uninitialized) on the moved-from optional<Palette>.
+      const Result<Jp2File> f = parse_jp2(bytes);
+      if (!f.ok()) return f.status();
+      return bytes.subspan(f->codestream_offset, f->codestream_length);
     }
     default:
       return corrupt_data("neither a JPEG 2000 codestream nor a JP2 file");
