@@ -93,6 +93,10 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
+  // The host thread that waits for a launch sleeps rather than spins: the
+  // pool's threads code blocks on every core meanwhile (hybrid_block_encoder.h).
+  // Too late once the context exists (the CUDA DWT made it): then it spins.
+  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
   impl->blocks_per_warp = blocks_per_warp;
@@ -100,6 +104,7 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
                                     "cudaDeviceGetAttribute"));
   MALLAT_RETURN_IF_ERROR(
       check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
 
