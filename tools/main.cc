@@ -1,9 +1,11 @@
 // mallat: the command line. One binary, one subcommand per job.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "entropy/hybrid_block_encoder.h"
 #include "tools/commands.h"
 
 namespace {
@@ -58,7 +60,16 @@ int main(int argc, char** argv) {
   // The decoder refuses streams whose headers need more than --max-memory
   // before allocating; this is the last line for what slips past that.
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    // A device that is still starting (encode --device cuda on a file done
+    // before CUDA was up) is not waited for, nor torn down under its
+    // start-up thread: every file is written and closed by now, so leave
+    // at once (entropy/hybrid_block_encoder.h).
+    if (mallat::entropy::device_starts_in_flight() > 0) {
+      std::fflush(nullptr);
+      std::_Exit(status);
+    }
+    return status;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mallat %s: out of memory\n", argc > 1 ? argv[1] : "");
     return 1;

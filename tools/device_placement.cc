@@ -1,0 +1,27 @@
+#include "tools/device_placement.h"
+
+#include <cstdio>
+
+namespace mallat::tools {
+
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder) {
+  const dwt::BackendKind asked = opt.dwt_backend;
+  opt.dwt_backend = dwt::BackendKind::kCpu;
+  if (asked == dwt::BackendKind::kCpu || opt.block_encoder_instance) return Status::Ok();
+  Result<std::unique_ptr<entropy::BlockEncoder>> made = entropy::make_device_block_encoder(coder);
+  if (!made.ok()) return asked == dwt::BackendKind::kCuda ? made.status().with_context("--device cuda") : Status::Ok();
+  opt.block_encoder_instance = std::move(made).value();
+  return Status::Ok();
+}
+
+void place_decode_device(codec::DecodeOptions& opt) { opt.dwt_backend = dwt::BackendKind::kCpu; }
+
+void note_device_fallback(const char* command, const codec::EncodeOptions& opt, bool asked_cuda, bool quiet) {
+  if (!asked_cuda || quiet || !opt.block_encoder_instance) return;
+  const Status device = opt.block_encoder_instance->device_status();
+  if (device.ok()) return;
+  std::fprintf(stderr, "mallat %s: note: Tier-1 ran on the CPU (same output): %s\n", command,
+               device.message().c_str());
+}
+
+}  // namespace mallat::tools

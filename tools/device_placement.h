@@ -1,0 +1,36 @@
+// What `--device` runs where (README, "What --device cuda runs where"). The
+// choice rests on measurements on an H200 machine (entropy/cuda/NOTES.md):
+// - encode: Part 1 Tier-1 on the device and the CPU's threads together (the
+//   hybrid coder, entropy/hybrid_block_encoder.h), the DWT on the CPU: the
+//   CUDA DWT's planes go up and come back, which costs more than the
+//   transform on 16 cores. CUDA starts on a background thread as soon as
+//   the options are read, so reading the input and the CPU stages hide it;
+//   blocks coded before it is up are coded on the CPU.
+// - decode: everything on the CPU. The device has only the inverse DWT to
+//   offer, which lost to the CPU's with its copies even with CUDA's start-up
+//   paid once for a batch.
+// The library's own dwt_backend still puts the DWT on the device for
+// whoever asks (the tests, `mallat bench codec --dwt-device cuda`).
+#pragma once
+
+#include "codec/api/decode.h"
+#include "codec/api/encode.h"
+#include "entropy/block_coder.h"
+
+namespace mallat::tools {
+
+// Applies encode's --device (opt.dwt_backend as parsed): for cuda or auto
+// starts the device coder (opt.block_encoder_instance) and sets the DWT to
+// the CPU. cuda in a build without CUDA is an error; auto then stays on the
+// CPU.
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {});
+
+// Applies decode's --device: the DWT on the CPU whatever was asked.
+void place_decode_device(codec::DecodeOptions& opt);
+
+// After an encode with --device cuda whose device did not start: a note
+// that Tier-1 ran on the CPU and why (the files are the same). Nothing
+// otherwise.
+void note_device_fallback(const char* command, const codec::EncodeOptions& opt, bool asked_cuda, bool quiet);
+
+}  // namespace mallat::tools
