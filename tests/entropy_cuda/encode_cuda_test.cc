@@ -123,7 +123,9 @@ TEST(EncodeCuda, DeviceTier1WritesTheCpuPathsBytes) {
         const auto split = encode(c.image, hybrid);
         ASSERT_TRUE(split.ok()) << c.name << ": " << split.status().message();
         EXPECT_TRUE(*want == *split) << c.name << ", device share " << share;
-        if (!c.options.style.ht) EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u) << c.name;
+        if (!c.options.style.ht) {
+          EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u) << c.name;
+        }
       }
     }
   }
