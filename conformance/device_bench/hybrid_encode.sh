@@ -23,6 +23,7 @@ median5() {
   local rows=""
   for _ in 1 2 3 4 5; do
     local t0 t1
+    t0=$(date +%s.%N)
     ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
     t1=$(date +%s.%N)
     rows+="$(awk -v a="$t0" -v b="$t1" '{printf "%.3f %.3f\n", b-a, $1+$2}' "$OUT/t.tmp")"$'\n'
@@ -47,8 +48,8 @@ for dev in "--device cpu" "--device cuda" "--device cuda --dwt-device cuda" "--d
 done
 [ "${1:-}" = quick ] && { cat "$R"; exit 0; }
 export LD_LIBRARY_PATH=$PWD/.gpu/opj/lib; OPJ=$PWD/.gpu/opj/bin
-mkdir -p /tmp/in /tmp/in8; for i in $(seq -w 1 32); do cp $IMG /tmp/in/m$i.ppm; done
-for i in $(seq -w 1 8); do ln -f /tmp/in/m$i.ppm /tmp/in8/m$i.ppm; done
+mkdir -p /tmp/in /tmp/in8; for i in $(seq -f %02g 1 32); do cp $IMG /tmp/in/m$i.ppm; done
+for i in $(seq -f %02g 1 8); do ln -f /tmp/in/m$i.ppm /tmp/in8/m$i.ppm; done
 once() {
   local label=$1; shift
   local t0 t1; t0=$(date +%s.%N)

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <span>
 #include <string>
@@ -27,8 +28,11 @@ class PinnedBuffer {
   ~PinnedBuffer() {
     if (data_ != nullptr) cudaFreeHost(data_);
   }
+  // Grows by half again at least, as the device buffers do
+  // (t1_device_encoder.cc): page-locking is slow (about 0.5 ms a MB).
   Status reserve(size_t count) {
     if (count <= capacity_) return Status::Ok();
+    count = std::max(count, capacity_ + capacity_ / 2);
     if (data_ != nullptr) cudaFreeHost(data_);
     data_ = nullptr;
     capacity_ = 0;

@@ -59,10 +59,14 @@ struct T1DeviceEncoder::Impl {
     for (void* p : buffer) cudaFree(p);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
-  // Room for at least `bytes` in buffer b (its content is not kept).
+  // Room for at least `bytes` in buffer b (its content is not kept). It
+  // grows by half again at least: the hybrid coder's share of a batch moves
+  // a little from batch to batch, and a cudaFree + cudaMalloc each time cost
+  // more than the launch.
   Status reserve(Buffer b, size_t bytes) {
     bytes = std::max<size_t>(bytes, 1);
     if (bytes <= size[b]) return Status::Ok();
+    bytes = std::max(bytes, size[b] + size[b] / 2);
     cudaFree(buffer[b]);
     buffer[b] = nullptr;
     size[b] = 0;
