@@ -135,6 +135,10 @@ struct DeviceCoderOptions {
   // 40 KB and an output slot each): at most this many go to the device in a
   // batch, the rest to the CPU (an 8K RGB tile of 64x64 blocks, 23040, fits).
   size_t max_blocks_per_launch = 32768;
+  // The samples of an image the coder will see, when the caller knows (a
+  // command's first input): the start-up then allocates the device's share
+  // of host and device buffers in the background. 0: at the first launch.
+  uint64_t expected_samples = 0;
 };
 
 class BlockEncoder {

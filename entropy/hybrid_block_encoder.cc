@@ -37,11 +37,29 @@ struct DeviceStart {
   std::unique_ptr<T1Device> device;
 };
 
-std::shared_ptr<DeviceStart> start_device(T1DeviceStart make) {
+// The room a launch takes for `options.expected_samples`: the device's
+// share with a margin for the share's moves, in blocks of 4096 samples (a
+// 64x64 block; smaller ones at the edges, so twice as many blocks).
+struct ExpectedLaunch {
+  size_t coefficients = 0, blocks = 0;
+};
+ExpectedLaunch expected_launch(const DeviceCoderOptions& options) {
+  const double share = std::min(1.0, std::clamp(options.device_share, 0.0, 1.0) * 1.5);
+  ExpectedLaunch e;
+  e.coefficients = static_cast<size_t>(static_cast<double>(options.expected_samples) * share);
+  e.blocks = std::min(options.max_blocks_per_launch, e.coefficients / 2048 + 1);
+  return e;
+}
+
+std::shared_ptr<DeviceStart> start_device(T1DeviceStart make, const DeviceCoderOptions& options) {
   auto start = std::make_shared<DeviceStart>();
   starts_in_flight.fetch_add(1);
-  std::thread([start, make = std::move(make)]() mutable {
+  std::thread([start, make = std::move(make), expected = expected_launch(options)]() mutable {
     Result<std::unique_ptr<T1Device>> made = make();
+    if (made.ok() && expected.coefficients > 0) {
+      const Status room = (*made)->reserve(expected.coefficients, expected.blocks);
+      if (!room.ok()) made = room.with_context("allocating for the expected image");
+    }
     {
       std::lock_guard<std::mutex> lock(start->mutex);
       if (made.ok()) {
@@ -67,7 +85,7 @@ class HybridBlockEncoder final : public BlockEncoder {
         share_(std::clamp(options.device_share, 0.0, 1.0)),
         ht_(make_ht_block_encoder()),
         cpu_(make_ebcot_block_encoder()),
-        start_(start_device(std::move(make))) {}
+        start_(start_device(std::move(make), options)) {}
 
   std::string name() const override {
     if (const T1Device* device = ready(false)) return "ebcot on " + device->name() + " + CPU";

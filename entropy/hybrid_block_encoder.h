@@ -45,6 +45,10 @@ class T1Device {
   virtual Status run(DeviceCodingTimes& times) = 0;
   // Prepared block k as encode_code_block returns it (finish_device_block).
   virtual Result<EncodedCodeBlock> finish(size_t k) = 0;
+  // Makes room now, on the start-up thread, for a launch of about
+  // `coefficients` in `blocks` blocks (DeviceCoderOptions::expected_samples),
+  // so that the first batch does not pay for page-locking and allocating.
+  virtual Status reserve(size_t coefficients, size_t blocks) = 0;
 };
 
 // Makes the device; run once, on a background thread of its own.

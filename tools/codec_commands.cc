@@ -637,7 +637,9 @@ int encode_main(const Args& given) {
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   // The device starts now, while the input is read (device_placement.h).
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
-  if (Status placed = place_encode_device(opt); !placed.ok()) return fail("encode", placed.message());
+  entropy::DeviceCoderOptions device;
+  if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
+  if (Status placed = place_encode_device(opt, device); !placed.ok()) return fail("encode", placed.message());
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);

@@ -1,8 +1,21 @@
 #include "tools/device_placement.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <vector>
 
 namespace mallat::tools {
+namespace {
+
+// Never destroyed (device_coder_started).
+std::vector<std::shared_ptr<entropy::BlockEncoder>>& started_coders() {
+  static auto* coders = new std::vector<std::shared_ptr<entropy::BlockEncoder>>;
+  return *coders;
+}
+
+}  // namespace
 
 Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder) {
   const dwt::BackendKind asked = opt.dwt_backend;
@@ -11,8 +24,18 @@ Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoder
   Result<std::unique_ptr<entropy::BlockEncoder>> made = entropy::make_device_block_encoder(coder);
   if (!made.ok()) return asked == dwt::BackendKind::kCuda ? made.status().with_context("--device cuda") : Status::Ok();
   opt.block_encoder_instance = std::move(made).value();
+  started_coders().push_back(opt.block_encoder_instance);
   return Status::Ok();
 }
+
+uint64_t expected_samples_hint(const std::string& first_input) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(first_input, ec)) return 0;
+  const uintmax_t bytes = std::filesystem::file_size(first_input, ec);
+  return ec ? 0 : static_cast<uint64_t>(bytes);
+}
+
+bool device_coder_started() { return !started_coders().empty(); }
 
 void place_decode_device(codec::DecodeOptions& opt) { opt.dwt_backend = dwt::BackendKind::kCpu; }
 

@@ -13,6 +13,9 @@
 // whoever asks (the tests, `mallat bench codec --dwt-device cuda`).
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "codec/api/decode.h"
 #include "codec/api/encode.h"
 #include "entropy/block_coder.h"
@@ -22,8 +25,21 @@ namespace mallat::tools {
 // Applies encode's --device (opt.dwt_backend as parsed): for cuda or auto
 // starts the device coder (opt.block_encoder_instance) and sets the DWT to
 // the CPU. cuda in a build without CUDA is an error; auto then stays on the
-// CPU.
+// CPU. `coder.expected_samples` may be a guess from the first input's size.
 Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {});
+
+// The first input's size in bytes when it is a file (about its samples for
+// 8-bit PNM and raw, more for 16-bit, less for PNG), else 0: the hint
+// DeviceCoderOptions::expected_samples takes.
+uint64_t expected_samples_hint(const std::string& first_input);
+
+// Whether this process started a device coder. place_encode_device keeps
+// each alive to the end of the process, and tools/main.cc then leaves with
+// std::_Exit once every file is written and closed: tearing CUDA down (the
+// pinned memory unlocked, the context destroyed) costs a single-file
+// process tens of ms for nothing, and a start-up still running must not be
+// waited for nor torn down under its thread.
+bool device_coder_started();
 
 // Applies decode's --device: the DWT on the CPU whatever was asked.
 void place_decode_device(codec::DecodeOptions& opt);

@@ -7,6 +7,7 @@
 
 #include "entropy/hybrid_block_encoder.h"
 #include "tools/commands.h"
+#include "tools/device_placement.h"
 
 namespace {
 
@@ -61,11 +62,10 @@ int main(int argc, char** argv) {
   // before allocating; this is the last line for what slips past that.
   try {
     const int status = run(argc, argv);
-    // A device that is still starting (encode --device cuda on a file done
-    // before CUDA was up) is not waited for, nor torn down under its
-    // start-up thread: every file is written and closed by now, so leave
-    // at once (entropy/hybrid_block_encoder.h).
-    if (mallat::entropy::device_starts_in_flight() > 0) {
+    // A device coder (encode --device cuda) is neither torn down nor, if
+    // still starting, waited for: every file is written and closed by now,
+    // so leave at once (tools/device_placement.h).
+    if (mallat::tools::device_coder_started() || mallat::entropy::device_starts_in_flight() > 0) {
       std::fflush(nullptr);
       std::_Exit(status);
     }

@@ -96,6 +96,12 @@ class CudaT1Device final : public T1Device {
     return device_->download(result_);
   }
 
+  Status reserve(size_t coefficients, size_t blocks) override {
+    MALLAT_RETURN_IF_ERROR(pinned_.reserve(coefficients));
+    // Slots for 64x64 blocks of 16 coded planes (t1_slot_capacity).
+    return device_->reserve(blocks, coefficients, t1_slot_capacity(4096, 16));
+  }
+
   Result<EncodedCodeBlock> finish(size_t k) override {
     return finish_device_block(blocks_[k], result_.results[k], result_.passes.data() + k * kMaxCodingPasses,
                                result_.slots.data() + k * result_.slot_capacity, result_.slot_capacity);

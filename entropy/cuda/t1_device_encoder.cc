@@ -112,6 +112,21 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
 
+Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
+  Impl& d = *impl_;
+  const size_t n = jobs;
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
+  if (d.memory == T1StateMemory::kGlobal) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
+  }
+  return Status::Ok();
+}
+
 Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -131,15 +146,7 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
 
   Impl& d = *impl_;
   const size_t n = jobs.size();
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients.size() * sizeof(int32_t)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
-  if (d.memory == T1StateMemory::kGlobal) {
-    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
-  }
+  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients.size(), slot_capacity));
   cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
                                                     cudaMemcpyHostToDevice, s),

@@ -33,6 +33,7 @@ struct HostDeviceScript {
   std::chrono::milliseconds run_delay{0};
   bool fail_run = false;
   std::atomic<int> runs{0};
+  size_t reserved_coefficients = 0, reserved_blocks = 0;  // what the start-up reserved
 };
 
 // The shared encoder over the gathered jobs on the host, into slots as the
@@ -70,6 +71,13 @@ class HostT1Device final : public T1Device {
                           passes_.data() + j * kMaxCodingPasses});
     }
     times.kernel_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return Status::Ok();
+  }
+
+  Status reserve(size_t coefficients, size_t blocks) override {
+    script_->reserved_coefficients = coefficients;
+    script_->reserved_blocks = blocks;
+    buffer_.reserve(coefficients);
     return Status::Ok();
   }
 
@@ -215,6 +223,23 @@ TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
   expect_cpu_bytes(b, out);
   EXPECT_EQ(coder->device_status().message(), "no CUDA device: test");
   EXPECT_EQ(coder->name(), "ebcot on the CPU (the device did not start: no CUDA device: test)");
+}
+
+TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
+  auto script = std::make_shared<HostDeviceScript>();
+  DeviceCoderOptions o = options_with(0.5);
+  o.expected_samples = 1'000'000;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());  // waits for the start-up
+  EXPECT_EQ(script->reserved_coefficients, 750'000u);    // the share with half again for its moves
+  EXPECT_EQ(script->reserved_blocks, 750'000u / 2048 + 1);
+  auto none = std::make_shared<HostDeviceScript>();
+  auto plain = make_hybrid_block_encoder(host_start(none), options_with(0.5));
+  ASSERT_TRUE(plain->encode(b.blocks, out, pool).ok());
+  EXPECT_EQ(none->reserved_coefficients, 0u);
 }
 
 TEST(HybridBlockEncoder, ADeviceThatFailsToRunIsAnError) {
