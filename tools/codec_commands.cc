@@ -81,6 +81,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
+  double device_share = -1;  // --device-share; < 0: the coder's default, adapted
 };
 
 // What decode's options fill in.
@@ -332,6 +333,18 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
+      {{"--device-share"}, "F",
+       "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
+       "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
+       "with CUDA started all the same. The file is the same whatever F",
+       "0.6",
+       [](EncodeSettings& s, const std::string& v) {
+         std::vector<double> one;
+         if (!parse_doubles(v, &one) || one.size() != 1 || !(one[0] >= 0 && one[0] <= 1))
+           return invalid_argument("--device-share must be a number from 0 to 1, got '" + v + "'");
+         s.device_share = one[0];
+         return Status::Ok();
+       }},
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -639,6 +652,10 @@ int encode_main(const Args& given) {
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
   if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
+  if (s.device_share >= 0) {
+    device.device_share = s.device_share;
+    device.adapt = false;
+  }
   if (Status placed = place_encode_device(opt, device); !placed.ok()) return fail("encode", placed.message());
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {

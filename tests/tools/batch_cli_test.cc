@@ -206,6 +206,8 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
   std::string out;
   const std::string in = " -i " + (dir / "in" / "a.ppm").string() + kOptions;
   ASSERT_EQ(run("encode" + in + " -o " + (dir / "cpu.j2k").string() + " --device cpu", &out, dir), 0) << out;
+  EXPECT_EQ(run("encode" + in + " -o " + (dir / "x.j2k").string() + " --device cuda --device-share 1.5", &out, dir), 2);
+  EXPECT_NE(out.find("--device-share must be a number from 0 to 1, got '1.5'"), std::string::npos) << out;
   const int status = run("encode" + in + " -o " + (dir / "cuda.j2k").string() + " --device cuda", &out, dir);
   if (status == 1) {
     EXPECT_NE(out.find("--device cuda: Tier-1 on the GPU: this build has no CUDA"), std::string::npos) << out;
@@ -228,6 +230,14 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
   ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-cuda").string() + " --device cuda", &out, dir), 0) << out;
   for (const char* name : {"a.j2k", "b.j2k"})
     EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-cuda" / name)) << name;
+  for (const char* share : {"0", "1"}) {
+    ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-share").string() + " --device cuda --device-share " + share,
+                  &out, dir),
+              0)
+        << out;
+    for (const char* name : {"a.j2k", "b.j2k"})
+      EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-share" / name)) << name << " share " << share;
+  }
   fs::remove_all(dir);
 }
 
