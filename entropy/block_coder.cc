@@ -18,12 +18,21 @@ Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& s
   return make_ebcot_block_encoder();
 }
 
+Status device_block_encoder_built() {
+#ifdef MALLAT_HAVE_CUDA
+  return Status::Ok();
+#else
+  return unsupported("Tier-1 on the GPU: this build has no CUDA (configure with -DMALLAT_CUDA=ON)");
+#endif
+}
+
 Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCoderOptions& options) {
+  MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
 #ifdef MALLAT_HAVE_CUDA
   return make_hybrid_block_encoder(cuda::make_cuda_t1_device, options);
 #else
   (void)options;
-  return unsupported("Tier-1 on the GPU: this build has no CUDA (configure with -DMALLAT_CUDA=ON)");
+  return unsupported("unreachable");
 #endif
 }
 

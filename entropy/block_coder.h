@@ -191,6 +191,9 @@ Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& s
 // An error when this build has no CUDA; a device that fails to start leaves
 // every batch to the CPU and says why in device_status().
 Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCoderOptions& options = {});
+// OK when this build can make a device coder; else the error
+// make_device_block_encoder gives. Starts nothing.
+Status device_block_encoder_built();
 
 // The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.

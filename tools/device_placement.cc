@@ -17,10 +17,14 @@ std::vector<std::shared_ptr<entropy::BlockEncoder>>& started_coders() {
 
 }  // namespace
 
-Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder) {
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder, bool start) {
   const dwt::BackendKind asked = opt.dwt_backend;
   opt.dwt_backend = dwt::BackendKind::kCpu;
   if (asked == dwt::BackendKind::kCpu || opt.block_encoder_instance) return Status::Ok();
+  if (!start) {
+    const Status built = entropy::device_block_encoder_built();
+    return asked == dwt::BackendKind::kCuda ? built.with_context("--device cuda") : Status::Ok();
+  }
   Result<std::unique_ptr<entropy::BlockEncoder>> made = entropy::make_device_block_encoder(coder);
   if (!made.ok()) return asked == dwt::BackendKind::kCuda ? made.status().with_context("--device cuda") : Status::Ok();
   opt.block_encoder_instance = std::move(made).value();
@@ -34,6 +38,8 @@ uint64_t expected_samples_hint(const std::string& first_input) {
   const uintmax_t bytes = std::filesystem::file_size(first_input, ec);
   return ec ? 0 : static_cast<uint64_t>(bytes);
 }
+
+bool device_pays_for_one_file(uint64_t expected_samples) { return expected_samples >= (uint64_t{1} << 27); }
 
 bool device_coder_started() { return !started_coders().empty(); }
 

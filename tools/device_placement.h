@@ -26,12 +26,28 @@ namespace mallat::tools {
 // starts the device coder (opt.block_encoder_instance) and sets the DWT to
 // the CPU. cuda in a build without CUDA is an error; auto then stays on the
 // CPU. `coder.expected_samples` may be a guess from the first input's size.
-Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {});
+// With `start` false (one small file, device_pays_for_one_file) nothing is
+// started and the DWT goes to the CPU; cuda without CUDA in the build is the
+// same error.
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {},
+                           bool start = true);
 
 // The first input's size in bytes when it is a file (about its samples for
 // 8-bit PNM and raw, more for 16-bit, less for PNG), else 0: the hint
 // DeviceCoderOptions::expected_samples takes.
 uint64_t expected_samples_hint(const std::string& first_input);
+
+// Whether one file of about `expected_samples` samples (expected_samples_hint)
+// gains from the device. CUDA's start-up on its background thread slows the
+// CPU stages of the same process by about 0.1 s even when no block goes to
+// the device (H200 machine, 16 threads, `--device-share 0` against `--device
+// cpu`: +92 ms for the 3840x2048 mosaic, +112 ms for it stacked 4 times);
+// the device's share of Tier-1 pays for that only on large images (stacked 4
+// times, 94 M samples: 1.15 s against 0.88 s on the CPU; 8 times, 189 M:
+// 1.51 s against 1.66 s; entropy/cuda/NOTES.md). So one file of fewer than
+// 128 M samples is coded on the CPU alone, CUDA never started. 0 (unknown)
+// is taken as small.
+bool device_pays_for_one_file(uint64_t expected_samples);
 
 // Whether this process started a device coder. place_encode_device keeps
 // each alive to the end of the process, and tools/main.cc then leaves with
