@@ -1,6 +1,8 @@
 // The block coder factory: the code-block style decides the coder.
 #include "entropy/block_coder.h"
 
+#include "entropy/hybrid_block_encoder.h"
+
 #ifdef MALLAT_HAVE_CUDA
 #include "entropy/cuda/device_block_encoder.h"
 #endif
@@ -16,11 +18,21 @@ Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& s
   return make_ebcot_block_encoder();
 }
 
-Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder() {
+Status device_block_encoder_built() {
 #ifdef MALLAT_HAVE_CUDA
-  return cuda::make_t1_device_block_encoder();
+  return Status::Ok();
 #else
   return unsupported("Tier-1 on the GPU: this build has no CUDA (configure with -DMALLAT_CUDA=ON)");
+#endif
+}
+
+Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCoderOptions& options) {
+  MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
+#ifdef MALLAT_HAVE_CUDA
+  return make_hybrid_block_encoder(cuda::make_cuda_t1_device, options);
+#else
+  (void)options;
+  return unsupported("unreachable");
 #endif
 }
 

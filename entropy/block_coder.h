@@ -104,6 +104,41 @@ struct DeviceCodingTimes {
   double kernel_ms = 0;
   double download_ms = 0;
   double finish_ms = 0;
+  // A hybrid coder (make_device_block_encoder): the blocks each side coded,
+  // the CPU's wall time on its share while the device worked on its own, and
+  // the time the CPU then waited for the device.
+  uint64_t device_blocks = 0;
+  uint64_t cpu_blocks = 0;
+  double cpu_ms = 0;
+  double wait_ms = 0;
+};
+
+// How the device coder shares each batch of Part 1 blocks with the CPU's
+// threads (entropy/hybrid_block_encoder.h): the device takes one launch of
+// blocks from the front of the batch while the pool codes the rest from the
+// back, and both give encode_code_block's bytes.
+struct DeviceCoderOptions {
+  // The part of a batch's samples the device takes, 0..1, at first; with
+  // `adapt`, each later batch takes the part at which the last batch's two
+  // sides would have finished together (their measured rates).
+  double device_share = 0.5;
+  bool adapt = true;
+  // The device starts on a thread of its own as the coder is made. false: a
+  // batch that comes before it is ready is coded on the CPU alone (so a
+  // single small file never waits for CUDA's start-up); true: the first
+  // batch waits for it.
+  bool wait_for_device = false;
+  // A batch of fewer Part 1 blocks stays on the CPU: a launch's fixed cost
+  // (a few ms) is more than the CPU takes for a few hundred blocks.
+  size_t min_device_blocks = 256;
+  // A launch's device memory grows with its blocks (a working state of about
+  // 40 KB and an output slot each): at most this many go to the device in a
+  // batch, the rest to the CPU (an 8K RGB tile of 64x64 blocks, 23040, fits).
+  size_t max_blocks_per_launch = 32768;
+  // The samples of an image the coder will see, when the caller knows (a
+  // command's first input): the start-up then allocates the device's share
+  // of host and device buffers in the background. 0: at the first launch.
+  uint64_t expected_samples = 0;
 };
 
 class BlockEncoder {
@@ -112,6 +147,9 @@ class BlockEncoder {
   virtual std::string name() const = 0;
   // A device coder's times so far; zeros for a CPU coder.
   virtual DeviceCodingTimes device_times() const { return {}; }
+  // A device coder whose device could not be started says why here (its
+  // batches are then coded on the CPU, with the same bytes); OK otherwise.
+  virtual Status device_status() const { return Status::Ok(); }
 
   // Codes blocks[i] into out[i] for every i (out.size() == blocks.size()).
   // Returns the first failure in block order: only parameters out of range
@@ -144,12 +182,18 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
-// The Part 1 coder on the GPU (entropy/cuda/device_block_encoder.h): each
-// batch of Part 1 blocks in one launch, byte for byte encode_code_block's
-// output; HT batches on the CPU's HT coder. Its device memory is allocated
+// The Part 1 coder on the GPU and the CPU together
+// (entropy/hybrid_block_encoder.h over entropy/cuda/device_block_encoder.h):
+// each batch of Part 1 blocks split between one launch and the pool, byte
+// for byte encode_code_block's output; HT batches on the CPU's HT coder.
+// The device starts on a background thread now; its memory is allocated
 // once and reused by every call, so a caller coding many images makes one.
-// An error when this build has no CUDA or there is no device, saying which.
-Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder();
+// An error when this build has no CUDA; a device that fails to start leaves
+// every batch to the CPU and says why in device_status().
+Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCoderOptions& options = {});
+// OK when this build can make a device coder; else the error
+// make_device_block_encoder gives. Starts nothing.
+Status device_block_encoder_built();
 
 // The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.

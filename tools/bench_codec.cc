@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"
+#include "tools/device_placement.h"
 
 namespace mallat::tools {
 namespace {
@@ -33,9 +35,11 @@ const char kUsage[] =
     "coding), rate allocation, Tier-2, write; for decode read, Tier-2, Tier-1 + dequantisation,\n"
     "inverse DWT, inverse colour transform and output, write. Each figure is the median over\n"
     "--runs rounds (default 5) after --warmup rounds (default 1) of its time summed over the\n"
-    "files. The encode options are mallat encode's (-threads, --device, -I, -r, ...); decode\n"
-    "uses the same -threads and --device. A device backend's uploads and downloads are part of\n"
-    "its DWT time. Intermediate files go to a temporary folder that is removed afterwards.\n";
+    "files. The encode options are mallat encode's (-threads, --device, -I, -r, ...), and\n"
+    "--device runs what the commands run there (Tier-1 encoding on the GPU and CPU together);\n"
+    "decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both on that device\n"
+    "instead of the CPU (a device backend's uploads and downloads are part of its DWT time).\n"
+    "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -98,6 +102,8 @@ const std::vector<Line>& device_lines() {
       {"upload", [](const Round& r) { return r.device.upload_ms; }},
       {"Tier-1 kernel", [](const Round& r) { return r.device.kernel_ms; }},
       {"download", [](const Round& r) { return r.device.download_ms; }},
+      {"CPU blocks meanwhile (wall)", [](const Round& r) { return r.device.cpu_ms; }},
+      {"CPU waiting for the device", [](const Round& r) { return r.device.wait_ms; }},
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.device.finish_ms; }},
   };
   return lines;
@@ -121,7 +127,10 @@ void report(const char* what, const std::vector<Line>& lines, const std::vector<
 
 void report_device(const std::vector<Round>& rounds) {
   const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
-  std::printf("  of quantisation + Tier-1, Tier-1 on the device:\n");
+  std::printf("  of quantisation + Tier-1, Tier-1 on the device and the CPU (%.0f blocks on the device, %.0f on "
+              "the CPU a round):\n",
+              median_of(rounds, [](const Round& r) { return double(r.device.device_blocks); }),
+              median_of(rounds, [](const Round& r) { return double(r.device.cpu_blocks); }));
   for (const Line& line : device_lines()) {
     const double ms = median_of(rounds, line.of);
     std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
@@ -139,6 +148,7 @@ fs::path decoded_name(const fs::path& dir, size_t i, const fs::path& input) {
 struct Bench {
   std::vector<fs::path> files;
   int runs = 5, warmup = 1;
+  std::optional<dwt::BackendKind> dwt_device;  // --dwt-device: where the DWT runs, whatever --device
   codec::EncodeOptions encode;
   codec::DecodeOptions decode;
   fs::path dir;
@@ -164,7 +174,9 @@ struct Bench {
     const entropy::DeviceCodingTimes after = device_times();
     r.device = {after.prepare_ms - before.prepare_ms, after.upload_ms - before.upload_ms,
                 after.kernel_ms - before.kernel_ms, after.download_ms - before.download_ms,
-                after.finish_ms - before.finish_ms};
+                after.finish_ms - before.finish_ms, after.device_blocks - before.device_blocks,
+                after.cpu_blocks - before.cpu_blocks, after.cpu_ms - before.cpu_ms,
+                after.wait_ms - before.wait_ms};
     return Status::Ok();
   }
 
@@ -242,6 +254,12 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const bool has_value = i + 1 < args.size();
+    if (a == "--dwt-device") {
+      if (!has_value) return invalid_argument("option " + a + " needs a value");
+      MALLAT_ASSIGN_OR_RETURN(const dwt::BackendKind kind, dwt::parse_backend_kind(args[++i]));
+      bench.dwt_device = kind;
+      continue;
+    }
     if (a == "--runs" || a == "--warmup") {
       if (!has_value) return invalid_argument("option " + a + " needs a value");
       MALLAT_RETURN_IF_ERROR(a == "--runs" ? parse_count(a, args[++i], 1, &bench.runs)
@@ -259,6 +277,13 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   }
   if (bench.files.empty()) return invalid_argument("no image files given");
   MALLAT_ASSIGN_OR_RETURN(bench.encode, parse_encode_codec_options(encode_args));
+  // --device as the commands place it (device_placement.h), the DWT where
+  // --dwt-device says; the device coder's start is waited for in the
+  // warm-up round.
+  entropy::DeviceCoderOptions coder;
+  coder.wait_for_device = true;
+  MALLAT_RETURN_IF_ERROR(place_encode_device(bench.encode, coder));
+  if (bench.dwt_device) bench.encode.dwt_backend = *bench.dwt_device;
   // One backend for every call of the benchmark, made before the clock runs.
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
                           dwt::make_backend(bench.encode.dwt_backend, bench.encode.threads));

@@ -16,6 +16,7 @@
 #include "tools/batch.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
+#include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
 #include "tools/option_values.h"
@@ -65,10 +66,13 @@ const char kTranscodeIntro[] =
     "picks the container: .jp2, .jph (JP2 boxes, 'jph ' brand), .j2k, .j2c or .jhc (codestream).\n";
 
 constexpr std::string_view kDeviceHelp =
-    "where the wavelet transform and, when encoding, Part 1 Tier-1 (EBCOT) run: cpu (default: faster for a "
-    "single file, as CUDA takes about 0.35 s to start), cuda, or auto (cuda when the build has it and a device "
-    "is present); encoded files and 5/3 decodes are identical, 9/7 decodes within 1. A batch starts the device once "
-    "for all its files";
+    "cpu (default), cuda, or auto (cuda when the build has it). With cuda, encode codes Part 1 Tier-1 (EBCOT) "
+    "blocks on the GPU and the CPU threads at once; the DWT, HT blocks and everything else run on the CPU. CUDA "
+    "starts in the background while the input is read, and blocks coded before it is up go to the CPU; a batch "
+    "starts it once. Its start-up still slows the CPU stages by about 0.1 s, so a single file of less than about "
+    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode runs on the CPU whatever the "
+    "device (the GPU has only the inverse DWT to offer, which loses to the CPU's with its copies). The files are "
+    "identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // What encode's options fill in.
 struct EncodeSettings {
@@ -78,6 +82,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
+  double device_share = -1;  // --device-share; < 0: the coder's default, adapted
 };
 
 // What decode's options fill in.
@@ -329,6 +334,18 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
+      {{"--device-share"}, "F",
+       "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
+       "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
+       "with CUDA started all the same. The file is the same whatever F",
+       "0.6",
+       [](EncodeSettings& s, const std::string& v) {
+         std::vector<double> one;
+         if (!parse_doubles(v, &one) || one.size() != 1 || !(one[0] >= 0 && one[0] <= 1))
+           return invalid_argument("--device-share must be a number from 0 to 1, got '" + v + "'");
+         s.device_share = one[0];
+         return Status::Ok();
+       }},
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -632,13 +649,28 @@ int encode_main(const Args& given) {
   }
   codec::EncodeOptions& opt = s.codec;
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
+  // The device starts now, while the input is read (device_placement.h).
+  const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
+  entropy::DeviceCoderOptions device;
+  if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
+  if (s.device_share >= 0) {
+    device.device_share = s.device_share;
+    device.adapt = false;
+  }
+  // One file too small to gain what CUDA's start-up costs the CPU stages
+  // runs on the CPU alone (device_placement.h); --device-share asks for the
+  // device whatever the size.
+  const bool start = is_batch(s.batch) || s.device_share >= 0 || device_pays_for_one_file(device.expected_samples);
+  if (Status placed = place_encode_device(opt, device, start); !placed.ok()) return fail("encode", placed.message());
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
-    return run_one("encode", file, encode_steps(s, opt), s.quiet);
+    const int status = run_one("encode", file, encode_steps(s, opt), s.quiet);
+    note_device_fallback("encode", opt, asked_cuda, s.quiet);
+    return status;
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
   if (!plan.ok()) return usage_error(plan.status().message());
@@ -651,7 +683,9 @@ int encode_main(const Args& given) {
   Result<std::shared_ptr<entropy::BlockEncoder>> coder = codec::block_encoder_for(opt, *opt.dwt_instance);
   if (!coder.ok()) return fail("encode", coder.status().message());
   opt.block_encoder_instance = std::move(*coder);
-  return run_batch("encode", *plan, encode_steps(s, opt), s.quiet);
+  const int status = run_batch("encode", *plan, encode_steps(s, opt), s.quiet);
+  note_device_fallback("encode", opt, asked_cuda, s.quiet);
+  return status;
 }
 
 int decode_main(const Args& args) {
@@ -664,6 +698,7 @@ int decode_main(const Args& args) {
     return 0;
   }
   s.output.threads = s.codec.threads;
+  place_decode_device(s.codec);
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);

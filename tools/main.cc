@@ -1,10 +1,13 @@
 // mallat: the command line. One binary, one subcommand per job.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "entropy/hybrid_block_encoder.h"
 #include "tools/commands.h"
+#include "tools/device_placement.h"
 
 namespace {
 
@@ -58,7 +61,15 @@ int main(int argc, char** argv) {
   // The decoder refuses streams whose headers need more than --max-memory
   // before allocating; this is the last line for what slips past that.
   try {
-    return run(argc, argv);
+    const int status = run(argc, argv);
+    // A device coder (encode --device cuda) is neither torn down nor, if
+    // still starting, waited for: every file is written and closed by now,
+    // so leave at once (tools/device_placement.h).
+    if (mallat::tools::device_coder_started() || mallat::entropy::device_starts_in_flight() > 0) {
+      std::fflush(nullptr);
+      std::_Exit(status);
+    }
+    return status;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mallat %s: out of memory\n", argc > 1 ? argv[1] : "");
     return 1;

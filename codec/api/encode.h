@@ -99,9 +99,10 @@ struct EncodeOptions {
   std::shared_ptr<dwt::Backend> dwt_instance;
   // Tier-1 follows the DWT: where the DWT runs on CUDA (dwt_backend kCuda,
   // kAuto that found a device, or a CUDA dwt_instance) Part 1 code-blocks
-  // are coded on the device too (entropy::make_device_block_encoder; HT
-  // blocks stay on the CPU), each tile's blocks in one launch, with the same
-  // bytes as the CPU coder. A coder made once and reused by many calls, as
+  // are coded on the device and the CPU together (the hybrid coder of
+  // entropy::make_device_block_encoder; HT blocks stay on the CPU), with the
+  // same bytes as the CPU coder. The command line's --device cuda keeps the
+  // DWT on the CPU and sets block_encoder_instance (tools/device_placement.h). A coder made once and reused by many calls, as
   // dwt_instance (a batch allocates its device memory once): when set it
   // codes the Part 1 code-blocks, whatever the DWT. One call at a time.
   std::shared_ptr<entropy::BlockEncoder> block_encoder_instance;

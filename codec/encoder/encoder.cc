@@ -603,7 +603,11 @@ Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOpt
                                                                const dwt::Backend& backend) {
   if (options.block_encoder_instance) return options.block_encoder_instance;
   if (backend.name().rfind("cuda", 0) != 0) return std::shared_ptr<entropy::BlockEncoder>();
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::BlockEncoder> made, entropy::make_device_block_encoder());
+  // The CUDA DWT has started the device already: the call waits for the
+  // coder's start rather than coding its blocks on the CPU alone.
+  entropy::DeviceCoderOptions coder;
+  coder.wait_for_device = true;
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::BlockEncoder> made, entropy::make_device_block_encoder(coder));
   return std::shared_ptr<entropy::BlockEncoder>(std::move(made));
 }
 

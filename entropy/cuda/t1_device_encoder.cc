@@ -59,10 +59,14 @@ struct T1DeviceEncoder::Impl {
     for (void* p : buffer) cudaFree(p);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
-  // Room for at least `bytes` in buffer b (its content is not kept).
+  // Room for at least `bytes` in buffer b (its content is not kept). It
+  // grows by half again at least: the hybrid coder's share of a batch moves
+  // a little from batch to batch, and a cudaFree + cudaMalloc each time cost
+  // more than the launch.
   Status reserve(Buffer b, size_t bytes) {
     bytes = std::max<size_t>(bytes, 1);
     if (bytes <= size[b]) return Status::Ok();
+    bytes = std::max(bytes, size[b] + size[b] / 2);
     cudaFree(buffer[b]);
     buffer[b] = nullptr;
     size[b] = 0;
@@ -93,6 +97,10 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
+  // The host thread that waits for a launch sleeps rather than spins: the
+  // pool's threads code blocks on every core meanwhile (hybrid_block_encoder.h).
+  // Too late once the context exists (the CUDA DWT made it): then it spins.
+  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
   impl->blocks_per_warp = blocks_per_warp;
@@ -100,7 +108,23 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
                                     "cudaDeviceGetAttribute"));
   MALLAT_RETURN_IF_ERROR(
       check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+}
+
+Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
+  Impl& d = *impl_;
+  const size_t n = jobs;
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
+  if (d.memory == T1StateMemory::kGlobal) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
+  }
+  return Status::Ok();
 }
 
 Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
@@ -122,15 +146,7 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
 
   Impl& d = *impl_;
   const size_t n = jobs.size();
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients.size() * sizeof(int32_t)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
-  if (d.memory == T1StateMemory::kGlobal) {
-    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
-  }
+  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients.size(), slot_capacity));
   cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
                                                     cudaMemcpyHostToDevice, s),

@@ -58,6 +58,10 @@ class T1DeviceEncoder {
   // Copies a batch to the device (device memory grows as needed and is
   // reused): the jobs, their coefficients (each job's at its offset), and
   // output slots of `slot_capacity` bytes (a block needs its length + 2).
+  // Allocates now the device memory a batch of `jobs` blocks with
+  // `coefficients` in all and slots of `slot_capacity` bytes needs, so that
+  // its upload does not (a start-up on a background thread calls it).
+  Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
   Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);
   // Encodes the uploaded batch in one launch and waits for it.

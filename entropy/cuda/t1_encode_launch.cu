@@ -26,4 +26,14 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   return Status::Ok();
 }
 
+Status load_t1_encode_kernel() {
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : {reinterpret_cast<const void*>(&t1_encode_kernel<true>),
+                             reinterpret_cast<const void*>(&t1_encode_kernel<false>)}) {
+    const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel);
+    if (err != cudaSuccess) return device_error(std::string("loading t1_encode_kernel: ") + cudaGetErrorString(err));
+  }
+  return Status::Ok();
+}
+
 }  // namespace mallat::entropy::cuda

@@ -43,4 +43,8 @@ inline constexpr int kT1EncodeThreads = 32;
 // args.states asks for); reports launch errors.
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
 
+// Loads the kernel's module now (CUDA loads modules lazily, at the first
+// launch), so that a start-up on a background thread pays for it.
+Status load_t1_encode_kernel();
+
 }  // namespace mallat::entropy::cuda

@@ -1,5 +1,6 @@
-// The encoder with Tier-1 on the GPU (EncodeOptions::dwt_backend kCuda, or
-// block_encoder_instance) writes the CPU path's codestream byte for byte:
+// The encoder with Tier-1 on the GPU and the CPU together (the hybrid coder:
+// EncodeOptions::dwt_backend kCuda, or block_encoder_instance, at several
+// device shares) writes the CPU path's codestream byte for byte:
 // lossless, 9/7 at a rate target, several tiles, mode switches, a 16-bit
 // image and an HT image (whose blocks stay on the CPU). Labelled gpu:
 // without a device each test skips and says why.
@@ -14,7 +15,6 @@
 #include "codec/codec.h"
 #include "common/image.h"
 #include "entropy/block_coder.h"
-#include "entropy/cuda/device_block_encoder.h"
 
 namespace mallat::codec {
 namespace {
@@ -86,6 +86,19 @@ std::vector<Case> cases() {
   return all;
 }
 
+// A hybrid coder that puts `share` of every batch on the device, however
+// small the batch, and waits for the device's start.
+std::shared_ptr<entropy::BlockEncoder> forced(double share, size_t max_blocks = 32768) {
+  entropy::DeviceCoderOptions o;
+  o.device_share = share;
+  o.adapt = false;
+  o.wait_for_device = true;
+  o.min_device_blocks = 0;
+  o.max_blocks_per_launch = max_blocks;
+  auto made = entropy::make_device_block_encoder(o);
+  return made.ok() ? std::shared_ptr<entropy::BlockEncoder>(std::move(made).value()) : nullptr;
+}
+
 TEST(EncodeCuda, DeviceTier1WritesTheCpuPathsBytes) {
   SKIP_WITHOUT_DEVICE();
   for (const Case& c : cases()) {
@@ -99,6 +112,22 @@ TEST(EncodeCuda, DeviceTier1WritesTheCpuPathsBytes) {
     EXPECT_GT(want->size(), 100u) << c.name;
     EXPECT_TRUE(*want == *got) << c.name << ": " << want->size() << " bytes on the CPU, " << got->size()
                                << " with --device cuda";
+    // The hybrid coder at fixed shares (all on the device, half, a tenth),
+    // with the CUDA DWT and the CPU's.
+    for (double share : {1.0, 0.5, 0.1}) {
+      for (dwt::BackendKind dwt : {dwt::BackendKind::kCuda, dwt::BackendKind::kCpu}) {
+        EncodeOptions hybrid = c.options;
+        hybrid.dwt_backend = dwt;
+        hybrid.block_encoder_instance = forced(share);
+        ASSERT_NE(hybrid.block_encoder_instance, nullptr);
+        const auto split = encode(c.image, hybrid);
+        ASSERT_TRUE(split.ok()) << c.name << ": " << split.status().message();
+        EXPECT_TRUE(*want == *split) << c.name << ", device share " << share;
+        if (!c.options.style.ht) {
+          EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u) << c.name;
+        }
+      }
+    }
   }
 }
 
@@ -128,13 +157,12 @@ TEST(EncodeCuda, TheDeviceCoderIsChosenWithTheCudaDwtAndSharedByCalls) {
   }
 }
 
-TEST(EncodeCuda, ATileInSeveralLaunchesGivesTheSameBytes) {
+TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
   SKIP_WITHOUT_DEVICE();
-  // 7 blocks a launch: every tile of the cases in several parts, the last
-  // one short, with the encoder's per-block quantisation at the right block.
-  auto made = entropy::cuda::make_t1_device_block_encoder(7);
-  ASSERT_TRUE(made.ok()) << made.status().message();
-  const std::shared_ptr<entropy::BlockEncoder> coder = std::move(*made);
+  // 7 blocks a launch: every tile's first 7 on the device, the rest on the
+  // CPU, with the encoder's per-block quantisation at the right block.
+  const std::shared_ptr<entropy::BlockEncoder> coder = forced(1.0, 7);
+  ASSERT_NE(coder, nullptr);
   for (const Case& c : cases()) {
     EncodeOptions parts = c.options;
     parts.block_encoder_instance = coder;
@@ -143,7 +171,8 @@ TEST(EncodeCuda, ATileInSeveralLaunchesGivesTheSameBytes) {
     ASSERT_TRUE(want.ok() && got.ok()) << c.name;
     EXPECT_TRUE(*want == *got) << c.name;
   }
-  EXPECT_FALSE(entropy::cuda::make_t1_device_block_encoder(0).ok());
+  EXPECT_GT(coder->device_times().device_blocks, 0u);
+  EXPECT_GT(coder->device_times().cpu_blocks, 0u);
 }
 
 }  // namespace

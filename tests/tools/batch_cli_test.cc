@@ -193,6 +193,54 @@ TEST(BatchCli, DeviceNamesTheDwtChoice) {
   fs::remove_all(dir);
 }
 
+// --device cuda (tools/device_placement.h): Tier-1 on the GPU and the CPU
+// with the CPU's DWT, the device started in the background; a file done
+// before it is up is coded on the CPU and the process does not wait for it.
+// Without CUDA in the build it is an error; with CUDA and no device, a note.
+// Whatever ran where, the files are --device cpu's, one file or a batch.
+TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
+  const fs::path dir = testing::make_temp_dir("batch-cuda");
+  fs::create_directories(dir / "in");
+  write_generated(dir / "in" / "a.ppm", 96, 64, 3, 5);
+  write_generated(dir / "in" / "b.ppm", 200, 120, 3, 6);
+  std::string out;
+  const std::string in = " -i " + (dir / "in" / "a.ppm").string() + kOptions;
+  ASSERT_EQ(run("encode" + in + " -o " + (dir / "cpu.j2k").string() + " --device cpu", &out, dir), 0) << out;
+  EXPECT_EQ(run("encode" + in + " -o " + (dir / "x.j2k").string() + " --device cuda --device-share 1.5", &out, dir), 2);
+  EXPECT_NE(out.find("--device-share must be a number from 0 to 1, got '1.5'"), std::string::npos) << out;
+  const int status = run("encode" + in + " -o " + (dir / "cuda.j2k").string() + " --device cuda", &out, dir);
+  if (status == 1) {
+    EXPECT_NE(out.find("--device cuda: Tier-1 on the GPU: this build has no CUDA"), std::string::npos) << out;
+    EXPECT_FALSE(fs::exists(dir / "cuda.j2k"));
+    fs::remove_all(dir);
+    return;
+  }
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_TRUE(out.empty() || out.find("note: Tier-1 ran on the CPU (same output): ") != std::string::npos) << out;
+  EXPECT_EQ(bytes_of(dir / "cpu.j2k"), bytes_of(dir / "cuda.j2k"));
+  ASSERT_EQ(run("decode -i " + (dir / "cuda.j2k").string() + " -o " + (dir / "cuda.ppm").string() + " --device cuda",
+                &out, dir),
+            0)
+      << out;
+  ASSERT_EQ(run("decode -i " + (dir / "cuda.j2k").string() + " -o " + (dir / "cpu.ppm").string(), &out, dir), 0)
+      << out;
+  EXPECT_EQ(bytes_of(dir / "cuda.ppm"), bytes_of(dir / "cpu.ppm"));
+  const std::string batch = " -i " + (dir / "in").string() + kOptions + " -OutFor j2k -quiet";
+  ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-cpu").string() + " --device cpu", &out, dir), 0) << out;
+  ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-cuda").string() + " --device cuda", &out, dir), 0) << out;
+  for (const char* name : {"a.j2k", "b.j2k"})
+    EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-cuda" / name)) << name;
+  for (const char* share : {"0", "1"}) {
+    ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-share").string() + " --device cuda --device-share " + share,
+                  &out, dir),
+              0)
+        << out;
+    for (const char* name : {"a.j2k", "b.j2k"})
+      EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-share" / name)) << name << " share " << share;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(BatchCli, BenchCodecPrintsEveryStage) {
   const fs::path dir = testing::make_temp_dir("bench-codec");
   write_generated(dir / "a.ppm", 96, 64, 3, 6);

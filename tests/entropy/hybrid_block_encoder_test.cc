@@ -1,0 +1,344 @@
+// The hybrid Tier-1 coder (entropy/hybrid_block_encoder.h) without a GPU:
+// its device is the host running the shared encoder over the gathered jobs,
+// as the kernel does. Whatever the split, a batch gives encode_code_block's
+// bytes, the caller's per-block work runs once per block, a device that is
+// not up yet, fails to start or fails to run is handled as documented, and
+// the share follows the measured rates. Then whole files through
+// codec::encode: the same bytes as the CPU path.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <future>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "codec/codec.h"
+#include "common/image.h"
+#include "common/thread_pool.h"
+#include "entropy/block_coder.h"
+#include "entropy/hybrid_block_encoder.h"
+#include "entropy/t1.h"
+#include "entropy/t1_device_batch.h"
+#include "entropy/t1_shared_encoder.h"
+#include "tests/entropy/t1_shared_cases.h"
+
+namespace mallat::entropy::testing {
+namespace {
+
+// What a test wants of its host "device".
+struct HostDeviceScript {
+  std::chrono::milliseconds run_delay{0};
+  bool fail_run = false;
+  std::atomic<int> runs{0};
+  size_t reserved_coefficients = 0, reserved_blocks = 0;  // what the start-up reserved
+};
+
+// The shared encoder over the gathered jobs on the host, into slots as the
+// device fills them, finished as the CUDA device finishes them.
+class HostT1Device final : public T1Device {
+ public:
+  explicit HostT1Device(std::shared_ptr<HostDeviceScript> script) : script_(std::move(script)) {}
+  std::string name() const override { return "host"; }
+
+  Status prepare(std::span<const BlockToEncode> blocks) override {
+    blocks_ = blocks;
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
+    buffer_.assign(layout_.coefficients, 0);
+    return Status::Ok();
+  }
+  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
+
+  Status run(DeviceCodingTimes& times) override {
+    script_->runs.fetch_add(1);
+    std::this_thread::sleep_for(script_->run_delay);
+    if (script_->fail_run) return device_error("the host device was told to fail");
+    const auto start = std::chrono::steady_clock::now();
+    const size_t n = layout_.jobs.size(), capacity = layout_.slot_capacity;
+    results_.assign(n, {});
+    passes_.assign(n * kMaxCodingPasses, {});
+    slots_.assign(n * capacity, 0);
+    auto state = std::make_unique<T1FixedState>();
+    for (size_t j = 0; j < n; ++j) {
+      const T1DeviceJob& job = layout_.jobs[j];
+      const SharedT1Block block{buffer_.data() + job.coefficient_offset, job.width, job.height, job.width,
+                                static_cast<BandOrientation>(job.orientation), job.num_bitplanes,
+                                CodeBlockStyle::from_byte(job.style), job.fraction_bits};
+      results_[j] = encode_code_block_shared(
+          block, *state, {slots_.data() + j * capacity, static_cast<uint32_t>(capacity),
+                          passes_.data() + j * kMaxCodingPasses});
+    }
+    times.kernel_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return Status::Ok();
+  }
+
+  Status reserve(size_t coefficients, size_t blocks) override {
+    script_->reserved_coefficients = coefficients;
+    script_->reserved_blocks = blocks;
+    buffer_.reserve(coefficients);
+    return Status::Ok();
+  }
+
+  Result<EncodedCodeBlock> finish(size_t k) override {
+    return finish_device_block(blocks_[k], results_[k], passes_.data() + k * kMaxCodingPasses,
+                               slots_.data() + k * layout_.slot_capacity, layout_.slot_capacity);
+  }
+
+ private:
+  std::shared_ptr<HostDeviceScript> script_;
+  std::span<const BlockToEncode> blocks_;
+  T1DeviceBatchLayout layout_;
+  std::vector<int32_t> buffer_;
+  std::vector<SharedT1Result> results_;
+  std::vector<CodingPass> passes_;
+  std::vector<uint8_t> slots_;
+};
+
+T1DeviceStart host_start(std::shared_ptr<HostDeviceScript> script) {
+  return [script]() -> Result<std::unique_ptr<T1Device>> { return std::unique_ptr<T1Device>(new HostT1Device(script)); };
+}
+
+DeviceCoderOptions options_with(double share, bool wait = true) {
+  DeviceCoderOptions o;
+  o.device_share = share;
+  o.wait_for_device = wait;
+  o.min_device_blocks = 0;
+  o.adapt = false;
+  return o;
+}
+
+struct Batch {
+  std::vector<SharedCase> cases;
+  std::vector<BlockToEncode> blocks;
+};
+
+Batch some_blocks() {
+  Batch b;
+  std::vector<SharedCase> all = shared_cases();
+  for (size_t i = 0; i < all.size(); i += 7) b.cases.push_back(all[i]);
+  for (const SharedCase& c : b.cases) {
+    BlockToEncode block;
+    block.coefficients = {c.samples.data(), c.width, c.height, c.width};
+    block.orientation = c.orientation;
+    block.num_bitplanes = c.num_bitplanes;
+    block.style = c.style;
+    block.fraction_bits = c.fraction_bits;
+    b.blocks.push_back(block);
+  }
+  return b;
+}
+
+void expect_cpu_bytes(const Batch& b, const std::vector<EncodedCodeBlock>& got) {
+  for (size_t k = 0; k < b.blocks.size(); ++k) {
+    const BlockToEncode& x = b.blocks[k];
+    auto want = encode_code_block(x.coefficients, x.orientation, x.num_bitplanes, x.style, x.fraction_bits);
+    ASSERT_TRUE(want.ok());
+    EXPECT_TRUE(same_encoding(*want, got[k])) << "block " << k << ": " << b.cases[k].name();
+  }
+}
+
+TEST(HybridBlockEncoder, EverySplitGivesTheCpuCodersBytes) {
+  const Batch b = some_blocks();
+  ASSERT_GT(b.blocks.size(), 100u);
+  ThreadPool pool(3);
+  for (double share : {0.0, 0.1, 0.5, 0.9, 1.0}) {
+    auto script = std::make_shared<HostDeviceScript>();
+    auto coder = make_hybrid_block_encoder(host_start(script), options_with(share));
+    std::vector<EncodedCodeBlock> out(b.blocks.size());
+    ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok()) << share;
+    expect_cpu_bytes(b, out);
+    const DeviceCodingTimes t = coder->device_times();
+    EXPECT_EQ(t.device_blocks + t.cpu_blocks, b.blocks.size()) << share;
+    EXPECT_EQ(t.device_blocks > 0, share > 0) << share;
+    EXPECT_EQ(t.cpu_blocks > 0, share < 1) << share;
+    EXPECT_EQ(script->runs.load(), share > 0 ? 1 : 0) << share;
+    EXPECT_EQ(coder->name(), "ebcot on host + CPU");
+  }
+}
+
+TEST(HybridBlockEncoder, TheCallersWorkRunsOncePerBlockBeforeItIsCoded) {
+  Batch b = some_blocks();
+  // The per-block work writes the coefficients, as the encoder's
+  // quantisation does: the coders must see what it wrote.
+  std::vector<std::vector<int32_t>> written(b.blocks.size());
+  std::vector<BlockToEncode> blocks = b.blocks;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    written[k].assign(b.cases[k].samples.size(), 0);
+    blocks[k].coefficients.data = written[k].data();
+  }
+  std::vector<std::atomic<int>> each(blocks.size());
+  std::vector<std::atomic<int>> items(5);
+  BatchWork work;
+  work.each = [&](size_t k) {
+    each[k].fetch_add(1);
+    std::copy(b.cases[k].samples.begin(), b.cases[k].samples.end(), written[k].begin());
+  };
+  work.items = 5;
+  work.item = [&](int64_t i) { items[static_cast<size_t>(i)].fetch_add(1); };
+  ThreadPool pool(4);
+  auto coder = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), options_with(0.6));
+  std::vector<EncodedCodeBlock> out(blocks.size());
+  ASSERT_TRUE(coder->encode(blocks, out, pool, work).ok());
+  for (auto& e : each) EXPECT_EQ(e.load(), 1);
+  for (auto& i : items) EXPECT_EQ(i.load(), 1);
+  expect_cpu_bytes(b, out);
+}
+
+TEST(HybridBlockEncoder, BatchesBeforeTheDeviceIsUpGoToTheCpu) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto script = std::make_shared<HostDeviceScript>();
+  T1DeviceStart slow = [released, script]() -> Result<std::unique_ptr<T1Device>> {
+    released.wait();
+    return std::unique_ptr<T1Device>(new HostT1Device(script));
+  };
+  auto coder = make_hybrid_block_encoder(slow, options_with(0.5, /*wait=*/false));
+  EXPECT_GE(device_starts_in_flight(), 1);
+  EXPECT_EQ(coder->name(), "ebcot on the CPU until the device has started");
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(coder->device_times().device_blocks, 0u);
+  EXPECT_EQ(script->runs.load(), 0);
+  release.set_value();
+  for (int i = 0; i < 500 && device_starts_in_flight() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(device_starts_in_flight(), 0);
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_GT(coder->device_times().device_blocks, 0u);
+  EXPECT_EQ(script->runs.load(), 1);
+}
+
+TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  T1DeviceStart none = []() -> Result<std::unique_ptr<T1Device>> { return device_error("no CUDA device: test"); };
+  auto coder = make_hybrid_block_encoder(none, options_with(0.5));
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(coder->device_status().message(), "no CUDA device: test");
+  EXPECT_EQ(coder->name(), "ebcot on the CPU (the device did not start: no CUDA device: test)");
+}
+
+TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
+  auto script = std::make_shared<HostDeviceScript>();
+  DeviceCoderOptions o = options_with(0.5);
+  o.expected_samples = 1'000'000;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());  // waits for the start-up
+  EXPECT_EQ(script->reserved_coefficients, 750'000u);    // the share with half again for its moves
+  EXPECT_EQ(script->reserved_blocks, 750'000u / 2048 + 1);
+  auto none = std::make_shared<HostDeviceScript>();
+  auto plain = make_hybrid_block_encoder(host_start(none), options_with(0.5));
+  ASSERT_TRUE(plain->encode(b.blocks, out, pool).ok());
+  EXPECT_EQ(none->reserved_coefficients, 0u);
+}
+
+TEST(HybridBlockEncoder, ADeviceThatFailsToRunIsAnError) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  auto script = std::make_shared<HostDeviceScript>();
+  script->fail_run = true;
+  auto coder = make_hybrid_block_encoder(host_start(script), options_with(0.5));
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  const Status s = coder->encode(b.blocks, out, pool);
+  EXPECT_EQ(s.message(), "Tier-1 on the device: the host device was told to fail");
+}
+
+TEST(HybridBlockEncoder, SmallBatchesAndLaunchLimitsAreKept) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  DeviceCoderOptions o = options_with(1.0);
+  o.min_device_blocks = b.blocks.size() + 1;
+  auto small = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), o);
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(small->encode(b.blocks, out, pool).ok());
+  EXPECT_EQ(small->device_times().device_blocks, 0u);
+  o.min_device_blocks = 0;
+  o.max_blocks_per_launch = 7;
+  auto limited = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), o);
+  ASSERT_TRUE(limited->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(limited->device_times().device_blocks, 7u);
+}
+
+TEST(HybridBlockEncoder, TheShareFollowsTheMeasuredRates) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  // A device far slower than the CPU: each batch gives it fewer blocks.
+  auto script = std::make_shared<HostDeviceScript>();
+  script->run_delay = std::chrono::milliseconds(300);
+  DeviceCoderOptions o = options_with(0.8);
+  o.adapt = true;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  uint64_t before = 0, last = b.blocks.size();
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+    const uint64_t now = coder->device_times().device_blocks - before;
+    before = coder->device_times().device_blocks;
+    EXPECT_LT(now, last) << "round " << round;
+    last = now;
+  }
+  expect_cpu_bytes(b, out);
+}
+
+}  // namespace
+}  // namespace mallat::entropy::testing
+
+namespace mallat::codec {
+namespace {
+
+// A photo-like image: smooth, textured and noisy, so blocks code many passes.
+Image textured(int64_t w, int64_t h, int n) {
+  Image image = make_image(w, h, n, 8, false).value();
+  uint32_t noise = 12345;
+  for (int c = 0; c < n; ++c)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) {
+        noise = noise * 1664525u + 1013904223u;
+        const double v = 128 + 80 * std::sin((x + 9 * c) / 19.0) * std::cos(y / 13.0) + ((x / 8 + y / 8) % 2 ? 20 : 0) +
+                         static_cast<double>(noise >> 28);
+        image.components[c].samples[y * w + x] = static_cast<int32_t>(std::clamp(v, 0.0, 255.0));
+      }
+  return image;
+}
+
+TEST(HybridEncode, FilesAreTheCpuPathsWhateverTheSplit) {
+  const Image image = textured(300, 220, 3);
+  for (bool lossless : {true, false}) {
+    EncodeOptions cpu;
+    cpu.threads = 3;
+    if (!lossless) {
+      cpu.reversible = false;
+      cpu.rate_kind = EncodeOptions::RateKind::kRatio;
+      cpu.rate_values = {40, 10};
+    }
+    const auto want = encode(image, cpu);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    for (double share : {0.3, 1.0}) {
+      entropy::DeviceCoderOptions o;
+      o.device_share = share;
+      o.wait_for_device = true;
+      o.min_device_blocks = 0;
+      auto script = std::make_shared<entropy::testing::HostDeviceScript>();
+      EncodeOptions hybrid = cpu;
+      hybrid.block_encoder_instance = entropy::make_hybrid_block_encoder(entropy::testing::host_start(script), o);
+      const auto got = encode(image, hybrid);
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_TRUE(*want == *got) << "lossless " << lossless << " share " << share;
+      EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mallat::codec

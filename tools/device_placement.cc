@@ -1,0 +1,56 @@
+#include "tools/device_placement.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <vector>
+
+namespace mallat::tools {
+namespace {
+
+// Never destroyed (device_coder_started).
+std::vector<std::shared_ptr<entropy::BlockEncoder>>& started_coders() {
+  static auto* coders = new std::vector<std::shared_ptr<entropy::BlockEncoder>>;
+  return *coders;
+}
+
+}  // namespace
+
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder, bool start) {
+  const dwt::BackendKind asked = opt.dwt_backend;
+  opt.dwt_backend = dwt::BackendKind::kCpu;
+  if (asked == dwt::BackendKind::kCpu || opt.block_encoder_instance) return Status::Ok();
+  if (!start) {
+    const Status built = entropy::device_block_encoder_built();
+    return asked == dwt::BackendKind::kCuda ? built.with_context("--device cuda") : Status::Ok();
+  }
+  Result<std::unique_ptr<entropy::BlockEncoder>> made = entropy::make_device_block_encoder(coder);
+  if (!made.ok()) return asked == dwt::BackendKind::kCuda ? made.status().with_context("--device cuda") : Status::Ok();
+  opt.block_encoder_instance = std::move(made).value();
+  started_coders().push_back(opt.block_encoder_instance);
+  return Status::Ok();
+}
+
+uint64_t expected_samples_hint(const std::string& first_input) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(first_input, ec)) return 0;
+  const uintmax_t bytes = std::filesystem::file_size(first_input, ec);
+  return ec ? 0 : static_cast<uint64_t>(bytes);
+}
+
+bool device_pays_for_one_file(uint64_t expected_samples) { return expected_samples >= (uint64_t{1} << 27); }
+
+bool device_coder_started() { return !started_coders().empty(); }
+
+void place_decode_device(codec::DecodeOptions& opt) { opt.dwt_backend = dwt::BackendKind::kCpu; }
+
+void note_device_fallback(const char* command, const codec::EncodeOptions& opt, bool asked_cuda, bool quiet) {
+  if (!asked_cuda || quiet || !opt.block_encoder_instance) return;
+  const Status device = opt.block_encoder_instance->device_status();
+  if (device.ok()) return;
+  std::fprintf(stderr, "mallat %s: note: Tier-1 ran on the CPU (same output): %s\n", command,
+               device.message().c_str());
+}
+
+}  // namespace mallat::tools

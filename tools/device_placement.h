@@ -1,0 +1,68 @@
+// What `--device` runs where (README, "What --device cuda runs where"). The
+// choice rests on measurements on an H200 machine (entropy/cuda/NOTES.md):
+// - encode: Part 1 Tier-1 on the device and the CPU's threads together (the
+//   hybrid coder, entropy/hybrid_block_encoder.h), the DWT on the CPU: the
+//   CUDA DWT's planes go up and come back, which costs more than the
+//   transform on 16 cores. CUDA starts on a background thread as soon as
+//   the options are read, so reading the input and the CPU stages hide it;
+//   blocks coded before it is up are coded on the CPU.
+// - decode: everything on the CPU. The device has only the inverse DWT to
+//   offer, which lost to the CPU's with its copies even with CUDA's start-up
+//   paid once for a batch.
+// The library's own dwt_backend still puts the DWT on the device for
+// whoever asks (the tests, `mallat bench codec --dwt-device cuda`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "codec/api/decode.h"
+#include "codec/api/encode.h"
+#include "entropy/block_coder.h"
+
+namespace mallat::tools {
+
+// Applies encode's --device (opt.dwt_backend as parsed): for cuda or auto
+// starts the device coder (opt.block_encoder_instance) and sets the DWT to
+// the CPU. cuda in a build without CUDA is an error; auto then stays on the
+// CPU. `coder.expected_samples` may be a guess from the first input's size.
+// With `start` false (one small file, device_pays_for_one_file) nothing is
+// started and the DWT goes to the CPU; cuda without CUDA in the build is the
+// same error.
+Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {},
+                           bool start = true);
+
+// The first input's size in bytes when it is a file (about its samples for
+// 8-bit PNM and raw, more for 16-bit, less for PNG), else 0: the hint
+// DeviceCoderOptions::expected_samples takes.
+uint64_t expected_samples_hint(const std::string& first_input);
+
+// Whether one file of about `expected_samples` samples (expected_samples_hint)
+// gains from the device. CUDA's start-up on its background thread slows the
+// CPU stages of the same process by about 0.1 s even when no block goes to
+// the device (H200 machine, 16 threads, `--device-share 0` against `--device
+// cpu`: +92 ms for the 3840x2048 mosaic, +112 ms for it stacked 4 times);
+// the device's share of Tier-1 pays for that only on large images (stacked 4
+// times, 94 M samples: 1.15 s against 0.88 s on the CPU; 8 times, 189 M:
+// 1.51 s against 1.66 s; entropy/cuda/NOTES.md). So one file of fewer than
+// 128 M samples is coded on the CPU alone, CUDA never started. 0 (unknown)
+// is taken as small.
+bool device_pays_for_one_file(uint64_t expected_samples);
+
+// Whether this process started a device coder. place_encode_device keeps
+// each alive to the end of the process, and tools/main.cc then leaves with
+// std::_Exit once every file is written and closed: tearing CUDA down (the
+// pinned memory unlocked, the context destroyed) costs a single-file
+// process tens of ms for nothing, and a start-up still running must not be
+// waited for nor torn down under its thread.
+bool device_coder_started();
+
+// Applies decode's --device: the DWT on the CPU whatever was asked.
+void place_decode_device(codec::DecodeOptions& opt);
+
+// After an encode with --device cuda whose device did not start: a note
+// that Tier-1 ran on the CPU and why (the files are the same). Nothing
+// otherwise.
+void note_device_fallback(const char* command, const codec::EncodeOptions& opt, bool asked_cuda, bool quiet);
+
+}  // namespace mallat::tools
