@@ -9,8 +9,8 @@
 
 #include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_fast_readers.h"
+#include "entropy/ht_magsgn_quad.h"
 #include "entropy/ht_passes.h"
-#include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
 
 namespace mallat::entropy::ht {
@@ -61,7 +61,63 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
   vlc.advance(1 + a.suffix_length);
 }
 
-// The decoder, inlined into one function per instruction set.
+// Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
+// row leaves for the next: significance (contexts) and bottom exponents
+// (kappa), with a zero border on each side.
+struct RowState {
+  std::vector<uint32_t> codes;  // per quad: the VLC table entry | u_q << 16
+  std::vector<uint8_t> rho_above, rho_row, e_above, e_row;
+  std::vector<int32_t> spare_row;  // the bottom samples of a last, half quad row
+  void reset(int64_t quads_wide, int64_t width) {
+    codes.resize(static_cast<size_t>(quads_wide));
+    rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
+    rho_row.assign(rho_above.size(), 0);
+    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
+    e_row.assign(e_above.size(), 0);
+    spare_row.resize(static_cast<size_t>(width + 1));
+  }
+};
+
+// The VLC pass of one quad row: each quad's codeword (after a MEL event in
+// context 0) and each pair's UVLC, in the stream order of Annex C.3.
+[[gnu::always_inline]] inline void decode_vlc_row(fast::BackwardReader& vlc, fast::MelDecoder& mel, bool initial,
+                                                  int64_t quads_wide, RowState& rows) {
+  const VlcDecodeTables& tables = vlc_decode_tables();
+  const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
+  uint8_t* rho = rows.rho_row.data() + 1;  // rho[-1] is the left border
+  const uint8_t* above = rows.rho_above.data() + 1;
+  uint32_t* codes = rows.codes.data();
+  for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+    const int quads = qx + 1 < quads_wide ? 2 : 1;
+    uint16_t entry[2] = {0, 0};
+    for (int j = 0; j < quads; ++j) {
+      const int64_t q = qx + j;
+      const int c_q = initial ? initial_row_context(rho[q - 1])
+                              : other_row_context(rho[q - 1], above[q - 1], above[q], above[q + 1]);
+      // In context 0 a MEL event says whether the quad is significant at
+      // all; only then does it have a codeword.
+      if (c_q != 0 || mel.decode()) {
+        entry[j] = table[c_q << 7 | (vlc.look() & 0x7F)];
+        vlc.advance(decoded_length(entry[j]));
+      }
+      rho[q] = static_cast<uint8_t>(decoded_rho(entry[j]));
+    }
+    int u[2] = {0, 0};
+    const bool off0 = decoded_u_off(entry[0]) != 0, off1 = decoded_u_off(entry[1]) != 0;
+    if (initial && off0 && off1) {
+      read_initial_uvlc_pair(vlc, mel, u);
+    } else if (off0 || off1) {
+      read_uvlc_pair(vlc, off0, off1, u);
+    }
+    for (int j = 0; j < quads; ++j) codes[qx + j] = entry[j] | static_cast<uint32_t>(u[j]) << 16;
+  }
+}
+
+// The decoder, inlined into one function per instruction set: per quad
+// row, the VLC pass (significance, exponent bounds), then the MagSgn pass
+// (Annex C.3's order within each stream is kept: the streams are apart).
+// kVector: quads that allow it reconstructed four samples at once.
+template <bool kVector>
 [[gnu::always_inline]] inline bool decode(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
   CleanupLayout layout;
@@ -75,94 +131,71 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
   fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count, layout.vlc_above_8f);
 
-  const VlcDecodeTables& tables = vlc_decode_tables();
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
-  thread_local QuadRows rows;
-  rows.reset(quads_wide);
+  const int64_t whole_quads = width / 2;  // quads with both columns
+  thread_local RowState rows;
+  rows.reset(quads_wide, width);
   const uint64_t mu_limit = (uint64_t{1} << planes_above) - 1;  // magnitudes at p are below 2^K
   const int max_bound = planes_above + 1;
 
-  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
-    const bool initial = rows.initial();
-    const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
+  for (int64_t y = 0; y < height; y += 2) {
+    const bool initial = y == 0;
+    decode_vlc_row(vlc, mel, initial, quads_wide, rows);
     int32_t* top = out.row(y);
-    int32_t* bottom = y + 1 < height ? out.row(y + 1) : nullptr;
-    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-      const bool pair = qx + 1 < quads_wide;
-      uint16_t entry[2] = {0, 0};
-      for (int j = 0; j < 1 + (pair ? 1 : 0); ++j) {
-        const int64_t q = qx + j;
-        const int c_q = rows.context(q);
-        // In context 0 a MEL event says whether the quad is significant
-        // at all; only then does it have a codeword.
-        if (c_q != 0 || mel.decode()) {
-          entry[j] = table[c_q << 7 | (vlc.look() & 0x7F)];
-          vlc.advance(decoded_length(entry[j]));
-        }
-        rows.set_rho(q, decoded_rho(entry[j]));
+    int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
+    const uint32_t* codes = rows.codes.data();
+    const uint8_t* e_above = rows.e_above.data();
+    uint8_t* e_row = rows.e_row.data();
+    for (int64_t q = 0; q < quads_wide; ++q) {
+      const uint32_t code = codes[q];
+      const int rho = decoded_rho(static_cast<uint16_t>(code));
+      // kappa_q: 1, or with two or more significant samples the largest
+      // exponent above the quad's and its neighbours' columns less 1 (the
+      // initial row's exponents above are the zero border).
+      const uint8_t* a = e_above + 2 * q;
+      const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
+      const int kappa = (rho & (rho - 1)) == 0 ? 1 : from_above;
+      const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
+      if (bound > max_bound) {
+        clear(out);
+        return false;
       }
-      int u[2] = {0, 0};
-      const bool off0 = decoded_u_off(entry[0]) != 0, off1 = decoded_u_off(entry[1]) != 0;
-      if (initial && off0 && off1) {
-        read_initial_uvlc_pair(vlc, mel, u);
-      } else if (off0 || off1) {
-        read_uvlc_pair(vlc, off0, off1, u);
+      // e_k and e_1 of a valid codeword are within rho; masked so that a
+      // corrupt one reads no bits for an insignificant sample.
+      const int e_k = decoded_e_k(static_cast<uint16_t>(code)) & rho;
+      const int e_1 = decoded_e_1(static_cast<uint16_t>(code)) & rho;
+      QuadValues v;
+      const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
+      if (kVector && bound < planes_above && total <= 56) {
+        v = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p);
+      } else {
+        v = quad_values(ms, rho, bound, e_k, e_1, p, mu_limit);
       }
-
-      for (int j = 0; j < 1 + (pair ? 1 : 0); ++j) {
-        const int64_t q = qx + j;
-        const int64_t x = 2 * q;
-        const int rho = decoded_rho(entry[j]);
-        const int bound = u[j] + rows.kappa(q, rho);  // U_q
-        if (bound > max_bound) {
-          clear(out);
-          return false;
-        }
-        // Without branches on rho's bits (they do not predict): an
-        // insignificant sample reads no bits and comes out 0.
-        const int e_k = decoded_e_k(entry[j]), e_1 = decoded_e_1(entry[j]);
-        // Sample n's value, and its exponent in e (scalars, not arrays:
-        // a store of 4 bytes read back as 8 stalls).
-        auto sample = [&](int n, int& e) -> int32_t {
-          const int significant = rho >> n & 1;
-          const int m = significant ? bound - (e_k >> n & 1) : 0;
-          // v = 2 (mu - 1) + sign: m bits from MagSgn, and the bit above
-          // them known from e_1 where the exponent is U_q.
-          ms.ensure(m);
-          const uint64_t v = low_bits(ms.bits(), m) | static_cast<uint64_t>(e_1 >> n & 1) << m;
-          ms.advance(m);
-          e = significant * std::bit_width(v | 1);
-          const uint64_t mu = std::min((v >> 1) + 1, mu_limit);
-          const auto magnitude = static_cast<int32_t>(mu << p);
-          return significant ? ((v & 1) ? -magnitude : magnitude) : 0;
-        };
-        int e_top = 0, e_bottom_left = 0, e_bottom_right = 0;
-        const int32_t top_left = sample(0, e_top);
-        const int32_t bottom_left = sample(1, e_bottom_left);
-        const int32_t top_right = sample(2, e_top);
-        const int32_t bottom_right = sample(3, e_bottom_right);
-        top[x] = top_left;
-        if (bottom) bottom[x] = bottom_left;
-        if (x + 1 < width) {
-          top[x + 1] = top_right;
-          if (bottom) bottom[x + 1] = bottom_right;
-        }
-        rows.set(q, rho, e_bottom_left, e_bottom_right);
+      const int64_t x = 2 * q;
+      top[x] = v.value[0];
+      bottom[x] = v.value[1];
+      if (q < whole_quads) {
+        top[x + 1] = v.value[2];
+        bottom[x + 1] = v.value[3];
       }
+      e_row[x + 1] = static_cast<uint8_t>(v.e_bottom_left);
+      e_row[x + 2] = static_cast<uint8_t>(v.e_bottom_right);
     }
+    std::swap(rows.rho_above, rows.rho_row);
+    std::swap(rows.e_above, rows.e_row);
   }
   return true;
 }
 
 bool decode_generic(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out) {
-  return decode(segment, p, planes_above, out);
+  return decode<false>(segment, p, planes_above, out);
 }
 
 #if MALLAT_HT_BMI2
-[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
-                                                         int planes_above, PlaneView<int32_t> out) {
-  return decode(segment, p, planes_above, out);
+[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
+                                                              int planes_above, PlaneView<int32_t> out) {
+  return decode<true>(segment, p, planes_above, out);
 }
 #endif
 
