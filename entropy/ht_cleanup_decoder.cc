@@ -165,14 +165,16 @@ template <bool kVector>
       // corrupt one reads no bits for an insignificant sample.
       const int e_k = decoded_e_k(static_cast<uint16_t>(code)) & rho;
       const int e_1 = decoded_e_1(static_cast<uint16_t>(code)) & rho;
-      QuadValues v;
       const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
-      if (kVector && bound < planes_above && total <= 56) {
-        v = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p);
-      } else {
-        v = quad_values(ms, rho, bound, e_k, e_1, p, mu_limit);
-      }
       const int64_t x = 2 * q;
+      if (kVector && bound < planes_above && total <= 56) {
+        const BottomExponents e = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p, top + x, bottom + x,
+                                                        q < whole_quads);
+        e_row[x + 1] = static_cast<uint8_t>(e.left);
+        e_row[x + 2] = static_cast<uint8_t>(e.right);
+        continue;
+      }
+      const QuadValues v = quad_values(ms, rho, bound, e_k, e_1, p, mu_limit);
       top[x] = v.value[0];
       bottom[x] = v.value[1];
       if (q < whole_quads) {

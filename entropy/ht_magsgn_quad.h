@@ -75,7 +75,6 @@ namespace vec {
 
 using U32x4 = uint32_t __attribute__((vector_size(16)));
 using U64x4 = uint64_t __attribute__((vector_size(32)));
-using I32x4 = int32_t __attribute__((vector_size(16)));
 
 // Per 4-bit pattern x, lane n: bit n of x, and the count of x's bits below n.
 struct PatternTables {
@@ -103,10 +102,16 @@ inline U32x4 load(const uint32_t (&lanes)[4]) {
 }  // namespace vec
 
 // A quad whose magnitudes cannot reach the clamp (U_q < K, so mu <= 2^(K-1))
-// and whose bits fit one refill (sum of m_n <= 56): the four samples at once.
-// e_k and e_1 must be subsets of rho.
-[[gnu::always_inline]] inline QuadValues quad_values_unclamped(fast::ForwardReader& ms, int rho, int bound, int e_k,
-                                                               int e_1, int total, int p) {
+// and whose bits fit one refill (sum of m_n <= 56): the four samples at once,
+// written to top[0..1] and bottom[0..1] (`whole`: the quad has its right
+// column; else top[0] and bottom[0] only). Returns the bottom samples'
+// exponents as QuadValues does. e_k and e_1 must be subsets of rho.
+struct BottomExponents {
+  int left, right;
+};
+[[gnu::always_inline]] inline BottomExponents quad_values_unclamped(fast::ForwardReader& ms, int rho, int bound,
+                                                                    int e_k, int e_1, int total, int p,
+                                                                    int32_t* top, int32_t* bottom, bool whole) {
   using namespace vec;
   const U32x4 bound4 = U32x4{} + static_cast<uint32_t>(bound);
   const U32x4 m32 = bound4 * load(kPatterns.bit[rho]) - load(kPatterns.bit[e_k]);
@@ -123,12 +128,20 @@ inline U32x4 load(const uint32_t (&lanes)[4]) {
   const U64x4 mu = (v >> 1) + __builtin_convertvector(load(kPatterns.bit[rho]), U64x4);
   const U64x4 magnitude = mu << p;
   const U64x4 sign = v & one;
-  const I32x4 value = __builtin_convertvector((magnitude ^ (U64x4{} - sign)) + sign, I32x4);
-  QuadValues q;
-  std::memcpy(q.value, &value, sizeof q.value);
-  q.e_bottom_left = (rho >> 1 & 1) * std::bit_width(v[1] | 1);
-  q.e_bottom_right = (rho >> 3 & 1) * std::bit_width(v[3] | 1);
-  return q;
+  // The low halves (the int32 values) in row order: top left, top right,
+  // bottom left, bottom right.
+  using U32x8 = uint32_t __attribute__((vector_size(32)));
+  const auto lanes = reinterpret_cast<U32x8>((magnitude ^ (U64x4{} - sign)) + sign);
+  const U32x4 rows = __builtin_shufflevector(lanes, lanes, 0, 4, 2, 6);
+  if (whole) {
+    std::memcpy(top, &rows, 8);
+    std::memcpy(bottom, reinterpret_cast<const char*>(&rows) + 8, 8);
+  } else {
+    top[0] = static_cast<int32_t>(rows[0]);
+    bottom[0] = static_cast<int32_t>(rows[2]);
+  }
+  return {(rho >> 1 & 1) * static_cast<int>(std::bit_width(v[1] | 1)),
+          (rho >> 3 & 1) * static_cast<int>(std::bit_width(v[3] | 1))};
 }
 
 }  // namespace mallat::entropy::ht
