@@ -67,49 +67,65 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
 struct RowState {
   std::vector<uint32_t> codes;  // per quad: the VLC table entry | u_q << 16
   std::vector<uint8_t> rho_above, rho_row, e_above, e_row;
-  std::vector<int32_t> spare_row;  // the bottom samples of a last, half quad row
+  std::vector<uint8_t> context_above;  // per quad, c_q's bits 0 and 2 (from the row above)
+  std::vector<int32_t> spare_row;      // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
     codes.resize(static_cast<size_t>(quads_wide));
     rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
     rho_row.assign(rho_above.size(), 0);
     e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
     e_row.assign(e_above.size(), 0);
+    context_above.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
   }
 };
 
 // The VLC pass of one quad row: each quad's codeword (after a MEL event in
 // context 0) and each pair's UVLC, in the stream order of Annex C.3.
-[[gnu::always_inline]] inline void decode_vlc_row(fast::BackwardReader& vlc, fast::MelDecoder& mel, bool initial,
+template <bool kInitial>
+[[gnu::always_inline]] inline void decode_vlc_row(fast::BackwardReader& vlc, fast::MelDecoder& mel,
                                                   int64_t quads_wide, RowState& rows) {
   const VlcDecodeTables& tables = vlc_decode_tables();
-  const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
+  const uint16_t* table = kInitial ? tables.initial_row.data() : tables.other_rows.data();
   uint8_t* rho = rows.rho_row.data() + 1;  // rho[-1] is the left border
-  const uint8_t* above = rows.rho_above.data() + 1;
-  uint32_t* codes = rows.codes.data();
-  for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-    const int quads = qx + 1 < quads_wide ? 2 : 1;
-    uint16_t entry[2] = {0, 0};
-    for (int j = 0; j < quads; ++j) {
-      const int64_t q = qx + j;
-      const int c_q = initial ? initial_row_context(rho[q - 1])
-                              : other_row_context(rho[q - 1], above[q - 1], above[q], above[q + 1]);
-      // In context 0 a MEL event says whether the quad is significant at
-      // all; only then does it have a codeword.
-      if (c_q != 0 || mel.decode()) {
-        entry[j] = table[c_q << 7 | (vlc.look() & 0x7F)];
-        vlc.advance(decoded_length(entry[j]));
-      }
-      rho[q] = static_cast<uint8_t>(decoded_rho(entry[j]));
+  uint8_t* context_above = rows.context_above.data();
+  if (!kInitial) {
+    // The part of other_row_context that the row above gives, for the whole
+    // row at once (no serial dependence: the compiler vectorises it).
+    const uint8_t* above = rows.rho_above.data() + 1;
+    for (int64_t q = 0; q < quads_wide; ++q) {
+      context_above[q] = static_cast<uint8_t>(other_row_context(0, above[q - 1], above[q], above[q + 1]));
     }
+  }
+  uint32_t* codes = rows.codes.data();
+  int rho_left = 0;
+  // Quad q's codeword entry (0: insignificant after a MEL event).
+  auto codeword = [&](int64_t q) -> uint16_t {
+    const int c_q = kInitial ? initial_row_context(rho_left) : (context_above[q] | other_row_context(rho_left, 0, 0, 0));
+    uint16_t entry = 0;
+    // In context 0 a MEL event says whether the quad is significant at
+    // all; only then does it have a codeword.
+    if (c_q != 0 || mel.decode()) {
+      entry = table[c_q << 7 | (vlc.look() & 0x7F)];
+      vlc.advance(decoded_length(entry));
+    }
+    rho_left = decoded_rho(entry);
+    rho[q] = static_cast<uint8_t>(rho_left);
+    return entry;
+  };
+  for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+    const bool pair = qx + 1 < quads_wide;
+    const uint16_t entry0 = codeword(qx);
+    const uint16_t entry1 = pair ? codeword(qx + 1) : 0;
     int u[2] = {0, 0};
-    const bool off0 = decoded_u_off(entry[0]) != 0, off1 = decoded_u_off(entry[1]) != 0;
-    if (initial && off0 && off1) {
+    const bool off0 = decoded_u_off(entry0) != 0, off1 = decoded_u_off(entry1) != 0;
+    if (kInitial && off0 && off1) {
       read_initial_uvlc_pair(vlc, mel, u);
     } else if (off0 || off1) {
       read_uvlc_pair(vlc, off0, off1, u);
     }
-    for (int j = 0; j < quads; ++j) codes[qx + j] = entry[j] | static_cast<uint32_t>(u[j]) << 16;
+    codes[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
+    if (pair) codes[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
   }
 }
 
@@ -141,7 +157,11 @@ template <bool kVector>
 
   for (int64_t y = 0; y < height; y += 2) {
     const bool initial = y == 0;
-    decode_vlc_row(vlc, mel, initial, quads_wide, rows);
+    if (initial) {
+      decode_vlc_row<true>(vlc, mel, quads_wide, rows);
+    } else {
+      decode_vlc_row<false>(vlc, mel, quads_wide, rows);
+    }
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
     const uint32_t* codes = rows.codes.data();

@@ -148,9 +148,21 @@ inline Quad measure(const int32_t s[4], int shift) {
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
         const int e_k = encoded_e_k(entry);
-        for (int n = 0; n < 4; ++n) {
-          // An insignificant sample puts no bits.
-          ms.put(quad.v[n], quad.rho >> n & 1 ? bound - (e_k >> n & 1) : 0);
+        // An insignificant sample puts no bits; the quad's bits in one put
+        // where they fit in one.
+        const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
+        const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
+        const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
+        const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
+        if (m0 + m1 + m2 + m3 <= 32) {
+          const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
+                                low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
+          ms.put(bits, m0 + m1 + m2 + m3);
+        } else {
+          ms.put(quad.v[0], m0);
+          ms.put(quad.v[1], m1);
+          ms.put(quad.v[2], m2);
+          ms.put(quad.v[3], m3);
         }
         rows.set(q, quad.rho, quad.e[1], quad.e[3]);
       }
