@@ -89,14 +89,7 @@ template <bool kInitial>
   const uint16_t* table = kInitial ? tables.initial_row.data() : tables.other_rows.data();
   uint8_t* rho = rows.rho_row.data() + 1;  // rho[-1] is the left border
   uint8_t* context_above = rows.context_above.data();
-  if (!kInitial) {
-    // The part of other_row_context that the row above gives, for the whole
-    // row at once (no serial dependence: the compiler vectorises it).
-    const uint8_t* above = rows.rho_above.data() + 1;
-    for (int64_t q = 0; q < quads_wide; ++q) {
-      context_above[q] = static_cast<uint8_t>(other_row_context(0, above[q - 1], above[q], above[q + 1]));
-    }
-  }
+  if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above);
   uint32_t* codes = rows.codes.data();
   int rho_left = 0;
   // Quad q's codeword entry (0: insignificant after a MEL event).

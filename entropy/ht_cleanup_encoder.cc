@@ -12,7 +12,6 @@
 #include "entropy/ht_cleanup_encoding.h"
 #include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_passes.h"
-#include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
 
 namespace mallat::entropy::ht {
@@ -106,6 +105,22 @@ inline Quad measure(const int32_t s[4], int shift) {
   return q;
 }
 
+// Per quad row: the row's quads measured first, then coded; what a row
+// leaves for the next (significance for contexts, bottom exponents for
+// kappa) with a zero border on each side.
+struct EncoderRows {
+  std::vector<Quad> quads;
+  std::vector<uint8_t> rho_above, rho_row, e_above, e_row, context_above;
+  void reset(int64_t quads_wide) {
+    quads.resize(static_cast<size_t>(quads_wide));
+    rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
+    rho_row.assign(rho_above.size(), 0);
+    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
+    e_row.assign(e_above.size(), 0);
+    context_above.resize(static_cast<size_t>(quads_wide));
+  }
+};
+
 // The encoder, inlined into one function per instruction set.
 [[gnu::always_inline]] inline void encode(PlaneView<const int32_t> coefficients, int shift,
                                           std::vector<uint8_t>& segment) {
@@ -119,24 +134,41 @@ inline Quad measure(const int32_t s[4], int shift) {
 
   const int64_t width = coefficients.width, height = coefficients.height;
   const int64_t quads_wide = (width + 1) / 2;
-  thread_local QuadRows rows;
+  thread_local EncoderRows rows;
   rows.reset(quads_wide);
-  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
-    const bool initial = rows.initial();
+  for (int64_t y = 0; y < height; y += 2) {
+    const bool initial = y == 0;
     const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
     const int32_t* top = coefficients.row(y);
     const int32_t* bottom = y + 1 < height ? coefficients.row(y + 1) : nullptr;
+    Quad* quads = rows.quads.data();
+    uint8_t* rho_row = rows.rho_row.data() + 1;  // rho_row[-1] is the left border
+    const uint8_t* e_above = rows.e_above.data();
+    uint8_t* e_row = rows.e_row.data();
+    // The row's quads, measured (no dependence between them).
+    for (int64_t q = 0; q < quads_wide; ++q) {
+      const int64_t x = 2 * q;
+      const bool right = x + 1 < width;
+      const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
+                            right && bottom ? bottom[x + 1] : 0};
+      quads[q] = measure(s, shift);
+      rho_row[q] = static_cast<uint8_t>(quads[q].rho);
+      e_row[x + 1] = static_cast<uint8_t>(quads[q].e[1]);
+      e_row[x + 2] = static_cast<uint8_t>(quads[q].e[3]);
+    }
+    if (!initial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, rows.context_above.data());
     for (int64_t qx = 0; qx < quads_wide; qx += 2) {
       int u[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int64_t q = qx + j;
-        const int64_t x = 2 * q;
-        const bool right = x + 1 < width;
-        const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
-                              right && bottom ? bottom[x + 1] : 0};
-        const Quad quad = measure(s, shift);
-        const int c_q = rows.context(q);
-        const int kappa = rows.kappa(q, quad.rho);
+        const Quad& quad = quads[q];
+        const int c_q = initial ? initial_row_context(rho_row[q - 1])
+                                : rows.context_above[static_cast<size_t>(q)] | other_row_context(rho_row[q - 1], 0, 0, 0);
+        // kappa_q: 1, or with two or more significant samples the largest
+        // exponent above the quad's and its neighbours' columns less 1.
+        const uint8_t* a = e_above + 2 * q;
+        const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
+        const int kappa = (quad.rho & (quad.rho - 1)) == 0 ? 1 : from_above;
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
         // Written out rather than looped: GCC 12 with the sanitizers warns
@@ -164,10 +196,11 @@ inline Quad measure(const int32_t s[4], int shift) {
           ms.put(quad.v[2], m2);
           ms.put(quad.v[3], m3);
         }
-        rows.set(q, quad.rho, quad.e[1], quad.e[3]);
       }
       put_uvlc(vlc, mel, initial, u);
     }
+    std::swap(rows.rho_above, rows.rho_row);
+    std::swap(rows.e_above, rows.e_row);
   }
 
   ms.finish_with_ones();
