@@ -11,6 +11,7 @@
 #include "entropy/ht_fast_readers.h"
 #include "entropy/ht_magsgn_quad.h"
 #include "entropy/ht_passes.h"
+#include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
 
 namespace mallat::entropy::ht {
@@ -64,18 +65,12 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
 // row leaves for the next: significance (contexts) and bottom exponents
 // (kappa), with a zero border on each side.
-struct RowState {
-  std::vector<uint32_t> codes;  // per quad: the VLC table entry | u_q << 16
-  std::vector<uint8_t> rho_above, rho_row, e_above, e_row;
-  std::vector<uint8_t> context_above;  // per quad, c_q's bits 0 and 2 (from the row above)
-  std::vector<int32_t> spare_row;      // the bottom samples of a last, half quad row
+struct RowState : QuadRowArrays {
+  std::vector<uint32_t> codes;     // per quad: the VLC table entry | u_q << 16
+  std::vector<int32_t> spare_row;  // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
+    QuadRowArrays::reset(quads_wide);
     codes.resize(static_cast<size_t>(quads_wide));
-    rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
-    rho_row.assign(rho_above.size(), 0);
-    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
-    e_row.assign(e_above.size(), 0);
-    context_above.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
   }
 };
@@ -158,17 +153,11 @@ template <bool kVector>
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
     const uint32_t* codes = rows.codes.data();
-    const uint8_t* e_above = rows.e_above.data();
     uint8_t* e_row = rows.e_row.data();
     for (int64_t q = 0; q < quads_wide; ++q) {
       const uint32_t code = codes[q];
       const int rho = decoded_rho(static_cast<uint16_t>(code));
-      // kappa_q: 1, or with two or more significant samples the largest
-      // exponent above the quad's and its neighbours' columns less 1 (the
-      // initial row's exponents above are the zero border).
-      const uint8_t* a = e_above + 2 * q;
-      const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
-      const int kappa = (rho & (rho - 1)) == 0 ? 1 : from_above;
+      const int kappa = rows.kappa(q, rho);
       const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
       if (bound > max_bound) {
         clear(out);
@@ -197,8 +186,7 @@ template <bool kVector>
       e_row[x + 1] = static_cast<uint8_t>(v.e_bottom_left);
       e_row[x + 2] = static_cast<uint8_t>(v.e_bottom_right);
     }
-    std::swap(rows.rho_above, rows.rho_row);
-    std::swap(rows.e_above, rows.e_row);
+    rows.next_row();
   }
   return true;
 }

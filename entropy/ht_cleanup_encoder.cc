@@ -12,6 +12,7 @@
 #include "entropy/ht_cleanup_encoding.h"
 #include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_passes.h"
+#include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
 
 namespace mallat::entropy::ht {
@@ -108,16 +109,11 @@ inline Quad measure(const int32_t s[4], int shift) {
 // Per quad row: the row's quads measured first, then coded; what a row
 // leaves for the next (significance for contexts, bottom exponents for
 // kappa) with a zero border on each side.
-struct EncoderRows {
+struct EncoderRows : QuadRowArrays {
   std::vector<Quad> quads;
-  std::vector<uint8_t> rho_above, rho_row, e_above, e_row, context_above;
   void reset(int64_t quads_wide) {
+    QuadRowArrays::reset(quads_wide);
     quads.resize(static_cast<size_t>(quads_wide));
-    rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
-    rho_row.assign(rho_above.size(), 0);
-    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
-    e_row.assign(e_above.size(), 0);
-    context_above.resize(static_cast<size_t>(quads_wide));
   }
 };
 
@@ -143,7 +139,6 @@ struct EncoderRows {
     const int32_t* bottom = y + 1 < height ? coefficients.row(y + 1) : nullptr;
     Quad* quads = rows.quads.data();
     uint8_t* rho_row = rows.rho_row.data() + 1;  // rho_row[-1] is the left border
-    const uint8_t* e_above = rows.e_above.data();
     uint8_t* e_row = rows.e_row.data();
     // The row's quads, measured (no dependence between them).
     for (int64_t q = 0; q < quads_wide; ++q) {
@@ -164,11 +159,7 @@ struct EncoderRows {
         const Quad& quad = quads[q];
         const int c_q = initial ? initial_row_context(rho_row[q - 1])
                                 : rows.context_above[static_cast<size_t>(q)] | other_row_context(rho_row[q - 1], 0, 0, 0);
-        // kappa_q: 1, or with two or more significant samples the largest
-        // exponent above the quad's and its neighbours' columns less 1.
-        const uint8_t* a = e_above + 2 * q;
-        const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
-        const int kappa = (quad.rho & (quad.rho - 1)) == 0 ? 1 : from_above;
+        const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
         // Written out rather than looped: GCC 12 with the sanitizers warns
@@ -199,8 +190,7 @@ struct EncoderRows {
       }
       put_uvlc(vlc, mel, initial, u);
     }
-    std::swap(rows.rho_above, rows.rho_row);
-    std::swap(rows.e_above, rows.e_row);
+    rows.next_row();
   }
 
   ms.finish_with_ones();
