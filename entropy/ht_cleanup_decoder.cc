@@ -163,13 +163,13 @@ template <bool kVector>
         clear(out);
         return false;
       }
-      // e_k and e_1 of a valid codeword are within rho; masked so that a
-      // corrupt one reads no bits for an insignificant sample.
-      const int e_k = decoded_e_k(static_cast<uint16_t>(code)) & rho;
-      const int e_1 = decoded_e_1(static_cast<uint16_t>(code)) & rho;
+      // Every codeword's e_1 is within its e_k, and e_k within its rho (the
+      // decoding table holds codewords only; 0 elsewhere).
+      const int e_k = decoded_e_k(static_cast<uint16_t>(code));
+      const int e_1 = decoded_e_1(static_cast<uint16_t>(code));
       const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
       const int64_t x = 2 * q;
-      if (kVector && bound < planes_above && total <= 56) {
+      if (kVector && bound <= planes_above && total <= 56) {
         const BottomExponents e = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p, top + x, bottom + x,
                                                         q < whole_quads);
         e_row[x + 1] = static_cast<uint8_t>(e.left);

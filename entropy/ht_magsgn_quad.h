@@ -101,11 +101,13 @@ inline U32x4 load(const uint32_t (&lanes)[4]) {
 
 }  // namespace vec
 
-// A quad whose magnitudes cannot reach the clamp (U_q < K, so mu <= 2^(K-1))
-// and whose bits fit one refill (sum of m_n <= 56): the four samples at once,
-// written to top[0..1] and bottom[0..1] (`whole`: the quad has its right
-// column; else top[0] and bottom[0] only). Returns the bottom samples'
-// exponents as QuadValues does. e_k and e_1 must be subsets of rho.
+// A quad whose magnitudes cannot reach the clamp and whose bits fit one
+// refill (sum of m_n <= 56): the four samples at once, written to top[0..1]
+// and bottom[0..1] (`whole`: the quad has its right column; else top[0] and
+// bottom[0] only). Returns the bottom samples'
+// exponents as QuadValues does. With e_1 within e_k within rho (as in every
+// codeword of Annex C's tables) v < 2^U_q, so mu <= 2^(U_q - 1): U_q <= K
+// keeps it below the clamp 2^K.
 struct BottomExponents {
   int left, right;
 };
