@@ -106,6 +106,39 @@ inline Quad measure(const int32_t s[4], int shift) {
   return q;
 }
 
+// measure() of a quad with both rows and both columns (top[0..1],
+// bottom[0..1]) in vector lanes (GCC/Clang vector extensions): the
+// exponent E = bit width of 2 mu - 1 = bit width of mu - 1, plus 1, read
+// from the exponent field of mu - 1 as a double (exact: below 2^31).
+inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) {
+  using I32x4 = int32_t __attribute__((vector_size(16)));
+  using U32x4 = uint32_t __attribute__((vector_size(16)));
+  using I64x4 = int64_t __attribute__((vector_size(32)));
+  using U64x4 = uint64_t __attribute__((vector_size(32)));
+  using F64x4 = double __attribute__((vector_size(32)));
+  // rho's order: top left, bottom left, top right, bottom right.
+  const I32x4 s = {top[0], bottom[0], top[1], bottom[1]};
+  const I32x4 negative = s < 0;  // -1 or 0 per lane
+  const auto magnitude = __builtin_bit_cast(U32x4, (s ^ negative) - negative);
+  const U32x4 mu = magnitude >> shift;
+  const auto significant = __builtin_bit_cast(U32x4, mu != 0);
+  const U32x4 below = mu - 1;  // mu - 1 (all ones where insignificant: masked below)
+  const auto as_double = __builtin_convertvector(__builtin_bit_cast(I32x4, below), F64x4);
+  const I64x4 exponent = __builtin_bit_cast(I64x4, (__builtin_bit_cast(U64x4, as_double) >> 52) & 0x7FF) - 1022;
+  const I64x4 width = (exponent > 0 ? exponent : I64x4{}) + 1;  // bit width of mu - 1 (0 for 0), plus 1
+  const U32x4 e = __builtin_convertvector(width, U32x4) & significant;
+  const U32x4 v = ((below << 1) | (__builtin_bit_cast(U32x4, negative) & 1)) & significant;
+  Quad q;
+  const U32x4 bits = significant & U32x4{1, 2, 4, 8};
+  q.rho = static_cast<int>(bits[0] | bits[1] | bits[2] | bits[3]);
+  q.e_max = static_cast<int>(std::max(std::max(e[0], e[1]), std::max(e[2], e[3])));
+  for (int n = 0; n < 4; ++n) {
+    q.e[n] = static_cast<int>(e[n]);
+    q.v[n] = v[n];
+  }
+  return q;
+}
+
 // Per quad row: the row's quads measured first, then coded; what a row
 // leaves for the next (significance for contexts, bottom exponents for
 // kappa) with a zero border on each side.
@@ -141,12 +174,17 @@ struct EncoderRows : QuadRowArrays {
     uint8_t* rho_row = rows.rho_row.data() + 1;  // rho_row[-1] is the left border
     uint8_t* e_row = rows.e_row.data();
     // The row's quads, measured (no dependence between them).
+    const int64_t whole_quads = bottom ? width / 2 : 0;
     for (int64_t q = 0; q < quads_wide; ++q) {
       const int64_t x = 2 * q;
-      const bool right = x + 1 < width;
-      const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
-                            right && bottom ? bottom[x + 1] : 0};
-      quads[q] = measure(s, shift);
+      if (q < whole_quads) {
+        quads[q] = measure_whole(top + x, bottom + x, shift);
+      } else {
+        const bool right = x + 1 < width;
+        const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
+                              right && bottom ? bottom[x + 1] : 0};
+        quads[q] = measure(s, shift);
+      }
       rho_row[q] = static_cast<uint8_t>(quads[q].rho);
       e_row[x + 1] = static_cast<uint8_t>(quads[q].e[1]);
       e_row[x + 2] = static_cast<uint8_t>(quads[q].e[3]);
