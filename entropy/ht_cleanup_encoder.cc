@@ -8,6 +8,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "entropy/ht_bit_streams.h"
 #include "entropy/ht_cleanup_encoding.h"
 #include "entropy/ht_cleanup_isa.h"
@@ -88,7 +92,7 @@ struct Quad {
   int rho = 0;
   int e_max = 0;
   int e[4];
-  uint64_t v[4];
+  uint32_t v[4];  // below 2^32: magnitudes are below 2^31
 };
 
 // The quad of samples s (0 for those outside the block) at `shift`.
@@ -100,7 +104,7 @@ inline Quad measure(const int32_t s[4], int shift) {
     const bool significant = mu != 0;
     q.rho |= (significant ? 1 : 0) << n;
     q.e[n] = significant ? std::bit_width(2 * mu - 1) : 0;
-    q.v[n] = significant ? 2 * (mu - 1) + (s[n] < 0 ? 1 : 0) : 0;
+    q.v[n] = significant ? static_cast<uint32_t>(2 * (mu - 1) + (s[n] < 0 ? 1 : 0)) : 0;
     q.e_max = std::max(q.e_max, q.e[n]);
   }
   return q;
@@ -129,13 +133,18 @@ inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) 
   const U32x4 e = __builtin_convertvector(width, U32x4) & significant;
   const U32x4 v = ((below << 1) | (__builtin_bit_cast(U32x4, negative) & 1)) & significant;
   Quad q;
+#if defined(__SSE2__)
+  q.rho = _mm_movemask_ps(__builtin_bit_cast(__m128, significant));
+#else
   const U32x4 bits = significant & U32x4{1, 2, 4, 8};
   q.rho = static_cast<int>(bits[0] | bits[1] | bits[2] | bits[3]);
-  q.e_max = static_cast<int>(std::max(std::max(e[0], e[1]), std::max(e[2], e[3])));
-  for (int n = 0; n < 4; ++n) {
-    q.e[n] = static_cast<int>(e[n]);
-    q.v[n] = v[n];
-  }
+#endif
+  const U32x4 pairs = e > __builtin_shufflevector(e, e, 2, 3, 0, 1) ? e : __builtin_shufflevector(e, e, 2, 3, 0, 1);
+  const U32x4 all = pairs > __builtin_shufflevector(pairs, pairs, 1, 0, 3, 2) ? pairs
+                                                                               : __builtin_shufflevector(pairs, pairs, 1, 0, 3, 2);
+  q.e_max = static_cast<int>(all[0]);
+  std::memcpy(q.e, &e, sizeof q.e);
+  std::memcpy(q.v, &v, sizeof q.v);
   return q;
 }
 
