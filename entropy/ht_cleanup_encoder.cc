@@ -139,10 +139,13 @@ inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) 
   const U32x4 bits = significant & U32x4{1, 2, 4, 8};
   q.rho = static_cast<int>(bits[0] | bits[1] | bits[2] | bits[3]);
 #endif
-  const U32x4 pairs = e > __builtin_shufflevector(e, e, 2, 3, 0, 1) ? e : __builtin_shufflevector(e, e, 2, 3, 0, 1);
-  const U32x4 all = pairs > __builtin_shufflevector(pairs, pairs, 1, 0, 3, 2) ? pairs
-                                                                               : __builtin_shufflevector(pairs, pairs, 1, 0, 3, 2);
-  q.e_max = static_cast<int>(all[0]);
+  // The largest exponent: lanes against their swapped halves, then pairs.
+  U32x4 a = e;
+  U32x4 b = __builtin_shufflevector(a, a, 2, 3, 0, 1);
+  a = a > b ? a : b;
+  b = __builtin_shufflevector(a, a, 1, 0, 3, 2);
+  a = a > b ? a : b;
+  q.e_max = static_cast<int>(a[0]);
   std::memcpy(q.e, &e, sizeof q.e);
   std::memcpy(q.v, &v, sizeof q.v);
   return q;
