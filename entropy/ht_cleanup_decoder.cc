@@ -2,7 +2,8 @@
 // same decoding as ht_cleanup_decoder_reference.cc (the tests hold the two
 // to the same samples), with the streams of ht_fast_readers.h, the UVLC
 // prefixes of a quad pair from one small table, and the MagSgn bits of a
-// quad taken from one refill.
+// quad taken from one refill; per quad row a VLC pass and then a MagSgn
+// pass (ht_magsgn_quad.h: four samples at once).
 #include <algorithm>
 #include <bit>
 #include <vector>

@@ -1,8 +1,9 @@
 // The HT cleanup pass, encoder side (15444-15 Annex C), the fast way: the
 // same bytes as ht_cleanup_encoder_reference.cc (the tests hold the two to
 // it), with a quad's samples measured without branches on their
-// significance (it does not predict) and MagSgn written 4 bytes at a time
-// where no byte of them needs a stuffed bit.
+// significance (it does not predict; a whole quad in vector lanes), a
+// row's quads measured before they are coded, and MagSgn written 4 bytes
+// at a time where no byte of them needs a stuffed bit.
 #include <algorithm>
 #include <bit>
 #include <cstring>
