@@ -2,13 +2,15 @@
 // same decoding as ht_cleanup_decoder_reference.cc (the tests hold the two
 // to the same samples), with the streams of ht_fast_readers.h, the UVLC
 // prefixes of a quad pair from one small table, and the MagSgn bits of a
-// quad taken from one refill.
+// quad taken from one refill; per quad row a VLC pass and then a MagSgn
+// pass (ht_magsgn_quad.h: four samples at once).
 #include <algorithm>
 #include <bit>
 #include <vector>
 
 #include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_fast_readers.h"
+#include "entropy/ht_magsgn_quad.h"
 #include "entropy/ht_passes.h"
 #include "entropy/ht_quad_rows.h"
 #include "entropy/ht_vlc_tables.h"
@@ -61,7 +63,66 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
   vlc.advance(1 + a.suffix_length);
 }
 
-// The decoder, inlined into one function per instruction set.
+// Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
+// row leaves for the next: significance (contexts) and bottom exponents
+// (kappa), with a zero border on each side.
+struct RowState : QuadRowArrays {
+  std::vector<uint32_t> codes;     // per quad: the VLC table entry | u_q << 16
+  std::vector<int32_t> spare_row;  // the bottom samples of a last, half quad row
+  void reset(int64_t quads_wide, int64_t width) {
+    QuadRowArrays::reset(quads_wide);
+    codes.resize(static_cast<size_t>(quads_wide));
+    spare_row.resize(static_cast<size_t>(width + 1));
+  }
+};
+
+// The VLC pass of one quad row: each quad's codeword (after a MEL event in
+// context 0) and each pair's UVLC, in the stream order of Annex C.3.
+template <bool kInitial>
+[[gnu::always_inline]] inline void decode_vlc_row(fast::BackwardReader& vlc, fast::MelDecoder& mel,
+                                                  int64_t quads_wide, RowState& rows) {
+  const VlcDecodeTables& tables = vlc_decode_tables();
+  const uint16_t* table = kInitial ? tables.initial_row.data() : tables.other_rows.data();
+  uint8_t* rho = rows.rho_row.data() + 1;  // rho[-1] is the left border
+  uint8_t* context_above = rows.context_above.data();
+  if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above);
+  uint32_t* codes = rows.codes.data();
+  int rho_left = 0;
+  // Quad q's codeword entry (0: insignificant after a MEL event).
+  auto codeword = [&](int64_t q) -> uint16_t {
+    const int c_q = kInitial ? initial_row_context(rho_left) : (context_above[q] | other_row_context(rho_left, 0, 0, 0));
+    uint16_t entry = 0;
+    // In context 0 a MEL event says whether the quad is significant at
+    // all; only then does it have a codeword.
+    if (c_q != 0 || mel.decode()) {
+      entry = table[c_q << 7 | (vlc.look() & 0x7F)];
+      vlc.advance(decoded_length(entry));
+    }
+    rho_left = decoded_rho(entry);
+    rho[q] = static_cast<uint8_t>(rho_left);
+    return entry;
+  };
+  for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+    const bool pair = qx + 1 < quads_wide;
+    const uint16_t entry0 = codeword(qx);
+    const uint16_t entry1 = pair ? codeword(qx + 1) : 0;
+    int u[2] = {0, 0};
+    const bool off0 = decoded_u_off(entry0) != 0, off1 = decoded_u_off(entry1) != 0;
+    if (kInitial && off0 && off1) {
+      read_initial_uvlc_pair(vlc, mel, u);
+    } else if (off0 || off1) {
+      read_uvlc_pair(vlc, off0, off1, u);
+    }
+    codes[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
+    if (pair) codes[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
+  }
+}
+
+// The decoder, inlined into one function per instruction set: per quad
+// row, the VLC pass (significance, exponent bounds), then the MagSgn pass
+// (Annex C.3's order within each stream is kept: the streams are apart).
+// kVector: quads that allow it reconstructed four samples at once.
+template <bool kVector>
 [[gnu::always_inline]] inline bool decode(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
   CleanupLayout layout;
@@ -75,94 +136,70 @@ inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& 
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
   fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count, layout.vlc_above_8f);
 
-  const VlcDecodeTables& tables = vlc_decode_tables();
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
-  thread_local QuadRows rows;
-  rows.reset(quads_wide);
+  const int64_t whole_quads = width / 2;  // quads with both columns
+  thread_local RowState rows;
+  rows.reset(quads_wide, width);
   const uint64_t mu_limit = (uint64_t{1} << planes_above) - 1;  // magnitudes at p are below 2^K
   const int max_bound = planes_above + 1;
 
-  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
-    const bool initial = rows.initial();
-    const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
-    int32_t* top = out.row(y);
-    int32_t* bottom = y + 1 < height ? out.row(y + 1) : nullptr;
-    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-      const bool pair = qx + 1 < quads_wide;
-      uint16_t entry[2] = {0, 0};
-      for (int j = 0; j < 1 + (pair ? 1 : 0); ++j) {
-        const int64_t q = qx + j;
-        const int c_q = rows.context(q);
-        // In context 0 a MEL event says whether the quad is significant
-        // at all; only then does it have a codeword.
-        if (c_q != 0 || mel.decode()) {
-          entry[j] = table[c_q << 7 | (vlc.look() & 0x7F)];
-          vlc.advance(decoded_length(entry[j]));
-        }
-        rows.set_rho(q, decoded_rho(entry[j]));
-      }
-      int u[2] = {0, 0};
-      const bool off0 = decoded_u_off(entry[0]) != 0, off1 = decoded_u_off(entry[1]) != 0;
-      if (initial && off0 && off1) {
-        read_initial_uvlc_pair(vlc, mel, u);
-      } else if (off0 || off1) {
-        read_uvlc_pair(vlc, off0, off1, u);
-      }
-
-      for (int j = 0; j < 1 + (pair ? 1 : 0); ++j) {
-        const int64_t q = qx + j;
-        const int64_t x = 2 * q;
-        const int rho = decoded_rho(entry[j]);
-        const int bound = u[j] + rows.kappa(q, rho);  // U_q
-        if (bound > max_bound) {
-          clear(out);
-          return false;
-        }
-        // Without branches on rho's bits (they do not predict): an
-        // insignificant sample reads no bits and comes out 0.
-        const int e_k = decoded_e_k(entry[j]), e_1 = decoded_e_1(entry[j]);
-        // Sample n's value, and its exponent in e (scalars, not arrays:
-        // a store of 4 bytes read back as 8 stalls).
-        auto sample = [&](int n, int& e) -> int32_t {
-          const int significant = rho >> n & 1;
-          const int m = significant ? bound - (e_k >> n & 1) : 0;
-          // v = 2 (mu - 1) + sign: m bits from MagSgn, and the bit above
-          // them known from e_1 where the exponent is U_q.
-          ms.ensure(m);
-          const uint64_t v = low_bits(ms.bits(), m) | static_cast<uint64_t>(e_1 >> n & 1) << m;
-          ms.advance(m);
-          e = significant * std::bit_width(v | 1);
-          const uint64_t mu = std::min((v >> 1) + 1, mu_limit);
-          const auto magnitude = static_cast<int32_t>(mu << p);
-          return significant ? ((v & 1) ? -magnitude : magnitude) : 0;
-        };
-        int e_top = 0, e_bottom_left = 0, e_bottom_right = 0;
-        const int32_t top_left = sample(0, e_top);
-        const int32_t bottom_left = sample(1, e_bottom_left);
-        const int32_t top_right = sample(2, e_top);
-        const int32_t bottom_right = sample(3, e_bottom_right);
-        top[x] = top_left;
-        if (bottom) bottom[x] = bottom_left;
-        if (x + 1 < width) {
-          top[x + 1] = top_right;
-          if (bottom) bottom[x + 1] = bottom_right;
-        }
-        rows.set(q, rho, e_bottom_left, e_bottom_right);
-      }
+  for (int64_t y = 0; y < height; y += 2) {
+    const bool initial = y == 0;
+    if (initial) {
+      decode_vlc_row<true>(vlc, mel, quads_wide, rows);
+    } else {
+      decode_vlc_row<false>(vlc, mel, quads_wide, rows);
     }
+    int32_t* top = out.row(y);
+    int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
+    const uint32_t* codes = rows.codes.data();
+    uint8_t* e_row = rows.e_row.data();
+    for (int64_t q = 0; q < quads_wide; ++q) {
+      const uint32_t code = codes[q];
+      const int rho = decoded_rho(static_cast<uint16_t>(code));
+      const int kappa = rows.kappa(q, rho);
+      const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
+      if (bound > max_bound) {
+        clear(out);
+        return false;
+      }
+      // Every codeword's e_1 is within its e_k, and e_k within its rho (the
+      // decoding table holds codewords only; 0 elsewhere).
+      const int e_k = decoded_e_k(static_cast<uint16_t>(code));
+      const int e_1 = decoded_e_1(static_cast<uint16_t>(code));
+      const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
+      const int64_t x = 2 * q;
+      if (kVector && bound <= planes_above && total <= 56) {
+        const BottomExponents e = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p, top + x, bottom + x,
+                                                        q < whole_quads);
+        e_row[x + 1] = static_cast<uint8_t>(e.left);
+        e_row[x + 2] = static_cast<uint8_t>(e.right);
+        continue;
+      }
+      const QuadValues v = quad_values(ms, rho, bound, e_k, e_1, p, mu_limit);
+      top[x] = v.value[0];
+      bottom[x] = v.value[1];
+      if (q < whole_quads) {
+        top[x + 1] = v.value[2];
+        bottom[x + 1] = v.value[3];
+      }
+      e_row[x + 1] = static_cast<uint8_t>(v.e_bottom_left);
+      e_row[x + 2] = static_cast<uint8_t>(v.e_bottom_right);
+    }
+    rows.next_row();
   }
   return true;
 }
 
 bool decode_generic(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out) {
-  return decode(segment, p, planes_above, out);
+  return decode<false>(segment, p, planes_above, out);
 }
 
 #if MALLAT_HT_BMI2
-[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
-                                                         int planes_above, PlaneView<int32_t> out) {
-  return decode(segment, p, planes_above, out);
+[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
+                                                              int planes_above, PlaneView<int32_t> out) {
+  return decode<true>(segment, p, planes_above, out);
 }
 #endif
 

@@ -1,12 +1,17 @@
 // The HT cleanup pass, encoder side (15444-15 Annex C), the fast way: the
 // same bytes as ht_cleanup_encoder_reference.cc (the tests hold the two to
 // it), with a quad's samples measured without branches on their
-// significance (it does not predict) and MagSgn written 4 bytes at a time
-// where no byte of them needs a stuffed bit.
+// significance (it does not predict; a whole quad in vector lanes), a
+// row's quads measured before they are coded, and MagSgn written 4 bytes
+// at a time where no byte of them needs a stuffed bit.
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "entropy/ht_bit_streams.h"
 #include "entropy/ht_cleanup_encoding.h"
@@ -88,7 +93,7 @@ struct Quad {
   int rho = 0;
   int e_max = 0;
   int e[4];
-  uint64_t v[4];
+  uint32_t v[4];  // below 2^32: magnitudes are below 2^31
 };
 
 // The quad of samples s (0 for those outside the block) at `shift`.
@@ -100,11 +105,63 @@ inline Quad measure(const int32_t s[4], int shift) {
     const bool significant = mu != 0;
     q.rho |= (significant ? 1 : 0) << n;
     q.e[n] = significant ? std::bit_width(2 * mu - 1) : 0;
-    q.v[n] = significant ? 2 * (mu - 1) + (s[n] < 0 ? 1 : 0) : 0;
+    q.v[n] = significant ? static_cast<uint32_t>(2 * (mu - 1) + (s[n] < 0 ? 1 : 0)) : 0;
     q.e_max = std::max(q.e_max, q.e[n]);
   }
   return q;
 }
+
+// measure() of a quad with both rows and both columns (top[0..1],
+// bottom[0..1]) in vector lanes (GCC/Clang vector extensions): the
+// exponent E = bit width of 2 mu - 1 = bit width of mu - 1, plus 1, read
+// from the exponent field of mu - 1 as a double (exact: below 2^31).
+inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) {
+  using I32x4 = int32_t __attribute__((vector_size(16)));
+  using U32x4 = uint32_t __attribute__((vector_size(16)));
+  using I64x4 = int64_t __attribute__((vector_size(32)));
+  using U64x4 = uint64_t __attribute__((vector_size(32)));
+  using F64x4 = double __attribute__((vector_size(32)));
+  // rho's order: top left, bottom left, top right, bottom right.
+  const I32x4 s = {top[0], bottom[0], top[1], bottom[1]};
+  const I32x4 negative = s < 0;  // -1 or 0 per lane
+  const auto magnitude = __builtin_bit_cast(U32x4, (s ^ negative) - negative);
+  const U32x4 mu = magnitude >> shift;
+  const auto significant = __builtin_bit_cast(U32x4, mu != 0);
+  const U32x4 below = mu - 1;  // mu - 1 (all ones where insignificant: masked below)
+  const auto as_double = __builtin_convertvector(__builtin_bit_cast(I32x4, below), F64x4);
+  const I64x4 exponent = __builtin_bit_cast(I64x4, (__builtin_bit_cast(U64x4, as_double) >> 52) & 0x7FF) - 1022;
+  const I64x4 width = (exponent > 0 ? exponent : I64x4{}) + 1;  // bit width of mu - 1 (0 for 0), plus 1
+  const U32x4 e = __builtin_convertvector(width, U32x4) & significant;
+  const U32x4 v = ((below << 1) | (__builtin_bit_cast(U32x4, negative) & 1)) & significant;
+  Quad q;
+#if defined(__SSE2__)
+  q.rho = _mm_movemask_ps(__builtin_bit_cast(__m128, significant));
+#else
+  const U32x4 bits = significant & U32x4{1, 2, 4, 8};
+  q.rho = static_cast<int>(bits[0] | bits[1] | bits[2] | bits[3]);
+#endif
+  // The largest exponent: lanes against their swapped halves, then pairs.
+  U32x4 a = e;
+  U32x4 b = __builtin_shufflevector(a, a, 2, 3, 0, 1);
+  a = a > b ? a : b;
+  b = __builtin_shufflevector(a, a, 1, 0, 3, 2);
+  a = a > b ? a : b;
+  q.e_max = static_cast<int>(a[0]);
+  std::memcpy(q.e, &e, sizeof q.e);
+  std::memcpy(q.v, &v, sizeof q.v);
+  return q;
+}
+
+// Per quad row: the row's quads measured first, then coded; what a row
+// leaves for the next (significance for contexts, bottom exponents for
+// kappa) with a zero border on each side.
+struct EncoderRows : QuadRowArrays {
+  std::vector<Quad> quads;
+  void reset(int64_t quads_wide) {
+    QuadRowArrays::reset(quads_wide);
+    quads.resize(static_cast<size_t>(quads_wide));
+  }
+};
 
 // The encoder, inlined into one function per instruction set.
 [[gnu::always_inline]] inline void encode(PlaneView<const int32_t> coefficients, int shift,
@@ -119,23 +176,40 @@ inline Quad measure(const int32_t s[4], int shift) {
 
   const int64_t width = coefficients.width, height = coefficients.height;
   const int64_t quads_wide = (width + 1) / 2;
-  thread_local QuadRows rows;
+  thread_local EncoderRows rows;
   rows.reset(quads_wide);
-  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
-    const bool initial = rows.initial();
+  for (int64_t y = 0; y < height; y += 2) {
+    const bool initial = y == 0;
     const uint16_t* table = initial ? tables.initial_row.data() : tables.other_rows.data();
     const int32_t* top = coefficients.row(y);
     const int32_t* bottom = y + 1 < height ? coefficients.row(y + 1) : nullptr;
+    Quad* quads = rows.quads.data();
+    uint8_t* rho_row = rows.rho_row.data() + 1;  // rho_row[-1] is the left border
+    uint8_t* e_row = rows.e_row.data();
+    // The row's quads, measured (no dependence between them).
+    const int64_t whole_quads = bottom ? width / 2 : 0;
+    for (int64_t q = 0; q < quads_wide; ++q) {
+      const int64_t x = 2 * q;
+      if (q < whole_quads) {
+        quads[q] = measure_whole(top + x, bottom + x, shift);
+      } else {
+        const bool right = x + 1 < width;
+        const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
+                              right && bottom ? bottom[x + 1] : 0};
+        quads[q] = measure(s, shift);
+      }
+      rho_row[q] = static_cast<uint8_t>(quads[q].rho);
+      e_row[x + 1] = static_cast<uint8_t>(quads[q].e[1]);
+      e_row[x + 2] = static_cast<uint8_t>(quads[q].e[3]);
+    }
+    if (!initial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, rows.context_above.data());
     for (int64_t qx = 0; qx < quads_wide; qx += 2) {
       int u[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int64_t q = qx + j;
-        const int64_t x = 2 * q;
-        const bool right = x + 1 < width;
-        const int32_t s[4] = {top[x], bottom ? bottom[x] : 0, right ? top[x + 1] : 0,
-                              right && bottom ? bottom[x + 1] : 0};
-        const Quad quad = measure(s, shift);
-        const int c_q = rows.context(q);
+        const Quad& quad = quads[q];
+        const int c_q = initial ? initial_row_context(rho_row[q - 1])
+                                : rows.context_above[static_cast<size_t>(q)] | other_row_context(rho_row[q - 1], 0, 0, 0);
         const int kappa = rows.kappa(q, quad.rho);
         const int bound = std::max(quad.e_max, kappa);  // U_q
         u[j] = bound - kappa;
@@ -148,14 +222,26 @@ inline Quad measure(const int32_t s[4], int shift) {
         vlc.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
         const int e_k = encoded_e_k(entry);
-        for (int n = 0; n < 4; ++n) {
-          // An insignificant sample puts no bits.
-          ms.put(quad.v[n], quad.rho >> n & 1 ? bound - (e_k >> n & 1) : 0);
+        // An insignificant sample puts no bits; the quad's bits in one put
+        // where they fit in one.
+        const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
+        const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
+        const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
+        const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
+        if (m0 + m1 + m2 + m3 <= 32) {
+          const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
+                                low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
+          ms.put(bits, m0 + m1 + m2 + m3);
+        } else {
+          ms.put(quad.v[0], m0);
+          ms.put(quad.v[1], m1);
+          ms.put(quad.v[2], m2);
+          ms.put(quad.v[3], m3);
         }
-        rows.set(q, quad.rho, quad.e[1], quad.e[3]);
       }
       put_uvlc(vlc, mel, initial, u);
     }
+    rows.next_row();
   }
 
   ms.finish_with_ones();

@@ -28,7 +28,7 @@ bool cleanup_isa_available(CleanupIsa isa) {
     case CleanupIsa::kBmi2:
 #if MALLAT_HT_BMI2
       return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") && has_lzcnt() &&
-             __builtin_cpu_supports("popcnt");
+             __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("avx2");
 #else
       return false;
 #endif

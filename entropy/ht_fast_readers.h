@@ -59,6 +59,13 @@ class ForwardReader : public Accumulator {
     if (bits_ < n) refill();
   }
   uint64_t bits() const { return acc_; }
+  // The next n <= 56 bits, taken.
+  uint64_t take(int n) {
+    ensure(n);
+    const uint64_t v = low_bits(acc_, n);
+    advance(n);
+    return v;
+  }
 
  private:
   void refill() {
@@ -144,6 +151,12 @@ class MelDecoder {
       --zeros_;
       return false;
     }
+    return decode_run_end();
+  }
+
+ private:
+  // Out of line: the VLC loop that calls decode() stays small.
+  [[gnu::noinline]] bool decode_run_end() {
     if (one_) {
       one_ = false;
       return true;
@@ -173,7 +186,6 @@ class MelDecoder {
     }
   }
 
- private:
   void refill() {
     while (bits_ <= 56) {
       uint8_t byte = 0xFF;

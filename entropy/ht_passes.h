@@ -17,7 +17,8 @@ namespace mallat::entropy::ht {
 // The instruction sets the fast cleanup coders are built for (chosen at run
 // time, so a generic x86-64 build stays portable): kBmi2 adds BMI1/BMI2
 // (shifts by a register without flags, bit-field extraction), LZCNT and
-// POPCNT; kBest the best this CPU has. The outputs do not depend on it.
+// POPCNT (and AVX2, which every CPU with BMI2 has, for the decoder's
+// vector lanes); kBest the best this CPU has. The outputs do not depend on it.
 enum class CleanupIsa { kBest, kGeneric, kBmi2 };
 bool cleanup_isa_available(CleanupIsa isa);
 CleanupIsa resolve_cleanup_isa(CleanupIsa isa);

@@ -63,4 +63,31 @@ class QuadRows {
   bool initial_ = true;
 };
 
+// The same carried state as byte arrays that the fast coders index
+// directly (ht_cleanup_encoder.cc, ht_cleanup_decoder.cc): rho of each
+// quad (index q + 1), the bottom samples' exponents (index 2 q + 1 and
+// 2 q + 2), a zero border on each side; and per quad c_q's bits from the
+// row above (contexts_from_above).
+struct QuadRowArrays {
+  std::vector<uint8_t> rho_above, rho_row, e_above, e_row, context_above;
+  void reset(int64_t quads_wide) {
+    rho_above.assign(static_cast<size_t>(quads_wide + 2), 0);
+    rho_row.assign(rho_above.size(), 0);
+    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
+    e_row.assign(e_above.size(), 0);
+    context_above.resize(static_cast<size_t>(quads_wide));
+  }
+  void next_row() {
+    std::swap(rho_above, rho_row);
+    std::swap(e_above, e_row);
+  }
+  // kappa_q as QuadRows::kappa (the initial row's exponents above are the
+  // zero border).
+  int kappa(int64_t q, int rho) const {
+    const uint8_t* a = e_above.data() + 2 * q;
+    const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
+    return (rho & (rho - 1)) == 0 ? 1 : from_above;
+  }
+};
+
 }  // namespace mallat::entropy::ht

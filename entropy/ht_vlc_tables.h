@@ -74,4 +74,13 @@ inline int other_row_context(int rho_left, int rho_above_left, int rho_above, in
   return nw_n | w_sw << 1 | ne_nf << 2;
 }
 
+// For a whole row of quads at once (no serial dependence: the compiler
+// vectorises it): the part of each quad's other_row_context that the row
+// above gives (bits 0 and 2). `above` has a zero entry on each side.
+inline void contexts_from_above(const uint8_t* above, int64_t quads_wide, uint8_t* out) {
+  for (int64_t q = 0; q < quads_wide; ++q) {
+    out[q] = static_cast<uint8_t>(other_row_context(0, above[q - 1], above[q], above[q + 1]));
+  }
+}
+
 }  // namespace mallat::entropy::ht

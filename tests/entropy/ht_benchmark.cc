@@ -7,6 +7,14 @@
 // With HT_BENCH_PGM set to an 8-bit PGM, also every 64x64 block of that
 // image (samples less 128, Mb 9: what ojph_compress -num_decomps 0
 // -reversible true codes), to compare with OpenJPH's whole process.
+// With HT_BENCH_PPM set to an 8-bit RGB PPM (the 3840x2048 mosaic that
+// conformance/bench_codec.py makes), the code-blocks of its lossless
+// 5-level 5/3 transform (subband_blocks.h), one thread, in Msamples/s:
+// BM_HtMosaicEncode (cleanup at plane 0, no distortions, as a lossless
+// encode), BM_HtMosaicDecode/0 (the cleanup decoder), /1 and /2 (cleanup at
+// plane 2 alone, and with SigProp and MagRef: the refinement decoder's
+// cost is the difference).
+//   HT_BENCH_PPM=mosaic.ppm build/tests/entropy/ht_benchmark --benchmark_filter=Mosaic
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -18,6 +26,7 @@
 
 #include "entropy/ht_code_block.h"
 #include "tests/entropy/laplacian_block.h"
+#include "tests/entropy/subband_blocks.h"
 
 namespace mallat::entropy {
 namespace {
@@ -144,6 +153,87 @@ void BM_HtDecodeImage(benchmark::State& state) {
 }
 BENCHMARK(BM_HtEncodeImage)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HtDecodeImage)->Unit(benchmark::kMillisecond);
+
+const bench::SubbandBlocks* mosaic_blocks() {
+  static const bench::SubbandBlocks blocks = [] {
+    const char* path = std::getenv("HT_BENCH_PPM");
+    return path == nullptr ? bench::SubbandBlocks{} : bench::subband_blocks_of_ppm(path);
+  }();
+  return blocks.blocks.empty() ? nullptr : &blocks;
+}
+
+void set_mosaic_counters(benchmark::State& state, const bench::SubbandBlocks& m, size_t bytes) {
+  state.counters["Msamples/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(m.samples()) * 1e-6,
+                         benchmark::Counter::kIsRate);
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+
+void BM_HtMosaicEncode(benchmark::State& state) {
+  const bench::SubbandBlocks* m = mosaic_blocks();
+  if (m == nullptr) {
+    state.SkipWithError("HT_BENCH_PPM not set to an 8-bit RGB PPM");
+    return;
+  }
+  HtEncodeSettings settings;
+  settings.distortions = false;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (const bench::SubbandBlock& b : m->blocks) {
+      bytes += encode_ht_code_block(b.coefficients, b.num_bitplanes, 0, settings)->data.size();
+    }
+  }
+  set_mosaic_counters(state, *m, bytes);
+}
+
+// Mode 0: every block coded at plane 0, its cleanup decoded; 1: coded at
+// plane 2 with refinement, the cleanup alone decoded; 2: all three passes.
+void BM_HtMosaicDecode(benchmark::State& state) {
+  const bench::SubbandBlocks* m = mosaic_blocks();
+  if (m == nullptr) {
+    state.SkipWithError("HT_BENCH_PPM not set to an 8-bit RGB PPM");
+    return;
+  }
+  const int64_t mode = state.range(0);
+  struct Coded {
+    EncodedCodeBlock block;
+    std::vector<uint32_t> lengths;
+    int passes;
+  };
+  std::vector<Coded> coded;
+  size_t bytes = 0;
+  for (const bench::SubbandBlock& b : m->blocks) {
+    HtEncodeSettings settings;
+    settings.distortions = false;
+    settings.cleanup_plane = mode == 0 ? 0 : 2;
+    settings.refinement = mode != 0;
+    Coded c{*encode_ht_code_block(b.coefficients, b.num_bitplanes, 0, settings), {}, 0};
+    c.passes = std::min(c.block.num_passes, mode == 1 ? 1 : 3);
+    c.lengths = codeword_segment_lengths(c.block, c.passes);
+    for (uint32_t l : c.lengths) bytes += l;
+    coded.push_back(std::move(c));
+  }
+  std::vector<int32_t> out(64 * 64);
+  for (auto _ : state) {
+    for (size_t i = 0; i < coded.size(); ++i) {
+      const bench::SubbandBlock& b = m->blocks[i];
+      CodeBlockToDecode in;
+      in.data = coded[i].block.data;
+      in.segment_lengths = coded[i].lengths;
+      in.num_passes = coded[i].passes;
+      in.zero_bitplanes = coded[i].block.zero_bitplanes;
+      in.num_bitplanes = b.num_bitplanes;
+      in.style.ht = true;
+      auto info = decode_ht_code_block(in, {out.data(), b.coefficients.width, b.coefficients.height, 64});
+      benchmark::DoNotOptimize(info);
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  set_mosaic_counters(state, *m, bytes);
+}
+BENCHMARK(BM_HtMosaicEncode)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HtMosaicDecode)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 void args(benchmark::internal::Benchmark* b) {
   for (int scale : {1, 4, 32, 256}) b->Args({scale, 0});

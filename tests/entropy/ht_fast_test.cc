@@ -17,6 +17,7 @@
 
 #include "entropy/ht_code_block.h"
 #include "entropy/ht_passes.h"
+#include "entropy/ht_vlc_tables.h"
 #include "tests/entropy/ht_test_blocks.h"
 #include "tests/entropy/laplacian_block.h"
 
@@ -86,6 +87,55 @@ TEST(HtFast, LaplacianBlocksCodeAsTheReference) {
       const std::vector<int32_t> v = laplacian_block(scale, seed);
       for (int p : {0, 1, 3}) {
         check_block({v.data(), 64, 64, 64}, 20, 0, p, "scale " + std::to_string(scale) + " p=" + std::to_string(p));
+      }
+    }
+  }
+}
+
+// What the fast decoder's vector path relies on (ht_magsgn_quad.h): in every
+// decoding table entry e_1 is within e_k and e_k within rho.
+TEST(HtFast, DecodingTableExponentsAreWithinSignificance) {
+  const ht::VlcDecodeTables& t = ht::vlc_decode_tables();
+  for (const auto* table : {&t.initial_row, &t.other_rows}) {
+    for (size_t i = 0; i < table->size(); ++i) {
+      const uint16_t e = (*table)[i];
+      EXPECT_EQ(ht::decoded_e_1(e) & ~ht::decoded_e_k(e), 0) << i;
+      EXPECT_EQ(ht::decoded_e_k(e) & ~ht::decoded_rho(e), 0) << i;
+    }
+  }
+}
+
+// Every code-block size of A.6.1 (sides 4..1024, at most 4096 samples) and
+// the odd sizes one less (blocks cut by an image edge), at Mb from 1 to 30:
+// the same bytes and samples both ways, also with the segment cut short.
+TEST(HtFast, EveryCodeBlockSizeCodesAsTheReference) {
+  std::mt19937 rng(1414);
+  for (int xcb = 2; xcb <= 10; ++xcb) {
+    for (int ycb = 2; xcb + ycb <= 12 && ycb <= 10; ++ycb) {
+      for (int cut : {0, 1}) {
+        for (int mb : {1, 4, 9, 17, 30}) {
+          Block b;
+          b.w = (1 << xcb) - cut;
+          b.h = (1 << ycb) - cut;
+          b.mb = mb;
+          b.v.resize(static_cast<size_t>(b.w) * b.h);
+          std::uniform_real_distribution<double> u(0, 1);
+          const double zeros = u(rng);
+          for (int32_t& x : b.v) {
+            if (u(rng) < zeros) continue;
+            const int top = static_cast<int>(u(rng) * mb);
+            const auto m = static_cast<int32_t>(u(rng) * static_cast<double>((int64_t{1} << (top + 1)) - 1));
+            x = rng() % 2 ? -m : m;
+          }
+          const int p = static_cast<int>(rng() % static_cast<unsigned>(mb));
+          const std::string what = b.describe() + " p=" + std::to_string(p);
+          check_block(b.view(), mb, 0, p, what);
+          if (!any_significant(b.view(), p)) continue;
+          std::vector<uint8_t> segment;
+          ht::encode_cleanup(b.view(), p, segment);
+          segment.resize(segment.size() * (rng() % 100) / 100);
+          expect_same_decode(segment, b.w, b.h, p, mb - p, what + " cut to " + std::to_string(segment.size()));
+        }
       }
     }
   }

@@ -1,0 +1,149 @@
+// One quad's samples from the HT cleanup pass's MagSgn stream (15444-15
+// Annex C.3.5-C.3.6) for the fast decoder (ht_cleanup_decoder.cc): from the
+// quad's significance rho, its exponent bound U_q and the VLC's e_k and e_1,
+// each significant sample n takes m_n = U_q - e_k[n] bits v (the magnitude
+// less 1, times 2, plus the sign), with bit m_n set where e_1 says the
+// exponent is U_q. Two ways to the same values: per sample in scalars, and
+// the four samples at once in 64-bit vector lanes (GCC/Clang vector
+// extensions: AVX2's variable shifts where the caller is built for AVX2).
+// Internal.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "entropy/ht_fast_readers.h"
+
+namespace mallat::entropy::ht {
+
+struct QuadValues {
+  int32_t value[4];                   // rho's order: top left, bottom left, top right, bottom right
+  int e_bottom_left, e_bottom_right;  // exponents (0 if insignificant) for the next row's kappa
+};
+
+// Sample n of a quad from its m bits `raw`: the value, and its exponent
+// (0 when insignificant). Spelled out per n: a loop over arrays here is kept
+// in memory by the compiler.
+template <int n>
+[[gnu::always_inline]] inline int32_t sample_value(uint64_t raw, int m, int rho, int e_1, int p, uint64_t mu_limit,
+                                                   int& e) {
+  const int significant = rho >> n & 1;
+  const uint64_t v = raw | static_cast<uint64_t>(e_1 >> n & 1) << m;
+  e = significant * std::bit_width(v | 1);
+  const uint64_t mu = std::min((v >> 1) + 1, mu_limit);
+  const auto magnitude = static_cast<int32_t>(mu << p);
+  return significant ? ((v & 1) ? -magnitude : magnitude) : 0;
+}
+
+// Any quad: magnitudes clamped below 2^K (mu_limit = 2^K - 1), as the
+// reference decoder does for corrupt bounds.
+[[gnu::always_inline]] inline QuadValues quad_values(fast::ForwardReader& ms, int rho, int bound, int e_k, int e_1,
+                                                     int p, uint64_t mu_limit) {
+  const int m0 = (rho & 1) * (bound - (e_k & 1));
+  const int m1 = (rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
+  const int m2 = (rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
+  const int m3 = (rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
+  const int total = m0 + m1 + m2 + m3;
+  uint64_t v0, v1, v2, v3;
+  if (total <= 56) [[likely]] {
+    ms.ensure(total);
+    const uint64_t bits = ms.bits();
+    v0 = low_bits(bits, m0);
+    v1 = low_bits(bits >> m0, m1);
+    v2 = low_bits(bits >> (m0 + m1), m2);
+    v3 = low_bits(bits >> (m0 + m1 + m2), m3);
+    ms.advance(total);
+  } else {
+    v0 = ms.take(m0);
+    v1 = ms.take(m1);
+    v2 = ms.take(m2);
+    v3 = ms.take(m3);
+  }
+  QuadValues q;
+  int e_top = 0;
+  q.value[0] = sample_value<0>(v0, m0, rho, e_1, p, mu_limit, e_top);
+  q.value[1] = sample_value<1>(v1, m1, rho, e_1, p, mu_limit, q.e_bottom_left);
+  q.value[2] = sample_value<2>(v2, m2, rho, e_1, p, mu_limit, e_top);
+  q.value[3] = sample_value<3>(v3, m3, rho, e_1, p, mu_limit, q.e_bottom_right);
+  return q;
+}
+
+namespace vec {
+
+using U32x4 = uint32_t __attribute__((vector_size(16)));
+using U64x4 = uint64_t __attribute__((vector_size(32)));
+
+// Per 4-bit pattern x, lane n: bit n of x, and the count of x's bits below n.
+struct PatternTables {
+  uint32_t bit[16][4];
+  uint32_t below[16][4];
+};
+constexpr PatternTables make_pattern_tables() {
+  PatternTables t{};
+  for (int x = 0; x < 16; ++x) {
+    for (int n = 0; n < 4; ++n) {
+      t.bit[x][n] = static_cast<uint32_t>(x >> n & 1);
+      t.below[x][n] = static_cast<uint32_t>(std::popcount(static_cast<unsigned>(x & ((1 << n) - 1))));
+    }
+  }
+  return t;
+}
+inline constexpr PatternTables kPatterns = make_pattern_tables();
+
+inline U32x4 load(const uint32_t (&lanes)[4]) {
+  U32x4 v;
+  std::memcpy(&v, lanes, sizeof v);
+  return v;
+}
+
+}  // namespace vec
+
+// A quad whose magnitudes cannot reach the clamp and whose bits fit one
+// refill (sum of m_n <= 56): the four samples at once, written to top[0..1]
+// and bottom[0..1] (`whole`: the quad has its right column; else top[0] and
+// bottom[0] only). Returns the bottom samples'
+// exponents as QuadValues does. With e_1 within e_k within rho (as in every
+// codeword of Annex C's tables) v < 2^U_q, so mu <= 2^(U_q - 1): U_q <= K
+// keeps it below the clamp 2^K.
+struct BottomExponents {
+  int left, right;
+};
+[[gnu::always_inline]] inline BottomExponents quad_values_unclamped(fast::ForwardReader& ms, int rho, int bound,
+                                                                    int e_k, int e_1, int total, int p,
+                                                                    int32_t* top, int32_t* bottom, bool whole) {
+  using namespace vec;
+  const U32x4 bound4 = U32x4{} + static_cast<uint32_t>(bound);
+  const U32x4 m32 = bound4 * load(kPatterns.bit[rho]) - load(kPatterns.bit[e_k]);
+  const U32x4 offset32 = bound4 * load(kPatterns.below[rho]) - load(kPatterns.below[e_k]);
+  const U64x4 m = __builtin_convertvector(m32, U64x4);
+  const U64x4 offset = __builtin_convertvector(offset32, U64x4);
+  ms.ensure(total);
+  const U64x4 bits = U64x4{} + ms.bits();
+  ms.advance(total);
+  const U64x4 one = U64x4{} + uint64_t{1};
+  const U64x4 raw = (bits >> offset) & ((one << m) - one);
+  const U64x4 v = raw | __builtin_convertvector(load(kPatterns.bit[e_1]), U64x4) << m;
+  // mu = (v >> 1) + 1 where significant (v is then 0 elsewhere: 0 out).
+  const U64x4 mu = (v >> 1) + __builtin_convertvector(load(kPatterns.bit[rho]), U64x4);
+  const U64x4 magnitude = mu << p;
+  const U64x4 sign = v & one;
+  // The low halves (the int32 values) in row order: top left, top right,
+  // bottom left, bottom right.
+  using U32x8 = uint32_t __attribute__((vector_size(32)));
+  const auto lanes = reinterpret_cast<U32x8>((magnitude ^ (U64x4{} - sign)) + sign);
+  const U32x4 rows = __builtin_shufflevector(lanes, lanes, 0, 4, 2, 6);
+  if (whole) {
+    std::memcpy(top, &rows, 8);
+    std::memcpy(bottom, reinterpret_cast<const char*>(&rows) + 8, 8);
+  } else {
+    top[0] = static_cast<int32_t>(rows[0]);
+    bottom[0] = static_cast<int32_t>(rows[2]);
+  }
+  return {(rho >> 1 & 1) * static_cast<int>(std::bit_width(v[1] | 1)),
+          (rho >> 3 & 1) * static_cast<int>(std::bit_width(v[3] | 1))};
+}
+
+}  // namespace mallat::entropy::ht
