@@ -280,14 +280,21 @@ TEST(HybridBlockEncoder, TheShareFollowsTheMeasuredRates) {
   o.adapt = true;
   auto coder = make_hybrid_block_encoder(host_start(script), o);
   std::vector<EncodedCodeBlock> out(b.blocks.size());
-  uint64_t before = 0, last = b.blocks.size();
+  // The device's 300 ms delay is in its time and not the pool's, so the
+  // share at which both would finish together is below 1/2 however loaded
+  // the machine is; the share moves half way there each batch: from 0.8 to
+  // below 0.65 after one batch, and it stays below 0.65. (Between later
+  // batches it may rise a little on a loaded machine, so only the first
+  // batch is compared with the later ones.)
+  std::vector<uint64_t> per_round;
+  uint64_t before = 0;
   for (int round = 0; round < 3; ++round) {
     ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
-    const uint64_t now = coder->device_times().device_blocks - before;
+    per_round.push_back(coder->device_times().device_blocks - before);
     before = coder->device_times().device_blocks;
-    EXPECT_LT(now, last) << "round " << round;
-    last = now;
   }
+  EXPECT_LT(per_round[1], per_round[0]);
+  EXPECT_LT(per_round[2], per_round[0]);
   expect_cpu_bytes(b, out);
 }
 
