@@ -57,11 +57,14 @@ struct WavefrontLifter {
   bool odd_first;        // row 0 sits at an odd coordinate (it is high-pass)
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
+  // 0: row r is at top + r * stride. Otherwise the rows live in a ring of
+  // this many rows (dwt/line_forward.h): row r at top + (r % slots) * stride.
+  int64_t slots = 0;
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0
     if (r >= h) r = 2 * (h - 1) - r;   // mirror below row h - 1
-    return top + r * stride;
+    return top + (slots > 0 ? r % slots : r) * stride;
   }
   bool is_high(int64_t r) const { return ((r & 1) != 0) != odd_first; }
 
