@@ -18,6 +18,7 @@
 #include "tools/decode_output.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
+#include "tools/encode_streamed.h"
 #include "tools/option_values.h"
 
 namespace mallat::tools {
@@ -78,6 +79,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
+  bool whole_image = false; // --whole-image
 };
 
 // What decode's options fill in.
@@ -183,6 +185,12 @@ const std::vector<EncodeOption>& encode_table() {
           "jp2"),
       {{"-quiet"}, "", "print no progress, notes or summary, only errors", "",
        [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
+      {{"--whole-image"}, "",
+       "read the whole image into memory and transform whole planes. Without it, one file of binary PNM (P5, P6) "
+       "or raw planes (-F) in one tile is encoded streamed: read in strips through a line-based DWT, each row of "
+       "code-blocks coded as it completes, the file written as it is assembled (the same bytes, in bounded "
+       "memory); -q, profiles, several tiles (-t), batches and other formats always use the whole image",
+       "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
       {{"-r"}, "R,R,...",
@@ -638,6 +646,13 @@ int encode_main(const Args& given) {
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
+    if (!s.whole_image) {
+      // Streamed where the input and options allow; an input that cannot be
+      // opened so goes the whole-image way, which gives its error.
+      Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(file.in.string(), s.raw_format);
+      if (strips.ok() && *strips && codec::why_not_streamed((*strips)->layout(), opt).empty())
+        return run_one("encode", file, encode_streamed_steps(opt, std::move(*strips)), s.quiet);
+    }
     return run_one("encode", file, encode_steps(s, opt), s.quiet);
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
