@@ -332,7 +332,7 @@ Result<CodestreamPieces> codestream_pieces(const MainHeader& main, std::span<con
     if (!p.ppt.empty()) MALLAT_RETURN_IF_ERROR(write_ppt(w, p.ppt, p.ppt_index).status());
     write_sod(w);
     // A.4.2: Psot counts the header and the data that follows it.
-    const uint64_t len = uint64_t{w.size()} - sot + p.data.size();
+    const uint64_t len = uint64_t{w.size()} - sot + (p.data.empty() ? p.data_bytes : p.data.size());
     if (len > UINT32_MAX) return invalid_argument("tile-part of " + std::to_string(len) + " bytes exceeds Psot");
     w.patch_u32(sot + 6, static_cast<uint32_t>(len));
     tlm[i] = {p.tile, static_cast<uint32_t>(len)};

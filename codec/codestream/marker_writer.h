@@ -69,6 +69,9 @@ struct TilePartToWrite {
   const CodingOverrides* overrides = nullptr;
   std::vector<uint32_t> plt;
   std::span<const uint8_t> data;
+  // When `data` is empty: the bytes of data the writer sends apart
+  // (codestream_pieces counts them in Psot).
+  uint64_t data_bytes = 0;
   std::span<const uint8_t> ppt;
   int ppt_index = 0;  // Zppt of its first PPT segment
 };

@@ -451,10 +451,14 @@ class FileAssembler {
     return b;
   }
 
-  // The file of file(layers) handed to `sink` in pieces: the packets are
-  // not copied into one codestream (encode_streamed.h).
+  // The file of file(layers) handed to `sink` in pieces, the packets not
+  // gathered anywhere: the tile-part headers come from a pass without the
+  // data (which gives their lengths), then each tile's packets are made
+  // again straight into the sink, each tile-part's header sent where its
+  // packets start (encode_streamed.h).
   Status write(const LayerPasses& layers, const FileSink& sink) const {
-    MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, true, nullptr, nullptr));
+    uint64_t left_out = 0;
+    MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, false, &left_out, nullptr));
     MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces,
                             codestream_pieces(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
     if (in_jp2_boxes()) {
@@ -462,9 +466,33 @@ class FileAssembler {
       MALLAT_RETURN_IF_ERROR(sink(before));
     }
     MALLAT_RETURN_IF_ERROR(sink(pieces.main));
-    for (size_t i = 0; i < a.parts.size(); ++i) {
-      MALLAT_RETURN_IF_ERROR(sink(pieces.part_headers[i]));
-      MALLAT_RETURN_IF_ERROR(sink(a.parts[i].data));
+    size_t part = 0;
+    for (size_t t = 0; t < tiles_.size(); ++t) {
+      // This tile's parts and where each starts in its packet data.
+      std::vector<uint64_t> start;
+      uint64_t all = 0;
+      for (size_t p = part; p < a.parts.size() && a.parts[p].tile == static_cast<int>(t); ++p) {
+        start.push_back(all);
+        all += a.parts[p].data_bytes;
+      }
+      uint64_t written = 0;
+      size_t next = 0;
+      const auto headers_up_to = [&](uint64_t offset) -> Status {
+        for (; next < start.size() && start[next] <= offset; ++next)
+          MALLAT_RETURN_IF_ERROR(sink(pieces.part_headers[part + next]));
+        return Status::Ok();
+      };
+      const std::function<Status(std::span<const uint8_t>)> data = [&](std::span<const uint8_t> piece) -> Status {
+        MALLAT_RETURN_IF_ERROR(headers_up_to(written));
+        written += piece.size();
+        return sink(piece);
+      };
+      PacketOutput out{options_.packed_headers != EncodeOptions::PackedHeaders::kNone, nullptr, nullptr, nullptr};
+      out.data_sink = &data;
+      MALLAT_RETURN_IF_ERROR(tiles_[t]->packets(layers, first_block_[t], out).status());
+      MALLAT_RETURN_IF_ERROR(headers_up_to(UINT64_MAX));
+      if (written != all) return internal_error("tile " + std::to_string(t) + ": its packets changed between passes");
+      part += start.size();
     }
     return sink(pieces.end);
   }
@@ -552,6 +580,7 @@ class FileAssembler {
           part.data = std::span<const uint8_t>(out[t].data).subspan(data_at, data_bytes);
         } else {
           *left_out += data_bytes;
+          part.data_bytes = data_bytes;
         }
         const auto headers = std::span<const uint8_t>(out[t].headers).subspan(header_at, header_bytes);
         if (options_.packed_headers == Packed::kPpt) {

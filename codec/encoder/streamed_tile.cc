@@ -18,14 +18,17 @@
 #include "codec/stages/block_coding.h"
 #include "codec/stages/component_transform.h"
 #include "codec/stages/tile_input.h"
+#include "common/large_buffer.h"
 #include "dwt/line_forward.h"
 
 namespace mallat::codec {
 namespace {
 
 // Rows of the tallest component read per strip: a row of 64-row
-// code-blocks at the first level needs 128.
-constexpr int64_t kStripRows = 64;
+// code-blocks at the first level needs 128, so that each strip completes
+// one (and the deeper levels' rows as they come), a batch large enough to
+// keep the pool busy beside the next strip's DWT.
+constexpr int64_t kStripRows = 128;
 
 // The code-blocks of one subband whose rows are [y0, y1) of the band.
 struct BlockRow {
@@ -42,7 +45,12 @@ struct BandRows {
   std::vector<BlockRow> rows;
   size_t next = 0;     // the row of code-blocks being filled
   int64_t filled = 0;  // of its rows
+  int64_t most_rows = 0;  // in any of its rows of code-blocks
   TilePlane buffer;
+  // Buffers back from the coder, reused: two are in use at most (one
+  // filling, one coding), and none is freed and allocated again, so the
+  // coded blocks do not land in the holes they would leave.
+  std::vector<std::unique_ptr<std::byte[]>> spare;
 };
 
 // A row of code-blocks whose samples are all in; x0, y0: where its buffer
@@ -51,6 +59,7 @@ struct ReadyRow {
   TilePlane samples;
   const BlockRow* row = nullptr;
   int64_t x0 = 0, y0 = 0;
+  size_t band = 0;
 };
 
 // One component's rows through its line DWT.
@@ -65,18 +74,23 @@ struct ComponentRows {
 };
 
 template <typename T>
-void take_row(BandRows& band, std::vector<ReadyRow>& ready, const T* row, int64_t width) {
+void take_row(BandRows& band, size_t index, std::vector<ReadyRow>& ready, const T* row, int64_t width) {
   const BlockRow& r = band.rows[band.next];
   if (band.filled == 0) {
     band.buffer = TilePlane();
     band.buffer.rect = dwt::Rect{0, 0, width, r.y1 - r.y0};
     band.buffer.wavelet = band.wavelet;
-    band.buffer.allocate();
+    if (band.spare.empty()) {
+      band.buffer.storage = allocate_large(static_cast<size_t>(width * band.most_rows) * 4);
+    } else {
+      band.buffer.storage = std::move(band.spare.back());
+      band.spare.pop_back();
+    }
   }
   std::memcpy(reinterpret_cast<T*>(band.buffer.storage.get()) + band.filled * width, row,
               static_cast<size_t>(width) * sizeof(T));
   if (++band.filled < r.y1 - r.y0) return;
-  ready.push_back({std::move(band.buffer), &r, band.packed.x0, band.packed.y0 + r.y0});
+  ready.push_back({std::move(band.buffer), &r, band.packed.x0, band.packed.y0 + r.y0, index});
   ++band.next;
   band.filled = 0;
 }
@@ -126,6 +140,7 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
     for (auto& [y0, row] : rows[b]) {
       if (y0 != y) return internal_error("streamed encode: the code-blocks do not tile a subband");
       y = row.y1;
+      bands[b].most_rows = std::max(bands[b].most_rows, row.y1 - row.y0);
       bands[b].rows.push_back(std::move(row));
     }
     if (y != bands[b].packed.height()) return internal_error("streamed encode: the code-blocks do not tile a subband");
@@ -149,21 +164,22 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     k.width = tc.rect.width();
     k.height = tc.rect.height();
     tallest = std::max(tallest, k.height);
-    auto to_band = [&bands, &k](int nb, dwt::Band band) -> BandRows* {
-      const int b = k.band_of[static_cast<size_t>(nb * 4 + static_cast<int>(band))];
-      return b < 0 ? nullptr : &bands[static_cast<size_t>(b)];
+    auto to_band = [&k](int nb, dwt::Band band) {
+      return k.band_of[static_cast<size_t>(nb * 4 + static_cast<int>(band))];
     };
     if (wavelet == dwt::Wavelet::k53) {
       MALLAT_ASSIGN_OR_RETURN(k.f53, dwt::LineForward<int32_t>::make(
-                                         tc.rect, tc.levels, [to_band, &k](int nb, dwt::Band band, int64_t,
-                                                                           const int32_t* row, int64_t width) {
-                                           if (BandRows* b = to_band(nb, band)) take_row(*b, k.ready, row, width);
+                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
+                                                                                   const int32_t* row, int64_t width) {
+                                           const int b = to_band(nb, band);
+                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
                                          }));
     } else {
       MALLAT_ASSIGN_OR_RETURN(k.f97, dwt::LineForward<float>::make(
-                                         tc.rect, tc.levels, [to_band, &k](int nb, dwt::Band band, int64_t,
-                                                                           const float* row, int64_t width) {
-                                           if (BandRows* b = to_band(nb, band)) take_row(*b, k.ready, row, width);
+                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
+                                                                                   const float* row, int64_t width) {
+                                           const int b = to_band(nb, band);
+                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
                                          }));
     }
   }
@@ -229,6 +245,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, true, beside));
     for (size_t i = 0; i < slots.size(); ++i) account(slots[i], batch, i);
     if (ht_candidates) MALLAT_RETURN_IF_ERROR(code_ht_candidates(batch, *stages, slots));
+    for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
     return Status::Ok();
   };
 
