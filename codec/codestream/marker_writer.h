@@ -69,11 +69,11 @@ struct TilePartToWrite {
   const CodingOverrides* overrides = nullptr;
   std::vector<uint32_t> plt;
   std::span<const uint8_t> data;
+  std::span<const uint8_t> ppt;
+  int ppt_index = 0;  // Zppt of its first PPT segment
   // When `data` is empty: the bytes of data the writer sends apart
   // (codestream_pieces counts them in Psot).
   uint64_t data_bytes = 0;
-  std::span<const uint8_t> ppt;
-  int ppt_index = 0;  // Zppt of its first PPT segment
 };
 // A codestream in pieces, so that a writer need not copy the tile-parts'
 // data: `main` (the main header and TLM), then for each part its header

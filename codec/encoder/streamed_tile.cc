@@ -29,6 +29,8 @@ namespace {
 // one (and the deeper levels' rows as they come), a batch large enough to
 // keep the pool busy beside the next strip's DWT.
 constexpr int64_t kStripRows = 128;
+// Rows read and pushed through the DWT at once within a strip.
+constexpr int64_t kRowsAtOnce = 16;
 
 // The code-blocks of one subband whose rows are [y0, y1) of the band.
 struct BlockRow {
@@ -184,16 +186,16 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     }
   }
 
-  // Strip s: each component's rows up to its share of s + 1 strips, read,
-  // shifted, colour transformed (components 0..2 share their size) and
-  // pushed through the DWT.
+  // Each component's rows up to its share of the tallest one's first
+  // `rows`: read, shifted, colour transformed (components 0..2 share their
+  // size) and pushed through the DWT.
   const bool colour = main.cod.multiple_component_transform && nc >= 3;
   const Image& image = *setup_.image;
-  auto strip = [&](int64_t s) -> Status {
-    std::vector<int64_t> count(nc);
+  std::vector<int64_t> count(nc);
+  auto advance_to = [&](int64_t rows) -> Status {
     for (size_t c = 0; c < nc; ++c) {
       ComponentRows& k = comps[c];
-      const int64_t target = std::min(k.height, ((s + 1) * kStripRows * k.height + tallest - 1) / tallest);
+      const int64_t target = std::min(k.height, (rows * k.height + tallest - 1) / tallest);
       count[c] = target - k.done;
       const size_t n = static_cast<size_t>(count[c] * k.width);
       k.read.resize(n);
@@ -205,7 +207,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
         k.floats.resize(n);
         dc_shift_row(k.read.data(), static_cast<int64_t>(n), image.components[c], k.floats.data());
       }
-      k.done += count[c];
+      k.done = target;
     }
     if (colour && wavelet == dwt::Wavelet::k53) rct_forward(comps[0].ints, comps[1].ints, comps[2].ints);
     if (colour && wavelet == dwt::Wavelet::k97) ict_forward(comps[0].floats, comps[1].floats, comps[2].floats);
@@ -216,6 +218,13 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
         if (k.f97) k.f97->push(k.floats.data() + y * k.width);
       }
     }
+    return Status::Ok();
+  };
+  // Strip s, a few rows at a time so that the rows in flight stay few.
+  auto strip = [&](int64_t s) -> Status {
+    const int64_t end = std::min(tallest, (s + 1) * kStripRows);
+    for (int64_t rows = s * kStripRows + kRowsAtOnce; rows < end + kRowsAtOnce; rows += kRowsAtOnce)
+      MALLAT_RETURN_IF_ERROR(advance_to(std::min(rows, end)));
     return Status::Ok();
   };
 
