@@ -5,7 +5,7 @@
 #include <string>
 
 #include "dwt/cpu/kernels.h"
-#include "dwt/cpu/line_kernels.h"
+#include "dwt/cpu/forward_ring_kernels.h"
 
 namespace mallat::dwt {
 namespace cpu {

@@ -105,7 +105,7 @@ class TileEncoder {
   // The same blocks as code(index) for a tile that holds every component
   // whole (one tile), the rows read from `rows` top to bottom as the
   // line-based DWT needs them, each row of code-blocks coded once its
-  // subband rows are in and then dropped (streamed_tile.cc).
+  // subband rows are in and then dropped (streamed_tile_encoder.cc).
   Status code_rows(int index, const TileRowReader& rows);
 
   std::vector<CodedBlock>& blocks() { return blocks_; }

@@ -57,9 +57,7 @@ struct WavefrontLifter {
   bool odd_first;        // row 0 sits at an odd coordinate (it is high-pass)
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
-  // 0: row r is at top + r * stride. Otherwise the rows live in a ring of
-  // this many rows (dwt/line_forward.h): row r at top + (r % slots) * stride.
-  int64_t slots = 0;
+  int64_t slots = 0;     // > 0: a ring of that many rows, row r in slot r mod slots (ring_sweep.h)
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0

@@ -1,10 +1,10 @@
-// Defines MALLAT_DWT_ISA::ring_kernels_53() and ring_kernels_97() (line_kernels.h):
+// Defines MALLAT_DWT_ISA::ring_kernels_53() and ring_kernels_97() (forward_ring_kernels.h):
 // included by exactly one source file per instruction set.
 #pragma once
 
 #include <cstdint>
 
-#include "dwt/cpu/line_kernels.h"
+#include "dwt/cpu/forward_ring_kernels.h"
 #include "dwt/cpu/wavefront.h"
 #include "dwt/cpu/wavelet_53.h"
 #include "dwt/cpu/wavelet_97.h"
