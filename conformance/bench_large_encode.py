@@ -27,24 +27,14 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_codec import read_ppm  # noqa: E402
+from bench_codec import mosaic_rows  # noqa: E402
 
 
 def write_mosaic(sources, width, height, out):
-    """bench_codec.make_mosaic's tiling, one row at a time."""
-    tiles = [read_ppm(p) for p in sources]
+    """bench_codec.py's mosaic, written as its rows come (none held)."""
     with open(out, "wb") as f:
         f.write(b"P6\n%d %d\n255\n" % (width, height))
-        for y in range(height):
-            row = bytearray()
-            x, i = 0, 0
-            while x < width:
-                tw, th, px = tiles[(i + (y // tiles[0][1])) % len(tiles)]
-                ty = y % th
-                take = min(tw, width - x)
-                row += px[ty * tw * 3:(ty * tw + take) * 3]
-                x += take
-                i += 1
+        for row in mosaic_rows(sources, width, height):
             f.write(row)
 
 
