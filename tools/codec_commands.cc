@@ -339,7 +339,8 @@ const std::vector<EncodeOption>& encode_table() {
       device_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
-       "of the machine's memory or ulimit -v",
+       "of the machine's memory or ulimit -v. A streamed encode (see --whole-image) holds a few rows, never the "
+       "whole image, and is not limited by it",
        "512M", [](EncodeSettings& s, const std::string& v) { return parse_max_memory(v, &s.max_memory); }},
   };
   return table;

@@ -524,7 +524,10 @@ class FileAssembler {
 
   Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out,
                                         std::vector<uint64_t>* component_bytes) const {
-    MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, with_data, left_out, component_bytes));
+    MALLAT_ASSIGN_OR_RETURN(Assembly a, gather(layers, with_data, left_out, component_bytes));
+    // Without the data, each Psot counts its header alone (A.4.2 as
+    // tile_part_header_bytes reads it), not the data written apart.
+    for (TilePartToWrite& part : a.parts) part.data_bytes = 0;
     MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream,
                             write_codestream(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
     if (component_bytes && !with_data) {
