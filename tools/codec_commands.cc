@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "codec/codec.h"
@@ -75,11 +76,11 @@ constexpr std::string_view kDeviceHelp =
 struct EncodeSettings {
   std::string out;
   std::string raw_format;  // -F
+  bool whole_image = false;  // --whole-image: no streamed encode (tools/encode_streamed.h)
   BatchRequest batch;      // -i (one or more), -ImgDir, -OutFor
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
-  bool whole_image = false; // --whole-image
 };
 
 // What decode's options fill in.
@@ -541,6 +542,18 @@ BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt
   return steps;
 }
 
+// One file encoded streamed (tools/encode_streamed.h) where the input and
+// options allow and --whole-image is not given: its exit status, else none
+// (an input that cannot be opened so goes the whole-image way, which gives
+// its error).
+std::optional<int> encode_one_streamed(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+  if (s.whole_image) return std::nullopt;
+  const BatchFile file{s.batch.inputs[0], s.out};
+  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(file.in.string(), s.raw_format);
+  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return std::nullopt;
+  return run_one("encode", file, encode_streamed_steps(opt, std::move(*strips)), s.quiet);
+}
+
 // Raw planes are the components as coded: decode applies no JP2 colour
 // (palette, cdef, sYCC, ICC) for them (decode_steps), and says how to read
 // them back.
@@ -646,14 +659,8 @@ int encode_main(const Args& given) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
+    if (const std::optional<int> rc = encode_one_streamed(s, opt)) return *rc;
     const BatchFile file{s.batch.inputs[0], s.out};
-    if (!s.whole_image) {
-      // Streamed where the input and options allow; an input that cannot be
-      // opened so goes the whole-image way, which gives its error.
-      Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(file.in.string(), s.raw_format);
-      if (strips.ok() && *strips && codec::why_not_streamed((*strips)->layout(), opt).empty())
-        return run_one("encode", file, encode_streamed_steps(opt, std::move(*strips)), s.quiet);
-    }
     return run_one("encode", file, encode_steps(s, opt), s.quiet);
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
