@@ -7,4 +7,5 @@
 
 #include "codec/api/decode.h"
 #include "codec/api/encode.h"
+#include "codec/api/encode_streamed.h"
 #include "codec/api/transcode.h"

@@ -54,9 +54,9 @@ def read_ppm(path):
     return w, h, data[pos + 1:pos + 1 + w * h * 3]
 
 
-def make_mosaic(sources, width, height, out):
+def mosaic_rows(sources, width, height):
+    """The mosaic's rows, top to bottom: the photos tiled side by side."""
     tiles = [read_ppm(p) for p in sources]
-    rows = []
     for y in range(height):
         row = bytearray()
         x, i = 0, 0
@@ -67,7 +67,11 @@ def make_mosaic(sources, width, height, out):
             row += px[ty * tw * 3:(ty * tw + take) * 3]
             x += take
             i += 1
-        rows.append(bytes(row))
+        yield bytes(row)
+
+
+def make_mosaic(sources, width, height, out):
+    rows = list(mosaic_rows(sources, width, height))
     with open(out, "wb") as f:
         f.write(b"P6\n%d %d\n255\n" % (width, height))
         f.writelines(rows)

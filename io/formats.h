@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "io/file.h"
+#include "io/raw.h"
 
 namespace mallat::io::detail {
 
@@ -44,6 +45,25 @@ Status encode_pam(const Image& image, const ByteSink& sink, ThreadPool& pool);
 // and that no sample exceeds maxval; write_binary_raster converts rows on
 // `pool` and returns out_of_range() when a sample exceeds the precision.
 Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval);
+// The raster's sample rules, shared with the strip reader (strip_reader.h):
+// `pixels` interleaved pixels into one plane per channel; returns the
+// largest sample (of one-byte samples only when largest_of_bytes).
+int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                            int32_t* const* planes, bool largest_of_bytes);
+// The errors for a sample above maxval and a raster shorter than the header says.
+Status check_maxval(int32_t largest, uint64_t maxval);
+Status check_raster_size(uint64_t available, uint64_t width, uint64_t height, int channels, uint64_t maxval);
+
+// A PNM header (P2, P3, P5, P6; P7 is only recognised: kind '7'): the raster
+// starts at byte `raster`, after the one whitespace byte of P5/P6.
+struct PnmHeader {
+  char kind = 0;
+  bool ascii = false;
+  int channels = 1;
+  uint64_t width = 0, height = 0, maxval = 0;
+  size_t raster = 0;
+};
+Result<PnmHeader> read_pnm_header(Bytes file);
 Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool& pool,
                            const std::function<Status()>& out_of_range);
 
@@ -54,6 +74,15 @@ Result<std::vector<uint8_t>> encode_pgx(const Component& component);
 // (read_raw); written as the components are. check_raw_planes: one
 // precision and signedness of 1..16 bits, as raw files and -F hold them.
 Status check_raw_planes(const Image& image);
+// Raw samples (1 or 2 bytes, either byte order, two's complement when
+// signed) of component c into `out`, `first` the index in the component of
+// the first; an error names the file (`name`), the sample, its row and
+// column. read_raw and the strip reader share it.
+Status convert_raw_samples(const uint8_t* src, size_t count, const RawGeometry& g, bool big_endian, int c,
+                           size_t first, int32_t* out, const std::string& name);
+// The errors of a geometry without size, bits or components, and of a file of another size.
+Status check_raw_geometry(const RawGeometry& g, const std::string& name);
+Status check_raw_file_size(const RawGeometry& g, uint64_t size, const std::string& name);
 Result<std::vector<uint8_t>> encode_raw(const Image& image, bool big_endian);
 
 Result<Image> decode_bmp(Bytes file, uint64_t max_memory);

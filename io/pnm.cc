@@ -18,27 +18,20 @@ constexpr uint64_t kMaxSide = uint64_t{1} << 24;
 
 }  // namespace
 
-Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval) {
-  const int bytes_per_sample = maxval < 256 ? 1 : 2;
-  const uint64_t need = width * height * channels * bytes_per_sample;
-  if (raster.size() < need)
-    return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
-                        std::to_string(raster.size()));
-  const int precision = std::bit_width(maxval);
-  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width), static_cast<int64_t>(height), channels,
-                                                  precision, false));
+int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                            int32_t* const* planes, bool largest_of_bytes) {
   // Component by component, so that each inner loop writes one plane
   // through a plain pointer; the largest sample is kept on the way, and the
   // check against maxval needs no second pass over the image.
-  const uint64_t pixels = width * height;
   int32_t largest = 0;
   for (int c = 0; c < channels; ++c) {
-    int32_t* dst = image.components[c].samples.data();
-    const uint8_t* src = raster.data() + static_cast<size_t>(c) * bytes_per_sample;
+    int32_t* dst = planes[c];
+    const uint8_t* src = raster + static_cast<size_t>(c) * bytes_per_sample;
     const size_t step = static_cast<size_t>(channels) * bytes_per_sample;
     int32_t most = 0;
     if (bytes_per_sample == 1) {
       for (uint64_t i = 0; i < pixels; ++i) dst[i] = src[i * step];
+      if (largest_of_bytes) most = pixels ? *std::max_element(dst, dst + pixels) : 0;
     } else {
       for (uint64_t i = 0; i < pixels; ++i) {
         const int32_t v = (src[i * step] << 8) | src[i * step + 1];
@@ -48,40 +41,79 @@ Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, 
     }
     largest = std::max(largest, most);
   }
-  if (bytes_per_sample == 1 && maxval < 255)  // one-byte samples reach 255 only
-    for (const Component& comp : image.components)
-      largest = std::max(largest, *std::max_element(comp.samples.begin(), comp.samples.end()));
+  return largest;
+}
+
+Status check_maxval(int32_t largest, uint64_t maxval) {
   if (static_cast<uint64_t>(largest) > maxval)
     return corrupt_data("sample " + std::to_string(largest) + " exceeds maxval " + std::to_string(maxval));
+  return Status::Ok();
+}
+
+Status check_raster_size(uint64_t available, uint64_t width, uint64_t height, int channels, uint64_t maxval) {
+  const uint64_t need = width * height * channels * (maxval < 256 ? 1 : 2);
+  if (available < need)
+    return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
+                        std::to_string(available));
+  return Status::Ok();
+}
+
+Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval) {
+  const int bytes_per_sample = maxval < 256 ? 1 : 2;
+  MALLAT_RETURN_IF_ERROR(check_raster_size(raster.size(), width, height, channels, maxval));
+  const int precision = std::bit_width(maxval);
+  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width), static_cast<int64_t>(height), channels,
+                                                  precision, false));
+  std::vector<int32_t*> planes;
+  for (Component& comp : image.components) planes.push_back(comp.samples.data());
+  // One-byte samples reach 255 only: their largest is needed under a smaller maxval.
+  const int32_t largest =
+      deinterleave_raster(raster.data(), width * height, channels, bytes_per_sample, planes.data(), maxval < 255);
+  MALLAT_RETURN_IF_ERROR(check_maxval(largest, maxval));
   return image;
 }
 
-Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
+Result<PnmHeader> read_pnm_header(Bytes file) {
   if (file.size() < 2 || file[0] != 'P') return corrupt_data("not a PNM file (no 'P' magic)");
   const char kind = static_cast<char>(file[1]);
-  if (kind == '7') return decode_pam(file, max_memory);
   if (kind == '1' || kind == '4')
     return unsupported(std::string("PNM type P") + kind + " is not supported (only P2, P3, P5, P6, P7)");
-  if (kind != '2' && kind != '3' && kind != '5' && kind != '6')
+  if (kind != '2' && kind != '3' && kind != '5' && kind != '6' && kind != '7')
     return corrupt_data("not a PNM file (unknown type after 'P')");
-  const bool ascii = (kind == '2' || kind == '3');
-  const int channels = (kind == '3' || kind == '6') ? 3 : 1;
+  PnmHeader h;
+  h.kind = kind;
+  if (kind == '7') return h;  // PAM: its own header (pam.cc)
+  h.ascii = (kind == '2' || kind == '3');
+  h.channels = (kind == '3' || kind == '6') ? 3 : 1;
   TextHeader header(file, /*hash_comments=*/true);
   header.set_pos(2);
-  MALLAT_ASSIGN_OR_RETURN(uint64_t width, header.number("width", kMaxSide));
-  MALLAT_ASSIGN_OR_RETURN(uint64_t height, header.number("height", kMaxSide));
-  MALLAT_ASSIGN_OR_RETURN(uint64_t maxval, header.number("maxval", 65535));
-  if (width == 0 || height == 0) return corrupt_data("the width or height is zero");
-  if (maxval == 0) return corrupt_data("maxval is zero");
-  const int precision = std::bit_width(maxval);
-  const uint64_t count = width * height * channels;
-  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, channels, max_memory));
-
-  if (!ascii) {
+  MALLAT_ASSIGN_OR_RETURN(h.width, header.number("width", kMaxSide));
+  MALLAT_ASSIGN_OR_RETURN(h.height, header.number("height", kMaxSide));
+  MALLAT_ASSIGN_OR_RETURN(h.maxval, header.number("maxval", 65535));
+  if (h.width == 0 || h.height == 0) return corrupt_data("the width or height is zero");
+  if (h.maxval == 0) return corrupt_data("maxval is zero");
+  if (!h.ascii) {
     // Exactly one whitespace byte separates maxval from the raster.
     if (!TextHeader::is_space(header.peek())) return corrupt_data("no whitespace after maxval");
     header.advance();
-    MALLAT_ASSIGN_OR_RETURN(Image image, read_binary_raster(file.subspan(header.pos()), width, height, channels, maxval));
+  }
+  h.raster = header.pos();
+  return h;
+}
+
+Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
+  MALLAT_ASSIGN_OR_RETURN(const PnmHeader h, read_pnm_header(file));
+  if (h.kind == '7') return decode_pam(file, max_memory);
+  const uint64_t width = h.width, height = h.height, maxval = h.maxval;
+  const int channels = h.channels;
+  const int precision = std::bit_width(maxval);
+  const uint64_t count = width * height * channels;
+  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, channels, max_memory));
+  TextHeader header(file, /*hash_comments=*/true);
+  header.set_pos(h.raster);
+
+  if (!h.ascii) {
+    MALLAT_ASSIGN_OR_RETURN(Image image, read_binary_raster(file.subspan(h.raster), width, height, channels, maxval));
     set_color_from_count(image);
     return image;
   }

@@ -36,7 +36,7 @@ void set_planar_colour(Image& image) {
   }
 }
 
-Image raw_planes(const RawGeometry& g) {
+Image raw_planes_layout(const RawGeometry& g) {
   Image image;
   image.x1 = g.width;
   image.y1 = g.height;
@@ -48,18 +48,22 @@ Image raw_planes(const RawGeometry& g) {
     comp.is_signed = g.is_signed;
     comp.dx = g.subsampling[c][0];
     comp.dy = g.subsampling[c][1];
-    comp.samples.resize(static_cast<size_t>(comp.width * comp.height));
     image.components.push_back(std::move(comp));
   }
   set_planar_colour(image);
   return image;
 }
 
+Image raw_planes(const RawGeometry& g) {
+  Image image = raw_planes_layout(g);
+  for (Component& comp : image.components) comp.samples.resize(static_cast<size_t>(comp.width * comp.height));
+  return image;
+}
+
 Result<Image> read_raw(const std::filesystem::path& path, const RawGeometry& g, bool big_endian,
                        uint64_t max_memory) {
   const std::string name = path.string() + (big_endian ? " (raw, big-endian)" : " (raw, little-endian)");
-  if (g.num_components() < 1 || g.precision < 1 || g.precision > 16 || g.width < 1 || g.height < 1)
-    return invalid_argument(name + ": the geometry needs a size, 1..16 bits and at least one component");
+  MALLAT_RETURN_IF_ERROR(detail::check_raw_geometry(g, name));
   if (max_memory == 0) max_memory = default_memory_limit();
   const uint64_t need = g.file_bytes();
   // Samples are held as int32: at most twice (four times for 8 bits) the file.
@@ -70,36 +74,59 @@ Result<Image> read_raw(const std::filesystem::path& path, const RawGeometry& g, 
   // The size first: a file far too long is refused before it is read.
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size != need)
-    return invalid_argument(name + ": -F " + raw_geometry_text(g) + " needs a file of exactly " +
-                            std::to_string(need) + " bytes, the file has " + std::to_string(size));
+  if (!ec) MALLAT_RETURN_IF_ERROR(detail::check_raw_file_size(g, size, name));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, read_file(path, need));
-  if (bytes.size() != need)
-    return invalid_argument(name + ": -F " + raw_geometry_text(g) + " needs a file of exactly " +
-                            std::to_string(need) + " bytes, the file has " + std::to_string(bytes.size()));
+  MALLAT_RETURN_IF_ERROR(detail::check_raw_file_size(g, bytes.size(), name));
   const int nbytes = container_bytes(g.precision);
   Image image = raw_planes(g);
   const uint8_t* src = bytes.data();
   for (int c = 0; c < g.num_components(); ++c) {
     Component& comp = image.components[c];
-    const int32_t lo = comp.min_value(), hi = comp.max_value();
-    for (size_t i = 0; i < comp.samples.size(); ++i, src += nbytes) {
-      uint32_t raw = src[0];
-      if (nbytes == 2) raw = big_endian ? (raw << 8 | src[1]) : (uint32_t{src[1]} << 8 | raw);
-      int32_t v = static_cast<int32_t>(raw);
-      if (g.is_signed && (raw >> (8 * nbytes - 1)) != 0) v -= int32_t{1} << (8 * nbytes);  // two's complement
-      if (v < lo || v > hi)
-        return corrupt_data(name + ": component " + std::to_string(c) + ", sample " + std::to_string(i) + " (row " +
-                            std::to_string(i / comp.width) + ", column " + std::to_string(i % comp.width) +
-                            ") is " + std::to_string(v) + ", outside the range of " +
-                            sample_kind(g.precision, g.is_signed) + " samples");
-      comp.samples[i] = v;
-    }
+    MALLAT_RETURN_IF_ERROR(
+        detail::convert_raw_samples(src, comp.samples.size(), g, big_endian, c, 0, comp.samples.data(), name));
+    src += comp.samples.size() * nbytes;
   }
   return image;
 }
 
 namespace detail {
+
+Status check_raw_geometry(const RawGeometry& g, const std::string& name) {
+  if (g.num_components() < 1 || g.precision < 1 || g.precision > 16 || g.width < 1 || g.height < 1)
+    return invalid_argument(name + ": the geometry needs a size, 1..16 bits and at least one component");
+  return Status::Ok();
+}
+
+Status check_raw_file_size(const RawGeometry& g, uint64_t size, const std::string& name) {
+  if (size == g.file_bytes()) return Status::Ok();
+  return invalid_argument(name + ": -F " + raw_geometry_text(g) + " needs a file of exactly " +
+                          std::to_string(g.file_bytes()) + " bytes, the file has " + std::to_string(size));
+}
+
+Status convert_raw_samples(const uint8_t* src, size_t count, const RawGeometry& g, bool big_endian, int c,
+                           size_t first, int32_t* out, const std::string& name) {
+  const int nbytes = container_bytes(g.precision);
+  Component kind;
+  kind.precision = g.precision;
+  kind.is_signed = g.is_signed;
+  const int32_t lo = kind.min_value(), hi = kind.max_value();
+  const int64_t width = g.component_width(c);
+  for (size_t i = 0; i < count; ++i, src += nbytes) {
+    uint32_t raw = src[0];
+    if (nbytes == 2) raw = big_endian ? (raw << 8 | src[1]) : (uint32_t{src[1]} << 8 | raw);
+    int32_t v = static_cast<int32_t>(raw);
+    if (g.is_signed && (raw >> (8 * nbytes - 1)) != 0) v -= int32_t{1} << (8 * nbytes);  // two's complement
+    if (v < lo || v > hi) {
+      const size_t at = first + i;
+      return corrupt_data(name + ": component " + std::to_string(c) + ", sample " + std::to_string(at) + " (row " +
+                          std::to_string(at / width) + ", column " + std::to_string(at % width) + ") is " +
+                          std::to_string(v) + ", outside the range of " + sample_kind(g.precision, g.is_signed) +
+                          " samples");
+    }
+    out[i] = v;
+  }
+  return Status::Ok();
+}
 
 Status check_raw_planes(const Image& image) {
   if (image.components.empty()) return invalid_argument("the image has no components");

@@ -61,6 +61,8 @@ Result<RawGeometry> raw_geometry_of(const Image& image);
 // component at its size, x1 and y1 the geometry's size, the colour space by
 // read_raw's rule. The geometry must be valid (as parse_raw_geometry gives).
 Image raw_planes(const RawGeometry& geometry);
+// The same without samples (a reader in strips, strip_reader.h).
+Image raw_planes_layout(const RawGeometry& geometry);
 
 // Reads a raw file of this geometry; big_endian for .raw, false for .rawl.
 // The file's size must be geometry.file_bytes() exactly (the error names both

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "codec/codec.h"
@@ -19,6 +20,7 @@
 #include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
+#include "tools/encode_streamed.h"
 #include "tools/option_values.h"
 
 namespace mallat::tools {
@@ -78,6 +80,7 @@ constexpr std::string_view kDeviceHelp =
 struct EncodeSettings {
   std::string out;
   std::string raw_format;  // -F
+  bool whole_image = false;  // --whole-image: no streamed encode (tools/encode_streamed.h)
   BatchRequest batch;      // -i (one or more), -ImgDir, -OutFor
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
@@ -188,6 +191,12 @@ const std::vector<EncodeOption>& encode_table() {
           "jp2"),
       {{"-quiet"}, "", "print no progress, notes or summary, only errors", "",
        [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
+      {{"--whole-image"}, "",
+       "read the whole image into memory and transform whole planes. Without it, one file of binary PNM (P5, P6) "
+       "or raw planes (-F) in one tile is encoded streamed: read in strips through a line-based DWT, each row of "
+       "code-blocks coded as it completes, the file written as it is assembled (the same bytes, in bounded "
+       "memory); -q, profiles, several tiles (-t), batches and other formats always use the whole image",
+       "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
       {{"-r"}, "R,R,...",
@@ -348,7 +357,8 @@ const std::vector<EncodeOption>& encode_table() {
        }},
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
-       "of the machine's memory or ulimit -v",
+       "of the machine's memory or ulimit -v. A streamed encode (see --whole-image) holds a few rows, never the "
+       "whole image, and is not limited by it",
        "512M", [](EncodeSettings& s, const std::string& v) { return parse_max_memory(v, &s.max_memory); }},
   };
   return table;
@@ -549,6 +559,18 @@ BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt
   return steps;
 }
 
+// One file encoded streamed (tools/encode_streamed.h) where the input and
+// options allow and --whole-image is not given: its exit status, else none
+// (an input that cannot be opened so goes the whole-image way, which gives
+// its error).
+std::optional<int> encode_one_streamed(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+  if (s.whole_image) return std::nullopt;
+  const BatchFile file{s.batch.inputs[0], s.out};
+  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(file.in.string(), s.raw_format);
+  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return std::nullopt;
+  return run_one("encode", file, encode_streamed_steps(opt, std::move(*strips)), s.quiet);
+}
+
 // Raw planes are the components as coded: decode applies no JP2 colour
 // (palette, cdef, sYCC, ICC) for them (decode_steps), and says how to read
 // them back.
@@ -667,6 +689,7 @@ int encode_main(const Args& given) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
+    if (const std::optional<int> rc = encode_one_streamed(s, opt)) return *rc;
     const BatchFile file{s.batch.inputs[0], s.out};
     const int status = run_one("encode", file, encode_steps(s, opt), s.quiet);
     note_device_fallback("encode", opt, asked_cuda, s.quiet);

@@ -62,15 +62,33 @@ Result<Image> read_component_files(const std::vector<std::string>& names, const 
   return image;
 }
 
+// -F for a raw file: its geometry, or why there is none.
+Result<io::RawGeometry> raw_input_geometry(const std::string& in, const std::string& raw_format) {
+  if (raw_format.empty())
+    return invalid_argument(in + ": a raw file holds no geometry; give -F W,H,N,BITS,s|u[@DX1xDY1:...]");
+  return io::parse_raw_geometry(raw_format);
+}
+
+bool is_raw_name(const std::string& in) {
+  const io::Format format = io::format_from_extension(in);
+  return format == io::Format::kRaw || format == io::Format::kRawl;
+}
+
 }  // namespace
 
+Result<std::unique_ptr<io::StripReader>> open_encode_strips(const std::string& in, const std::string& raw_format) {
+  if (is_raw_name(in)) {
+    MALLAT_ASSIGN_OR_RETURN(const io::RawGeometry geometry, raw_input_geometry(in, raw_format));
+    return io::open_raw_strips(in, geometry, io::format_from_extension(in) == io::Format::kRaw);
+  }
+  if (!raw_format.empty() || !io::reads_in_strips(in)) return std::unique_ptr<io::StripReader>();
+  return io::open_pnm_strips(in);
+}
+
 Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory) {
-  const io::Format format = io::format_from_extension(in);
-  if (format == io::Format::kRaw || format == io::Format::kRawl) {
-    if (raw_format.empty())
-      return invalid_argument(in + ": a raw file holds no geometry; give -F W,H,N,BITS,s|u[@DX1xDY1:...]");
-    MALLAT_ASSIGN_OR_RETURN(const io::RawGeometry geometry, io::parse_raw_geometry(raw_format));
-    return io::read_raw(in, geometry, format == io::Format::kRaw, max_memory);
+  if (is_raw_name(in)) {
+    MALLAT_ASSIGN_OR_RETURN(const io::RawGeometry geometry, raw_input_geometry(in, raw_format));
+    return io::read_raw(in, geometry, io::format_from_extension(in) == io::Format::kRaw, max_memory);
   }
   std::error_code ec;
   if (in.find(',') != std::string::npos && !std::filesystem::exists(in, ec))

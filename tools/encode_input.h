@@ -8,13 +8,21 @@
 #include <cstdint>
 #include <string>
 
+#include <memory>
+
 #include "common/image.h"
 #include "common/status.h"
+#include "io/strip_reader.h"
 
 namespace mallat::tools {
 
 // `raw_format`: -F's text, empty when not given. Errors name the file and
 // say what is wrong (a raw file without -F, a size that does not match).
 Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory);
+
+// The same input read in strips (io/strip_reader.h) where its format allows
+// (binary PNM, raw planes with -F); null where it is read whole. Errors as
+// read_encode_input's.
+Result<std::unique_ptr<io::StripReader>> open_encode_strips(const std::string& in, const std::string& raw_format);
 
 }  // namespace mallat::tools

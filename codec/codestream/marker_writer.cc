@@ -318,32 +318,49 @@ Status write_main_header(ByteWriter& w, const MainHeader& m) {
   return Status::Ok();
 }
 
-Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<const TilePartToWrite> parts, bool with_tlm) {
-  ByteWriter w;
-  MALLAT_RETURN_IF_ERROR(write_main_header(w, main));
+Result<CodestreamPieces> codestream_pieces(const MainHeader& main, std::span<const TilePartToWrite> parts,
+                                           bool with_tlm) {
+  CodestreamPieces out;
   const int nc = static_cast<int>(main.siz.components.size());
   std::vector<TilePartLength> tlm(parts.size());
-  for (size_t i = 0; i < parts.size(); ++i) tlm[i].tile = parts[i].tile;  // fixes the TLM layout
-  size_t tlm_at = w.size();
-  if (with_tlm) MALLAT_RETURN_IF_ERROR(write_tlm(w, tlm));
   for (size_t i = 0; i < parts.size(); ++i) {
     const auto& p = parts[i];
+    ByteWriter w;
     size_t sot = begin_tile_part(w, p.tile, p.part, p.num_parts);
     if (p.overrides) MALLAT_RETURN_IF_ERROR(write_overrides(w, *p.overrides, nc));
     if (!p.plt.empty()) MALLAT_RETURN_IF_ERROR(write_plt(w, p.plt));
     if (!p.ppt.empty()) MALLAT_RETURN_IF_ERROR(write_ppt(w, p.ppt, p.ppt_index).status());
     write_sod(w);
-    w.bytes(p.data);
-    MALLAT_RETURN_IF_ERROR(end_tile_part(w, sot));
-    tlm[i] = {p.tile, static_cast<uint32_t>(w.size() - sot)};
+    // A.4.2: Psot counts the header and the data that follows it.
+    const uint64_t len = uint64_t{w.size()} - sot + (p.data.empty() ? p.data_bytes : p.data.size());
+    if (len > UINT32_MAX) return invalid_argument("tile-part of " + std::to_string(len) + " bytes exceeds Psot");
+    w.patch_u32(sot + 6, static_cast<uint32_t>(len));
+    tlm[i] = {p.tile, static_cast<uint32_t>(len)};
+    out.total += len;
+    out.part_headers.push_back(w.take());
   }
-  if (with_tlm) {
-    ByteWriter t;
-    MALLAT_RETURN_IF_ERROR(write_tlm(t, tlm));
-    w.patch_bytes(tlm_at, t.data());
+  ByteWriter w;
+  MALLAT_RETURN_IF_ERROR(write_main_header(w, main));
+  if (with_tlm) MALLAT_RETURN_IF_ERROR(write_tlm(w, tlm));
+  out.main = w.take();
+  ByteWriter eoc;
+  write_eoc(eoc);
+  out.end = eoc.take();
+  out.total += out.main.size() + out.end.size();
+  return out;
+}
+
+Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<const TilePartToWrite> parts, bool with_tlm) {
+  MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces, codestream_pieces(main, parts, with_tlm));
+  std::vector<uint8_t> out;
+  out.reserve(pieces.total);
+  out.insert(out.end(), pieces.main.begin(), pieces.main.end());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    out.insert(out.end(), pieces.part_headers[i].begin(), pieces.part_headers[i].end());
+    out.insert(out.end(), parts[i].data.begin(), parts[i].data.end());
   }
-  write_eoc(w);
-  return w.take();
+  out.insert(out.end(), pieces.end.begin(), pieces.end.end());
+  return out;
 }
 
 }  // namespace mallat::codec

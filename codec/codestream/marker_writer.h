@@ -71,8 +71,23 @@ struct TilePartToWrite {
   std::span<const uint8_t> data;
   std::span<const uint8_t> ppt;
   int ppt_index = 0;  // Zppt of its first PPT segment
+  // When `data` is empty: the bytes of data the writer sends apart
+  // (codestream_pieces counts them in Psot).
+  uint64_t data_bytes = 0;
 };
-// A whole codestream: main header, a TLM if asked, the tile-parts, EOC.
+// A codestream in pieces, so that a writer need not copy the tile-parts'
+// data: `main` (the main header and TLM), then for each part its header
+// (SOT to SOD, Psot counting its data) and its data, then `end` (EOC);
+// `total` bytes in all.
+struct CodestreamPieces {
+  std::vector<uint8_t> main, end;
+  std::vector<std::vector<uint8_t>> part_headers;
+  uint64_t total = 0;
+};
+Result<CodestreamPieces> codestream_pieces(const MainHeader& main, std::span<const TilePartToWrite> parts,
+                                           bool with_tlm = false);
+// A whole codestream: main header, a TLM if asked, the tile-parts, EOC
+// (codestream_pieces put together).
 Result<std::vector<uint8_t>> write_codestream(const MainHeader& main, std::span<const TilePartToWrite> parts,
                                               bool with_tlm = false);
 

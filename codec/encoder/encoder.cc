@@ -19,6 +19,7 @@
 #include "codec/tier2/progression.h"
 #include "codec/encoder/rate_control.h"
 #include "codec/encoder/synthesis_norms.h"
+#include "codec/encoder/encode_tiles.h"
 #include "codec/encoder/tile_encoder.h"
 #include "codec/tier2/tile_parts.h"
 #include "codec/tier2/tile_geometry.h"
@@ -45,7 +46,7 @@ int max_levels_for(int64_t width, int64_t height) {
 
 // The image area's size on the reference grid (B.2): each component's size
 // must be its B-2 extent under its sub-sampling, at -d's origin.
-Result<GridSize> check_image(const Image& image, const EncodeOptions& o) {
+Result<GridSize> check_image(const Image& image, const EncodeOptions& o, bool with_samples) {
   if (image.components.empty()) return invalid_argument("the image has no components");
   if (image.num_components() > 16384) return invalid_argument("more than 16384 components");
   for (int c = 0; c < image.num_components(); ++c) {
@@ -55,7 +56,7 @@ Result<GridSize> check_image(const Image& image, const EncodeOptions& o) {
     if (comp.precision < 1 || comp.precision > 16)
       return unsupported("component " + std::to_string(c) + " has " + std::to_string(comp.precision) +
                          " bits; lossless coding supports 1..16");
-    if (comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
+    if (with_samples && comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
       return invalid_argument("component " + std::to_string(c) + " has the wrong number of samples");
   }
   return reference_grid_size(image, o.image_x0, o.image_y0);
@@ -450,6 +451,52 @@ class FileAssembler {
     return b;
   }
 
+  // The file of file(layers) handed to `sink` in pieces, the packets not
+  // gathered anywhere: the tile-part headers come from a pass without the
+  // data (which gives their lengths), then each tile's packets are made
+  // again straight into the sink, each tile-part's header sent where its
+  // packets start (encode_streamed.h).
+  Status write(const LayerPasses& layers, const FileSink& sink) const {
+    uint64_t left_out = 0;
+    MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, false, &left_out, nullptr));
+    MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces,
+                            codestream_pieces(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
+    if (in_jp2_boxes()) {
+      MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> before, jp2_before_codestream(main_.siz, pieces.total, jp2_));
+      MALLAT_RETURN_IF_ERROR(sink(before));
+    }
+    MALLAT_RETURN_IF_ERROR(sink(pieces.main));
+    size_t part = 0;
+    for (size_t t = 0; t < tiles_.size(); ++t) {
+      // This tile's parts and where each starts in its packet data.
+      std::vector<uint64_t> start;
+      uint64_t all = 0;
+      for (size_t p = part; p < a.parts.size() && a.parts[p].tile == static_cast<int>(t); ++p) {
+        start.push_back(all);
+        all += a.parts[p].data_bytes;
+      }
+      uint64_t written = 0;
+      size_t next = 0;
+      const auto headers_up_to = [&](uint64_t offset) -> Status {
+        for (; next < start.size() && start[next] <= offset; ++next)
+          MALLAT_RETURN_IF_ERROR(sink(pieces.part_headers[part + next]));
+        return Status::Ok();
+      };
+      const std::function<Status(std::span<const uint8_t>)> data = [&](std::span<const uint8_t> piece) -> Status {
+        MALLAT_RETURN_IF_ERROR(headers_up_to(written));
+        written += piece.size();
+        return sink(piece);
+      };
+      PacketOutput out{options_.packed_headers != EncodeOptions::PackedHeaders::kNone, nullptr, nullptr, nullptr};
+      out.data_sink = &data;
+      MALLAT_RETURN_IF_ERROR(tiles_[t]->packets(layers, first_block_[t], out).status());
+      MALLAT_RETURN_IF_ERROR(headers_up_to(UINT64_MAX));
+      if (written != all) return internal_error("tile " + std::to_string(t) + ": its packets changed between passes");
+      part += start.size();
+    }
+    return sink(pieces.end);
+  }
+
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const {
     MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr, nullptr));
     if (in_jp2_boxes()) return write_jp2(main_.siz, stream, jp2_);
@@ -465,18 +512,46 @@ class FileAssembler {
   // The codestream; without the packet data unless with_data, whose bytes
   // then go to *left_out; each component's bytes added to *component_bytes
   // when asked (without the data only).
+  // The tiles' packets and the tile-parts over them (spans into `out`),
+  // with the main header that carries PPM when asked.
+  struct Assembly {
+    std::vector<TileOutput> out;
+    std::vector<TilePartToWrite> parts;
+    std::vector<int> part_component;   // the one component a tile-part holds, or -1
+    MainHeader with_ppm;
+    bool ppm = false;
+  };
+
   Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out,
                                         std::vector<uint64_t>* component_bytes) const {
+    MALLAT_ASSIGN_OR_RETURN(Assembly a, gather(layers, with_data, left_out, component_bytes));
+    // Without the data, each Psot counts its header alone (A.4.2 as
+    // tile_part_header_bytes reads it), not the data written apart.
+    for (TilePartToWrite& part : a.parts) part.data_bytes = 0;
+    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream,
+                            write_codestream(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
+    if (component_bytes && !with_data) {
+      const std::vector<uint32_t> headers = tile_part_header_bytes(stream);
+      for (size_t i = 0; i < a.part_component.size() && i < headers.size(); ++i)
+        if (a.part_component[i] >= 0) (*component_bytes)[a.part_component[i]] += headers[i];
+    }
+    return stream;
+  }
+
+  Result<Assembly> gather(const LayerPasses& layers, bool with_data, uint64_t* left_out,
+                          std::vector<uint64_t>* component_bytes) const {
     using Packed = EncodeOptions::PackedHeaders;
     const bool packed = options_.packed_headers != Packed::kNone;
-    std::vector<TileOutput> out(tiles_.size());
+    Assembly a;
+    std::vector<TileOutput>& out = a.out;
+    out.resize(tiles_.size());
     MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
       PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
       return tiles_[t]->packets(layers, first_block_[t], sink).status();
     }));
 
-    std::vector<TilePartToWrite> parts;
-    std::vector<int> part_component;   // the one component a tile-part holds, or -1
+    std::vector<TilePartToWrite>& parts = a.parts;
+    std::vector<int>& part_component = a.part_component;
     std::vector<std::vector<uint8_t>> ppm;
     for (size_t t = 0; t < tiles_.size(); ++t) {
       const std::vector<PacketBytes>& packets = out[t].packets;
@@ -508,6 +583,7 @@ class FileAssembler {
           part.data = std::span<const uint8_t>(out[t].data).subspan(data_at, data_bytes);
         } else {
           *left_out += data_bytes;
+          part.data_bytes = data_bytes;
         }
         const auto headers = std::span<const uint8_t>(out[t].headers).subspan(header_at, header_bytes);
         if (options_.packed_headers == Packed::kPpt) {
@@ -521,20 +597,12 @@ class FileAssembler {
         parts.push_back(std::move(part));
       }
     }
-    MainHeader with_ppm;
     if (options_.packed_headers == Packed::kPpm) {
-      with_ppm = main_;
-      MALLAT_ASSIGN_OR_RETURN(with_ppm.ppm, ppm_payloads(ppm));
+      a.ppm = true;
+      a.with_ppm = main_;
+      MALLAT_ASSIGN_OR_RETURN(a.with_ppm.ppm, ppm_payloads(ppm));
     }
-    MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream,
-                            write_codestream(options_.packed_headers == Packed::kPpm ? with_ppm : main_, parts,
-                                             options_.tlm));
-    if (component_bytes && !with_data) {
-      const std::vector<uint32_t> headers = tile_part_header_bytes(stream);
-      for (size_t i = 0; i < part_component.size() && i < headers.size(); ++i)
-        if (part_component[i] >= 0) (*component_bytes)[part_component[i]] += headers[i];
-    }
-    return stream;
+    return a;
   }
 
   uint64_t container_overhead() const {
@@ -611,10 +679,13 @@ Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOpt
   return std::shared_ptr<entropy::BlockEncoder>(std::move(made));
 }
 
-Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
-  MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, given));
+Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& given, EncodeReport* report,
+                                          const TileCoding& coding) {
+  MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, given, coding.with_samples));
   // A profile's parameters that depend on the image, and its checks.
   MALLAT_ASSIGN_OR_RETURN(const EncodeOptions options, resolve_profile(image, given));
+  if (!coding.with_samples && options.rate_kind == EncodeOptions::RateKind::kPsnr)
+    return unsupported("PSNR targets (-q) decode what was written and compare it with the whole image");
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   MALLAT_ASSIGN_OR_RETURN(TileCodingSetup setup, coding_setup(image, main, options));
@@ -633,7 +704,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
   size_t blocks = 0;
   for (int t = 0; t < count; ++t) {
     tiles.push_back(std::make_unique<TileEncoder>(setup, pool, *backend));
-    MALLAT_RETURN_IF_ERROR(tiles.back()->code(t));
+    MALLAT_RETURN_IF_ERROR(coding.code(*tiles.back(), t, count));
     first_block.push_back(blocks);
     blocks += tiles.back()->blocks().size();
   }
@@ -678,7 +749,17 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
     }
   }
   StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
+  if (coding.sink) {
+    MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
+    return std::vector<uint8_t>();
+  }
   return assembler.file(layers);
+}
+
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
+  TileCoding coding;
+  coding.code = [](TileEncoder& tile, int index, int) { return tile.code(index); };
+  return encode_tiles(image, given, report, coding);
 }
 
 }  // namespace mallat::codec

@@ -9,25 +9,33 @@
 
 namespace mallat::codec {
 
-Status TileEncoder::code(int index) {
+Result<std::vector<EncodeBlock>> TileEncoder::prepare(int index) {
   const MainHeader& main = *setup_.main;
   index_ = index;
   irreversible_ = !main.cod.component.reversible;
   std::vector<ComponentCoding> coding(main.siz.components.size(), main.cod.component);
   MALLAT_ASSIGN_OR_RETURN(layout_, build_tile_layout(main.siz, index, coding));
+  MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
+  // blocks_ and the result are both indexed by slot (tile_precincts.h).
+  const size_t count = precincts_.code_blocks();
+  blocks_.assign(count, {});
+  std::vector<EncodeBlock> blocks;
+  blocks.reserve(count);
+  for (size_t slot = 0; slot < count; ++slot) {
+    MALLAT_ASSIGN_OR_RETURN(const EncodeBlock block, code_one(slot));
+    blocks.push_back(block);
+  }
+  return blocks;
+}
+
+Status TileEncoder::code(int index) {
+  const MainHeader& main = *setup_.main;
+  MALLAT_ASSIGN_OR_RETURN(std::vector<EncodeBlock> blocks, prepare(index));
   EncodeTile tile = planes();
   tile.ht_distortions = setup_.distortions;
   tile.part1_coder = setup_.part1_coder;
-
-  MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
-  // blocks_ and tile.blocks are both indexed by slot (tile_precincts.h).
-  const size_t count = precincts_.code_blocks();
-  blocks_.assign(count, {});
-  tile.blocks.reserve(count);
-  for (size_t slot = 0; slot < count; ++slot) {
-    MALLAT_ASSIGN_OR_RETURN(const EncodeBlock block, code_one(slot));
-    tile.blocks.push_back(block);
-  }
+  tile.blocks = std::move(blocks);
+  const size_t count = tile.blocks.size();
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
@@ -55,11 +63,12 @@ Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
   return stages.forward(ForwardStage::kQuantisation, ForwardStage::kBlockCoding, tile);
 }
 
-Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages) {
+Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
+  const auto slot_of = [&](size_t i) { return slots.empty() ? i : slots[i]; };
   int top = 0;
-  for (size_t slot = 0; slot < blocks_.size(); ++slot) {
-    blocks_[slot].ht_candidates.push_back(blocks_[slot].coded);
-    top = std::max(top, tile.blocks[slot].num_bitplanes);
+  for (size_t i = 0; i < tile.blocks.size(); ++i) {
+    blocks_[slot_of(i)].ht_candidates.push_back(blocks_[slot_of(i)].coded);
+    top = std::max(top, tile.blocks[i].num_bitplanes);
   }
   // A block's planes end where its cleanup has nothing left to code; every
   // block is coded again until all have ended.
@@ -70,14 +79,15 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages) {
     tile.ht_cleanup_plane = p;
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
     bool any = false;
-    for (size_t slot = 0; slot < blocks_.size(); ++slot) {
-      if (tile.coded[slot].num_passes == 0) continue;
-      blocks_[slot].ht_candidates.push_back(std::move(tile.coded[slot]));
+    for (size_t i = 0; i < tile.blocks.size(); ++i) {
+      if (tile.coded[i].num_passes == 0) continue;
+      blocks_[slot_of(i)].ht_candidates.push_back(std::move(tile.coded[i]));
       any = true;
     }
     if (!any) break;
   }
-  for (CodedBlock& b : blocks_) {
+  for (size_t i = 0; i < tile.blocks.size(); ++i) {
+    CodedBlock& b = blocks_[slot_of(i)];
     struct Point {
       uint32_t bytes;
       double gain;
@@ -157,15 +167,17 @@ Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
   return block;
 }
 
-void TileEncoder::account(size_t slot, EncodeTile& tile) {
+void TileEncoder::account(size_t slot, EncodeTile& tile) { account(slot, tile, slot); }
+
+void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   CodedBlock& out = blocks_[slot];
-  out.coded = std::move(tile.coded[slot]);
+  out.coded = std::move(tile.coded[i]);
   if (irreversible_) {
     // The error with nothing sent, in units of Delta^2; Tier-1's units are
     // those of the shifted indices, which `weight` takes back.
-    const quant::QuantizationError& e = tile.quantisation[slot];
+    const quant::QuantizationError& e = tile.quantisation[i];
     out.clipped = e.clipped;
-    out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[slot].roi_shift) * out.weight;
+    out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[i].roi_shift) * out.weight;
     return;
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;

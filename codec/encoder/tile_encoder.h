@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -90,6 +91,10 @@ struct CodedBlock {
   }
 };
 
+// Rows of a tile's components for code_rows: the next `rows` rows of
+// component c, rows x its tile-component width samples, into `out`.
+using TileRowReader = std::function<Status(int c, int64_t rows, int32_t* out)>;
+
 class TileEncoder {
  public:
   TileEncoder(const TileCodingSetup& setup, ThreadPool& pool, dwt::Backend& dwt)
@@ -97,6 +102,11 @@ class TileEncoder {
 
   // Transforms tile `index` and codes all its code-blocks.
   Status code(int index);
+  // The same blocks as code(index) for a tile that holds every component
+  // whole (one tile), the rows read from `rows` top to bottom as the
+  // line-based DWT needs them, each row of code-blocks coded once its
+  // subband rows are in and then dropped (streamed_tile_encoder.cc).
+  Status code_rows(int index, const TileRowReader& rows);
 
   std::vector<CodedBlock>& blocks() { return blocks_; }
   // The component of the code-block in `slot` (blocks() is indexed by slot).
@@ -116,11 +126,16 @@ class TileEncoder {
   Result<EncodeBlock> code_one(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
   void account(size_t slot, EncodeTile& tile);
+  // The same for block i of `tile` coded as slot `slot`.
+  void account(size_t slot, EncodeTile& tile, size_t i);
+  // The tile's layout, precincts and per-slot blocks for code() and code_rows().
+  Result<std::vector<EncodeBlock>> prepare(int index);
   // Every forward stage, timed one by one when the setup asks.
   Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
-  // lists their truncation points (CodedBlock::ht_points).
-  Status code_ht_candidates(EncodeTile& tile, TileStages& stages);
+  // lists their truncation points (CodedBlock::ht_points); tile.blocks[i]
+  // is slot slots[i] (all slots in order when `slots` is empty).
+  Status code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots = {});
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

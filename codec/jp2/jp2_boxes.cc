@@ -231,8 +231,8 @@ Status parse_header_box(ByteReader& c, Jp2File& f, bool strict) {
 }
 
 // I.5.4: jp2c around `codestream`, with XLBox when LBox cannot hold it.
-void write_codestream_box(ByteWriter& w, std::span<const uint8_t> codestream) {
-  uint64_t len = 8 + uint64_t{codestream.size()};
+void write_codestream_box_header(ByteWriter& w, uint64_t codestream_bytes) {
+  uint64_t len = 8 + codestream_bytes;
   if (len > UINT32_MAX) {
     w.u32(1);
     w.u32(box::kCodestream);
@@ -241,7 +241,6 @@ void write_codestream_box(ByteWriter& w, std::span<const uint8_t> codestream) {
     w.u32(static_cast<uint32_t>(len));
     w.u32(box::kCodestream);
   }
-  w.bytes(codestream);
 }
 
 }  // namespace
@@ -347,6 +346,13 @@ EnumeratedColourSpace default_colour_space(int num_components) {
 
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
                                        const Jp2Description& description) {
+  MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> out, jp2_before_codestream(siz, codestream.size(), description));
+  out.insert(out.end(), codestream.begin(), codestream.end());
+  return out;
+}
+
+Result<std::vector<uint8_t>> jp2_before_codestream(const ImageAndTileSize& siz, uint64_t codestream_bytes,
+                                                   const Jp2Description& description) {
   const size_t nc = siz.components.size();
   if (nc < 1 || nc > 16384 || siz.xsiz <= siz.xosiz || siz.ysiz <= siz.yosiz)
     return invalid_argument("write_jp2: invalid image size");
@@ -417,7 +423,7 @@ Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<co
     }
   }
   w.patch_u32(header_at, static_cast<uint32_t>(w.size() - header_at));
-  write_codestream_box(w, codestream);
+  write_codestream_box_header(w, codestream_bytes);
   return w.take();
 }
 
@@ -450,7 +456,8 @@ Result<std::vector<uint8_t>> replace_jp2_codestream(std::span<const uint8_t> fil
       w.u32(brand);
       w.patch_u32(length_at, static_cast<uint32_t>(16 + 4 * (entries + 1)));
     } else if (b.type == box::kCodestream && !replaced) {
-      write_codestream_box(w, codestream);
+      write_codestream_box_header(w, codestream.size());
+      w.bytes(codestream);
       replaced = true;
     } else {
       w.bytes(file.subspan(at, r.offset() - at));

@@ -150,6 +150,11 @@ struct Jp2Description {
 // given, cdef; then jp2c holding `codestream`. `siz` is the codestream's SIZ.
 Result<std::vector<uint8_t>> write_jp2(const ImageAndTileSize& siz, std::span<const uint8_t> codestream,
                                        const Jp2Description& description = {});
+// What write_jp2 writes before the codestream (its jp2c box's header
+// included) for a codestream of `codestream_bytes`, so that a writer can
+// send the codestream after it in pieces.
+Result<std::vector<uint8_t>> jp2_before_codestream(const ImageAndTileSize& siz, uint64_t codestream_bytes,
+                                                   const Jp2Description& description = {});
 
 // A JP2 (or JPH) file with its first jp2c box's contents replaced by
 // `codestream` and its ftyp naming `brand` ('jp2 ' or 'jph ', 15444-15

@@ -68,7 +68,7 @@ Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<
   return Status::Ok();
 }
 
-Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
+Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside) {
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
   if (quantise) tile.quantisation.assign(n, {});
@@ -100,6 +100,8 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise) {
     index.push_back(i);
   }
   entropy::BatchWork work;
+  work.items = beside.items;
+  work.item = beside.item;
   if (quantise) work.each = [&](size_t k) { tile.quantisation[index[k]] = quantise_block(tile, index[k]); };
   if (batch.size() == n) return use->encode(batch, tile.coded, pool, work);
   std::vector<entropy::EncodedCodeBlock> coded(batch.size());

@@ -15,7 +15,9 @@ namespace mallat::codec {
 // kBlockCoding: codes every block of `tile` into tile.coded. With
 // `quantise`, kQuantisation comes first for each block, on the thread
 // that codes it (tile.quantisation).
-Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise);
+// `beside`'s items (work of the caller's: the streamed encoder's next rows)
+// run on the pool beside the blocks.
+Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside = {});
 
 // kBlockDecoding: decodes every block into its place in the planes and
 // sets its info and status; blocks without passes, and the samples of a

@@ -7,6 +7,22 @@
 
 namespace mallat::codec {
 
+namespace {
+
+int32_t dc_shift_of(const Component& comp) { return comp.is_signed ? 0 : int32_t{1} << (comp.precision - 1); }
+
+}  // namespace
+
+void dc_shift_row(const int32_t* in, int64_t n, const Component& comp, int32_t* out) {
+  const int32_t shift = dc_shift_of(comp);
+  for (int64_t x = 0; x < n; ++x) out[x] = in[x] - shift;
+}
+
+void dc_shift_row(const int32_t* in, int64_t n, const Component& comp, float* out) {
+  const int32_t shift = dc_shift_of(comp);
+  for (int64_t x = 0; x < n; ++x) out[x] = static_cast<float>(in[x] - shift);
+}
+
 void read_tile(EncodeTile& tile, ThreadPool& pool) {
   const Image& image = *tile.image;
   const size_t n = tile.planes.size();
@@ -18,15 +34,12 @@ void read_tile(EncodeTile& tile, ThreadPool& pool) {
     const Component& src = image.components[c];
     const int64_t sx = tile.source_x[c], sy = tile.source_y[c];
     const int64_t w = plane.width();
-    const int32_t shift = src.is_signed ? 0 : int32_t{1} << (src.precision - 1);
     for (int64_t y = y0; y < y1; ++y) {
       const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
       if (plane.wavelet == dwt::Wavelet::k97) {
-        float* dst = plane.floats().row(y);
-        for (int64_t x = 0; x < w; ++x) dst[x] = static_cast<float>(row[x] - shift);
+        dc_shift_row(row, w, src, plane.floats().row(y));
       } else {
-        int32_t* dst = plane.ints().row(y);
-        for (int64_t x = 0; x < w; ++x) dst[x] = row[x] - shift;
+        dc_shift_row(row, w, src, plane.ints().row(y));
       }
     }
   };

@@ -15,4 +15,10 @@ namespace mallat::codec {
 // component per item.
 void read_tile(EncodeTile& tile, ThreadPool& pool);
 
+// G.1.2 on n samples of component `comp`: the DC level shift, into the
+// plane's type (int32 for the 5/3; float for the 9/7, converted after the
+// shift). read_tile and the streamed encoder's rows both go through these.
+void dc_shift_row(const int32_t* in, int64_t n, const Component& comp, int32_t* out);
+void dc_shift_row(const int32_t* in, int64_t n, const Component& comp, float* out);
+
 }  // namespace mallat::codec

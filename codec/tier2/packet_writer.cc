@@ -77,16 +77,22 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
       sizes.data += static_cast<uint32_t>(header.size());
     }
     bytes += sop.size() + header.size();
-    if (out.data) {
-      std::vector<uint8_t>& data = *out.data;
-      data.insert(data.end(), sop.begin(), sop.end());
-      if (!out.packed_headers) data.insert(data.end(), header.begin(), header.end());
+    if (out.data || out.data_sink) {
+      const auto put = [&](std::span<const uint8_t> piece) -> Status {
+        if (out.data) {
+          out.data->insert(out.data->end(), piece.begin(), piece.end());
+          return Status::Ok();
+        }
+        return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
+      };
+      MALLAT_RETURN_IF_ERROR(put(sop));
+      if (!out.packed_headers) MALLAT_RETURN_IF_ERROR(put(header));
       for (int k = 0; k < n; ++k) {
         if (contributions[k].new_passes == 0) continue;
         const entropy::EncodedCodeBlock& block = what.block(first + k);
         const uint32_t from = before(k) == 0 ? 0 : block.passes[before(k) - 1].cumulative_length;
         const uint32_t to = block.passes[now(k) - 1].cumulative_length;
-        data.insert(data.end(), block.data.begin() + from, block.data.begin() + to);
+        MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block.data).subspan(from, to - from)));
       }
     }
     if (out.packets) out.packets->push_back(sizes);

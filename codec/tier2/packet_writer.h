@@ -38,6 +38,9 @@ struct PacketOutput {
   std::vector<uint8_t>* data = nullptr;
   std::vector<uint8_t>* headers = nullptr;
   std::vector<PacketBytes>* packets = nullptr;
+  // When set (and data is not), the data go to it piece by piece instead,
+  // so that a writer need not hold a tile's packets (encode_streamed.h).
+  const std::function<Status(std::span<const uint8_t>)>* data_sink = nullptr;
 };
 
 // What the packets of one tile are made of.

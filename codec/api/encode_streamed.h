@@ -1,0 +1,47 @@
+// Streamed, line-based encoding in bounded memory (issue 17): the image's
+// rows are read a strip at a time as the line-based DWT (dwt/line_forward.h)
+// needs them, each row of code-blocks is quantised and Tier-1 coded on the
+// pool once its subband rows are in, and the rows are then dropped; what
+// stays is the coded blocks until rate allocation and Tier-2, and the file
+// is handed to a sink in pieces (no second whole copy). The file is the
+// one encode() writes for the same image and options, byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "codec/api/encode.h"
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::codec {
+
+// Where a written file's bytes go, piece by piece in order; an error stops
+// the encoder, which returns it.
+using FileSink = std::function<Status(std::span<const uint8_t>)>;
+
+// An image read by rows.
+struct RowSource {
+  // The image as encode() takes it, without samples: each component's
+  // size, precision, signedness, sub-sampling; colour space; x0..y1.
+  Image layout;
+  // The next `rows` rows of component c (rows x its width samples) into
+  // `out`; each component is read top to bottom, the components in step.
+  std::function<Status(int c, int64_t rows, int32_t* out)> read_rows;
+};
+
+// Why these options cannot be encoded streamed for an image of this layout,
+// or "" when they can: more than one tile (-t smaller than the image), PSNR
+// targets (-q decodes what it wrote and compares it with the whole image),
+// a profile (cinema, IMF).
+std::string why_not_streamed(const Image& layout, const EncodeOptions& options);
+
+// Encodes the source's image as encode() would (the same bytes), to `sink`.
+// The DWT is the CPU's line-based one whatever options.dwt_backend says
+// (the files are the same); Tier-1 follows options as encode() does.
+Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
+                       EncodeReport* report = nullptr);
+
+}  // namespace mallat::codec

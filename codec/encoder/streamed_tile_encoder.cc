@@ -1,0 +1,283 @@
+// TileEncoder::code_rows: one tile coded from its rows, top to bottom, in
+// bounded memory (codec/api/encode_streamed.h). The rows of a strip are
+// read, DC shifted and colour transformed (G.1-G.3, the rules of
+// codec/stages/tile_input.h and component_transform.h), and pushed through
+// each component's line-based DWT (dwt/line_forward.h); each subband's rows
+// gather in a buffer per row of code-blocks, and a full row of code-blocks
+// is quantised and Tier-1 coded on the pool (encode_blocks, the stages' own
+// per-block coding) while the next strip is read and transformed beside it;
+// then its rows are freed. The blocks' coding lands in the same slots as
+// code() puts it, so rate allocation and Tier-2 are unchanged.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codec/encoder/tile_encoder.h"
+#include "codec/stages/block_coding.h"
+#include "codec/stages/component_transform.h"
+#include "codec/stages/tile_input.h"
+#include "common/large_buffer.h"
+#include "dwt/line_forward.h"
+
+namespace mallat::codec {
+namespace {
+
+// Rows of the tallest component read per strip: a row of 64-row
+// code-blocks at the first level needs 128, so that each strip completes
+// one (and the deeper levels' rows as they come), a batch large enough to
+// keep the pool busy beside the next strip's DWT.
+constexpr int64_t kStripRows = 128;
+// Rows read and pushed through the DWT at once within a strip.
+constexpr int64_t kRowsAtOnce = 16;
+
+// The code-blocks of one subband whose rows are [y0, y1) of the band.
+struct BlockRow {
+  int64_t y0 = 0, y1 = 0;
+  std::vector<size_t> slots;
+};
+
+// One subband of one component on its way to the block coder: its rows
+// gather in `buffer` until its next row of code-blocks is complete.
+struct BandRows {
+  int component = 0;
+  dwt::Rect packed;  // its place in the packed plane (dwt/geometry.h)
+  dwt::Wavelet wavelet = dwt::Wavelet::k53;
+  std::vector<BlockRow> rows;
+  size_t next = 0;     // the row of code-blocks being filled
+  int64_t filled = 0;  // of its rows
+  int64_t most_rows = 0;  // in any of its rows of code-blocks
+  TilePlane buffer;
+  // Buffers back from the coder, reused: two are in use at most (one
+  // filling, one coding), and none is freed and allocated again, so the
+  // coded blocks do not land in the holes they would leave.
+  std::vector<std::unique_ptr<std::byte[]>> spare;
+};
+
+// A row of code-blocks whose samples are all in; x0, y0: where its buffer
+// starts in the packed plane.
+struct ReadyRow {
+  TilePlane samples;
+  const BlockRow* row = nullptr;
+  int64_t x0 = 0, y0 = 0;
+  size_t band = 0;
+};
+
+// One component's rows through its line DWT.
+struct ComponentRows {
+  int64_t width = 0, height = 0, done = 0;
+  std::vector<int> band_of;  // nb * 4 + band -> index in the bands, -1: empty
+  std::unique_ptr<dwt::LineForward<int32_t>> f53;
+  std::unique_ptr<dwt::LineForward<float>> f97;
+  std::vector<int32_t> read, ints;
+  std::vector<float> floats;
+  std::vector<ReadyRow> ready;
+};
+
+template <typename T>
+void take_row(BandRows& band, size_t index, std::vector<ReadyRow>& ready, const T* row, int64_t width) {
+  const BlockRow& r = band.rows[band.next];
+  if (band.filled == 0) {
+    band.buffer = TilePlane();
+    band.buffer.rect = dwt::Rect{0, 0, width, r.y1 - r.y0};
+    band.buffer.wavelet = band.wavelet;
+    if (band.spare.empty()) {
+      band.buffer.storage = allocate_large(static_cast<size_t>(width * band.most_rows) * 4);
+    } else {
+      band.buffer.storage = std::move(band.spare.back());
+      band.spare.pop_back();
+    }
+  }
+  std::memcpy(reinterpret_cast<T*>(band.buffer.storage.get()) + band.filled * width, row,
+              static_cast<size_t>(width) * sizeof(T));
+  if (++band.filled < r.y1 - r.y0) return;
+  ready.push_back({std::move(band.buffer), &r, band.packed.x0, band.packed.y0 + r.y0, index});
+  ++band.next;
+  band.filled = 0;
+}
+
+// Each subband's rows of code-blocks, from the blocks' places in the packed
+// plane; an error when they do not tile the band (Annex B's partition does).
+Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<const EncodeBlock> blocks,
+                                        dwt::Wavelet wavelet, std::vector<ComponentRows>& comps) {
+  std::vector<BandRows> bands;
+  for (size_t c = 0; c < layout.components.size(); ++c) {
+    const TileComponent& tc = layout.components[c];
+    comps[c].band_of.assign(static_cast<size_t>(tc.levels + 1) * 4, -1);
+    auto add = [&](int nb, dwt::Band band) {
+      const dwt::Rect p = dwt::packed_subband_rect(tc.rect, tc.levels, nb, band);
+      if (p.empty()) return;
+      comps[c].band_of[static_cast<size_t>(nb * 4 + static_cast<int>(band))] = static_cast<int>(bands.size());
+      BandRows b;
+      b.component = static_cast<int>(c);
+      b.packed = p;
+      b.wavelet = wavelet;
+      bands.push_back(std::move(b));
+    };
+    add(tc.levels, dwt::Band::kLL);
+    for (int nb = 1; nb <= tc.levels; ++nb)
+      for (dwt::Band band : {dwt::Band::kHL, dwt::Band::kLH, dwt::Band::kHH}) add(nb, band);
+  }
+  std::vector<std::map<int64_t, BlockRow>> rows(bands.size());
+  for (size_t slot = 0; slot < blocks.size(); ++slot) {
+    const BlockPlace& at = blocks[slot].place;
+    if (at.width <= 0 || at.height <= 0) continue;
+    int found = -1;
+    for (size_t b = 0; b < bands.size() && found < 0; ++b) {
+      const dwt::Rect& p = bands[b].packed;
+      if (bands[b].component == at.component && at.x0 >= p.x0 && at.x0 < p.x1 && at.y0 >= p.y0 && at.y0 < p.y1)
+        found = static_cast<int>(b);
+    }
+    if (found < 0) return internal_error("streamed encode: code-block " + std::to_string(slot) + " lies in no subband");
+    BlockRow& row = rows[found][at.y0 - bands[found].packed.y0];
+    row.y0 = at.y0 - bands[found].packed.y0;
+    if (!row.slots.empty() && row.y1 != row.y0 + at.height)
+      return internal_error("streamed encode: code-blocks of one row differ in height");
+    row.y1 = row.y0 + at.height;
+    row.slots.push_back(slot);
+  }
+  for (size_t b = 0; b < bands.size(); ++b) {
+    int64_t y = 0;
+    for (auto& [y0, row] : rows[b]) {
+      if (y0 != y) return internal_error("streamed encode: the code-blocks do not tile a subband");
+      y = row.y1;
+      bands[b].most_rows = std::max(bands[b].most_rows, row.y1 - row.y0);
+      bands[b].rows.push_back(std::move(row));
+    }
+    if (y != bands[b].packed.height()) return internal_error("streamed encode: the code-blocks do not tile a subband");
+  }
+  return bands;
+}
+
+}  // namespace
+
+Status TileEncoder::code_rows(int index, const TileRowReader& read) {
+  const MainHeader& main = *setup_.main;
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<EncodeBlock> blocks, prepare(index));
+  const size_t nc = layout_.components.size();
+  const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+  std::vector<ComponentRows> comps(nc);
+  MALLAT_ASSIGN_OR_RETURN(std::vector<BandRows> bands, band_rows(layout_, blocks, wavelet, comps));
+  int64_t tallest = 0;
+  for (size_t c = 0; c < nc; ++c) {
+    const TileComponent& tc = layout_.components[c];
+    ComponentRows& k = comps[c];
+    k.width = tc.rect.width();
+    k.height = tc.rect.height();
+    tallest = std::max(tallest, k.height);
+    auto to_band = [&k](int nb, dwt::Band band) {
+      return k.band_of[static_cast<size_t>(nb * 4 + static_cast<int>(band))];
+    };
+    if (wavelet == dwt::Wavelet::k53) {
+      MALLAT_ASSIGN_OR_RETURN(k.f53, dwt::LineForward<int32_t>::make(
+                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
+                                                                                   const int32_t* row, int64_t width) {
+                                           const int b = to_band(nb, band);
+                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
+                                         }));
+    } else {
+      MALLAT_ASSIGN_OR_RETURN(k.f97, dwt::LineForward<float>::make(
+                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
+                                                                                   const float* row, int64_t width) {
+                                           const int b = to_band(nb, band);
+                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
+                                         }));
+    }
+  }
+
+  // Each component's rows up to its share of the tallest one's first
+  // `rows`: read, shifted, colour transformed (components 0..2 share their
+  // size) and pushed through the DWT.
+  const bool colour = main.cod.multiple_component_transform && nc >= 3;
+  const Image& image = *setup_.image;
+  std::vector<int64_t> count(nc);
+  auto advance_to = [&](int64_t rows) -> Status {
+    for (size_t c = 0; c < nc; ++c) {
+      ComponentRows& k = comps[c];
+      const int64_t target = std::min(k.height, (rows * k.height + tallest - 1) / tallest);
+      count[c] = target - k.done;
+      const size_t n = static_cast<size_t>(count[c] * k.width);
+      k.read.resize(n);
+      if (count[c] > 0) MALLAT_RETURN_IF_ERROR(read(static_cast<int>(c), count[c], k.read.data()));
+      if (wavelet == dwt::Wavelet::k53) {
+        k.ints.resize(n);
+        dc_shift_row(k.read.data(), static_cast<int64_t>(n), image.components[c], k.ints.data());
+      } else {
+        k.floats.resize(n);
+        dc_shift_row(k.read.data(), static_cast<int64_t>(n), image.components[c], k.floats.data());
+      }
+      k.done = target;
+    }
+    if (colour && wavelet == dwt::Wavelet::k53) rct_forward(comps[0].ints, comps[1].ints, comps[2].ints);
+    if (colour && wavelet == dwt::Wavelet::k97) ict_forward(comps[0].floats, comps[1].floats, comps[2].floats);
+    for (size_t c = 0; c < nc; ++c) {
+      ComponentRows& k = comps[c];
+      for (int64_t y = 0; y < count[c]; ++y) {
+        if (k.f53) k.f53->push(k.ints.data() + y * k.width);
+        if (k.f97) k.f97->push(k.floats.data() + y * k.width);
+      }
+    }
+    return Status::Ok();
+  };
+  // Strip s, a few rows at a time so that the rows in flight stay few.
+  auto strip = [&](int64_t s) -> Status {
+    const int64_t end = std::min(tallest, (s + 1) * kStripRows);
+    for (int64_t rows = s * kStripRows + kRowsAtOnce; rows < end + kRowsAtOnce; rows += kRowsAtOnce)
+      MALLAT_RETURN_IF_ERROR(advance_to(std::min(rows, end)));
+    return Status::Ok();
+  };
+
+  const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
+  const bool ht_candidates = setup_.ht_candidates && main.cod.component.style.ht;
+  // The ready rows of code-blocks as one batch, coded while `beside` (the
+  // next strip) runs on the pool; each block's coding to its slot.
+  auto code_ready = [&](std::vector<ReadyRow>& ready, const entropy::BatchWork& beside) -> Status {
+    EncodeTile batch;
+    batch.ht_distortions = setup_.distortions;
+    batch.part1_coder = setup_.part1_coder;
+    std::vector<size_t> slots;
+    for (ReadyRow& r : ready) {
+      const int plane = static_cast<int>(batch.planes.size());
+      batch.planes.push_back(std::move(r.samples));
+      for (size_t slot : r.row->slots) {
+        EncodeBlock b = blocks[slot];
+        b.place = {plane, b.place.x0 - r.x0, b.place.y0 - r.y0, b.place.width, b.place.height};
+        batch.blocks.push_back(b);
+        slots.push_back(slot);
+      }
+    }
+    if (batch.blocks.empty()) {
+      for (int64_t i = 0; i < beside.items; ++i) beside.item(i);
+      return Status::Ok();
+    }
+    MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, true, beside));
+    for (size_t i = 0; i < slots.size(); ++i) account(slots[i], batch, i);
+    if (ht_candidates) MALLAT_RETURN_IF_ERROR(code_ht_candidates(batch, *stages, slots));
+    for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
+    return Status::Ok();
+  };
+
+  const int64_t strips = (tallest + kStripRows - 1) / kStripRows;
+  std::vector<ReadyRow> coding;
+  for (int64_t s = 0; s <= strips; ++s) {
+    Status read_status;
+    entropy::BatchWork beside;
+    if (s < strips) {
+      beside.items = 1;
+      beside.item = [&](int64_t) { read_status = strip(s); };
+    }
+    MALLAT_RETURN_IF_ERROR(code_ready(coding, beside));
+    MALLAT_RETURN_IF_ERROR(read_status);
+    coding.clear();
+    for (ComponentRows& k : comps) {
+      for (ReadyRow& r : k.ready) coding.push_back(std::move(r));
+      k.ready.clear();
+    }
+  }
+  for (const BandRows& b : bands)
+    if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
+  return Status::Ok();
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,210 @@
+#include "io/strip_reader.h"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "io/formats.h"
+#include "io/image_io.h"
+
+namespace mallat::io {
+namespace {
+
+// An open file read from known offsets; closed with the reader.
+class InputFile {
+ public:
+  ~InputFile() {
+    if (f_) std::fclose(f_);
+  }
+  Status open(const std::filesystem::path& path) {
+    f_ = std::fopen(path.c_str(), "rb");
+    if (!f_) return io_error(path.string() + ": cannot open: " + std::strerror(errno));
+    return Status::Ok();
+  }
+  // `bytes` bytes at `offset`; an error when the file ends first.
+  Status read_at(uint64_t offset, uint8_t* out, size_t bytes, const std::string& name) {
+    if (offset != position_ && fseeko(f_, static_cast<off_t>(offset), SEEK_SET) != 0)
+      return io_error(name + ": cannot seek to byte " + std::to_string(offset));
+    const size_t got = std::fread(out, 1, bytes, f_);
+    position_ = offset + got;
+    if (got != bytes) return corrupt_data(name + ": the file ended while reading its samples");
+    return Status::Ok();
+  }
+  // Up to `bytes` bytes from the start (a header).
+  std::vector<uint8_t> head(size_t bytes) {
+    std::vector<uint8_t> out(bytes);
+    std::rewind(f_);
+    out.resize(std::fread(out.data(), 1, bytes, f_));
+    position_ = out.size();
+    return out;
+  }
+
+ private:
+  std::FILE* f_ = nullptr;
+  uint64_t position_ = 0;
+};
+
+uint64_t size_of_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+// P5 / P6: every component's rows come from the same interleaved rows,
+// read a strip at a time; each component takes its rows from the strip's
+// planes, and the strip is dropped when all have.
+class PnmStrips final : public StripReader {
+ public:
+  Status open(const std::filesystem::path& path) {
+    name_ = path.string();
+    MALLAT_RETURN_IF_ERROR(file_.open(path));
+    // Comments may make a header long; 64 KiB holds any sensible one.
+    const std::vector<uint8_t> head = file_.head(64 << 10);
+    MALLAT_ASSIGN_OR_RETURN(header_, detail::read_pnm_header(head));
+    if (header_.kind != '5' && header_.kind != '6')
+      return unsupported(std::string("P") + header_.kind + " is not read in strips");
+    MALLAT_RETURN_IF_ERROR(detail::check_raster_size(size_of_file(path) - std::min<uint64_t>(size_of_file(path), header_.raster),
+                                                     header_.width, header_.height, header_.channels, header_.maxval));
+    bytes_per_sample_ = header_.maxval < 256 ? 1 : 2;
+    width_ = static_cast<int64_t>(header_.width);
+    layout_.x1 = width_;
+    layout_.y1 = static_cast<int64_t>(header_.height);
+    for (int c = 0; c < header_.channels; ++c) {
+      Component comp;
+      comp.width = width_;
+      comp.height = layout_.y1;
+      comp.precision = std::bit_width(header_.maxval);
+      layout_.components.push_back(comp);
+    }
+    detail::set_color_from_count(layout_);
+    planes_.assign(header_.channels, {});
+    next_.assign(header_.channels, 0);
+    return Status::Ok();
+  }
+
+  Status read_rows(int c, int64_t rows, int32_t* out) override {
+    if (c < 0 || c >= header_.channels || next_[c] + rows > layout_.y1)
+      return invalid_argument(name_ + ": rows asked beyond the image");
+    if (next_[c] + rows > first_ + held_) MALLAT_RETURN_IF_ERROR(fill(next_[c] + rows));
+    const size_t at = static_cast<size_t>((next_[c] - first_) * width_);
+    std::copy_n(planes_[c].data() + at, rows * width_, out);
+    next_[c] += rows;
+    return Status::Ok();
+  }
+
+ private:
+  // Drops the rows every component has taken and reads on to row `until`
+  // (a strip of at least kStripRows).
+  Status fill(int64_t until) {
+    constexpr int64_t kStripRows = 16;
+    const int64_t taken = *std::min_element(next_.begin(), next_.end()) - first_;
+    for (auto& plane : planes_) plane.erase(plane.begin(), plane.begin() + taken * width_);
+    first_ += taken;
+    held_ -= taken;
+    const int64_t from = first_ + held_;
+    const int64_t to = std::min(layout_.y1, std::max(until, from + kStripRows));
+    const size_t row_bytes = static_cast<size_t>(width_) * header_.channels * bytes_per_sample_;
+    raster_.resize(static_cast<size_t>(to - from) * row_bytes);
+    MALLAT_RETURN_IF_ERROR(file_.read_at(header_.raster + static_cast<uint64_t>(from) * row_bytes, raster_.data(),
+                                         raster_.size(), name_));
+    std::vector<int32_t*> dst;
+    for (auto& plane : planes_) {
+      plane.resize(static_cast<size_t>((held_ + to - from) * width_));
+      dst.push_back(plane.data() + held_ * width_);
+    }
+    const int32_t largest = detail::deinterleave_raster(raster_.data(), static_cast<uint64_t>((to - from) * width_),
+                                                        header_.channels, bytes_per_sample_, dst.data(),
+                                                        header_.maxval < 255);
+    const Status in_range = detail::check_maxval(largest, header_.maxval);
+    if (!in_range.ok()) return in_range.with_context(name_ + " (PNM)");
+    held_ += to - from;
+    return Status::Ok();
+  }
+
+  std::string name_;
+  InputFile file_;
+  detail::PnmHeader header_;
+  int bytes_per_sample_ = 1;
+  int64_t width_ = 0;
+  std::vector<std::vector<int32_t>> planes_;  // rows [first_, first_ + held_) of each component
+  std::vector<int64_t> next_;                 // each component's next row
+  int64_t first_ = 0, held_ = 0;
+  std::vector<uint8_t> raster_;
+};
+
+// Raw planes: each component from its own place in the file.
+class RawStrips final : public StripReader {
+ public:
+  Status open(const std::filesystem::path& path, const RawGeometry& g, bool big_endian) {
+    name_ = path.string() + (big_endian ? " (raw, big-endian)" : " (raw, little-endian)");
+    MALLAT_RETURN_IF_ERROR(detail::check_raw_geometry(g, name_));
+    MALLAT_RETURN_IF_ERROR(file_.open(path));
+    MALLAT_RETURN_IF_ERROR(detail::check_raw_file_size(g, size_of_file(path), name_));
+    geometry_ = g;
+    big_endian_ = big_endian;
+    layout_ = raw_planes_layout(g);
+    nbytes_ = g.precision <= 8 ? 1 : 2;
+    uint64_t start = 0;
+    for (const Component& comp : layout_.components) {
+      start_.push_back(start);
+      start += static_cast<uint64_t>(comp.width * comp.height) * nbytes_;
+    }
+    next_.assign(layout_.components.size(), 0);
+    return Status::Ok();
+  }
+
+  Status read_rows(int c, int64_t rows, int32_t* out) override {
+    if (c < 0 || c >= layout_.num_components() || next_[c] + rows > layout_.components[c].height)
+      return invalid_argument(name_ + ": rows asked beyond the image");
+    const int64_t w = layout_.components[c].width;
+    const size_t first = static_cast<size_t>(next_[c] * w), count = static_cast<size_t>(rows * w);
+    bytes_.resize(count * nbytes_);
+    MALLAT_RETURN_IF_ERROR(file_.read_at(start_[c] + first * nbytes_, bytes_.data(), bytes_.size(), name_));
+    next_[c] += rows;
+    return detail::convert_raw_samples(bytes_.data(), count, geometry_, big_endian_, c, first, out, name_);
+  }
+
+ private:
+  std::string name_;
+  InputFile file_;
+  RawGeometry geometry_;
+  bool big_endian_ = true;
+  int nbytes_ = 1;
+  std::vector<uint64_t> start_;
+  std::vector<int64_t> next_;
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace
+
+bool reads_in_strips(const std::filesystem::path& path) {
+  Format format = format_from_extension(path);
+  if (format == Format::kRaw || format == Format::kRawl) return true;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char magic[2] = {0, 0};
+  const size_t got = std::fread(magic, 1, 2, f);
+  std::fclose(f);
+  return got == 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '6');
+}
+
+Result<std::unique_ptr<StripReader>> open_pnm_strips(const std::filesystem::path& path) {
+  auto reader = std::make_unique<PnmStrips>();
+  const Status s = reader->open(path);
+  if (!s.ok()) return s.code() == ErrorCode::kIoError ? s : s.with_context(path.string() + " (PNM)");
+  return std::unique_ptr<StripReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<StripReader>> open_raw_strips(const std::filesystem::path& path, const RawGeometry& geometry,
+                                                     bool big_endian) {
+  auto reader = std::make_unique<RawStrips>();
+  MALLAT_RETURN_IF_ERROR(reader->open(path, geometry, big_endian));
+  return std::unique_ptr<StripReader>(std::move(reader));
+}
+
+}  // namespace mallat::io

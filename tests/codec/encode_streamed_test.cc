@@ -1,0 +1,198 @@
+// The streamed encoder (codec/api/encode_streamed.h) against encode(): the
+// same file byte for byte over the options it takes (5/3 and 9/7, rate
+// targets and layers, 1 and 3 components, 8, 12 and 16 bits, signed, odd
+// sizes, image offsets, 0..7 levels, precincts, HT, sub-sampled
+// components, JP2, markers), its refusals, and a read error mid-image.
+#include "codec/api/encode_streamed.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/api/encode.h"
+#include "common/image.h"
+
+namespace mallat::codec {
+namespace {
+
+// An image whose blocks are neither flat nor noise: ramps, a ripple and a
+// little noise, each component its own.
+Image test_image(int64_t w, int64_t h, int components, int precision, bool is_signed, uint32_t seed,
+                 int chroma_step = 1) {
+  Image image;
+  image.x1 = w;
+  image.y1 = h;
+  std::mt19937 rng(seed);
+  for (int c = 0; c < components; ++c) {
+    Component comp;
+    comp.dx = comp.dy = c == 0 ? 1 : chroma_step;
+    comp.width = (w + comp.dx - 1) / comp.dx;
+    comp.height = (h + comp.dy - 1) / comp.dy;
+    comp.precision = precision;
+    comp.is_signed = is_signed;
+    const int64_t span = int64_t{comp.max_value()} - comp.min_value() + 1;
+    for (int64_t y = 0; y < comp.height; ++y)
+      for (int64_t x = 0; x < comp.width; ++x) {
+        const int64_t v = (x * (3 + c) + y * 5 + ((x * y) >> 4) + static_cast<int64_t>(rng() % 7)) * (span / 256 + 1);
+        comp.samples.push_back(static_cast<int32_t>(comp.min_value() + v % span));
+      }
+    image.components.push_back(std::move(comp));
+  }
+  image.color_space = components >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+  return image;
+}
+
+// The image as a RowSource: its layout and its rows, top to bottom.
+struct ImageRows {
+  const Image& image;
+  std::vector<int64_t> next;
+  RowSource source() {
+    RowSource s;
+    s.layout = image;
+    for (Component& c : s.layout.components) c.samples.clear();
+    next.assign(image.components.size(), 0);
+    s.read_rows = [this](int c, int64_t rows, int32_t* out) -> Status {
+      const Component& comp = image.components[c];
+      if (next[c] + rows > comp.height) return invalid_argument("rows beyond the image");
+      std::copy_n(comp.samples.data() + next[c] * comp.width, rows * comp.width, out);
+      next[c] += rows;
+      return Status::Ok();
+    };
+    return s;
+  }
+};
+
+Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o) {
+  ImageRows rows{image, {}};
+  std::vector<uint8_t> file;
+  size_t pieces = 0;
+  const FileSink sink = [&](std::span<const uint8_t> piece) {
+    file.insert(file.end(), piece.begin(), piece.end());
+    ++pieces;
+    return Status::Ok();
+  };
+  MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink));
+  EXPECT_GT(pieces, 2u);  // headers and data apart, not one copy of the file
+  return file;
+}
+
+void expect_same(const Image& image, const EncodeOptions& o, const std::string& what) {
+  auto whole = encode(image, o);
+  ASSERT_TRUE(whole.ok()) << what << ": " << whole.status().message();
+  ASSERT_EQ(why_not_streamed(image, o), "") << what;
+  auto lines = streamed(image, o);
+  ASSERT_TRUE(lines.ok()) << what << ": " << lines.status().message();
+  EXPECT_TRUE(*whole == *lines) << what << ": " << whole->size() << " bytes whole, " << lines->size() << " streamed";
+}
+
+EncodeOptions options(int resolutions = 6) {
+  EncodeOptions o;
+  o.resolutions = resolutions;
+  o.threads = 2;
+  return o;
+}
+
+TEST(EncodeStreamed, SameBytesAsEncodeForEveryKindOfImage) {
+  struct Shape {
+    int64_t w, h;
+    int components, precision;
+    bool is_signed;
+    int chroma;
+  };
+  const Shape shapes[] = {{67, 45, 3, 8, false, 1},  {1, 1, 1, 8, false, 1},   {1, 37, 1, 8, false, 1},
+                          {53, 1, 3, 8, false, 1},   {130, 97, 1, 16, false, 1}, {99, 150, 3, 12, true, 1},
+                          {101, 77, 3, 10, false, 2}, {200, 131, 4, 8, false, 1}};
+  uint32_t seed = 1;
+  for (const Shape& s : shapes) {
+    const Image image = test_image(s.w, s.h, s.components, s.precision, s.is_signed, seed++, s.chroma);
+    const std::string shape = std::to_string(s.w) + "x" + std::to_string(s.h) + "x" + std::to_string(s.components) +
+                              " " + std::to_string(s.precision) + "-bit";
+    for (bool reversible : {true, false}) {
+      EncodeOptions o = options();
+      o.reversible = reversible;
+      expect_same(image, o, shape + (reversible ? " 5/3" : " 9/7"));
+      o.rate_kind = EncodeOptions::RateKind::kRatio;
+      o.rate_values = {20};
+      expect_same(image, o, shape + (reversible ? " 5/3" : " 9/7") + " -r 20");
+    }
+  }
+}
+
+TEST(EncodeStreamed, SameBytesAsEncodeForEveryOption) {
+  const Image rgb = test_image(157, 139, 3, 8, false, 7);
+  const Image grey16 = test_image(141, 163, 1, 16, false, 8);
+  struct Case {
+    std::string what;
+    std::function<void(EncodeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"levels 0", [](EncodeOptions& o) { o.resolutions = 1; }},
+      {"levels 1", [](EncodeOptions& o) { o.resolutions = 2; }},
+      {"levels 7", [](EncodeOptions& o) { o.resolutions = 8; }},
+      {"offset -d 3,5", [](EncodeOptions& o) { o.image_x0 = 3; o.image_y0 = 5; }},
+      {"offset -d 1,2 -T 1,0 9/7", [](EncodeOptions& o) { o.image_x0 = 1; o.image_y0 = 2; o.tile_x0 = 1; o.reversible = false; }},
+      {"precincts", [](EncodeOptions& o) { o.precincts = {{5, 5}, {4, 4}}; o.xcb = o.ycb = 4; }},
+      {"code-blocks 32x16", [](EncodeOptions& o) { o.xcb = 5; o.ycb = 4; }},
+      {"HT", [](EncodeOptions& o) { o.style.ht = true; }},
+      {"HT -r 20", [](EncodeOptions& o) { o.style.ht = true; o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {20}; }},
+      {"layers -r 40,20,10", [](EncodeOptions& o) { o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {40, 20, 10}; }},
+      {"9/7 --bpp 0.5,2", [](EncodeOptions& o) { o.reversible = false; o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel; o.rate_values = {0.5, 2}; }},
+      {"RPCL SOP EPH TLM PLT", [](EncodeOptions& o) { o.order = ProgressionOrder::kRPCL; o.sop = o.eph = o.tlm = o.plt = true; }},
+      {"PPM, tile-parts by resolution", [](EncodeOptions& o) { o.packed_headers = EncodeOptions::PackedHeaders::kPpm; o.tile_parts = TilePartDivision::kResolution; }},
+      {"PPT, tile-parts by layer", [](EncodeOptions& o) { o.packed_headers = EncodeOptions::PackedHeaders::kPpt; o.tile_parts = TilePartDivision::kLayer; o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {30, 10}; }},
+      {"ROI", [](EncodeOptions& o) { o.roi = {{0, 4}}; }},
+      {"JP2", [](EncodeOptions& o) { o.container = Container::kJp2; }},
+      {"a tile larger than the image", [](EncodeOptions& o) { o.tile_width = 512; o.tile_height = 512; }},
+  };
+  for (const Case& c : cases) {
+    EncodeOptions o = options();
+    c.set(o);
+    expect_same(rgb, o, "RGB " + c.what);
+    expect_same(grey16, o, "16-bit grey " + c.what);
+  }
+}
+
+TEST(EncodeStreamed, RefusesWhatNeedsTheWholeImage) {
+  const Image image = test_image(64, 48, 3, 8, false, 3);
+  EncodeOptions psnr = options();
+  psnr.rate_kind = EncodeOptions::RateKind::kPsnr;
+  psnr.rate_values = {40};
+  EncodeOptions tiles = options();
+  tiles.tile_width = tiles.tile_height = 32;
+  for (const EncodeOptions& o : {psnr, tiles}) {
+    EXPECT_NE(why_not_streamed(image, o), "");
+    auto r = streamed(image, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+    EXPECT_NE(r.status().message().find("streamed"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(EncodeStreamed, ReadAndSinkErrorsStopIt) {
+  const Image image = test_image(80, 300, 3, 8, false, 4);
+  ImageRows rows{image, {}};
+  RowSource source = rows.source();
+  const auto read = source.read_rows;
+  source.read_rows = [&](int c, int64_t n, int32_t* out) -> Status {
+    if (rows.next[c] + n > 200) return corrupt_data("in.ppm: row 200 is missing");
+    return read(c, n, out);
+  };
+  size_t written = 0;
+  const FileSink sink = [&](std::span<const uint8_t> piece) {
+    written += piece.size();
+    return Status::Ok();
+  };
+  const Status s = encode_streamed(source, options(), sink);
+  EXPECT_EQ(s.message(), "in.ppm: row 200 is missing");
+  EXPECT_EQ(written, 0u);  // nothing written before every row was coded
+
+  ImageRows again{image, {}};
+  const FileSink full = [](std::span<const uint8_t>) { return io_error("out.j2k: the disk is full"); };
+  EXPECT_EQ(encode_streamed(again.source(), options(), full).message(), "out.j2k: the disk is full");
+}
+
+}  // namespace
+}  // namespace mallat::codec
