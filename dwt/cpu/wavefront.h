@@ -57,11 +57,12 @@ struct WavefrontLifter {
   bool odd_first;        // row 0 sits at an odd coordinate (it is high-pass)
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
+  int64_t slots = 0;     // > 0: a ring of that many rows, row r in slot r mod slots (ring_sweep.h)
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0
     if (r >= h) r = 2 * (h - 1) - r;   // mirror below row h - 1
-    return top + r * stride;
+    return top + (slots > 0 ? r % slots : r) * stride;
   }
   bool is_high(int64_t r) const { return ((r & 1) != 0) != odd_first; }
 
