@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/image.h"
@@ -33,6 +34,9 @@ Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 // PNM is written in pieces, its rows converted on `pool`: the raster of a
 // large image is the largest thing the decoder writes.
 Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool);
+// The P5/P6 header of an image that check_interleavable accepts for PNM
+// (the streamed writer, strip_writer.h, writes it too).
+std::string pnm_header(const Image& image);
 
 // PAM (Netpbm P7): any number of channels, 1..16 bits (pam.cc). decode_pnm
 // hands P7 files to decode_pam.

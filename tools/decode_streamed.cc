@@ -1,0 +1,81 @@
+#include "tools/decode_streamed.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "codec/api/decode_streamed.h"
+#include "io/file.h"
+#include "io/strip_writer.h"
+#include "tools/output_policy.h"
+
+namespace mallat::tools {
+namespace {
+
+// The codec's strips through the output policy into the writer. A header
+// that needs the whole image (an ICC profile to apply, components to
+// upsample) stops the decode before any row.
+class StripsToFile final : public codec::RowSink {
+ public:
+  StripsToFile(io::StripWriter& writer, const BatchFile& file, int reduce, const DecodeOutputOptions& output)
+      : writer_(writer), file_(file), reduce_(reduce), output_(output) {}
+
+  Status begin(const Image& header) override {
+    const io::Format format = io::format_from_extension(file_.out);
+    if (!header.icc_profile.empty() || needs_upsampling(header, format)) return cancelled();
+    Image prepared = header;
+    MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, &notes));
+    return writer_.begin(prepared);
+  }
+
+  Status rows(const Image& strip, int64_t) override {
+    Image prepared = strip;
+    MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
+    return writer_.rows(prepared);
+  }
+
+  static Status cancelled() { return unsupported("the whole image is needed"); }
+
+  std::vector<std::string> notes;
+
+ private:
+  io::StripWriter& writer_;
+  const BatchFile& file_;
+  int reduce_;
+  const DecodeOutputOptions& output_;
+};
+
+}  // namespace
+
+std::optional<int> decode_one_streamed(const BatchFile& file, const codec::DecodeOptions& options,
+                                       const DecodeOutputOptions& output, bool quiet) {
+  const io::Format format = io::format_from_extension(file.out);
+  // One file in a format written in strips; the options that act on the
+  // whole image keep the whole-image path.
+  if (output.whole_image || !io::writes_strips(format) || output.split_pnm || output.upsample) return std::nullopt;
+  auto data = io::read_file(file.in);
+  if (!data.ok()) return std::nullopt;  // run_one reads it again and says why
+  const std::string in = file.in.string();
+  codec::DecodeReport report;
+  std::vector<std::string> notes;
+  const Status status = io::write_strips(file.out, {.format = format, .threads = options.threads},
+                                         [&](io::StripWriter& writer) -> Status {
+    StripsToFile sink(writer, file, options.reduce, output);
+    Result<bool> done = codec::decode_streamed(*data, options, sink, &report);
+    notes = sink.notes;
+    if (!done.ok()) return done.status();
+    return *done ? Status::Ok() : StripsToFile::cancelled();
+  });
+  // Not taken, or failed: no file was left. The whole-image path decodes it
+  // and gives its own warnings and errors, the same as ever (an error found
+  // here is found there too, at the cost of a second attempt).
+  if (!status.ok()) return std::nullopt;
+  if (!quiet) {
+    for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
+    for (const auto& n : notes)
+      std::fprintf(stderr, "mallat decode: note: %s: %s\n", file.out.string().c_str(), n.c_str());
+  }
+  return 0;
+}
+
+}  // namespace mallat::tools
