@@ -11,6 +11,8 @@
 
 #include "codec/api/decode_streamed.h"
 #include "codec/codec.h"
+#include "tests/codec/codec_test_util.h"
+#include "tests/testdata.h"
 
 namespace mallat::codec {
 namespace {
@@ -235,6 +237,39 @@ TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
   ASSERT_FALSE(streamed_error.ok());
   EXPECT_EQ(streamed_error.status().message(), whole_error.status().message());
   EXPECT_EQ(none.begins, 0);
+}
+
+// The shared conformance streams (Part 1 and HT) that the streamed path
+// takes give decode()'s images, which the conformance tests hold to the
+// reference decodes; the others are left to decode() untouched.
+TEST(DecodeStreamed, ConformanceStreamsEqualTheWholeImageDecode) {
+  MALLAT_REQUIRE_TESTDATA("conformance");
+  const auto dir = mallat::testing::testdata_dir() / "conformance";
+  std::vector<std::filesystem::path> files;
+  for (const char* ext : {".j2k", ".jp2"})
+    for (const auto& f : testing::files_with_extension(dir, ext)) files.push_back(f);
+  if (std::filesystem::exists(dir / "htj2k"))
+    for (const auto& f : testing::files_with_extension(dir / "htj2k", ".j2k")) files.push_back(f);
+  int streamed_count = 0;
+  for (const auto& file : files) {
+    const std::vector<uint8_t> bytes = testing::read_bytes(file);
+    DecodeOptions options;
+    options.threads = 2;
+    DecodeReport whole_report, streamed_report;
+    auto whole = decode(bytes, options, &whole_report);
+    Collect sink;
+    auto streamed = decode_streamed(bytes, options, sink, &streamed_report);
+    ASSERT_EQ(streamed.ok(), whole.ok()) << file;
+    if (!streamed.ok() || !*streamed) {
+      EXPECT_EQ(sink.begins, 0) << file;
+      continue;
+    }
+    ++streamed_count;
+    expect_same_image(sink.image, *whole, file.filename().string());
+    EXPECT_EQ(streamed_report.warnings, whole_report.warnings) << file;
+  }
+  std::printf("%d of %zu conformance streams decoded strip by strip\n", streamed_count, files.size());
+  EXPECT_GE(streamed_count, 10);
 }
 
 }  // namespace
