@@ -419,8 +419,8 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6) is "
-       "decoded and written strip by strip when the stream allows (one tile, no -d/-t, no JP2 palette, cdef, ICC or "
-       "sYCC, components of one size), in a fraction of the memory, the same bytes", "",
+       "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
+       "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",

@@ -28,10 +28,11 @@ class RowSink {
 // Decodes `data` as decode() does (the same options, warnings and errors)
 // and hands the image to `sink` strip by strip, holding per component a few
 // rows per level and one code-block row per subband beside the compressed
-// data. Returns false, having called nothing on the sink, where the stream
-// or the options need the whole image (several tiles, a region, -t, a JP2
-// palette, channel definitions or sYCC, components of different sizes): the
-// caller then uses decode(). The memory limit (options.max_memory) is
+// data (a tiled stream: one row of tiles at a time, their rows taken from
+// all of them together). Returns false, having called nothing on the sink,
+// where the stream or the options need the whole image (a region, -t, a
+// missing tile, a JP2 palette, channel definitions or sYCC, components of
+// different sizes): the caller then uses decode(). The memory limit (options.max_memory) is
 // checked against what this path holds.
 Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options, RowSink& sink,
                              DecodeReport* report = nullptr);

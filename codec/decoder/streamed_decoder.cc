@@ -1,7 +1,7 @@
-// codec::decode_streamed: the headers as decode() reads them, then the one
-// tile through stream_tile (tile_decoder.h) strip by strip, each strip
-// through the output stage (tile_output.h: colour transform, DC shift,
-// clamp) into a strip image for the sink.
+// codec::decode_streamed: the headers as decode() reads them, then each row
+// of tiles through open_tile_stream (tile_decoder.h) strip by strip, each
+// strip through the output stage (tile_output.h: colour transform, DC
+// shift, clamp) into a strip image for the sink.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -33,7 +33,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   if (options.region || options.tile >= 0) return false;
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
   const ImageAndTileSize& siz = cs.main.siz;
-  if (cs.tiles.size() != 1 || cs.tiles[0].parts.empty()) return false;
+  // A tile missing from the stream is decode()'s to report or fill.
+  for (const Tile& tile : cs.tiles)
+    if (tile.parts.empty()) return false;
   MALLAT_ASSIGN_OR_RETURN(const ComponentSelection selection,
                           select_components(options.components, static_cast<int>(siz.components.size()),
                                             any_colour_transform(cs)));
@@ -72,38 +74,50 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+  // One tile row at a time: its tiles' packets read, then its rows taken
+  // from all of them strip by strip (each tile's columns to their place,
+  // tile_output.h), so that a row of tiles is never held whole either.
+  const uint32_t tiles_x = siz.tiles_x();
   bool begun = false;
-  const Status status = stream_tile(
-      cs, cs.tiles[0], options, selection.decoded, stream, pool, *backend, report, quirks,
-      [&](StreamedTile& tile, bool colour_transform) -> Status {
-        MALLAT_RETURN_IF_ERROR(sink.begin(header));
-        begun = true;
-        Image strip = image;
-        for (int64_t y = 0; tile.rows_left() > 0;) {
-          MALLAT_ASSIGN_OR_RETURN(const std::vector<DecodedTileComponent> rows, tile.next_strip(strip_rows));
-          const int64_t n = rows[0].height();
-          std::vector<int64_t> strip_oy(oy.size());
-          for (size_t c = 0; c < rows.size(); ++c) {
-            strip.components[c].height = n;
-            strip.components[c].samples.resize(static_cast<size_t>(strip.components[c].width * n));
-            strip_oy[c] = oy[c] + y;
-          }
-          write_tile(rows, colour_transform, ox, strip_oy, strip, pool);
-          // The components asked for, described as the header describes them.
-          Image kept = strip;
-          keep_output_components(selection, kept);
-          Image out = header;
-          for (size_t c = 0; c < out.components.size(); ++c) {
-            out.components[c].height = n;
-            out.components[c].samples = std::move(kept.components[c].samples);
-          }
-          MALLAT_RETURN_IF_ERROR(sink.rows(out, y));
-          y += n;
-        }
-        return Status::Ok();
-      });
-  MALLAT_RETURN_IF_ERROR(status.with_context("tile 0"));
-  if (!begun) return internal_error("the streamed tile produced no rows");
+  Image strip = image;
+  int64_t y = 0;  // rows given to the sink
+  for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
+    std::vector<std::unique_ptr<TileStream>> row;
+    for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
+      auto opened =
+          open_tile_stream(cs, cs.tiles[t], options, selection.decoded, stream, pool, *backend, report, quirks);
+      if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
+      row.push_back(std::move(*opened));
+    }
+    if (!begun) MALLAT_RETURN_IF_ERROR(sink.begin(header));
+    begun = true;
+    while (row[0]->rows().rows_left() > 0) {
+      const int64_t n = std::min(strip_rows, row[0]->rows().rows_left());
+      std::vector<int64_t> strip_oy(oy.size());
+      for (size_t c = 0; c < strip.components.size(); ++c) {
+        strip.components[c].height = n;
+        strip.components[c].samples.resize(static_cast<size_t>(strip.components[c].width * n));
+        strip_oy[c] = oy[c] + y;
+      }
+      for (size_t k = 0; k < row.size(); ++k) {
+        auto rows = row[k]->rows().next_strip(n);
+        if (!rows.ok()) return rows.status().with_context("tile " + std::to_string(first_tile + k));
+        write_tile(*rows, row[k]->colour_transform(), ox, strip_oy, strip, pool);
+      }
+      // The components asked for, described as the header describes them.
+      Image kept = strip;
+      keep_output_components(selection, kept);
+      Image out = header;
+      for (size_t c = 0; c < out.components.size(); ++c) {
+        out.components[c].height = n;
+        out.components[c].samples = std::move(kept.components[c].samples);
+      }
+      MALLAT_RETURN_IF_ERROR(sink.rows(out, y));
+      y += n;
+    }
+  }
+  if (y != header.height()) return internal_error("the streamed tiles gave " + std::to_string(y) + " of " +
+                                                  std::to_string(header.height()) + " rows");
   if (report) quirks.report(report->warnings);
   return true;
 }

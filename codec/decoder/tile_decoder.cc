@@ -52,9 +52,9 @@ class TileDecoder {
     return run_inverse_stages(image);
   }
 
-  // The tile's packets read, then its planes and code-blocks handed to `run`
-  // as a StreamedTile (streamed_tile.h) that decodes them row by row.
-  Status stream(const StreamedTileRun& run) {
+  // The tile's packets read, then its planes and code-blocks as a
+  // StreamedTile (streamed_tile.h) that decodes them row by row.
+  Result<std::unique_ptr<StreamedTile>> stream() {
     MALLAT_RETURN_IF_ERROR(read_parameters());
     MALLAT_RETURN_IF_ERROR(gather_packets());
     StreamedTileInput in;
@@ -68,8 +68,15 @@ class TileDecoder {
     }
     in.make_block = [this](size_t slot) { return decode_one(slot); };
     in.describe_block = [this](size_t slot) { return describe(slot); };
-    StreamedTile tile(std::move(in), pool_);
-    return run(tile, colour_transform());
+    return std::make_unique<StreamedTile>(std::move(in), pool_);
+  }
+
+  // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
+  // planes 0..2 when decoded_ begins 0, 1, 2 (component_selection.h
+  // decodes all three when any is asked for under the transform).
+  bool colour_transform() const {
+    return params_.style.multiple_component_transform && decoded_.size() >= 3 && decoded_[0] == 0 &&
+           decoded_[1] == 1 && decoded_[2] == 2;
   }
 
  private:
@@ -103,13 +110,6 @@ class TileDecoder {
                       std::to_string(stream_offset(static_cast<size_t>(s.pieces[0].data() - packets_.data.data()))));
   }
 
-  // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
-  // planes 0..2 when decoded_ begins 0, 1, 2 (component_selection.h
-  // decodes all three when any is asked for under the transform).
-  bool colour_transform() const {
-    return params_.style.multiple_component_transform && decoded_.size() >= 3 && decoded_[0] == 0 &&
-           decoded_[1] == 1 && decoded_[2] == 2;
-  }
   // The codestream offset of byte `pos` of the tile's packet data (the
   // tile-parts' data joined), so that messages point into the file.
   size_t stream_offset(size_t pos) const {
@@ -410,11 +410,25 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
   return decoder.decode(image);
 }
 
-Status stream_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
-                   std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
-                   QuirkCounts& quirks, const StreamedTileRun& run) {
-  TileDecoder decoder(cs, tile, options, decoded, stream, pool, dwt, {}, {}, report, quirks);
-  return decoder.stream(run);
+Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
+                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     std::span<const uint8_t> stream, ThreadPool& pool,
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks) {
+  // The decoder holds the tile's packets, which the streamed tile's blocks
+  // read until its last row: the two live together.
+  struct Open final : TileStream {
+    TileDecoder decoder;
+    std::unique_ptr<StreamedTile> streamed;
+    Open(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
+         std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
+         QuirkCounts& quirks)
+        : decoder(cs, tile, options, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
+    StreamedTile& rows() override { return *streamed; }
+    bool colour_transform() const override { return decoder.colour_transform(); }
+  };
+  auto open = std::make_unique<Open>(cs, tile, options, decoded, stream, pool, dwt, report, quirks);
+  MALLAT_ASSIGN_OR_RETURN(open->streamed, open->decoder.stream());
+  return std::unique_ptr<TileStream>(std::move(open));
 }
 
 }  // namespace mallat::codec

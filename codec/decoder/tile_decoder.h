@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <span>
 
 #include "codec/api/decode.h"
@@ -35,12 +35,19 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
                    DecodeReport* report, QuirkCounts& quirks);
 
 // The streamed path (streamed_decoder.cc): the tile's packets read as
-// decode_tile reads them, then `run` given a StreamedTile over the planes of
-// the components `decoded` (whole tile-components at the -r resolution) and
-// whether planes 0..2 go through the inverse colour transform.
-using StreamedTileRun = std::function<Status(StreamedTile&, bool colour_transform)>;
-Status stream_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
-                   std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
-                   QuirkCounts& quirks, const StreamedTileRun& run);
+// decode_tile reads them, and a StreamedTile over the planes of the
+// components `decoded` (whole tile-components at the -r resolution) that
+// gives their rows top to bottom.
+class TileStream {
+ public:
+  virtual ~TileStream() = default;
+  virtual StreamedTile& rows() = 0;
+  // Whether planes 0..2 go through the inverse colour transform (G.2, G.3).
+  virtual bool colour_transform() const = 0;
+};
+Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
+                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     std::span<const uint8_t> stream, ThreadPool& pool,
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks);
 
 }  // namespace mallat::codec
