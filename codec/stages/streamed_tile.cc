@@ -12,16 +12,24 @@
 namespace mallat::codec {
 namespace {
 
-// One subband's code-blocks in rows, and the coefficients of the row held.
+// One code-block row of a subband's coefficients, in a buffer kept for the
+// next row.
+struct RowBuffer {
+  TilePlane rows;        // the subband's width by the block row's height
+  size_t capacity = 0;   // samples `rows` can take without a new allocation
+  int64_t y0 = 0, y1 = 0;  // the subband rows it holds, [y0, y1)
+  bool full = false;
+};
+
+// One subband's code-blocks in rows, the row being read and the next one
+// when it was decoded ahead (beside another subband's, in one batch).
 struct BandRows {
   int plane = 0, resolution = 0;
   dwt::Band band = dwt::Band::kLL;
   dwt::Rect rect;            // the subband, in its own coordinates (B-15)
   std::vector<size_t> order;  // its blocks (indices into the input's), by row then column
   size_t next = 0;            // the first block of the next row to decode
-  int64_t y0 = 0, y1 = 0;     // the subband rows held, [y0, y1)
-  TilePlane held;             // those rows' coefficients, the subband's width
-  size_t capacity = 0;        // samples `held` can take without a new allocation
+  RowBuffer now, ahead;
 };
 
 // A buffer reused while it is large enough: rows are written whole before
@@ -68,8 +76,8 @@ class StreamedTile::Impl {
         rows.resolution = b.resolution;
         rows.band = b.band;
         rows.rect = band_rect(in_.planes[static_cast<size_t>(b.plane)], b.resolution, b.band);
-        rows.y0 = rows.y1 = rows.rect.y0;
-        rows.held.wavelet = in_.planes[static_cast<size_t>(b.plane)].wavelet;
+        rows.now.y0 = rows.now.y1 = rows.rect.y0;
+        rows.now.rows.wavelet = rows.ahead.rows.wavelet = in_.planes[static_cast<size_t>(b.plane)].wavelet;
         bands_.push_back(std::move(rows));
       }
       bands_[static_cast<size_t>(k)].order.push_back(i);
@@ -96,34 +104,33 @@ class StreamedTile::Impl {
 
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
-    std::vector<DecodedTileComponent> out;
     for (size_t p = 0; p < in_.planes.size(); ++p) {
       const TilePlane& plane = in_.planes[p];
-      TilePlane& strip = strips_[p];
-      strip.wavelet = plane.wavelet;
-      fit(strip, strip_capacity_[p], {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
-      const auto w = static_cast<size_t>(plane.width());
-      for (int64_t y = 0; y < n; ++y) {
-        std::byte* dst = strip.storage.get() + static_cast<size_t>(y) * w * 4;
+      strips_[p].wavelet = plane.wavelet;
+      fit(strips_[p], strip_capacity_[p],
+          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
+    }
+    // The planes row by row together, so that their subbands reach each
+    // block row together (decode_next_rows batches them).
+    for (int64_t y = 0; y < n; ++y) {
+      for (size_t p = 0; p < in_.planes.size(); ++p) {
+        const auto w = static_cast<size_t>(in_.planes[p].width());
+        std::byte* dst = strips_[p].storage.get() + static_cast<size_t>(y) * w * 4;
         if (auto* i53 = std::get_if<Inverse53>(&inverse_[p])) std::memcpy(dst, (*i53)->next_row(), w * 4);
         else std::memcpy(dst, std::get<Inverse97>(inverse_[p])->next_row(), w * 4);
       }
-      if (!error_.ok()) return error_;
+    }
+    if (!error_.ok()) return error_;
+    std::vector<DecodedTileComponent> out;
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
       DecodedTileComponent c;
-      c.rect = strip.rect;
-      if (plane.wavelet == dwt::Wavelet::k53) c.samples53 = strip.ints();
-      else c.samples97 = strip.floats();
+      c.rect = strips_[p].rect;
+      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
+      else c.samples97 = strips_[p].floats();
       out.push_back(c);
     }
     done_ += n;
     return out;
-  }
-
-  size_t bytes_held() const {
-    size_t bytes = 0;
-    for (const BandRows& b : bands_) bytes += b.capacity * 4;
-    for (size_t c : strip_capacity_) bytes += c * 4;
-    return bytes;
   }
 
  private:
@@ -142,43 +149,70 @@ class StreamedTile::Impl {
       }
       BandRows& b = bands_[static_cast<size_t>(k)];
       const int64_t y = b.rect.y0 + row;
-      while (y >= b.y1 && b.next < b.order.size()) decode_next_row(b);
-      if (y < b.y0 || y >= b.y1) {
+      while (y >= b.now.y1) {
+        if (b.ahead.full) {
+          std::swap(b.now, b.ahead);
+          b.ahead.full = false;
+        } else if (b.next < b.order.size()) {
+          decode_next_rows(b);
+        } else {
+          break;
+        }
+      }
+      if (y < b.now.y0 || y >= b.now.y1) {
         if (error_.ok()) error_ = internal_error("a subband row of a streamed tile is not covered by its code-blocks");
         std::fill_n(dst, b.rect.width(), T{});
         return;
       }
       const auto w = static_cast<size_t>(b.rect.width());
-      std::memcpy(dst, b.held.storage.get() + static_cast<size_t>(y - b.y0) * w * 4, w * sizeof(T));
+      std::memcpy(dst, b.now.rows.storage.get() + static_cast<size_t>(y - b.now.y0) * w * 4, w * sizeof(T));
     };
   }
 
-  // The next row of b's code-blocks, block-decoded and dequantised on the
-  // pool into b.held (a region decode's band buffer: tile_buffers.h).
-  void decode_next_row(BandRows& b) {
-    const dwt::Rect& first = in_.blocks[b.order[b.next]].rect;
+  // The next row of b's code-blocks into b.now, and in the same batch the
+  // row at the same place of every other subband of its resolution (the
+  // other orientations, the other planes) that has it next and nothing
+  // ahead yet, into their `ahead`: the transform reaches those rows within
+  // a few lines, and one large batch keeps the pool's threads busy where
+  // one subband's row would leave them waiting at its end. Block decoding
+  // and dequantisation are decode_blocks' (block_coding.h), into band
+  // buffers as a region decode's (tile_buffers.h).
+  void decode_next_rows(BandRows& b) {
+    const int64_t y0 = in_.blocks[b.order[b.next]].rect.y0;
+    std::vector<std::pair<BandRows*, RowBuffer*>> targets = {{&b, &b.now}};
+    for (BandRows& o : bands_) {
+      if (&o == &b || o.resolution != b.resolution || o.ahead.full || o.next >= o.order.size()) continue;
+      if (in_.blocks[o.order[o.next]].rect.y0 == y0) targets.push_back({&o, &o.ahead});
+    }
     DecodeTile tile;
     tile.windows.assign(1, dwt::Rect{0, 0, 1, 1});  // the blocks go to `bands`
-    RegionBand band;
-    band.plane = b.plane;
-    band.resolution = b.resolution;
-    band.band = b.band;
-    band.coefficients = std::move(b.held);
-    fit(band.coefficients, b.capacity, {b.rect.x0, first.y0, b.rect.x1, first.y1});
-    tile.bands.push_back(std::move(band));
     std::vector<size_t> ids;
-    for (; b.next < b.order.size() && in_.blocks[b.order[b.next]].rect.y0 == first.y0; ++b.next) {
-      const StreamBlock& sb = in_.blocks[b.order[b.next]];
-      DecodeBlock block = in_.make_block(sb.id);
-      block.place = {0, sb.rect.x0 - b.rect.x0, sb.rect.y0 - first.y0, sb.rect.width(), sb.rect.height()};
-      tile.blocks.push_back(std::move(block));
-      ids.push_back(sb.id);
+    for (auto [band, buffer] : targets) {
+      const dwt::Rect& first = in_.blocks[band->order[band->next]].rect;
+      RegionBand region;
+      region.plane = band->plane;
+      region.resolution = band->resolution;
+      region.band = band->band;
+      region.coefficients = std::move(buffer->rows);
+      fit(region.coefficients, buffer->capacity, {band->rect.x0, first.y0, band->rect.x1, first.y1});
+      const int index = static_cast<int>(tile.bands.size());
+      tile.bands.push_back(std::move(region));
+      for (; band->next < band->order.size() && in_.blocks[band->order[band->next]].rect.y0 == first.y0; ++band->next) {
+        const StreamBlock& sb = in_.blocks[band->order[band->next]];
+        DecodeBlock block = in_.make_block(sb.id);
+        block.place = {index, sb.rect.x0 - band->rect.x0, sb.rect.y0 - first.y0, sb.rect.width(), sb.rect.height()};
+        tile.blocks.push_back(std::move(block));
+        ids.push_back(sb.id);
+      }
+      buffer->y0 = first.y0;
+      buffer->y1 = first.y1;
     }
     if (in_.describe_block) tile.describe_block = [&](size_t i) { return in_.describe_block(ids[i]); };
     const Status s = decode_blocks(tile, pool_, /*dequantise=*/true);
-    b.held = std::move(tile.bands[0].coefficients);
-    b.y0 = first.y0;
-    b.y1 = first.y1;
+    for (size_t t = 0; t < targets.size(); ++t) {
+      targets[t].second->rows = std::move(tile.bands[t].coefficients);
+      targets[t].second->full = true;
+    }
     if (!s.ok() && error_.ok()) error_ = s;
   }
 
@@ -198,20 +232,5 @@ StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
-size_t StreamedTile::bytes_held() const { return impl_->bytes_held(); }
-
-uint64_t streamed_tile_bytes(const std::vector<TilePlane>& planes, int64_t strip_rows, int64_t block_height) {
-  uint64_t bytes = 0;
-  for (const TilePlane& p : planes) {
-    // The strip; per level a ring of at most 9 rows and one scratch row of
-    // a resolution at most as wide as the plane, halving level by level
-    // (under 2 widths over all levels); per level three subbands of about
-    // half its width, one code-block row each (under 3 widths of rows over
-    // all levels), and the LL band.
-    const auto w = static_cast<uint64_t>(std::max<int64_t>(0, p.width()) + 2 * (p.levels + 1));
-    bytes += 4 * w * (static_cast<uint64_t>(strip_rows) + 2 * 10 + 4 * static_cast<uint64_t>(block_height));
-  }
-  return bytes;
-}
 
 }  // namespace mallat::codec

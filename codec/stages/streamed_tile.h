@@ -3,9 +3,11 @@
 // of a subband that are not decoded yet, the next row of that subband's
 // code-blocks is block-decoded and dequantised on the pool, through the same
 // decode_blocks as the whole-tile stages (block_coding.h), into a buffer of
-// that row's height that is reused for the next one. What is held: per
-// subband one code-block row of coefficients, per level a few rows of the
-// transform, and the strip asked for.
+// that row's height that is reused (with the row at the same place of the
+// resolution's other subbands, of every plane, decoded ahead in the same
+// batch). What is held: per subband at most two code-block rows of
+// coefficients, per level a few rows of the transform, and the strip asked
+// for; no whole plane.
 #pragma once
 
 #include <cstdint>
@@ -59,16 +61,9 @@ class StreamedTile {
   // call; or the first block decoding error.
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows);
 
-  // Bytes held now for coefficients and rows (for memory checks and tests).
-  size_t bytes_held() const;
-
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// An upper bound on what a StreamedTile of `planes` holds with strips of
-// `strip_rows` rows and code-blocks at most `block_height` rows high.
-uint64_t streamed_tile_bytes(const std::vector<TilePlane>& planes, int64_t strip_rows, int64_t block_height);
 
 }  // namespace mallat::codec
