@@ -29,6 +29,16 @@ Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
 Result<Image> decode_tiff(Bytes file, uint64_t max_memory);
 enum class TiffForm { kAuto, kClassic, kBig };
 Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm form = TiffForm::kAuto);
+// encode_tiff's file around its raster, from the image's geometry alone
+// (the strip writer, strip_writer.h, writes the raster between them): the
+// header, and the out-of-line values and IFD after the raster; and the
+// raster's rows [y0, y1) of `image` (row_bytes each) into `out`.
+struct TiffFrame {
+  std::vector<uint8_t> head, tail;
+  uint64_t row_bytes = 0;
+};
+Result<TiffFrame> tiff_frame(const Image& image, TiffForm form = TiffForm::kAuto);
+void tiff_rows(const Image& image, int64_t y0, int64_t y1, const TiffFrame& frame, uint8_t* out);
 
 Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 // PNM is written in pieces, its rows converted on `pool`: the raster of a

@@ -23,7 +23,8 @@ class StripWriter {
   virtual Status rows(const Image& strip) = 0;
 };
 
-// Whether write_strips writes `format` (PNM's P5/P6 for now).
+// Whether write_strips writes `format`: PNM (P5/P6) and TIFF (classic, or
+// BigTIFF past 4 GiB, as write_image writes them).
 bool writes_strips(Format format);
 
 // Writes `path` (its format from options.format or the extension): `produce`
