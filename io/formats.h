@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -23,6 +24,24 @@ using Bytes = std::span<const uint8_t>;
 
 Result<Image> decode_png(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
+// PNG written row by row (png.cc; encode_png and the strip writer,
+// strip_writer.h): start() takes the image's geometry, precision and ICC
+// profile (no samples), then rows() in order — every row passes() times
+// when interlaced — then finish(). The bytes go to `sink`.
+class PngRowWriter {
+ public:
+  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace, const ByteSink& sink);
+  ~PngRowWriter();
+  int passes() const { return passes_; }
+  Status rows(const Image& image, int64_t y0, int64_t y1);
+  Status finish();
+
+ private:
+  PngRowWriter();
+  struct State;
+  std::unique_ptr<State> state_;
+  int passes_ = 1;
+};
 
 // Only in builds with libtiff; encode_tiff needs no library. kAuto writes
 // classic TIFF when its 32-bit offsets reach every byte, BigTIFF otherwise.

@@ -99,9 +99,39 @@ class TiffStrips final : public Strips {
   std::vector<uint8_t> raster_;
 };
 
+// PNG (png.cc): encode_png's PngRowWriter, rows as they come (never
+// interlaced: Adam7 needs every row in each pass).
+class PngStrips final : public Strips {
+ public:
+  PngStrips(std::string name, const ByteSink& sink) : Strips(std::move(name), "PNG", sink) {}
+
+  Status begin(const Image& header) override {
+    MALLAT_RETURN_IF_ERROR(check_header(header, {1, 2, 3, 4}));
+    Result<std::unique_ptr<detail::PngRowWriter>> writer = detail::PngRowWriter::start(header, false, sink_);
+    if (!writer.ok()) return named(writer.status());
+    writer_ = std::move(*writer);
+    return Status::Ok();
+  }
+  Status rows(const Image& strip) override {
+    MALLAT_RETURN_IF_ERROR(named(detail::check_interleavable(strip, format_, {1, 2, 3, 4}, 16)));
+    MALLAT_RETURN_IF_ERROR(named(writer_->rows(strip, 0, strip.height())));
+    done_ += strip.height();
+    return Status::Ok();
+  }
+  Status finish() override {
+    MALLAT_RETURN_IF_ERROR(Strips::finish());
+    return named(writer_->finish());
+  }
+
+ private:
+  std::unique_ptr<detail::PngRowWriter> writer_;
+};
+
 }  // namespace
 
-bool writes_strips(Format format) { return format == Format::kPnm || format == Format::kTiff; }
+bool writes_strips(Format format) {
+  return format == Format::kPnm || format == Format::kTiff || format == Format::kPng;
+}
 
 Status write_strips(const std::filesystem::path& path, const WriteOptions& options,
                     const std::function<Status(StripWriter&)>& produce) {
@@ -112,6 +142,7 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
   return write_file_atomically(path, [&](const ByteSink& sink) {
     std::unique_ptr<Strips> writer;
     if (format == Format::kTiff) writer = std::make_unique<TiffStrips>(path.string(), sink);
+    else if (format == Format::kPng) writer = std::make_unique<PngStrips>(path.string(), sink);
     else writer = std::make_unique<PnmStrips>(path.string(), sink, pool);
     MALLAT_RETURN_IF_ERROR(produce(*writer));
     return writer->finish();

@@ -23,8 +23,8 @@ class StripWriter {
   virtual Status rows(const Image& strip) = 0;
 };
 
-// Whether write_strips writes `format`: PNM (P5/P6) and TIFF (classic, or
-// BigTIFF past 4 GiB, as write_image writes them).
+// Whether write_strips writes `format`: PNM (P5/P6), TIFF (classic, or
+// BigTIFF past 4 GiB, as write_image writes them) and PNG (not interlaced).
 bool writes_strips(Format format);
 
 // Writes `path` (its format from options.format or the extension): `produce`

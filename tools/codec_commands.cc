@@ -418,7 +418,7 @@ const std::vector<DecodeOption>& decode_table() {
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
-       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6) or TIFF is "
+       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF or PNG is "
        "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
        "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},

@@ -1,4 +1,4 @@
-// io::write_strips against io::write_image: the same bytes for PNM and TIFF
+// io::write_strips against io::write_image: the same bytes for PNM, TIFF and PNG
 // whatever the strips' heights, and no file when a strip's samples do not
 // fit or the rows fall short.
 #include <gtest/gtest.h>
@@ -51,7 +51,8 @@ TEST(StripWriter, SameBytesAsWriteImage) {
     const char* ext;
     int components, precision;
   } cases[] = {{".pgm", 1, 8}, {".ppm", 3, 8}, {".pgm", 1, 16}, {".ppm", 3, 12}, {".tif", 1, 8},
-               {".tif", 2, 16}, {".tif", 3, 8}, {".tif", 4, 16}, {".tif", 1, 5}, {".tif", 3, 10}};
+               {".tif", 2, 16}, {".tif", 3, 8}, {".tif", 4, 16}, {".tif", 1, 5}, {".tif", 3, 10},
+               {".png", 1, 8},  {".png", 2, 16}, {".png", 3, 8},  {".png", 4, 16}, {".png", 1, 3},  {".png", 3, 12}};
   for (const Case& c : cases) {
     const Image image = testing::random_image(37, 23, c.components, c.precision, false, 7);
     const fs::path whole = dir / (std::string("whole") + c.ext), strips = dir / (std::string("strips") + c.ext);
@@ -70,13 +71,13 @@ TEST(StripWriter, NoFileWhenAStripIsBadOrRowsAreMissing) {
   EXPECT_FALSE(write_in_strips(image, dir / "short.ppm", rng, 6).ok());
   EXPECT_FALSE(fs::exists(dir / "short.ppm"));
   image.components[1].samples[150] = 300;  // beyond 8 bits
-  for (const char* name : {"over.ppm", "over.tif"}) {
+  for (const char* name : {"over.ppm", "over.tif", "over.png"}) {
     const Status s = write_in_strips(image, dir / name, rng);
     EXPECT_FALSE(s.ok()) << name;
     EXPECT_NE(s.message().find(name), std::string::npos) << s.message();
     EXPECT_FALSE(fs::exists(dir / name));
   }
-  EXPECT_FALSE(writes_strips(Format::kPng));
+  EXPECT_FALSE(writes_strips(Format::kBmp));
 }
 
 }  // namespace

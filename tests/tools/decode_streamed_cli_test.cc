@@ -1,4 +1,4 @@
-// `mallat decode` strip by strip (issue 17): the PNM and TIFF files are the bytes the
+// `mallat decode` strip by strip (issue 17): the PNM, TIFF and PNG files are the bytes the
 // whole-image path (--whole-image) writes, on the shared conformance
 // streams and on generated ones; and the peak memory of a decode, measured
 // in a child process, stays under the image's int32 size where the
@@ -102,6 +102,7 @@ TEST(DecodeStreamedCli, PnmFilesAreTheWholeImagePathsBytes) {
         << out;
     for (const std::string args : {"", "-r 2 -l 1 -threads 1"}) expect_same_files(dir / e.name, args, dir, ".pgm");
     expect_same_files(dir / e.name, "-r 1", dir, ".tif");
+    expect_same_files(dir / e.name, "-c 0", dir, ".png");
   }
   // The shared conformance streams that the streamed path takes.
   MALLAT_REQUIRE_TESTDATA("conformance");
