@@ -6,6 +6,7 @@
 
 #include "codec/api/decode_streamed.h"
 #include "io/file.h"
+#include "io/mapped_file.h"
 #include "io/strip_writer.h"
 #include "tools/output_policy.h"
 
@@ -17,20 +18,25 @@ namespace {
 // upsample) stops the decode before any row.
 class StripsToFile final : public codec::RowSink {
  public:
-  StripsToFile(io::StripWriter& writer, const BatchFile& file, int reduce, const DecodeOutputOptions& output)
-      : writer_(writer), file_(file), reduce_(reduce), output_(output) {}
+  StripsToFile(io::StripWriter& writer, const BatchFile& file, const io::MappedFile& input, int reduce,
+               const DecodeOutputOptions& output)
+      : writer_(writer), file_(file), input_(input), reduce_(reduce), output_(output) {}
 
   Status begin(const Image& header) override {
     const io::Format format = io::format_from_extension(file_.out);
     if (!header.icc_profile.empty() || needs_upsampling(header, format)) return cancelled();
     Image prepared = header;
     MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, &notes));
+    input_.release();  // the packet headers, read by Tier-2
     return writer_.begin(prepared);
   }
 
   Status rows(const Image& strip, int64_t) override {
     Image prepared = strip;
     MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
+    // The compressed bytes touched for this strip leave the process; those
+    // the next strips need come back from the page cache.
+    input_.release();
     return writer_.rows(prepared);
   }
 
@@ -41,6 +47,7 @@ class StripsToFile final : public codec::RowSink {
  private:
   io::StripWriter& writer_;
   const BatchFile& file_;
+  const io::MappedFile& input_;
   int reduce_;
   const DecodeOutputOptions& output_;
 };
@@ -53,15 +60,16 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   // One file in a format written in strips; the options that act on the
   // whole image keep the whole-image path.
   if (output.whole_image || !io::writes_strips(format) || output.split_pnm || output.upsample) return std::nullopt;
-  auto data = io::read_file(file.in);
-  if (!data.ok()) return std::nullopt;  // run_one reads it again and says why
+  // Mapped, not read: the file is not held whole either.
+  auto data = io::map_file(file.in);
+  if (!data.ok()) return std::nullopt;  // run_one reads it and says why
   const std::string in = file.in.string();
   codec::DecodeReport report;
   std::vector<std::string> notes;
   const Status status = io::write_strips(file.out, {.format = format, .threads = options.threads},
                                          [&](io::StripWriter& writer) -> Status {
-    StripsToFile sink(writer, file, options.reduce, output);
-    Result<bool> done = codec::decode_streamed(*data, options, sink, &report);
+    StripsToFile sink(writer, file, *data, options.reduce, output);
+    Result<bool> done = codec::decode_streamed(data->bytes(), options, sink, &report);
     notes = sink.notes;
     if (!done.ok()) return done.status();
     return *done ? Status::Ok() : StripsToFile::cancelled();

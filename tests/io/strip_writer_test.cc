@@ -3,11 +3,13 @@
 // fit or the rows fall short.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
 #include "io/file.h"
 #include "io/image_io.h"
+#include "io/mapped_file.h"
 #include "io/strip_writer.h"
 #include "tests/io/io_test_util.h"
 #include "tests/testdata.h"
@@ -78,6 +80,28 @@ TEST(StripWriter, NoFileWhenAStripIsBadOrRowsAreMissing) {
     EXPECT_FALSE(fs::exists(dir / name));
   }
   EXPECT_FALSE(writes_strips(Format::kBmp));
+}
+
+}  // namespace
+}  // namespace mallat::io
+
+namespace mallat::io {
+namespace {
+
+TEST(MappedFile, BytesStayTheFilesAfterRelease) {
+  const std::filesystem::path dir = testing::make_temp_dir("mapped-file");
+  std::vector<uint8_t> bytes(3 * 4096 + 17);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 31 + 7);
+  ASSERT_TRUE(write_file_atomically(dir / "f.bin", bytes).ok());
+  auto mapped = map_file(dir / "f.bin");
+  ASSERT_TRUE(mapped.ok()) << mapped.status().to_string();
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), mapped->bytes().begin(), mapped->bytes().end()));
+  mapped->release();
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), mapped->bytes().begin(), mapped->bytes().end()));
+  const auto missing = map_file(dir / "none.bin");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("none.bin"), std::string::npos);
+  EXPECT_FALSE(map_file(dir).ok());
 }
 
 }  // namespace
