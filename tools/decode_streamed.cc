@@ -1,6 +1,7 @@
 #include "tools/decode_streamed.h"
 
 #include <cstdio>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -31,20 +32,29 @@ class StripsToFile final : public codec::RowSink {
     return writer_.begin(prepared);
   }
 
-  Status rows(const Image& strip, int64_t) override {
-    Image prepared = strip;
-    MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
-    // The compressed bytes touched for this strip leave the process; those
-    // the next strips need come back from the page cache.
-    input_.release();
-    return writer_.rows(prepared);
+  // The strip's output conversion and writing run on a thread of their own
+  // while the codec decodes the next strip; one strip at a time.
+  Status rows(Image strip, int64_t) override {
+    MALLAT_RETURN_IF_ERROR(finish());
+    writing_ = std::async(std::launch::async, [this, prepared = std::move(strip)]() mutable {
+      MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
+      // The compressed bytes touched so far leave the process; those the
+      // next strips need come back from the page cache.
+      input_.release();
+      return writer_.rows(prepared);
+    });
+    return Status::Ok();
   }
+
+  // Waits for the strip being written; its error, if any.
+  Status finish() { return writing_.valid() ? writing_.get() : Status::Ok(); }
 
   static Status cancelled() { return unsupported("the whole image is needed"); }
 
   std::vector<std::string> notes;
 
  private:
+  std::future<Status> writing_;
   io::StripWriter& writer_;
   const BatchFile& file_;
   const io::MappedFile& input_;
@@ -70,8 +80,10 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
                                          [&](io::StripWriter& writer) -> Status {
     StripsToFile sink(writer, file, *data, options.reduce, output);
     Result<bool> done = codec::decode_streamed(data->bytes(), options, sink, &report);
+    const Status written = sink.finish();
     notes = sink.notes;
     if (!done.ok()) return done.status();
+    MALLAT_RETURN_IF_ERROR(written);
     return *done ? Status::Ok() : StripsToFile::cancelled();
   });
   // Not taken, or failed: no file was left. The whole-image path decodes it

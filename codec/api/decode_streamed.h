@@ -20,9 +20,10 @@ class RowSink {
   // components' samples empty.
   virtual Status begin(const Image& image) = 0;
   // Rows [y0, y0 + strip height) of the image: `strip` has the image's
-  // components, each its width by the strip's rows. Strips come in order
-  // and cover the image.
-  virtual Status rows(const Image& strip, int64_t y0) = 0;
+  // components, each its width by the strip's rows; the sink may keep it
+  // (hand it to another thread, say). Strips come in order and cover the
+  // image.
+  virtual Status rows(Image strip, int64_t y0) = 0;
 };
 
 // Decodes `data` as decode() does (the same options, warnings and errors)

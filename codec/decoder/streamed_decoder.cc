@@ -112,7 +112,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         out.components[c].height = n;
         out.components[c].samples = std::move(kept.components[c].samples);
       }
-      MALLAT_RETURN_IF_ERROR(sink.rows(out, y));
+      MALLAT_RETURN_IF_ERROR(sink.rows(std::move(out), y));
       y += n;
     }
   }

@@ -49,7 +49,7 @@ class Collect final : public RowSink {
     ++begins;
     return Status::Ok();
   }
-  Status rows(const Image& strip, int64_t y0) override {
+  Status rows(Image strip, int64_t y0) override {
     EXPECT_EQ(y0, next_row);
     for (size_t c = 0; c < strip.components.size(); ++c) {
       const Component& s = strip.components[c];
