@@ -6,6 +6,7 @@
 #pragma once
 
 #include "codec/api/decode.h"
+#include "codec/api/decode_streamed.h"
 #include "codec/api/encode.h"
 #include "codec/api/encode_streamed.h"
 #include "codec/api/transcode.h"

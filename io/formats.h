@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/image.h"
@@ -23,17 +25,48 @@ using Bytes = std::span<const uint8_t>;
 
 Result<Image> decode_png(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
+// PNG written row by row (png.cc; encode_png and the strip writer,
+// strip_writer.h): start() takes the image's geometry, precision and ICC
+// profile (no samples), then rows() in order — every row passes() times
+// when interlaced — then finish(). The bytes go to `sink`.
+class PngRowWriter {
+ public:
+  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace, const ByteSink& sink);
+  ~PngRowWriter();
+  int passes() const { return passes_; }
+  Status rows(const Image& image, int64_t y0, int64_t y1);
+  Status finish();
+
+ private:
+  PngRowWriter();
+  struct State;
+  std::unique_ptr<State> state_;
+  int passes_ = 1;
+};
 
 // Only in builds with libtiff; encode_tiff needs no library. kAuto writes
 // classic TIFF when its 32-bit offsets reach every byte, BigTIFF otherwise.
 Result<Image> decode_tiff(Bytes file, uint64_t max_memory);
 enum class TiffForm { kAuto, kClassic, kBig };
 Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm form = TiffForm::kAuto);
+// encode_tiff's file around its raster, from the image's geometry alone
+// (the strip writer, strip_writer.h, writes the raster between them): the
+// header, and the out-of-line values and IFD after the raster; and the
+// raster's rows [y0, y1) of `image` (row_bytes each) into `out`.
+struct TiffFrame {
+  std::vector<uint8_t> head, tail;
+  uint64_t row_bytes = 0;
+};
+Result<TiffFrame> tiff_frame(const Image& image, TiffForm form = TiffForm::kAuto);
+void tiff_rows(const Image& image, int64_t y0, int64_t y1, const TiffFrame& frame, uint8_t* out);
 
 Result<Image> decode_pnm(Bytes file, uint64_t max_memory);
 // PNM is written in pieces, its rows converted on `pool`: the raster of a
 // large image is the largest thing the decoder writes.
 Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool);
+// The P5/P6 header of an image that check_interleavable accepts for PNM
+// (the streamed writer, strip_writer.h, writes it too).
+std::string pnm_header(const Image& image);
 
 // PAM (Netpbm P7): any number of channels, 1..16 bits (pam.cc). decode_pnm
 // hands P7 files to decode_pam.

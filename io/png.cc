@@ -24,7 +24,8 @@ constexpr png_uint_32 kMaxSide = png_uint_32{1} << 24;
 struct PngIo {
   Bytes input;
   size_t input_pos = 0;
-  std::vector<uint8_t>* output = nullptr;
+  const ByteSink* output = nullptr;
+  Status output_status;  // the sink's error, which stops libpng
   char error[256] = {};
 };
 
@@ -45,7 +46,9 @@ void read_callback(png_structp png, png_bytep out, size_t n) {
 
 void write_callback(png_structp png, png_bytep in, size_t n) {
   auto* io = static_cast<PngIo*>(png_get_io_ptr(png));
-  io->output->insert(io->output->end(), in, in + n);
+  if (!io->output_status.ok()) return;
+  io->output_status = (*io->output)({in, n});
+  if (!io->output_status.ok()) png_error(png, "the output failed");
 }
 
 void flush_callback(png_structp) {}
@@ -215,8 +218,9 @@ Result<Image> decode_png(Bytes file, uint64_t max_memory) {
 
 namespace {
 
-bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int precision,
-                   const std::vector<uint8_t>& icc, bool interlace, std::vector<png_bytep>& rows) {
+// The longjmp frames of the writer's libpng calls (see the top of the file).
+bool run_png_start(png_structp png, png_infop info, const PngHeader& h, int precision,
+                   const std::vector<uint8_t>& icc, bool interlace, int* passes) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_IHDR(png, info, h.width, h.height, h.bit_depth, h.color_type,
                interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
@@ -235,19 +239,48 @@ bool run_png_write(png_structp png, png_infop info, const PngHeader& h, int prec
   if (!icc.empty()) png_set_benign_errors(png, 1);
   if (!icc.empty()) png_set_iCCP(png, info, "ICC profile", PNG_COMPRESSION_TYPE_BASE, icc.data(), static_cast<png_uint_32>(icc.size()));
   png_write_info(png, info);
-  if (interlace) png_set_interlace_handling(png);
-  png_write_image(png, rows.data());
-  png_write_end(png, nullptr);
+  // png_write_image's passes: 7 rows of every row when interlaced, else 1.
+  *passes = png_set_interlace_handling(png);
+  return true;
+}
+
+bool run_png_rows(png_structp png, png_bytepp rows, png_uint_32 n) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_write_rows(png, rows, n);
+  return true;
+}
+
+bool run_png_end(png_structp png, png_infop info) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_write_end(png, info);
   return true;
 }
 
 }  // namespace
 
-Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
-  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNG", {1, 2, 3, 4}, 16));
+struct PngRowWriter::State {
+  PngIo io;
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  PngHeader h;
+  std::vector<uint8_t> pixels;
+  std::vector<png_bytep> rows;
+  std::vector<int32_t> row;
+  ~State() { png_destroy_write_struct(&png, info ? &info : nullptr); }
+  Status failed() const {
+    return !io.output_status.ok() ? io.output_status : internal_error(std::string("libpng failed to write: ") + io.error);
+  }
+};
+
+PngRowWriter::PngRowWriter() : state_(std::make_unique<State>()) {}
+PngRowWriter::~PngRowWriter() = default;
+
+Result<std::unique_ptr<PngRowWriter>> PngRowWriter::start(const Image& image, bool interlace, const ByteSink& sink) {
   const int n = image.num_components();
   const int precision = image.components[0].precision;
-  PngHeader h;
+  std::unique_ptr<PngRowWriter> writer(new PngRowWriter());
+  State& st = *writer->state_;
+  PngHeader& h = st.h;
   h.width = static_cast<png_uint_32>(image.width());
   h.height = static_cast<png_uint_32>(image.height());
   if (image.width() > kMaxSide || image.height() > kMaxSide)
@@ -257,27 +290,12 @@ Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
   h.color_type = kTypes[n - 1];
   // PNG depths: 1, 2, 4, 8, 16 for grey; 8, 16 otherwise. Take the smallest that holds.
   h.bit_depth = precision > 8 ? 16 : (n > 1 || precision > 4) ? 8 : precision > 2 ? 4 : precision;
-  const int64_t w = image.width();
-  h.rowbytes = packed_bytes(static_cast<uint64_t>(w) * n, h.bit_depth);
-  std::vector<uint8_t> pixels(h.rowbytes * h.height);
-  std::vector<png_bytep> rows(h.height);
-  std::vector<int32_t> row(static_cast<size_t>(w) * n);
-  for (int64_t y = 0; y < image.height(); ++y) {
-    for (int64_t x = 0; x < w; ++x)
-      for (int c = 0; c < n; ++c) row[x * n + c] = image.components[c].samples[y * w + x];
-    rows[y] = pixels.data() + y * h.rowbytes;
-    pack_msb_first(row.data(), 1, h.bit_depth, w * n, rows[y]);
-  }
-  std::vector<uint8_t> out;
-  PngIo io;
-  io.output = &out;
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &io, on_error, on_warning);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!png || !info) {
-    png_destroy_write_struct(&png, info ? &info : nullptr);
-    return internal_error("libpng could not start");
-  }
-  png_set_write_fn(png, &io, write_callback, flush_callback);
+  h.rowbytes = packed_bytes(static_cast<uint64_t>(image.width()) * n, h.bit_depth);
+  st.io.output = &sink;
+  st.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st.io, on_error, on_warning);
+  st.info = st.png ? png_create_info_struct(st.png) : nullptr;
+  if (!st.png || !st.info) return internal_error("libpng could not start");
+  png_set_write_fn(st.png, &st.io, write_callback, flush_callback);
   // iCCP only where the profile's data colour space (ICC header bytes 16..19)
   // is that of the PNG: GRAY for grey (+ alpha), RGB for colour (+ alpha).
   std::vector<uint8_t> icc;
@@ -285,9 +303,42 @@ Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
     const std::string space(image.icc_profile.begin() + 16, image.icc_profile.begin() + 20);
     if (space == (n <= 2 ? "GRAY" : "RGB ")) icc = image.icc_profile;
   }
-  const bool ok = run_png_write(png, info, h, precision, icc, interlace, rows);
-  png_destroy_write_struct(&png, &info);
-  if (!ok) return internal_error(std::string("libpng failed to write: ") + io.error);
+  if (!run_png_start(st.png, st.info, h, precision, icc, interlace, &writer->passes_)) return st.failed();
+  return writer;
+}
+
+Status PngRowWriter::rows(const Image& image, int64_t y0, int64_t y1) {
+  State& st = *state_;
+  const int n = image.num_components();
+  const int64_t w = image.width();
+  st.pixels.resize(st.h.rowbytes * static_cast<size_t>(y1 - y0));
+  st.rows.resize(static_cast<size_t>(y1 - y0));
+  st.row.resize(static_cast<size_t>(w) * n);
+  for (int64_t y = y0; y < y1; ++y) {
+    for (int64_t x = 0; x < w; ++x)
+      for (int c = 0; c < n; ++c) st.row[x * n + c] = image.components[c].samples[y * w + x];
+    st.rows[y - y0] = st.pixels.data() + (y - y0) * st.h.rowbytes;
+    pack_msb_first(st.row.data(), 1, st.h.bit_depth, w * n, st.rows[y - y0]);
+  }
+  if (!run_png_rows(st.png, st.rows.data(), static_cast<png_uint_32>(y1 - y0))) return st.failed();
+  return Status::Ok();
+}
+
+Status PngRowWriter::finish() {
+  if (!run_png_end(state_->png, nullptr)) return state_->failed();
+  return Status::Ok();
+}
+
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
+  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNG", {1, 2, 3, 4}, 16));
+  std::vector<uint8_t> out;
+  const ByteSink sink = [&](std::span<const uint8_t> piece) {
+    out.insert(out.end(), piece.begin(), piece.end());
+    return Status::Ok();
+  };
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<PngRowWriter> writer, PngRowWriter::start(image, interlace, sink));
+  for (int pass = 0; pass < writer->passes(); ++pass) MALLAT_RETURN_IF_ERROR(writer->rows(image, 0, image.height()));
+  MALLAT_RETURN_IF_ERROR(writer->finish());
   return out;
 }
 

@@ -192,17 +192,20 @@ Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool&
   return Status::Ok();
 }
 
+std::string pnm_header(const Image& image) {
+  const int n = image.num_components();
+  const uint32_t maxval = (1u << image.components[0].precision) - 1;
+  return std::string(n == 1 ? "P5" : "P6") + "\n" + std::to_string(image.width()) + " " +
+         std::to_string(image.height()) + "\n" + std::to_string(maxval) + "\n";
+}
+
 Status encode_pnm(const Image& image, const ByteSink& sink, ThreadPool& pool) {
   // The sample values are checked while they are converted; any other
   // problem, or a sample out of range, gets check_interleavable's message.
   const char* kFormat = "PNM (P5/P6)";
   if (!check_interleavable(image, kFormat, {1, 3}, 16, /*check_values=*/false).ok())
     return check_interleavable(image, kFormat, {1, 3}, 16);
-  const int n = image.num_components();
-  const uint32_t maxval = (1u << image.components[0].precision) - 1;
-  const std::string header = std::string(n == 1 ? "P5" : "P6") + "\n" +
-                             std::to_string(image.width()) + " " + std::to_string(image.height()) +
-                             "\n" + std::to_string(maxval) + "\n";
+  const std::string header = pnm_header(image);
   MALLAT_RETURN_IF_ERROR(sink({reinterpret_cast<const uint8_t*>(header.data()), header.size()}));
   return write_binary_raster(image, sink, pool, [&] { return check_interleavable(image, kFormat, {1, 3}, 16); });
 }

@@ -79,11 +79,13 @@ uint64_t lay_out(const Form& form, const std::vector<Entry>& entries, uint64_t d
   return at;
 }
 
+// Writes the values and the IFD into `out`, which holds the file from byte
+// `base` on (offsets are the file's).
 void write_ifd(const Form& form, const std::vector<Entry>& entries,
-               const std::vector<uint64_t>& value_offsets, uint64_t ifd_offset, uint8_t* out) {
+               const std::vector<uint64_t>& value_offsets, uint64_t ifd_offset, uint8_t* out, uint64_t base) {
   for (size_t i = 0; i < entries.size(); ++i)
-    if (value_offsets[i]) std::copy(entries[i].value.begin(), entries[i].value.end(), out + value_offsets[i]);
-  uint8_t* ifd = out + ifd_offset;
+    if (value_offsets[i]) std::copy(entries[i].value.begin(), entries[i].value.end(), out + (value_offsets[i] - base));
+  uint8_t* ifd = out + (ifd_offset - base);
   if (form.big) store_le64(ifd, entries.size());
   else store_le16(ifd, static_cast<uint32_t>(entries.size()));
   uint8_t* e = ifd + (form.big ? 8 : 2);
@@ -105,8 +107,7 @@ void write_ifd(const Form& form, const std::vector<Entry>& entries,
 
 }  // namespace
 
-Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm requested) {
-  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "TIFF", {1, 2, 3, 4}, 16));
+Result<TiffFrame> tiff_frame(const Image& image, TiffForm requested) {
   const int n = image.num_components();
   const int bits = image.components[0].precision;
   const int64_t w = image.width(), h = image.height();
@@ -119,7 +120,6 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm requested)
   const bool fits_classic = 8 + even(raster_bytes) + 8 + even(icc.size()) + 2 + 12 * 12 + 4 <= 0xFFFFFFFFu;
   const Form form{requested == TiffForm::kBig || (requested == TiffForm::kAuto && !fits_classic)};
   if (!form.big && !fits_classic) return invalid_argument("the image is too large for a classic TIFF file");
-
   // Strips: the whole raster in one for classic TIFF; about 1 MiB each for BigTIFF.
   const uint64_t rows_per_strip =
       form.big ? std::clamp<uint64_t>(kBigStripBytes / std::max<uint64_t>(row_bytes, 1), 1, static_cast<uint64_t>(h))
@@ -131,7 +131,6 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm requested)
     strip_offsets[s] = form.header() + s * rows_per_strip * row_bytes;
     strip_counts[s] = rows * row_bytes;
   }
-
   std::vector<uint32_t> bps(static_cast<size_t>(n), static_cast<uint32_t>(bits));
   std::vector<Entry> entries = {
       longs(256, {static_cast<uint64_t>(w)}, false),
@@ -147,33 +146,53 @@ Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm requested)
   };
   if (n == 2 || n == 4) entries.push_back(shorts(338, {2}));  // unassociated alpha
   if (!icc.empty()) entries.push_back(Entry{34675, kUndefined, icc.size(), icc});
-
   std::vector<uint64_t> value_offsets;
-  const uint64_t ifd_offset = lay_out(form, entries, form.header() + raster_bytes, &value_offsets);
-  std::vector<uint8_t> out(ifd_offset + form.ifd_bytes(entries.size()), 0);
-  out[0] = 'I';
-  out[1] = 'I';
+  const uint64_t raster_end = form.header() + raster_bytes;
+  const uint64_t ifd_offset = lay_out(form, entries, raster_end, &value_offsets);
+  TiffFrame frame;
+  frame.row_bytes = row_bytes;
+  frame.head.assign(form.header(), 0);
+  frame.head[0] = 'I';
+  frame.head[1] = 'I';
   if (form.big) {
-    store_le16(&out[2], 43);
-    store_le16(&out[4], 8);  // bytes per offset
-    store_le16(&out[6], 0);
-    store_le64(&out[8], ifd_offset);
+    store_le16(&frame.head[2], 43);
+    store_le16(&frame.head[4], 8);  // bytes per offset
+    store_le16(&frame.head[6], 0);
+    store_le64(&frame.head[8], ifd_offset);
   } else {
-    store_le16(&out[2], 42);
-    store_le32(&out[4], static_cast<uint32_t>(ifd_offset));
+    store_le16(&frame.head[2], 42);
+    store_le32(&frame.head[4], static_cast<uint32_t>(ifd_offset));
   }
+  frame.tail.assign(ifd_offset + form.ifd_bytes(entries.size()) - raster_end, 0);
+  write_ifd(form, entries, value_offsets, ifd_offset, frame.tail.data(), raster_end);
+  return frame;
+}
+
+void tiff_rows(const Image& image, int64_t y0, int64_t y1, const TiffFrame& frame, uint8_t* out) {
+  const int n = image.num_components();
+  const int bits = image.components[0].precision;
+  const int64_t w = image.width();
   std::vector<int32_t> row(static_cast<size_t>(w) * n);
-  for (int64_t y = 0; y < h; ++y) {
+  for (int64_t y = y0; y < y1; ++y) {
     for (int64_t x = 0; x < w; ++x)
       for (int c = 0; c < n; ++c) row[x * n + c] = image.components[c].samples[y * w + x];
-    uint8_t* dst = &out[form.header() + y * row_bytes];
+    uint8_t* dst = out + (y - y0) * frame.row_bytes;
     pack_msb_first(row.data(), 1, bits, w * n, dst);
     // 16-bit samples follow the file's byte order (little-endian here);
     // narrower and odd widths stay a bit stream, most significant bit first.
     if (bits == 16)
-      for (uint64_t i = 0; i + 1 < row_bytes; i += 2) std::swap(dst[i], dst[i + 1]);
+      for (uint64_t i = 0; i + 1 < frame.row_bytes; i += 2) std::swap(dst[i], dst[i + 1]);
   }
-  write_ifd(form, entries, value_offsets, ifd_offset, out.data());
+}
+
+Result<std::vector<uint8_t>> encode_tiff(const Image& image, TiffForm requested) {
+  MALLAT_RETURN_IF_ERROR(check_interleavable(image, "TIFF", {1, 2, 3, 4}, 16));
+  MALLAT_ASSIGN_OR_RETURN(const TiffFrame frame, tiff_frame(image, requested));
+  const uint64_t raster_bytes = frame.row_bytes * static_cast<uint64_t>(image.height());
+  std::vector<uint8_t> out(frame.head.size() + raster_bytes + frame.tail.size());
+  std::copy(frame.head.begin(), frame.head.end(), out.begin());
+  tiff_rows(image, 0, image.height(), frame, out.data() + frame.head.size());
+  std::copy(frame.tail.begin(), frame.tail.end(), out.begin() + static_cast<std::ptrdiff_t>(frame.head.size() + raster_bytes));
   return out;
 }
 

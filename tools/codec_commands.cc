@@ -17,6 +17,7 @@
 #include "tools/batch.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
+#include "tools/decode_streamed.h"
 #include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
@@ -443,6 +444,11 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
+      {{"--whole-image"}, "",
+       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF or PNG is "
+       "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
+       "components of one size), in a fraction of the memory, the same bytes", "",
+       [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",
        [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},
@@ -728,6 +734,7 @@ int decode_main(const Args& args) {
     if (io::format_from_extension(s.out) == io::Format::kUnknown)
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
+    if (const std::optional<int> rc = decode_one_streamed(file, s.codec, s.output, s.quiet)) return *rc;
     return run_one("decode", file, decode_steps(s), s.quiet);
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");

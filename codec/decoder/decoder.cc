@@ -14,6 +14,7 @@
 #include "codec/jp2/sycc.h"
 #include "codec/codestream/memory_limit.h"
 #include "codec/decoder/component_selection.h"
+#include "codec/decoder/output_image.h"
 #include "codec/decoder/tile_decoder.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/large_buffer.h"
@@ -59,15 +60,6 @@ Result<dwt::Rect> region_in(const dwt::Rect& region, const dwt::Rect& area, Deco
   return cut;
 }
 
-// Whether any tile has the multiple component transform on (COD of the
-// main header or of a tile-part header, A.6.1).
-bool any_colour_transform(const Codestream& cs) {
-  if (cs.main.cod.multiple_component_transform) return true;
-  for (const Tile& tile : cs.tiles)
-    if (tile.overrides.cod && tile.overrides.cod->multiple_component_transform) return true;
-  return false;
-}
-
 // Decodes a raw codestream; byte offsets in its messages count from its SOC.
 // all_components: set to whether options.components asked for them all, in
 // order.
@@ -100,40 +92,11 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   if (options.region) {
     MALLAT_ASSIGN_OR_RETURN(area, region_in(*options.region, area, report));
   }
-  Image image;
-  image.x0 = area.x0;
-  image.y0 = area.y0;
-  image.x1 = area.x1;
-  image.y1 = area.y1;
   // The image holds the components decoded; the output keeps those asked.
+  // Their samples are allocated by the first tile decoded (decode_tile),
+  // beside its Tier-1 work on the thread pool, or below when none is.
   std::vector<int64_t> ox, oy;
-  for (int index : selection.decoded) {
-    const ComponentSize& c = siz.components[static_cast<size_t>(index)];
-    const int64_t x0 = dwt::ceil_div_pow2((area.x0 + c.dx - 1) / c.dx, reduce);
-    const int64_t y0 = dwt::ceil_div_pow2((area.y0 + c.dy - 1) / c.dy, reduce);
-    const int64_t x1 = dwt::ceil_div_pow2((area.x1 + c.dx - 1) / c.dx, reduce);
-    const int64_t y1 = dwt::ceil_div_pow2((area.y1 + c.dy - 1) / c.dy, reduce);
-    if (c.precision > 31) return unsupported("component precision above 31 bits");
-    Component comp;
-    comp.width = x1 - x0;
-    comp.height = y1 - y0;
-    comp.precision = c.precision;
-    comp.is_signed = c.is_signed;
-    comp.dx = c.dx;
-    comp.dy = c.dy;
-    // The samples are allocated by the first tile decoded (decode_tile),
-    // beside its Tier-1 work on the thread pool, or below when none is.
-    image.components.push_back(std::move(comp));
-    ox.push_back(x0);
-    oy.push_back(y0);
-  }
-  // Fewer than three components picked out of more are grey, whatever colr
-  // says (as opj_decompress makes them).
-  const size_t outputs = selection.output.size();
-  image.color_space = !selection.all && outputs < 3 ? ColorSpace::kGray
-                      : color_space != ColorSpace::kUnknown ? color_space
-                      : outputs >= 3                        ? ColorSpace::kRgb
-                                                            : ColorSpace::kGray;
+  MALLAT_ASSIGN_OR_RETURN(Image image, output_image(siz, area, reduce, selection, color_space, ox, oy));
 
   ThreadPool pool(options.threads);
   QuirkCounts quirks;

@@ -18,6 +18,7 @@
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_precincts.h"
 #include "codec/stages/region_dwt.h"
+#include "codec/stages/streamed_tile.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
 #include "entropy/t1.h"
@@ -42,6 +43,45 @@ class TileDecoder {
 
   // Decodes the tile into `image` (already sized for the reduced output).
   Status decode(Image& image) {
+    MALLAT_RETURN_IF_ERROR(read_parameters());
+    find_region(image);
+    {
+      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms));
+      MALLAT_RETURN_IF_ERROR(gather_packets());
+    }
+    return run_inverse_stages(image);
+  }
+
+  // The tile's packets read, then its planes and code-blocks as a
+  // StreamedTile (streamed_tile.h) that decodes them row by row.
+  Result<std::unique_ptr<StreamedTile>> stream() {
+    MALLAT_RETURN_IF_ERROR(read_parameters());
+    MALLAT_RETURN_IF_ERROR(gather_packets());
+    StreamedTileInput in;
+    for (int c : decoded_) in.planes.push_back(plane_of_component(c));
+    for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
+      const CodeBlockPlace& at = packets_.precincts.place(slot);
+      const int p = plane_of_[static_cast<size_t>(at.component)];
+      if (p < 0 || at.resolution > structure_.components[at.component].levels - options_.reduce) continue;
+      in.blocks.push_back({p, at.resolution, precinct_band_at(structure_, at).band, code_block_at(structure_, at).rect,
+                           slot});
+    }
+    in.make_block = [this](size_t slot) { return decode_one(slot); };
+    in.describe_block = [this](size_t slot) { return describe(slot); };
+    return std::make_unique<StreamedTile>(std::move(in), pool_);
+  }
+
+  // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
+  // planes 0..2 when decoded_ begins 0, 1, 2 (component_selection.h
+  // decodes all three when any is asked for under the transform).
+  bool colour_transform() const {
+    return params_.style.multiple_component_transform && decoded_.size() >= 3 && decoded_[0] == 0 &&
+           decoded_[1] == 1 && decoded_[2] == 2;
+  }
+
+ private:
+  // The tile's coding parameters and layout, checked against -r.
+  Status read_parameters() {
     int steps_completed = 0;
     MALLAT_ASSIGN_OR_RETURN(params_, tile_coding_parameters(cs_.main, &tile_.overrides, tile_.index,
                                                             options_.strict ? nullptr : &steps_completed));
@@ -54,15 +94,22 @@ class TileDecoder {
       }
     }
     MALLAT_ASSIGN_OR_RETURN(structure_, build_tile_layout(cs_.main.siz, tile_.index, params_.components));
-    find_region(image);
-    {
-      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms));
-      MALLAT_RETURN_IF_ERROR(gather_packets());
-    }
-    return run_inverse_stages(image);
+    return Status::Ok();
   }
 
- private:
+  // Code-block `slot` named in a block decoder's message.
+  std::string describe(size_t slot) const {
+    const CodeBlockPlace& at = packets_.precincts.place(slot);
+    const CodeBlock& cb = code_block_at(structure_, at);
+    const CodeBlockSegments& s = packets_.segments[slot];
+    return "component " + std::to_string(at.component) + " resolution " + std::to_string(at.resolution) +
+           " code-block at (" + std::to_string(cb.rect.x0) + "," + std::to_string(cb.rect.y0) + ")" +
+           (s.pieces.empty()
+                ? std::string()
+                : ", data from byte " +
+                      std::to_string(stream_offset(static_cast<size_t>(s.pieces[0].data() - packets_.data.data()))));
+  }
+
   // The codestream offset of byte `pos` of the tile's packet data (the
   // tile-parts' data joined), so that messages point into the file.
   size_t stream_offset(size_t pos) const {
@@ -130,22 +177,8 @@ class TileDecoder {
     tile.blocks.reserve(slots.size());
     for (size_t slot : slots) tile.blocks.push_back(decode_one(slot));
     if (!windows_.empty()) place_in_bands(slots, tile);
-    tile.describe_block = [&](size_t i) {
-      const CodeBlockPlace& at = packets_.precincts.place(slots[i]);
-      const CodeBlock& cb = code_block_at(structure_, at);
-      const entropy::BlockToDecode& coded = tile.blocks[i].coded;
-      return "component " + std::to_string(at.component) + " resolution " + std::to_string(at.resolution) +
-             " code-block at (" + std::to_string(cb.rect.x0) + "," + std::to_string(cb.rect.y0) + ")" +
-             (coded.pieces.empty()
-                  ? std::string()
-                  : ", data from byte " +
-                        std::to_string(stream_offset(static_cast<size_t>(coded.pieces[0].data() - packets_.data.data()))));
-    };
-    // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
-    // planes 0..2 when decoded_ begins 0, 1, 2 (component_selection.h
-    // decodes all three when any is asked for under the transform).
-    tile.colour_transform = params_.style.multiple_component_transform && decoded_.size() >= 3 &&
-                            decoded_[0] == 0 && decoded_[1] == 1 && decoded_[2] == 2;
+    tile.describe_block = [&](size_t i) { return describe(slots[i]); };
+    tile.colour_transform = colour_transform();
     tile.image = &image;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
@@ -375,6 +408,27 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
                    Image& image, DecodeReport* report, QuirkCounts& quirks) {
   TileDecoder decoder(cs, tile, options, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
   return decoder.decode(image);
+}
+
+Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
+                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     std::span<const uint8_t> stream, ThreadPool& pool,
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks) {
+  // The decoder holds the tile's packets, which the streamed tile's blocks
+  // read until its last row: the two live together.
+  struct Open final : TileStream {
+    TileDecoder decoder;
+    std::unique_ptr<StreamedTile> streamed;
+    Open(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
+         std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
+         QuirkCounts& quirks)
+        : decoder(cs, tile, options, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
+    StreamedTile& rows() override { return *streamed; }
+    bool colour_transform() const override { return decoder.colour_transform(); }
+  };
+  auto open = std::make_unique<Open>(cs, tile, options, decoded, stream, pool, dwt, report, quirks);
+  MALLAT_ASSIGN_OR_RETURN(open->streamed, open->decoder.stream());
+  return std::unique_ptr<TileStream>(std::move(open));
 }
 
 }  // namespace mallat::codec

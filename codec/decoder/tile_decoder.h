@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "codec/api/decode.h"
@@ -15,6 +16,8 @@
 #include "dwt/dwt.h"
 
 namespace mallat::codec {
+
+class StreamedTile;  // codec/stages/streamed_tile.h
 
 // `decoded` lists the codestream components decoded, ascending (all, or
 // those -c asks for: component_selection.h); `image`'s components are
@@ -30,5 +33,21 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
                    std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
                    DecodeReport* report, QuirkCounts& quirks);
+
+// The streamed path (streamed_decoder.cc): the tile's packets read as
+// decode_tile reads them, and a StreamedTile over the planes of the
+// components `decoded` (whole tile-components at the -r resolution) that
+// gives their rows top to bottom.
+class TileStream {
+ public:
+  virtual ~TileStream() = default;
+  virtual StreamedTile& rows() = 0;
+  // Whether planes 0..2 go through the inverse colour transform (G.2, G.3).
+  virtual bool colour_transform() const = 0;
+};
+Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
+                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     std::span<const uint8_t> stream, ThreadPool& pool,
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks);
 
 }  // namespace mallat::codec

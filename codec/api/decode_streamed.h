@@ -1,0 +1,41 @@
+// Streamed decoding (issue 17): the image handed over in strips of rows, top
+// to bottom, never held whole. Only API types appear here; the machinery is
+// codec/decoder/streamed_decoder.cc and codec/stages/streamed_tile.h.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "codec/api/decode.h"
+#include "common/image.h"
+#include "common/status.h"
+
+namespace mallat::codec {
+
+// Where a streamed decode's rows go.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  // Once, before any rows: the image as decode() would return it, its
+  // components' samples empty.
+  virtual Status begin(const Image& image) = 0;
+  // Rows [y0, y0 + strip height) of the image: `strip` has the image's
+  // components, each its width by the strip's rows; the sink may keep it
+  // (hand it to another thread, say). Strips come in order and cover the
+  // image.
+  virtual Status rows(Image strip, int64_t y0) = 0;
+};
+
+// Decodes `data` as decode() does (the same options, warnings and errors)
+// and hands the image to `sink` strip by strip, holding per component a few
+// rows per level and one code-block row per subband beside the compressed
+// data (a tiled stream: one row of tiles at a time, their rows taken from
+// all of them together). Returns false, having called nothing on the sink,
+// where the stream or the options need the whole image (a region, -t, a
+// missing tile, a JP2 palette, channel definitions or sYCC, components of
+// different sizes): the caller then uses decode(). The memory limit (options.max_memory) is
+// checked against what this path holds.
+Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options, RowSink& sink,
+                             DecodeReport* report = nullptr);
+
+}  // namespace mallat::codec

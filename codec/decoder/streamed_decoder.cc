@@ -1,0 +1,150 @@
+// codec::decode_streamed: the headers as decode() reads them, then each row
+// of tiles through open_tile_stream (tile_decoder.h) strip by strip, each
+// strip through the output stage (tile_output.h: colour transform, DC
+// shift, clamp) into a strip image for the sink.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "codec/api/decode_streamed.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/memory_limit.h"
+#include "codec/decoder/component_selection.h"
+#include "codec/decoder/output_image.h"
+#include "codec/decoder/tile_decoder.h"
+#include "codec/jp2/jp2_boxes.h"
+#include "codec/jp2/jp2_colour.h"
+#include "codec/stages/streamed_tile.h"
+#include "codec/stages/tile_output.h"
+#include "common/thread_pool.h"
+
+namespace mallat::codec {
+namespace {
+
+// Rows per strip: enough that the output stage and the writer work on long
+// runs, few enough that a strip of a wide image stays small.
+constexpr int64_t kStripSamples = int64_t{1} << 20;
+
+// The decode of a codestream: false when it needs the whole image.
+Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color_space, const DecodeOptions& options,
+                               const Jp2File* jp2, RowSink& sink, DecodeReport* report,
+                               std::vector<std::string>& jp2_warnings) {
+  if (options.region || options.tile >= 0) return false;
+  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
+  const ImageAndTileSize& siz = cs.main.siz;
+  // A tile missing from the stream is decode()'s to report or fill.
+  for (const Tile& tile : cs.tiles)
+    if (tile.parts.empty()) return false;
+  MALLAT_ASSIGN_OR_RETURN(const ComponentSelection selection,
+                          select_components(options.components, static_cast<int>(siz.components.size()),
+                                            any_colour_transform(cs)));
+  // Components of one size and sub-sampling: every plane has the image's rows.
+  const ComponentSize& first = siz.components[static_cast<size_t>(selection.decoded[0])];
+  for (int index : selection.decoded) {
+    const ComponentSize& c = siz.components[static_cast<size_t>(index)];
+    if (c.dx != first.dx || c.dy != first.dy) return false;
+    if (c.precision > 31) return false;  // decode() gives the error
+  }
+  // What this path holds: a strip of the image, as a region decode of it
+  // would hold (memory_limit.h), beside the stream.
+  const int64_t width = dwt::ceil_div_pow2((siz.xsiz + first.dx - 1) / first.dx, options.reduce) -
+                        dwt::ceil_div_pow2((siz.xosiz + first.dx - 1) / first.dx, options.reduce);
+  const int64_t strip_rows = std::max<int64_t>(1, kStripSamples / std::max<int64_t>(1, width));
+  const int64_t strip_on_grid = std::min<int64_t>(siz.ysiz - siz.yosiz, (strip_rows << options.reduce) * first.dy);
+  MALLAT_RETURN_IF_ERROR(check_decoder_memory(cs, options.reduce, stream.size(), options.max_memory,
+                                              dwt::Rect{siz.xosiz, siz.yosiz, siz.xsiz, siz.yosiz + strip_on_grid}));
+
+  // The output image, as decode() makes it.
+  std::vector<int64_t> ox, oy;
+  MALLAT_ASSIGN_OR_RETURN(const Image image, output_image(siz, dwt::Rect{siz.xosiz, siz.yosiz, siz.xsiz, siz.ysiz},
+                                                          options.reduce, selection, color_space, ox, oy));
+  Image header = image;
+  keep_output_components(selection, header);
+  // Annex I on the header alone: without a palette or channel definitions
+  // it changes no sample (only the colour space, or an ICC profile the
+  // caller applies), and sYCC is converted on whole images.
+  if (jp2 && options.apply_jp2_header && selection.all) {
+    MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, header, &jp2_warnings, options.strict));
+    if (header.color_space == ColorSpace::kYcc) return false;
+  }
+  if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
+
+  ThreadPool pool(options.threads);
+  QuirkCounts quirks;
+  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
+                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+  // One tile row at a time: its tiles' packets read, then its rows taken
+  // from all of them strip by strip (each tile's columns to their place,
+  // tile_output.h), so that a row of tiles is never held whole either.
+  const uint32_t tiles_x = siz.tiles_x();
+  bool begun = false;
+  Image strip = image;
+  int64_t y = 0;  // rows given to the sink
+  for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
+    std::vector<std::unique_ptr<TileStream>> row;
+    for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
+      auto opened =
+          open_tile_stream(cs, cs.tiles[t], options, selection.decoded, stream, pool, *backend, report, quirks);
+      if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
+      row.push_back(std::move(*opened));
+    }
+    if (!begun) MALLAT_RETURN_IF_ERROR(sink.begin(header));
+    begun = true;
+    while (row[0]->rows().rows_left() > 0) {
+      const int64_t n = std::min(strip_rows, row[0]->rows().rows_left());
+      std::vector<int64_t> strip_oy(oy.size());
+      for (size_t c = 0; c < strip.components.size(); ++c) {
+        strip.components[c].height = n;
+        strip.components[c].samples.resize(static_cast<size_t>(strip.components[c].width * n));
+        strip_oy[c] = oy[c] + y;
+      }
+      for (size_t k = 0; k < row.size(); ++k) {
+        auto rows = row[k]->rows().next_strip(n);
+        if (!rows.ok()) return rows.status().with_context("tile " + std::to_string(first_tile + k));
+        write_tile(*rows, row[k]->colour_transform(), ox, strip_oy, strip, pool);
+      }
+      // The components asked for, described as the header describes them.
+      Image kept = strip;
+      keep_output_components(selection, kept);
+      Image out = header;
+      for (size_t c = 0; c < out.components.size(); ++c) {
+        out.components[c].height = n;
+        out.components[c].samples = std::move(kept.components[c].samples);
+      }
+      MALLAT_RETURN_IF_ERROR(sink.rows(std::move(out), y));
+      y += n;
+    }
+  }
+  if (y != header.height()) return internal_error("the streamed tiles gave " + std::to_string(y) + " of " +
+                                                  std::to_string(header.height()) + " rows");
+  if (report) quirks.report(report->warnings);
+  return true;
+}
+
+}  // namespace
+
+Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options, RowSink& sink,
+                             DecodeReport* report) {
+  std::vector<std::string> jp2_warnings;  // decode() adds them last, as they are
+  if (detect_container(data) != Container::kJp2)
+    return stream_codestream(data, ColorSpace::kUnknown, options, nullptr, sink, report, jp2_warnings);
+  MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data, options.strict));
+  if (options.apply_jp2_header && (jp2.palette || !jp2.channel_definitions.empty())) return false;
+  if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
+  const ColourSpecification* colr = first_colour_specification(jp2);
+  const ColorSpace color_space = colr && colr->method == 1 ? enumerated_colour_space(colr->enumerated).color_space
+                                                           : ColorSpace::kUnknown;
+  const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);
+  const size_t first_warning = report ? report->warnings.size() : 0;
+  auto streamed = stream_codestream(data.subspan(jp2.codestream_offset, jp2.codestream_length), color_space, options,
+                                    &jp2, sink, report, jp2_warnings);
+  if (report)
+    for (size_t i = first_warning; i < report->warnings.size(); ++i)
+      report->warnings[i] = where + ": " + report->warnings[i];
+  if (!streamed.ok()) return streamed.status().with_context(where);
+  if (report) report->warnings.insert(report->warnings.end(), jp2_warnings.begin(), jp2_warnings.end());
+  return streamed;
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,236 @@
+// StreamedTile: per plane a LineInverse whose band rows come from per-band
+// buffers of one code-block row, decoded when the transform reaches them.
+#include "codec/stages/streamed_tile.h"
+
+#include <algorithm>
+#include <cstring>
+#include <variant>
+
+#include "codec/stages/block_coding.h"
+#include "dwt/line_inverse.h"
+
+namespace mallat::codec {
+namespace {
+
+// One code-block row of a subband's coefficients, in a buffer kept for the
+// next row.
+struct RowBuffer {
+  TilePlane rows;        // the subband's width by the block row's height
+  size_t capacity = 0;   // samples `rows` can take without a new allocation
+  int64_t y0 = 0, y1 = 0;  // the subband rows it holds, [y0, y1)
+  bool full = false;
+};
+
+// One subband's code-blocks in rows, the row being read and the next one
+// when it was decoded ahead (beside another subband's, in one batch).
+struct BandRows {
+  int plane = 0, resolution = 0;
+  dwt::Band band = dwt::Band::kLL;
+  dwt::Rect rect;            // the subband, in its own coordinates (B-15)
+  std::vector<size_t> order;  // its blocks (indices into the input's), by row then column
+  size_t next = 0;            // the first block of the next row to decode
+  RowBuffer now, ahead;
+};
+
+// A buffer reused while it is large enough: rows are written whole before
+// they are read, so it is never cleared.
+void fit(TilePlane& plane, size_t& capacity, const dwt::Rect& rect) {
+  std::unique_ptr<std::byte[]> keep = std::move(plane.storage);
+  plane.rect = rect;
+  if (plane.count() > capacity) {
+    plane.allocate();
+    capacity = plane.count();
+  } else {
+    plane.storage = std::move(keep);
+  }
+}
+
+// The subband of decomposition level nb (1 = finest) of `plane`, as r of the
+// plane's resolutions: the LL band is resolution 0, level nb's others are
+// resolution levels - nb + 1 (B.5).
+int resolution_of(const TilePlane& plane, int nb, dwt::Band band) {
+  return band == dwt::Band::kLL ? 0 : plane.levels - nb + 1;
+}
+
+dwt::Rect band_rect(const TilePlane& plane, int resolution, dwt::Band band) {
+  if (plane.levels == 0) return plane.rect;
+  const int nb = resolution == 0 ? plane.levels : plane.levels - resolution + 1;
+  return dwt::subband_rect(plane.rect, nb, band);
+}
+
+}  // namespace
+
+class StreamedTile::Impl {
+ public:
+  Impl(StreamedTileInput in, ThreadPool& pool) : in_(std::move(in)), pool_(pool) {
+    const size_t n = in_.planes.size();
+    band_index_.resize(n);
+    for (size_t p = 0; p < n; ++p) band_index_[p].assign(static_cast<size_t>(4 * (in_.planes[p].levels + 1)), -1);
+    for (size_t i = 0; i < in_.blocks.size(); ++i) {
+      const StreamBlock& b = in_.blocks[i];
+      int& k = band_index_[static_cast<size_t>(b.plane)][static_cast<size_t>(4 * b.resolution + static_cast<int>(b.band))];
+      if (k < 0) {
+        k = static_cast<int>(bands_.size());
+        BandRows rows;
+        rows.plane = b.plane;
+        rows.resolution = b.resolution;
+        rows.band = b.band;
+        rows.rect = band_rect(in_.planes[static_cast<size_t>(b.plane)], b.resolution, b.band);
+        rows.now.y0 = rows.now.y1 = rows.rect.y0;
+        rows.now.rows.wavelet = rows.ahead.rows.wavelet = in_.planes[static_cast<size_t>(b.plane)].wavelet;
+        bands_.push_back(std::move(rows));
+      }
+      bands_[static_cast<size_t>(k)].order.push_back(i);
+    }
+    for (BandRows& b : bands_) {
+      std::sort(b.order.begin(), b.order.end(), [&](size_t a, size_t c) {
+        const dwt::Rect &ra = in_.blocks[a].rect, &rc = in_.blocks[c].rect;
+        return ra.y0 != rc.y0 ? ra.y0 < rc.y0 : ra.x0 < rc.x0;
+      });
+    }
+    strips_.resize(n);
+    strip_capacity_.assign(n, 0);
+    for (size_t p = 0; p < n; ++p) {
+      const TilePlane& plane = in_.planes[p];
+      if (plane.wavelet == dwt::Wavelet::k53) {
+        inverse_.emplace_back(std::make_unique<dwt::LineInverse<int32_t>>(plane.rect, plane.levels, source<int32_t>(p)));
+      } else {
+        inverse_.emplace_back(std::make_unique<dwt::LineInverse<float>>(plane.rect, plane.levels, source<float>(p)));
+      }
+    }
+  }
+
+  int64_t rows_left() const { return in_.planes.empty() ? 0 : in_.planes[0].height() - done_; }
+
+  Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
+    const int64_t n = std::min(rows, rows_left());
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      const TilePlane& plane = in_.planes[p];
+      strips_[p].wavelet = plane.wavelet;
+      fit(strips_[p], strip_capacity_[p],
+          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
+    }
+    // The planes row by row together, so that their subbands reach each
+    // block row together (decode_next_rows batches them).
+    for (int64_t y = 0; y < n; ++y) {
+      for (size_t p = 0; p < in_.planes.size(); ++p) {
+        const auto w = static_cast<size_t>(in_.planes[p].width());
+        std::byte* dst = strips_[p].storage.get() + static_cast<size_t>(y) * w * 4;
+        if (auto* i53 = std::get_if<Inverse53>(&inverse_[p])) std::memcpy(dst, (*i53)->next_row(), w * 4);
+        else std::memcpy(dst, std::get<Inverse97>(inverse_[p])->next_row(), w * 4);
+      }
+    }
+    if (!error_.ok()) return error_;
+    std::vector<DecodedTileComponent> out;
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      DecodedTileComponent c;
+      c.rect = strips_[p].rect;
+      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
+      else c.samples97 = strips_[p].floats();
+      out.push_back(c);
+    }
+    done_ += n;
+    return out;
+  }
+
+ private:
+  using Inverse53 = std::unique_ptr<dwt::LineInverse<int32_t>>;
+  using Inverse97 = std::unique_ptr<dwt::LineInverse<float>>;
+
+  template <typename T>
+  dwt::BandRowSource<T> source(size_t p) {
+    return [this, p](int nb, dwt::Band band, int64_t row, T* dst) {
+      const TilePlane& plane = in_.planes[p];
+      const int k = band_index_[p][static_cast<size_t>(4 * resolution_of(plane, nb, band) + static_cast<int>(band))];
+      if (k < 0) {  // no code-block covers it: Annex B's partition always does
+        if (error_.ok()) error_ = internal_error("a subband of a streamed tile has no code-blocks");
+        std::fill_n(dst, band_rect(plane, resolution_of(plane, nb, band), band).width(), T{});
+        return;
+      }
+      BandRows& b = bands_[static_cast<size_t>(k)];
+      const int64_t y = b.rect.y0 + row;
+      while (y >= b.now.y1) {
+        if (b.ahead.full) {
+          std::swap(b.now, b.ahead);
+          b.ahead.full = false;
+        } else if (b.next < b.order.size()) {
+          decode_next_rows(b);
+        } else {
+          break;
+        }
+      }
+      if (y < b.now.y0 || y >= b.now.y1) {
+        if (error_.ok()) error_ = internal_error("a subband row of a streamed tile is not covered by its code-blocks");
+        std::fill_n(dst, b.rect.width(), T{});
+        return;
+      }
+      const auto w = static_cast<size_t>(b.rect.width());
+      std::memcpy(dst, b.now.rows.storage.get() + static_cast<size_t>(y - b.now.y0) * w * 4, w * sizeof(T));
+    };
+  }
+
+  // The next row of b's code-blocks into b.now, and in the same batch the
+  // row at the same place of every other subband of its resolution (the
+  // other orientations, the other planes) that has it next and nothing
+  // ahead yet, into their `ahead`: the transform reaches those rows within
+  // a few lines, and one large batch keeps the pool's threads busy where
+  // one subband's row would leave them waiting at its end. Block decoding
+  // and dequantisation are decode_blocks' (block_coding.h), into band
+  // buffers as a region decode's (tile_buffers.h).
+  void decode_next_rows(BandRows& b) {
+    const int64_t y0 = in_.blocks[b.order[b.next]].rect.y0;
+    std::vector<std::pair<BandRows*, RowBuffer*>> targets = {{&b, &b.now}};
+    for (BandRows& o : bands_) {
+      if (&o == &b || o.resolution != b.resolution || o.ahead.full || o.next >= o.order.size()) continue;
+      if (in_.blocks[o.order[o.next]].rect.y0 == y0) targets.push_back({&o, &o.ahead});
+    }
+    DecodeTile tile;
+    tile.windows.assign(1, dwt::Rect{0, 0, 1, 1});  // the blocks go to `bands`
+    std::vector<size_t> ids;
+    for (auto [band, buffer] : targets) {
+      const dwt::Rect& first = in_.blocks[band->order[band->next]].rect;
+      RegionBand region;
+      region.plane = band->plane;
+      region.resolution = band->resolution;
+      region.band = band->band;
+      region.coefficients = std::move(buffer->rows);
+      fit(region.coefficients, buffer->capacity, {band->rect.x0, first.y0, band->rect.x1, first.y1});
+      const int index = static_cast<int>(tile.bands.size());
+      tile.bands.push_back(std::move(region));
+      for (; band->next < band->order.size() && in_.blocks[band->order[band->next]].rect.y0 == first.y0; ++band->next) {
+        const StreamBlock& sb = in_.blocks[band->order[band->next]];
+        DecodeBlock block = in_.make_block(sb.id);
+        block.place = {index, sb.rect.x0 - band->rect.x0, sb.rect.y0 - first.y0, sb.rect.width(), sb.rect.height()};
+        tile.blocks.push_back(std::move(block));
+        ids.push_back(sb.id);
+      }
+      buffer->y0 = first.y0;
+      buffer->y1 = first.y1;
+    }
+    if (in_.describe_block) tile.describe_block = [&](size_t i) { return in_.describe_block(ids[i]); };
+    const Status s = decode_blocks(tile, pool_, /*dequantise=*/true);
+    for (size_t t = 0; t < targets.size(); ++t) {
+      targets[t].second->rows = std::move(tile.bands[t].coefficients);
+      targets[t].second->full = true;
+    }
+    if (!s.ok() && error_.ok()) error_ = s;
+  }
+
+  StreamedTileInput in_;
+  ThreadPool& pool_;
+  std::vector<std::vector<int>> band_index_;  // per plane, per 4 r + band: index into bands_, or -1
+  std::vector<BandRows> bands_;
+  std::vector<std::variant<Inverse53, Inverse97>> inverse_;
+  std::vector<TilePlane> strips_;
+  std::vector<size_t> strip_capacity_;
+  int64_t done_ = 0;
+  Status error_;
+};
+
+StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
+    : impl_(std::make_unique<Impl>(std::move(input), pool)) {}
+StreamedTile::~StreamedTile() = default;
+int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
+Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
+
+}  // namespace mallat::codec

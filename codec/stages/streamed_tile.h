@@ -1,0 +1,69 @@
+// A tile decoded row by row in bounded memory (issue 17): the inverse DWT of
+// each plane runs line by line (dwt/line_inverse.h), and when it needs rows
+// of a subband that are not decoded yet, the next row of that subband's
+// code-blocks is block-decoded and dequantised on the pool, through the same
+// decode_blocks as the whole-tile stages (block_coding.h), into a buffer of
+// that row's height that is reused (with the row at the same place of the
+// resolution's other subbands, of every plane, decoded ahead in the same
+// batch). What is held: per subband at most two code-block rows of
+// coefficients, per level a few rows of the transform, and the strip asked
+// for; no whole plane.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codec/stages/tile_buffers.h"
+#include "codec/stages/tile_output.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "dwt/geometry.h"
+
+namespace mallat::codec {
+
+// One code-block of a streamed tile: its plane, its subband (resolution r of
+// the plane's decomposition, 0 being the LL band, and orientation) and its
+// rectangle in subband coordinates (B-15); `id` is the caller's name for it.
+struct StreamBlock {
+  int plane = 0;
+  int resolution = 0;
+  dwt::Band band = dwt::Band::kLL;
+  dwt::Rect rect;
+  size_t id = 0;
+};
+
+struct StreamedTileInput {
+  // Each plane's rect, levels and wavelet (unallocated). The planes must
+  // have one rect (the caller streams only such tiles).
+  std::vector<TilePlane> planes;
+  // The code-blocks to decode: in each subband they must tile it, as
+  // Annex B's partition does.
+  std::vector<StreamBlock> blocks;
+  // Block `id` for the block decoder (its Tier-2 data, Mb, style, step);
+  // its place is set here.
+  std::function<DecodeBlock(size_t id)> make_block;
+  // Names block `id` in a block decoder's message; may be empty.
+  std::function<std::string(size_t id)> describe_block;
+};
+
+class StreamedTile {
+ public:
+  StreamedTile(StreamedTileInput input, ThreadPool& pool);
+  ~StreamedTile();
+
+  int64_t rows_left() const;
+
+  // The next min(rows, rows_left()) rows of every plane, as the inverse DWT
+  // leaves them (int32 for the 5/3, float for the 9/7), valid until the next
+  // call; or the first block decoding error.
+  Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mallat::codec

@@ -1,0 +1,111 @@
+// LineInverse: per level a ring of rows swept by the vertical lifting steps
+// in wavefront.h's order (F.3.2 2D_SR: HOR_SR on each row as it arrives,
+// then VER_SR), so that each output row is final a fixed number of sweep
+// iterations after it was loaded (dwt/cpu/ring_sweep.h).
+#include "dwt/line_inverse.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "dwt/cpu/line_kernels.h"
+
+namespace mallat::dwt {
+namespace {
+
+const cpu::LineKernels<int32_t>& line_kernels(cpu::Isa isa, int32_t*) { return cpu::line_kernels_53(isa); }
+const cpu::LineKernels<float>& line_kernels(cpu::Isa isa, float*) { return cpu::line_kernels_97(isa); }
+
+bool is_high(int64_t r, bool odd_first) { return ((r & 1) != 0) != odd_first; }
+
+// How a line of n samples at coordinate i0 splits into low-pass (even
+// coordinates) and high-pass samples (lifting.h's Split).
+struct Halves {
+  int64_t low = 0, high = 0;
+  bool odd_first = false;
+  Halves(int64_t n, int64_t i0) : odd_first((i0 & 1) != 0) {
+    low = odd_first ? n / 2 : (n + 1) / 2;
+    high = n - low;
+  }
+};
+
+}  // namespace
+
+template <typename T>
+struct LineInverse<T>::Level {
+  Rect r;      // the resolution this level synthesises (B-14)
+  int nb = 0;  // its decomposition level (1 = finest)
+  const cpu::LineKernels<T>& k;
+  Halves hs, vs;
+  int64_t slots = 0;
+  Level* coarser = nullptr;  // its LL's rows; null at the coarsest level
+  std::vector<T> ring, scratch;
+  int64_t next_iteration = 0, next_out = 0;
+
+  Level(const Rect& rect, int level, cpu::Isa isa)
+      : r(rect), nb(level), k(line_kernels(isa, static_cast<T*>(nullptr))), hs(rect.width(), rect.x0),
+        vs(rect.height(), rect.y0) {
+    slots = k.steps + 3;  // rows i - steps - 1 .. i are live in iteration i
+    ring.resize(static_cast<size_t>(std::max<int64_t>(0, slots * r.width())));
+    scratch.resize(static_cast<size_t>(std::max<int64_t>(0, r.width())));
+  }
+
+  T* slot(int64_t i) { return ring.data() + (i % slots) * r.width(); }
+
+  // Row i of the level in natural order: its two halves from their sources
+  // (packed: low-pass columns first), then HOR_SR.
+  void load(int64_t i, const BandRowSource<T>& source) {
+    const int64_t w = r.width();
+    if (w <= 0) return;
+    T* p = slot(i);
+    const int64_t row = i / 2;  // its index within its vertical band, either parity
+    const bool high = is_high(i, vs.odd_first);
+    if (hs.low > 0) {
+      if (high) source(nb, Band::kLH, row, p);
+      else if (coarser) std::memcpy(p, coarser->next(source), static_cast<size_t>(hs.low) * sizeof(T));
+      else source(nb, Band::kLL, row, p);
+    }
+    if (hs.high > 0) source(nb, high ? Band::kHH : Band::kHL, row, p + hs.low);
+    k.inverse_row(p, w, r.x0, scratch.data());
+  }
+
+  const T* next(const BandRowSource<T>& source) {
+    const int64_t out = next_out++;
+    const int64_t h = r.height();
+    if (h == 1) {  // F.3.7: a lone row at an odd coordinate is halved
+      load(0, source);
+      k.lone_row(slot(0), r.width(), r.y0);
+      return slot(0);
+    }
+    for (; next_iteration <= out + k.steps; ++next_iteration) {
+      if (next_iteration < h) load(next_iteration, source);
+      k.ring_iteration(ring.data(), r.width(), h, slots, vs.odd_first, next_iteration);
+    }
+    return slot(out);
+  }
+};
+
+template <typename T>
+LineInverse<T>::LineInverse(const Rect& tc, int levels, BandRowSource<T> source, cpu::Isa isa)
+    : tc_(tc), source_(std::move(source)) {
+  // Level l synthesises resolution_rect(tc, l - 1, 0), i.e. ceil(tc / 2^(l-1)).
+  for (int l = 1; l <= levels; ++l)
+    levels_.push_back(std::make_unique<Level>(resolution_rect(tc, l - 1, 0), l, isa));
+  for (size_t l = 0; l + 1 < levels_.size(); ++l) levels_[l]->coarser = levels_[l + 1].get();
+  if (levels == 0) ll_row_.resize(static_cast<size_t>(std::max<int64_t>(0, tc.width())));
+}
+
+template <typename T>
+LineInverse<T>::~LineInverse() = default;
+
+template <typename T>
+const T* LineInverse<T>::next_row() {
+  const int64_t row = rows_done_++;
+  if (!levels_.empty()) return levels_[0]->next(source_);
+  if (!ll_row_.empty()) source_(0, Band::kLL, row, ll_row_.data());
+  return ll_row_.data();
+}
+
+template class LineInverse<int32_t>;
+template class LineInverse<float>;
+
+}  // namespace mallat::dwt

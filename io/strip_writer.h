@@ -1,0 +1,37 @@
+// Image files written strip by strip, top to bottom, never holding the whole
+// image (issue 17: the streamed decoder's output). The bytes are those of
+// write_image for the same image (the same header and sample conversion
+// code), written to a temporary file renamed into place on success.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+
+#include "common/image.h"
+#include "common/status.h"
+#include "io/image_io.h"
+
+namespace mallat::io {
+
+class StripWriter {
+ public:
+  virtual ~StripWriter() = default;
+  // Once, first: the image's geometry, precision and colour (samples empty).
+  virtual Status begin(const Image& header) = 0;
+  // The next rows: the header's components, each its width by the strip's
+  // rows. The strips must cover the image's height.
+  virtual Status rows(const Image& strip) = 0;
+};
+
+// Whether write_strips writes `format`: PNM (P5/P6), TIFF (classic, or
+// BigTIFF past 4 GiB, as write_image writes them) and PNG (not interlaced).
+bool writes_strips(Format format);
+
+// Writes `path` (its format from options.format or the extension): `produce`
+// hands its rows to the StripWriter it is given; the file is renamed into
+// place when produce returns OK and every row was written; otherwise no file
+// is left. Errors name the file.
+Status write_strips(const std::filesystem::path& path, const WriteOptions& options,
+                    const std::function<Status(StripWriter&)>& produce);
+
+}  // namespace mallat::io

@@ -1,0 +1,290 @@
+// codec::decode_streamed against codec::decode: the same samples, geometry,
+// colour and warnings, strip by strip, over wavelets, block coders,
+// component counts, precincts, odd sizes, offsets, sub-sampling, tiles,
+// precincts, -r, -c, layers and JP2; and false (nothing given to the sink)
+// where the whole image is needed.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codec/api/decode_streamed.h"
+#include "codec/codec.h"
+#include "tests/codec/codec_test_util.h"
+#include "tests/testdata.h"
+
+namespace mallat::codec {
+namespace {
+
+Image test_image(int64_t w, int64_t h, int components, int precision, bool is_signed, int dx = 1, int dy = 1) {
+  Image image;
+  std::mt19937 rng(static_cast<uint32_t>(w * 131 + h * 7 + components + precision));
+  const int32_t lo = is_signed ? -(1 << (precision - 1)) : 0, hi = is_signed ? (1 << (precision - 1)) - 1 : (1 << precision) - 1;
+  std::uniform_int_distribution<int32_t> noise(-(hi - lo) / 16, (hi - lo) / 16);
+  for (int c = 0; c < components; ++c) {
+    Component comp;
+    comp.width = (w + dx - 1) / dx;
+    comp.height = (h + dy - 1) / dy;
+    comp.precision = precision;
+    comp.is_signed = is_signed;
+    comp.dx = dx;
+    comp.dy = dy;
+    for (int64_t y = 0; y < comp.height; ++y)
+      for (int64_t x = 0; x < comp.width; ++x) {
+        const int32_t v = lo + static_cast<int32_t>((x * 7 + y * 3 + c * 50) * (hi - lo) / (7 * comp.width + 3 * comp.height + 150)) + noise(rng);
+        comp.samples.push_back(std::clamp(v, lo, hi));
+      }
+    image.components.push_back(std::move(comp));
+  }
+  image.color_space = components >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
+  return image;
+}
+
+// The strips joined into one image.
+class Collect final : public RowSink {
+ public:
+  Status begin(const Image& header) override {
+    image = header;
+    ++begins;
+    return Status::Ok();
+  }
+  Status rows(Image strip, int64_t y0) override {
+    EXPECT_EQ(y0, next_row);
+    for (size_t c = 0; c < strip.components.size(); ++c) {
+      const Component& s = strip.components[c];
+      EXPECT_EQ(s.samples.size(), static_cast<size_t>(s.width * s.height));
+      image.components[c].samples.insert(image.components[c].samples.end(), s.samples.begin(), s.samples.end());
+    }
+    next_row += strip.height();
+    ++strips;
+    return Status::Ok();
+  }
+  Image image;
+  int begins = 0, strips = 0;
+  int64_t next_row = 0;
+};
+
+void expect_same_image(const Image& a, const Image& b, const std::string& what) {
+  EXPECT_EQ(a.x0, b.x0) << what;
+  EXPECT_EQ(a.y0, b.y0) << what;
+  EXPECT_EQ(a.x1, b.x1) << what;
+  EXPECT_EQ(a.y1, b.y1) << what;
+  EXPECT_EQ(a.color_space, b.color_space) << what;
+  EXPECT_EQ(a.icc_profile, b.icc_profile) << what;
+  ASSERT_EQ(a.components.size(), b.components.size()) << what;
+  for (size_t c = 0; c < a.components.size(); ++c) {
+    const Component &x = a.components[c], &y = b.components[c];
+    EXPECT_EQ(x.width, y.width) << what << " component " << c;
+    EXPECT_EQ(x.height, y.height) << what << " component " << c;
+    EXPECT_EQ(x.precision, y.precision) << what;
+    EXPECT_EQ(x.is_signed, y.is_signed) << what;
+    EXPECT_EQ(x.dx, y.dx) << what;
+    EXPECT_EQ(x.dy, y.dy) << what;
+    EXPECT_EQ(x.role, y.role) << what;
+    EXPECT_TRUE(x.samples == y.samples) << what << " component " << c;
+  }
+}
+
+struct Case {
+  std::string name;
+  Image image;
+  EncodeOptions encode;
+  DecodeOptions decode;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  auto add = [&](std::string name, Image image, auto set_encode, auto set_decode) {
+    Case c{std::move(name), std::move(image), {}, {}};
+    c.encode.threads = 2;
+    c.decode.threads = 2;
+    set_encode(c.encode);
+    set_decode(c.decode);
+    v.push_back(std::move(c));
+  };
+  auto none = [](auto&) {};
+  add("5/3 RGB 8-bit odd size", test_image(157, 203, 3, 8, false), none, none);
+  add("9/7 RGB 8-bit", test_image(130, 97, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
+  add("HT 5/3 RGB", test_image(141, 77, 3, 8, false), [](EncodeOptions& e) { e.style.ht = true; }, none);
+  add("HT 9/7 grey", test_image(99, 141, 1, 8, false),
+      [](EncodeOptions& e) { e.style.ht = true; e.reversible = false; }, none);
+  add("5/3 grey 16-bit", test_image(120, 65, 1, 16, false), none, none);
+  add("9/7 4 components 12-bit signed", test_image(77, 51, 4, 12, true), [](EncodeOptions& e) { e.reversible = false; },
+      none);
+  add("one column", test_image(1, 70, 1, 8, false), none, none);
+  add("one row", test_image(90, 1, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
+  add("image offset 3,5", test_image(100, 80, 3, 8, false), [](EncodeOptions& e) { e.image_x0 = 3; e.image_y0 = 5; },
+      none);
+  add("9/7 image offset 1,1", test_image(64, 64, 1, 8, false),
+      [](EncodeOptions& e) { e.image_x0 = 1; e.image_y0 = 1; e.reversible = false; }, none);
+  add("sub-sampled 2x2 all", test_image(101, 75, 3, 8, false, 2, 2), [](EncodeOptions& e) { e.mct = 0; }, none);
+  add("precincts, 32x32 blocks, RPCL", test_image(150, 120, 3, 8, false),
+      [](EncodeOptions& e) {
+        e.precincts = {{6, 6}, {5, 5}};
+        e.xcb = e.ycb = 5;
+        e.order = ProgressionOrder::kRPCL;
+      },
+      none);
+  add("-r 1", test_image(150, 101, 3, 8, false), none, [](DecodeOptions& d) { d.reduce = 1; });
+  add("-r 2, 9/7", test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; },
+      [](DecodeOptions& d) { d.reduce = 2; });
+  add("-c 2,0", test_image(90, 60, 3, 8, false), none, [](DecodeOptions& d) { d.components = {2, 0}; });
+  add("-c 3 of 4", test_image(90, 60, 4, 8, false), none, [](DecodeOptions& d) { d.components = {3}; });
+  add("layers: 3 written, 1 decoded", test_image(128, 128, 3, 8, false),
+      [](EncodeOptions& e) {
+        e.reversible = false;
+        e.rate_kind = EncodeOptions::RateKind::kRatio;
+        e.rate_values = {40, 10, 2};
+      },
+      [](DecodeOptions& d) { d.layers = 1; });
+  add("no decomposition", test_image(70, 33, 3, 8, false), [](EncodeOptions& e) { e.resolutions = 1; }, none);
+  add("JP2, 9/7", test_image(80, 90, 3, 8, false),
+      [](EncodeOptions& e) { e.container = Container::kJp2; e.reversible = false; }, none);
+  add("tiles 64x48", test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.tile_width = 64; e.tile_height = 48; },
+      none);
+  add("9/7 tiles, tile and image origins, -r 1", test_image(130, 140, 3, 8, false),
+      [](EncodeOptions& e) {
+        e.reversible = false;
+        e.image_x0 = 5;
+        e.image_y0 = 9;
+        e.tile_x0 = 3;
+        e.tile_y0 = 2;
+        e.tile_width = 40;
+        e.tile_height = 37;
+        e.resolutions = 4;
+      },
+      [](DecodeOptions& d) { d.reduce = 1; });
+  add("HT tiles, -c 1", test_image(100, 100, 3, 8, false),
+      [](EncodeOptions& e) { e.style.ht = true; e.tile_width = e.tile_height = 32; e.resolutions = 3; },
+      [](DecodeOptions& d) { d.components = {1}; });
+  add("tall strips: 3 levels, 4096 rows", test_image(8, 4096, 1, 8, false), [](EncodeOptions& e) { e.resolutions = 4; },
+      none);
+  return v;
+}
+
+TEST(DecodeStreamed, EqualsWholeImageDecode) {
+  for (const Case& c : cases()) {
+    auto bytes = encode(c.image, c.encode);
+    ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
+    DecodeReport whole_report, streamed_report;
+    auto whole = decode(*bytes, c.decode, &whole_report);
+    ASSERT_TRUE(whole.ok()) << c.name << ": " << whole.status().message();
+    Collect sink;
+    auto streamed = decode_streamed(*bytes, c.decode, sink, &streamed_report);
+    ASSERT_TRUE(streamed.ok()) << c.name << ": " << streamed.status().message();
+    ASSERT_TRUE(*streamed) << c.name << ": not streamed";
+    EXPECT_EQ(sink.begins, 1) << c.name;
+    EXPECT_EQ(sink.next_row, whole->height()) << c.name;
+    expect_same_image(sink.image, *whole, c.name);
+    EXPECT_EQ(streamed_report.warnings, whole_report.warnings) << c.name;
+  }
+}
+
+TEST(DecodeStreamed, StripsOfAWideImageAreFewRows) {
+  // 2^20 samples per strip: a 4096-wide image comes in strips of 256 rows.
+  const Image image = test_image(4096, 600, 1, 8, false);
+  EncodeOptions e;
+  e.threads = 2;
+  auto bytes = encode(image, e);
+  ASSERT_TRUE(bytes.ok());
+  Collect sink;
+  auto streamed = decode_streamed(*bytes, DecodeOptions{}, sink);
+  ASSERT_TRUE(streamed.ok() && *streamed);
+  EXPECT_EQ(sink.strips, 3);
+  EXPECT_TRUE(sink.image.components[0].samples == image.components[0].samples);
+}
+
+TEST(DecodeStreamed, WholeImageCasesAreLeftToDecode) {
+  const Image image = test_image(100, 100, 3, 8, false);
+  DecodeOptions region;
+  region.region = dwt::Rect{10, 10, 50, 50};
+  DecodeOptions one_tile;
+  one_tile.tile = 0;
+  Image mixed = test_image(100, 100, 3, 8, false);
+  mixed.components[1] = test_image(100, 100, 1, 8, false, 2, 2).components[0];
+  EncodeOptions no_mct;
+  no_mct.mct = 0;
+  const struct {
+    const char* name;
+    const Image& image;
+    EncodeOptions encode;
+    DecodeOptions decode;
+  } cases[] = {{"a region", image, {}, region},
+               {"-t", image, {}, one_tile},
+               {"components of different sizes", mixed, no_mct, {}}};
+  for (const auto& c : cases) {
+    auto bytes = encode(c.image, c.encode);
+    ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
+    Collect sink;
+    auto streamed = decode_streamed(*bytes, c.decode, sink);
+    ASSERT_TRUE(streamed.ok()) << c.name << ": " << streamed.status().message();
+    EXPECT_FALSE(*streamed) << c.name;
+    EXPECT_EQ(sink.begins, 0) << c.name;
+  }
+}
+
+TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
+  const Image image = test_image(200, 150, 3, 8, false);
+  EncodeOptions e;
+  e.threads = 2;
+  auto bytes = encode(image, e);
+  ASSERT_TRUE(bytes.ok());
+  // Cut short: the packets that are left decode, with decode's warnings.
+  std::vector<uint8_t> cut(bytes->begin(), bytes->begin() + static_cast<std::ptrdiff_t>(bytes->size() * 2 / 3));
+  DecodeReport whole_report, streamed_report;
+  auto whole = decode(cut, DecodeOptions{}, &whole_report);
+  ASSERT_TRUE(whole.ok());
+  Collect sink;
+  auto streamed = decode_streamed(cut, DecodeOptions{}, sink, &streamed_report);
+  ASSERT_TRUE(streamed.ok() && *streamed);
+  expect_same_image(sink.image, *whole, "cut short");
+  EXPECT_FALSE(whole_report.warnings.empty());
+  EXPECT_EQ(streamed_report.warnings, whole_report.warnings);
+  // Refused without -allow-partial: the same error, and no rows.
+  DecodeOptions strict;
+  strict.allow_partial = false;
+  auto whole_error = decode(cut, strict);
+  Collect none;
+  auto streamed_error = decode_streamed(cut, strict, none);
+  ASSERT_FALSE(whole_error.ok());
+  ASSERT_FALSE(streamed_error.ok());
+  EXPECT_EQ(streamed_error.status().message(), whole_error.status().message());
+  EXPECT_EQ(none.begins, 0);
+}
+
+// The shared conformance streams (Part 1 and HT) that the streamed path
+// takes give decode()'s images, which the conformance tests hold to the
+// reference decodes; the others are left to decode() untouched.
+TEST(DecodeStreamed, ConformanceStreamsEqualTheWholeImageDecode) {
+  MALLAT_REQUIRE_TESTDATA("conformance");
+  const auto dir = mallat::testing::testdata_dir() / "conformance";
+  std::vector<std::filesystem::path> files;
+  for (const char* ext : {".j2k", ".jp2"})
+    for (const auto& f : testing::files_with_extension(dir, ext)) files.push_back(f);
+  if (std::filesystem::exists(dir / "htj2k"))
+    for (const auto& f : testing::files_with_extension(dir / "htj2k", ".j2k")) files.push_back(f);
+  int streamed_count = 0;
+  for (const auto& file : files) {
+    const std::vector<uint8_t> bytes = testing::read_bytes(file);
+    DecodeOptions options;
+    options.threads = 2;
+    DecodeReport whole_report, streamed_report;
+    auto whole = decode(bytes, options, &whole_report);
+    Collect sink;
+    auto streamed = decode_streamed(bytes, options, sink, &streamed_report);
+    ASSERT_EQ(streamed.ok(), whole.ok()) << file;
+    if (!streamed.ok() || !*streamed) {
+      EXPECT_EQ(sink.begins, 0) << file;
+      continue;
+    }
+    ++streamed_count;
+    expect_same_image(sink.image, *whole, file.filename().string());
+    EXPECT_EQ(streamed_report.warnings, whole_report.warnings) << file;
+  }
+  std::printf("%d of %zu conformance streams decoded strip by strip\n", streamed_count, files.size());
+  EXPECT_GE(streamed_count, 10);
+}
+
+}  // namespace
+}  // namespace mallat::codec

@@ -1,0 +1,144 @@
+// `mallat decode` strip by strip (issue 17): the PNM, TIFF and PNG files are the bytes the
+// whole-image path (--whole-image) writes, on the shared conformance
+// streams and on generated ones; and the peak memory of a decode, measured
+// in a child process, stays under the image's int32 size where the
+// whole-image path's exceeds it, so the test cannot pass by accident.
+#include <gtest/gtest.h>
+
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/file.h"
+#include "tests/testdata.h"
+#include "tests/tools/cli_run.h"
+
+extern char** environ;
+
+namespace mallat {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<uint8_t> bytes_of(const fs::path& p) {
+  auto b = io::read_file(p);
+  EXPECT_TRUE(b.ok()) << p;
+  return b.ok() ? *b : std::vector<uint8_t>{};
+}
+
+// Decodes `in` to `stem`.s.EXT (streamed when it can be) and `stem`.w.EXT
+// (--whole-image) and expects the same bytes.
+void expect_same_files(const fs::path& in, const std::string& args, const fs::path& dir, const std::string& ext) {
+  std::string out;
+  const fs::path s = dir / ("s" + ext), w = dir / ("w" + ext);
+  ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + s.string() + " " + args, &out, dir), 0) << out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + w.string() + " --whole-image " + args, &out, dir),
+            0)
+      << out;
+  EXPECT_TRUE(bytes_of(s) == bytes_of(w)) << in << " " << args;
+  fs::remove(s);
+  fs::remove(w);
+}
+
+// A size x size grey PGM of smooth gradients and texture.
+void write_pgm(const fs::path& path, int size, int bits) {
+  std::ofstream f(path, std::ios::binary);
+  f << "P5\n" << size << " " << size << "\n" << ((1 << bits) - 1) << "\n";
+  std::vector<uint8_t> row(static_cast<size_t>(size) * (bits > 8 ? 2 : 1));
+  for (int y = 0; y < size; ++y) {
+    for (int x = 0; x < size; ++x) {
+      const int v = ((x * 3 + y * 5) ^ (x * y >> 6)) & ((1 << bits) - 1);
+      if (bits > 8) {
+        row[2 * x] = static_cast<uint8_t>(v >> 8);
+        row[2 * x + 1] = static_cast<uint8_t>(v);
+      } else {
+        row[x] = static_cast<uint8_t>(v);
+      }
+    }
+    f.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size()));
+  }
+}
+
+// Runs mallat with `args` in a child process; its peak resident set in bytes
+// (wait4's ru_maxrss, this child alone), or -1 when it failed.
+int64_t peak_rss_of(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {testing::kMallat};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0) return -1;
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+TEST(DecodeStreamedCli, PnmFilesAreTheWholeImagePathsBytes) {
+  const fs::path dir = testing::make_temp_dir("decode-streamed-files");
+  std::string out;
+  const fs::path pgm8 = dir / "a.pgm", pgm16 = dir / "b.pgm";
+  write_pgm(pgm8, 301, 8);
+  write_pgm(pgm16, 190, 12);
+  struct Encode {
+    const fs::path& in;
+    std::string name, args;
+  };
+  const Encode encodes[] = {{pgm8, "l53.j2k", ""},
+                            {pgm8, "i97.j2k", "-I"},
+                            {pgm8, "ht.jhc", "--ht -I"},
+                            {pgm16, "p16.j2k", "-d 3,7 -c [64,64],[32,32] -b 16,16 -p RPCL"},
+                            {pgm8, "lay.jp2", "-I -r 40,10,1"}};
+  for (const Encode& e : encodes) {
+    ASSERT_EQ(testing::run_mallat("encode -i " + e.in.string() + " -o " + (dir / e.name).string() + " " + e.args, &out,
+                                  dir),
+              0)
+        << out;
+    for (const std::string args : {"", "-r 2 -l 1 -threads 1"}) expect_same_files(dir / e.name, args, dir, ".pgm");
+    expect_same_files(dir / e.name, "-r 1", dir, ".tif");
+    expect_same_files(dir / e.name, "-c 0", dir, ".png");
+  }
+  // The shared conformance streams that the streamed path takes.
+  MALLAT_REQUIRE_TESTDATA("conformance");
+  for (const auto& entry : fs::directory_iterator(testing::testdata_dir() / "conformance")) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".j2k" && ext != ".jp2") continue;
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    expect_same_files(entry.path(), "", dir, ".ppm");
+  }
+}
+
+TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
+  const fs::path dir = testing::make_temp_dir("decode-streamed-memory");
+  std::string out;
+  const int size = 4000;  // 16 M samples: 64 MB as int32
+  write_pgm(dir / "big.pgm", size, 8);
+  ASSERT_EQ(testing::run_mallat("encode -i " + (dir / "big.pgm").string() + " -o " + (dir / "big.j2k").string() +
+                                    " -threads 2",
+                                &out, dir),
+            0)
+      << out;
+  fs::remove(dir / "big.pgm");
+  const int64_t bound = int64_t{size} * size * 4;
+  const int64_t streamed =
+      peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / "s.pgm").string(), "-threads", "2"});
+  const int64_t whole = peak_rss_of(
+      {"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / "w.pgm").string(), "-threads", "2", "--whole-image"});
+  ASSERT_GT(streamed, 0);
+  ASSERT_GT(whole, 0);
+  EXPECT_LT(streamed, bound) << "streamed decode peak " << streamed << " bytes";
+  EXPECT_GT(whole, bound) << "whole-image decode peak " << whole << " bytes";
+  EXPECT_TRUE(bytes_of(dir / "s.pgm") == bytes_of(dir / "w.pgm"));
+  std::printf("peak RSS: streamed %.1f MB, whole image %.1f MB, image as int32 %.1f MB\n", streamed / 1e6, whole / 1e6,
+              bound / 1e6);
+}
+
+}  // namespace
+}  // namespace mallat
