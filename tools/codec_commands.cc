@@ -690,14 +690,17 @@ int encode_main(const Args& given) {
   // device whatever the size.
   const bool start = is_batch(s.batch) || s.device_share >= 0 || device_pays_for_one_file(device.expected_samples);
   if (Status placed = place_encode_device(opt, device, start); !placed.ok()) return fail("encode", placed.message());
+  if (asked_cuda && !start && !s.quiet)
+    std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
+                         "start-up costs more than the device saves; --device-share F uses the device anyway\n");
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
-    if (const std::optional<int> rc = encode_one_streamed(s, opt)) return *rc;
     const BatchFile file{s.batch.inputs[0], s.out};
-    const int status = run_one("encode", file, encode_steps(s, opt), s.quiet);
+    const std::optional<int> streamed = encode_one_streamed(s, opt);
+    const int status = streamed ? *streamed : run_one("encode", file, encode_steps(s, opt), s.quiet);
     note_device_fallback("encode", opt, asked_cuda, s.quiet);
     return status;
   }
