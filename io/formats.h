@@ -101,6 +101,20 @@ Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool&
                            const std::function<Status()>& out_of_range);
 
 Result<Image> decode_pgx(Bytes file, uint64_t max_memory);
+// The PGX header and sample rules, shared with the strip reader
+// (strip_reader.h): the header's fields (samples start at byte `data`); the
+// error of a file too short for its samples (`available` bytes after the
+// header); `count` samples into `out`, `first` the index of the first (an
+// error names the sample outside the precision and its index).
+struct PgxHeader {
+  bool big_endian = true, is_signed = false;
+  int bits = 8, nbytes = 1;
+  uint64_t width = 0, height = 0;
+  size_t data = 0;
+};
+Result<PgxHeader> read_pgx_header(Bytes file);
+Status check_pgx_size(const PgxHeader& header, uint64_t available);
+Status convert_pgx_samples(const uint8_t* src, size_t count, const PgxHeader& header, size_t first, int32_t* out);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);
 
 // Raw planes (raw.cc, io/raw.h): read only with a geometry given apart

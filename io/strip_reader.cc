@@ -56,12 +56,10 @@ uint64_t size_of_file(const std::filesystem::path& path) {
 }
 
 // P5 / P6: every component's rows come from the same interleaved rows,
-// read a strip at a time; each component takes its rows from the strip's
-// planes, and the strip is dropped when all have.
-class PnmStrips final : public StripReader {
+// read a band of at least kStripRows rows at a time.
+class PnmStrips final : public detail::BandedStrips {
  public:
   Status open(const std::filesystem::path& path) {
-    name_ = path.string();
     MALLAT_RETURN_IF_ERROR(file_.open(path));
     // Comments may make a header long; 64 KiB holds any sensible one.
     const std::vector<uint8_t> head = file_.head(64 << 10);
@@ -71,70 +69,82 @@ class PnmStrips final : public StripReader {
     MALLAT_RETURN_IF_ERROR(detail::check_raster_size(size_of_file(path) - std::min<uint64_t>(size_of_file(path), header_.raster),
                                                      header_.width, header_.height, header_.channels, header_.maxval));
     bytes_per_sample_ = header_.maxval < 256 ? 1 : 2;
-    width_ = static_cast<int64_t>(header_.width);
-    layout_.x1 = width_;
+    layout_.x1 = static_cast<int64_t>(header_.width);
     layout_.y1 = static_cast<int64_t>(header_.height);
     for (int c = 0; c < header_.channels; ++c) {
       Component comp;
-      comp.width = width_;
+      comp.width = layout_.x1;
       comp.height = layout_.y1;
       comp.precision = std::bit_width(header_.maxval);
       layout_.components.push_back(comp);
     }
     detail::set_color_from_count(layout_);
-    planes_.assign(header_.channels, {});
-    next_.assign(header_.channels, 0);
-    return Status::Ok();
-  }
-
-  Status read_rows(int c, int64_t rows, int32_t* out) override {
-    if (c < 0 || c >= header_.channels || next_[c] + rows > layout_.y1)
-      return invalid_argument(name_ + ": rows asked beyond the image");
-    if (next_[c] + rows > first_ + held_) MALLAT_RETURN_IF_ERROR(fill(next_[c] + rows));
-    const size_t at = static_cast<size_t>((next_[c] - first_) * width_);
-    std::copy_n(planes_[c].data() + at, rows * width_, out);
-    next_[c] += rows;
+    start(path.string());
     return Status::Ok();
   }
 
  private:
-  // Drops the rows every component has taken and reads on to row `until`
-  // (a strip of at least kStripRows).
-  Status fill(int64_t until) {
+  int64_t band_end(int64_t from, int64_t until) const override {
     constexpr int64_t kStripRows = 16;
-    const int64_t taken = *std::min_element(next_.begin(), next_.end()) - first_;
-    for (auto& plane : planes_) plane.erase(plane.begin(), plane.begin() + taken * width_);
-    first_ += taken;
-    held_ -= taken;
-    const int64_t from = first_ + held_;
-    const int64_t to = std::min(layout_.y1, std::max(until, from + kStripRows));
-    const size_t row_bytes = static_cast<size_t>(width_) * header_.channels * bytes_per_sample_;
+    return std::min(layout_.y1, std::max(until, from + kStripRows));
+  }
+  Status read_band(int64_t from, int64_t to, int32_t* const* planes) override {
+    const size_t row_bytes = static_cast<size_t>(layout_.x1) * header_.channels * bytes_per_sample_;
     raster_.resize(static_cast<size_t>(to - from) * row_bytes);
     MALLAT_RETURN_IF_ERROR(file_.read_at(header_.raster + static_cast<uint64_t>(from) * row_bytes, raster_.data(),
                                          raster_.size(), name_));
-    std::vector<int32_t*> dst;
-    for (auto& plane : planes_) {
-      plane.resize(static_cast<size_t>((held_ + to - from) * width_));
-      dst.push_back(plane.data() + held_ * width_);
-    }
-    const int32_t largest = detail::deinterleave_raster(raster_.data(), static_cast<uint64_t>((to - from) * width_),
-                                                        header_.channels, bytes_per_sample_, dst.data(),
+    const int32_t largest = detail::deinterleave_raster(raster_.data(), static_cast<uint64_t>((to - from) * layout_.x1),
+                                                        header_.channels, bytes_per_sample_, planes,
                                                         header_.maxval < 255);
     const Status in_range = detail::check_maxval(largest, header_.maxval);
     if (!in_range.ok()) return in_range.with_context(name_ + " (PNM)");
-    held_ += to - from;
     return Status::Ok();
   }
 
-  std::string name_;
   InputFile file_;
   detail::PnmHeader header_;
   int bytes_per_sample_ = 1;
-  int64_t width_ = 0;
-  std::vector<std::vector<int32_t>> planes_;  // rows [first_, first_ + held_) of each component
-  std::vector<int64_t> next_;                 // each component's next row
-  int64_t first_ = 0, held_ = 0;
   std::vector<uint8_t> raster_;
+};
+
+// PGX: one component, its rows read as asked.
+class PgxStrips final : public StripReader {
+ public:
+  Status open(const std::filesystem::path& path) {
+    name_ = path.string() + " (PGX)";
+    MALLAT_RETURN_IF_ERROR(file_.open(path));
+    const std::vector<uint8_t> head = file_.head(64 << 10);
+    MALLAT_ASSIGN_OR_RETURN(header_, detail::read_pgx_header(head));
+    const uint64_t size = size_of_file(path);
+    MALLAT_RETURN_IF_ERROR(detail::check_pgx_size(header_, size - std::min<uint64_t>(size, header_.data)));
+    Component comp;
+    comp.width = static_cast<int64_t>(header_.width);
+    comp.height = static_cast<int64_t>(header_.height);
+    comp.precision = header_.bits;
+    comp.is_signed = header_.is_signed;
+    layout_.components.push_back(comp);
+    layout_.x1 = comp.width;
+    layout_.y1 = comp.height;
+    layout_.color_space = ColorSpace::kGray;
+    return Status::Ok();
+  }
+
+  Status read_rows(int c, int64_t rows, int32_t* out) override {
+    if (c != 0 || next_ + rows > layout_.y1) return invalid_argument(name_ + ": rows asked beyond the image");
+    const size_t first = static_cast<size_t>(next_ * layout_.x1), count = static_cast<size_t>(rows * layout_.x1);
+    bytes_.resize(count * header_.nbytes);
+    MALLAT_RETURN_IF_ERROR(file_.read_at(header_.data + first * header_.nbytes, bytes_.data(), bytes_.size(), name_));
+    next_ += rows;
+    const Status s = detail::convert_pgx_samples(bytes_.data(), count, header_, first, out);
+    return s.ok() ? s : s.with_context(name_);
+  }
+
+ private:
+  std::string name_;
+  InputFile file_;
+  detail::PgxHeader header_;
+  int64_t next_ = 0;
+  std::vector<uint8_t> bytes_;
 };
 
 // Raw planes: each component from its own place in the file.
@@ -180,23 +190,91 @@ class RawStrips final : public StripReader {
   std::vector<uint8_t> bytes_;
 };
 
+// The format of a file read in strips, by its magic; kUnknown for others.
+Format strip_format(const std::filesystem::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Format::kUnknown;
+  unsigned char magic[4] = {0, 0, 0, 0};
+  const size_t got = std::fread(magic, 1, 4, f);
+  std::fclose(f);
+  const Format format = format_from_magic(magic, got);
+  if (format == Format::kPnm && (magic[1] == '5' || magic[1] == '6')) return format;
+  if (format == Format::kPgx) return format;
+#ifdef MALLAT_HAVE_TIFF
+  if (format == Format::kTiff) return format;
+#endif
+  return Format::kUnknown;
+}
+
 }  // namespace
 
+namespace detail {
+
+void BandedStrips::start(std::string name) {
+  name_ = std::move(name);
+  planes_.assign(layout_.components.size(), {});
+  next_.assign(layout_.components.size(), 0);
+}
+
+Status BandedStrips::read_rows(int c, int64_t rows, int32_t* out) {
+  if (c < 0 || c >= layout_.num_components() || next_[c] + rows > layout_.y1)
+    return invalid_argument(name_ + ": rows asked beyond the image");
+  if (next_[c] + rows > first_ + held_) MALLAT_RETURN_IF_ERROR(fill(next_[c] + rows));
+  const int64_t width = layout_.x1;
+  std::copy_n(planes_[c].data() + (next_[c] - first_) * width, rows * width, out);
+  next_[c] += rows;
+  return Status::Ok();
+}
+
+// Drops the rows every component has taken and reads on to row `until`.
+Status BandedStrips::fill(int64_t until) {
+  const int64_t width = layout_.x1;
+  const int64_t taken = *std::min_element(next_.begin(), next_.end()) - first_;
+  for (auto& plane : planes_) plane.erase(plane.begin(), plane.begin() + taken * width);
+  first_ += taken;
+  held_ -= taken;
+  while (first_ + held_ < until) {
+    const int64_t from = first_ + held_, to = band_end(from, until);
+    std::vector<int32_t*> dst;
+    for (auto& plane : planes_) {
+      plane.resize(static_cast<size_t>((held_ + to - from) * width));
+      dst.push_back(plane.data() + held_ * width);
+    }
+    MALLAT_RETURN_IF_ERROR(read_band(from, to, dst.data()));
+    held_ += to - from;
+  }
+  return Status::Ok();
+}
+
+}  // namespace detail
+
 bool reads_in_strips(const std::filesystem::path& path) {
-  Format format = format_from_extension(path);
-  if (format == Format::kRaw || format == Format::kRawl) return true;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
-  unsigned char magic[2] = {0, 0};
-  const size_t got = std::fread(magic, 1, 2, f);
-  std::fclose(f);
-  return got == 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '6');
+  const Format format = format_from_extension(path);
+  return format == Format::kRaw || format == Format::kRawl || strip_format(path) != Format::kUnknown;
+}
+
+Result<std::unique_ptr<StripReader>> open_strips(const std::filesystem::path& path) {
+  switch (strip_format(path)) {
+    case Format::kPnm: return open_pnm_strips(path);
+    case Format::kPgx: return open_pgx_strips(path);
+#ifdef MALLAT_HAVE_TIFF
+    case Format::kTiff: return open_tiff_strips(path);
+#endif
+    default: return std::unique_ptr<StripReader>();
+  }
 }
 
 Result<std::unique_ptr<StripReader>> open_pnm_strips(const std::filesystem::path& path) {
   auto reader = std::make_unique<PnmStrips>();
   const Status s = reader->open(path);
   if (!s.ok()) return s.code() == ErrorCode::kIoError ? s : s.with_context(path.string() + " (PNM)");
+  return std::unique_ptr<StripReader>(std::move(reader));
+}
+
+Result<std::unique_ptr<StripReader>> open_pgx_strips(const std::filesystem::path& path) {
+  auto reader = std::make_unique<PgxStrips>();
+  const Status s = reader->open(path);
+  if (!s.ok()) return s.code() == ErrorCode::kIoError ? s : s.with_context(path.string() + " (PGX)");
   return std::unique_ptr<StripReader>(std::move(reader));
 }
 

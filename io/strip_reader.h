@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "common/image.h"
 #include "common/status.h"
@@ -32,16 +34,57 @@ class StripReader {
 };
 
 // Whether `path` (by its extension and magic) is a format read in strips:
-// binary PNM (P5, P6) and raw planes. Others (PNG, TIFF, PAM, PGX, BMP,
-// ASCII PNM) are read whole.
+// binary PNM (P5, P6), PGX, TIFF (in builds with libtiff) and raw planes.
+// Others (PNG, PAM, BMP, ASCII PNM) are read whole.
 bool reads_in_strips(const std::filesystem::path& path);
+
+// Opens an image file of a format read in strips by its magic (binary PNM,
+// PGX, TIFF); null for other formats. Errors name the file, as read_image's.
+Result<std::unique_ptr<StripReader>> open_strips(const std::filesystem::path& path);
 
 // Opens a binary PNM file. Errors name the file, as read_image's.
 Result<std::unique_ptr<StripReader>> open_pnm_strips(const std::filesystem::path& path);
+// Opens a PGX file (one component).
+Result<std::unique_ptr<StripReader>> open_pgx_strips(const std::filesystem::path& path);
+// Opens a TIFF file (tiff_read.cc; only in builds with libtiff): strips or
+// tiles, contiguous or planar, classic or BigTIFF, as read_image reads them;
+// a strip, or a row of tiles, of every plane held at a time.
+Result<std::unique_ptr<StripReader>> open_tiff_strips(const std::filesystem::path& path);
 
 // Opens raw planes of this geometry (raw.h); big_endian for .raw / .yuv.
 // The file's size is checked first, as read_raw does.
 Result<std::unique_ptr<StripReader>> open_raw_strips(const std::filesystem::path& path, const RawGeometry& geometry,
                                                      bool big_endian);
+
+namespace detail {
+
+// A reader whose file gives every component's rows together, a band of rows
+// at a time (interleaved PNM; TIFF's strips or rows of tiles): components of
+// one size, layout_.x1 wide; a band's rows are held until every component
+// has taken them.
+class BandedStrips : public StripReader {
+ public:
+  Status read_rows(int c, int64_t rows, int32_t* out) final;
+
+ protected:
+  // Once layout_ is set; `name` names the file in messages.
+  void start(std::string name);
+  // The end of the rows read from `from` when rows up to `until` are
+  // needed (past `from`; the image's height at most).
+  virtual int64_t band_end(int64_t from, int64_t until) const = 0;
+  // Rows [from, to) of every component into planes[c], layout_.x1 apart.
+  virtual Status read_band(int64_t from, int64_t to, int32_t* const* planes) = 0;
+
+  std::string name_;
+
+ private:
+  Status fill(int64_t until);
+
+  std::vector<std::vector<int32_t>> planes_;  // rows [first_, first_ + held_) of each component
+  std::vector<int64_t> next_;                 // each component's next row
+  int64_t first_ = 0, held_ = 0;
+};
+
+}  // namespace detail
 
 }  // namespace mallat::io

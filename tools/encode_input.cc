@@ -81,8 +81,8 @@ Result<std::unique_ptr<io::StripReader>> open_encode_strips(const std::string& i
     MALLAT_ASSIGN_OR_RETURN(const io::RawGeometry geometry, raw_input_geometry(in, raw_format));
     return io::open_raw_strips(in, geometry, io::format_from_extension(in) == io::Format::kRaw);
   }
-  if (!raw_format.empty() || !io::reads_in_strips(in)) return std::unique_ptr<io::StripReader>();
-  return io::open_pnm_strips(in);
+  if (!raw_format.empty()) return std::unique_ptr<io::StripReader>();
+  return io::open_strips(in);
 }
 
 Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory) {
