@@ -18,7 +18,12 @@
 #include <unistd.h>
 
 #include "io/file.h"
+#include "io/strip_reader.h"
+#include "tests/testdata.h"
 #include "tests/tools/cli_run.h"
+#ifdef MALLAT_HAVE_TIFF
+#include "tests/io/tiff_maker.h"
+#endif
 
 namespace mallat {
 namespace {
@@ -88,6 +93,29 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
       }
   }
   expect_same_as_whole((dir / "planes.raw").string(), "-F 77,61,3,12,u@1x1:2x2:2x2", dir);
+  fs::remove_all(dir);
+}
+
+// PGX and TIFF (strips, tiles, planar, BigTIFF) are read in strips too.
+TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
+  const fs::path dir = temp_dir("pgx_tiff");
+  write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 7);
+  std::vector<fs::path> files = {dir / "grey16.pgx"};
+  std::string out;
+  ASSERT_EQ(testing::run_mallat("convert " + (dir / "grey16.pgm").string() + " " + files[0].string(), &out, dir), 0)
+      << out;
+#ifdef MALLAT_HAVE_TIFF
+  for (const char* name : {"flower-rgb-planar-08.tif", "flower-rgb-contig-16.tif", "flower-minisblack-12.tif"})
+    files.push_back(testing::testdata_dir() / "images" / name);
+  for (const auto& [name, shape] : testing::test_tiff_shapes()) {
+    ASSERT_TRUE(testing::write_test_tiff(dir / name, shape)) << name;
+    files.push_back(dir / name);
+  }
+#endif
+  for (const fs::path& f : files) {
+    EXPECT_TRUE(io::reads_in_strips(f)) << f;
+    for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16"}) expect_same_as_whole(f.string(), extra, dir);
+  }
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,149 @@
+// Issue 17: the strip readers (io/strip_reader.h) give the samples, layout
+// and errors read_image gives, whatever the order and size of the strips
+// the components are asked for in: PGX, and TIFF as libtiff writes it
+// (tiles, strips, planar, BigTIFF) and as the shared test images hold it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "io/image_io.h"
+#include "io/strip_reader.h"
+#include "tests/io/io_test_util.h"
+#ifdef MALLAT_HAVE_TIFF
+#include "tests/io/tiff_maker.h"
+#endif
+
+namespace mallat::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path temp_dir() {
+  const fs::path dir = fs::temp_directory_path() / ("mallat_strip_reader_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Reads every component through open_strips, component c in strips of
+// 3 + 4c rows, the components taking turns, and checks it against read_image.
+void expect_strips_match(const fs::path& path) {
+  SCOPED_TRACE(path.string());
+  Result<Image> whole = read_image(path);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  Result<std::unique_ptr<StripReader>> reader = open_strips(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().to_string();
+  ASSERT_TRUE(*reader) << "not read in strips";
+  EXPECT_TRUE(reads_in_strips(path));
+  const Image& layout = (*reader)->layout();
+  ASSERT_EQ(layout.num_components(), whole->num_components());
+  EXPECT_EQ(layout.color_space, whole->color_space);
+  EXPECT_EQ(layout.has_alpha, whole->has_alpha);
+  const int n = layout.num_components();
+  std::vector<int64_t> next(n, 0);
+  std::vector<int32_t> rows;
+  for (bool more = true; more;) {
+    more = false;
+    for (int c = 0; c < n; ++c) {
+      const Component& want = whole->components[c];
+      const Component& got = layout.components[c];
+      ASSERT_EQ(got.width, want.width);
+      ASSERT_EQ(got.height, want.height);
+      ASSERT_EQ(got.precision, want.precision);
+      ASSERT_EQ(got.is_signed, want.is_signed);
+      const int64_t k = std::min<int64_t>(3 + 4 * c, want.height - next[c]);
+      if (k <= 0) continue;
+      rows.assign(static_cast<size_t>(k * want.width), -1);
+      const Status s = (*reader)->read_rows(c, k, rows.data());
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      const auto from = want.samples.begin() + next[c] * want.width;
+      ASSERT_TRUE(std::equal(rows.begin(), rows.end(), from)) << "component " << c << " rows from " << next[c];
+      next[c] += k;
+      more = true;
+    }
+  }
+  // Past the end: an error, not a crash.
+  int32_t one = 0;
+  EXPECT_FALSE((*reader)->read_rows(0, 1, &one).ok());
+}
+
+void write_bytes(const fs::path& path, const std::string& head, const std::vector<uint8_t>& body) {
+  std::ofstream out(path, std::ios::binary);
+  out << head;
+  out.write(reinterpret_cast<const char*>(body.data()), static_cast<std::streamsize>(body.size()));
+}
+
+TEST(StripReader, PgxMatchesTheWholeImageReader) {
+  const fs::path dir = temp_dir();
+  std::vector<uint8_t> body;
+  for (int i = 0; i < 37 * 29; ++i) body.push_back(static_cast<uint8_t>(i * 7 + i / 37));
+  write_bytes(dir / "u8.pgx", "PG ML + 8 37 29\n", body);
+  body.clear();
+  // 12-bit signed, little-endian: two bytes each, values in -2048..2047.
+  for (int i = 0; i < 23 * 31; ++i) {
+    const int16_t v = static_cast<int16_t>((i * 37) % 4096 - 2048);
+    body.push_back(static_cast<uint8_t>(v & 0xFF));
+    body.push_back(static_cast<uint8_t>((v >> 8) & 0xFF));
+  }
+  write_bytes(dir / "s12.pgx", "PG LM -12 23 31\n", body);
+  expect_strips_match(dir / "u8.pgx");
+  expect_strips_match(dir / "s12.pgx");
+  fs::remove_all(dir);
+}
+
+TEST(StripReader, PgxErrorsAreTheWholeImageReadersErrors) {
+  const fs::path dir = temp_dir();
+  // A 4-bit sample of 16 in the last row; a file 5 bytes short.
+  std::vector<uint8_t> body(20 * 10, 3);
+  body.back() = 16;
+  write_bytes(dir / "high.pgx", "PG ML + 4 20 10\n", body);
+  body.resize(body.size() - 5);
+  write_bytes(dir / "short.pgx", "PG ML + 4 20 10\n", body);
+  Result<std::unique_ptr<StripReader>> high = open_strips(dir / "high.pgx");
+  ASSERT_TRUE(high.ok() && *high);
+  std::vector<int32_t> rows(20 * 10);
+  const Status s = (*high)->read_rows(0, 10, rows.data());
+  EXPECT_EQ(s.to_string(), read_image(dir / "high.pgx").status().to_string());
+  EXPECT_NE(s.to_string().find("sample 16 at index 199"), std::string::npos) << s.to_string();
+  Result<std::unique_ptr<StripReader>> short_file = open_strips(dir / "short.pgx");
+  ASSERT_FALSE(short_file.ok());
+  EXPECT_EQ(short_file.status().to_string(), read_image(dir / "short.pgx").status().to_string());
+  fs::remove_all(dir);
+}
+
+#ifdef MALLAT_HAVE_TIFF
+TEST(StripReader, TiffMatchesTheWholeImageReader) {
+  for (const fs::path& f : fs::directory_iterator(testing::image_path("")))
+    if (f.extension() == ".tif") expect_strips_match(f);
+  const fs::path dir = temp_dir();
+  for (const auto& [name, shape] : testing::test_tiff_shapes()) {
+    ASSERT_TRUE(testing::write_test_tiff(dir / name, shape)) << name;
+    expect_strips_match(dir / name);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(StripReader, TiffErrorsAreTheWholeImageReadersErrors) {
+  const fs::path dir = temp_dir();
+  ASSERT_TRUE(testing::write_test_tiff(dir / "t.tif", testing::test_tiff_shapes()[0].second));
+  // A photometric interpretation this reader does not take (5, CMYK).
+  fs::copy_file(dir / "t.tif", dir / "grey.tif");
+  TIFF* tif = TIFFOpen((dir / "grey.tif").c_str(), "r+");
+  ASSERT_TRUE(tif);
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_SEPARATED);
+  TIFFRewriteDirectory(tif);
+  TIFFClose(tif);
+  Result<std::unique_ptr<StripReader>> r = open_strips(dir / "grey.tif");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().to_string(), read_image(dir / "grey.tif").status().to_string());
+  EXPECT_NE(r.status().to_string().find("photometric interpretation 5"), std::string::npos) << r.status().to_string();
+  fs::remove_all(dir);
+}
+#endif
+
+}  // namespace
+}  // namespace mallat::io
