@@ -73,6 +73,29 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
   return bytes;
 }
 
+int create_file_beside(const std::filesystem::path& path, const std::string& tag, std::string* name) {
+  std::filesystem::path folder = path.parent_path();
+  if (folder.empty()) folder = ".";
+  // A fresh name beside the target keeps a rename on one file system.
+  // open(O_EXCL, 0666) rather than mkstemp: the file gets the permissions a
+  // new file normally gets (umask applied) without touching the process umask.
+  static std::atomic<uint64_t> counter{0};
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    std::string leaf = ".";
+    leaf += path.filename().string();
+    leaf += tag;
+    leaf += '-';
+    leaf += std::to_string(::getpid());
+    leaf += '-';
+    leaf += std::to_string(counter++);
+    *name = (folder / leaf).string();
+    fd = ::open(name->c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  return fd;
+}
+
 Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
   return write_file_atomically(path, [&](const ByteSink& sink) { return sink(bytes); });
 }
@@ -80,26 +103,8 @@ Status write_file_atomically(const std::filesystem::path& path, std::span<const 
 Status write_file_atomically(const std::filesystem::path& path,
                              const std::function<Status(const ByteSink&)>& produce) {
   const std::string name = path.string();
-  std::filesystem::path folder = path.parent_path();
-  if (folder.empty()) folder = ".";
-  // A fresh name beside the target keeps the rename on one file system.
-  // open(O_EXCL, 0666) rather than mkstemp: the file gets the permissions a
-  // new file normally gets (umask applied) without touching the process umask.
-  static std::atomic<uint64_t> counter{0};
   std::string tmp;
-  int raw_fd = -1;
-  for (int attempt = 0; attempt < 100 && raw_fd < 0; ++attempt) {
-    std::string leaf = ".";
-    leaf += path.filename().string();
-    leaf += ".tmp-";
-    leaf += std::to_string(::getpid());
-    leaf += '-';
-    leaf += std::to_string(counter++);
-    tmp = (folder / leaf).string();
-    raw_fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (raw_fd < 0 && errno != EEXIST) break;
-  }
-  Fd fd(raw_fd);
+  Fd fd(create_file_beside(path, ".tmp", &tmp));
   if (fd.get() < 0) return io_error(name + ": cannot create a temporary file: " + errno_text());
   auto fail = [&](const std::string& what) {
     std::string reason = errno_text();

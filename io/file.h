@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -26,6 +27,12 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
 // renames it onto `path` (atomic on POSIX file systems). On failure the
 // temporary file is removed and `path` is left as it was.
 Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+// Creates a new file beside `path`, named "." + its name + tag + "-<pid>-<n>",
+// open for reading and writing with the permissions of a new file; its
+// descriptor (the caller closes and removes it) and, in `name`, its path;
+// -1 with errno set when none could be made.
+int create_file_beside(const std::filesystem::path& path, const std::string& tag, std::string* name);
 
 // Where a writer puts a file's bytes: called with each piece in order; an
 // error (which names the file) means the writer should stop and return it.

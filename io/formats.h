@@ -116,11 +116,17 @@ Result<PgxHeader> read_pgx_header(Bytes file);
 Status check_pgx_size(const PgxHeader& header, uint64_t available);
 Status convert_pgx_samples(const uint8_t* src, size_t count, const PgxHeader& header, size_t first, int32_t* out);
 Result<std::vector<uint8_t>> encode_pgx(const Component& component);
+// encode_pgx's header (its checks of the component's precision and size)
+// and its samples, `count` of them into `out` (1, 2 or 4 bytes each); shared
+// with the strip writer (strip_writer.h).
+Result<std::string> pgx_header(const Component& component);
+Status pgx_sample_bytes(const Component& component, const int32_t* samples, size_t count, uint8_t* out);
 
 // Raw planes (raw.cc, io/raw.h): read only with a geometry given apart
 // (read_raw); written as the components are. check_raw_planes: one
-// precision and signedness of 1..16 bits, as raw files and -F hold them.
-Status check_raw_planes(const Image& image);
+// precision and signedness of 1..16 bits, as raw files and -F hold them;
+// without check_samples, of an image's header (its samples not there).
+Status check_raw_planes(const Image& image, bool check_samples = true);
 // Raw samples (1 or 2 bytes, either byte order, two's complement when
 // signed) of component c into `out`, `first` the index in the component of
 // the first; an error names the file (`name`), the sample, its row and
@@ -131,6 +137,11 @@ Status convert_raw_samples(const uint8_t* src, size_t count, const RawGeometry& 
 Status check_raw_geometry(const RawGeometry& g, const std::string& name);
 Status check_raw_file_size(const RawGeometry& g, uint64_t size, const std::string& name);
 Result<std::vector<uint8_t>> encode_raw(const Image& image, bool big_endian);
+// encode_raw's samples: `count` of component c (`comp` its header) into
+// `out`, `first` the index of the first in the component (for the message
+// that names one outside the precision); shared with the strip writer.
+Status raw_sample_bytes(const Component& comp, int c, const int32_t* samples, size_t count, size_t first,
+                        bool big_endian, uint8_t* out);
 
 Result<Image> decode_bmp(Bytes file, uint64_t max_memory);
 Result<std::vector<uint8_t>> encode_bmp(const Image& image);

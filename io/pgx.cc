@@ -91,27 +91,35 @@ Result<Image> decode_pgx(Bytes file, uint64_t max_memory) {
   return image;
 }
 
-Result<std::vector<uint8_t>> encode_pgx(const Component& comp) {
+Result<std::string> pgx_header(const Component& comp) {
   if (comp.precision < 1 || comp.precision > 31)
     return invalid_argument("PGX writing takes 1..31 bits, not " + std::to_string(comp.precision));
-  if (comp.width <= 0 || comp.height <= 0 ||
-      comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
-    return invalid_argument("the component is empty or its sample count does not match its size");
-  const std::string header = std::string("PG ML ") + (comp.is_signed ? "-" : "+") +
-                             std::to_string(comp.precision) + " " + std::to_string(comp.width) +
-                             " " + std::to_string(comp.height) + "\n";
+  if (comp.width <= 0 || comp.height <= 0) return invalid_argument("the component is empty");
+  return std::string("PG ML ") + (comp.is_signed ? "-" : "+") + std::to_string(comp.precision) + " " +
+         std::to_string(comp.width) + " " + std::to_string(comp.height) + "\n";
+}
+
+Status pgx_sample_bytes(const Component& comp, const int32_t* samples, size_t count, uint8_t* out) {
   const int nbytes = container_bytes(comp.precision);
-  std::vector<uint8_t> out(header.begin(), header.end());
-  out.resize(header.size() + comp.samples.size() * nbytes);
-  uint8_t* dst = out.data() + header.size();
   const int32_t lo = comp.min_value(), hi = comp.max_value();
-  for (int32_t v : comp.samples) {
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t v = samples[i];
     if (v < lo || v > hi)
-      return invalid_argument("sample " + std::to_string(v) + " is outside " + std::to_string(lo) +
-                              ".." + std::to_string(hi));
+      return invalid_argument("sample " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." +
+                              std::to_string(hi));
     const uint32_t raw = static_cast<uint32_t>(v);  // two's complement, cut to the container
-    for (int k = nbytes - 1; k >= 0; --k) *dst++ = static_cast<uint8_t>(raw >> (8 * k));
+    for (int k = nbytes - 1; k >= 0; --k) *out++ = static_cast<uint8_t>(raw >> (8 * k));
   }
+  return Status::Ok();
+}
+
+Result<std::vector<uint8_t>> encode_pgx(const Component& comp) {
+  MALLAT_ASSIGN_OR_RETURN(const std::string header, pgx_header(comp));
+  if (comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
+    return invalid_argument("the component's sample count does not match its size");
+  std::vector<uint8_t> out(header.begin(), header.end());
+  out.resize(header.size() + comp.samples.size() * container_bytes(comp.precision));
+  MALLAT_RETURN_IF_ERROR(pgx_sample_bytes(comp, comp.samples.data(), comp.samples.size(), out.data() + header.size()));
   return out;
 }
 

@@ -128,7 +128,7 @@ Status convert_raw_samples(const uint8_t* src, size_t count, const RawGeometry& 
   return Status::Ok();
 }
 
-Status check_raw_planes(const Image& image) {
+Status check_raw_planes(const Image& image, bool check_samples) {
   if (image.components.empty()) return invalid_argument("the image has no components");
   const Component& first = image.components[0];
   for (int c = 0; c < image.num_components(); ++c) {
@@ -138,11 +138,34 @@ Status check_raw_planes(const Image& image) {
                               std::to_string(c) + " is " + sample_kind(comp.precision, comp.is_signed) +
                               ", component 0 " + sample_kind(first.precision, first.is_signed) +
                               " (decode -p B can bring them to one precision)");
-    if (comp.width <= 0 || comp.height <= 0 || comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
+    if (comp.width <= 0 || comp.height <= 0 ||
+        (check_samples && comp.samples.size() != static_cast<size_t>(comp.width * comp.height)))
       return invalid_argument("component " + std::to_string(c) + " is empty or its sample count does not match its size");
   }
   if (first.precision < 1 || first.precision > 16)
     return invalid_argument("a raw file holds 1..16 bits a sample, not " + std::to_string(first.precision));
+  return Status::Ok();
+}
+
+Status raw_sample_bytes(const Component& comp, int c, const int32_t* samples, size_t count, size_t first,
+                        bool big_endian, uint8_t* out) {
+  const int nbytes = container_bytes(comp.precision);
+  const int32_t lo = comp.min_value(), hi = comp.max_value();
+  for (size_t i = 0; i < count; ++i) {
+    const int32_t v = samples[i];
+    if (v < lo || v > hi)
+      return invalid_argument("component " + std::to_string(c) + ", sample " + std::to_string(first + i) + " is " +
+                              std::to_string(v) + ", outside " + sample_kind(comp.precision, comp.is_signed) +
+                              " samples");
+    const uint32_t raw = static_cast<uint32_t>(v);  // two's complement, cut to the container
+    if (nbytes == 1) {
+      *out++ = static_cast<uint8_t>(raw);
+    } else {
+      out[big_endian ? 0 : 1] = static_cast<uint8_t>(raw >> 8);
+      out[big_endian ? 1 : 0] = static_cast<uint8_t>(raw);
+      out += 2;
+    }
+  }
   return Status::Ok();
 }
 
@@ -155,22 +178,8 @@ Result<std::vector<uint8_t>> encode_raw(const Image& image, bool big_endian) {
   uint8_t* dst = out.data();
   for (int c = 0; c < image.num_components(); ++c) {
     const Component& comp = image.components[c];
-    const int32_t lo = comp.min_value(), hi = comp.max_value();
-    for (size_t i = 0; i < comp.samples.size(); ++i) {
-      const int32_t v = comp.samples[i];
-      if (v < lo || v > hi)
-        return invalid_argument("component " + std::to_string(c) + ", sample " + std::to_string(i) + " is " +
-                                std::to_string(v) + ", outside " + sample_kind(comp.precision, comp.is_signed) +
-                                " samples");
-      const uint32_t raw = static_cast<uint32_t>(v);  // two's complement, cut to the container
-      if (nbytes == 1) {
-        *dst++ = static_cast<uint8_t>(raw);
-      } else {
-        dst[big_endian ? 0 : 1] = static_cast<uint8_t>(raw >> 8);
-        dst[big_endian ? 1 : 0] = static_cast<uint8_t>(raw);
-        dst += 2;
-      }
-    }
+    MALLAT_RETURN_IF_ERROR(raw_sample_bytes(comp, c, comp.samples.data(), comp.samples.size(), 0, big_endian, dst));
+    dst += comp.samples.size() * nbytes;
   }
   return out;
 }

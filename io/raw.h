@@ -54,7 +54,7 @@ std::string raw_geometry_text(const RawGeometry& geometry);
 // ceil(W / dx) x ceil(H / dy) equal to each component's size (the image's
 // own x1 - x0 when it fits; else the largest that fits). An error says why
 // when there is none (components of several precisions, or sizes that follow
-// an image offset no -F can say).
+// an image offset no -F can say). Its samples need not be there.
 Result<RawGeometry> raw_geometry_of(const Image& image);
 
 // The image a raw file of this geometry holds, its samples zero: each

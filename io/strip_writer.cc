@@ -1,7 +1,12 @@
 #include "io/strip_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <memory>
+#include <system_error>
 #include <string>
 #include <vector>
 
@@ -127,10 +132,160 @@ class PngStrips final : public Strips {
   std::unique_ptr<detail::PngRowWriter> writer_;
 };
 
+// One component's bytes set aside while the rows of all come in: a file
+// beside the output (not in /tmp, which may be memory), unlinked at once so
+// that it goes when closed, whatever happens.
+class SpillFile {
+ public:
+  SpillFile() = default;
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  ~SpillFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Status create(const std::filesystem::path& beside, int c) {
+    fd_ = create_file_beside(beside, ".plane" + std::to_string(c) + ".tmp", &name_);
+    if (fd_ < 0) return io_error(name_ + ": cannot create a temporary file: " + std::strerror(errno));
+    ::unlink(name_.c_str());
+    return Status::Ok();
+  }
+  Status append(std::span<const uint8_t> bytes) {
+    for (size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return io_error(name_ + ": write failed: " + std::strerror(errno));
+      done += static_cast<size_t>(n);
+    }
+    size_ += bytes.size();
+    return Status::Ok();
+  }
+  // Everything appended, in order, to `sink`.
+  Status copy_to(const ByteSink& sink) const {
+    std::vector<uint8_t> chunk(std::min<uint64_t>(size_, uint64_t{1} << 20));
+    for (uint64_t at = 0; at < size_;) {
+      const ssize_t n = ::pread(fd_, chunk.data(), std::min<uint64_t>(chunk.size(), size_ - at), static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return io_error(name_ + ": read failed: " + std::strerror(n < 0 ? errno : EIO));
+      MALLAT_RETURN_IF_ERROR(sink({chunk.data(), static_cast<size_t>(n)}));
+      at += static_cast<uint64_t>(n);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string name_;
+};
+
+// The planar formats, one component after another: raw planes (raw.cc;
+// component 0 straight into the file, the others set aside and appended
+// at the end) and PGX (pgx.cc; one file per component, each set aside and
+// written with its header at the end, all or none).
+class PlaneStrips final : public StripWriter {
+ public:
+  PlaneStrips(std::filesystem::path path, Format format)
+      : path_(std::move(path)), format_(format), name_(path_.string() + " (" + format_name(format) + ")") {}
+
+  // Raw planes: where component 0's bytes go.
+  void set_first(const ByteSink* sink) { first_ = sink; }
+
+  Status begin(const Image& header) override {
+    header_ = header;
+    if (header.components.empty()) return named(invalid_argument("the image has no components"));
+    for (const Component& comp : header.components)
+      if (comp.height != header.components[0].height)
+        return named(invalid_argument("components of several heights are not written strip by strip"));
+    if (format_ == Format::kPgx)
+      for (const Component& comp : header.components) MALLAT_RETURN_IF_ERROR(named(detail::pgx_header(comp).status()));
+    spills_.resize(header.components.size());
+    for (size_t c = first_ ? 1 : 0; c < spills_.size(); ++c) {
+      spills_[c] = std::make_unique<SpillFile>();
+      MALLAT_RETURN_IF_ERROR(spills_[c]->create(path_, static_cast<int>(c)));
+    }
+    return Status::Ok();
+  }
+
+  Status rows(const Image& strip) override {
+    if (format_ != Format::kPgx) MALLAT_RETURN_IF_ERROR(named(detail::check_raw_planes(strip)));
+    for (int c = 0; c < strip.num_components(); ++c) {
+      const Component& comp = strip.components[c];
+      const size_t count = comp.samples.size();
+      bytes_.resize(count * sample_bytes(comp));
+      const Status converted =
+          format_ == Format::kPgx
+              ? detail::pgx_sample_bytes(comp, comp.samples.data(), count, bytes_.data())
+              : detail::raw_sample_bytes(comp, c, comp.samples.data(), count,
+                                         static_cast<size_t>(done_ * comp.width), format_ == Format::kRaw,
+                                         bytes_.data());
+      MALLAT_RETURN_IF_ERROR(named(converted));
+      MALLAT_RETURN_IF_ERROR(spills_[c] ? spills_[c]->append(bytes_) : (*first_)(bytes_));
+    }
+    done_ += strip.height();
+    return Status::Ok();
+  }
+
+  // Raw planes: components 1.. after component 0.
+  Status finish_raw(const ByteSink& sink) {
+    MALLAT_RETURN_IF_ERROR(all_rows());
+    for (size_t c = 1; c < spills_.size(); ++c) MALLAT_RETURN_IF_ERROR(spills_[c]->copy_to(sink));
+    return Status::Ok();
+  }
+
+  // PGX: each component's file; on an error those written are removed.
+  Status finish_pgx() {
+    MALLAT_RETURN_IF_ERROR(all_rows());
+    std::vector<std::filesystem::path> written;
+    for (int c = 0; c < header_.num_components(); ++c) {
+      const std::filesystem::path out =
+          header_.num_components() == 1 ? path_ : component_path(path_, c, ".pgx");
+      const Status s = write_file_atomically(out, [&](const ByteSink& sink) {
+        const std::string text = *detail::pgx_header(header_.components[c]);
+        MALLAT_RETURN_IF_ERROR(sink({reinterpret_cast<const uint8_t*>(text.data()), text.size()}));
+        return spills_[c]->copy_to(sink);
+      });
+      if (!s.ok()) {
+        std::error_code ec;
+        for (const auto& w : written) std::filesystem::remove(w, ec);
+        return s;
+      }
+      written.push_back(out);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // 1, 2 or 4 bytes (raw planes hold at most 16 bits: check_raw_planes).
+  static int sample_bytes(const Component& comp) { return comp.precision <= 8 ? 1 : comp.precision <= 16 ? 2 : 4; }
+  Status named(const Status& s) const { return s.ok() ? s : s.with_context(name_); }
+  Status all_rows() const {
+    const int64_t height = header_.components.empty() ? 0 : header_.components[0].height;
+    if (done_ != height)
+      return internal_error(name_ + ": " + std::to_string(done_) + " of " + std::to_string(height) + " rows written");
+    return Status::Ok();
+  }
+
+  std::filesystem::path path_;
+  Format format_;
+  std::string name_;
+  const ByteSink* first_ = nullptr;
+  Image header_;
+  std::vector<std::unique_ptr<SpillFile>> spills_;  // null for what goes to first_
+  std::vector<uint8_t> bytes_;
+  int64_t done_ = 0;
+};
+
 }  // namespace
 
 bool writes_strips(Format format) {
-  return format == Format::kPnm || format == Format::kTiff || format == Format::kPng;
+  return format == Format::kPnm || format == Format::kTiff || format == Format::kPng || format == Format::kPgx ||
+         format == Format::kRaw || format == Format::kRawl;
+}
+
+std::filesystem::path component_path(const std::filesystem::path& out, int c, const std::string& ext) {
+  std::filesystem::path p = out;
+  p.replace_filename(out.stem().string() + "_" + std::to_string(c) + ext);
+  return p;
 }
 
 Status write_strips(const std::filesystem::path& path, const WriteOptions& options,
@@ -138,6 +293,18 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
   const Format format = options.format != Format::kUnknown ? options.format : format_from_extension(path);
   if (!writes_strips(format))
     return unsupported(path.string() + ": " + format_name(format) + " is not written strip by strip");
+  if (format == Format::kPgx || format == Format::kRaw || format == Format::kRawl) {
+    PlaneStrips writer(path, format);
+    if (format == Format::kPgx) {
+      MALLAT_RETURN_IF_ERROR(produce(writer));
+      return writer.finish_pgx();
+    }
+    return write_file_atomically(path, [&](const ByteSink& sink) {
+      writer.set_first(&sink);
+      MALLAT_RETURN_IF_ERROR(produce(writer));
+      return writer.finish_raw(sink);
+    });
+  }
   ThreadPool pool(options.threads);
   return write_file_atomically(path, [&](const ByteSink& sink) {
     std::unique_ptr<Strips> writer;

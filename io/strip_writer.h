@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
 
 #include "common/image.h"
 #include "common/status.h"
@@ -24,13 +25,22 @@ class StripWriter {
 };
 
 // Whether write_strips writes `format`: PNM (P5/P6), TIFF (classic, or
-// BigTIFF past 4 GiB, as write_image writes them) and PNG (not interlaced).
+// BigTIFF past 4 GiB, as write_image writes them), PNG (not interlaced),
+// PGX and raw planes (.raw/.yuv big-endian, .rawl little-endian).
 bool writes_strips(Format format);
+
+// `out`'s stem + "_<c>" + ext beside it: the file of component c where a
+// format holds one component (PGX, decode's -split-pnm).
+std::filesystem::path component_path(const std::filesystem::path& out, int c, const std::string& ext);
 
 // Writes `path` (its format from options.format or the extension): `produce`
 // hands its rows to the StripWriter it is given; the file is renamed into
 // place when produce returns OK and every row was written; otherwise no file
-// is left. Errors name the file.
+// is left. Errors name the file. The planar formats take components of one
+// height: raw planes set components 1.. aside (a file beside `path`,
+// unlinked) and append them after component 0 at the end; PGX writes one
+// file per component, `path` for one, component_path(path, c, ".pgx") for
+// more, all of them or none.
 Status write_strips(const std::filesystem::path& path, const WriteOptions& options,
                     const std::function<Status(StripWriter&)>& produce);
 

@@ -615,13 +615,8 @@ BatchSteps decode_steps(const DecodeSettings& s) {
     if (!status.ok()) return status.with_context(item.file->in.string());
     for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
     MALLAT_RETURN_IF_ERROR(write_outputs(item.image, out, s.output));
-    if (is_raw(out)) {
-      // The -F text that reads the planes back (mallat encode, opj_compress).
-      auto geometry = io::raw_geometry_of(item.image);
-      item.messages.push_back(geometry.ok() ? "mallat decode: " + out.string() + ": read it back with -F " +
-                                                  io::raw_geometry_text(*geometry)
-                                            : "mallat decode: note: " + out.string() + ": " + geometry.status().message());
-    }
+    // The -F text that reads the planes back (mallat encode, opj_compress).
+    if (is_raw(out)) item.messages.push_back(raw_read_back_message(item.image, out));
     return Status::Ok();
   };
   return steps;
@@ -639,7 +634,7 @@ Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args) {
   s.codec.container = codec::Container::kCodestream;
   if (!s.batch.out_format.empty()) {
     std::string ext = s.batch.out_format;
-    if (ext[0] != '.') ext.insert(0, ".");
+    if (ext[0] != '.') ext.insert(ext.begin(), '.');  // not insert(0, "."): GCC 12 warns wrongly (-Wrestrict)
     s.codec.container = output_container(ext);
     if (s.codec.container == codec::Container::kUnknown)
       return invalid_argument("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");

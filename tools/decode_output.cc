@@ -5,6 +5,8 @@
 
 #include "codec/jp2/icc_profile.h"
 #include "io/image_io.h"
+#include "io/raw.h"
+#include "io/strip_writer.h"
 #include "tools/output_policy.h"
 
 namespace mallat::tools {
@@ -79,12 +81,14 @@ std::vector<fs::path> output_paths(const Image& image, const fs::path& out, cons
   if (!per_component(image, out, options)) return {out};
   const std::string ext = io::format_from_extension(out) == io::Format::kPgx ? ".pgx" : ".pgm";
   std::vector<fs::path> paths;
-  for (int c = 0; c < image.num_components(); ++c) {
-    fs::path p = out;
-    p.replace_filename(out.stem().string() + "_" + std::to_string(c) + ext);
-    paths.push_back(p);
-  }
+  for (int c = 0; c < image.num_components(); ++c) paths.push_back(io::component_path(out, c, ext));
   return paths;
+}
+
+std::string raw_read_back_message(const Image& image, const fs::path& out) {
+  auto geometry = io::raw_geometry_of(image);
+  return geometry.ok() ? "mallat decode: " + out.string() + ": read it back with -F " + io::raw_geometry_text(*geometry)
+                       : "mallat decode: note: " + out.string() + ": " + geometry.status().message();
 }
 
 Status write_outputs(const Image& image, const fs::path& out, const DecodeOutputOptions& options) {

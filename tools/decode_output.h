@@ -36,6 +36,11 @@ Status prepare_output(Image& image, int reduce, const std::filesystem::path& out
 std::vector<std::filesystem::path> output_paths(const Image& image, const std::filesystem::path& out,
                                                 const DecodeOutputOptions& options);
 
+// What decode prints after writing raw planes to `out`: the -F text that
+// reads them back (mallat encode, opj_compress), or a note saying why there
+// is none. `image` may be a header without samples.
+std::string raw_read_back_message(const Image& image, const std::filesystem::path& out);
+
 // Writes every file of output_paths to a temporary name first and renames
 // them only when all were written; on failure none is left.
 Status write_outputs(const Image& image, const std::filesystem::path& out, const DecodeOutputOptions& options);

@@ -26,10 +26,10 @@ class StripsToFile final : public codec::RowSink {
   Status begin(const Image& header) override {
     const io::Format format = io::format_from_extension(file_.out);
     if (!header.icc_profile.empty() || needs_upsampling(header, format)) return cancelled();
-    Image prepared = header;
-    MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, &notes));
+    written = header;
+    MALLAT_RETURN_IF_ERROR(prepare_output(written, reduce_, file_.out, output_, &notes));
     input_.release();  // the packet headers, read by Tier-2
-    return writer_.begin(prepared);
+    return writer_.begin(written);
   }
 
   // The strip's output conversion and writing run on a thread of their own
@@ -52,6 +52,7 @@ class StripsToFile final : public codec::RowSink {
   static Status cancelled() { return unsupported("the whole image is needed"); }
 
   std::vector<std::string> notes;
+  Image written;  // the header as written (prepare_output's), without samples
 
  private:
   std::future<Status> writing_;
@@ -74,16 +75,22 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   auto data = io::map_file(file.in);
   if (!data.ok()) return std::nullopt;  // run_one reads it and says why
   const std::string in = file.in.string();
+  // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
+  const bool raw = format == io::Format::kRaw || format == io::Format::kRawl;
+  codec::DecodeOptions coded = options;
+  if (raw) coded.apply_jp2_header = false;
   codec::DecodeReport report;
   std::vector<std::string> notes;
+  Image written;
   const Status status = io::write_strips(file.out, {.format = format, .threads = options.threads},
                                          [&](io::StripWriter& writer) -> Status {
     StripsToFile sink(writer, file, *data, options.reduce, output);
-    Result<bool> done = codec::decode_streamed(data->bytes(), options, sink, &report);
-    const Status written = sink.finish();
+    Result<bool> done = codec::decode_streamed(data->bytes(), coded, sink, &report);
+    const Status finished = sink.finish();
     notes = sink.notes;
+    written = std::move(sink.written);
     if (!done.ok()) return done.status();
-    MALLAT_RETURN_IF_ERROR(written);
+    MALLAT_RETURN_IF_ERROR(finished);
     return *done ? Status::Ok() : StripsToFile::cancelled();
   });
   // Not taken, or failed: no file was left. The whole-image path decodes it
@@ -94,6 +101,7 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
     for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
     for (const auto& n : notes)
       std::fprintf(stderr, "mallat decode: note: %s: %s\n", file.out.string().c_str(), n.c_str());
+    if (raw) std::fprintf(stderr, "%s\n", raw_read_back_message(written, file.out).c_str());
   }
   return 0;
 }

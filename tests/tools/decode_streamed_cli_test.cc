@@ -1,4 +1,4 @@
-// `mallat decode` strip by strip (issue 17): the PNM, TIFF and PNG files are the bytes the
+// `mallat decode` strip by strip (issue 17): the PNM, TIFF, PNG, PGX and raw files are the bytes the
 // whole-image path (--whole-image) writes, on the shared conformance
 // streams and on generated ones; and the peak memory of a decode, measured
 // in a child process, stays under the image's int32 size where the
@@ -46,13 +46,13 @@ void expect_same_files(const fs::path& in, const std::string& args, const fs::pa
 }
 
 // A size x size grey PGM of smooth gradients and texture.
-void write_pgm(const fs::path& path, int size, int bits) {
+void write_pgm(const fs::path& path, int size, int bits, int shift = 0) {
   std::ofstream f(path, std::ios::binary);
   f << "P5\n" << size << " " << size << "\n" << ((1 << bits) - 1) << "\n";
   std::vector<uint8_t> row(static_cast<size_t>(size) * (bits > 8 ? 2 : 1));
   for (int y = 0; y < size; ++y) {
     for (int x = 0; x < size; ++x) {
-      const int v = ((x * 3 + y * 5) ^ (x * y >> 6)) & ((1 << bits) - 1);
+      const int v = ((x * 3 + y * 5 + shift) ^ (x * y >> 6)) & ((1 << bits) - 1);
       if (bits > 8) {
         row[2 * x] = static_cast<uint8_t>(v >> 8);
         row[2 * x + 1] = static_cast<uint8_t>(v);
@@ -115,6 +115,59 @@ TEST(DecodeStreamedCli, PnmFilesAreTheWholeImagePathsBytes) {
   }
 }
 
+// The planar formats: PGX (one file per component, <stem>_<c>.pgx for
+// several) and raw planes, big- and little-endian, with decode's -F line.
+TEST(DecodeStreamedCli, PgxAndRawFilesAreTheWholeImagePathsBytes) {
+  const fs::path dir = testing::make_temp_dir("decode-streamed-planar");
+  std::string out;
+  for (int c = 0; c < 3; ++c) write_pgm(dir / ("c" + std::to_string(c) + ".pgm"), 133, 12, 40 * c);
+  const std::string three = (dir / "c0.pgm").string() + "," + (dir / "c1.pgm").string() + "," + (dir / "c2.pgm").string();
+  ASSERT_EQ(testing::run_mallat("encode -i " + three + " -o " + (dir / "rgb.j2k").string() + " -d 3,7", &out, dir), 0)
+      << out;
+  ASSERT_EQ(testing::run_mallat("encode -i " + (dir / "c1.pgm").string() + " -o " + (dir / "grey.j2k").string() +
+                                    " -I -r 30",
+                                &out, dir),
+            0)
+      << out;
+  for (const char* stream : {"rgb.j2k", "grey.j2k"}) {
+    SCOPED_TRACE(stream);
+    const fs::path in = dir / stream;
+    for (const char* ext : {".raw", ".rawl", ".pgx"})
+      for (const std::string args : {"", "-r 1"}) {
+        std::string streamed, whole;
+        const fs::path s = dir / (std::string("s") + ext), w = dir / (std::string("w") + ext);
+        ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + s.string() + " " + args, &streamed, dir), 0)
+            << streamed;
+        ASSERT_EQ(testing::run_mallat("decode --whole-image -i " + in.string() + " -o " + w.string() + " " + args,
+                                      &whole, dir),
+                  0)
+            << whole;
+        std::vector<std::pair<fs::path, fs::path>> files = {{s, w}};
+        if (std::string(ext) == ".pgx" && std::string(stream) == "rgb.j2k") {
+          files.clear();
+          for (int c = 0; c < 3; ++c)
+            files.push_back({dir / ("s_" + std::to_string(c) + ".pgx"), dir / ("w_" + std::to_string(c) + ".pgx")});
+          EXPECT_FALSE(fs::exists(s));
+        }
+        for (const auto& [a, b] : files) {
+          ASSERT_TRUE(fs::exists(a)) << a;
+          EXPECT_TRUE(bytes_of(a) == bytes_of(b)) << a << " " << args;
+          fs::remove(a);
+          fs::remove(b);
+        }
+        // The messages (raw: the -F line) name s.EXT where the other names w.EXT.
+        for (size_t at; (at = whole.find("w" + std::string(ext))) != std::string::npos;) whole[at] = 's';
+        EXPECT_EQ(streamed, whole) << ext << " " << args;
+        if (std::string(ext) != ".pgx") {
+          EXPECT_NE(streamed.find("read it back with -F "), std::string::npos) << streamed;
+        }
+      }
+  }
+  // No temporary file is left beside the outputs.
+  for (const auto& entry : fs::directory_iterator(dir))
+    EXPECT_NE(entry.path().filename().string()[0], '.') << entry.path();
+}
+
 TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
   const fs::path dir = testing::make_temp_dir("decode-streamed-memory");
   std::string out;
@@ -136,6 +189,14 @@ TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
   EXPECT_LT(streamed, bound) << "streamed decode peak " << streamed << " bytes";
   EXPECT_GT(whole, bound) << "whole-image decode peak " << whole << " bytes";
   EXPECT_TRUE(bytes_of(dir / "s.pgm") == bytes_of(dir / "w.pgm"));
+  // Raw planes and PGX, written strip by strip too.
+  for (const char* planar : {"s.raw", "s.pgx"}) {
+    const int64_t peak =
+        peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / planar).string(), "-threads", "2"});
+    ASSERT_GT(peak, 0) << planar;
+    EXPECT_LT(peak, bound) << planar << " streamed decode peak " << peak << " bytes";
+    std::printf("peak RSS to %s: %.1f MB\n", planar, peak / 1e6);
+  }
   std::printf("peak RSS: streamed %.1f MB, whole image %.1f MB, image as int32 %.1f MB\n", streamed / 1e6, whole / 1e6,
               bound / 1e6);
 }
