@@ -193,10 +193,12 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-quiet"}, "", "print no progress, notes or summary, only errors", "",
        [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
-       "read the whole image into memory and transform whole planes. Without it, one file of binary PNM (P5, P6) "
-       "or raw planes (-F) in one tile is encoded streamed: read in strips through a line-based DWT, each row of "
-       "code-blocks coded as it completes, the file written as it is assembled (the same bytes, in bounded "
-       "memory); -q, profiles, several tiles (-t), batches and other formats always use the whole image",
+       "read the whole image into memory and transform whole planes. Without it, one file of binary PNM (P5, P6), "
+       "PGX, TIFF (strips or tiles, contiguous or planar, classic or BigTIFF) or raw planes (-F) in one tile is "
+       "encoded streamed: read in strips through a line-based DWT, each row of code-blocks coded as it completes, "
+       "the file written as it is assembled (the same bytes, in bounded memory); -q, profiles, several tiles (-t), "
+       "batches, per-component lists (-i a.pgx,b.pgx) and other formats (PNG, PAM, BMP, ASCII PNM) always use the "
+       "whole image",
        "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
@@ -445,7 +447,8 @@ const std::vector<DecodeOption>& decode_table() {
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
-       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF or PNG is "
+       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
+       "PGX or raw planes (.raw/.rawl) is "
        "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
        "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
