@@ -272,17 +272,35 @@ class TiffStrips final : public BandedStrips {
     tif_ = TIFFOpen(path.c_str(), "rm");
     if (!tif_) return tiff_failure("not a readable TIFF file");
     MALLAT_ASSIGN_OR_RETURN(layout_tiff_, read_layout(tif_, size, layout_));
+    // Contiguous strips of more than kLargeStrip bytes decoded (one strip
+    // for the whole image, compressed, say) are read a row at a time, in
+    // order, as libtiff decodes any compression (TIFFReadScanline).
+    constexpr uint64_t kLargeStrip = uint64_t{1} << 20;
+    const Layout& l = layout_tiff_;
+    by_row_ = !l.tiled && !l.planar && l.row_bytes * l.band_rows > kLargeStrip;
     start(path.string() + " (TIFF)");
     return Status::Ok();
   }
 
  private:
   int64_t band_end(int64_t from, int64_t until) const override {
+    constexpr int64_t kRows = 16;  // rows read at once by row
+    if (by_row_) return std::min<int64_t>(layout_.y1, std::max(until, from + kRows));
     const int64_t rows = layout_tiff_.band_rows;
     return std::min<int64_t>(layout_.y1, (std::max(until, from + 1) + rows - 1) / rows * rows);
   }
   Status read_band(int64_t from, int64_t to, int32_t* const* planes) override {
     tiff_error.clear();
+    if (by_row_) {
+      block_.resize(static_cast<size_t>(layout_tiff_.row_bytes));
+      for (int64_t y = from; y < to; ++y) {
+        if (TIFFReadScanline(tif_, block_.data(), static_cast<uint32_t>(y), 0) < 0)
+          return tiff_failure("cannot read row " + std::to_string(y));
+        place_block(layout_tiff_, block_.data(), 1, 0, static_cast<uint32_t>(y), -1, planes,
+                    static_cast<uint32_t>(from), scratch_);
+      }
+      return Status::Ok();
+    }
     const uint32_t rows = layout_tiff_.band_rows;
     for (uint32_t band = static_cast<uint32_t>(from / rows); int64_t{band} * rows < to; ++band)
       MALLAT_RETURN_IF_ERROR(
@@ -292,6 +310,7 @@ class TiffStrips final : public BandedStrips {
 
   TIFF* tif_ = nullptr;
   Layout layout_tiff_{};
+  bool by_row_ = false;
   std::vector<uint8_t> block_;
   std::vector<int32_t> scratch_;
 };

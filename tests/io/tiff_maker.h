@@ -93,6 +93,8 @@ inline std::vector<std::pair<std::string, TiffShape>> test_tiff_shapes() {
       {"strips-grey16-big.tif", {41, 70, 1, 16, false, 0, 9, COMPRESSION_NONE, true}},
       {"tiled-grey8-big.tif", {90, 33, 1, 8, false, 16, 0, COMPRESSION_LZW, true}},
       {"one-strip-rgb8-lzw.tif", {60, 50, 3, 8, false, 0, 50, COMPRESSION_LZW, false}},
+      // One strip of 1.3 MB decoded: the strip reader takes it a row at a time.
+      {"one-large-strip-rgb8-deflate.tif", {700, 620, 3, 8, false, 0, 620, COMPRESSION_ADOBE_DEFLATE, false}},
   };
 }
 
