@@ -21,7 +21,8 @@ namespace mallat::tools {
 Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory);
 
 // The same input read in strips (io/strip_reader.h) where its format allows
-// (binary PNM, PGX, TIFF, raw planes with -F); null where it is read whole. Errors as
+// (binary PNM, PGX, TIFF, raw planes with -F; a list of per-component files
+// each of which is); null where it is read whole. Errors as
 // read_encode_input's.
 Result<std::unique_ptr<io::StripReader>> open_encode_strips(const std::string& in, const std::string& raw_format);
 

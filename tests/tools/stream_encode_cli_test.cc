@@ -96,7 +96,8 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
   fs::remove_all(dir);
 }
 
-// PGX and TIFF (strips, tiles, planar, BigTIFF) are read in strips too.
+// PGX, TIFF (strips, tiles, planar, BigTIFF) and lists of per-component
+// files are read in strips too.
 TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
   const fs::path dir = temp_dir("pgx_tiff");
   write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 7);
@@ -116,6 +117,21 @@ TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
     EXPECT_TRUE(io::reads_in_strips(f)) << f;
     for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16"}) expect_same_as_whole(f.string(), extra, dir);
   }
+  // One PGX per component, chroma sub-sampled: each read in strips.
+  const int64_t sizes[3][2] = {{77, 61}, {39, 31}, {39, 31}};
+  std::string list;
+  for (int c = 0; c < 3; ++c) {
+    const fs::path f = dir / ("c" + std::to_string(c) + ".pgx");
+    std::ofstream out(f, std::ios::binary);
+    out << "PG ML + 12 " << sizes[c][0] << " " << sizes[c][1] << "\n";
+    for (int64_t i = 0; i < sizes[c][0] * sizes[c][1]; ++i) {
+      const uint16_t v = static_cast<uint16_t>((i * (5 + c) + i / sizes[c][0] * 3) % 4096);
+      out.put(static_cast<char>(v >> 8)).put(static_cast<char>(v & 0xFF));
+    }
+    list += (c ? "," : "") + f.string();
+  }
+  for (const char* extra : {"", "-F @1x1:2x2:2x2 -I", "-F 77,61,3,12,u@1x1:2x2:2x2"})
+    expect_same_as_whole(list, extra, dir);
   fs::remove_all(dir);
 }
 
