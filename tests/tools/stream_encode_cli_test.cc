@@ -196,6 +196,15 @@ TEST(StreamEncodeCli, PeakMemoryStaysFarBelowTheImage) {
   std::printf("peak RSS: streamed %ld KiB, whole image %ld KiB, bound %ld KiB\n", streamed, whole, bound);
   EXPECT_LT(streamed, bound) << "streamed peak " << streamed << " KiB, the image's int32 samples " << int32_kib;
   EXPECT_GT(whole, bound) << "whole-image peak " << whole << " KiB";
+#ifdef MALLAT_HAVE_TIFF
+  // The same image as a TIFF (mallat's writer: strips), read in strips too.
+  std::string said;
+  ASSERT_EQ(testing::run_mallat("convert " + in + " " + (dir / "big.tif").string(), &said, dir), 0) << said;
+  const long tiff = peak_kib("encode -threads 2 -i " + (dir / "big.tif").string() + " -o " + out);
+  ASSERT_GT(tiff, 0);
+  std::printf("peak RSS from TIFF: streamed %ld KiB\n", tiff);
+  EXPECT_LT(tiff, bound) << "streamed peak from TIFF " << tiff << " KiB";
+#endif
   fs::remove_all(dir);
 }
 
