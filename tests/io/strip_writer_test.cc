@@ -1,4 +1,4 @@
-// io::write_strips against io::write_image: the same bytes for PNM, TIFF and PNG
+// io::write_strips against io::write_image: the same bytes for PNM, TIFF, PNG, PGX and raw planes
 // whatever the strips' heights, and no file when a strip's samples do not
 // fit or the rows fall short.
 #include <gtest/gtest.h>
@@ -80,6 +80,49 @@ TEST(StripWriter, NoFileWhenAStripIsBadOrRowsAreMissing) {
     EXPECT_FALSE(fs::exists(dir / name));
   }
   EXPECT_FALSE(writes_strips(Format::kBmp));
+}
+
+// The planar formats: raw planes (either byte order, signed or not) as
+// write_image writes them; PGX one file per component as
+// write_pgx_component writes each (<stem>_<c>.pgx for several); on an error
+// no file, and never a temporary file left beside them.
+TEST(StripWriter, PlanarFormatsSameBytesAndAllOrNothing) {
+  const fs::path dir = testing::make_temp_dir("strip-writer-planar");
+  std::mt19937 rng(5);
+  struct Case {
+    const char* ext;
+    int components, precision;
+    bool is_signed;
+  } cases[] = {{".raw", 3, 12, false}, {".rawl", 1, 16, true}, {".raw", 2, 8, true},
+               {".rawl", 4, 3, false}, {".pgx", 1, 8, false},  {".pgx", 1, 20, true}};
+  for (const Case& c : cases) {
+    const Image image = testing::random_image(37, 23, c.components, c.precision, c.is_signed, 11);
+    const fs::path whole = dir / (std::string("whole") + c.ext), strips = dir / (std::string("strips") + c.ext);
+    ASSERT_TRUE(write_image(image, whole).ok()) << c.ext;
+    ASSERT_TRUE(writes_strips(format_from_extension(strips)));
+    const Status s = write_in_strips(image, strips, rng);
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EXPECT_TRUE(*read_file(whole) == *read_file(strips)) << c.ext << " " << c.components << "x" << c.precision;
+  }
+  Image three = testing::random_image(29, 17, 3, 10, false, 12);
+  ASSERT_TRUE(write_in_strips(three, dir / "three.pgx", rng).ok());
+  EXPECT_FALSE(fs::exists(dir / "three.pgx"));
+  for (int c = 0; c < 3; ++c) {
+    ASSERT_TRUE(write_pgx_component(three.components[c], dir / "one.pgx").ok());
+    EXPECT_TRUE(*read_file(dir / "one.pgx") == *read_file(dir / ("three_" + std::to_string(c) + ".pgx"))) << c;
+    fs::remove(dir / ("three_" + std::to_string(c) + ".pgx"));
+  }
+  three.components[2].samples[400] = 1024;  // beyond 10 bits, in the last component
+  for (const char* name : {"over.raw", "over.pgx"}) {
+    const Status s = write_in_strips(three, dir / name, rng);
+    EXPECT_FALSE(s.ok()) << name;
+    EXPECT_NE(s.message().find(name), std::string::npos) << s.message();
+  }
+  EXPECT_FALSE(write_in_strips(three, dir / "short.rawl", rng, 5).ok());
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string leaf = entry.path().filename().string();
+    EXPECT_TRUE(leaf.rfind("whole", 0) == 0 || leaf.rfind("strips", 0) == 0 || leaf == "one.pgx") << leaf;
+  }
 }
 
 }  // namespace
