@@ -46,6 +46,18 @@ Status write_in_strips(const Image& image, const fs::path& path, std::mt19937& r
   });
 }
 
+// `image` through write_image to whole.EXT and in strips to strips.EXT: the same bytes.
+void expect_same_bytes(const Image& image, const std::string& ext, const fs::path& dir, std::mt19937& rng) {
+  SCOPED_TRACE(ext + " " + std::to_string(image.num_components()) + "x" +
+               std::to_string(image.components[0].precision));
+  const fs::path whole = dir / ("whole" + ext), strips = dir / ("strips" + ext);
+  ASSERT_TRUE(write_image(image, whole).ok());
+  ASSERT_TRUE(writes_strips(format_from_extension(strips)));
+  const Status s = write_in_strips(image, strips, rng);
+  ASSERT_TRUE(s.ok()) << s.to_string();
+  EXPECT_TRUE(*read_file(whole) == *read_file(strips));
+}
+
 TEST(StripWriter, SameBytesAsWriteImage) {
   const fs::path dir = testing::make_temp_dir("strip-writer");
   std::mt19937 rng(3);
@@ -55,15 +67,8 @@ TEST(StripWriter, SameBytesAsWriteImage) {
   } cases[] = {{".pgm", 1, 8}, {".ppm", 3, 8}, {".pgm", 1, 16}, {".ppm", 3, 12}, {".tif", 1, 8},
                {".tif", 2, 16}, {".tif", 3, 8}, {".tif", 4, 16}, {".tif", 1, 5}, {".tif", 3, 10},
                {".png", 1, 8},  {".png", 2, 16}, {".png", 3, 8},  {".png", 4, 16}, {".png", 1, 3},  {".png", 3, 12}};
-  for (const Case& c : cases) {
-    const Image image = testing::random_image(37, 23, c.components, c.precision, false, 7);
-    const fs::path whole = dir / (std::string("whole") + c.ext), strips = dir / (std::string("strips") + c.ext);
-    ASSERT_TRUE(write_image(image, whole).ok()) << c.ext;
-    ASSERT_TRUE(writes_strips(format_from_extension(strips)));
-    const Status s = write_in_strips(image, strips, rng);
-    ASSERT_TRUE(s.ok()) << s.to_string();
-    EXPECT_TRUE(*read_file(whole) == *read_file(strips)) << c.ext << " " << c.components << "x" << c.precision;
-  }
+  for (const Case& c : cases)
+    expect_same_bytes(testing::random_image(37, 23, c.components, c.precision, false, 7), c.ext, dir, rng);
 }
 
 TEST(StripWriter, NoFileWhenAStripIsBadOrRowsAreMissing) {
@@ -95,15 +100,8 @@ TEST(StripWriter, PlanarFormatsSameBytesAndAllOrNothing) {
     bool is_signed;
   } cases[] = {{".raw", 3, 12, false}, {".rawl", 1, 16, true}, {".raw", 2, 8, true},
                {".rawl", 4, 3, false}, {".pgx", 1, 8, false},  {".pgx", 1, 20, true}};
-  for (const Case& c : cases) {
-    const Image image = testing::random_image(37, 23, c.components, c.precision, c.is_signed, 11);
-    const fs::path whole = dir / (std::string("whole") + c.ext), strips = dir / (std::string("strips") + c.ext);
-    ASSERT_TRUE(write_image(image, whole).ok()) << c.ext;
-    ASSERT_TRUE(writes_strips(format_from_extension(strips)));
-    const Status s = write_in_strips(image, strips, rng);
-    ASSERT_TRUE(s.ok()) << s.to_string();
-    EXPECT_TRUE(*read_file(whole) == *read_file(strips)) << c.ext << " " << c.components << "x" << c.precision;
-  }
+  for (const Case& c : cases)
+    expect_same_bytes(testing::random_image(37, 23, c.components, c.precision, c.is_signed, 11), c.ext, dir, rng);
   Image three = testing::random_image(29, 17, 3, 10, false, 12);
   ASSERT_TRUE(write_in_strips(three, dir / "three.pgx", rng).ok());
   EXPECT_FALSE(fs::exists(dir / "three.pgx"));
