@@ -452,6 +452,10 @@ const std::vector<DecodeOption>& decode_table() {
        "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
        "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
+      {{"--streamed"}, "",
+       "decode strip by strip whatever the image's size (where the stream and format allow); without it, only "
+       "images of 64 M samples or more are (below that the whole-image path is faster with many threads)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.streamed = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",
        [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},

@@ -22,6 +22,7 @@ struct DecodeOutputOptions {
   bool keep_samples = false;  // --keep-samples: never apply it by default (output_policy.h)
   int threads = 0;          // -threads: for the conversion to the file's format (0: all cores)
   bool whole_image = false;  // --whole-image: decode the whole image, then write it (never strip by strip)
+  bool streamed = false;     // --streamed: strip by strip whatever the image's size, where the stream allows
 };
 
 // Applies the options in opj_decompress's order (ICC, precision, upsampling,

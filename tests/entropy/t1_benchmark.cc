@@ -53,7 +53,7 @@ void BM_EncodeShared(benchmark::State& state) {
   const SharedT1Output out{buffer.data(), static_cast<uint32_t>(buffer.size()), passes.data()};
   uint32_t bytes = 0;
   for (auto _ : state) {
-    const SharedT1Result r = encode_code_block_shared(block, *s, out);
+    SharedT1Result r = encode_code_block_shared(block, *s, out);  // not const: DoNotOptimize(const T&) is deprecated
     bytes = r.length;
     benchmark::DoNotOptimize(r);
     benchmark::DoNotOptimize(buffer.data());

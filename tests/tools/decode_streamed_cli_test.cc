@@ -36,7 +36,7 @@ std::vector<uint8_t> bytes_of(const fs::path& p) {
 void expect_same_files(const fs::path& in, const std::string& args, const fs::path& dir, const std::string& ext) {
   std::string out;
   const fs::path s = dir / ("s" + ext), w = dir / ("w" + ext);
-  ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + s.string() + " " + args, &out, dir), 0) << out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + s.string() + " --streamed " + args, &out, dir), 0) << out;
   ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + w.string() + " --whole-image " + args, &out, dir),
             0)
       << out;
@@ -136,7 +136,9 @@ TEST(DecodeStreamedCli, PgxAndRawFilesAreTheWholeImagePathsBytes) {
       for (const std::string args : {"", "-r 1"}) {
         std::string streamed, whole;
         const fs::path s = dir / (std::string("s") + ext), w = dir / (std::string("w") + ext);
-        ASSERT_EQ(testing::run_mallat("decode -i " + in.string() + " -o " + s.string() + " " + args, &streamed, dir), 0)
+        ASSERT_EQ(testing::run_mallat("decode --streamed -i " + in.string() + " -o " + s.string() + " " + args,
+                                      &streamed, dir),
+                  0)
             << streamed;
         ASSERT_EQ(testing::run_mallat("decode --whole-image -i " + in.string() + " -o " + w.string() + " " + args,
                                       &whole, dir),
@@ -181,7 +183,7 @@ TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
   fs::remove(dir / "big.pgm");
   const int64_t bound = int64_t{size} * size * 4;
   const int64_t streamed =
-      peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / "s.pgm").string(), "-threads", "2"});
+      peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / "s.pgm").string(), "-threads", "2", "--streamed"});
   const int64_t whole = peak_rss_of(
       {"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / "w.pgm").string(), "-threads", "2", "--whole-image"});
   ASSERT_GT(streamed, 0);
@@ -192,11 +194,16 @@ TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
   // Raw planes and PGX, written strip by strip too.
   for (const char* planar : {"s.raw", "s.pgx"}) {
     const int64_t peak =
-        peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / planar).string(), "-threads", "2"});
+        peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", (dir / planar).string(), "-threads", "2", "--streamed"});
     ASSERT_GT(peak, 0) << planar;
     EXPECT_LT(peak, bound) << planar << " streamed decode peak " << peak << " bytes";
     std::printf("peak RSS to %s: %.1f MB\n", planar, peak / 1e6);
   }
+  // Without --streamed an image this small (16 M samples, under 64 M) takes
+  // the whole-image path, the faster one with many threads.
+  const int64_t by_default = peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o",
+                                          (dir / "d.pgm").string(), "-threads", "2"});
+  EXPECT_GT(by_default, bound) << "default decode peak " << by_default << " bytes";
   std::printf("peak RSS: streamed %.1f MB, whole image %.1f MB, image as int32 %.1f MB\n", streamed / 1e6, whole / 1e6,
               bound / 1e6);
 }
