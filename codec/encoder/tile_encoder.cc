@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/progression.h"
@@ -169,6 +170,19 @@ Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
 
 void TileEncoder::account(size_t slot, EncodeTile& tile) { account(slot, tile, slot); }
 
+Status TileEncoder::keep_or_spill(size_t slot) {
+  CodedBlock& b = blocks_[slot];
+  if (!setup_.spill || b.coded.data.empty()) return Status::Ok();
+  const uint64_t bytes = b.coded.data.size() + b.coded.passes.size() * sizeof(entropy::CodingPass);
+  if (held_bytes_ + bytes <= setup_.spill_budget) {
+    held_bytes_ += bytes;
+    return Status::Ok();
+  }
+  MALLAT_ASSIGN_OR_RETURN(b.spilled, setup_.spill->put(b.coded));
+  b.on_disk = true;
+  return Status::Ok();
+}
+
 void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   CodedBlock& out = blocks_[slot];
   out.coded = std::move(tile.coded[i]);
@@ -201,7 +215,21 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
   what.sequence = sequence;
   what.layers = &layers;
   what.first_block = first_block;
-  what.block = [this](size_t slot) -> const entropy::EncodedCodeBlock& { return blocks_[slot].coded; };
+  // A spilled block is read back when asked for, the last one kept.
+  entropy::EncodedCodeBlock loaded;
+  size_t loaded_slot = SIZE_MAX;
+  what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+    const CodedBlock& b = blocks_[slot];
+    if (!b.on_disk) return &b.coded;
+    if (loaded_slot != slot) {
+      loaded_slot = SIZE_MAX;
+      loaded.zero_bitplanes = b.coded.zero_bitplanes;
+      loaded.num_passes = b.coded.num_passes;
+      MALLAT_RETURN_IF_ERROR(setup_.spill->get(b.spilled, loaded));
+      loaded_slot = slot;
+    }
+    return &loaded;
+  };
   // HT blocks under rate control: the allocator's point is a candidate and
   // its passes (one layer: encode() allows no more).
   LayerPasses chosen_passes;
@@ -220,8 +248,8 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
     }
     what.layers = &chosen_passes;
     what.first_block = 0;
-    what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& {
-      return blocks_[slot].ht_candidates[static_cast<size_t>(candidate[slot])];
+    what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+      return &blocks_[slot].ht_candidates[static_cast<size_t>(candidate[slot])];
     };
   }
   what.sop = main.cod.sop;

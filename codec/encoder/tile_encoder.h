@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/api/stage_times.h"
+#include "codec/encoder/coded_spill.h"
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
@@ -56,6 +57,11 @@ struct TileCodingSetup {
   StageTimes* stage_times = nullptr;
   // When set, Part 1 code-blocks are coded through it (EncodeTile::part1_coder).
   entropy::BlockEncoder* part1_coder = nullptr;
+  // When set (a streamed encode that sends every pass: the allocator reads
+  // no pass table), the blocks coded once their bytes and pass tables in
+  // memory pass `spill_budget` go to it (coded_spill.h).
+  CodedSpill* spill = nullptr;
+  uint64_t spill_budget = 0;
 };
 
 // One truncation point of an HT code-block under rate control: the first
@@ -84,6 +90,11 @@ struct CodedBlock {
   std::vector<entropy::EncodedCodeBlock> ht_candidates;
   std::vector<HtChoice> ht_points;
   std::vector<entropy::CodingPass> ht_truncation;
+
+  // Whether coded.data and coded.passes are in TileCodingSetup::spill, at
+  // `spilled` (coded keeps its counts and zero bit-planes).
+  bool on_disk = false;
+  SpilledBlock spilled;
 
   // What the rate allocator truncates: the passes, or the HT points.
   std::span<const entropy::CodingPass> truncation_points() const {
@@ -124,6 +135,9 @@ class TileEncoder {
   // What the stages need to know of one code-block; sets the rate
   // allocator's weight of its coded block.
   Result<EncodeBlock> code_one(size_t slot);
+  // Moves the block's bytes and passes to the setup's spill once those in
+  // memory pass its budget (code_rows).
+  Status keep_or_spill(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
   void account(size_t slot, EncodeTile& tile);
   // The same for block i of `tile` coded as slot `slot`.
@@ -144,6 +158,7 @@ class TileEncoder {
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<CodedBlock> blocks_;
+  uint64_t held_bytes_ = 0;   // coded bytes and pass tables in memory
   // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
   // precincts' packet-header state that each packets() call starts from.
   TilePrecincts precincts_;
