@@ -48,7 +48,7 @@ struct TileCodingSetup {
   // their first tile-part header); other tiles follow main->poc.
   std::map<int, std::vector<ProgressionChange>> tile_progression_changes;
   // HT code-blocks under rate control: code each at every plane it has
-  // (CodedBlock::ht_candidates).
+  // (CodedBlock::ht).
   bool ht_candidates = false;
   // Whether the passes' distortion decreases are needed: under a rate
   // target only (otherwise every pass is sent); HT coders skip them.
@@ -83,13 +83,18 @@ struct CodedBlock {
 
   // 15444-15: an HT cleanup pass cannot be cut short, so under rate control
   // an HT block is coded with its cleanup at each plane p it has
-  // (ht_candidates[p]; [0] is `coded`), and the allocator chooses among all
+  // (candidates[p]; [0] is `coded`), and the allocator chooses among all
   // their passes: its truncation point i (pass count i + 1 in LayerPasses)
-  // is ht_points[i], the points in increasing bytes, whose bytes and
-  // cumulative distortion decrease ht_truncation[i] holds as passes would.
-  std::vector<entropy::EncodedCodeBlock> ht_candidates;
-  std::vector<HtChoice> ht_points;
-  std::vector<entropy::CodingPass> ht_truncation;
+  // is points[i], the points in increasing bytes, whose bytes and
+  // cumulative distortion decrease truncation[i] holds as passes would.
+  struct HtTruncation {
+    std::vector<entropy::EncodedCodeBlock> candidates;
+    std::vector<HtChoice> points;
+    std::vector<entropy::CodingPass> truncation;
+  };
+  // Null unless so coded: one pointer a block, not three vectors, since a
+  // 50000x50000 image has 2.4 million blocks.
+  std::unique_ptr<HtTruncation> ht;
 
   // Whether coded.data and coded.passes are in TileCodingSetup::spill, at
   // `spilled` (coded keeps its counts and zero bit-planes).
@@ -98,7 +103,8 @@ struct CodedBlock {
 
   // What the rate allocator truncates: the passes, or the HT points.
   std::span<const entropy::CodingPass> truncation_points() const {
-    return ht_points.empty() ? std::span<const entropy::CodingPass>(coded.passes) : ht_truncation;
+    return !ht || ht->points.empty() ? std::span<const entropy::CodingPass>(coded.passes)
+                                     : std::span<const entropy::CodingPass>(ht->truncation);
   }
 };
 
@@ -147,7 +153,7 @@ class TileEncoder {
   // Every forward stage, timed one by one when the setup asks.
   Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
-  // lists their truncation points (CodedBlock::ht_points); tile.blocks[i]
+  // lists their truncation points (CodedBlock::ht); tile.blocks[i]
   // is slot slots[i] (all slots in order when `slots` is empty).
   Status code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots = {});
 
