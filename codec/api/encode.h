@@ -83,6 +83,11 @@ struct EncodeOptions {
   // profiles set them (cinema: 1,302,083 and 1,041,666 bytes at 24 fps).
   uint64_t max_file_bytes = 0;
   uint64_t max_component_bytes = 0;
+  // A streamed encode (encode_streamed.h) that sends every pass keeps the
+  // coded code-blocks' bytes and pass tables in memory up to this many
+  // bytes, the rest in an unlinked file in $TMPDIR until Tier-2 writes them
+  // (codec/encoder/coded_spill.h); the whole-image encode holds them all.
+  uint64_t coded_memory_budget = uint64_t{256} << 20;
   // -cinema2K, -cinema4K, -IMF: the profile the stream must meet (Rsiz);
   // start from profile_options() (codec/api/profile.h).
   Profile profile;
@@ -116,6 +121,10 @@ struct EncodeReport {
   // E.g. the default colour transform left off because components 0..2
   // differ in size or sub-sampling.
   std::vector<std::string> notes;
+  // A streamed encode's code-blocks kept on disk until Tier-2, and their
+  // bytes with their pass tables (EncodeOptions::coded_memory_budget).
+  uint64_t spilled_blocks = 0;
+  uint64_t spilled_bytes = 0;
 };
 
 // Components may differ in size when each is the B-2 extent of the image

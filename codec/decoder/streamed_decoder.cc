@@ -25,13 +25,20 @@ namespace {
 // Rows per strip: enough that the output stage and the writer work on long
 // runs, few enough that a strip of a wide image stays small.
 constexpr int64_t kStripSamples = int64_t{1} << 20;
+// This path holds strips, not the image, so the whole-image parse limit
+// (ParseLimits::max_samples, 2^31) does not bound it: the memory check below
+// does, against what it holds. This cap only keeps sample counts far from
+// overflow (a 2^20 x 2^20 RGB image is under it).
+constexpr uint64_t kStreamedMaxSamples = uint64_t{1} << 42;
 
 // The decode of a codestream: false when it needs the whole image.
 Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color_space, const DecodeOptions& options,
                                const Jp2File* jp2, RowSink& sink, DecodeReport* report,
                                std::vector<std::string>& jp2_warnings) {
   if (options.region || options.tile >= 0) return false;
-  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream));
+  ParseLimits limits;
+  limits.max_samples = kStreamedMaxSamples;
+  MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream, limits));
   const ImageAndTileSize& siz = cs.main.siz;
   // A tile missing from the stream is decode()'s to report or fill.
   for (const Tile& tile : cs.tiles)

@@ -696,6 +696,17 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   setup.part1_coder = part1_coder.get();
   ThreadPool pool(options.threads);
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
+  const bool every_pass = options.max_component_bytes == 0 &&
+                          std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
+                            return t.kind == LayerTarget::Kind::kEverything;
+                          });
+  // When every pass is sent the allocator reads no pass table, so a
+  // streamed encode may keep its coded blocks on disk (coded_spill.h).
+  CodedSpill spill;
+  if (coding.sink && every_pass && !setup.distortions && !setup.ht_candidates) {
+    setup.spill = &spill;
+    setup.spill_budget = options.coded_memory_budget;
+  }
 
   // Every tile is transformed and Tier-1 coded first, so the allocator sees
   // all code-blocks of the image at once.
@@ -712,10 +723,6 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   if (options.container == Container::kJph) jp2.brand = box::kBrandJph;
   FileAssembler assembler(main, options, setup, jp2, tiles, first_block, pool);
 
-  const bool every_pass = options.max_component_bytes == 0 &&
-                          std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
-                            return t.kind == LayerTarget::Kind::kEverything;
-                          });
   LayerPasses layers;
   if (every_pass) {
     std::vector<int> all;
@@ -751,6 +758,10 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
   if (coding.sink) {
     MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
+    if (report) {
+      report->spilled_blocks = spill.blocks();
+      report->spilled_bytes = spill.bytes();
+    }
     return std::vector<uint8_t>();
   }
   return assembler.file(layers);

@@ -252,7 +252,10 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
       return Status::Ok();
     }
     MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, true, beside));
-    for (size_t i = 0; i < slots.size(); ++i) account(slots[i], batch, i);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      account(slots[i], batch, i);
+      MALLAT_RETURN_IF_ERROR(keep_or_spill(slots[i]));
+    }
     if (ht_candidates) MALLAT_RETURN_IF_ERROR(code_ht_candidates(batch, *stages, slots));
     for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
     return Status::Ok();

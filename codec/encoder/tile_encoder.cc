@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/progression.h"
@@ -18,7 +19,8 @@ Result<std::vector<EncodeBlock>> TileEncoder::prepare(int index) {
   MALLAT_ASSIGN_OR_RETURN(precincts_, TilePrecincts::create(layout_, coding));
   // blocks_ and the result are both indexed by slot (tile_precincts.h).
   const size_t count = precincts_.code_blocks();
-  blocks_.assign(count, {});
+  blocks_.clear();
+  blocks_.resize(count);
   std::vector<EncodeBlock> blocks;
   blocks.reserve(count);
   for (size_t slot = 0; slot < count; ++slot) {
@@ -67,7 +69,9 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
   const auto slot_of = [&](size_t i) { return slots.empty() ? i : slots[i]; };
   int top = 0;
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
-    blocks_[slot_of(i)].ht_candidates.push_back(blocks_[slot_of(i)].coded);
+    CodedBlock& b = blocks_[slot_of(i)];
+    if (!b.ht) b.ht = std::make_unique<CodedBlock::HtTruncation>();
+    b.ht->candidates.push_back(b.coded);
     top = std::max(top, tile.blocks[i].num_bitplanes);
   }
   // A block's planes end where its cleanup has nothing left to code; every
@@ -81,7 +85,7 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
     bool any = false;
     for (size_t i = 0; i < tile.blocks.size(); ++i) {
       if (tile.coded[i].num_passes == 0) continue;
-      blocks_[slot_of(i)].ht_candidates.push_back(std::move(tile.coded[i]));
+      blocks_[slot_of(i)].ht->candidates.push_back(std::move(tile.coded[i]));
       any = true;
     }
     if (!any) break;
@@ -94,9 +98,9 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
       HtChoice choice;
     };
     std::vector<Point> points;
-    for (size_t c = 0; c < b.ht_candidates.size(); ++c) {
+    for (size_t c = 0; c < b.ht->candidates.size(); ++c) {
       double gain = 0;
-      const std::vector<entropy::CodingPass>& passes = b.ht_candidates[c].passes;
+      const std::vector<entropy::CodingPass>& passes = b.ht->candidates[c].passes;
       for (size_t k = 0; k < passes.size(); ++k) {
         gain += passes[k].distortion_decrease;
         points.push_back({passes[k].cumulative_length, gain, {static_cast<int>(c), static_cast<int>(k) + 1}});
@@ -107,8 +111,8 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
     });
     double before = 0;
     for (const Point& pt : points) {
-      b.ht_points.push_back(pt.choice);
-      b.ht_truncation.push_back({pt.bytes, true, pt.gain - before});
+      b.ht->points.push_back(pt.choice);
+      b.ht->truncation.push_back({pt.bytes, true, pt.gain - before});
       before = pt.gain;
     }
   }
@@ -169,6 +173,19 @@ Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
 
 void TileEncoder::account(size_t slot, EncodeTile& tile) { account(slot, tile, slot); }
 
+Status TileEncoder::keep_or_spill(size_t slot) {
+  CodedBlock& b = blocks_[slot];
+  if (!setup_.spill || b.coded.data.empty()) return Status::Ok();
+  const uint64_t bytes = b.coded.data.size() + b.coded.passes.size() * sizeof(entropy::CodingPass);
+  if (held_bytes_ + bytes <= setup_.spill_budget) {
+    held_bytes_ += bytes;
+    return Status::Ok();
+  }
+  MALLAT_ASSIGN_OR_RETURN(b.spilled, setup_.spill->put(b.coded));
+  b.on_disk = true;
+  return Status::Ok();
+}
+
 void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   CodedBlock& out = blocks_[slot];
   out.coded = std::move(tile.coded[i]);
@@ -201,27 +218,41 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
   what.sequence = sequence;
   what.layers = &layers;
   what.first_block = first_block;
-  what.block = [this](size_t slot) -> const entropy::EncodedCodeBlock& { return blocks_[slot].coded; };
+  // A spilled block is read back when asked for, the last one kept.
+  entropy::EncodedCodeBlock loaded;
+  size_t loaded_slot = SIZE_MAX;
+  what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+    const CodedBlock& b = blocks_[slot];
+    if (!b.on_disk) return &b.coded;
+    if (loaded_slot != slot) {
+      loaded_slot = SIZE_MAX;
+      loaded.zero_bitplanes = b.coded.zero_bitplanes;
+      loaded.num_passes = b.coded.num_passes;
+      MALLAT_RETURN_IF_ERROR(setup_.spill->get(b.spilled, loaded));
+      loaded_slot = slot;
+    }
+    return &loaded;
+  };
   // HT blocks under rate control: the allocator's point is a candidate and
   // its passes (one layer: encode() allows no more).
   LayerPasses chosen_passes;
   std::vector<int> candidate;
-  if (!blocks_.empty() && !blocks_[0].ht_points.empty()) {
+  if (!blocks_.empty() && blocks_[0].ht && !blocks_[0].ht->points.empty()) {
     chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
     candidate.assign(blocks_.size(), 0);
     for (size_t l = 0; l < layers.size(); ++l) {
       for (size_t slot = 0; slot < blocks_.size(); ++slot) {
         const int point = layers[l][first_block + slot];
         if (point == 0) continue;
-        const HtChoice& c = blocks_[slot].ht_points[static_cast<size_t>(point) - 1];
+        const HtChoice& c = blocks_[slot].ht->points[static_cast<size_t>(point) - 1];
         chosen_passes[l][slot] = c.passes;
         candidate[slot] = c.candidate;
       }
     }
     what.layers = &chosen_passes;
     what.first_block = 0;
-    what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& {
-      return blocks_[slot].ht_candidates[static_cast<size_t>(candidate[slot])];
+    what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+      return &blocks_[slot].ht->candidates[static_cast<size_t>(candidate[slot])];
     };
   }
   what.sop = main.cod.sop;

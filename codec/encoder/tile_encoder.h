@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/api/stage_times.h"
+#include "codec/encoder/coded_spill.h"
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
@@ -47,7 +48,7 @@ struct TileCodingSetup {
   // their first tile-part header); other tiles follow main->poc.
   std::map<int, std::vector<ProgressionChange>> tile_progression_changes;
   // HT code-blocks under rate control: code each at every plane it has
-  // (CodedBlock::ht_candidates).
+  // (CodedBlock::ht).
   bool ht_candidates = false;
   // Whether the passes' distortion decreases are needed: under a rate
   // target only (otherwise every pass is sent); HT coders skip them.
@@ -56,6 +57,11 @@ struct TileCodingSetup {
   StageTimes* stage_times = nullptr;
   // When set, Part 1 code-blocks are coded through it (EncodeTile::part1_coder).
   entropy::BlockEncoder* part1_coder = nullptr;
+  // When set (a streamed encode that sends every pass: the allocator reads
+  // no pass table), the blocks coded once their bytes and pass tables in
+  // memory pass `spill_budget` go to it (coded_spill.h).
+  CodedSpill* spill = nullptr;
+  uint64_t spill_budget = 0;
 };
 
 // One truncation point of an HT code-block under rate control: the first
@@ -77,17 +83,28 @@ struct CodedBlock {
 
   // 15444-15: an HT cleanup pass cannot be cut short, so under rate control
   // an HT block is coded with its cleanup at each plane p it has
-  // (ht_candidates[p]; [0] is `coded`), and the allocator chooses among all
+  // (candidates[p]; [0] is `coded`), and the allocator chooses among all
   // their passes: its truncation point i (pass count i + 1 in LayerPasses)
-  // is ht_points[i], the points in increasing bytes, whose bytes and
-  // cumulative distortion decrease ht_truncation[i] holds as passes would.
-  std::vector<entropy::EncodedCodeBlock> ht_candidates;
-  std::vector<HtChoice> ht_points;
-  std::vector<entropy::CodingPass> ht_truncation;
+  // is points[i], the points in increasing bytes, whose bytes and
+  // cumulative distortion decrease truncation[i] holds as passes would.
+  struct HtTruncation {
+    std::vector<entropy::EncodedCodeBlock> candidates;
+    std::vector<HtChoice> points;
+    std::vector<entropy::CodingPass> truncation;
+  };
+  // Null unless so coded: one pointer a block, not three vectors, since a
+  // 50000x50000 image has 2.4 million blocks.
+  std::unique_ptr<HtTruncation> ht;
+
+  // Whether coded.data and coded.passes are in TileCodingSetup::spill, at
+  // `spilled` (coded keeps its counts and zero bit-planes).
+  bool on_disk = false;
+  SpilledBlock spilled;
 
   // What the rate allocator truncates: the passes, or the HT points.
   std::span<const entropy::CodingPass> truncation_points() const {
-    return ht_points.empty() ? std::span<const entropy::CodingPass>(coded.passes) : ht_truncation;
+    return !ht || ht->points.empty() ? std::span<const entropy::CodingPass>(coded.passes)
+                                     : std::span<const entropy::CodingPass>(ht->truncation);
   }
 };
 
@@ -124,6 +141,9 @@ class TileEncoder {
   // What the stages need to know of one code-block; sets the rate
   // allocator's weight of its coded block.
   Result<EncodeBlock> code_one(size_t slot);
+  // Moves the block's bytes and passes to the setup's spill once those in
+  // memory pass its budget (code_rows).
+  Status keep_or_spill(size_t slot);
   // Takes the block's coding from `tile` with what the allocator needs.
   void account(size_t slot, EncodeTile& tile);
   // The same for block i of `tile` coded as slot `slot`.
@@ -133,7 +153,7 @@ class TileEncoder {
   // Every forward stage, timed one by one when the setup asks.
   Status run_forward_stages(TileStages& stages, EncodeTile& tile);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
-  // lists their truncation points (CodedBlock::ht_points); tile.blocks[i]
+  // lists their truncation points (CodedBlock::ht); tile.blocks[i]
   // is slot slots[i] (all slots in order when `slots` is empty).
   Status code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots = {});
 
@@ -144,6 +164,7 @@ class TileEncoder {
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<CodedBlock> blocks_;
+  uint64_t held_bytes_ = 0;   // coded bytes and pass tables in memory
   // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
   // precincts' packet-header state that each packets() call starts from.
   TilePrecincts precincts_;

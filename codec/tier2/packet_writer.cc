@@ -34,8 +34,8 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
         break;
       }
     }
-    MALLAT_RETURN_IF_ERROR(coder.set_code_block(static_cast<int>(slot - first), first_layer,
-                                                what.block(slot).zero_bitplanes));
+    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(slot));
+    MALLAT_RETURN_IF_ERROR(coder.set_code_block(static_cast<int>(slot - first), first_layer, block->zero_bitplanes));
   }
   return Status::Ok();
 }
@@ -62,7 +62,8 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     for (int k = 0; k < n; ++k) {
       if (now(k) <= before(k)) continue;
       contributions[k].new_passes = now(k) - before(k);
-      contributions[k].lengths = piece_lengths(what.block(first + k), style, before(k), now(k) - before(k));
+      MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
+      contributions[k].lengths = piece_lengths(*block, style, before(k), now(k) - before(k));
       bytes += contributions[k].body_bytes();
     }
     header.clear();
@@ -89,10 +90,10 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
       if (!out.packed_headers) MALLAT_RETURN_IF_ERROR(put(header));
       for (int k = 0; k < n; ++k) {
         if (contributions[k].new_passes == 0) continue;
-        const entropy::EncodedCodeBlock& block = what.block(first + k);
-        const uint32_t from = before(k) == 0 ? 0 : block.passes[before(k) - 1].cumulative_length;
-        const uint32_t to = block.passes[now(k) - 1].cumulative_length;
-        MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block.data).subspan(from, to - from)));
+        MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
+        const uint32_t from = before(k) == 0 ? 0 : block->passes[before(k) - 1].cumulative_length;
+        const uint32_t to = block->passes[now(k) - 1].cumulative_length;
+        MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
       }
     }
     if (out.packets) out.packets->push_back(sizes);

@@ -48,8 +48,10 @@ struct TilePacketsToWrite {
   std::span<const PacketId> sequence;   // B.12: the tile's packets in order
   const LayerPasses* layers = nullptr;  // rows indexed first_block + slot
   size_t first_block = 0;
-  // The coded code-block in each slot of the TilePrecincts (tile_precincts.h).
-  std::function<const entropy::EncodedCodeBlock&(size_t slot)> block;
+  // The coded code-block in each slot of the TilePrecincts (tile_precincts.h);
+  // the pointer holds until the next call (a block may be read from disk:
+  // codec/encoder/coded_spill.h), or an error.
+  std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
 };
 

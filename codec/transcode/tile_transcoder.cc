@@ -221,8 +221,8 @@ class TileTranscoder {
     TilePacketsToWrite what;
     what.sequence = packets_.sequence;
     what.layers = &layers;
-    what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& {
-      return index[slot] < 0 ? none : coded_[static_cast<size_t>(index[slot])];
+    what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+      return index[slot] < 0 ? &none : &coded_[static_cast<size_t>(index[slot])];
     };
     what.sop = params_.style.sop;
     what.eph = params_.style.eph;

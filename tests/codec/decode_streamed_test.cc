@@ -256,6 +256,49 @@ TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
 // The shared conformance streams (Part 1 and HT) that the streamed path
 // takes give decode()'s images, which the conformance tests hold to the
 // reference decodes; the others are left to decode() untouched.
+// A sink that stops the decode at its first call.
+class Refuse final : public RowSink {
+ public:
+  Status begin(const Image&) override { return io_error("the sink stops here"); }
+  Status rows(Image, int64_t) override { return io_error("the sink stops here"); }
+};
+
+// Above 2^31 samples decode() refuses the stream at SIZ
+// (ParseLimits::max_samples); the streamed path, which holds strips, is
+// bounded by its memory check alone (issue 17).
+TEST(DecodeStreamed, ImagesAboveTheParseLimitAreBoundedByTheMemoryCheck) {
+  auto bytes = encode(test_image(64, 64, 3, 8, false), EncodeOptions{});
+  ASSERT_TRUE(bytes.ok());
+  // A.5.1: SIZ follows SOC; Xsiz, Ysiz at bytes 8 and 12, XTsiz, YTsiz at
+  // 24 and 28. 27000 x 27000 x 3 = 2,187,000,000 samples, one tile.
+  std::vector<uint8_t> big = *bytes;
+  ASSERT_EQ(big[2], 0xFF);
+  ASSERT_EQ(big[3], 0x51);
+  for (size_t at : {8u, 12u, 24u, 28u}) {
+    const uint32_t v = 27000;
+    for (int i = 0; i < 4; ++i) big[at + static_cast<size_t>(i)] = static_cast<uint8_t>(v >> (24 - 8 * i));
+  }
+  auto whole = decode(big, DecodeOptions{});
+  ASSERT_FALSE(whole.ok());
+  EXPECT_NE(whole.status().message().find("2187000000 samples, above the limit 2147483648"), std::string::npos)
+      << whole.status().message();
+  DecodeOptions small;
+  small.max_memory = uint64_t{64} << 20;
+  Refuse sink;
+  auto refused = decode_streamed(big, small, sink);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kResourceLimit);
+  EXPECT_NE(refused.status().message().find("above the memory limit of 64 MiB"), std::string::npos)
+      << refused.status().message();
+  // Within 2 GiB the header is taken and the tile's packets are read: the
+  // sink is reached.
+  DecodeOptions enough;
+  enough.max_memory = uint64_t{2} << 30;
+  auto reached = decode_streamed(big, enough, sink);
+  ASSERT_FALSE(reached.ok());
+  EXPECT_EQ(reached.status().message(), "the sink stops here");
+}
+
 TEST(DecodeStreamed, ConformanceStreamsEqualTheWholeImageDecode) {
   MALLAT_REQUIRE_TESTDATA("conformance");
   const auto dir = mallat::testing::testdata_dir() / "conformance";

@@ -2,12 +2,15 @@
 // same file byte for byte over the options it takes (5/3 and 9/7, rate
 // targets and layers, 1 and 3 components, 8, 12 and 16 bits, signed, odd
 // sizes, image offsets, 0..7 levels, precincts, HT, sub-sampled
-// components, JP2, markers), its refusals, and a read error mid-image.
+// components, JP2, markers), its refusals, a read error mid-image, and the
+// coded blocks kept on disk past a memory budget (coded_spill.h).
 #include "codec/api/encode_streamed.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,7 +68,7 @@ struct ImageRows {
   }
 };
 
-Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o) {
+Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o, EncodeReport* report = nullptr) {
   ImageRows rows{image, {}};
   std::vector<uint8_t> file;
   size_t pieces = 0;
@@ -74,7 +77,7 @@ Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o
     ++pieces;
     return Status::Ok();
   };
-  MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink));
+  MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink, report));
   EXPECT_GT(pieces, 2u);  // headers and data apart, not one copy of the file
   return file;
 }
@@ -192,6 +195,79 @@ TEST(EncodeStreamed, ReadAndSinkErrorsStopIt) {
   ImageRows again{image, {}};
   const FileSink full = [](std::span<const uint8_t>) { return io_error("out.j2k: the disk is full"); };
   EXPECT_EQ(encode_streamed(again.source(), options(), full).message(), "out.j2k: the disk is full");
+}
+
+// Past EncodeOptions::coded_memory_budget the coded blocks wait on disk for
+// Tier-2: the same bytes, and the report says how many blocks went there.
+TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
+  const Image image = test_image(300, 260, 3, 8, false, 11);
+  struct Case {
+    std::string what;
+    std::function<void(EncodeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"5/3", [](EncodeOptions&) {}},
+      {"9/7", [](EncodeOptions& o) { o.reversible = false; }},
+      {"code-blocks 16x16, RPCL, SOP, EPH, PLT", [](EncodeOptions& o) {
+         o.xcb = o.ycb = 4;
+         o.order = ProgressionOrder::kRPCL;
+         o.sop = o.eph = o.plt = true;
+       }},
+      {"TERMALL and BYPASS", [](EncodeOptions& o) { o.style.termall = o.style.bypass = true; }},
+      {"PPM", [](EncodeOptions& o) { o.packed_headers = EncodeOptions::PackedHeaders::kPpm; }},
+      {"HT", [](EncodeOptions& o) { o.style.ht = true; }},
+  };
+  for (const Case& c : cases) {
+    EncodeOptions o = options();
+    c.set(o);
+    auto whole = encode(image, o);
+    ASSERT_TRUE(whole.ok()) << c.what << ": " << whole.status().message();
+    EncodeReport held;
+    auto in_memory = streamed(image, o, &held);
+    ASSERT_TRUE(in_memory.ok()) << c.what << ": " << in_memory.status().message();
+    EXPECT_EQ(held.spilled_blocks, 0u) << c.what;
+    // A budget of a few blocks: the first stay in memory, the rest go to disk.
+    for (uint64_t budget : {uint64_t{0}, uint64_t{4000}}) {
+      o.coded_memory_budget = budget;
+      EncodeReport report;
+      auto spilled = streamed(image, o, &report);
+      ASSERT_TRUE(spilled.ok()) << c.what << ": " << spilled.status().message();
+      EXPECT_TRUE(*spilled == *whole) << c.what << " budget " << budget;
+      EXPECT_GT(report.spilled_blocks, 10u) << c.what << " budget " << budget;
+      EXPECT_GT(report.spilled_bytes, whole->size() / 4) << c.what << " budget " << budget;
+    }
+  }
+}
+
+// Under a rate target the allocator reads every pass table: nothing spills.
+TEST(EncodeStreamed, RateTargetsKeepTheCodedBlocksInMemory) {
+  const Image image = test_image(200, 150, 3, 8, false, 12);
+  EncodeOptions o = options();
+  o.coded_memory_budget = 0;
+  o.rate_kind = EncodeOptions::RateKind::kRatio;
+  o.rate_values = {20};
+  EncodeReport report;
+  auto lines = streamed(image, o, &report);
+  ASSERT_TRUE(lines.ok()) << lines.status().message();
+  EXPECT_EQ(report.spilled_blocks, 0u);
+  auto whole = encode(image, o);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_TRUE(*whole == *lines);
+}
+
+// A store that cannot be made says where.
+TEST(EncodeStreamed, AnUnwritableSpillFolderIsAClearError) {
+  const Image image = test_image(120, 90, 3, 8, false, 13);
+  EncodeOptions o = options();
+  o.coded_memory_budget = 0;
+  const char* old = std::getenv("TMPDIR");
+  const std::string kept = old ? old : "";
+  ::setenv("TMPDIR", "/nonexistent-mallat-folder", 1);
+  auto r = streamed(image, o);
+  if (old) ::setenv("TMPDIR", kept.c_str(), 1); else ::unsetenv("TMPDIR");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kIoError);
+  EXPECT_NE(r.status().message().find("/nonexistent-mallat-folder"), std::string::npos) << r.status().message();
 }
 
 }  // namespace

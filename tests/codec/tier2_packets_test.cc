@@ -102,7 +102,7 @@ Written write(const Tile& tile, const Coded& coded, const Case& c) {
   TilePacketsToWrite what;
   what.sequence = w.sequence;
   what.layers = &coded.layers;
-  what.block = [&](size_t slot) -> const entropy::EncodedCodeBlock& { return coded.blocks[slot]; };
+  what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> { return &coded.blocks[slot]; };
   what.sop = c.sop;
   what.eph = c.eph;
   std::vector<PacketBytes> packets;

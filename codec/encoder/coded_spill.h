@@ -1,0 +1,50 @@
+// Coded code-blocks kept on disk between Tier-1 and Tier-2 (issue 17): a
+// streamed encode of a very large image holds every code-block's bytes until
+// the packets are written, since the packet order (B.12) is not the order
+// in which the rows of code-blocks are coded. Past a budget the blocks' bytes
+// and pass tables go to an unlinked temporary file in $TMPDIR (else /tmp),
+// appended as each row of code-blocks is coded, and are read back one block
+// at a time as Tier-2 writes its packets; only where each lies stays in
+// memory. The file is gone when the store is.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "entropy/t1.h"
+
+namespace mallat::codec {
+
+// Where one block's coding lies in the store.
+struct SpilledBlock {
+  uint64_t offset = 0;
+  uint32_t data_bytes = 0;
+  uint32_t passes = 0;
+};
+
+class CodedSpill {
+ public:
+  CodedSpill() = default;
+  CodedSpill(const CodedSpill&) = delete;
+  CodedSpill& operator=(const CodedSpill&) = delete;
+  ~CodedSpill();
+
+  // Appends the block's bytes and passes (the file is made on the first
+  // call) and empties them in `block`, their memory freed.
+  Result<SpilledBlock> put(entropy::EncodedCodeBlock& block);
+  // Reads what put() stored back into `block` (its other fields unchanged).
+  Status get(const SpilledBlock& at, entropy::EncodedCodeBlock& block) const;
+
+  uint64_t bytes() const { return end_; }
+  uint64_t blocks() const { return blocks_; }
+
+ private:
+  Status write_all(const void* data, size_t size);
+  int fd_ = -1;
+  std::string folder_;
+  uint64_t end_ = 0;
+  uint64_t blocks_ = 0;
+};
+
+}  // namespace mallat::codec
