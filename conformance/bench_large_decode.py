@@ -26,21 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_codec import make_mosaic  # noqa: E402
-
-
-def time_run(cmd, runs):
-    """Medians of wall s, user + sys s and peak RSS (MB) over `runs` runs."""
-    walls, cpus, rss = [], [], []
-    for _ in range(runs):
-        r = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + cmd, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        if r.returncode != 0:
-            raise SystemExit("failed: " + " ".join(cmd) + "\n" + r.stderr)
-        e, u, s, m = r.stderr.strip().splitlines()[-1].split()
-        walls.append(float(e))
-        cpus.append(float(u) + float(s))
-        rss.append(int(m) / 1024.0)
-    return statistics.median(walls), statistics.median(cpus), statistics.median(rss)
+from bench_large_encode import measure  # noqa: E402
 
 
 def main():
@@ -81,7 +67,7 @@ def main():
                            stdout=subprocess.DEVNULL)
             cases.append(("ojph_expand (its own HT file, 1 thread)", ["ojph_expand", "-i", jph, "-o", out], False))
         for name, cmd, check in cases:
-            wall, cpu, rss = time_run(cmd, args.runs)
+            wall, cpu, rss = measure(cmd, args.runs)
             if check and not filecmp.cmp(out, mosaic, shallow=False):
                 raise SystemExit(f"{name}: the decode differs from the mosaic")
             rows.append((name, wall, cpu, rss))
