@@ -54,7 +54,7 @@ def main():
         t = str(args.threads)
         out = os.path.join(tmp, "out.ppm")
         rows = []
-        cases = [("mallat (streamed)", [args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t], True),
+        cases = [("mallat (streamed)", [args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t, "--streamed"], True),
                  ("mallat --whole-image", [args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t,
                                            "--whole-image"], True)]
         if shutil.which("grk_decompress"):
