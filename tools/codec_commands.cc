@@ -448,7 +448,7 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
-       "PGX or raw planes (.raw/.rawl) is "
+       "PGX or raw planes (.raw/.rawl) of 64 M decoded samples or more (any size with --streamed) is "
        "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
        "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
