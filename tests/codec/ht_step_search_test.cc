@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/api/encode_streamed.h"
 #include "codec/codec.h"
 #include "common/metrics.h"
 #include "tests/interop/generated.h"
@@ -100,6 +101,10 @@ TEST(HtStepSearch, RefusesWhatItCannotSearch) {
     ASSERT_FALSE(bytes.ok()) << c.name;
     EXPECT_NE(bytes.status().message().find(c.message), std::string::npos) << c.name << ": " << bytes.status().message();
   }
+  // A streamed encode holds no whole image to compare each file with.
+  EncodeOptions streamed = ht_options(EncodeOptions::RateKind::kRatio, 20.0);
+  streamed.step_search = 2;
+  EXPECT_NE(why_not_streamed(image, streamed).find("step search"), std::string::npos);
   EncodeOptions bad = ht_options(EncodeOptions::RateKind::kRatio, 20.0);
   bad.base_step_scale = 0;
   auto bytes = encode(image, bad);
