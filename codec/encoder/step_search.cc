@@ -29,8 +29,9 @@ Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const En
     EncodeOptions scaled = options;
     scaled.base_step_scale = options.base_step_scale * std::exp2(static_cast<double>(k) / options.step_search);
     Result<std::vector<uint8_t>> file = encode_with(scaled, k == 0);
-    // A finer scale may not fit the step signalling (QCD exponents) where
-    // the first did: that scale is left out.
+    // A coarser scale may not fit the step signalling where the first did
+    // (E-5: a derived step's exponent must be at least the levels): that
+    // scale is left out.
     if (!file.ok()) {
       if (k == 0) return file.status();
       continue;
