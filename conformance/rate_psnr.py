@@ -17,7 +17,7 @@ With --ht, mallat's HTJ2K path (-M 64, the same targets) is one more codec,
 "mallat-ht", so the deltas show what HT code-blocks cost against Part 1's.
 
 usage: /usr/bin/python3 conformance/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
-       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht]
+       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']]
 """
 import argparse
 import csv
@@ -104,6 +104,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--no-lossless", action="store_true")
     ap.add_argument("--ht", action="store_true", help="also mallat -M 64 (HTJ2K) as codec mallat-ht")
+    ap.add_argument("--ht-args", default="", help="more mallat encode options for mallat-ht only, e.g. "
+                    "'--step-search 2'")
     ap.add_argument("--min-pixels", type=int, default=0,
                     help="leave out smaller images (the shared 73x43 TIFFs cannot reach low targets: "
                          "their headers alone exceed them)")
@@ -145,7 +147,7 @@ def main():
                         if target is not None:
                             enc += ["-I", "--bpp", f"{target:g}"]
                         if codec == "mallat-ht":
-                            enc += ["-M", "64"]
+                            enc += ["-M", "64"] + args.ht_args.split()
                     else:
                         tool = "opj_compress" if codec == "opj" else "grk_compress"
                         enc = [tool, "-i", src, "-o", j2k] + (["-threads", t] if codec == "opj" else ["-H", t])

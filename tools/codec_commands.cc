@@ -218,6 +218,16 @@ const std::vector<EncodeOption>& encode_table() {
          s.codec.derived_quantization = v == "derived";
          return Status::Ok();
        }},
+      {{"--step-search"}, "N",
+       "HT (-M 64 -I) with -r, --bpp or -q: encode with N base step sizes 2^(k/N) and keep the file with the "
+       "smallest error (-q: the smallest file); N times the encode time (default 1: no search)",
+       "2",
+       [](EncodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 1, 16, &x)) return invalid_argument("--step-search must be 1..16, got '" + v + "'");
+         s.codec.step_search = static_cast<int>(x);
+         return Status::Ok();
+       }},
       {{"-GuardBits"}, "N", "guard bits 0..7 (default 2)", "1",
        [](EncodeSettings& s, const std::string& v) {
          int64_t x;

@@ -63,6 +63,18 @@ struct EncodeOptions {
   // --quant derived: scalar derived quantisation (one signalled step, E-5)
   // instead of scalar expounded (a step per subband); irreversible only.
   bool derived_quantization = false;
+  // The irreversible steps are Delta_b = base_step_scale / norm_b (the
+  // subband's synthesis L2 norm), so one step moves the image by about
+  // base_step_scale sample values. PCRD truncates at bit-planes, Delta_b x 2^p.
+  double base_step_scale = 1.0;
+  // --step-search N (N > 1): HT code-blocks (-M 64, -I) under a size target
+  // (-r, --bpp) or a PSNR target (-q) are coded with N base steps
+  // 2^(k/N), k = 0..N-1, and the file with the smallest measured error
+  // (-q: the fewest bytes) is kept. HT truncates only at whole planes of a
+  // block (with SigProp and MagRef for one plane below), so where a block's
+  // planes fall decides what PCRD can choose; N times the encode time
+  // (step_search.h).
+  int step_search = 1;
   // Rate targets, one per quality layer (PCRD rate allocation):
   //   kRatio (-r): compression ratios, decreasing; the file is at most
   //     (sum of component precisions x width x height / 8) / ratio bytes, as

@@ -13,6 +13,7 @@ namespace mallat::codec {
 std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
   if (o.rate_kind == EncodeOptions::RateKind::kPsnr)
     return "PSNR targets (-q) decode what was written and compare it with the whole image";
+  if (o.step_search > 1) return "the step search (--step-search) decodes each file and compares it with the whole image";
   if (o.profile.kind != ProfileKind::kNone) return "profiles (cinema, IMF) are encoded from the whole image";
   const Result<GridSize> grid = reference_grid_size(layout, o.image_x0, o.image_y0);
   if (!grid.ok()) return grid.status().message();

@@ -18,6 +18,7 @@
 #include "codec/tier2/packet_header.h"
 #include "codec/tier2/progression.h"
 #include "codec/encoder/rate_control.h"
+#include "codec/encoder/step_search.h"
 #include "codec/encoder/synthesis_norms.h"
 #include "codec/encoder/encode_tiles.h"
 #include "codec/encoder/tile_encoder.h"
@@ -167,13 +168,15 @@ Result<MainHeader> main_header_for(const Image& image, GridSize grid, const Enco
     }
   }
   // E.1.1: reversible step sizes carry the bit-plane counts; irreversible
-  // ones are Delta_b = 1 / norm_b (one step in any subband moves the image
-  // by about one sample value; PCRD then truncates). Components of another
-  // precision get a QCC.
+  // ones are Delta_b = s / norm_b, s = base_step_scale (one step in any
+  // subband moves the image by about s sample values; PCRD then
+  // truncates). Components of another precision get a QCC.
   std::vector<double> norms97;
   if (!o.reversible) {
     MALLAT_ASSIGN_OR_RETURN(norms97, subband_synthesis_norms(dwt::Wavelet::k97, levels));
   }
+  if (!(o.base_step_scale > 0) || !std::isfinite(o.base_step_scale))
+    return invalid_argument("the base step scale must be a positive number, got " + std::to_string(o.base_step_scale));
   auto quant_for = [&](int precision) -> Result<Quantization> {
     Quantization q;
     q.guard_bits = o.guard_bits;
@@ -183,12 +186,13 @@ Result<MainHeader> main_header_for(const Image& image, GridSize grid, const Enco
     } else if (o.derived_quantization) {
       q.style = QuantizationStyle::kScalarDerived;
       q.steps.resize(1);
-      if (!quant::step_for_value(kBaseStep / norms97[0], precision, &q.steps[0]) || q.steps[0].exponent < levels)
+      if (!quant::step_for_value(kBaseStep * o.base_step_scale / norms97[0], precision, &q.steps[0]) ||
+          q.steps[0].exponent < levels)
         return invalid_argument("no derived step size fits " + std::to_string(precision) + "-bit samples with " +
                                 std::to_string(levels) + " levels");
     } else {
       q.style = QuantizationStyle::kScalarExpounded;
-      if (!quant::expounded_step_sizes(precision, norms97, kBaseStep, &q.steps))
+      if (!quant::expounded_step_sizes(precision, norms97, kBaseStep * o.base_step_scale, &q.steps))
         return invalid_argument("step sizes for " + std::to_string(precision) + "-bit samples with " +
                                 std::to_string(levels) + " levels do not fit the QCD exponent (0..31)");
     }
@@ -770,6 +774,12 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
 Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
   TileCoding coding;
   coding.code = [](TileEncoder& tile, int index, int) { return tile.code(index); };
+  MALLAT_ASSIGN_OR_RETURN(const bool search, step_search_wanted(given));
+  if (search) {
+    return encode_searching_steps(image, given, [&](const EncodeOptions& o, bool first) {
+      return encode_tiles(image, o, first ? report : nullptr, coding);
+    });
+  }
   return encode_tiles(image, given, report, coding);
 }
 
