@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <span>
 #include <future>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/api/decode_streamed.h"
@@ -46,9 +48,17 @@ class StripsToFile final : public codec::RowSink {
       // The compressed bytes touched so far leave the process; those the
       // next strips need come back from the page cache.
       input_.release();
-      return writer_.rows(prepared);
+      MALLAT_RETURN_IF_ERROR(writer_.rows(prepared));
+      const std::lock_guard<std::mutex> lock(spent_mutex_);
+      for (Component& c : prepared.components) spent_.push_back(std::move(c.samples));
+      return Status::Ok();
     });
     return Status::Ok();
+  }
+
+  std::vector<std::vector<int32_t>> spent_samples() override {
+    const std::lock_guard<std::mutex> lock(spent_mutex_);
+    return std::exchange(spent_, {});
   }
 
   // Waits for the strip being written; its error, if any.
@@ -61,6 +71,8 @@ class StripsToFile final : public codec::RowSink {
 
  private:
   std::future<Status> writing_;
+  std::mutex spent_mutex_;
+  std::vector<std::vector<int32_t>> spent_;  // the written strips' samples
   io::StripWriter& writer_;
   const BatchFile& file_;
   const io::MappedFile& input_;
