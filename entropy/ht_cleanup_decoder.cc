@@ -158,6 +158,13 @@ template <bool kVector>
     for (int64_t q = 0; q < quads_wide; ++q) {
       const uint32_t code = codes[q];
       const int rho = decoded_rho(static_cast<uint16_t>(code));
+      const int64_t x = 2 * q;
+      if (kVector && rho == 0) {  // insignificant: no MagSgn bits, U_q unused
+        top[x] = bottom[x] = 0;
+        if (q < whole_quads) top[x + 1] = bottom[x + 1] = 0;
+        e_row[x + 1] = e_row[x + 2] = 0;
+        continue;
+      }
       const int kappa = rows.kappa(q, rho);
       const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
       if (bound > max_bound) {
@@ -169,7 +176,6 @@ template <bool kVector>
       const int e_k = decoded_e_k(static_cast<uint16_t>(code));
       const int e_1 = decoded_e_1(static_cast<uint16_t>(code));
       const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
-      const int64_t x = 2 * q;
       if (kVector && bound <= planes_above && total <= 56) {
         const BottomExponents e = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p, top + x, bottom + x,
                                                         q < whole_quads);

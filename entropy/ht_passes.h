@@ -69,4 +69,9 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
 void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
                        PlaneView<int32_t> samples);
 
+// The plain version decode_refinement (ht_refinement_decoder.cc) is tested
+// against: flags per sample, the scan as the encoder's (ht_refinement.cc).
+void decode_refinement_reference(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
+                                 PlaneView<int32_t> samples);
+
 }  // namespace mallat::entropy::ht

@@ -161,8 +161,8 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
   return coded;
 }
 
-void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
-                       PlaneView<int32_t> samples) {
+void decode_refinement_reference(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
+                                 PlaneView<int32_t> samples) {
   const int64_t width = samples.width, height = samples.height;
   Flags flags(width, height);
   for (int64_t y = 0; y < height; ++y) {

@@ -458,13 +458,14 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
-       "PGX or raw planes (.raw/.rawl) of 64 M decoded samples or more (any size with --streamed) is "
+       "PGX or raw planes (.raw/.rawl) of 64 M decoded samples or more (any size with --streamed or -threads 1) is "
        "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
        "components of one size), in a fraction of the memory, the same bytes", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
       {{"--streamed"}, "",
        "decode strip by strip whatever the image's size (where the stream and format allow); without it, only "
-       "images of 64 M samples or more are (below that the whole-image path is faster with many threads)", "",
+       "images of 64 M samples or more are, or any size at -threads 1 (below 64 M the whole-image path is faster with "
+       "many threads; on one the streamed path is, holding no whole-image planes)", "",
        [](DecodeSettings& s, const std::string&) { s.output.streamed = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <span>
 #include <future>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/api/decode_streamed.h"
@@ -46,9 +48,17 @@ class StripsToFile final : public codec::RowSink {
       // The compressed bytes touched so far leave the process; those the
       // next strips need come back from the page cache.
       input_.release();
-      return writer_.rows(prepared);
+      MALLAT_RETURN_IF_ERROR(writer_.rows(prepared));
+      const std::lock_guard<std::mutex> lock(spent_mutex_);
+      for (Component& c : prepared.components) spent_.push_back(std::move(c.samples));
+      return Status::Ok();
     });
     return Status::Ok();
+  }
+
+  std::vector<std::vector<int32_t>> spent_samples() override {
+    const std::lock_guard<std::mutex> lock(spent_mutex_);
+    return std::exchange(spent_, {});
   }
 
   // Waits for the strip being written; its error, if any.
@@ -61,6 +71,8 @@ class StripsToFile final : public codec::RowSink {
 
  private:
   std::future<Status> writing_;
+  std::mutex spent_mutex_;
+  std::vector<std::vector<int32_t>> spent_;  // the written strips' samples
   io::StripWriter& writer_;
   const BatchFile& file_;
   const io::MappedFile& input_;
@@ -72,7 +84,11 @@ class StripsToFile final : public codec::RowSink {
 // threads: the streamed decoder's inverse DWT runs on one thread. Measured on
 // the H200 machine's 16 cores, 3840x2048 RGB (23.6 M samples) lossless: 0.25 s
 // streamed against 0.16 s whole (2026-11-24, .gpu/final_s4.sh); on 2 threads
-// at 15360x8192 (377 M) streamed is the faster (README).
+// at 15360x8192 (377 M) streamed is the faster (README). On one thread the
+// streamed path is the faster at any size: the whole image's planes cost a
+// page fault per fresh 4 KiB (or 2 MiB huge page) that strips reused do not;
+// 3840x2048 HT lossless on this project's VM, 1 thread: 0.209 s streamed
+// against 0.215-0.34 s whole (2026-11-24, medians of 9).
 constexpr uint64_t kStreamFromSamples = uint64_t{1} << 26;
 
 // The samples the decode gives (every component, at -r), from the main
@@ -104,7 +120,8 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   // Mapped, not read: the file is not held whole either.
   auto data = io::map_file(file.in);
   if (!data.ok()) return std::nullopt;  // run_one reads it and says why
-  if (!output.streamed && decoded_samples(data->bytes(), options.reduce) < kStreamFromSamples) return std::nullopt;
+  if (!output.streamed && options.threads != 1 && decoded_samples(data->bytes(), options.reduce) < kStreamFromSamples)
+    return std::nullopt;
   const std::string in = file.in.string();
   // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
   const bool raw = format == io::Format::kRaw || format == io::Format::kRawl;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "codec/api/decode.h"
 #include "common/image.h"
@@ -24,6 +25,11 @@ class RowSink {
   // (hand it to another thread, say). Strips come in order and cover the
   // image.
   virtual Status rows(Image strip, int64_t y0) = 0;
+  // Sample vectors of strips the sink has finished with, for the decoder to
+  // fill again: each strip in fresh memory costs a page fault per 4 KiB,
+  // which cost a single-threaded decode more than its inverse DWT. The
+  // decoder asks before each strip; none by default.
+  virtual std::vector<std::vector<int32_t>> spent_samples() { return {}; }
 };
 
 // Decodes `data` as decode() does (the same options, warnings and errors)

@@ -101,9 +101,17 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
     while (row[0]->rows().rows_left() > 0) {
       const int64_t n = std::min(strip_rows, row[0]->rows().rows_left());
       std::vector<int64_t> strip_oy(oy.size());
+      std::vector<std::vector<int32_t>> spent = sink.spent_samples();
       for (size_t c = 0; c < strip.components.size(); ++c) {
+        std::vector<int32_t>& samples = strip.components[c].samples;
+        // A strip handed over whole left its samples with the sink: a spent
+        // one's memory is written again (write_tile writes every sample).
+        if (samples.empty() && !spent.empty()) {
+          samples = std::move(spent.back());
+          spent.pop_back();
+        }
         strip.components[c].height = n;
-        strip.components[c].samples.resize(static_cast<size_t>(strip.components[c].width * n));
+        samples.resize(static_cast<size_t>(strip.components[c].width * n));
         strip_oy[c] = oy[c] + y;
       }
       for (size_t k = 0; k < row.size(); ++k) {
@@ -111,13 +119,21 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         if (!rows.ok()) return rows.status().with_context("tile " + std::to_string(first_tile + k));
         write_tile(*rows, row[k]->colour_transform(), ox, strip_oy, strip, pool);
       }
-      // The components asked for, described as the header describes them.
-      Image kept = strip;
-      keep_output_components(selection, kept);
+      // The components asked for, described as the header describes them:
+      // all of them in order hand the strip's samples over, not a copy.
       Image out = header;
-      for (size_t c = 0; c < out.components.size(); ++c) {
-        out.components[c].height = n;
-        out.components[c].samples = std::move(kept.components[c].samples);
+      if (selection.all) {
+        for (size_t c = 0; c < out.components.size(); ++c) {
+          out.components[c].height = n;
+          out.components[c].samples = std::move(strip.components[c].samples);
+        }
+      } else {
+        Image kept = strip;
+        keep_output_components(selection, kept);
+        for (size_t c = 0; c < out.components.size(); ++c) {
+          out.components[c].height = n;
+          out.components[c].samples = std::move(kept.components[c].samples);
+        }
       }
       MALLAT_RETURN_IF_ERROR(sink.rows(std::move(out), y));
       y += n;
