@@ -10,11 +10,6 @@
 namespace mallat::codec {
 namespace {
 
-// Rows of the tallest component read from the source at once: the
-// components stay this close together, as the banded readers
-// (io/strip_reader.h) hold a band of every component until each took it.
-constexpr int64_t kRowsAtOnce = 16;
-
 // Calls f with a null pointer of the type a sample is held in.
 template <typename F>
 auto with_sample_type(int bytes, bool is_signed, F&& f) {
@@ -24,12 +19,6 @@ auto with_sample_type(int bytes, bool is_signed, F&& f) {
 }
 
 }  // namespace
-
-uint64_t TileRowStore::held_bytes() const {
-  uint64_t n = 0;
-  for (const Plane& p : planes_) n += p.samples.size();
-  return n;
-}
 
 Status TileRowStore::narrow(int c, int64_t from, int64_t count, const int32_t* wide) {
   Plane& p = planes_[static_cast<size_t>(c)];
@@ -54,12 +43,12 @@ Status TileRowStore::narrow(int c, int64_t from, int64_t count, const int32_t* w
   return Status::Ok();
 }
 
-Status TileRowStore::read_tile_row(int row) {
+Status TileRowStore::start_tile_row(int row) {
   const size_t nc = source_.layout.components.size();
+  const Rect origin{siz_.xosiz, siz_.yosiz, siz_.xosiz, siz_.yosiz};
   if (planes_.empty()) {
     planes_.resize(nc);
     first_rows_.assign(nc, 0);
-    const Rect origin{siz_.xosiz, siz_.yosiz, siz_.xosiz, siz_.yosiz};
     for (size_t c = 0; c < nc; ++c) {
       const Component& comp = source_.layout.components[c];
       planes_[c].width = comp.width;
@@ -68,43 +57,36 @@ Status TileRowStore::read_tile_row(int row) {
     }
   }
   MALLAT_ASSIGN_OR_RETURN(const Rect tile, tile_rect(siz_, row * static_cast<int>(siz_.tiles_x())));
-  const Rect origin{siz_.xosiz, siz_.yosiz, siz_.xosiz, siz_.yosiz};
-  int64_t tallest = 0;
-  std::vector<int64_t> first(nc), rows(nc);
   for (size_t c = 0; c < nc; ++c) {
     const Component& comp = source_.layout.components[c];
+    Plane& p = planes_[c];
     const Rect tc = tile_component_rect(tile, comp.dx, comp.dy);
-    first[c] = tc.y0 - tile_component_rect(origin, comp.dx, comp.dy).y0;
-    rows[c] = tc.height();
-    // B-12's rows of consecutive rows of tiles meet: each component's rows
-    // are read top to bottom, none twice or left out.
-    if (first[c] != first_rows_[c] + planes_[c].rows || first[c] + rows[c] > comp.height)
+    const int64_t first = tc.y0 - tile_component_rect(origin, comp.dx, comp.dy).y0;
+    // B-12's rows of consecutive rows of tiles meet, and the tiles before
+    // took every row: each component's rows are read top to bottom, none
+    // twice or left out.
+    if (p.loaded != p.rows || first != first_rows_[c] + p.rows || first + tc.height() > comp.height)
       return internal_error("streamed encode: the rows of tile row " + std::to_string(row) + " of component " +
                             std::to_string(c) + " do not follow the last");
-    tallest = std::max(tallest, rows[c]);
-  }
-  for (size_t c = 0; c < nc; ++c) {
-    Plane& p = planes_[c];
-    first_rows_[c] = first[c];
-    p.rows = rows[c];
+    first_rows_[c] = first;
+    p.rows = tc.height();
+    p.loaded = 0;
     // The previous row's store is reused: its size only changes at the last
     // row of tiles, so the memory is not given back and taken again.
     p.samples.resize(static_cast<size_t>(p.rows * p.width * p.sample_bytes));
   }
-  std::vector<int64_t> done(nc, 0);
-  for (int64_t k = std::min(tallest, kRowsAtOnce);; k = std::min(tallest, k + kRowsAtOnce)) {
-    for (size_t c = 0; c < nc; ++c) {
-      const int64_t target = tallest == 0 ? 0 : (k * rows[c] + tallest - 1) / tallest;
-      const int64_t count = target - done[c];
-      if (count <= 0) continue;
-      wide_.resize(static_cast<size_t>(count * planes_[c].width));
-      MALLAT_RETURN_IF_ERROR(source_.read_rows(static_cast<int>(c), count, wide_.data()));
-      MALLAT_RETURN_IF_ERROR(narrow(static_cast<int>(c), done[c], count, wide_.data()));
-      done[c] = target;
-    }
-    if (k >= tallest) break;
-  }
   row_ = row;
+  return Status::Ok();
+}
+
+Status TileRowStore::load(int c, int64_t until) {
+  Plane& p = planes_[static_cast<size_t>(c)];
+  if (until <= p.loaded) return Status::Ok();
+  const int64_t count = until - p.loaded;
+  wide_.resize(static_cast<size_t>(count * p.width));
+  MALLAT_RETURN_IF_ERROR(source_.read_rows(c, count, wide_.data()));
+  MALLAT_RETURN_IF_ERROR(narrow(c, p.loaded, count, wide_.data()));
+  p.loaded = until;
   return Status::Ok();
 }
 
@@ -112,7 +94,7 @@ Result<TileRowReader> TileRowStore::rows_of(int index) {
   const int row = index / static_cast<int>(siz_.tiles_x());
   if (row != row_) {
     if (row != row_ + 1) return internal_error("streamed encode: tiles out of order at tile " + std::to_string(index));
-    MALLAT_RETURN_IF_ERROR(read_tile_row(row));
+    MALLAT_RETURN_IF_ERROR(start_tile_row(row));
   }
   MALLAT_ASSIGN_OR_RETURN(const Rect tile, tile_rect(siz_, index));
   const size_t nc = planes_.size();
@@ -126,9 +108,10 @@ Result<TileRowReader> TileRowStore::rows_of(int index) {
   taken_.assign(nc, 0);
   return TileRowReader([this, x0, width](int c, int64_t rows, int32_t* out) -> Status {
     const size_t k = static_cast<size_t>(c);
-    const Plane& p = planes_[k];
+    Plane& p = planes_[k];
     if (rows < 0 || taken_[k] + rows > p.rows)
       return internal_error("streamed encode: component " + std::to_string(c) + " asked for rows past its tile");
+    MALLAT_RETURN_IF_ERROR(load(c, taken_[k] + rows));
     with_sample_type(p.sample_bytes, source_.layout.components[k].is_signed, [&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
       for (int64_t y = 0; y < rows; ++y) {

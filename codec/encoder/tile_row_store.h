@@ -5,7 +5,10 @@
 // to 16) instead of int32, and each tile of the row takes its columns of
 // those rows through TileEncoder::code_rows. The rows of one row of tiles
 // are dropped when the next row of tiles is read, so what is held is one
-// row of tiles, never the image.
+// row of tiles, never the image. The first tile of a row reads the rows
+// from the source as its code_rows asks for them (the components in step,
+// as code_rows reads them), so reading runs beside its block coding; the
+// other tiles of the row find them read.
 #pragma once
 
 #include <cstdint>
@@ -24,27 +27,27 @@ class TileRowStore {
   TileRowStore(const RowSource& source, const ImageAndTileSize& siz) : source_(source), siz_(siz) {}
 
   // Tile `index`'s rows, each component's columns of the tile, for
-  // code_rows. Tiles come in index order (raster, B-7); the first tile of
-  // a row of tiles reads that row's rows from the source. The reader is
-  // valid until the next call.
+  // code_rows. Tiles come in index order (raster, B-7), each reading all
+  // its rows; the first tile of a row of tiles reads that row's rows from
+  // the source as it goes. The reader is valid until the next call.
   Result<TileRowReader> rows_of(int index);
-
-  // Bytes held for the current row of tiles (for tests and reports).
-  uint64_t held_bytes() const;
 
  private:
   // One component's rows of the current row of tiles, full width.
   struct Plane {
     int sample_bytes = 1;  // 1 or 2 (precision <= 8 or <= 16), else 4
     int64_t width = 0, rows = 0;
+    int64_t loaded = 0;   // rows read from the source so far
     int64_t x_start = 0;  // ceil(XOsiz / XRsiz): the component's first column on its grid (B-2)
     std::vector<uint8_t> samples;
   };
 
-  // Reads the rows of tile row `row` of every component, the components
-  // a few rows at a time each, in step (the source's contract).
-  Status read_tile_row(int row);
-  // Rows [from, to) of plane c narrowed into its store from `wide`.
+  // Makes room for the rows of tile row `row` of every component.
+  Status start_tile_row(int row);
+  // Reads component c's rows of the current row of tiles from the source
+  // up to `until` (counted from the row's first), if not read yet.
+  Status load(int c, int64_t until);
+  // Rows [from, from + count) of plane c narrowed into its store from `wide`.
   Status narrow(int c, int64_t from, int64_t count, const int32_t* wide);
 
   const RowSource& source_;
