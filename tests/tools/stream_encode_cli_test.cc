@@ -98,8 +98,8 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
   fs::remove_all(dir);
 }
 
-// PGX, TIFF (strips, tiles, planar, BigTIFF) and lists of per-component
-// files are read in strips too.
+// PGX, PAM, TIFF (strips, tiles, planar, BigTIFF) and lists of
+// per-component files are read in strips too.
 TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
   const fs::path dir = temp_dir("pgx_tiff");
   write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 7);
@@ -107,6 +107,13 @@ TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
   std::string out;
   ASSERT_EQ(testing::run_mallat("convert " + (dir / "grey16.pgm").string() + " " + files[0].string(), &out, dir), 0)
       << out;
+  // PAM (P7): RGB with alpha, read in strips as P6 is.
+  {
+    std::ofstream pam(dir / "rgba.pam", std::ios::binary);
+    pam << "P7\nWIDTH 83\nHEIGHT 71\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n";
+    for (int i = 0; i < 83 * 71 * 4; ++i) pam.put(static_cast<char>((i * 7 + i / 332 * 3) % 256));
+  }
+  files.push_back(dir / "rgba.pam");
 #ifdef MALLAT_HAVE_TIFF
   for (const char* name : {"flower-rgb-planar-08.tif", "flower-rgb-contig-16.tif", "flower-minisblack-12.tif"})
     files.push_back(testing::testdata_dir() / "images" / name);
@@ -117,7 +124,8 @@ TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
 #endif
   for (const fs::path& f : files) {
     EXPECT_TRUE(io::reads_in_strips(f)) << f;
-    for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16"}) expect_same_as_whole(f.string(), extra, dir);
+    for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16", "-t 40,32"})
+      expect_same_as_whole(f.string(), extra, dir);
   }
   // One PGX per component, chroma sub-sampled: each read in strips.
   const int64_t sizes[3][2] = {{77, 61}, {39, 31}, {39, 31}};
