@@ -1,7 +1,6 @@
 #include "codec/encoder/tile_row_store.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
