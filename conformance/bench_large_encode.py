@@ -15,7 +15,7 @@ Prints the load average before and after. The decode side is
 bench_large_decode.py.
 
 usage: bench_large_encode.py [--mallat build/tools/mallat] [--mosaic 15360x8192]
-       [--threads 2] [--runs 3] [--workdir /tmp] [--only-mallat] [--no-check]
+       [--threads 2] [--runs 3] [--workdir /tmp] [--only-mallat] [--no-check] [--tiles 1024,1024]
 """
 import argparse
 import filecmp
@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--only-mallat", action="store_true", help="leave out the other encoders")
     ap.add_argument("--no-check", action="store_true",
                     help="no whole-image run and no decode check (images larger than memory)")
+    ap.add_argument("--tiles", default=None, metavar="W,H",
+                    help="tiles of W x H for every encoder (mallat, grk and opj -t, ojph -tile_size)")
     args = ap.parse_args()
     w, h = (int(v) for v in args.mosaic.split("x"))
     images = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "testdata", "images")
@@ -87,7 +89,7 @@ def main():
         write_mosaic(sources, w, h, mosaic)
         t = str(args.threads)
         print(f"{w}x{h} RGB mosaic ({os.path.getsize(mosaic) / 1e6:.0f} MB), lossless; {args.threads} threads; "
-              f"median of {args.runs}")
+              f"median of {args.runs}" + (f"; tiles {args.tiles}" if args.tiles else ""))
         print("before: load average %.2f %.2f %.2f" % os.getloadavg())
         streamed = os.path.join(tmp, "streamed.j2k")
         cases = [("mallat (streamed)", [args.mallat, "encode", "-i", mosaic, "-o", streamed, "-threads", t])]
@@ -106,6 +108,9 @@ def main():
             if shutil.which("ojph_compress"):
                 cases.append(("ojph_compress (HT, 1 thread)", ["ojph_compress", "-i", mosaic, "-o",
                                                                os.path.join(tmp, "ojph.j2c"), "-reversible", "true"]))
+        if args.tiles:
+            for name, cmd in cases:
+                cmd += ["-tile_size", "{" + args.tiles + "}"] if cmd[0] == "ojph_compress" else ["-t", args.tiles]
         rows = []
         for name, cmd in cases:
             wall, cpu, peak = measure(cmd, args.runs)

@@ -97,6 +97,15 @@ struct PnmHeader {
   size_t raster = 0;
 };
 Result<PnmHeader> read_pnm_header(Bytes file);
+// The PAM header (pam.cc), shared with the strip reader: WIDTH, HEIGHT,
+// DEPTH (pnm.channels), MAXVAL, the raster's start; TUPLTYPE, which
+// set_pam_color reads for the image's colour space and alpha.
+struct PamHeader {
+  PnmHeader pnm;
+  std::string tupltype;
+};
+Result<PamHeader> read_pam_header(Bytes file);
+void set_pam_color(Image& image, const std::string& tupltype);
 Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool& pool,
                            const std::function<Status()>& out_of_range);
 

@@ -38,43 +38,57 @@ std::string line_value(TextHeader& h) {
 
 }  // namespace
 
-Result<Image> decode_pam(Bytes file, uint64_t max_memory) {
+Result<PamHeader> read_pam_header(Bytes file) {
   TextHeader h(file, /*hash_comments=*/true);
   h.set_pos(2);
-  uint64_t width = 0, height = 0, depth = 0, maxval = 0;
-  std::string tupltype;
+  PamHeader out;
+  PnmHeader& pnm = out.pnm;
+  pnm.kind = '7';
+  uint64_t depth = 0;
   for (;;) {
     const std::string key = keyword(h);
     if (key.empty()) return corrupt_data("PAM header ends before ENDHDR");
     if (key == "ENDHDR") break;
     if (key == "WIDTH") {
-      MALLAT_ASSIGN_OR_RETURN(width, h.number("WIDTH", kMaxSide));
+      MALLAT_ASSIGN_OR_RETURN(pnm.width, h.number("WIDTH", kMaxSide));
     } else if (key == "HEIGHT") {
-      MALLAT_ASSIGN_OR_RETURN(height, h.number("HEIGHT", kMaxSide));
+      MALLAT_ASSIGN_OR_RETURN(pnm.height, h.number("HEIGHT", kMaxSide));
     } else if (key == "DEPTH") {
       MALLAT_ASSIGN_OR_RETURN(depth, h.number("DEPTH", kMaxDepth));
     } else if (key == "MAXVAL") {
-      MALLAT_ASSIGN_OR_RETURN(maxval, h.number("MAXVAL", 65535));
+      MALLAT_ASSIGN_OR_RETURN(pnm.maxval, h.number("MAXVAL", 65535));
     } else if (key == "TUPLTYPE") {
-      tupltype = line_value(h);
+      out.tupltype = line_value(h);
     } else {
       return corrupt_data("PAM header: unknown keyword '" + key.substr(0, 32) + "'");
     }
   }
-  if (width == 0 || height == 0 || depth == 0 || maxval == 0)
+  if (pnm.width == 0 || pnm.height == 0 || depth == 0 || pnm.maxval == 0)
     return corrupt_data("PAM header lacks WIDTH, HEIGHT, DEPTH or MAXVAL (or one is zero)");
+  pnm.channels = static_cast<int>(depth);
   // ENDHDR ends its line: the raster starts after the newline.
   while (!h.at_end() && h.peek() != '\n') h.advance();
   if (h.at_end()) return corrupt_data("PAM: no raster after ENDHDR");
   h.advance();
-  MALLAT_RETURN_IF_ERROR(check_image_memory(width, height, depth, max_memory));
-  MALLAT_ASSIGN_OR_RETURN(Image image, read_binary_raster(file.subspan(h.pos()), width, height,
-                                                          static_cast<int>(depth), maxval));
+  pnm.raster = h.pos();
+  return out;
+}
+
+void set_pam_color(Image& image, const std::string& tupltype) {
   set_color_from_count(image);
   // TUPLTYPE names alpha explicitly; without it, 2 and 4 channels are taken
   // as grey + alpha and RGBA as PNG and TIFF would.
   if (!tupltype.empty()) image.has_alpha = tupltype.find("_ALPHA") != std::string::npos;
   if (tupltype == "GRAYSCALE" || tupltype == "GRAYSCALE_ALPHA") image.color_space = ColorSpace::kGray;
+}
+
+Result<Image> decode_pam(Bytes file, uint64_t max_memory) {
+  MALLAT_ASSIGN_OR_RETURN(const PamHeader header, read_pam_header(file));
+  const PnmHeader& pnm = header.pnm;
+  MALLAT_RETURN_IF_ERROR(check_image_memory(pnm.width, pnm.height, static_cast<uint64_t>(pnm.channels), max_memory));
+  MALLAT_ASSIGN_OR_RETURN(Image image, read_binary_raster(file.subspan(pnm.raster), pnm.width, pnm.height,
+                                                          pnm.channels, pnm.maxval));
+  set_pam_color(image, header.tupltype);
   return image;
 }
 

@@ -55,16 +55,24 @@ uint64_t size_of_file(const std::filesystem::path& path) {
   return ec ? 0 : size;
 }
 
-// P5 / P6: every component's rows come from the same interleaved rows,
-// read a band of at least kStripRows rows at a time.
+// P5 / P6 and PAM (P7): every component's rows come from the same
+// interleaved rows, read a band of at least kStripRows rows at a time.
 class PnmStrips final : public detail::BandedStrips {
  public:
   Status open(const std::filesystem::path& path) {
     MALLAT_RETURN_IF_ERROR(file_.open(path));
     // Comments may make a header long; 64 KiB holds any sensible one.
     const std::vector<uint8_t> head = file_.head(64 << 10);
-    MALLAT_ASSIGN_OR_RETURN(header_, detail::read_pnm_header(head));
-    if (header_.kind != '5' && header_.kind != '6')
+    std::string tupltype;
+    if (head.size() >= 2 && head[0] == 'P' && head[1] == '7') {
+      MALLAT_ASSIGN_OR_RETURN(detail::PamHeader pam, detail::read_pam_header(head));
+      header_ = pam.pnm;
+      tupltype = std::move(pam.tupltype);
+      format_ = "PAM";
+    } else {
+      MALLAT_ASSIGN_OR_RETURN(header_, detail::read_pnm_header(head));
+    }
+    if (header_.kind != '5' && header_.kind != '6' && header_.kind != '7')
       return unsupported(std::string("P") + header_.kind + " is not read in strips");
     MALLAT_RETURN_IF_ERROR(detail::check_raster_size(size_of_file(path) - std::min<uint64_t>(size_of_file(path), header_.raster),
                                                      header_.width, header_.height, header_.channels, header_.maxval));
@@ -78,7 +86,11 @@ class PnmStrips final : public detail::BandedStrips {
       comp.precision = std::bit_width(header_.maxval);
       layout_.components.push_back(comp);
     }
-    detail::set_color_from_count(layout_);
+    if (header_.kind == '7') {
+      detail::set_pam_color(layout_, tupltype);
+    } else {
+      detail::set_color_from_count(layout_);
+    }
     start(path.string());
     return Status::Ok();
   }
@@ -97,12 +109,13 @@ class PnmStrips final : public detail::BandedStrips {
                                                         header_.channels, bytes_per_sample_, planes,
                                                         header_.maxval < 255);
     const Status in_range = detail::check_maxval(largest, header_.maxval);
-    if (!in_range.ok()) return in_range.with_context(name_ + " (PNM)");
+    if (!in_range.ok()) return in_range.with_context(name_ + " (" + format_ + ")");
     return Status::Ok();
   }
 
   InputFile file_;
   detail::PnmHeader header_;
+  std::string format_ = "PNM";
   int bytes_per_sample_ = 1;
   std::vector<uint8_t> raster_;
 };
@@ -199,6 +212,7 @@ Format strip_format(const std::filesystem::path& path) {
   std::fclose(f);
   const Format format = format_from_magic(magic, got);
   if (format == Format::kPnm && (magic[1] == '5' || magic[1] == '6')) return format;
+  if (format == Format::kPam) return format;
   if (format == Format::kPgx) return format;
 #ifdef MALLAT_HAVE_TIFF
   if (format == Format::kTiff) return format;
@@ -255,7 +269,8 @@ bool reads_in_strips(const std::filesystem::path& path) {
 
 Result<std::unique_ptr<StripReader>> open_strips(const std::filesystem::path& path) {
   switch (strip_format(path)) {
-    case Format::kPnm: return open_pnm_strips(path);
+    case Format::kPnm:
+    case Format::kPam: return open_pnm_strips(path);
     case Format::kPgx: return open_pgx_strips(path);
 #ifdef MALLAT_HAVE_TIFF
     case Format::kTiff: return open_tiff_strips(path);
@@ -267,7 +282,8 @@ Result<std::unique_ptr<StripReader>> open_strips(const std::filesystem::path& pa
 Result<std::unique_ptr<StripReader>> open_pnm_strips(const std::filesystem::path& path) {
   auto reader = std::make_unique<PnmStrips>();
   const Status s = reader->open(path);
-  if (!s.ok()) return s.code() == ErrorCode::kIoError ? s : s.with_context(path.string() + " (PNM)");
+  if (!s.ok())
+    return s.code() == ErrorCode::kIoError ? s : s.with_context(path.string() + (strip_format(path) == Format::kPam ? " (PAM)" : " (PNM)"));
   return std::unique_ptr<StripReader>(std::move(reader));
 }
 

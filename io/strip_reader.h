@@ -34,15 +34,15 @@ class StripReader {
 };
 
 // Whether `path` (by its extension and magic) is a format read in strips:
-// binary PNM (P5, P6), PGX, TIFF (in builds with libtiff) and raw planes.
-// Others (PNG, PAM, BMP, ASCII PNM) are read whole.
+// binary PNM (P5, P6), PAM (P7), PGX, TIFF (in builds with libtiff) and raw
+// planes. Others (PNG, BMP, ASCII PNM) are read whole.
 bool reads_in_strips(const std::filesystem::path& path);
 
 // Opens an image file of a format read in strips by its magic (binary PNM,
-// PGX, TIFF); null for other formats. Errors name the file, as read_image's.
+// PAM, PGX, TIFF); null for other formats. Errors name the file, as read_image's.
 Result<std::unique_ptr<StripReader>> open_strips(const std::filesystem::path& path);
 
-// Opens a binary PNM file. Errors name the file, as read_image's.
+// Opens a binary PNM (P5, P6) or PAM (P7) file. Errors name the file, as read_image's.
 Result<std::unique_ptr<StripReader>> open_pnm_strips(const std::filesystem::path& path);
 // Opens a PGX file (one component).
 Result<std::unique_ptr<StripReader>> open_pgx_strips(const std::filesystem::path& path);

@@ -194,11 +194,11 @@ const std::vector<EncodeOption>& encode_table() {
        [](EncodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
        "read the whole image into memory and transform whole planes. Without it, one file of binary PNM (P5, P6), "
-       "PGX, TIFF (strips or tiles, contiguous or planar, classic or BigTIFF) or raw planes (-F), or a list of "
-       "such one-component files (-i a.pgx,b.pgx,c.pgx), in one tile is encoded streamed: read in strips through a "
+       "PAM (P7), PGX, TIFF (strips or tiles, contiguous or planar, classic or BigTIFF) or raw planes (-F), or a "
+       "list of such one-component files (-i a.pgx,b.pgx,c.pgx), is encoded streamed: read in strips through a "
        "line-based DWT, each row of code-blocks coded as it completes, the file written as it is assembled (the "
-       "same bytes, in bounded memory); -q, profiles, several tiles (-t), batches and other formats (PNG, PAM, BMP, "
-       "ASCII PNM) always use the whole image",
+       "same bytes, in bounded memory); with several tiles (-t) one row of tiles is held at a time, each tile "
+       "coded so from it; -q, profiles, batches and other formats (PNG, BMP, ASCII PNM) always use the whole image",
        "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},

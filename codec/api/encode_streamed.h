@@ -3,8 +3,10 @@
 // needs them, each row of code-blocks is quantised and Tier-1 coded on the
 // pool once its subband rows are in, and the rows are then dropped; what
 // stays is the coded blocks until rate allocation and Tier-2, and the file
-// is handed to a sink in pieces (no second whole copy). The file is the
-// one encode() writes for the same image and options, byte for byte.
+// is handed to a sink in pieces (no second whole copy). A tiled image
+// (-t) is read one row of tiles at a time, held at the samples' width, and
+// each tile of the row coded so from its columns of those rows. The file
+// is the one encode() writes for the same image and options, byte for byte.
 #pragma once
 
 #include <cstdint>
@@ -29,13 +31,15 @@ struct RowSource {
   Image layout;
   // The next `rows` rows of component c (rows x its width samples) into
   // `out`; each component is read top to bottom, the components in step.
+  // With several tiles each sample must lie in its component's precision
+  // (they are held at that width); one outside it is an error.
   std::function<Status(int c, int64_t rows, int32_t* out)> read_rows;
 };
 
 // Why these options cannot be encoded streamed for an image of this layout,
-// or "" when they can: more than one tile (-t smaller than the image), PSNR
-// targets (-q decodes what it wrote and compares it with the whole image),
-// a profile (cinema, IMF).
+// or "" when they can: PSNR targets (-q decodes what it wrote and compares
+// it with the whole image), a profile (cinema, IMF), a layout with no
+// reference grid (B-2).
 std::string why_not_streamed(const Image& layout, const EncodeOptions& options);
 
 // Encodes the source's image as encode() would (the same bytes), to `sink`.

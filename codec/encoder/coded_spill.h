@@ -36,6 +36,15 @@ class CodedSpill {
   // Reads what put() stored back into `block` (its other fields unchanged).
   Status get(const SpilledBlock& at, entropy::EncodedCodeBlock& block) const;
 
+  // Whether `bytes` more of coded blocks may stay in memory under `budget`,
+  // counted over every tile of the encode (the store is the encode's one);
+  // they are counted when they may.
+  bool keep_in_memory(uint64_t bytes, uint64_t budget) {
+    if (held_ + bytes > budget) return false;
+    held_ += bytes;
+    return true;
+  }
+
   uint64_t bytes() const { return end_; }
   uint64_t blocks() const { return blocks_; }
 
@@ -45,6 +54,7 @@ class CodedSpill {
   std::string folder_;
   uint64_t end_ = 0;
   uint64_t blocks_ = 0;
+  uint64_t held_ = 0;  // bytes kept in memory (keep_in_memory)
 };
 
 }  // namespace mallat::codec

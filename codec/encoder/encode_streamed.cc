@@ -1,12 +1,15 @@
 // encode_streamed (codec/api/encode_streamed.h): encode()'s steps over the
-// image's layout, the one tile coded from its rows (TileEncoder::code_rows),
-// the file handed to the sink in pieces.
+// image's layout, each tile coded from its rows (TileEncoder::code_rows):
+// one tile straight from the source, several from the rows of their row of
+// tiles (tile_row_store.h); the file handed to the sink in pieces.
 #include "codec/api/encode_streamed.h"
 
+#include <memory>
 #include <string>
 
 #include "codec/api/profile.h"
 #include "codec/encoder/encode_tiles.h"
+#include "codec/encoder/tile_row_store.h"
 
 namespace mallat::codec {
 
@@ -17,11 +20,6 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
   if (o.profile.kind != ProfileKind::kNone) return "profiles (cinema, IMF) are encoded from the whole image";
   const Result<GridSize> grid = reference_grid_size(layout, o.image_x0, o.image_y0);
   if (!grid.ok()) return grid.status().message();
-  const uint64_t xsiz = uint64_t{o.image_x0} + static_cast<uint64_t>(grid->width);
-  const uint64_t ysiz = uint64_t{o.image_y0} + static_cast<uint64_t>(grid->height);
-  if ((o.tile_width != 0 && uint64_t{o.tile_x0} + o.tile_width < xsiz) ||
-      (o.tile_height != 0 && uint64_t{o.tile_y0} + o.tile_height < ysiz))
-    return "more than one tile (-t)";
   return "";
 }
 
@@ -32,9 +30,12 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
   TileCoding coding;
   coding.with_samples = false;
   coding.sink = &sink;
+  std::unique_ptr<TileRowStore> tile_rows;
   coding.code = [&](TileEncoder& tile, int index, int count) -> Status {
-    if (count != 1) return unsupported("streamed encoding: more than one tile");
-    return tile.code_rows(index, source.read_rows);
+    if (count == 1) return tile.code_rows(index, source.read_rows);
+    if (!tile_rows) tile_rows = std::make_unique<TileRowStore>(source, tile.main_header().siz);
+    MALLAT_ASSIGN_OR_RETURN(const TileRowReader rows, tile_rows->rows_of(index));
+    return tile.code_rows(index, rows);
   };
   return encode_tiles(source.layout, options, report, coding).status();
 }

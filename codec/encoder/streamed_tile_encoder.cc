@@ -169,6 +169,9 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     auto to_band = [&k](int nb, dwt::Band band) {
       return k.band_of[static_cast<size_t>(nb * 4 + static_cast<int>(band))];
     };
+    // A tile-component may be empty (B-12: a sub-sampled component in a
+    // tile narrower or lower than its sub-sampling): no rows, no blocks.
+    if (tc.rect.empty()) continue;
     if (wavelet == dwt::Wavelet::k53) {
       MALLAT_ASSIGN_OR_RETURN(k.f53, dwt::LineForward<int32_t>::make(
                                          tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,

@@ -177,10 +177,7 @@ Status TileEncoder::keep_or_spill(size_t slot) {
   CodedBlock& b = blocks_[slot];
   if (!setup_.spill || b.coded.data.empty()) return Status::Ok();
   const uint64_t bytes = b.coded.data.size() + b.coded.passes.size() * sizeof(entropy::CodingPass);
-  if (held_bytes_ + bytes <= setup_.spill_budget) {
-    held_bytes_ += bytes;
-    return Status::Ok();
-  }
+  if (setup_.spill->keep_in_memory(bytes, setup_.spill_budget)) return Status::Ok();
   MALLAT_ASSIGN_OR_RETURN(b.spilled, setup_.spill->put(b.coded));
   b.on_disk = true;
   return Status::Ok();

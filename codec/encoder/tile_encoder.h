@@ -119,11 +119,12 @@ class TileEncoder {
 
   // Transforms tile `index` and codes all its code-blocks.
   Status code(int index);
-  // The same blocks as code(index) for a tile that holds every component
-  // whole (one tile), the rows read from `rows` top to bottom as the
-  // line-based DWT needs them, each row of code-blocks coded once its
-  // subband rows are in and then dropped (streamed_tile_encoder.cc).
+  // The same blocks as code(index), the tile's rows (each component's
+  // tile-component, B-12) read from `rows` top to bottom as the line-based
+  // DWT needs them, each row of code-blocks coded once its subband rows are
+  // in and then dropped (streamed_tile_encoder.cc).
   Status code_rows(int index, const TileRowReader& rows);
+  const MainHeader& main_header() const { return *setup_.main; }
 
   std::vector<CodedBlock>& blocks() { return blocks_; }
   // The component of the code-block in `slot` (blocks() is indexed by slot).
@@ -164,7 +165,6 @@ class TileEncoder {
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<CodedBlock> blocks_;
-  uint64_t held_bytes_ = 0;   // coded bytes and pass tables in memory
   // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
   // precincts' packet-header state that each packets() call starts from.
   TilePrecincts precincts_;

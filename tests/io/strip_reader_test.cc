@@ -1,6 +1,6 @@
 // Issue 17: the strip readers (io/strip_reader.h) give the samples, layout
 // and errors read_image gives, whatever the order and size of the strips
-// the components are asked for in: PGX, and TIFF as libtiff writes it
+// the components are asked for in: PGX, PAM, and TIFF as libtiff writes it
 // (tiles, strips, planar, BigTIFF) and as the shared test images hold it.
 #include <gtest/gtest.h>
 
@@ -112,6 +112,58 @@ TEST(StripReader, PgxErrorsAreTheWholeImageReadersErrors) {
   Result<std::unique_ptr<StripReader>> short_file = open_strips(dir / "short.pgx");
   ASSERT_FALSE(short_file.ok());
   EXPECT_EQ(short_file.status().to_string(), read_image(dir / "short.pgx").status().to_string());
+  fs::remove_all(dir);
+}
+
+// PAM (P7): any depth, one or two bytes a sample, TUPLTYPE's colour and
+// alpha; a header with comments.
+TEST(StripReader, PamMatchesTheWholeImageReader) {
+  const fs::path dir = temp_dir();
+  struct Case {
+    std::string name, header;
+    int depth, bytes;
+  };
+  const std::vector<Case> cases = {
+      {"rgba.pam", "P7\nWIDTH 31\nHEIGHT 23\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n", 4, 1},
+      {"grey16.pam", "P7\n# a comment\nWIDTH 17\nHEIGHT 40\nDEPTH 1\nMAXVAL 4095\nTUPLTYPE GRAYSCALE\nENDHDR\n", 1, 2},
+      {"five.pam", "P7\nWIDTH 9\nHEIGHT 13\nDEPTH 5\nMAXVAL 200\nENDHDR\n", 5, 1},
+      {"ga.pam", "P7\nWIDTH 12\nHEIGHT 7\nDEPTH 2\nMAXVAL 255\nENDHDR\n", 2, 1},
+  };
+  for (const Case& c : cases) {
+    const int w = std::stoi(c.header.substr(c.header.find("WIDTH ") + 6));
+    const int h = std::stoi(c.header.substr(c.header.find("HEIGHT ") + 7));
+    std::vector<uint8_t> body;
+    for (int i = 0; i < w * h * c.depth; ++i) {
+      const int v = (i * 13 + i / (w * c.depth) * 5) % (c.bytes == 1 ? 201 : 4096);
+      if (c.bytes == 2) body.push_back(static_cast<uint8_t>(v >> 8));
+      body.push_back(static_cast<uint8_t>(v));
+    }
+    write_bytes(dir / c.name, c.header, body);
+    expect_strips_match(dir / c.name);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(StripReader, PamErrorsAreTheWholeImageReadersErrors) {
+  const fs::path dir = temp_dir();
+  const std::string header = "P7\nWIDTH 20\nHEIGHT 10\nDEPTH 3\nMAXVAL 100\nENDHDR\n";
+  std::vector<uint8_t> body(20 * 10 * 3, 7);
+  body.back() = 101;
+  write_bytes(dir / "high.pam", header, body);
+  body.resize(body.size() - 5);
+  write_bytes(dir / "short.pam", header, body);
+  write_bytes(dir / "bad.pam", "P7\nWIDTH 20\nHEIGHT 10\nDEPTH 3\nENDHDR\n", body);
+  Result<std::unique_ptr<StripReader>> high = open_strips(dir / "high.pam");
+  ASSERT_TRUE(high.ok() && *high);
+  std::vector<int32_t> rows(20 * 10);
+  Status s;
+  for (int c = 0; c < 3 && s.ok(); ++c) s = (*high)->read_rows(c, 10, rows.data());
+  EXPECT_EQ(s.to_string(), read_image(dir / "high.pam").status().to_string());
+  for (const char* name : {"short.pam", "bad.pam"}) {
+    Result<std::unique_ptr<StripReader>> r = open_strips(dir / name);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().to_string(), read_image(dir / name).status().to_string());
+  }
   fs::remove_all(dir);
 }
 

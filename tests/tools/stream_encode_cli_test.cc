@@ -3,7 +3,7 @@
 // writes; its errors leave no output; and its peak memory, measured on a
 // child process, stays well under the image's int32 size while the
 // whole-image path on the same file exceeds the same bound (so the test
-// fails if streaming silently falls back).
+// fails if streaming silently falls back), untiled and tiled (-t).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -80,7 +80,8 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
   write_pnm(dir / "rgb.ppm", 173, 131, 3, 255, 1);
   write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 2);
   for (const char* f : {"rgb.ppm", "grey16.pgm"})
-    for (const char* extra : {"", "-I", "-I -r 20", "-n 1", "-n 4 -d 3,1 -c [32,32] -b 16,16", "-M 64", "-r 40,10 -TLM -PLT"})
+    for (const char* extra : {"", "-I", "-I -r 20", "-n 1", "-n 4 -d 3,1 -c [32,32] -b 16,16", "-M 64", "-r 40,10 -TLM -PLT",
+                              "-t 64,48", "-I -t 40,40 -d 3,5 -T 1,2", "-t 32,32 -r 20 -PLT"})
       expect_same_as_whole((dir / f).string(), extra, dir);
   // Raw planes, sub-sampled chroma, read a component at a time.
   {
@@ -93,11 +94,12 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
       }
   }
   expect_same_as_whole((dir / "planes.raw").string(), "-F 77,61,3,12,u@1x1:2x2:2x2", dir);
+  expect_same_as_whole((dir / "planes.raw").string(), "-F 77,61,3,12,u@1x1:2x2:2x2 -t 25,15", dir);
   fs::remove_all(dir);
 }
 
-// PGX, TIFF (strips, tiles, planar, BigTIFF) and lists of per-component
-// files are read in strips too.
+// PGX, PAM, TIFF (strips, tiles, planar, BigTIFF) and lists of
+// per-component files are read in strips too.
 TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
   const fs::path dir = temp_dir("pgx_tiff");
   write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 7);
@@ -105,6 +107,13 @@ TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
   std::string out;
   ASSERT_EQ(testing::run_mallat("convert " + (dir / "grey16.pgm").string() + " " + files[0].string(), &out, dir), 0)
       << out;
+  // PAM (P7): RGB with alpha, read in strips as P6 is.
+  {
+    std::ofstream pam(dir / "rgba.pam", std::ios::binary);
+    pam << "P7\nWIDTH 83\nHEIGHT 71\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n";
+    for (int i = 0; i < 83 * 71 * 4; ++i) pam.put(static_cast<char>((i * 7 + i / 332 * 3) % 256));
+  }
+  files.push_back(dir / "rgba.pam");
 #ifdef MALLAT_HAVE_TIFF
   for (const char* name : {"flower-rgb-planar-08.tif", "flower-rgb-contig-16.tif", "flower-minisblack-12.tif"})
     files.push_back(testing::testdata_dir() / "images" / name);
@@ -115,7 +124,8 @@ TEST(StreamEncodeCli, PgxAndTiffSameBytesAsTheWholeImage) {
 #endif
   for (const fs::path& f : files) {
     EXPECT_TRUE(io::reads_in_strips(f)) << f;
-    for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16"}) expect_same_as_whole(f.string(), extra, dir);
+    for (const char* extra : {"", "-I -n 3", "-r 20,5 -b 16,16", "-t 40,32"})
+      expect_same_as_whole(f.string(), extra, dir);
   }
   // One PGX per component, chroma sub-sampled: each read in strips.
   const int64_t sizes[3][2] = {{77, 61}, {39, 31}, {39, 31}};
@@ -182,6 +192,16 @@ long peak_kib(const std::string& args) {
   return usage.ru_maxrss;
 }
 
+// The streamed peak (KiB) below `bound` and the whole-image one above it.
+void expect_on_either_side(long streamed, long whole, long bound, const std::string& what) {
+  ASSERT_GT(streamed, 0) << what;
+  ASSERT_GT(whole, 0) << what;
+  std::printf("peak RSS, %s: streamed %ld KiB, whole image %ld KiB, bound %ld KiB\n", what.c_str(), streamed, whole,
+              bound);
+  EXPECT_LT(streamed, bound) << what << ": streamed peak " << streamed << " KiB";
+  EXPECT_GT(whole, bound) << what << ": whole-image peak " << whole << " KiB";
+}
+
 TEST(StreamEncodeCli, PeakMemoryStaysFarBelowTheImage) {
   const fs::path dir = temp_dir("memory");
   const int64_t w = 3200, h = 3000;
@@ -191,11 +211,16 @@ TEST(StreamEncodeCli, PeakMemoryStaysFarBelowTheImage) {
   const std::string in = (dir / "big.ppm").string(), out = (dir / "big.j2k").string();
   const long streamed = peak_kib("encode -threads 2 -i " + in + " -o " + out);
   const long whole = peak_kib("encode -threads 2 --whole-image -i " + in + " -o " + out);
-  ASSERT_GT(streamed, 0);
-  ASSERT_GT(whole, 0);
-  std::printf("peak RSS: streamed %ld KiB, whole image %ld KiB, bound %ld KiB\n", streamed, whole, bound);
-  EXPECT_LT(streamed, bound) << "streamed peak " << streamed << " KiB, the image's int32 samples " << int32_kib;
-  EXPECT_GT(whole, bound) << "whole-image peak " << whole << " KiB";
+  const std::string int32_size = "the image's int32 samples " + std::to_string(int32_kib) + " KiB";
+  expect_on_either_side(streamed, whole, bound, "untiled, " + int32_size);
+  // Tiled (-t): one row of tiles is held, at the samples' width, so the peak
+  // stays as far below the image; the whole-image path reads every sample
+  // as int32.
+  const std::string tiles = " -t 512,512 -threads 2 -i " + in;
+  const long streamed_tiles = peak_kib("encode -o " + (dir / "s.j2k").string() + tiles);
+  const long whole_tiles = peak_kib("encode --whole-image -o " + (dir / "w.j2k").string() + tiles);
+  expect_on_either_side(streamed_tiles, whole_tiles, bound, "tiles 512x512, " + int32_size);
+  EXPECT_TRUE(bytes_of(dir / "s.j2k") == bytes_of(dir / "w.j2k"));
 #ifdef MALLAT_HAVE_TIFF
   // The same image as a TIFF (mallat's writer: strips), read in strips too.
   std::string said;
