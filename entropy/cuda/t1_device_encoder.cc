@@ -4,18 +4,10 @@
 #include <numeric>
 #include <string>
 
+#include "entropy/cuda/cuda_memory.h"
 #include "entropy/t1_device_batch.h"
 
 namespace mallat::entropy::cuda {
-namespace {
-
-// A CUDA error as a Status naming what failed.
-Status check_cuda(cudaError_t err, const char* what) {
-  if (err == cudaSuccess) return Status::Ok();
-  return device_error(std::string(what) + ": " + cudaGetErrorString(err));
-}
-
-}  // namespace
 
 std::string t1_device_unavailable() {
   int n = 0;
@@ -179,30 +171,8 @@ Status T1DeviceEncoder::encode() {
 }
 
 Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
-  cudaStream_t s = impl_->stream;
-  for (int i = 0; i < warmup; ++i) MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-  // The two events, destroyed on every way out.
-  cudaEvent_t events[2] = {};
-  struct Destroy {
-    cudaEvent_t* e;
-    ~Destroy() {
-      for (int i = 0; i < 2; ++i)
-        if (e[i] != nullptr) cudaEventDestroy(e[i]);
-    }
-  } destroy{events};
-  for (cudaEvent_t& e : events) MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreate(&e), "cudaEventCreate"));
-  std::vector<double> ms;
-  for (int i = 0; i < std::max(1, runs); ++i) {
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[0], s), "cudaEventRecord"));
-    MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[1], s), "cudaEventRecord"));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events[1]), "t1_encode_kernel"));
-    float t = 0;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&t, events[0], events[1]), "cudaEventElapsedTime"));
-    ms.push_back(t);
-  }
-  std::nth_element(ms.begin(), ms.begin() + static_cast<ptrdiff_t>(ms.size() / 2), ms.end());
-  return ms[ms.size() / 2];
+  return median_launch_ms(
+      impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
 }
 
 Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
