@@ -39,19 +39,9 @@ Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_
     return invalid_argument("Tier-1 decoding on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
   }
-  const std::string unavailable = t1_device_unavailable();
-  if (!unavailable.empty()) return device_error(unavailable);
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
-  // The host thread that waits for a launch sleeps rather than spins: the
-  // pool's threads decode blocks on every core meanwhile (as the encoder's,
-  // t1_device_encoder.cc).
-  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
   auto impl = std::make_unique<Impl>();
   impl->blocks_per_warp = blocks_per_warp;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaDeviceGetAttribute(&impl->sms, cudaDevAttrMultiProcessorCount, 0),
-                                    "cudaDeviceGetAttribute"));
-  MALLAT_RETURN_IF_ERROR(
-      check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_decode_kernel());
   return std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::move(impl)));
 }

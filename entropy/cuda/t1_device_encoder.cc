@@ -81,11 +81,7 @@ int auto_blocks_per_warp(size_t count, int sms) {
   return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
 }
 
-Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
-  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
-    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
-                            " code-blocks per warp (1..32, or 0 for auto)");
-  }
+Status start_t1_device(int& sms, cudaStream_t& stream) {
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
@@ -93,13 +89,20 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   // pool's threads code blocks on every core meanwhile (hybrid_block_encoder.h).
   // Too late once the context exists (the CUDA DWT made it): then it spins.
   if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute"));
+  return check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+}
+
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
+                            " code-blocks per warp (1..32, or 0 for auto)");
+  }
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
   impl->blocks_per_warp = blocks_per_warp;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaDeviceGetAttribute(&impl->sms, cudaDevAttrMultiProcessorCount, 0),
-                                    "cudaDeviceGetAttribute"));
-  MALLAT_RETURN_IF_ERROR(
-      check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }

@@ -36,6 +36,11 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
+// Device 0 made current (its waits sleeping rather than spinning where the
+// context is new), its SM count, and a non-blocking stream of the caller's
+// (T1DeviceEncoder, T1DeviceDecoder); an error when there is no device.
+Status start_t1_device(int& sms, cudaStream_t& stream);
+
 // Where the kernel keeps each thread's working state (t1_encode_kernel.cuh).
 enum class T1StateMemory { kLocal, kGlobal };
 
