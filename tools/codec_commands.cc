@@ -732,7 +732,14 @@ int decode_main(const Args& args) {
     return 0;
   }
   s.output.threads = s.codec.threads;
-  place_decode_device(s.codec);
+  // A batch decodes Part 1 code-blocks on the device and the CPU together;
+  // one file on the CPU alone (device_placement.h).
+  const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
+  if (Status placed = place_decode_device(s.codec, {}, is_batch(s.batch)); !placed.ok())
+    return fail("decode", placed.message());
+  if (asked_cuda && !is_batch(s.batch) && !s.quiet)
+    std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
+                         "more than the device saves; a batch of files uses the device\n");
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
@@ -749,7 +756,9 @@ int decode_main(const Args& args) {
                        s.batch.out_format + "'");
   Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
   if (!shared.ok()) return fail("decode", shared.message());
-  return run_batch("decode", *plan, decode_steps(s), s.quiet);
+  const int status = run_batch("decode", *plan, decode_steps(s), s.quiet);
+  note_decode_device_fallback(s.codec, asked_cuda, s.quiet);
+  return status;
 }
 
 int transcode_main(const Args& args) {

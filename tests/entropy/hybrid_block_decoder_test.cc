@@ -7,8 +7,10 @@
 // rates. Then whole files through codec::decode: the CPU path's image.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "entropy/hybrid_block_decoder.h"
 #include "entropy/t1_decode_batch.h"
 #include "entropy/t1_shared_decoder.h"
+#include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
 
 namespace mallat::entropy::testing {
@@ -313,3 +316,52 @@ TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
 
 }  // namespace
 }  // namespace mallat::entropy::testing
+
+namespace mallat::codec {
+namespace {
+
+using mallat::testing::textured_image;
+
+// Lossless (5/3) and lossy (9/7, truncated by rate control, so passes end
+// in every kind) files, with and without mode switches, and an HT file:
+// decoded through the hybrid decoder they give the CPU path's image.
+TEST(HybridDecode, ImagesAreTheCpuPathsWhateverTheSplit) {
+  const Image image = textured_image(300, 220, 3);
+  for (int variant = 0; variant < 5; ++variant) {
+    EncodeOptions e;
+    e.threads = 3;
+    if (variant % 2 == 1) {
+      e.reversible = false;
+      e.rate_kind = EncodeOptions::RateKind::kRatio;
+      e.rate_values = {40, 10};
+    }
+    if (variant >= 2) e.style = entropy::CodeBlockStyle::from_byte(variant == 4 ? 0x40 : 0x3F);
+    const auto coded = encode(image, e);
+    ASSERT_TRUE(coded.ok()) << coded.status().message();
+    DecodeOptions cpu;
+    cpu.threads = 3;
+    const auto want = decode(*coded, cpu);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    for (double share : {0.3, 1.0}) {
+      entropy::DeviceCoderOptions o;
+      o.device_share = share;
+      o.wait_for_device = true;
+      o.min_device_blocks = 0;
+      auto script = std::make_shared<entropy::testing::HostDecodeScript>();
+      DecodeOptions hybrid = cpu;
+      hybrid.block_decoder_instance = entropy::make_hybrid_block_decoder(entropy::testing::host_start(script), o);
+      const auto got = decode(*coded, hybrid);
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      ASSERT_EQ(got->components.size(), want->components.size());
+      for (size_t c = 0; c < want->components.size(); ++c) {
+        EXPECT_TRUE(got->components[c].samples == want->components[c].samples)
+            << "variant " << variant << " share " << share << " component " << c;
+      }
+      // HT blocks stay on the CPU.
+      EXPECT_EQ(hybrid.block_decoder_instance->device_times().device_blocks > 0, variant != 4) << variant;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mallat::codec
