@@ -75,9 +75,8 @@ struct T1DeviceEncoder::Impl {
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 T1DeviceEncoder::~T1DeviceEncoder() = default;
 
-int auto_blocks_per_warp(size_t count, int sms) {
-  constexpr size_t kWarpsPerSm = 12;
-  const size_t warps = kWarpsPerSm * static_cast<size_t>(std::max(1, sms));
+int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
+  const size_t warps = static_cast<size_t>(std::max(1, warps_per_sm)) * static_cast<size_t>(std::max(1, sms));
   return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
 }
 
