@@ -73,9 +73,9 @@ constexpr std::string_view kDeviceHelp =
     "blocks on the GPU and the CPU threads at once; the DWT, HT blocks and everything else run on the CPU. CUDA "
     "starts in the background while the input is read, and blocks coded before it is up go to the CPU; a batch "
     "starts it once. Its start-up still slows the CPU stages by about 0.1 s, so a single file of less than about "
-    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode runs on the CPU whatever the "
-    "device (the GPU has only the inverse DWT to offer, which loses to the CPU's with its copies). The files are "
-    "identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
+    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode of a batch of files decodes Part 1 "
+    "blocks on the GPU and the CPU threads at once, the rest on the CPU; a single file is decoded on the CPU alone. "
+    "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // What encode's options fill in.
 struct EncodeSettings {
