@@ -65,7 +65,17 @@ struct MqDecoder {
   // (which implies A < 0x8000). The next state is a byte picked out of
   // kMqBranchlessStates by shifting.
   [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
-    const uint64_t t = kMqBranchlessStates[state];
+    return decode_branchless<true>(state);
+  }
+  // The same bounded by the segment (no PaddedSegment): the shared decoder's
+  // (t1_shared_decoder.h) symbols that are close to coin tosses.
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_bounded_branchless(uint8_t& state) {
+    return decode_branchless<false>(state);
+  }
+
+  template <bool kPadded>
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint8_t& state) {
+    const uint64_t t = MALLAT_T1_TABLE(kMqBranchlessStates)[state];
     const uint32_t qe = static_cast<uint16_t>(t);
     a -= qe;
     const uint32_t lower = (c >> 16) < qe;
@@ -75,7 +85,7 @@ struct MqDecoder {
     const int n = shifts_to_normalise(a);  // 0 when A is still normalised
     const uint32_t renormalised = n != 0;
     state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
-    shift_out<true>(n);
+    shift_out<kPadded>(n);
     return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
   }
 

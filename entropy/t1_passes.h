@@ -101,7 +101,9 @@ struct MqDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqDecoder mq;
   MqContexts cx;
-  MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
+  // As the encoder's: branchless for coin tosses, branchy for the cleanup
+  // pass's mostly-MPS decisions (the same decisions either way).
+  MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode_bounded_branchless(cx[ctx]); }
   MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
 };
 template <class Encoder>
