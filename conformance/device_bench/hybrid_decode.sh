@@ -14,7 +14,7 @@ B=build-gpu
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
   -DMALLAT_TIFF=OFF > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
 cmake --build $B -j16 --target mallat entropy_cuda_test entropy_cuda_decode_test entropy_cuda_decode_bench \
-  encode_cuda_test hybrid_block_decoder_test hybrid_block_encoder_test batch_cli_test entropy_test \
+  encode_cuda_test hybrid_block_decoder_test hybrid_block_encoder_test batch_cli_test t1_shared_decoder_test entropy_test \
   > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
 echo "built at $(date +%T)" >> "$R"
 Q=${1:-}
