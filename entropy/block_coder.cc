@@ -1,9 +1,11 @@
 // The block coder factory: the code-block style decides the coder.
 #include "entropy/block_coder.h"
 
+#include "entropy/hybrid_block_decoder.h"
 #include "entropy/hybrid_block_encoder.h"
 
 #ifdef MALLAT_HAVE_CUDA
+#include "entropy/cuda/device_block_decoder.h"
 #include "entropy/cuda/device_block_encoder.h"
 #endif
 
@@ -30,6 +32,16 @@ Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCode
   MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
 #ifdef MALLAT_HAVE_CUDA
   return make_hybrid_block_encoder(cuda::make_cuda_t1_device, options);
+#else
+  (void)options;
+  return unsupported("unreachable");
+#endif
+}
+
+Result<std::unique_ptr<BlockDecoder>> make_device_block_decoder(const DeviceCoderOptions& options) {
+  MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
+#ifdef MALLAT_HAVE_CUDA
+  return make_hybrid_block_decoder(cuda::make_cuda_t1_decode_device, options);
 #else
   (void)options;
   return unsupported("unreachable");

@@ -162,6 +162,10 @@ class BlockDecoder {
  public:
   virtual ~BlockDecoder() = default;
   virtual std::string name() const = 0;
+  // As BlockEncoder's: a device decoder's times so far (zeros for a CPU
+  // decoder), and why its device could not be started (OK otherwise).
+  virtual DeviceCodingTimes device_times() const { return {}; }
+  virtual Status device_status() const { return Status::Ok(); }
 
   // Decodes blocks[i] into out[i] for every i (out.size() == blocks.size()).
   // A block that cannot be decoded has its own status and the others go on;
@@ -194,6 +198,16 @@ Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCode
 // OK when this build can make a device coder; else the error
 // make_device_block_encoder gives. Starts nothing.
 Status device_block_encoder_built();
+
+// The Part 1 decoder on the GPU and the CPU together
+// (entropy/hybrid_block_decoder.h over entropy/cuda/device_block_decoder.h):
+// each batch of Part 1 blocks split between one launch and the pool, the
+// samples and info decode_code_block gives; HT batches on the CPU's HT
+// decoder. As make_device_block_encoder: the device starts in the
+// background now, its memory is kept for later calls, an error when this
+// build has no CUDA (device_block_encoder_built), every batch on the CPU
+// when the device fails to start (device_status says why).
+Result<std::unique_ptr<BlockDecoder>> make_device_block_decoder(const DeviceCoderOptions& options = {});
 
 // The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.

@@ -46,7 +46,7 @@ class CpuBlockDecoder final : public BlockDecoder {
     if (out.size() != blocks.size()) return invalid_argument("block decoder: one output per block");
     for_blocks_and_items(pool, blocks.size(), work, [&](size_t k) {
       DecodedBlock& o = out[k];
-      auto info = decode_(input(blocks[k]), o.samples);
+      auto info = decode_(joined_input(blocks[k]), o.samples);
       if (!info.ok()) {
         o.status = info.status();
         return;
@@ -59,32 +59,30 @@ class CpuBlockDecoder final : public BlockDecoder {
   }
 
  private:
-  // The coders take the bytes in one piece: a block that several packets
-  // contributed to is joined in a buffer of the thread's own.
-  static CodeBlockToDecode input(const BlockToDecode& b) {
-    CodeBlockToDecode in;
-    thread_local std::vector<uint8_t> joined;
-    if (b.pieces.size() == 1) {
-      in.data = b.pieces[0];
-    } else {
-      joined.clear();
-      for (std::span<const uint8_t> piece : b.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
-      in.data = joined;
-    }
-    in.segment_lengths = b.segment_lengths;
-    in.num_passes = b.num_passes;
-    in.zero_bitplanes = b.zero_bitplanes;
-    in.num_bitplanes = b.num_bitplanes;
-    in.orientation = b.orientation;
-    in.style = b.style;
-    return in;
-  }
-
   std::string name_;
   DecodeOneBlock decode_;
 };
 
 }  // namespace
+
+CodeBlockToDecode joined_input(const BlockToDecode& b) {
+  CodeBlockToDecode in;
+  thread_local std::vector<uint8_t> joined;
+  if (b.pieces.size() == 1) {
+    in.data = b.pieces[0];
+  } else {
+    joined.clear();
+    for (std::span<const uint8_t> piece : b.pieces) joined.insert(joined.end(), piece.begin(), piece.end());
+    in.data = joined;
+  }
+  in.segment_lengths = b.segment_lengths;
+  in.num_passes = b.num_passes;
+  in.zero_bitplanes = b.zero_bitplanes;
+  in.num_bitplanes = b.num_bitplanes;
+  in.orientation = b.orientation;
+  in.style = b.style;
+  return in;
+}
 
 void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work,
                           const std::function<void(size_t)>& block) {

@@ -18,6 +18,11 @@ using EncodeOneBlock = Result<EncodedCodeBlock> (*)(const BlockToEncode& block);
 // Decodes one block whose codeword pieces are joined in `in.data`.
 using DecodeOneBlock = Result<DecodedCodeBlockInfo> (*)(const CodeBlockToDecode& in, PlaneView<int32_t> out);
 
+// The coders take the bytes in one piece: `b` as they take it, the pieces
+// of a block that several packets contributed to joined in a buffer of the
+// thread's own (valid until its next call on the thread).
+CodeBlockToDecode joined_input(const BlockToDecode& b);
+
 // Runs `work`'s beside items, then block(k) for every k < blocks, as one
 // parallel_for on `pool` (the device coder gathers its blocks this way).
 void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work,

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "entropy/host_device.h"
 #include "entropy/mq_states.h"
 
 namespace mallat::entropy {
@@ -36,7 +37,7 @@ struct MqDecoder {
   const uint8_t* end = nullptr;  // one past the segment's last byte
 
   // C.3.5 INITDEC on the segment [data, data + size).
-  void init(const uint8_t* data, size_t size) {
+  MALLAT_HD void init(const uint8_t* data, size_t size) {
     bp = data;
     end = data + size;
     c = static_cast<uint32_t>(current()) << 16;
@@ -48,7 +49,7 @@ struct MqDecoder {
 
   // C.3.2 DECODE with the MPS/LPS exchanges (C.3.3) and RENORMD (C.3.4);
   // `state` is the context's byte 2 * I + MPS.
-  inline uint32_t decode(uint8_t& state) { return decode_with_branches<false>(state); }
+  MALLAT_HD inline uint32_t decode(uint8_t& state) { return decode_with_branches<false>(state); }
 
   // The same on a PaddedSegment (no bounds checks), for the fast Tier-1
   // passes where a decision is usually the MPS: then the branches predict
@@ -64,7 +65,17 @@ struct MqDecoder {
   // (which implies A < 0x8000). The next state is a byte picked out of
   // kMqBranchlessStates by shifting.
   [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
-    const uint64_t t = kMqBranchlessStates[state];
+    return decode_branchless<true>(state);
+  }
+  // The same bounded by the segment (no PaddedSegment): the shared decoder's
+  // (t1_shared_decoder.h) symbols that are close to coin tosses.
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_bounded_branchless(uint8_t& state) {
+    return decode_branchless<false>(state);
+  }
+
+  template <bool kPadded>
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint8_t& state) {
+    const uint64_t t = MALLAT_T1_TABLE(kMqBranchlessStates)[state];
     const uint32_t qe = static_cast<uint16_t>(t);
     a -= qe;
     const uint32_t lower = (c >> 16) < qe;
@@ -74,13 +85,13 @@ struct MqDecoder {
     const int n = shifts_to_normalise(a);  // 0 when A is still normalised
     const uint32_t renormalised = n != 0;
     state = static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)));
-    shift_out<true>(n);
+    shift_out<kPadded>(n);
     return (static_cast<uint32_t>(t >> 16) & 1) ^ lps;
   }
 
   template <bool kPadded>
-  [[gnu::always_inline]] inline uint32_t decode_with_branches(uint8_t& state) {
-    const MqState& s = kMqStates[state];
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_with_branches(uint8_t& state) {
+    const MqState& s = MALLAT_T1_TABLE(kMqStates)[state];
     const uint32_t qe = s.qe;
     const uint32_t mps = s.mps;
     a -= qe;
@@ -114,7 +125,7 @@ struct MqDecoder {
   // C.3.4 RENORMD: shift A and C left by n (what brings A to 0x8000 or
   // more), reading a byte whenever CT runs out.
   template <bool kPadded>
-  [[gnu::always_inline]] inline void shift_out(int n) {
+  [[gnu::always_inline]] MALLAT_HD inline void shift_out(int n) {
     while (n > ct) {
       a <<= ct;
       c <<= ct;
@@ -132,7 +143,7 @@ struct MqDecoder {
 
   // byte_in for a padded segment: past the end it finds 0xFF 0xFF, a
   // marker, and stays there, as byte_in does.
-  [[gnu::always_inline]] inline void byte_in_padded() {
+  [[gnu::always_inline]] MALLAT_HD inline void byte_in_padded() {
     if (bp[0] == 0xFF) {
       if (bp[1] > 0x8F) {
         c += 0xFF00;
@@ -151,7 +162,7 @@ struct MqDecoder {
 
   // C.3.4 BYTEIN: 0xFF followed by a byte above 0x8F is a marker (or the
   // end of the data): feed 1 bits without advancing.
-  void byte_in() {
+  MALLAT_HD void byte_in() {
     if (current() == 0xFF) {
       const uint8_t b1 = end - bp > 1 ? bp[1] : 0xFF;  // no bp + 1: bp may be null
       if (b1 > 0x8F) {
@@ -170,7 +181,7 @@ struct MqDecoder {
   }
 
  private:
-  uint8_t current() const { return bp < end ? *bp : 0xFF; }
+  MALLAT_HD uint8_t current() const { return bp < end ? *bp : 0xFF; }
 };
 
 }  // namespace mallat::entropy

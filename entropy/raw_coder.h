@@ -80,14 +80,14 @@ struct RawDecoder {
   uint32_t c = 0;  // the byte being read
   int ct = 0;      // bits of it not yet read
 
-  void init(const uint8_t* data, size_t size) {
+  MALLAT_HD void init(const uint8_t* data, size_t size) {
     bp = data;
     end = data + size;
     c = 0;
     ct = 0;
   }
 
-  inline uint32_t decode() {
+  MALLAT_HD inline uint32_t decode() {
     if (ct == 0) {
       // After 0xFF only 7 bits follow; past the end, read 0xFF bytes.
       const bool stuffed = c == 0xFF;

@@ -115,21 +115,9 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
   const int last = block.num_passes - 1;
   info.lowest_plane = planes - 1 - pass_plane_offset(last);
   info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
-  for (int y = 0; y < h; ++y) {
-    int32_t* row = out.row(y);
-    const uint32_t* mag = s.magnitude(0, y);
-    const uint32_t* column = s.column(0, y);
-    // Magnitudes are set only for significant samples; mask the others.
-    // Masks rather than branches: significance and sign are coin tosses.
-    const int negative = 19 + y % 4;
-    const int significant = 3 * (y % 4 + 1) + 1;
-    for (int x = 0; x < w; ++x) {
-      const uint32_t word = column[x];
-      const uint32_t m = mag[4 * x] & (0u - ((word >> significant) & 1));
-      const uint32_t neg = 0u - ((word >> negative) & 1);
-      row[x] = static_cast<int32_t>((m ^ neg) - neg);
-    }
-    if (!known_plane.empty()) {
+  detail::write_decoded_samples(s, out.data, out.stride);
+  if (!known_plane.empty()) {
+    for (int y = 0; y < h; ++y) {
       uint8_t* kp = known_plane.row(y);
       for (int x = 0; x < w; ++x) {
         const bool behind =

@@ -6,6 +6,7 @@
 // runs these same passes on a fixed-size state, on the CPU and the GPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -100,8 +101,10 @@ struct MqDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqDecoder mq;
   MqContexts cx;
-  inline uint32_t code(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
-  inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
+  // As the encoder's: branchless for coin tosses, branchy for the cleanup
+  // pass's mostly-MPS decisions (the same decisions either way).
+  MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode_bounded_branchless(cx[ctx]); }
+  MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
 };
 template <class Encoder>
 struct BasicRawEncodeSymbols {
@@ -116,7 +119,7 @@ using RawEncodeSymbols = BasicRawEncodeSymbols<RawEncoder>;
 struct RawDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = true;
   RawDecoder raw;
-  inline uint32_t code(int, uint32_t) { return raw.decode(); }
+  MALLAT_HD inline uint32_t code(int, uint32_t) { return raw.decode(); }
 };
 
 // D.3.2 / D.3.3: the sample in row r of column word `f` becomes
@@ -343,6 +346,28 @@ MALLAT_HD void run_pass(PassType type, bool raw, Mq& mq, Raw& rw, State& s, cons
     case PassType::kCleanup:
       cleanup_pass<Mq, kVsc>(mq, s, zc_lut, p);
       break;
+  }
+}
+
+// The decoded values of a state's rows as two's-complement samples at their
+// true weight into `samples` (rows `stride` apart). Magnitudes are set only
+// once a sample is significant (code_new_significance); the others are
+// masked out, with masks rather than branches: significance and sign are
+// coin tosses.
+template <class State>
+MALLAT_HD void write_decoded_samples(State& s, int32_t* samples, ptrdiff_t stride) {
+  for (int y = 0; y < s.height; ++y) {
+    int32_t* row = samples + y * stride;
+    const uint32_t* mag = s.magnitude(0, y);
+    const uint32_t* column = s.column(0, y);
+    const int negative = 19 + y % 4;
+    const int significant = 3 * (y % 4 + 1) + 1;
+    for (int x = 0; x < s.width; ++x) {
+      const uint32_t word = column[x];
+      const uint32_t m = mag[4 * x] & (0u - ((word >> significant) & 1));
+      const uint32_t neg = 0u - ((word >> negative) & 1);
+      row[x] = static_cast<int32_t>((m ^ neg) - neg);
+    }
   }
 }
 

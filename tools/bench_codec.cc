@@ -36,9 +36,10 @@ const char kUsage[] =
     "inverse DWT, inverse colour transform and output, write. Each figure is the median over\n"
     "--runs rounds (default 5) after --warmup rounds (default 1) of its time summed over the\n"
     "files. The encode options are mallat encode's (-threads, --device, -I, -r, ...), and\n"
-    "--device runs what the commands run there (Tier-1 encoding on the GPU and CPU together);\n"
-    "decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both on that device\n"
-    "instead of the CPU (a device backend's uploads and downloads are part of its DWT time).\n"
+    "--device runs what the commands run there (Tier-1 encoding and decoding on the GPU and\n"
+    "CPU together); decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both\n"
+    "on that device instead of the CPU (a device backend's uploads and downloads are part of\n"
+    "its DWT time).\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -109,6 +110,20 @@ const std::vector<Line>& device_lines() {
   return lines;
 }
 
+// Tier-1 decoding on the device, within "Tier-1 + dequantisation".
+const std::vector<Line>& decode_device_lines() {
+  static const std::vector<Line> lines = {
+      {"lay out + gather bytes (CPU)", [](const Round& r) { return r.device.prepare_ms; }},
+      {"upload", [](const Round& r) { return r.device.upload_ms; }},
+      {"Tier-1 kernel", [](const Round& r) { return r.device.kernel_ms; }},
+      {"download", [](const Round& r) { return r.device.download_ms; }},
+      {"CPU blocks meanwhile (wall)", [](const Round& r) { return r.device.cpu_ms; }},
+      {"CPU waiting for the device", [](const Round& r) { return r.device.wait_ms; }},
+      {"samples placed + dequantised (CPU)", [](const Round& r) { return r.device.finish_ms; }},
+  };
+  return lines;
+}
+
 void report(const char* what, const std::vector<Line>& lines, const std::vector<Round>& rounds, size_t images,
             double megapixels) {
   const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
@@ -125,13 +140,12 @@ void report(const char* what, const std::vector<Line>& lines, const std::vector<
               100.0 * (whole - named) / whole);
 }
 
-void report_device(const std::vector<Round>& rounds) {
+void report_device(const char* stage, const std::vector<Line>& lines, const std::vector<Round>& rounds) {
   const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
-  std::printf("  of quantisation + Tier-1, Tier-1 on the device and the CPU (%.0f blocks on the device, %.0f on "
-              "the CPU a round):\n",
-              median_of(rounds, [](const Round& r) { return double(r.device.device_blocks); }),
+  std::printf("  of %s, Tier-1 on the device and the CPU (%.0f blocks on the device, %.0f on the CPU a round):\n",
+              stage, median_of(rounds, [](const Round& r) { return double(r.device.device_blocks); }),
               median_of(rounds, [](const Round& r) { return double(r.device.cpu_blocks); }));
-  for (const Line& line : device_lines()) {
+  for (const Line& line : lines) {
     const double ms = median_of(rounds, line.of);
     std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
   }
@@ -155,7 +169,7 @@ struct Bench {
 
   Status encode_round(Round& r, uint64_t* pixels) {
     encode.stage_times = &r.stages;
-    const entropy::DeviceCodingTimes before = device_times();
+    const entropy::DeviceCodingTimes before = device_times(encode.block_encoder_instance.get());
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
       auto t = std::chrono::steady_clock::now();
@@ -171,22 +185,27 @@ struct Bench {
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
-    const entropy::DeviceCodingTimes after = device_times();
-    r.device = {after.prepare_ms - before.prepare_ms, after.upload_ms - before.upload_ms,
-                after.kernel_ms - before.kernel_ms, after.download_ms - before.download_ms,
-                after.finish_ms - before.finish_ms, after.device_blocks - before.device_blocks,
-                after.cpu_blocks - before.cpu_blocks, after.cpu_ms - before.cpu_ms,
-                after.wait_ms - before.wait_ms};
+    r.device = since(before, device_times(encode.block_encoder_instance.get()));
     return Status::Ok();
   }
 
-  entropy::DeviceCodingTimes device_times() const {
-    return encode.block_encoder_instance ? encode.block_encoder_instance->device_times()
-                                         : entropy::DeviceCodingTimes{};
+  // A coder's device times so far (zeros without a coder).
+  template <class Coder>
+  static entropy::DeviceCodingTimes device_times(const Coder* coder) {
+    return coder ? coder->device_times() : entropy::DeviceCodingTimes{};
+  }
+  static entropy::DeviceCodingTimes since(const entropy::DeviceCodingTimes& before,
+                                          const entropy::DeviceCodingTimes& after) {
+    return {after.prepare_ms - before.prepare_ms, after.upload_ms - before.upload_ms,
+            after.kernel_ms - before.kernel_ms,   after.download_ms - before.download_ms,
+            after.finish_ms - before.finish_ms,   after.device_blocks - before.device_blocks,
+            after.cpu_blocks - before.cpu_blocks, after.cpu_ms - before.cpu_ms,
+            after.wait_ms - before.wait_ms};
   }
 
   Status decode_round(Round& r) {
     decode.stage_times = &r.stages;
+    const entropy::DeviceCodingTimes before = device_times(decode.block_decoder_instance.get());
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
       auto t = std::chrono::steady_clock::now();
@@ -203,6 +222,7 @@ struct Bench {
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
+    r.device = since(before, device_times(decode.block_decoder_instance.get()));
     return Status::Ok();
   }
 
@@ -225,9 +245,13 @@ struct Bench {
     report("encode", encode_lines(), encodes, files.size(), megapixels);
     if (encode.block_encoder_instance) {
       std::printf("  Tier-1: %s\n", encode.block_encoder_instance->name().c_str());
-      report_device(encodes);
+      report_device("quantisation + Tier-1", device_lines(), encodes);
     }
     report("decode", decode_lines(), decodes, files.size(), megapixels);
+    if (decode.block_decoder_instance) {
+      std::printf("  Tier-1: %s\n", decode.block_decoder_instance->name().c_str());
+      report_device("Tier-1 + dequantisation", decode_device_lines(), decodes);
+    }
     return Status::Ok();
   }
 };
@@ -282,7 +306,9 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   // warm-up round.
   entropy::DeviceCoderOptions coder;
   coder.wait_for_device = true;
+  bench.decode.dwt_backend = bench.encode.dwt_backend;
   MALLAT_RETURN_IF_ERROR(place_encode_device(bench.encode, coder));
+  MALLAT_RETURN_IF_ERROR(place_decode_device(bench.decode, coder));
   if (bench.dwt_device) bench.encode.dwt_backend = *bench.dwt_device;
   // One backend for every call of the benchmark, made before the clock runs.
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,

@@ -73,9 +73,9 @@ constexpr std::string_view kDeviceHelp =
     "blocks on the GPU and the CPU threads at once; the DWT, HT blocks and everything else run on the CPU. CUDA "
     "starts in the background while the input is read, and blocks coded before it is up go to the CPU; a batch "
     "starts it once. Its start-up still slows the CPU stages by about 0.1 s, so a single file of less than about "
-    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode runs on the CPU whatever the "
-    "device (the GPU has only the inverse DWT to offer, which loses to the CPU's with its copies). The files are "
-    "identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
+    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode of a batch of files decodes Part 1 "
+    "blocks on the GPU and the CPU threads at once, the rest on the CPU; a single file is decoded on the CPU alone. "
+    "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // What encode's options fill in.
 struct EncodeSettings {
@@ -743,7 +743,14 @@ int decode_main(const Args& args) {
     return 0;
   }
   s.output.threads = s.codec.threads;
-  place_decode_device(s.codec);
+  // A batch decodes Part 1 code-blocks on the device and the CPU together;
+  // one file on the CPU alone (device_placement.h).
+  const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
+  if (Status placed = place_decode_device(s.codec, {}, is_batch(s.batch)); !placed.ok())
+    return fail("decode", placed.message());
+  if (asked_cuda && !is_batch(s.batch) && !s.quiet)
+    std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
+                         "more than the device saves; a batch of files uses the device\n");
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
@@ -760,7 +767,9 @@ int decode_main(const Args& args) {
                        s.batch.out_format + "'");
   Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
   if (!shared.ok()) return fail("decode", shared.message());
-  return run_batch("decode", *plan, decode_steps(s), s.quiet);
+  const int status = run_batch("decode", *plan, decode_steps(s), s.quiet);
+  note_decode_device_fallback(s.codec, asked_cuda, s.quiet);
+  return status;
 }
 
 int transcode_main(const Args& args) {

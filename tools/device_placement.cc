@@ -14,6 +14,16 @@ std::vector<std::shared_ptr<entropy::BlockEncoder>>& started_coders() {
   static auto* coders = new std::vector<std::shared_ptr<entropy::BlockEncoder>>;
   return *coders;
 }
+std::vector<std::shared_ptr<entropy::BlockDecoder>>& started_decoders() {
+  static auto* decoders = new std::vector<std::shared_ptr<entropy::BlockDecoder>>;
+  return *decoders;
+}
+
+void note_fallback(const char* command, const Status& device) {
+  if (device.ok()) return;
+  std::fprintf(stderr, "mallat %s: note: Tier-1 ran on the CPU (same output): %s\n", command,
+               device.message().c_str());
+}
 
 }  // namespace
 
@@ -41,16 +51,29 @@ uint64_t expected_samples_hint(const std::string& first_input) {
 
 bool device_pays_for_one_file(uint64_t expected_samples) { return expected_samples >= (uint64_t{1} << 27); }
 
-bool device_coder_started() { return !started_coders().empty(); }
+bool device_coder_started() { return !started_coders().empty() || !started_decoders().empty(); }
 
-void place_decode_device(codec::DecodeOptions& opt) { opt.dwt_backend = dwt::BackendKind::kCpu; }
+Status place_decode_device(codec::DecodeOptions& opt, const entropy::DeviceCoderOptions& coder, bool start) {
+  const dwt::BackendKind asked = opt.dwt_backend;
+  opt.dwt_backend = dwt::BackendKind::kCpu;
+  if (asked == dwt::BackendKind::kCpu || opt.block_decoder_instance) return Status::Ok();
+  if (!start) {
+    const Status built = entropy::device_block_encoder_built();
+    return asked == dwt::BackendKind::kCuda ? built.with_context("--device cuda") : Status::Ok();
+  }
+  Result<std::unique_ptr<entropy::BlockDecoder>> made = entropy::make_device_block_decoder(coder);
+  if (!made.ok()) return asked == dwt::BackendKind::kCuda ? made.status().with_context("--device cuda") : Status::Ok();
+  opt.block_decoder_instance = std::move(made).value();
+  started_decoders().push_back(opt.block_decoder_instance);
+  return Status::Ok();
+}
+
+void note_decode_device_fallback(const codec::DecodeOptions& opt, bool asked_cuda, bool quiet) {
+  if (asked_cuda && !quiet && opt.block_decoder_instance) note_fallback("decode", opt.block_decoder_instance->device_status());
+}
 
 void note_device_fallback(const char* command, const codec::EncodeOptions& opt, bool asked_cuda, bool quiet) {
-  if (!asked_cuda || quiet || !opt.block_encoder_instance) return;
-  const Status device = opt.block_encoder_instance->device_status();
-  if (device.ok()) return;
-  std::fprintf(stderr, "mallat %s: note: Tier-1 ran on the CPU (same output): %s\n", command,
-               device.message().c_str());
+  if (asked_cuda && !quiet && opt.block_encoder_instance) note_fallback(command, opt.block_encoder_instance->device_status());
 }
 
 }  // namespace mallat::tools

@@ -6,8 +6,12 @@
 //   transform on 16 cores. CUDA starts on a background thread as soon as
 //   the options are read, so reading the input and the CPU stages hide it;
 //   blocks coded before it is up are coded on the CPU.
-// - decode: everything on the CPU. The device has only the inverse DWT to
-//   offer, which lost to the CPU's with its copies even with CUDA's start-up
+// - decode: Part 1 Tier-1 decoding on the device and the CPU's threads
+//   together for a batch of files (the hybrid decoder,
+//   entropy/hybrid_block_decoder.h), the rest on the CPU; one file on the
+//   CPU alone, CUDA never started (its start-up costs a single file more
+//   than the device's share saves). The inverse DWT stays on the CPU: the
+//   CUDA DWT's copies lost to the CPU's transform even with CUDA's start-up
 //   paid once for a batch.
 // The library's own dwt_backend still puts the DWT on the device for
 // whoever asks (the tests, `mallat bench codec --dwt-device cuda`).
@@ -49,7 +53,7 @@ uint64_t expected_samples_hint(const std::string& first_input);
 // is taken as small.
 bool device_pays_for_one_file(uint64_t expected_samples);
 
-// Whether this process started a device coder. place_encode_device keeps
+// Whether this process started a device coder (encoder or decoder). place_encode_device keeps
 // each alive to the end of the process, and tools/main.cc then leaves with
 // std::_Exit once every file is written and closed: tearing CUDA down (the
 // pinned memory unlocked, the context destroyed) costs a single-file
@@ -57,8 +61,17 @@ bool device_pays_for_one_file(uint64_t expected_samples);
 // waited for nor torn down under its thread.
 bool device_coder_started();
 
-// Applies decode's --device: the DWT on the CPU whatever was asked.
-void place_decode_device(codec::DecodeOptions& opt);
+// Applies decode's --device (opt.dwt_backend as parsed): the DWT on the CPU
+// whatever was asked; for cuda or auto with `start` (a batch), the device
+// decoder (opt.block_decoder_instance), started now in the background.
+// cuda in a build without CUDA is an error, started or not; auto then stays
+// on the CPU.
+Status place_decode_device(codec::DecodeOptions& opt, const entropy::DeviceCoderOptions& coder = {},
+                           bool start = true);
+
+// After a decode with --device cuda whose device did not start: a note
+// that Tier-1 ran on the CPU and why (the samples are the same).
+void note_decode_device_fallback(const codec::DecodeOptions& opt, bool asked_cuda, bool quiet);
 
 // After an encode with --device cuda whose device did not start: a note
 // that Tier-1 ran on the CPU and why (the files are the same). Nothing

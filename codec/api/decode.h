@@ -15,6 +15,7 @@
 #include "common/image.h"
 #include "common/status.h"
 #include "dwt/dwt.h"
+#include "entropy/block_coder.h"
 
 namespace mallat::codec {
 
@@ -47,6 +48,12 @@ struct DecodeOptions {
   dwt::BackendKind dwt_backend = dwt::BackendKind::kCpu;  // as EncodeOptions
   std::shared_ptr<dwt::Backend> dwt_instance;  // as EncodeOptions: wins over dwt_backend; one call at a time
   StageTimes* stage_times = nullptr;           // as EncodeOptions: each stage's time added when set
+  // When set, the whole-tile decoder decodes Part 1 code-blocks through it
+  // (the hybrid device + CPU decoder of entropy::make_device_block_decoder,
+  // which the command line's --device cuda sets for a batch: the samples
+  // are the CPU decoder's); HT blocks and a streamed decode's stay on the
+  // CPU. Made once and reused by many calls; one call at a time.
+  std::shared_ptr<entropy::BlockDecoder> block_decoder_instance;
   // A JP2 file's header applied to the decoded components (Annex I): palette
   // and cmap, cdef, the first colr (an enumerated space or a restricted ICC
   // profile), then sYCC converted to RGB: the image as opj_decompress gives

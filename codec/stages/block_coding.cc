@@ -25,13 +25,16 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
 }  // namespace
 
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
-                       ThreadPool& pool, const entropy::BatchWork& work) {
+                       ThreadPool& pool, const entropy::BatchWork& work, entropy::BlockDecoder* part1) {
   using entropy::BlockCoderKind;
   auto kind_of = [&](size_t k) { return entropy::block_coder_kind(batch[k].style); };
   bool one_kind = true;
   for (size_t k = 1; k < batch.size(); ++k) one_kind = one_kind && kind_of(k) == kind_of(0);
   if (one_kind) {
     const entropy::CodeBlockStyle style = batch.empty() ? entropy::CodeBlockStyle{} : batch[0].style;
+    if (part1 != nullptr && entropy::block_coder_kind(style) == BlockCoderKind::kEbcot) {
+      return part1->decode(batch, out, pool, work);
+    }
     MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> coder, entropy::make_block_decoder(style));
     return coder->decode(batch, out, pool, work);
   }
@@ -48,8 +51,9 @@ Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<
       sub[j] = batch[group[j]];
       sub_out[j] = out[group[j]];
     }
-    MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> coder,
+    MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> own,
                             entropy::make_block_decoder(sub[0].style));
+    entropy::BlockDecoder* const coder = part1 != nullptr && kind == BlockCoderKind::kEbcot ? part1 : own.get();
     entropy::BatchWork w;
     if (first) {
       w.items = work.items;
@@ -162,7 +166,7 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
       dequantise_block(tile, batched[k]);
     };
   }
-  MALLAT_RETURN_IF_ERROR(decode_by_coder(batch, out, pool, work));
+  MALLAT_RETURN_IF_ERROR(decode_by_coder(batch, out, pool, work, tile.part1_decoder));
   for (size_t k = 0; k < batched.size(); ++k) {
     DecodeBlock& b = tile.blocks[batched[k]];
     b.info = out[k].info;

@@ -32,7 +32,8 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
 // components whose COC styles differ): `batch` decoded in one batch per
 // block coder (entropy::make_block_decoder), the caller's beside-work run
 // with the first. decode_blocks and the transcoder decode through it.
+// `part1`, when set, decodes the Part 1 blocks.
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
-                       ThreadPool& pool, const entropy::BatchWork& work = {});
+                       ThreadPool& pool, const entropy::BatchWork& work = {}, entropy::BlockDecoder* part1 = nullptr);
 
 }  // namespace mallat::codec

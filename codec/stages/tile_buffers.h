@@ -163,6 +163,9 @@ struct DecodeTile {
   // Names block i in a message of the block decoder (the decoder says which
   // component, resolution, place and codestream byte); may be empty.
   std::function<std::string(size_t)> describe_block;
+  // When set, Part 1 code-blocks are decoded through it
+  // (DecodeOptions::block_decoder_instance).
+  entropy::BlockDecoder* part1_decoder = nullptr;
 
   // kOutput's: the inverse colour transform on planes 0..2 (G.2 or G.3),
   // and where the samples go: origin_x[c], origin_y[c] are the image's

@@ -7,66 +7,15 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
-#include <chrono>
 #include <span>
 #include <string>
 
+#include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1_device_batch.h"
 
 namespace mallat::entropy::cuda {
 namespace {
-
-// Page-locked host memory for the coefficients, grown as needed: the copy
-// to the device runs at the bus's speed and needs no staging copy.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() {
-    if (data_ != nullptr) cudaFreeHost(data_);
-  }
-  // Grows by half again at least, as the device buffers do
-  // (t1_device_encoder.cc): page-locking is slow (about 0.5 ms a MB).
-  Status reserve(size_t count) {
-    if (count <= capacity_) return Status::Ok();
-    count = std::max(count, capacity_ + capacity_ / 2);
-    if (data_ != nullptr) cudaFreeHost(data_);
-    data_ = nullptr;
-    capacity_ = 0;
-    void* p = nullptr;
-    const cudaError_t err = cudaHostAlloc(&p, count * sizeof(int32_t), cudaHostAllocDefault);
-    if (err != cudaSuccess) {
-      return device_error("allocating " + std::to_string(count * sizeof(int32_t)) +
-                          " bytes of pinned host memory for Tier-1: " + cudaGetErrorString(err));
-    }
-    data_ = static_cast<int32_t*>(p);
-    capacity_ = count;
-    return Status::Ok();
-  }
-  int32_t* data() const { return data_; }
-
- private:
-  int32_t* data_ = nullptr;
-  size_t capacity_ = 0;
-};
-
-// Adds the wall time from here to the end of its scope to `*sink`.
-class StepClock {
- public:
-  explicit StepClock(double* sink) : sink_(sink), start_(std::chrono::steady_clock::now()) {}
-  ~StepClock() {
-    *sink_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
-  }
-  StepClock(const StepClock&) = delete;
-  StepClock& operator=(const StepClock&) = delete;
-
- private:
-  double* sink_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 class CudaT1Device final : public T1Device {
  public:
@@ -111,7 +60,9 @@ class CudaT1Device final : public T1Device {
   std::unique_ptr<T1DeviceEncoder> device_;
   std::span<const BlockToEncode> blocks_;
   T1DeviceBatchLayout layout_;
-  PinnedBuffer pinned_;
+  // Page-locked: the copy to the device runs at the bus's speed and needs
+  // no staging copy.
+  PinnedBuffer<int32_t> pinned_;
   T1DeviceBatchResult result_;  // kept, so its buffers are reused
 };
 

@@ -4,18 +4,10 @@
 #include <numeric>
 #include <string>
 
+#include "entropy/cuda/cuda_memory.h"
 #include "entropy/t1_device_batch.h"
 
 namespace mallat::entropy::cuda {
-namespace {
-
-// A CUDA error as a Status naming what failed.
-Status check_cuda(cudaError_t err, const char* what) {
-  if (err == cudaSuccess) return Status::Ok();
-  return device_error(std::string(what) + ": " + cudaGetErrorString(err));
-}
-
-}  // namespace
 
 std::string t1_device_unavailable() {
   int n = 0;
@@ -83,17 +75,12 @@ struct T1DeviceEncoder::Impl {
 T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 T1DeviceEncoder::~T1DeviceEncoder() = default;
 
-int auto_blocks_per_warp(size_t count, int sms) {
-  constexpr size_t kWarpsPerSm = 12;
-  const size_t warps = kWarpsPerSm * static_cast<size_t>(std::max(1, sms));
+int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
+  const size_t warps = static_cast<size_t>(std::max(1, warps_per_sm)) * static_cast<size_t>(std::max(1, sms));
   return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
 }
 
-Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
-  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
-    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
-                            " code-blocks per warp (1..32, or 0 for auto)");
-  }
+Status start_t1_device(int& sms, cudaStream_t& stream) {
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
@@ -101,13 +88,20 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   // pool's threads code blocks on every core meanwhile (hybrid_block_encoder.h).
   // Too late once the context exists (the CUDA DWT made it): then it spins.
   if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute"));
+  return check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+}
+
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
+                            " code-blocks per warp (1..32, or 0 for auto)");
+  }
   auto impl = std::make_unique<Impl>();
   impl->memory = memory;
   impl->blocks_per_warp = blocks_per_warp;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaDeviceGetAttribute(&impl->sms, cudaDevAttrMultiProcessorCount, 0),
-                                    "cudaDeviceGetAttribute"));
-  MALLAT_RETURN_IF_ERROR(
-      check_cuda(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
+  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
   return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
@@ -179,30 +173,8 @@ Status T1DeviceEncoder::encode() {
 }
 
 Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
-  cudaStream_t s = impl_->stream;
-  for (int i = 0; i < warmup; ++i) MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-  // The two events, destroyed on every way out.
-  cudaEvent_t events[2] = {};
-  struct Destroy {
-    cudaEvent_t* e;
-    ~Destroy() {
-      for (int i = 0; i < 2; ++i)
-        if (e[i] != nullptr) cudaEventDestroy(e[i]);
-    }
-  } destroy{events};
-  for (cudaEvent_t& e : events) MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreate(&e), "cudaEventCreate"));
-  std::vector<double> ms;
-  for (int i = 0; i < std::max(1, runs); ++i) {
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[0], s), "cudaEventRecord"));
-    MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, s));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(events[1], s), "cudaEventRecord"));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events[1]), "t1_encode_kernel"));
-    float t = 0;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&t, events[0], events[1]), "cudaEventElapsedTime"));
-    ms.push_back(t);
-  }
-  std::nth_element(ms.begin(), ms.begin() + static_cast<ptrdiff_t>(ms.size() / 2), ms.end());
-  return ms[ms.size() / 2];
+  return median_launch_ms(
+      impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
 }
 
 Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {

@@ -36,6 +36,11 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
+// Device 0 made current (its waits sleeping rather than spinning where the
+// context is new), its SM count, and a non-blocking stream of the caller's
+// (T1DeviceEncoder, T1DeviceDecoder); an error when there is no device.
+Status start_t1_device(int& sms, cudaStream_t& stream);
+
 // Where the kernel keeps each thread's working state (t1_encode_kernel.cuh).
 enum class T1StateMemory { kLocal, kGlobal };
 
@@ -45,7 +50,9 @@ enum class T1StateMemory { kLocal, kGlobal };
 // fastest at 2..4 per warp (34..36 ms; 58 ms at 32), 46080 at 32 (94 ms;
 // 150 ms at 8): a warp's lanes diverge at almost every symbol, so a small
 // batch gains from more, emptier warps, and a large one fills the SMs anyway.
-int auto_blocks_per_warp(size_t count, int sms);
+// `warps_per_sm` is the encoder's 12 by default; the decoder asks for 24
+// (t1_device_decoder.cc says why).
+int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
 class T1DeviceEncoder {
  public:

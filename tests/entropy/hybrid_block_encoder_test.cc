@@ -23,6 +23,7 @@
 #include "entropy/t1.h"
 #include "entropy/t1_device_batch.h"
 #include "entropy/t1_shared_encoder.h"
+#include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {
@@ -304,23 +305,10 @@ TEST(HybridBlockEncoder, TheShareFollowsTheMeasuredRates) {
 namespace mallat::codec {
 namespace {
 
-// A photo-like image: smooth, textured and noisy, so blocks code many passes.
-Image textured(int64_t w, int64_t h, int n) {
-  Image image = make_image(w, h, n, 8, false).value();
-  uint32_t noise = 12345;
-  for (int c = 0; c < n; ++c)
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x) {
-        noise = noise * 1664525u + 1013904223u;
-        const double v = 128 + 80 * std::sin((x + 9 * c) / 19.0) * std::cos(y / 13.0) + ((x / 8 + y / 8) % 2 ? 20 : 0) +
-                         static_cast<double>(noise >> 28);
-        image.components[c].samples[y * w + x] = static_cast<int32_t>(std::clamp(v, 0.0, 255.0));
-      }
-  return image;
-}
+using mallat::testing::textured_image;
 
 TEST(HybridEncode, FilesAreTheCpuPathsWhateverTheSplit) {
-  const Image image = textured(300, 220, 3);
+  const Image image = textured_image(300, 220, 3);
   for (bool lossless : {true, false}) {
     EncodeOptions cpu;
     cpu.threads = 3;

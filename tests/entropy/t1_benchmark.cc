@@ -13,6 +13,7 @@
 #include <benchmark/benchmark.h>
 
 #include "entropy/t1.h"
+#include "entropy/t1_shared_decoder.h"
 #include "entropy/t1_shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
@@ -85,11 +86,42 @@ void BM_Decode(benchmark::State& state) {
   set_counters(state);
 }
 
+// The shared decoder (t1_shared_decoder.h, what the GPU kernel runs) on the
+// same blocks, on one core.
+void BM_DecodeShared(benchmark::State& state) {
+  const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
+  const CodeBlockStyle style = style_of(state.range(1));
+  auto e = encode_code_block(PlaneView<const int32_t>{v.data(), 64, 64, 64}, BandOrientation::kHL, 16, style);
+  const std::vector<uint32_t> lengths = codeword_segment_lengths(*e, e->num_passes);
+  SharedT1DecodeBlock in;
+  in.data = e->data.data();
+  in.length = static_cast<uint32_t>(e->data.size());
+  in.segment_lengths = lengths.data();
+  in.num_segments = static_cast<uint32_t>(lengths.size());
+  in.width = 64;
+  in.height = 64;
+  in.num_passes = e->num_passes;
+  in.zero_bitplanes = e->zero_bitplanes;
+  in.num_bitplanes = 16;
+  in.orientation = BandOrientation::kHL;
+  in.style = style;
+  auto s = std::make_unique<T1FixedState>();
+  std::vector<int32_t> out(64 * 64);
+  for (auto _ : state) {
+    auto r = decode_code_block_shared(in, *s, out.data(), 64);
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(out.data());
+  }
+  if (out != v) state.SkipWithError("decode mismatch");
+  set_counters(state);
+}
+
 // Arguments: Laplacian scale, code-block style byte (0 default, 1 bypass,
 // 0x3F every mode switch).
 BENCHMARK(BM_Encode)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
 BENCHMARK(BM_EncodeShared)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
 BENCHMARK(BM_Decode)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
+BENCHMARK(BM_DecodeShared)->Args({1, 0})->Args({4, 0})->Args({32, 0})->Args({256, 0})->Args({32, 1})->Args({32, 0x3F});
 
 }  // namespace
 }  // namespace mallat::entropy

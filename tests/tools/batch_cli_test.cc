@@ -197,7 +197,8 @@ TEST(BatchCli, DeviceNamesTheDwtChoice) {
 // with the CPU's DWT, the device started in the background; a file done
 // before it is up is coded on the CPU and the process does not wait for it.
 // Without CUDA in the build it is an error; with CUDA and no device, a note.
-// Whatever ran where, the files are --device cpu's, one file or a batch.
+// Whatever ran where, the files are --device cpu's, one file or a batch;
+// and decoding them, the images are.
 TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
   const fs::path dir = testing::make_temp_dir("batch-cuda");
   fs::create_directories(dir / "in");
@@ -223,6 +224,8 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
                 &out, dir),
             0)
       << out;
+  // One file is decoded on the CPU, CUDA not started, and says so.
+  EXPECT_NE(out.find("note: one file is decoded on the CPU (same output)"), std::string::npos) << out;
   ASSERT_EQ(run("decode -i " + (dir / "cuda.j2k").string() + " -o " + (dir / "cpu.ppm").string(), &out, dir), 0)
       << out;
   EXPECT_EQ(bytes_of(dir / "cuda.ppm"), bytes_of(dir / "cpu.ppm"));
@@ -239,6 +242,12 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
     for (const char* name : {"a.j2k", "b.j2k"})
       EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-share" / name)) << name << " share " << share;
   }
+  // A batch decodes Part 1 blocks on the device and the CPU: the CPU's images.
+  const std::string decode_batch = "decode -i " + (dir / "out-cpu").string() + " -OutFor ppm -quiet -o ";
+  ASSERT_EQ(run(decode_batch + (dir / "dec-cpu").string() + " --device cpu", &out, dir), 0) << out;
+  ASSERT_EQ(run(decode_batch + (dir / "dec-cuda").string() + " --device cuda", &out, dir), 0) << out;
+  for (const char* name : {"a.ppm", "b.ppm"})
+    EXPECT_EQ(bytes_of(dir / "dec-cpu" / name), bytes_of(dir / "dec-cuda" / name)) << name;
   fs::remove_all(dir);
 }
 

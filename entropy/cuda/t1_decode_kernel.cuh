@@ -1,0 +1,41 @@
+// The Tier-1 decoding kernel: one code-block per thread, running the shared
+// decoder (entropy/t1_shared_decoder.h), the same source the CPU tests hold
+// to decode_code_block. Device code only; launched by t1_decode_launch.cu.
+#pragma once
+
+#include "entropy/cuda/t1_decode_launch.h"
+#include "entropy/t1_shared_decoder.h"
+
+namespace mallat::entropy::cuda {
+
+// Decodes job j with `state` as its working state.
+__device__ inline void t1_decode_job(const T1DecodeArgs& args, uint32_t j, T1FixedState& state) {
+  const T1DecodeJob job = args.jobs[j];
+  SharedT1DecodeBlock block;
+  block.data = args.bytes + job.byte_offset;
+  block.length = job.length;
+  block.segment_lengths = args.segment_lengths + job.segment_offset;
+  block.num_segments = job.num_segments;
+  block.width = job.width;
+  block.height = job.height;
+  block.num_passes = job.num_passes;
+  block.zero_bitplanes = job.zero_bitplanes;
+  block.num_bitplanes = job.num_bitplanes;
+  block.orientation = static_cast<BandOrientation>(job.orientation);
+  block.style = CodeBlockStyle::from_byte(job.style);
+  args.results[j] = decode_code_block_shared(block, state, args.samples + job.sample_offset, job.width);
+}
+
+// One code-block per thread, the first args.blocks_per_warp lanes of each
+// warp working (t1_encode_kernel.cuh says why), each thread's state its own
+// contiguous T1FixedState in device memory.
+__global__ void __launch_bounds__(32) t1_decode_kernel(T1DecodeArgs args) {
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (lane >= args.blocks_per_warp) return;
+  const uint32_t t = warp * args.blocks_per_warp + lane;
+  if (t >= args.count) return;
+  t1_decode_job(args, args.order[t], args.states[t]);
+}
+
+}  // namespace mallat::entropy::cuda

@@ -1,0 +1,55 @@
+// Host side of Tier-1 decoding on the GPU: uploads a batch of code-blocks
+// (T1DecodeJob, entropy/t1_decode_batch.h), runs t1_decode_kernel over it in
+// one launch, times it, and brings back each block's result and the samples.
+// The decoder reaches it through the device block decoder
+// (device_block_decoder.h); the GPU tests and the benchmark
+// (tests/entropy_cuda) use it directly.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "common/status.h"
+#include "entropy/cuda/t1_decode_launch.h"
+#include "entropy/t1_device_job.h"
+#include "entropy/t1_shared_decoder.h"
+
+namespace mallat::entropy::cuda {
+
+class T1DeviceDecoder {
+ public:
+  // `blocks_per_warp`: 1..32 code-blocks decoded by each warp's first
+  // lanes, or 0 to choose by batch size (auto_blocks_per_warp,
+  // t1_device_encoder.h).
+  static Result<std::unique_ptr<T1DeviceDecoder>> create(int blocks_per_warp = 0);
+  ~T1DeviceDecoder();
+
+  // Allocates now the device memory a batch of `jobs` blocks with `bytes`
+  // codeword bytes, `segments` segment lengths and `samples` samples needs
+  // (grown by half at least, kept for later batches).
+  Status reserve(size_t jobs, size_t bytes, size_t segments, size_t samples);
+  // Copies a batch to the device (from page-locked memory it runs at the
+  // bus's speed): the jobs and the bytes and segment lengths they point
+  // into; `samples` is the size of the sample buffer the jobs write. A job
+  // reaching past any of them is an error naming it.
+  Status upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
+                std::span<const uint32_t> segments, size_t samples);
+  // Decodes the uploaded batch in one launch and waits for it.
+  Status decode();
+  // Device time of one decode(), in ms: the median of `runs` launches timed
+  // by CUDA events, after `warmup` untimed ones.
+  Result<double> time_decode(int warmup, int runs);
+  // Copies back each job's result (results.size() == jobs) and the samples
+  // (samples.size() == the `samples` uploaded).
+  Status download(std::span<SharedT1DecodeResult> results, std::span<int32_t> samples);
+
+ private:
+  struct Impl;
+  explicit T1DeviceDecoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mallat::entropy::cuda

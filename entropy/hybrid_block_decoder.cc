@@ -1,0 +1,102 @@
+#include "entropy/hybrid_block_decoder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "entropy/hybrid_coding.h"
+#include "entropy/t1_decode_batch.h"
+
+namespace mallat::entropy {
+namespace {
+
+uint64_t samples_of(const DecodedBlock& b) {
+  return static_cast<uint64_t>(b.samples.width) * static_cast<uint64_t>(b.samples.height);
+}
+
+// The room a launch takes for `options.expected_samples`: the device's share
+// with a margin for the share's moves; codeword bytes of about 2 bytes a
+// sample at most for lossless coding (16 planes' worth for a few); blocks of
+// 4096 samples (smaller ones at the edges, so twice as many).
+Status reserve_expected(T1DecodeDevice& device, const DeviceCoderOptions& options) {
+  const double share = std::min(1.0, std::clamp(options.device_share, 0.0, 1.0) * 1.5);
+  const auto samples = static_cast<size_t>(static_cast<double>(options.expected_samples) * share);
+  return device.reserve(2 * samples, samples, std::min(options.max_blocks_per_launch, samples / 2048 + 1));
+}
+
+class HybridBlockDecoder final : public BlockDecoder {
+ public:
+  HybridBlockDecoder(T1DecodeDeviceStart make, const DeviceCoderOptions& options)
+      : options_(options),
+        share_(std::clamp(options.device_share, 0.0, 1.0)),
+        ht_(make_ht_block_decoder()),
+        cpu_(make_ebcot_block_decoder()) {
+    std::function<Status(T1DecodeDevice&)> prepare;
+    if (options.expected_samples > 0) {
+      prepare = [options](T1DecodeDevice& d) { return reserve_expected(d, options); };
+    }
+    start_ = detail::start_device<T1DecodeDevice>(std::move(make), std::move(prepare));
+  }
+
+  std::string name() const override { return start_->coder_name("ebcot decoding"); }
+  DeviceCodingTimes device_times() const override { return times_; }
+  Status device_status() const override { return start_->start_status(); }
+
+  Status decode(std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
+                const BatchWork& work) override {
+    if (out.size() != blocks.size()) return invalid_argument("a Tier-1 batch and its outputs differ in size");
+    // 15444-15 blocks stay on the CPU's HT decoder (one kind per batch,
+    // codec/stages/block_coding.cc).
+    if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
+      return ht_->decode(blocks, out, pool, work);
+    }
+    T1DecodeDevice* const device = start_->ready(options_.wait_for_device);
+    std::vector<uint64_t> samples(out.size());
+    for (size_t k = 0; k < out.size(); ++k) samples[k] = samples_of(out[k]);
+    const size_t n = device == nullptr ? 0 : detail::device_block_count(samples, share_, options_);
+    if (n == 0) {
+      times_.cpu_blocks += blocks.size();
+      return cpu_->decode(blocks, out, pool, work);
+    }
+    // Blocks [0, n) on the device, [n, size) on the pool from the back;
+    // each dequantised (work.each) once its samples are in place.
+    const auto start = std::chrono::steady_clock::now();
+    MALLAT_RETURN_IF_ERROR(device->prepare(blocks.first(n), std::span<const DecodedBlock>(out.first(n)))
+                               .with_context("Tier-1 on the device"));
+    times_.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto after = [&](size_t k) {
+      if (out[k].status.ok() && work.each) work.each(k);
+      return Status::Ok();
+    };
+    detail::SplitSteps steps;
+    steps.gather = [&](size_t j) { device->gather(j); };
+    steps.run = [&](DeviceCodingTimes& t) { return device->run(t); };
+    steps.cpu = [&](size_t k) {
+      decode_block_on_cpu(blocks[k], out[k]);
+      return after(k);
+    };
+    steps.finish = [&](size_t k) {
+      device->finish(k, out[k]);
+      return after(k);
+    };
+    return detail::hybrid_split(n, samples, pool, work, steps, times_, options_.adapt, share_);
+  }
+
+ private:
+  DeviceCoderOptions options_;
+  double share_;
+  std::unique_ptr<BlockDecoder> ht_;
+  std::unique_ptr<BlockDecoder> cpu_;
+  std::shared_ptr<detail::DeviceStart<T1DecodeDevice>> start_;
+  DeviceCodingTimes times_;
+};
+
+}  // namespace
+
+std::unique_ptr<BlockDecoder> make_hybrid_block_decoder(T1DecodeDeviceStart start, const DeviceCoderOptions& options) {
+  return std::make_unique<HybridBlockDecoder>(std::move(start), options);
+}
+
+}  // namespace mallat::entropy

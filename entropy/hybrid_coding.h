@@ -1,0 +1,113 @@
+// What the hybrid block coders (hybrid_block_encoder.h, hybrid_block_decoder.h)
+// share: their device made on a background thread of its own as the coder
+// is made, so that CUDA's start-up overlaps the caller's work; a batch
+// split between one launch and the pool; and the device's share of a batch
+// following the two sides' measured rates. Internal to the entropy module.
+#pragma once
+
+#include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "entropy/block_coder.h"
+
+namespace mallat::entropy::detail {
+
+// Counts the start-ups running (device_starts_in_flight, hybrid_block_encoder.h).
+void count_device_start(int change);
+
+// A device as its start-up left it. Shared with the start-up thread, which
+// may outlive the coder (a process done before its device started).
+template <class Device>
+struct DeviceStart {
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  Status status;
+  std::unique_ptr<Device> device;
+
+  // The device once started (waiting for the start when `wait`), else null.
+  Device* ready(bool wait) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (wait) finished.wait(lock, [this] { return done; });
+    return done ? device.get() : nullptr;
+  }
+  Status start_status() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return status;
+  }
+  // "<what> on <device> + CPU", or why the device is not (yet) used.
+  std::string coder_name(const std::string& what) {
+    if (Device* d = ready(false)) return what + " on " + d->name() + " + CPU";
+    std::lock_guard<std::mutex> lock(mutex);
+    if (done) return what + " on the CPU (the device did not start: " + status.message() + ")";
+    return what + " on the CPU until the device has started";
+  }
+};
+
+// Runs `make` and then `prepare` (making room ahead of the first batch; may
+// be empty) on a thread of its own.
+template <class Device>
+std::shared_ptr<DeviceStart<Device>> start_device(std::function<Result<std::unique_ptr<Device>>()> make,
+                                                  std::function<Status(Device&)> prepare) {
+  auto start = std::make_shared<DeviceStart<Device>>();
+  count_device_start(+1);
+  std::thread([start, make = std::move(make), prepare = std::move(prepare)]() mutable {
+    Result<std::unique_ptr<Device>> made = make();
+    if (made.ok() && prepare) {
+      const Status room = prepare(**made);
+      if (!room.ok()) made = room.with_context("allocating for the expected image");
+    }
+    {
+      std::lock_guard<std::mutex> lock(start->mutex);
+      if (made.ok()) {
+        start->device = std::move(made).value();
+      } else {
+        start->status = made.status();
+      }
+      start->done = true;
+    }
+    start->finished.notify_all();
+    // The device is released here when the coder has gone already, before
+    // the process may leave (device_starts_in_flight).
+    start.reset();
+    count_device_start(-1);
+  }).detach();
+  return start;
+}
+
+// How many blocks from the front of a batch make `share` of its samples
+// (block k has samples[k]): none below options.min_device_blocks, at most
+// options.max_blocks_per_launch.
+size_t device_block_count(std::span<const uint64_t> samples, double share, const DeviceCoderOptions& options);
+
+// One batch's steps on either side of a split (hybrid_split).
+struct SplitSteps {
+  // Device block j (< n) made ready for the launch, on a pool thread.
+  std::function<void(size_t j)> gather;
+  // The launch, on the coder's own thread once every block is gathered.
+  std::function<Status(DeviceCodingTimes& times)> run;
+  // CPU block k (>= n), on a pool thread; only parameters out of range fail.
+  std::function<Status(size_t k)> cpu;
+  // Device block k after the launch, on a pool thread.
+  std::function<Status(size_t k)> finish;
+};
+
+// Runs a batch of `blocks` split at n: `work`'s beside items and the
+// device's blocks' gathering first, then the CPU's blocks from the back
+// on the pool, while the device runs; then the device's blocks finished.
+// Adds the steps' times and the blocks to `times`; returns the first
+// failure (the device's first). `share`, with `adapt`, moves towards the
+// share at which both sides would have finished together (the samples per
+// ms each had in this batch), half way, so one odd batch does not swing it.
+Status hybrid_split(size_t n, std::span<const uint64_t> samples, ThreadPool& pool, const BatchWork& work,
+                    const SplitSteps& steps, DeviceCodingTimes& times, bool adapt, double& share);
+
+}  // namespace mallat::entropy::detail
