@@ -23,6 +23,14 @@
 namespace mallat::entropy::ht {
 namespace {
 
+// The 4 bytes of `word` appended, its low byte first.
+inline void append_word(std::vector<uint8_t>& out, uint32_t word) {
+  if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap32(word);
+  const size_t at = out.size();
+  out.resize(at + 4);  // inline while within capacity (kept across blocks), unlike insert's range path
+  std::memcpy(out.data() + at, &word, 4);
+}
+
 // MagSgn (as ForwardWriter): up to 63 bits pending; 4 whole bytes leave at
 // once unless the stream is after a 0xFF or one of the first 3 is 0xFF
 // (then the byte-by-byte rule).
@@ -41,12 +49,10 @@ class MagSgnWriter : public ForwardWriter {
     const auto word = static_cast<uint32_t>(acc_);
     const uint32_t ff = ((~word) - 0x01010101u) & word & 0x80808080u;  // 0xFF bytes (lowest exact)
     if (!stuff_ && (ff & 0x00808080u) == 0) {
-      uint8_t bytes[4];
-      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
-      out_.insert(out_.end(), bytes, bytes + 4);
+      append_word(out_, word);
       acc_ >>= 32;
       bits_ -= 32;
-      stuff_ = bytes[3] == 0xFF;
+      stuff_ = (word >> 24) == 0xFF;
       return;
     }
     while (bits_ >= 8) emit_byte();
@@ -75,12 +81,10 @@ class VlcWriter : public BackwardWriter {
     const auto word = static_cast<uint32_t>(acc_);
     const uint32_t low7 = word | 0x80808080u;
     if ((((~low7) - 0x01010101u) & low7 & 0x80808080u) == 0) {  // no byte with low 7 bits all 1
-      uint8_t bytes[4];
-      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
-      out_.insert(out_.end(), bytes, bytes + 4);
+      append_word(out_, word);
       acc_ >>= 32;
       bits_ -= 32;
-      above_8f_ = bytes[3] > 0x8F;
+      above_8f_ = (word >> 24) > 0x8F;
       return;
     }
     drain();
@@ -254,7 +258,7 @@ void encode_generic(PlaneView<const int32_t> coefficients, int shift, std::vecto
 }
 
 #if MALLAT_HT_BMI2
-[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
+[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
                                                          std::vector<uint8_t>& segment) {
   encode(coefficients, shift, segment);
 }
