@@ -91,6 +91,18 @@ class VlcWriter : public BackwardWriter {
   }
 };
 
+// A quad pair's VLC bits gathered for one put: its two codewords (at most
+// 7 bits each) and its UVLC prefixes and suffixes (at most 16), in the
+// order the stream takes them (Annex C.3.2, C.3.3).
+struct VlcRun {
+  uint64_t bits = 0;
+  int length = 0;
+  void put(uint64_t v, int n) {
+    bits |= low_bits(v, n) << length;
+    length += n;
+  }
+};
+
 // One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
 // E = bit width of 2 mu - 1 (0 for an insignificant sample).
 struct Quad {
@@ -209,6 +221,7 @@ struct EncoderRows : QuadRowArrays {
     if (!initial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, rows.context_above.data());
     for (int64_t qx = 0; qx < quads_wide; qx += 2) {
       int u[2] = {0, 0};
+      VlcRun pair;
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int64_t q = qx + j;
         const Quad& quad = quads[q];
@@ -223,7 +236,7 @@ struct EncoderRows : QuadRowArrays {
                                   : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
                                         (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
         const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
-        vlc.put(encoded_bits(entry), encoded_length(entry));
+        pair.put(encoded_bits(entry), encoded_length(entry));
         if (c_q == 0) mel.encode(quad.rho != 0);
         const int e_k = encoded_e_k(entry);
         // An insignificant sample puts no bits; the quad's bits in one put
@@ -243,7 +256,8 @@ struct EncoderRows : QuadRowArrays {
           ms.put(quad.v[3], m3);
         }
       }
-      put_uvlc(vlc, mel, initial, u);
+      put_uvlc(pair, mel, initial, u);
+      vlc.put(pair.bits, pair.length);
     }
     rows.next_row();
   }
