@@ -219,43 +219,51 @@ struct EncoderRows : QuadRowArrays {
       e_row[x + 2] = static_cast<uint8_t>(quads[q].e[3]);
     }
     if (!initial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, rows.context_above.data());
-    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-      int u[2] = {0, 0};
-      VlcRun pair;
-      for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
-        const int64_t q = qx + j;
-        const Quad& quad = quads[q];
-        const int c_q = initial ? initial_row_context(rho_row[q - 1])
-                                : rows.context_above[static_cast<size_t>(q)] | other_row_context(rho_row[q - 1], 0, 0, 0);
-        const int kappa = rows.kappa(q, quad.rho);
-        const int bound = std::max(quad.e_max, kappa);  // U_q
-        u[j] = bound - kappa;
-        // Written out rather than looped: GCC 12 with the sanitizers warns
-        // (-Wmaybe-uninitialized) about the loop's counter here.
-        const int emb = u[j] == 0 ? 0
-                                  : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
-                                        (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
-        const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
-        pair.put(encoded_bits(entry), encoded_length(entry));
-        if (c_q == 0) mel.encode(quad.rho != 0);
-        const int e_k = encoded_e_k(entry);
-        // An insignificant sample puts no bits; the quad's bits in one put
-        // where they fit in one.
-        const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
-        const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
-        const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
-        const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
-        if (m0 + m1 + m2 + m3 <= 32) {
-          const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
-                                low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
-          ms.put(bits, m0 + m1 + m2 + m3);
-        } else {
-          ms.put(quad.v[0], m0);
-          ms.put(quad.v[1], m1);
-          ms.put(quad.v[2], m2);
-          ms.put(quad.v[3], m3);
-        }
+    // The row's arrays as locals: the byte stores below may alias anything,
+    // and would otherwise make the compiler reload them per quad.
+    const uint8_t* context_above = rows.context_above.data();
+    const uint8_t* e_above = rows.e_above.data();
+    // Quad q: its VLC codeword into `pair`, its MEL event, its MagSgn bits;
+    // returns its residual u_q.
+    const auto code_quad = [&](int64_t q, VlcRun& pair) __attribute__((always_inline)) {
+      const Quad& quad = quads[q];
+      const int c_q = initial ? initial_row_context(rho_row[q - 1])
+                              : context_above[q] | other_row_context(rho_row[q - 1], 0, 0, 0);
+      const int kappa = QuadRowArrays::kappa(e_above, q, quad.rho);
+      const int bound = std::max(quad.e_max, kappa);  // U_q
+      const int u = bound - kappa;
+      // Written out rather than looped: GCC 12 with the sanitizers warns
+      // (-Wmaybe-uninitialized) about the loop's counter here.
+      const int emb = u == 0 ? 0
+                             : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
+                                   (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
+      const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
+      pair.put(encoded_bits(entry), encoded_length(entry));
+      if (c_q == 0) mel.encode(quad.rho != 0);
+      const int e_k = encoded_e_k(entry);
+      // An insignificant sample puts no bits; the quad's bits in one put
+      // where they fit in one.
+      const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
+      const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
+      const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
+      const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
+      if (m0 + m1 + m2 + m3 <= 32) {
+        const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
+                              low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
+        ms.put(bits, m0 + m1 + m2 + m3);
+      } else {
+        ms.put(quad.v[0], m0);
+        ms.put(quad.v[1], m1);
+        ms.put(quad.v[2], m2);
+        ms.put(quad.v[3], m3);
       }
+      return u;
+    };
+    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+      VlcRun pair;
+      int u[2];
+      u[0] = code_quad(qx, pair);
+      u[1] = qx + 1 < quads_wide ? code_quad(qx + 1, pair) : 0;
       put_uvlc(pair, mel, initial, u);
       vlc.put(pair.bits, pair.length);
     }
