@@ -38,7 +38,7 @@ class MagSgnWriter : public ForwardWriter {
  public:
   explicit MagSgnWriter(std::vector<uint8_t>& out) : ForwardWriter(out) {}
   // The low n bits of v, n <= 32.
-  void put(uint64_t v, int n) {
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
     acc_ |= low_bits(v, n) << bits_;
     bits_ += n;
     if (bits_ >= 32) drain();
@@ -67,7 +67,7 @@ class VlcWriter : public BackwardWriter {
  public:
   using BackwardWriter::BackwardWriter;
   // The low n bits of v, n <= 32.
-  void put(uint64_t v, int n) {
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
     acc_ |= low_bits(v, n) << bits_;
     bits_ += n;
     if (bits_ >= 32) drain_words();
@@ -97,7 +97,7 @@ class VlcWriter : public BackwardWriter {
 struct VlcRun {
   uint64_t bits = 0;
   int length = 0;
-  void put(uint64_t v, int n) {
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
     bits |= low_bits(v, n) << length;
     length += n;
   }
