@@ -173,9 +173,11 @@ inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) 
 // kappa) with a zero border on each side.
 struct EncoderRows : QuadRowArrays {
   std::vector<Quad> quads;
+  std::vector<uint8_t> kappa_above;  // per quad, kappa_q where it has two or more significant samples
   void reset(int64_t quads_wide) {
     QuadRowArrays::reset(quads_wide);
     quads.resize(static_cast<size_t>(quads_wide));
+    kappa_above.resize(static_cast<size_t>(quads_wide));
   }
 };
 
@@ -222,14 +224,25 @@ struct EncoderRows : QuadRowArrays {
     // The row's arrays as locals: the byte stores below may alias anything,
     // and would otherwise make the compiler reload them per quad.
     const uint8_t* context_above = rows.context_above.data();
-    const uint8_t* e_above = rows.e_above.data();
+    // kappa_q from the row above for every quad at once (a loop the
+    // compiler vectorises), as QuadRowArrays::kappa takes it per quad.
+    uint8_t* kappa_above = rows.kappa_above.data();
+    if (!initial) {
+      const uint8_t* e_above = rows.e_above.data();
+      for (int64_t q = 0; q < quads_wide; ++q) {
+        const uint8_t* a = e_above + 2 * q;
+        const int largest = std::max(std::max(a[0], a[1]), std::max(a[2], a[3]));
+        kappa_above[q] = static_cast<uint8_t>(std::max(1, largest - 1));
+      }
+    }
     // Quad q: its VLC codeword into `pair`, its MEL event, its MagSgn bits;
     // returns its residual u_q.
     const auto code_quad = [&](int64_t q, VlcRun& pair) __attribute__((always_inline)) {
       const Quad& quad = quads[q];
       const int c_q = initial ? initial_row_context(rho_row[q - 1])
                               : context_above[q] | other_row_context(rho_row[q - 1], 0, 0, 0);
-      const int kappa = QuadRowArrays::kappa(e_above, q, quad.rho);
+      // At most one significant sample, or the initial row (Annex C.3.4): 1.
+      const int kappa = initial || (quad.rho & (quad.rho - 1)) == 0 ? 1 : kappa_above[q];
       const int bound = std::max(quad.e_max, kappa);  // U_q
       const int u = bound - kappa;
       // Written out rather than looped: GCC 12 with the sanitizers warns

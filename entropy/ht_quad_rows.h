@@ -83,10 +83,8 @@ struct QuadRowArrays {
   }
   // kappa_q as QuadRows::kappa (the initial row's exponents above are the
   // zero border).
-  int kappa(int64_t q, int rho) const { return kappa(e_above.data(), q, rho); }
-  // The same from the row above's exponents `above` (e_above.data()).
-  static int kappa(const uint8_t* above, int64_t q, int rho) {
-    const uint8_t* a = above + 2 * q;
+  int kappa(int64_t q, int rho) const {
+    const uint8_t* a = e_above.data() + 2 * q;
     const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
     return (rho & (rho - 1)) == 0 ? 1 : from_above;
   }
