@@ -23,6 +23,14 @@
 namespace mallat::entropy::ht {
 namespace {
 
+// The 4 bytes of `word` appended, its low byte first.
+inline void append_word(std::vector<uint8_t>& out, uint32_t word) {
+  if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap32(word);
+  const size_t at = out.size();
+  out.resize(at + 4);  // inline while within capacity (kept across blocks), unlike insert's range path
+  std::memcpy(out.data() + at, &word, 4);
+}
+
 // MagSgn (as ForwardWriter): up to 63 bits pending; 4 whole bytes leave at
 // once unless the stream is after a 0xFF or one of the first 3 is 0xFF
 // (then the byte-by-byte rule).
@@ -30,7 +38,7 @@ class MagSgnWriter : public ForwardWriter {
  public:
   explicit MagSgnWriter(std::vector<uint8_t>& out) : ForwardWriter(out) {}
   // The low n bits of v, n <= 32.
-  void put(uint64_t v, int n) {
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
     acc_ |= low_bits(v, n) << bits_;
     bits_ += n;
     if (bits_ >= 32) drain();
@@ -41,12 +49,10 @@ class MagSgnWriter : public ForwardWriter {
     const auto word = static_cast<uint32_t>(acc_);
     const uint32_t ff = ((~word) - 0x01010101u) & word & 0x80808080u;  // 0xFF bytes (lowest exact)
     if (!stuff_ && (ff & 0x00808080u) == 0) {
-      uint8_t bytes[4];
-      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
-      out_.insert(out_.end(), bytes, bytes + 4);
+      append_word(out_, word);
       acc_ >>= 32;
       bits_ -= 32;
-      stuff_ = bytes[3] == 0xFF;
+      stuff_ = (word >> 24) == 0xFF;
       return;
     }
     while (bits_ >= 8) emit_byte();
@@ -61,7 +67,7 @@ class VlcWriter : public BackwardWriter {
  public:
   using BackwardWriter::BackwardWriter;
   // The low n bits of v, n <= 32.
-  void put(uint64_t v, int n) {
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
     acc_ |= low_bits(v, n) << bits_;
     bits_ += n;
     if (bits_ >= 32) drain_words();
@@ -75,15 +81,25 @@ class VlcWriter : public BackwardWriter {
     const auto word = static_cast<uint32_t>(acc_);
     const uint32_t low7 = word | 0x80808080u;
     if ((((~low7) - 0x01010101u) & low7 & 0x80808080u) == 0) {  // no byte with low 7 bits all 1
-      uint8_t bytes[4];
-      for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * i));
-      out_.insert(out_.end(), bytes, bytes + 4);
+      append_word(out_, word);
       acc_ >>= 32;
       bits_ -= 32;
-      above_8f_ = bytes[3] > 0x8F;
+      above_8f_ = (word >> 24) > 0x8F;
       return;
     }
     drain();
+  }
+};
+
+// A quad pair's VLC bits gathered for one put: its two codewords (at most
+// 7 bits each) and its UVLC prefixes and suffixes (at most 16), in the
+// order the stream takes them (Annex C.3.2, C.3.3).
+struct VlcRun {
+  uint64_t bits = 0;
+  int length = 0;
+  [[gnu::always_inline]] void put(uint64_t v, int n) {
+    bits |= low_bits(v, n) << length;
+    length += n;
   }
 };
 
@@ -157,9 +173,11 @@ inline Quad measure_whole(const int32_t* top, const int32_t* bottom, int shift) 
 // kappa) with a zero border on each side.
 struct EncoderRows : QuadRowArrays {
   std::vector<Quad> quads;
+  std::vector<uint8_t> kappa_above;  // per quad, kappa_q where it has two or more significant samples
   void reset(int64_t quads_wide) {
     QuadRowArrays::reset(quads_wide);
     quads.resize(static_cast<size_t>(quads_wide));
+    kappa_above.resize(static_cast<size_t>(quads_wide));
   }
 };
 
@@ -203,43 +221,64 @@ struct EncoderRows : QuadRowArrays {
       e_row[x + 2] = static_cast<uint8_t>(quads[q].e[3]);
     }
     if (!initial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, rows.context_above.data());
-    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-      int u[2] = {0, 0};
-      for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
-        const int64_t q = qx + j;
-        const Quad& quad = quads[q];
-        const int c_q = initial ? initial_row_context(rho_row[q - 1])
-                                : rows.context_above[static_cast<size_t>(q)] | other_row_context(rho_row[q - 1], 0, 0, 0);
-        const int kappa = rows.kappa(q, quad.rho);
-        const int bound = std::max(quad.e_max, kappa);  // U_q
-        u[j] = bound - kappa;
-        // Written out rather than looped: GCC 12 with the sanitizers warns
-        // (-Wmaybe-uninitialized) about the loop's counter here.
-        const int emb = u[j] == 0 ? 0
-                                  : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
-                                        (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
-        const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
-        vlc.put(encoded_bits(entry), encoded_length(entry));
-        if (c_q == 0) mel.encode(quad.rho != 0);
-        const int e_k = encoded_e_k(entry);
-        // An insignificant sample puts no bits; the quad's bits in one put
-        // where they fit in one.
-        const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
-        const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
-        const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
-        const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
-        if (m0 + m1 + m2 + m3 <= 32) {
-          const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
-                                low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
-          ms.put(bits, m0 + m1 + m2 + m3);
-        } else {
-          ms.put(quad.v[0], m0);
-          ms.put(quad.v[1], m1);
-          ms.put(quad.v[2], m2);
-          ms.put(quad.v[3], m3);
-        }
+    // The row's arrays as locals: the byte stores below may alias anything,
+    // and would otherwise make the compiler reload them per quad.
+    const uint8_t* context_above = rows.context_above.data();
+    // kappa_q from the row above for every quad at once (a loop the
+    // compiler vectorises), as QuadRowArrays::kappa takes it per quad.
+    uint8_t* kappa_above = rows.kappa_above.data();
+    if (!initial) {
+      const uint8_t* e_above = rows.e_above.data();
+      for (int64_t q = 0; q < quads_wide; ++q) {
+        const uint8_t* a = e_above + 2 * q;
+        const int largest = std::max(std::max(a[0], a[1]), std::max(a[2], a[3]));
+        kappa_above[q] = static_cast<uint8_t>(std::max(1, largest - 1));
       }
-      put_uvlc(vlc, mel, initial, u);
+    }
+    // Quad q: its VLC codeword into `pair`, its MEL event, its MagSgn bits;
+    // returns its residual u_q.
+    const auto code_quad = [&](int64_t q, VlcRun& pair) __attribute__((always_inline)) {
+      const Quad& quad = quads[q];
+      const int c_q = initial ? initial_row_context(rho_row[q - 1])
+                              : context_above[q] | other_row_context(rho_row[q - 1], 0, 0, 0);
+      // At most one significant sample, or the initial row (Annex C.3.4): 1.
+      const int kappa = initial || (quad.rho & (quad.rho - 1)) == 0 ? 1 : kappa_above[q];
+      const int bound = std::max(quad.e_max, kappa);  // U_q
+      const int u = bound - kappa;
+      // Written out rather than looped: GCC 12 with the sanitizers warns
+      // (-Wmaybe-uninitialized) about the loop's counter here.
+      const int emb = u == 0 ? 0
+                             : (quad.e[0] == bound ? 1 : 0) | (quad.e[1] == bound ? 2 : 0) |
+                                   (quad.e[2] == bound ? 4 : 0) | (quad.e[3] == bound ? 8 : 0);
+      const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
+      pair.put(encoded_bits(entry), encoded_length(entry));
+      if (c_q == 0) mel.encode(quad.rho != 0);
+      const int e_k = encoded_e_k(entry);
+      // An insignificant sample puts no bits; the quad's bits in one put
+      // where they fit in one.
+      const int m0 = (quad.rho & 1) * (bound - (e_k & 1));
+      const int m1 = (quad.rho >> 1 & 1) * (bound - (e_k >> 1 & 1));
+      const int m2 = (quad.rho >> 2 & 1) * (bound - (e_k >> 2 & 1));
+      const int m3 = (quad.rho >> 3 & 1) * (bound - (e_k >> 3 & 1));
+      if (m0 + m1 + m2 + m3 <= 32) {
+        const uint64_t bits = low_bits(quad.v[0], m0) | low_bits(quad.v[1], m1) << m0 |
+                              low_bits(quad.v[2], m2) << (m0 + m1) | low_bits(quad.v[3], m3) << (m0 + m1 + m2);
+        ms.put(bits, m0 + m1 + m2 + m3);
+      } else {
+        ms.put(quad.v[0], m0);
+        ms.put(quad.v[1], m1);
+        ms.put(quad.v[2], m2);
+        ms.put(quad.v[3], m3);
+      }
+      return u;
+    };
+    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+      VlcRun pair;
+      int u[2];
+      u[0] = code_quad(qx, pair);
+      u[1] = qx + 1 < quads_wide ? code_quad(qx + 1, pair) : 0;
+      put_uvlc(pair, mel, initial, u);
+      vlc.put(pair.bits, pair.length);
     }
     rows.next_row();
   }
@@ -254,7 +293,7 @@ void encode_generic(PlaneView<const int32_t> coefficients, int shift, std::vecto
 }
 
 #if MALLAT_HT_BMI2
-[[gnu::target("bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
+[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] void encode_bmi2(PlaneView<const int32_t> coefficients, int shift,
                                                          std::vector<uint8_t>& segment) {
   encode(coefficients, shift, segment);
 }
