@@ -289,6 +289,40 @@ TEST(HybridBlockDecoder, TheShareFollowsTheMeasuredRatesAndSmallBatchesStayOnThe
   expect_cpu_decoding(*b, out);
 }
 
+// Two callers with coalesce_callers = 2 share one launch, each getting its
+// own blocks' samples in its own outputs; then one alone, after the window.
+TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
+  const auto b = some_blocks();
+  auto script = std::make_shared<HostDecodeScript>();
+  DeviceCoderOptions options = options_with(0.5);
+  options.coalesce_callers = 2;
+  options.coalesce_window_ms = 60000;
+  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  // The second caller's blocks in the reverse order (their pieces still b's).
+  Batch reversed;
+  reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
+  reversed.blocks.assign(b->blocks.rbegin(), b->blocks.rend());
+  Outputs first(*b), second(reversed);
+  auto first_call = std::async(std::launch::async, [&] {
+    ThreadPool pool(2);
+    return coder->decode(b->blocks, first.out, pool);
+  });
+  ThreadPool pool(2);
+  EXPECT_TRUE(coder->decode(reversed.blocks, second.out, pool).ok());
+  EXPECT_TRUE(first_call.get().ok());
+  expect_cpu_decoding(*b, first);
+  expect_cpu_decoding(reversed, second);
+  EXPECT_EQ(script->runs.load(), 1);
+
+  DeviceCoderOptions alone = options;
+  alone.coalesce_window_ms = 20;
+  auto single = make_hybrid_block_decoder(host_start(script), alone);
+  Outputs o(*b);
+  ASSERT_TRUE(single->decode(b->blocks, o.out, pool).ok());
+  expect_cpu_decoding(*b, o);
+  EXPECT_EQ(script->runs.load(), 2);
+}
+
 TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   const auto b = some_blocks();
   Outputs o(*b);
