@@ -15,9 +15,12 @@
 
 namespace mallat::tools {
 
-// Files coded at once when --batch-files is not given: measured on the H200
-// machine (entropy/cuda/NOTES.md, "Coalesced launches").
-inline constexpr int kDefaultBatchFiles = 1;
+// Files coded at once when --batch-files is not given. H200 machine, 16
+// threads, 32 copies of the 3840x2048 mosaic, lossless, median wall s of 3
+// (entropy/cuda/NOTES.md, "Files at once"): K = 1, 2, 4: encode cpu 4.58,
+// 4.00, 3.94; cuda 2.95, 2.70, 2.89; decode cpu 3.96, 3.88, 3.70; cuda 2.54,
+// 2.53, 2.40. 2 takes most of the gain with two images in memory, not four.
+inline constexpr int kDefaultBatchFiles = 2;
 
 // Parses --batch-files' value: a whole number from 1 to 16.
 Status parse_batch_files(const std::string& value, int* files);
