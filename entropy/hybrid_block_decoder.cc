@@ -45,7 +45,10 @@ class HybridBlockDecoder final : public BlockDecoder {
 
   std::string name() const override { return start_->coder_name("ebcot decoding"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
-  Status device_status() const override { return start_->start_status(); }
+  Status device_status() const override {
+    const Status started = start_->start_status();
+    return started.ok() ? state_.failure() : started;
+  }
 
   Status decode(std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
@@ -95,19 +98,30 @@ class HybridBlockDecoder final : public BlockDecoder {
       if (out[k].status.ok() && work.each) work.each(k);
       return Status::Ok();
     };
+    // A failed launch leaves the device's blocks to the CPU: the same
+    // samples, and the device is not used again.
+    Status launch;
     detail::SplitSteps steps;
     steps.gather = [&](size_t j) { device.gather(at + j); };
-    steps.run = [&](DeviceCodingTimes& t) { return launches_.run(ticket, [&] { return device.run(t); }); };
+    steps.run = [&](DeviceCodingTimes& t) {
+      launch = launches_.run(ticket, [&] { return device.run(t); });
+      return Status::Ok();
+    };
     steps.cpu = [&](size_t k) {
       decode_block_on_cpu(blocks[k], out[k]);
       return after(k);
     };
     steps.finish = [&](size_t k) {
-      device.finish(at + k, out[k]);
+      if (launch.ok()) {
+        device.finish(at + k, out[k]);
+      } else {
+        decode_block_on_cpu(blocks[k], out[k]);
+      }
       return after(k);
     };
     const Status split = detail::hybrid_split(n, samples, pool, work, steps, times, options_.adapt, share);
     launches_.leave(ticket);
+    if (!launch.ok()) state_.device_failed(launch.with_context("Tier-1 on the device"));
     return split;
   }
 

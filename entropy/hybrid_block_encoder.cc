@@ -54,7 +54,10 @@ class HybridBlockEncoder final : public BlockEncoder {
 
   std::string name() const override { return start_->coder_name("ebcot"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
-  Status device_status() const override { return start_->start_status(); }
+  Status device_status() const override {
+    const Status started = start_->start_status();
+    return started.ok() ? state_.failure() : started;
+  }
 
   Status encode(std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
@@ -90,25 +93,36 @@ class HybridBlockEncoder final : public BlockEncoder {
     const Launches::Ticket ticket = *joined;
     const size_t at = ticket.offset;
     times.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    detail::SplitSteps steps;
-    steps.gather = [&](size_t j) {
-      if (work.each) work.each(j);
-      device.gather(at + j);
-    };
-    steps.run = [&](DeviceCodingTimes& t) { return launches_.run(ticket, [&] { return device.run(t); }); };
-    steps.cpu = [&](size_t k) -> Status {
-      if (work.each) work.each(k);
+    auto on_cpu = [&](size_t k) -> Status {
       const BlockToEncode& b = blocks[k];
       MALLAT_ASSIGN_OR_RETURN(out[k], encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style,
                                                         b.fraction_bits));
       return Status::Ok();
     };
+    // A failed launch leaves the device's blocks, quantised as they were
+    // gathered, to the CPU: the same bytes, and the device is not used again.
+    Status launch;
+    detail::SplitSteps steps;
+    steps.gather = [&](size_t j) {
+      if (work.each) work.each(j);
+      device.gather(at + j);
+    };
+    steps.run = [&](DeviceCodingTimes& t) {
+      launch = launches_.run(ticket, [&] { return device.run(t); });
+      return Status::Ok();
+    };
+    steps.cpu = [&](size_t k) -> Status {
+      if (work.each) work.each(k);
+      return on_cpu(k);
+    };
     steps.finish = [&](size_t k) -> Status {
+      if (!launch.ok()) return on_cpu(k);
       MALLAT_ASSIGN_OR_RETURN(out[k], device.finish(at + k));
       return Status::Ok();
     };
     const Status split = detail::hybrid_split(n, samples, pool, work, steps, times, options_.adapt, share);
     launches_.leave(ticket);
+    if (!launch.ok()) state_.device_failed(launch.with_context("Tier-1 on the device"));
     return split;
   }
 

@@ -97,11 +97,13 @@ Status SplitState::code(std::span<const uint64_t> samples, bool device_ready, co
                         const std::function<Status()>& on_cpu,
                         const std::function<Status(size_t n, DeviceCodingTimes& times, double& share)>& split) {
   double share;
+  bool failed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     share = share_;
+    failed = !failure_.ok();
   }
-  const size_t n = device_ready ? device_block_count(samples, share, options) : 0;
+  const size_t n = device_ready && !failed ? device_block_count(samples, share, options) : 0;
   DeviceCodingTimes times;
   Status status;
   if (n == 0) {
