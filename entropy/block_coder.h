@@ -111,6 +111,19 @@ struct DeviceCodingTimes {
   uint64_t cpu_blocks = 0;
   double cpu_ms = 0;
   double wait_ms = 0;
+
+  DeviceCodingTimes& operator+=(const DeviceCodingTimes& o) {
+    prepare_ms += o.prepare_ms;
+    upload_ms += o.upload_ms;
+    kernel_ms += o.kernel_ms;
+    download_ms += o.download_ms;
+    finish_ms += o.finish_ms;
+    device_blocks += o.device_blocks;
+    cpu_blocks += o.cpu_blocks;
+    cpu_ms += o.cpu_ms;
+    wait_ms += o.wait_ms;
+    return *this;
+  }
 };
 
 // How the device coder shares each batch of Part 1 blocks with the CPU's
@@ -139,6 +152,12 @@ struct DeviceCoderOptions {
   // command's first input): the start-up then allocates the device's share
   // of host and device buffers in the background. 0: at the first launch.
   uint64_t expected_samples = 0;
+  // Concurrent calls (a batch coding several files at once) put their
+  // device shares in one launch: a launch waits for this many callers, or
+  // `coalesce_window_ms` after the first (entropy/coalesced_launch.h). 1:
+  // each call launches alone.
+  int coalesce_callers = 1;
+  double coalesce_window_ms = 20;
 };
 
 class BlockEncoder {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "entropy/coalesced_launch.h"
 #include "entropy/hybrid_coding.h"
 #include "entropy/t1_decode_batch.h"
 
@@ -30,9 +32,10 @@ class HybridBlockDecoder final : public BlockDecoder {
  public:
   HybridBlockDecoder(T1DecodeDeviceStart make, const DeviceCoderOptions& options)
       : options_(options),
-        share_(std::clamp(options.device_share, 0.0, 1.0)),
         ht_(make_ht_block_decoder()),
-        cpu_(make_ebcot_block_decoder()) {
+        cpu_(make_ebcot_block_decoder()),
+        launches_(options.coalesce_callers, options.coalesce_window_ms),
+        state_(std::clamp(options.device_share, 0.0, 1.0)) {
     std::function<Status(T1DecodeDevice&)> prepare;
     if (options.expected_samples > 0) {
       prepare = [options](T1DecodeDevice& d) { return reserve_expected(d, options); };
@@ -41,8 +44,11 @@ class HybridBlockDecoder final : public BlockDecoder {
   }
 
   std::string name() const override { return start_->coder_name("ebcot decoding"); }
-  DeviceCodingTimes device_times() const override { return times_; }
-  Status device_status() const override { return start_->start_status(); }
+  DeviceCodingTimes device_times() const override { return state_.times(); }
+  Status device_status() const override {
+    const Status started = start_->start_status();
+    return started.ok() ? state_.failure() : started;
+  }
 
   Status decode(std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
@@ -55,42 +61,76 @@ class HybridBlockDecoder final : public BlockDecoder {
     T1DecodeDevice* const device = start_->ready(options_.wait_for_device);
     std::vector<uint64_t> samples(out.size());
     for (size_t k = 0; k < out.size(); ++k) samples[k] = samples_of(out[k]);
-    const size_t n = device == nullptr ? 0 : detail::device_block_count(samples, share_, options_);
-    if (n == 0) {
-      times_.cpu_blocks += blocks.size();
-      return cpu_->decode(blocks, out, pool, work);
-    }
-    // Blocks [0, n) on the device, [n, size) on the pool from the back;
-    // each dequantised (work.each) once its samples are in place.
+    return state_.code(
+        samples, device != nullptr, options_, [&] { return cpu_->decode(blocks, out, pool, work); },
+        [&](size_t n, DeviceCodingTimes& times, double& share) {
+          return decode_split(*device, n, samples, blocks, out, pool, work, times, share);
+        });
+  }
+
+ private:
+  struct Lists {
+    std::vector<BlockToDecode> blocks;
+    std::vector<DecodedBlock> out;
+  };
+  using Launches = detail::CoalescedLaunches<Lists>;
+
+  // Blocks [0, n) on the device, [n, size) on the pool from the back; each
+  // dequantised (work.each) once its samples are in place. The device's
+  // blocks go in one launch with other callers' (coalesced_launch.h).
+  Status decode_split(T1DecodeDevice& device, size_t n, std::span<const uint64_t> samples,
+                      std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
+                      const BatchWork& work, DeviceCodingTimes& times, double& share) {
     const auto start = std::chrono::steady_clock::now();
-    MALLAT_RETURN_IF_ERROR(device->prepare(blocks.first(n), std::span<const DecodedBlock>(out.first(n)))
-                               .with_context("Tier-1 on the device"));
-    times_.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto first_n = static_cast<std::ptrdiff_t>(n);
+    Result<Launches::Ticket> joined = launches_.join(
+        n,
+        [&](Lists& l) {
+          l.blocks.insert(l.blocks.end(), blocks.begin(), blocks.begin() + first_n);
+          l.out.insert(l.out.end(), out.begin(), out.begin() + first_n);
+        },
+        [&](const Lists& l) { return device.prepare(l.blocks, l.out); });
+    if (!joined.ok()) return joined.status().with_context("Tier-1 on the device");
+    const Launches::Ticket ticket = *joined;
+    const size_t at = ticket.offset;
+    times.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     auto after = [&](size_t k) {
       if (out[k].status.ok() && work.each) work.each(k);
       return Status::Ok();
     };
+    // A failed launch leaves the device's blocks to the CPU: the same
+    // samples, and the device is not used again.
+    Status launch;
     detail::SplitSteps steps;
-    steps.gather = [&](size_t j) { device->gather(j); };
-    steps.run = [&](DeviceCodingTimes& t) { return device->run(t); };
+    steps.gather = [&](size_t j) { device.gather(at + j); };
+    steps.run = [&](DeviceCodingTimes& t) {
+      launch = launches_.run(ticket, [&] { return device.run(t); });
+      return Status::Ok();
+    };
     steps.cpu = [&](size_t k) {
       decode_block_on_cpu(blocks[k], out[k]);
       return after(k);
     };
     steps.finish = [&](size_t k) {
-      device->finish(k, out[k]);
+      if (launch.ok()) {
+        device.finish(at + k, out[k]);
+      } else {
+        decode_block_on_cpu(blocks[k], out[k]);
+      }
       return after(k);
     };
-    return detail::hybrid_split(n, samples, pool, work, steps, times_, options_.adapt, share_);
+    const Status split = detail::hybrid_split(n, samples, pool, work, steps, times, options_.adapt, share);
+    launches_.leave(ticket);
+    if (!launch.ok()) state_.device_failed(launch.with_context("Tier-1 on the device"));
+    return split;
   }
 
- private:
   DeviceCoderOptions options_;
-  double share_;
   std::unique_ptr<BlockDecoder> ht_;
   std::unique_ptr<BlockDecoder> cpu_;
   std::shared_ptr<detail::DeviceStart<T1DecodeDevice>> start_;
-  DeviceCodingTimes times_;
+  Launches launches_;
+  detail::SplitState state_;
 };
 
 }  // namespace

@@ -13,7 +13,9 @@
 // BatchWork::each); then the device's blocks are copied into their places
 // and their `each` run on the pool. Both sides give decode_code_block's
 // samples and info (t1_shared_decoder.h), so the split never changes the
-// image. The share follows the two sides' measured rates from batch to
+// image. A launch that fails leaves its blocks to the CPU (the same
+// samples) and every later batch too; device_status() then says why. The
+// share follows the two sides' measured rates from batch to
 // batch (DeviceCoderOptions::adapt).
 #pragma once
 

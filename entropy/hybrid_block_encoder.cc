@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "entropy/coalesced_launch.h"
 #include "entropy/hybrid_coding.h"
 #include "entropy/t1.h"
 
@@ -44,14 +46,18 @@ class HybridBlockEncoder final : public BlockEncoder {
  public:
   HybridBlockEncoder(T1DeviceStart make, const DeviceCoderOptions& options)
       : options_(options),
-        share_(std::clamp(options.device_share, 0.0, 1.0)),
         ht_(make_ht_block_encoder()),
         cpu_(make_ebcot_block_encoder()),
-        start_(start_encoder_device(std::move(make), options)) {}
+        start_(start_encoder_device(std::move(make), options)),
+        launches_(options.coalesce_callers, options.coalesce_window_ms),
+        state_(std::clamp(options.device_share, 0.0, 1.0)) {}
 
   std::string name() const override { return start_->coder_name("ebcot"); }
-  DeviceCodingTimes device_times() const override { return times_; }
-  Status device_status() const override { return start_->start_status(); }
+  DeviceCodingTimes device_times() const override { return state_.times(); }
+  Status device_status() const override {
+    const Status started = start_->start_status();
+    return started.ok() ? state_.failure() : started;
+  }
 
   Status encode(std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
                 const BatchWork& work) override {
@@ -64,43 +70,71 @@ class HybridBlockEncoder final : public BlockEncoder {
     T1Device* const device = start_->ready(options_.wait_for_device);
     std::vector<uint64_t> samples(blocks.size());
     for (size_t k = 0; k < blocks.size(); ++k) samples[k] = samples_of(blocks[k]);
-    const size_t n = device == nullptr ? 0 : detail::device_block_count(samples, share_, options_);
-    if (n == 0) {
-      times_.cpu_blocks += blocks.size();
-      return cpu_->encode(blocks, out, pool, work);
-    }
-    // Blocks [0, n) on the device, [n, size) on the pool from the back;
-    // each quantised (work.each) just before it is gathered or coded.
+    return state_.code(
+        samples, device != nullptr, options_, [&] { return cpu_->encode(blocks, out, pool, work); },
+        [&](size_t n, DeviceCodingTimes& times, double& share) {
+          return encode_split(*device, n, samples, blocks, out, pool, work, times, share);
+        });
+  }
+
+ private:
+  // Blocks [0, n) on the device, [n, size) on the pool from the back;
+  // each quantised (work.each) just before it is gathered or coded. The
+  // device's blocks go in one launch with other callers' (coalesced_launch.h).
+  Status encode_split(T1Device& device, size_t n, std::span<const uint64_t> samples,
+                      std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
+                      const BatchWork& work, DeviceCodingTimes& times, double& share) {
     const auto start = std::chrono::steady_clock::now();
-    MALLAT_RETURN_IF_ERROR(device->prepare(blocks.first(n)).with_context("Tier-1 on the device"));
-    times_.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    detail::SplitSteps steps;
-    steps.gather = [&](size_t j) {
-      if (work.each) work.each(j);
-      device->gather(j);
-    };
-    steps.run = [&](DeviceCodingTimes& t) { return device->run(t); };
-    steps.cpu = [&](size_t k) -> Status {
-      if (work.each) work.each(k);
+    Result<Launches::Ticket> joined = launches_.join(
+        n,
+        [&](Lists& l) { l.insert(l.end(), blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(n)); },
+        [&](const Lists& l) { return device.prepare(l); });
+    if (!joined.ok()) return joined.status().with_context("Tier-1 on the device");
+    const Launches::Ticket ticket = *joined;
+    const size_t at = ticket.offset;
+    times.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    auto on_cpu = [&](size_t k) -> Status {
       const BlockToEncode& b = blocks[k];
       MALLAT_ASSIGN_OR_RETURN(out[k], encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style,
                                                         b.fraction_bits));
       return Status::Ok();
     };
-    steps.finish = [&](size_t k) -> Status {
-      MALLAT_ASSIGN_OR_RETURN(out[k], device->finish(k));
+    // A failed launch leaves the device's blocks, quantised as they were
+    // gathered, to the CPU: the same bytes, and the device is not used again.
+    Status launch;
+    detail::SplitSteps steps;
+    steps.gather = [&](size_t j) {
+      if (work.each) work.each(j);
+      device.gather(at + j);
+    };
+    steps.run = [&](DeviceCodingTimes& t) {
+      launch = launches_.run(ticket, [&] { return device.run(t); });
       return Status::Ok();
     };
-    return detail::hybrid_split(n, samples, pool, work, steps, times_, options_.adapt, share_);
+    steps.cpu = [&](size_t k) -> Status {
+      if (work.each) work.each(k);
+      return on_cpu(k);
+    };
+    steps.finish = [&](size_t k) -> Status {
+      if (!launch.ok()) return on_cpu(k);
+      MALLAT_ASSIGN_OR_RETURN(out[k], device.finish(at + k));
+      return Status::Ok();
+    };
+    const Status split = detail::hybrid_split(n, samples, pool, work, steps, times, options_.adapt, share);
+    launches_.leave(ticket);
+    if (!launch.ok()) state_.device_failed(launch.with_context("Tier-1 on the device"));
+    return split;
   }
 
- private:
+  using Lists = std::vector<BlockToEncode>;
+  using Launches = detail::CoalescedLaunches<Lists>;
+
   DeviceCoderOptions options_;
-  double share_;
   std::unique_ptr<BlockEncoder> ht_;
   std::unique_ptr<BlockEncoder> cpu_;
   std::shared_ptr<detail::DeviceStart<T1Device>> start_;
-  DeviceCodingTimes times_;
+  Launches launches_;
+  detail::SplitState state_;
 };
 
 }  // namespace

@@ -11,7 +11,9 @@
 // encode_code_block from the back; then the device's slots are finished on
 // the pool. Both sides give encode_code_block's bytes, passes and
 // distortions (t1_shared_encoder.h), so the split never changes the
-// codestream. The share follows the two sides' measured rates from batch to
+// codestream. A launch that fails leaves its blocks to the CPU (the same
+// bytes) and every later batch too; device_status() then says why. The
+// share follows the two sides' measured rates from batch to
 // batch (DeviceCoderOptions::adapt): the device kernel codes a block per
 // thread, so its time grows slowly with its share while the CPU's grows in
 // proportion, and where they meet depends on the image and the machine.

@@ -93,6 +93,31 @@ Status hybrid_split(size_t n, std::span<const uint64_t> samples, ThreadPool& poo
   return Status::Ok();
 }
 
+Status SplitState::code(std::span<const uint64_t> samples, bool device_ready, const DeviceCoderOptions& options,
+                        const std::function<Status()>& on_cpu,
+                        const std::function<Status(size_t n, DeviceCodingTimes& times, double& share)>& split) {
+  double share;
+  bool failed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    share = share_;
+    failed = !failure_.ok();
+  }
+  const size_t n = device_ready && !failed ? device_block_count(samples, share, options) : 0;
+  DeviceCodingTimes times;
+  Status status;
+  if (n == 0) {
+    times.cpu_blocks += samples.size();
+    status = on_cpu();
+  } else {
+    status = split(n, times, share);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  times_ += times;
+  if (n > 0) share_ = share;
+  return status;
+}
+
 void count_device_start(int change) { starts_in_flight.fetch_add(change); }
 
 }  // namespace mallat::entropy::detail

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -109,5 +110,40 @@ struct SplitSteps {
 // ms each had in this batch), half way, so one odd batch does not swing it.
 Status hybrid_split(size_t n, std::span<const uint64_t> samples, ThreadPool& pool, const BatchWork& work,
                     const SplitSteps& steps, DeviceCodingTimes& times, bool adapt, double& share);
+
+// A hybrid coder's device share and times, which concurrent calls (files
+// coded at once, coalesced_launch.h) read and add to.
+class SplitState {
+ public:
+  explicit SplitState(double share) : share_(share) {}
+  DeviceCodingTimes times() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return times_;
+  }
+  // One batch of blocks with `samples`: none to the device when
+  // `device_ready` is false, a launch has failed, or its share is no block
+  // (device_block_count), then `on_cpu` codes them all; else
+  // `split(n, times, share)` codes blocks [0, n) on the device and may move
+  // the share. The batch's times are added.
+  Status code(std::span<const uint64_t> samples, bool device_ready, const DeviceCoderOptions& options,
+              const std::function<Status()>& on_cpu,
+              const std::function<Status(size_t n, DeviceCodingTimes& times, double& share)>& split);
+  // A launch failed (its blocks were coded on the CPU): every later batch
+  // goes to the CPU, and failure() says why.
+  void device_failed(const Status& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_.ok()) failure_ = why;
+  }
+  Status failure() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failure_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  double share_;
+  DeviceCodingTimes times_;
+  Status failure_;
+};
 
 }  // namespace mallat::entropy::detail

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <map>
+#include <mutex>
 #include <system_error>
 
 #include "tools/progress.h"
@@ -152,7 +155,8 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
   return 1;
 }
 
-int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet) {
+int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
+              int files_at_once) {
   const size_t n = plan.files.size();
   std::vector<BatchItem> items(n);
   for (size_t i = 0; i < n; ++i) items[i].file = &plan.files[i];
@@ -172,24 +176,48 @@ int run_batch(const std::string& command, const BatchPlan& plan, const BatchStep
     reporter.note("note: left out " + std::to_string(plan.skipped.size()) +
                   " file(s) of a kind it does not read: " + names);
   }
-  // File i is coded here while file i + 1 is read and file i - 1 written,
-  // each on its own thread.
-  const auto launch = [](const std::function<Status(BatchItem&)>& step, BatchItem& item) {
-    return std::async(std::launch::async, [&step, &item] { return step(item); });
+  // Each file's read and code run on a thread of its own, at most
+  // `files_at_once` coding at a time (each in a lane of its own) and one
+  // more read ahead; the files are written in order, each while later ones
+  // are coded.
+  const size_t lanes = files_at_once < 1 ? 1 : static_cast<size_t>(files_at_once);
+  std::mutex lane_mutex;
+  std::condition_variable lane_freed;
+  std::vector<bool> lane_busy(lanes, false);
+  const auto read_and_code = [&](BatchItem& item) {
+    Status status = steps.read(item);
+    if (!status.ok()) return status;
+    std::unique_lock<std::mutex> lock(lane_mutex);
+    lane_freed.wait(lock, [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) != lane_busy.end(); });
+    item.lane = static_cast<int>(std::find(lane_busy.begin(), lane_busy.end(), false) - lane_busy.begin());
+    lane_busy[static_cast<size_t>(item.lane)] = true;
+    lock.unlock();
+    status = steps.code(item);
+    lock.lock();
+    lane_busy[static_cast<size_t>(item.lane)] = false;
+    lane_freed.notify_one();
+    return status;
   };
-  std::future<Status> reading = launch(steps.read, items[0]);
+  std::deque<std::future<Status>> coding;  // files next, next + 1, ...
+  size_t next = 0, started = 0;
+  const auto start_more = [&] {
+    while (started < n && started < next + lanes + 1) {
+      BatchItem& item = items[started++];
+      coding.push_back(std::async(std::launch::async, [&read_and_code, &item] { return read_and_code(item); }));
+    }
+  };
   std::future<Status> writing;
   size_t written = 0;  // the file `writing` writes
-  for (size_t i = 0; i < n; ++i) {
-    Status status = reading.get();
-    if (i + 1 < n) reading = launch(steps.read, items[i + 1]);
-    if (status.ok()) status = steps.code(items[i]);
+  for (; next < n; ++next) {
+    start_more();
+    Status status = coding.front().get();
+    coding.pop_front();
     if (writing.valid()) reporter.finished(items[written], writing.get());
     if (status.ok()) {
-      writing = launch(steps.write, items[i]);
-      written = i;
+      writing = std::async(std::launch::async, [&steps, &item = items[next]] { return steps.write(item); });
+      written = next;
     } else {
-      reporter.finished(items[i], status);
+      reporter.finished(items[next], status);
     }
   }
   if (writing.valid()) reporter.finished(items[written], writing.get());

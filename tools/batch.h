@@ -57,11 +57,14 @@ struct BatchItem {
   std::vector<uint8_t> bytes;   // encode: the file coded; decode: the file read
   uint64_t pixels = 0;          // the image's width x height, for the progress figures
   std::vector<std::string> messages;  // warnings and notes for the user, printed in order
+  int lane = 0;                 // which of run_batch's coding lanes codes it, 0..files_at_once-1
 };
 
 // The three steps of a file; an error's message names the file. `read` and
-// `write` run on their own threads beside `code` of another file; `code`
-// calls run one at a time, in file order (so they may share a DWT backend).
+// `write` run on their own threads beside `code` of another file; at most
+// run_batch's `files_at_once` `code` calls run at once, each in its own lane
+// (BatchItem::lane: a lane's calls run one at a time, so they may share a
+// DWT backend).
 struct BatchSteps {
   std::function<Status(BatchItem&)> read, code, write;
 };
@@ -73,8 +76,10 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
 
 // Runs every file; prints notes and errors ("mallat <command>: ..."), the
 // progress (progress.h) and a summary line "N done, M failed, T s, R MP/s"
-// (not when quiet). Returns the exit status: 0 when every file was written,
-// else 1.
-int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet);
+// (not when quiet). Codes up to `files_at_once` files at a time (so that a
+// device coder can put their blocks in one launch, entropy/coalesced_launch.h).
+// Returns the exit status: 0 when every file was written, else 1.
+int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
+              int files_at_once = 1);
 
 }  // namespace mallat::tools

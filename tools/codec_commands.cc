@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "codec/codec.h"
@@ -18,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/decode_output.h"
 #include "tools/decode_streamed.h"
+#include "tools/batch_lanes.h"
 #include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
@@ -87,6 +89,7 @@ struct EncodeSettings {
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
   double device_share = -1;  // --device-share; < 0: the coder's default, adapted
+  int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
 // What decode's options fill in.
@@ -97,6 +100,7 @@ struct DecodeSettings {
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
+  int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
 // What transcode's options fill in.
@@ -356,6 +360,7 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
+      batch_files_row<EncodeSettings>(),
       {{"--device-share"}, "F",
        "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
        "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
@@ -495,6 +500,7 @@ const std::vector<DecodeOption>& decode_table() {
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
+      batch_files_row<DecodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -548,17 +554,10 @@ std::string single_file_problem(const BatchRequest& request) {
   return "";
 }
 
-// A batch's shared DWT backend, made once so that every file reuses it (a
-// device's start-up and buffers paid once); its calls run one at a time.
-Status share_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Backend>* instance) {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> made, dwt::make_backend(kind, threads));
-  *instance = std::move(made);
-  return Status::Ok();
-}
-
 // encode's steps for one file, which the single-file command and the batch
-// both run (batch.h). `opt` stays alive while they run.
-BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+// both run (batch.h), a file coded with its lane's options (batch_lanes.h).
+// `lanes` stay alive while they run.
+BatchSteps encode_steps(const EncodeSettings& s, std::span<const codec::EncodeOptions> lanes) {
   BatchSteps steps;
   steps.read = [&s](BatchItem& item) {
     auto image = read_encode_input(item.file->in.string(), s.raw_format, s.max_memory);
@@ -570,9 +569,9 @@ BatchSteps encode_steps(const EncodeSettings& s, const codec::EncodeOptions& opt
     item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
     return Status::Ok();
   };
-  steps.code = [&opt](BatchItem& item) {
+  steps.code = [lanes](BatchItem& item) {
     codec::EncodeReport report;
-    auto bytes = codec::encode(item.image, opt, &report);
+    auto bytes = codec::encode(item.image, lanes[static_cast<size_t>(item.lane)], &report);
     if (!bytes.ok()) return bytes.status().with_context(item.file->in.string());
     for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
     item.image = Image();
@@ -604,7 +603,7 @@ bool is_raw(const std::filesystem::path& out) {
 }
 
 // decode's steps for one file, as encode_steps.
-BatchSteps decode_steps(const DecodeSettings& s) {
+BatchSteps decode_steps(const DecodeSettings& s, std::span<const codec::DecodeOptions> lanes) {
   BatchSteps steps;
   steps.read = [](BatchItem& item) {
     auto data = io::read_file(item.file->in);
@@ -612,10 +611,10 @@ BatchSteps decode_steps(const DecodeSettings& s) {
     item.bytes = std::move(*data);
     return Status::Ok();
   };
-  steps.code = [&s](BatchItem& item) {
+  steps.code = [lanes](BatchItem& item) {
     const std::string in = item.file->in.string();
     // Raw planes are the components as coded: no JP2 colour for them.
-    codec::DecodeOptions options = s.codec;
+    codec::DecodeOptions options = lanes[static_cast<size_t>(item.lane)];
     if (is_raw(item.file->out)) options.apply_jp2_header = false;
     codec::DecodeReport report;
     auto image = codec::decode(item.bytes, options, &report);
@@ -698,6 +697,7 @@ int encode_main(const Args& given) {
     device.device_share = s.device_share;
     device.adapt = false;
   }
+  device.coalesce_callers = s.batch_files;
   // One file too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone (device_placement.h); --device-share asks for the
   // device whatever the size.
@@ -713,7 +713,7 @@ int encode_main(const Args& given) {
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
     const std::optional<int> streamed = encode_one_streamed(s, opt);
-    const int status = streamed ? *streamed : run_one("encode", file, encode_steps(s, opt), s.quiet);
+    const int status = streamed ? *streamed : run_one("encode", file, encode_steps(s, {&opt, 1}), s.quiet);
     note_device_fallback("encode", opt, asked_cuda, s.quiet);
     return status;
   }
@@ -722,13 +722,10 @@ int encode_main(const Args& given) {
   opt.container = output_container(plan->files[0].out.string());
   if (opt.container == codec::Container::kUnknown)
     return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
-  Status shared = share_backend(opt.dwt_backend, opt.threads, &opt.dwt_instance);
-  if (!shared.ok()) return fail("encode", shared.message());
-  // Tier-1 on the device, made once for the batch like the DWT backend.
-  Result<std::shared_ptr<entropy::BlockEncoder>> coder = codec::block_encoder_for(opt, *opt.dwt_instance);
-  if (!coder.ok()) return fail("encode", coder.status().message());
-  opt.block_encoder_instance = std::move(*coder);
-  const int status = run_batch("encode", *plan, encode_steps(s, opt), s.quiet);
+  // Tier-1 on the device, made once for the batch; a DWT backend per lane.
+  Result<std::vector<codec::EncodeOptions>> lanes = encode_lanes(opt, s.batch_files);
+  if (!lanes.ok()) return fail("encode", lanes.status().message());
+  const int status = run_batch("encode", *plan, encode_steps(s, *lanes), s.quiet, s.batch_files);
   note_device_fallback("encode", opt, asked_cuda, s.quiet);
   return status;
 }
@@ -746,7 +743,9 @@ int decode_main(const Args& args) {
   // A batch decodes Part 1 code-blocks on the device and the CPU together;
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
-  if (Status placed = place_decode_device(s.codec, {}, is_batch(s.batch)); !placed.ok())
+  entropy::DeviceCoderOptions device;
+  device.coalesce_callers = s.batch_files;
+  if (Status placed = place_decode_device(s.codec, device, is_batch(s.batch)); !placed.ok())
     return fail("decode", placed.message());
   if (asked_cuda && !is_batch(s.batch) && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
@@ -758,16 +757,16 @@ int decode_main(const Args& args) {
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
     if (const std::optional<int> rc = decode_one_streamed(file, s.codec, s.output, s.quiet)) return *rc;
-    return run_one("decode", file, decode_steps(s), s.quiet);
+    return run_one("decode", file, decode_steps(s, {&s.codec, 1}), s.quiet);
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
   if (!plan.ok()) return usage_error(plan.status().message());
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");
-  Status shared = share_backend(s.codec.dwt_backend, s.codec.threads, &s.codec.dwt_instance);
-  if (!shared.ok()) return fail("decode", shared.message());
-  const int status = run_batch("decode", *plan, decode_steps(s), s.quiet);
+  Result<std::vector<codec::DecodeOptions>> lanes = decode_lanes(s.codec, s.batch_files);
+  if (!lanes.ok()) return fail("decode", lanes.status().message());
+  const int status = run_batch("decode", *plan, decode_steps(s, *lanes), s.quiet, s.batch_files);
   note_decode_device_fallback(s.codec, asked_cuda, s.quiet);
   return status;
 }

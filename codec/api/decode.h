@@ -52,7 +52,8 @@ struct DecodeOptions {
   // (the hybrid device + CPU decoder of entropy::make_device_block_decoder,
   // which the command line's --device cuda sets for a batch: the samples
   // are the CPU decoder's); HT blocks and a streamed decode's stay on the
-  // CPU. Made once and reused by many calls; one call at a time.
+  // CPU. Made once and reused by many calls, which may run at once (a batch's
+  // --batch-files lanes share its launches, entropy/coalesced_launch.h).
   std::shared_ptr<entropy::BlockDecoder> block_decoder_instance;
   // A JP2 file's header applied to the decoded components (Annex I): palette
   // and cmap, cdef, the first colr (an enumerated space or a restricted ICC

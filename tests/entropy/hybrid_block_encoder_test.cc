@@ -7,6 +7,7 @@
 // codec::encode: the same bytes as the CPU path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -243,15 +244,95 @@ TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
   EXPECT_EQ(none->reserved_coefficients, 0u);
 }
 
-TEST(HybridBlockEncoder, ADeviceThatFailsToRunIsAnError) {
+TEST(HybridBlockEncoder, ADeviceThatFailsToRunLeavesItsBlocksToTheCpu) {
   const Batch b = some_blocks();
   ThreadPool pool(2);
   auto script = std::make_shared<HostDeviceScript>();
   script->fail_run = true;
   auto coder = make_hybrid_block_encoder(host_start(script), options_with(0.5));
-  std::vector<EncodedCodeBlock> out(b.blocks.size());
-  const Status s = coder->encode(b.blocks, out, pool);
-  EXPECT_EQ(s.message(), "Tier-1 on the device: the host device was told to fail");
+  for (int batch = 0; batch < 2; ++batch) {
+    std::vector<EncodedCodeBlock> out(b.blocks.size());
+    ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+    expect_cpu_bytes(b, out);
+  }
+  // Not tried again after the failure.
+  EXPECT_EQ(script->runs.load(), 1);
+  EXPECT_EQ(coder->device_status().message(), "Tier-1 on the device: the host device was told to fail");
+}
+
+// Concurrent callers with coalesce_callers = 3 share one launch, each
+// getting its own blocks' bytes (the batches differ: each a rotation of
+// the cases); a caller alone goes when the window ends; a failing launch
+// fails every caller of its round, none left waiting.
+std::vector<std::vector<EncodedCodeBlock>> encode_at_once(BlockEncoder& coder, const std::vector<Batch>& batches) {
+  std::vector<std::vector<EncodedCodeBlock>> outs(batches.size());
+  std::vector<std::future<Status>> calls;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    outs[i].resize(batches[i].blocks.size());
+    calls.push_back(std::async(std::launch::async, [&, i] {
+      ThreadPool pool(2);
+      return coder.encode(batches[i].blocks, outs[i], pool);
+    }));
+  }
+  for (size_t i = 0; i < calls.size(); ++i) EXPECT_TRUE(calls[i].get().ok()) << "caller " << i;
+  return outs;
+}
+
+Batch rotated(const Batch& b, size_t by) {
+  Batch r = b;
+  std::rotate(r.cases.begin(), r.cases.begin() + static_cast<std::ptrdiff_t>(by), r.cases.end());
+  std::rotate(r.blocks.begin(), r.blocks.begin() + static_cast<std::ptrdiff_t>(by), r.blocks.end());
+  return r;
+}
+
+TEST(HybridBlockEncoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnBlocks) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 5), rotated(b, 11)};
+  auto script = std::make_shared<HostDeviceScript>();
+  DeviceCoderOptions o = options_with(0.6);
+  o.coalesce_callers = 3;
+  o.coalesce_window_ms = 60000;  // only the third caller closes the round
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  const auto outs = encode_at_once(*coder, batches);
+  for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+  EXPECT_EQ(script->runs.load(), 1);
+  const DeviceCodingTimes t = coder->device_times();
+  EXPECT_EQ(t.device_blocks + t.cpu_blocks, 3 * b.blocks.size());
+  EXPECT_GT(t.device_blocks, 0u);
+}
+
+TEST(HybridBlockEncoder, ACallerAloneLaunchesWhenTheWindowEnds) {
+  const Batch b = some_blocks();
+  auto script = std::make_shared<HostDeviceScript>();
+  DeviceCoderOptions o = options_with(0.5);
+  o.coalesce_callers = 4;
+  o.coalesce_window_ms = 30;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  for (int call = 0; call < 2; ++call) {
+    const auto outs = encode_at_once(*coder, {b});
+    expect_cpu_bytes(b, outs[0]);
+  }
+  EXPECT_EQ(script->runs.load(), 2);
+}
+
+TEST(HybridBlockEncoder, AFailingSharedLaunchLeavesEachCallersBlocksToTheCpu) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 3)};
+  auto script = std::make_shared<HostDeviceScript>();
+  script->fail_run = true;
+  DeviceCoderOptions o = options_with(0.5);
+  o.coalesce_callers = 2;
+  o.coalesce_window_ms = 60000;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  const auto outs = encode_at_once(*coder, batches);
+  for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+  EXPECT_EQ(script->runs.load(), 1);
+  EXPECT_FALSE(coder->device_status().ok());
+  // Later callers go to the CPU without waiting for a round.
+  script->fail_run = false;
+  const auto again = encode_at_once(*coder, {b});
+  expect_cpu_bytes(b, again[0]);
+  EXPECT_EQ(script->runs.load(), 1);
 }
 
 TEST(HybridBlockEncoder, SmallBatchesAndLaunchLimitsAreKept) {

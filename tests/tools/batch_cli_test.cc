@@ -121,6 +121,30 @@ TEST(BatchCli, DecodeFolderMatchesSingleFiles) {
   fs::remove_all(dir);
 }
 
+// --batch-files K codes K files at once (tools/batch_lanes.h): the same
+// files as one at a time, a bad file failing alone among them.
+TEST(BatchCli, SeveralFilesAtOnceWriteTheSameFiles) {
+  const fs::path dir = testing::make_temp_dir("batch-files");
+  const fs::path in = make_inputs(dir);
+  write_generated(in / "d.ppm", 130, 70, 3, 4);
+  std::string out;
+  const std::string encode = "encode -i " + in.string() + kOptions + " -quiet -o ";
+  EXPECT_EQ(run(encode + (dir / "one").string() + " --batch-files 1", &out, dir), 1) << out;
+  EXPECT_EQ(run(encode + (dir / "three").string() + " --batch-files 3", &out, dir), 1) << out;
+  EXPECT_NE(out.find("bad.ppm"), std::string::npos) << out;
+  const std::set<std::string> coded{"a.j2k", "b.j2k", "c.j2k", "d.j2k"};
+  EXPECT_EQ(names_in(dir / "three"), coded);
+  for (const std::string& name : coded) EXPECT_EQ(bytes_of(dir / "one" / name), bytes_of(dir / "three" / name)) << name;
+  const std::string decode = "decode -i " + (dir / "one").string() + " -OutFor ppm -threads 2 -quiet -o ";
+  ASSERT_EQ(run(decode + (dir / "dec-one").string(), &out, dir), 0) << out;
+  ASSERT_EQ(run(decode + (dir / "dec-four").string() + " --batch-files 4", &out, dir), 0) << out;
+  for (const char* name : {"a.ppm", "b.ppm", "c.ppm", "d.ppm"})
+    EXPECT_EQ(bytes_of(dir / "dec-one" / name), bytes_of(dir / "dec-four" / name)) << name;
+  EXPECT_EQ(run(decode + (dir / "dec-x").string() + " --batch-files 0", &out, dir), 2) << out;
+  EXPECT_NE(out.find("--batch-files must be a whole number from 1 to 16, got '0'"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
 TEST(BatchCli, ImgDirWritesBesideTheInputs) {
   const fs::path dir = testing::make_temp_dir("batch-imgdir");
   const fs::path in = make_inputs(dir);
@@ -234,6 +258,11 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
   ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-cuda").string() + " --device cuda", &out, dir), 0) << out;
   for (const char* name : {"a.j2k", "b.j2k"})
     EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-cuda" / name)) << name;
+  // Files at once share the device's launches: still the CPU's files.
+  ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-k2").string() + " --device cuda --batch-files 2", &out, dir), 0)
+      << out;
+  for (const char* name : {"a.j2k", "b.j2k"})
+    EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-k2" / name)) << name;
   for (const char* share : {"0", "1"}) {
     ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-share").string() + " --device cuda --device-share " + share,
                   &out, dir),

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Device run for files coded at once (--batch-files K; issue 15; conformance/device_bench/README.md): builds
+# with CUDA, runs the GPU tests and the hybrid coders' and batch tests, then a batch of 32 copies of the
+# 3840x2048 mosaic, lossless encode and decode, --device cpu and cuda at K = 1, 2, 4, whole command wall and
+# user+sys seconds, in rounds that alternate the variants (median of ROUNDS), each output compared with
+# --device cpu K=1's.
+# Usage, from the repository root on the GPU machine: bash conformance/device_bench/batch_files.sh [ROUNDS]
+set -uo pipefail
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+ROUNDS=${1:-3}
+R=$OUT/batch_files.txt
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $(nproc)"; uptime; } > "$R"
+B=build-gpu
+cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
+  -DMALLAT_TIFF=OFF > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
+cmake --build $B -j16 --target mallat encode_cuda_test entropy_cuda_test hybrid_block_encoder_test \
+  hybrid_block_decoder_test batch_cli_test > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
+(cd $B && ctest -L gpu -j4 2>&1 | tail -3; ctest -R 'Hybrid|BatchCli' -j8 2>&1 | tail -3) >> "$R"
+M=$PWD/$B/tools/mallat
+IMG=.gpu/mosaic.ppm
+mkdir -p /tmp/in; for i in $(seq -f %02g 1 32); do cp $IMG /tmp/in/m$i.ppm; done
+# once FILE LABEL COMMAND...: one whole process; "LABEL wall user+sys" appended to FILE.
+once() {
+  local file=$1 label=$2; shift 2
+  local t0 t1; t0=$(date +%s.%N)
+  ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" -v l="$label" '{printf "%s %.3f %.2f\n", l, b-a, $1+$2}' "$OUT/t.tmp" >> "$file"
+}
+# same DIR REF EXT: every output in DIR is REF's.
+same() {
+  local bad=0
+  for f in "$2"/*."$3"; do cmp -s "$f" "$1/$(basename "$f")" || bad=$((bad + 1)); done
+  echo "$bad"
+}
+VARIANTS="cpu:1 cpu:2 cpu:4 cuda:1 cuda:2 cuda:4"
+T=$OUT/times.txt; : > "$T"
+$M encode -i /tmp/in -o /tmp/ref -OutFor j2k --device cpu -threads 16 -quiet
+for round in $(seq 1 "$ROUNDS"); do
+  for v in $VARIANTS; do
+    dev=${v%:*}; k=${v#*:}
+    rm -rf /tmp/e; once "$T" "encode_${dev}_K$k" $M encode -i /tmp/in -o /tmp/e -OutFor j2k --device $dev \
+      --batch-files $k -threads 16 -quiet
+    [ "$round" = 1 ] && echo "encode $dev K=$k: files differing from cpu K=1: $(same /tmp/e /tmp/ref j2k)" >> "$R"
+  done
+  [ "$round" = 1 ] && { rm -rf /tmp/dref; $M decode -i /tmp/ref -o /tmp/dref -OutFor ppm --device cpu -threads 16 -quiet; }
+  for v in $VARIANTS; do
+    dev=${v%:*}; k=${v#*:}
+    rm -rf /tmp/d; once "$T" "decode_${dev}_K$k" $M decode -i /tmp/ref -o /tmp/d -OutFor ppm --device $dev \
+      --batch-files $k -threads 16 -quiet
+    [ "$round" = 1 ] && echo "decode $dev K=$k: files differing from cpu K=1: $(same /tmp/d /tmp/dref ppm)" >> "$R"
+  done
+done
+echo "batch of 32, medians of $ROUNDS alternating rounds (wall s, user+sys s, all walls):" >> "$R"
+awk '{w[$1]=w[$1]" "$2; c[$1]=c[$1]" "$3} END{for (k in w) print k, w[k], "|", c[k]}' "$T" | sort | while read -r label rest; do
+  walls=${rest%|*}; cpus=${rest#*|}
+  mw=$(echo $walls | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+  mc=$(echo $cpus | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
+  printf "%-16s median wall %6.2f s (%5.0f ms/image), user+sys %6.1f s   walls:%s\n" "$label" "$mw" \
+    "$(echo "$mw" | awk '{print $1*1000/32}')" "$mc" "$walls" >> "$R"
+done
+uptime >> "$R"
+cat "$R"

@@ -1,0 +1,53 @@
+#include "tools/batch_lanes.h"
+
+#include <memory>
+#include <utility>
+
+#include "dwt/dwt.h"
+
+namespace mallat::tools {
+
+Status parse_batch_files(const std::string& value, int* files) {
+  size_t used = 0;
+  int k = 0;
+  try {
+    k = std::stoi(value, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || k < 1 || k > 16)
+    return invalid_argument("--batch-files must be a whole number from 1 to 16, got '" + value + "'");
+  *files = k;
+  return Status::Ok();
+}
+
+namespace {
+
+// A backend of the options' kind, made once for the lane's files.
+Status own_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Backend>* instance) {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> made, dwt::make_backend(kind, threads));
+  *instance = std::move(made);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes) {
+  std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
+  for (codec::EncodeOptions& lane : all) {
+    MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
+    // The device coder when there is one (shared), else null: each call
+    // then makes the CPU's coders.
+    MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
+  }
+  return all;
+}
+
+Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes) {
+  std::vector<codec::DecodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
+  for (codec::DecodeOptions& lane : all)
+    MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
+  return all;
+}
+
+}  // namespace mallat::tools
