@@ -20,7 +20,7 @@ int compare_main(const Args& args);
 int convert_main(const Args& args);
 int bench_main(const Args& args);
 
-// encode's, decode's and transcode's option tables (codec_commands.cc), for
+// encode's, decode's and transcode's option tables (codec_commands.cc, transcode_command.cc), for
 // the tests; bench dwt's is in bench_dwt.h.
 CommandOptions encode_options();
 CommandOptions decode_options();
