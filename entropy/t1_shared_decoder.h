@@ -20,6 +20,7 @@
 #include "entropy/raw_coder.h"
 #include "entropy/t1.h"
 #include "entropy/t1_contexts.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/t1_flags.h"
 #include "entropy/t1_passes.h"
 #include "entropy/t1_schedule.h"
@@ -153,6 +154,26 @@ MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1Dec
   result.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
   detail::write_decoded_samples(s, samples, stride);
   return result;
+}
+
+// The block a device batch's job names: its bytes and segment lengths at the
+// job's offsets in the batch's buffers (t1_decode_batch.h lays them out); the
+// kernel and the host stand-in of the hybrid decoder's tests read jobs alike.
+MALLAT_HD inline SharedT1DecodeBlock shared_block_of(const T1DecodeJob& job, const uint8_t* bytes,
+                                                     const uint32_t* segment_lengths) {
+  SharedT1DecodeBlock block;
+  block.data = bytes + job.byte_offset;
+  block.length = job.length;
+  block.segment_lengths = segment_lengths + job.segment_offset;
+  block.num_segments = job.num_segments;
+  block.width = job.width;
+  block.height = job.height;
+  block.num_passes = job.num_passes;
+  block.zero_bitplanes = job.zero_bitplanes;
+  block.num_bitplanes = job.num_bitplanes;
+  block.orientation = static_cast<BandOrientation>(job.orientation);
+  block.style = CodeBlockStyle::from_byte(job.style);
+  return block;
 }
 
 }  // namespace mallat::entropy

@@ -11,18 +11,7 @@ namespace mallat::entropy::cuda {
 // Decodes job j with `state` as its working state.
 __device__ inline void t1_decode_job(const T1DecodeArgs& args, uint32_t j, T1FixedState& state) {
   const T1DecodeJob job = args.jobs[j];
-  SharedT1DecodeBlock block;
-  block.data = args.bytes + job.byte_offset;
-  block.length = job.length;
-  block.segment_lengths = args.segment_lengths + job.segment_offset;
-  block.num_segments = job.num_segments;
-  block.width = job.width;
-  block.height = job.height;
-  block.num_passes = job.num_passes;
-  block.zero_bitplanes = job.zero_bitplanes;
-  block.num_bitplanes = job.num_bitplanes;
-  block.orientation = static_cast<BandOrientation>(job.orientation);
-  block.style = CodeBlockStyle::from_byte(job.style);
+  const SharedT1DecodeBlock block = shared_block_of(job, args.bytes, args.segment_lengths);
   args.results[j] = decode_code_block_shared(block, state, args.samples + job.sample_offset, job.width);
 }
 

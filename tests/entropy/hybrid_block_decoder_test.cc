@@ -63,18 +63,7 @@ class HostT1DecodeDevice final : public T1DecodeDevice {
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < layout_.jobs.size(); ++j) {
       const T1DecodeJob& job = layout_.jobs[j];
-      SharedT1DecodeBlock b;
-      b.data = bytes_.data() + job.byte_offset;
-      b.length = job.length;
-      b.segment_lengths = segments_.data() + job.segment_offset;
-      b.num_segments = job.num_segments;
-      b.width = job.width;
-      b.height = job.height;
-      b.num_passes = job.num_passes;
-      b.zero_bitplanes = job.zero_bitplanes;
-      b.num_bitplanes = job.num_bitplanes;
-      b.orientation = static_cast<BandOrientation>(job.orientation);
-      b.style = CodeBlockStyle::from_byte(job.style);
+      const SharedT1DecodeBlock b = shared_block_of(job, bytes_.data(), segments_.data());
       results_[j] = decode_code_block_shared(b, *state, samples_.data() + job.sample_offset, job.width);
     }
     times.kernel_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

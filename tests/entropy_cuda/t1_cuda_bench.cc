@@ -22,6 +22,7 @@
 #include "entropy/t1.h"
 #include "entropy/t1_shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
+#include "tests/entropy_cuda/bench_timing.h"
 
 using namespace mallat;
 using namespace mallat::entropy;
@@ -30,18 +31,6 @@ namespace {
 
 constexpr int kSide = 64;
 constexpr int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
-
-template <class F>
-double median_seconds(int runs, F&& f) {
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // encode_code_block over blocks [begin, end).
 void encode_range(const std::vector<int32_t>& samples, const std::vector<T1DeviceJob>& jobs, size_t begin,

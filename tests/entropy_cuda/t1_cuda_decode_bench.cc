@@ -20,25 +20,10 @@
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1.h"
 #include "tests/entropy/laplacian_block.h"
+#include "tests/entropy_cuda/bench_timing.h"
 
 using namespace mallat;
 using namespace mallat::entropy;
-
-namespace {
-
-template <class F>
-double median_seconds(int runs, F&& f) {
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const std::string why = cuda::t1_device_unavailable();
