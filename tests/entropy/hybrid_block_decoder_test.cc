@@ -25,6 +25,7 @@
 #include "entropy/t1_shared_decoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
+#include "tests/entropy/hybrid_test_options.h"
 
 namespace mallat::entropy::testing {
 namespace {
@@ -91,15 +92,6 @@ T1DecodeDeviceStart host_start(std::shared_ptr<HostDecodeScript> script) {
   return [script]() -> Result<std::unique_ptr<T1DecodeDevice>> {
     return std::unique_ptr<T1DecodeDevice>(new HostT1DecodeDevice(script));
   };
-}
-
-DeviceCoderOptions options_with(double share, bool wait = true) {
-  DeviceCoderOptions o;
-  o.device_share = share;
-  o.wait_for_device = wait;
-  o.min_device_blocks = 0;
-  o.adapt = false;
-  return o;
 }
 
 // Every 40th decode case (whole, cut, damaged) and the bad ones; each

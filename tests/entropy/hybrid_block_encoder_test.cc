@@ -26,6 +26,7 @@
 #include "entropy/t1_shared_encoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_cases.h"
+#include "tests/entropy/hybrid_test_options.h"
 
 namespace mallat::entropy::testing {
 namespace {
@@ -100,15 +101,6 @@ class HostT1Device final : public T1Device {
 
 T1DeviceStart host_start(std::shared_ptr<HostDeviceScript> script) {
   return [script]() -> Result<std::unique_ptr<T1Device>> { return std::unique_ptr<T1Device>(new HostT1Device(script)); };
-}
-
-DeviceCoderOptions options_with(double share, bool wait = true) {
-  DeviceCoderOptions o;
-  o.device_share = share;
-  o.wait_for_device = wait;
-  o.min_device_blocks = 0;
-  o.adapt = false;
-  return o;
 }
 
 struct Batch {
