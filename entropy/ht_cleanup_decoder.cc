@@ -28,39 +28,63 @@ constexpr UvlcPrefix kUvlcPrefix[8] = {{5, 3, 5}, {1, 1, 0}, {2, 2, 0}, {1, 1, 0
                                        {3, 3, 1}, {1, 1, 0}, {2, 2, 0}, {1, 1, 0}};
 constexpr UvlcPrefix kNoUvlc = {0, 0, 0};
 
-// u_q of a quad pair: prefixes, then suffixes, of those whose u_off is set
-// (every case but the initial row's pair with both set).
-inline void read_uvlc_pair(fast::BackwardReader& vlc, bool off0, bool off1, int u[2]) {
-  const uint64_t bits = vlc.look();
+// A quad pair's whole UVLC (Annex C.3.3) from one look-up of the next 6
+// bits, so that the VLC stream moves once per pair: the modes are which
+// quads have u_off (bit 0 the first, bit 1 the second; 0 reads nothing),
+// and for the initial row's pair with both set, kInitialBoth (no MEL event:
+// if the first's prefix says it exceeds 2, the second, 1 or 2, is one bit
+// before the first's suffix) and kInitialBothEvent (both exceed 2, each
+// coded less 2). Per entry: the bits taken in all, the prefixes' length,
+// and per quad its base and where its suffix lies after the prefixes.
+enum UvlcMode { kUvlcNone, kUvlcFirst, kUvlcSecond, kUvlcBoth, kInitialBoth, kInitialBothEvent, kUvlcModes };
+struct UvlcPair {
+  uint8_t length, prefix_length, base[2], suffix_offset[2], suffix_length[2];
+};
+constexpr UvlcPair uvlc_pair(int mode, int bits) {
+  const bool off0 = mode != kUvlcSecond && mode != kUvlcNone, off1 = mode >= kUvlcSecond;
   const UvlcPrefix a = off0 ? kUvlcPrefix[bits & 7] : kNoUvlc;
-  const UvlcPrefix b = off1 ? kUvlcPrefix[(bits >> a.prefix_length) & 7] : kNoUvlc;
-  vlc.advance(a.prefix_length + b.prefix_length);
-  const uint64_t suffixes = vlc.look();
-  u[0] = a.base + static_cast<int>(low_bits(suffixes, a.suffix_length));
-  u[1] = b.base + static_cast<int>(low_bits(suffixes >> a.suffix_length, b.suffix_length));
-  vlc.advance(a.suffix_length + b.suffix_length);
+  UvlcPair e{};
+  if (mode == kInitialBoth && a.base > 2) {
+    e.prefix_length = a.prefix_length;
+    e.base[0] = a.base;
+    e.base[1] = 1;
+    e.suffix_offset[0] = 1;
+    e.suffix_length[0] = a.suffix_length;
+    e.suffix_length[1] = 1;
+  } else {
+    const UvlcPrefix b = off1 ? kUvlcPrefix[(bits >> a.prefix_length) & 7] : kNoUvlc;
+    const int plus = mode == kInitialBothEvent ? 2 : 0;
+    e.prefix_length = static_cast<uint8_t>(a.prefix_length + b.prefix_length);
+    e.base[0] = static_cast<uint8_t>(a.base + plus);
+    e.base[1] = static_cast<uint8_t>(b.base + plus);
+    e.suffix_offset[1] = a.suffix_length;
+    e.suffix_length[0] = a.suffix_length;
+    e.suffix_length[1] = b.suffix_length;
+  }
+  e.length = static_cast<uint8_t>(e.prefix_length + e.suffix_length[0] + e.suffix_length[1]);
+  return e;
 }
+struct UvlcPairTable {
+  UvlcPair entry[kUvlcModes * 64];
+};
+constexpr UvlcPairTable make_uvlc_pair_table() {
+  UvlcPairTable t{};
+  for (int mode = 0; mode < kUvlcModes; ++mode) {
+    for (int bits = 0; bits < 64; ++bits) t.entry[mode << 6 | bits] = uvlc_pair(mode, bits);
+  }
+  return t;
+}
+inline constexpr UvlcPairTable kUvlcPairs = make_uvlc_pair_table();
 
-// The initial row's pair with both u_off set: a MEL event says whether both
-// exceed 2 (then each is coded less 2); if not and the first's prefix says
-// it exceeds 2, the second (1 or 2) is one bit before the first's suffix.
-inline void read_initial_uvlc_pair(fast::BackwardReader& vlc, fast::MelDecoder& mel, int u[2]) {
-  if (mel.decode()) {
-    read_uvlc_pair(vlc, true, true, u);
-    u[0] += 2;
-    u[1] += 2;
-    return;
-  }
-  const UvlcPrefix a = kUvlcPrefix[vlc.look() & 7];
-  if (a.base <= 2) {
-    read_uvlc_pair(vlc, true, true, u);
-    return;
-  }
-  vlc.advance(a.prefix_length);
+// u_q of a quad pair in `mode` (the caller's MEL event decided an initial
+// row's pair with both set).
+inline void read_uvlc_pair(fast::BackwardReader& vlc, int mode, int u[2]) {
   const uint64_t bits = vlc.look();
-  u[1] = 1 + static_cast<int>(bits & 1);
-  u[0] = a.base + static_cast<int>(low_bits(bits >> 1, a.suffix_length));
-  vlc.advance(1 + a.suffix_length);
+  const UvlcPair& e = kUvlcPairs.entry[mode << 6 | (bits & 63)];
+  const uint64_t suffixes = bits >> e.prefix_length;
+  u[0] = e.base[0] + static_cast<int>(low_bits(suffixes >> e.suffix_offset[0], e.suffix_length[0]));
+  u[1] = e.base[1] + static_cast<int>(low_bits(suffixes >> e.suffix_offset[1], e.suffix_length[1]));
+  vlc.advance(e.length);
 }
 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
@@ -107,12 +131,9 @@ template <bool kInitial>
     const uint16_t entry0 = codeword(qx);
     const uint16_t entry1 = pair ? codeword(qx + 1) : 0;
     int u[2] = {0, 0};
-    const bool off0 = decoded_u_off(entry0) != 0, off1 = decoded_u_off(entry1) != 0;
-    if (kInitial && off0 && off1) {
-      read_initial_uvlc_pair(vlc, mel, u);
-    } else if (off0 || off1) {
-      read_uvlc_pair(vlc, off0, off1, u);
-    }
+    int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
+    if (kInitial && mode == kUvlcBoth) mode = mel.decode() ? kInitialBothEvent : kInitialBoth;
+    if (mode != kUvlcNone) read_uvlc_pair(vlc, mode, u);
     codes[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
     if (pair) codes[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
   }
