@@ -6,6 +6,7 @@
 // pass (ht_magsgn_quad.h: four samples at once).
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <vector>
 
 #include "entropy/ht_cleanup_isa.h"
@@ -89,60 +90,178 @@ inline void read_uvlc_pair(fast::BackwardReader& vlc, int mode, int u[2]) {
 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
 // row leaves for the next: significance (contexts) and bottom exponents
-// (kappa), with a zero border on each side.
+// (kappa), with a zero border on each side. The VLC pass runs a row ahead
+// of the MagSgn pass: `codes` is the row being reconstructed, `next_codes`
+// the row whose codewords are being read.
 struct RowState : QuadRowArrays {
-  std::vector<uint32_t> codes;     // per quad: the VLC table entry | u_q << 16
-  std::vector<int32_t> spare_row;  // the bottom samples of a last, half quad row
+  std::vector<uint32_t> codes, next_codes;  // per quad: the VLC table entry | u_q << 16
+  std::vector<int32_t> spare_row;           // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
     QuadRowArrays::reset(quads_wide);
     codes.resize(static_cast<size_t>(quads_wide));
+    next_codes.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
   }
 };
 
-// The VLC pass of one quad row: each quad's codeword (after a MEL event in
-// context 0) and each pair's UVLC, in the stream order of Annex C.3.
+// The VLC pass of one quad row, a pair of quads at a time: each quad's
+// codeword (after a MEL event in context 0) and each pair's UVLC, in the
+// stream order of Annex C.3. Writes the row's rho (rho_row) and codes
+// (next_codes); the contexts from the row above are taken when it starts.
 template <bool kInitial>
-[[gnu::always_inline]] inline void decode_vlc_row(fast::BackwardReader& vlc, fast::MelDecoder& mel,
-                                                  int64_t quads_wide, RowState& rows) {
-  const VlcDecodeTables& tables = vlc_decode_tables();
-  const uint16_t* table = kInitial ? tables.initial_row.data() : tables.other_rows.data();
-  uint8_t* rho = rows.rho_row.data() + 1;  // rho[-1] is the left border
-  uint8_t* context_above = rows.context_above.data();
-  if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above);
-  uint32_t* codes = rows.codes.data();
-  int rho_left = 0;
+class VlcRow {
+ public:
+  VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, int64_t quads_wide, RowState& rows)
+      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), rho_(rows.rho_row.data() + 1),
+        context_above_(rows.context_above.data()), codes_(rows.next_codes.data()) {
+    const VlcDecodeTables& tables = vlc_decode_tables();
+    table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
+    if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above_);
+  }
+
+  // Quads qx and qx + 1 (qx even; the second only where the row has it).
+  [[gnu::always_inline]] void pair(int64_t qx) {
+    const bool second = qx + 1 < quads_wide_;
+    const uint16_t entry0 = codeword(qx);
+    const uint16_t entry1 = second ? codeword(qx + 1) : 0;
+    int u[2] = {0, 0};
+    int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
+    if (kInitial && mode == kUvlcBoth) mode = mel_.decode() ? kInitialBothEvent : kInitialBoth;
+    if (mode != kUvlcNone) read_uvlc_pair(vlc_, mode, u);
+    codes_[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
+    if (second) codes_[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
+  }
+
+ private:
   // Quad q's codeword entry (0: insignificant after a MEL event).
-  auto codeword = [&](int64_t q) -> uint16_t {
-    const int c_q = kInitial ? initial_row_context(rho_left) : (context_above[q] | other_row_context(rho_left, 0, 0, 0));
+  [[gnu::always_inline]] uint16_t codeword(int64_t q) {
+    const int c_q =
+        kInitial ? initial_row_context(rho_left_) : (context_above_[q] | other_row_context(rho_left_, 0, 0, 0));
     uint16_t entry = 0;
     // In context 0 a MEL event says whether the quad is significant at
     // all; only then does it have a codeword.
-    if (c_q != 0 || mel.decode()) {
-      entry = table[c_q << 7 | (vlc.look() & 0x7F)];
-      vlc.advance(decoded_length(entry));
+    if (c_q != 0 || mel_.decode()) {
+      entry = table_[c_q << 7 | (vlc_.look() & 0x7F)];
+      vlc_.advance(decoded_length(entry));
     }
-    rho_left = decoded_rho(entry);
-    rho[q] = static_cast<uint8_t>(rho_left);
+    rho_left_ = decoded_rho(entry);
+    rho_[q] = static_cast<uint8_t>(rho_left_);
     return entry;
-  };
-  for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-    const bool pair = qx + 1 < quads_wide;
-    const uint16_t entry0 = codeword(qx);
-    const uint16_t entry1 = pair ? codeword(qx + 1) : 0;
-    int u[2] = {0, 0};
-    int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
-    if (kInitial && mode == kUvlcBoth) mode = mel.decode() ? kInitialBothEvent : kInitialBoth;
-    if (mode != kUvlcNone) read_uvlc_pair(vlc, mode, u);
-    codes[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
-    if (pair) codes[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
   }
-}
 
-// The decoder, inlined into one function per instruction set: per quad
-// row, the VLC pass (significance, exponent bounds), then the MagSgn pass
-// (Annex C.3's order within each stream is kept: the streams are apart).
-// kVector: quads that allow it reconstructed four samples at once.
+  fast::BackwardReader& vlc_;
+  fast::MelDecoder& mel_;
+  const int64_t quads_wide_;
+  uint8_t* const rho_;  // rho_[-1] is the left border
+  uint8_t* const context_above_;
+  uint32_t* const codes_;
+  const uint16_t* table_;
+  int rho_left_ = 0;
+};
+
+// The MagSgn pass of one quad row (codes, the exponents above in e_above),
+// a quad at a time: its samples into the row's `top` and `bottom` rows and
+// its bottom exponents into e_row. kVector: quads that allow it
+// reconstructed four samples at once.
+template <bool kVector>
+class MagSgnRow {
+ public:
+  MagSgnRow(fast::ForwardReader& ms, RowState& rows, int32_t* top, int32_t* bottom, int64_t width, int p,
+            int planes_above)
+      : ms_(ms), rows_(rows), codes_(rows.codes.data()), e_row_(rows.e_row.data()), top_(top), bottom_(bottom),
+        quads_wide_((width + 1) / 2), whole_quads_(width / 2), p_(p), planes_above_(planes_above),
+        vector_bound_(std::min(planes_above, 24)), mu_limit_((uint64_t{1} << planes_above) - 1) {}
+
+  // Quads qx and qx + 1 (qx even; the second only where the row has it).
+  // false: an exponent bound is beyond K + 1 (a corrupt segment).
+  [[gnu::always_inline]] bool pair(int64_t qx) {
+#if MALLAT_HT_BMI2
+    if constexpr (kVector) {
+      if (qx + 1 < whole_quads_) return whole_pair(qx);
+    }
+#endif
+    return qx + 1 < quads_wide_ ? quad(qx) & quad(qx + 1) : quad(qx);
+  }
+
+ private:
+#if MALLAT_HT_BMI2
+  // Two quads with both columns: the eight samples at once where both
+  // bounds allow it (ht_magsgn_quad.h), else a quad at a time.
+  [[gnu::always_inline]] bool whole_pair(int64_t qx) {
+    const uint32_t code[2] = {codes_[qx], codes_[qx + 1]};
+    const int rho0 = decoded_rho(static_cast<uint16_t>(code[0])), rho1 = decoded_rho(static_cast<uint16_t>(code[1]));
+    const int64_t x = 2 * qx;
+    if ((rho0 | rho1) == 0) {  // no MagSgn bits
+      std::memset(top_ + x, 0, 4 * sizeof(int32_t));
+      std::memset(bottom_ + x, 0, 4 * sizeof(int32_t));
+      std::memset(e_row_ + x + 1, 0, 4);
+      return true;
+    }
+    const int bound[2] = {static_cast<int>(code[0] >> 16) + rows_.kappa(qx, rho0),
+                          static_cast<int>(code[1] >> 16) + rows_.kappa(qx + 1, rho1)};
+    if (std::max(bound[0], bound[1]) > vector_bound_) return quad(qx) & quad(qx + 1);
+    const int total[2] = {
+        bound[0] * std::popcount(static_cast<unsigned>(rho0)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[0])))),
+        bound[1] * std::popcount(static_cast<unsigned>(rho1)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[1]))))};
+    quad_pair_values_avx2(ms_, code, bound, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
+    return true;
+  }
+#endif
+
+  // false: quad q's exponent bound is beyond K + 1 (a corrupt segment).
+  [[gnu::always_inline]] bool quad(int64_t q) {
+    const uint32_t code = codes_[q];
+    const int rho = decoded_rho(static_cast<uint16_t>(code));
+    const int64_t x = 2 * q;
+    if (kVector && rho == 0) {  // insignificant: no MagSgn bits, U_q unused
+      top_[x] = bottom_[x] = 0;
+      if (q < whole_quads_) top_[x + 1] = bottom_[x + 1] = 0;
+      e_row_[x + 1] = e_row_[x + 2] = 0;
+      return true;
+    }
+    const int kappa = rows_.kappa(q, rho);
+    const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
+    if (bound > planes_above_ + 1) return false;
+    // Every codeword's e_1 is within its e_k, and e_k within its rho (the
+    // decoding table holds codewords only; 0 elsewhere).
+    const int e_k = decoded_e_k(static_cast<uint16_t>(code));
+    const int e_1 = decoded_e_1(static_cast<uint16_t>(code));
+    const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
+    if (kVector && bound <= planes_above_ && total <= 56) {
+      const BottomExponents e =
+          quad_values_unclamped(ms_, rho, bound, e_k, e_1, total, p_, top_ + x, bottom_ + x, q < whole_quads_);
+      e_row_[x + 1] = static_cast<uint8_t>(e.left);
+      e_row_[x + 2] = static_cast<uint8_t>(e.right);
+      return true;
+    }
+    const QuadValues v = quad_values(ms_, rho, bound, e_k, e_1, p_, mu_limit_);
+    top_[x] = v.value[0];
+    bottom_[x] = v.value[1];
+    if (q < whole_quads_) {
+      top_[x + 1] = v.value[2];
+      bottom_[x + 1] = v.value[3];
+    }
+    e_row_[x + 1] = static_cast<uint8_t>(v.e_bottom_left);
+    e_row_[x + 2] = static_cast<uint8_t>(v.e_bottom_right);
+    return true;
+  }
+
+  fast::ForwardReader& ms_;
+  const RowState& rows_;
+  const uint32_t* const codes_;
+  uint8_t* const e_row_;
+  int32_t* const top_;
+  int32_t* const bottom_;
+  const int64_t quads_wide_, whole_quads_;
+  const int p_, planes_above_, vector_bound_;
+  const uint64_t mu_limit_;
+};
+
+// The decoder, inlined into one function per instruction set. The VLC
+// pass of quad row r + 1 and the MagSgn pass of row r run in one loop, a
+// pair of quads of each per step (Annex C.3's order within each stream is
+// kept: the streams are apart), so that the VLC's serial chain of codeword
+// lengths and the MagSgn's work overlap in the processor.
 template <bool kVector>
 [[gnu::always_inline]] inline bool decode(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
@@ -153,68 +272,44 @@ template <bool kVector>
   }
   const uint8_t* data = segment.data();
   const int64_t pcup = layout.pcup;
-  fast::ForwardReader ms(data, static_cast<size_t>(pcup));
+  thread_local std::vector<uint8_t> flat;
+  flat.resize(fast::ForwardReader::buffer_size(static_cast<size_t>(pcup)));
+  fast::ForwardReader ms(data, static_cast<size_t>(pcup), flat.data());
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
   fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count, layout.vlc_above_8f);
 
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
-  const int64_t whole_quads = width / 2;  // quads with both columns
   thread_local RowState rows;
   rows.reset(quads_wide, width);
-  const uint64_t mu_limit = (uint64_t{1} << planes_above) - 1;  // magnitudes at p are below 2^K
-  const int max_bound = planes_above + 1;
 
+  {
+    VlcRow<true> initial(vlc, mel, quads_wide, rows);
+    for (int64_t qx = 0; qx < quads_wide; qx += 2) initial.pair(qx);
+  }
   for (int64_t y = 0; y < height; y += 2) {
-    const bool initial = y == 0;
-    if (initial) {
-      decode_vlc_row<true>(vlc, mel, quads_wide, rows);
-    } else {
-      decode_vlc_row<false>(vlc, mel, quads_wide, rows);
-    }
+    // The row just read becomes the one to reconstruct, and its rho the
+    // row above for the next one's contexts.
+    std::swap(rows.codes, rows.next_codes);
+    std::swap(rows.rho_above, rows.rho_row);
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
-    const uint32_t* codes = rows.codes.data();
-    uint8_t* e_row = rows.e_row.data();
-    for (int64_t q = 0; q < quads_wide; ++q) {
-      const uint32_t code = codes[q];
-      const int rho = decoded_rho(static_cast<uint16_t>(code));
-      const int64_t x = 2 * q;
-      if (kVector && rho == 0) {  // insignificant: no MagSgn bits, U_q unused
-        top[x] = bottom[x] = 0;
-        if (q < whole_quads) top[x + 1] = bottom[x + 1] = 0;
-        e_row[x + 1] = e_row[x + 2] = 0;
-        continue;
+    MagSgnRow<kVector> magsgn(ms, rows, top, bottom, width, p, planes_above);
+    bool ok = true;
+    if (y + 2 < height) {
+      VlcRow<false> next(vlc, mel, quads_wide, rows);
+      for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+        next.pair(qx);
+        ok &= magsgn.pair(qx);
       }
-      const int kappa = rows.kappa(q, rho);
-      const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
-      if (bound > max_bound) {
-        clear(out);
-        return false;
-      }
-      // Every codeword's e_1 is within its e_k, and e_k within its rho (the
-      // decoding table holds codewords only; 0 elsewhere).
-      const int e_k = decoded_e_k(static_cast<uint16_t>(code));
-      const int e_1 = decoded_e_1(static_cast<uint16_t>(code));
-      const int total = bound * std::popcount(static_cast<unsigned>(rho)) - std::popcount(static_cast<unsigned>(e_k));
-      if (kVector && bound <= planes_above && total <= 56) {
-        const BottomExponents e = quad_values_unclamped(ms, rho, bound, e_k, e_1, total, p, top + x, bottom + x,
-                                                        q < whole_quads);
-        e_row[x + 1] = static_cast<uint8_t>(e.left);
-        e_row[x + 2] = static_cast<uint8_t>(e.right);
-        continue;
-      }
-      const QuadValues v = quad_values(ms, rho, bound, e_k, e_1, p, mu_limit);
-      top[x] = v.value[0];
-      bottom[x] = v.value[1];
-      if (q < whole_quads) {
-        top[x + 1] = v.value[2];
-        bottom[x + 1] = v.value[3];
-      }
-      e_row[x + 1] = static_cast<uint8_t>(v.e_bottom_left);
-      e_row[x + 2] = static_cast<uint8_t>(v.e_bottom_right);
+    } else {
+      for (int64_t qx = 0; qx < quads_wide; qx += 2) ok &= magsgn.pair(qx);
     }
-    rows.next_row();
+    if (!ok) {
+      clear(out);
+      return false;
+    }
+    std::swap(rows.e_above, rows.e_row);
   }
   return true;
 }

@@ -1,11 +1,13 @@
 // The HT cleanup pass's bit streams (15444-15 Annex C) read the fast way,
-// for ht_cleanup_decoder.cc: MagSgn and VLC refilled up to 8 bytes at a
-// time with one 64-bit load where no byte in the load can be followed by a
-// stuffed bit, and MEL through a 64-bit accumulator. Same bits as the plain
+// for ht_cleanup_decoder.cc: MagSgn from a copy with the stuffed bits
+// taken out, VLC refilled up to 8 bytes at a time with one 64-bit load
+// where no byte in the load can be followed by a stuffed bit, and MEL
+// through a 64-bit accumulator. Same bits as the plain
 // readers of ht_bit_streams.h (the reference decoder's), which they fall
 // back to byte by byte near the ends and around stuffing. Internal.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -49,50 +51,78 @@ class Accumulator {
 };
 
 // MagSgn: forward, fill 0xFF, the MSB after a 0xFF byte dropped (as
-// ht::ForwardReader).
-class ForwardReader : public Accumulator {
+// ht::ForwardReader), read from a copy of the stream with the stuffed bits
+// taken out (`destuff`, once per segment): the next bits at any position
+// are then one unaligned load, with no refill to test for, and a vector
+// decoder can fetch several samples' bits at their own positions.
+class ForwardReader {
  public:
-  ForwardReader(const uint8_t* data, size_t size) : Accumulator(0, 0), p_(data), end_(data + size) {}
+  // Bytes a segment's MagSgn stream of `size` bytes needs.
+  static size_t buffer_size(size_t size) { return size + kPadding; }
 
-  // At least n <= 56 valid bits, first bit lowest.
-  void ensure(int n) {
-    if (bits_ < n) refill();
-  }
-  uint64_t bits() const { return acc_; }
+  // `flat` holds buffer_size(size) bytes.
+  ForwardReader(const uint8_t* data, size_t size, uint8_t* flat) : flat_(flat) { destuff(data, size); }
+
+  // Every read may take 57 bits; ensure only keeps the readers' interface.
+  void ensure(int) {}
+  // The next 57 bits or more, first bit lowest.
+  uint64_t bits() const { return load_le64(flat_ + byte_at(position_)) >> (position_ & 7); }
+  void advance(int n) { position_ += static_cast<uint64_t>(n); }
   // The next n <= 56 bits, taken.
   uint64_t take(int n) {
-    ensure(n);
-    const uint64_t v = low_bits(acc_, n);
+    const uint64_t v = low_bits(bits(), n);
     advance(n);
     return v;
   }
+  uint64_t position() const { return position_; }
+  const uint8_t* flat() const { return flat_; }
+  // The byte a read at bit `position` starts at: past the stream's bits
+  // (where the fill gives 1s) the first byte of all 1s, so a corrupt
+  // segment's reads stay in the buffer.
+  uint64_t byte_at(uint64_t position) const { return std::min(position >> 3, ones_); }
+  uint64_t ones_byte() const { return ones_; }
 
  private:
-  void refill() {
-    while (bits_ <= 56) {
-      const int n = (64 - bits_) >> 3;
-      if (!stuff_ && end_ - p_ >= 8) {
-        const uint64_t w = load_le64(p_);
-        // The bytes before the first 0xFF go in whole; a 0xFF byte and the
-        // one after it go through the byte path.
-        const uint64_t ff = ff_bytes(w) & low_bytes(n);
-        const int take = ff ? std::countr_zero(ff) >> 3 : n;
-        if (take > 0) {
-          acc_ |= (w & low_bytes(take)) << bits_;
-          bits_ += 8 * take;
-          p_ += take;
+  static constexpr size_t kPadding = 24;
+
+  void destuff(const uint8_t* p, size_t size) {
+    const uint8_t* end = p + size;
+    uint8_t* o = flat_;
+    uint64_t acc = 0;  // nb < 8 bits not yet written
+    int nb = 0;
+    bool stuff = false;
+    while (p < end) {
+      if (!stuff && end - p >= 8) {
+        const uint64_t w = load_le64(p);
+        if (ff_bytes(w) == 0) {  // no 0xFF: 8 bytes of 8 bits each
+          const uint64_t out = acc | w << nb;
+          std::memcpy(o, &out, 8);
+          acc = nb > 0 ? w >> (64 - nb) : 0;
+          o += 8;
+          p += 8;
           continue;
         }
       }
-      const uint8_t byte = p_ < end_ ? *p_++ : 0xFF;
-      acc_ |= low_bits(byte, stuff_ ? 7 : 8) << bits_;
-      bits_ += stuff_ ? 7 : 8;
-      stuff_ = byte == 0xFF;
+      const uint8_t byte = *p++;
+      const int count = stuff ? 7 : 8;
+      acc |= low_bits(byte, count) << nb;
+      nb += count;
+      stuff = byte == 0xFF;
+      if (nb >= 8) {
+        *o++ = static_cast<uint8_t>(acc);
+        acc >>= 8;
+        nb -= 8;
+      }
     }
+    // The fill's 1s above the last bits, then whole bytes of them.
+    *o++ = static_cast<uint8_t>(acc | (~uint64_t{0} << nb));
+    ones_ = static_cast<uint64_t>(o - flat_);
+    std::memset(o, 0xFF, kPadding - 1);
   }
-  const uint8_t* p_;
-  const uint8_t* end_;
-  bool stuff_ = false;
+
+  uint8_t* flat_;
+  uint64_t position_ = 0;
+  uint64_t ones_ = 0;
 };
 
 // VLC: backward from `end` down to `begin`, fill 0; a byte whose low 7 bits

@@ -3,10 +3,10 @@
 // quad's significance rho, its exponent bound U_q and the VLC's e_k and e_1,
 // each significant sample n takes m_n = U_q - e_k[n] bits v (the magnitude
 // less 1, times 2, plus the sign), with bit m_n set where e_1 says the
-// exponent is U_q. Two ways to the same values: per sample in scalars, and
+// exponent is U_q. Three ways to the same values: per sample in scalars,
 // the four samples at once in 64-bit vector lanes (GCC/Clang vector
-// extensions: AVX2's variable shifts where the caller is built for AVX2).
-// Internal.
+// extensions: AVX2's variable shifts where the caller is built for AVX2),
+// and two quads' eight samples at once in AVX2 lanes. Internal.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +15,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "entropy/ht_cleanup_isa.h"
 #include "entropy/ht_fast_readers.h"
+
+#if MALLAT_HT_BMI2
+#include <immintrin.h>
+#endif
 
 namespace mallat::entropy::ht {
 
@@ -145,5 +150,69 @@ struct BottomExponents {
   return {(rho >> 1 & 1) * static_cast<int>(std::bit_width(v[1] | 1)),
           (rho >> 3 & 1) * static_cast<int>(std::bit_width(v[3] | 1))};
 }
+
+#if MALLAT_HT_BMI2
+// Two whole quads side by side (columns x..x+3 of the rows `top` and
+// `bottom`) whose bounds U_q are within K (no clamp, as above) and within
+// 24 (each sample's bits, at most 24, fit a 32-bit load at any bit offset,
+// and its v converts to float exactly): the eight samples at once in AVX2
+// lanes, each fetching its own bits from the destuffed stream at its
+// offset, the offsets a prefix sum of the m_n in the stream's order (the
+// first quad's samples, then the second's; each in rho's order). code:
+// the VLC entry (rho, e_k, e_1) of each quad; totals: each quad's sum of
+// m_n. Writes the bottom samples' exponents to e_bottom[0..3] (left to
+// right).
+[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] inline void quad_pair_values_avx2(
+    fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
+    int32_t* bottom, uint8_t* e_bottom) {
+  // Lane n of each quad (0..3): bit n of rho, e_1 and e_k of that quad.
+  const __m256i inf = _mm256_set_m128i(_mm_set1_epi32(static_cast<int>(code[1])), _mm_set1_epi32(static_cast<int>(code[0])));
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
+  const __m256i rho = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(4))), one);
+  const __m256i e_1 = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(8))), one);
+  const __m256i e_k = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(12))), one);
+  const __m256i u = _mm256_set_m128i(_mm_set1_epi32(bound[1]), _mm_set1_epi32(bound[0]));
+  // m_n = U_q - e_k where significant, else 0 (Annex C.3.5).
+  const __m256i m = _mm256_and_si256(_mm256_sub_epi32(u, e_k), _mm256_sub_epi32(_mm256_setzero_si256(), rho));
+  // Exclusive prefix sums within each quad, the second quad after the
+  // first's total.
+  __m256i inclusive = _mm256_add_epi32(m, _mm256_slli_si256(m, 4));
+  inclusive = _mm256_add_epi32(inclusive, _mm256_slli_si256(inclusive, 8));
+  const __m256i before = _mm256_set_m128i(_mm_set1_epi32(total[0]), _mm_setzero_si128());
+  const __m256i offset = _mm256_add_epi32(_mm256_sub_epi32(inclusive, m), before);
+  // Each sample's bits: a 32-bit load at its byte, shifted by its bit.
+  const auto start = static_cast<uint32_t>(ms.position());  // below 2^32: a block's 4096 samples take far fewer bits
+  const __m256i at = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(start)), offset);
+  const __m256i byte =
+      _mm256_min_epu32(_mm256_srli_epi32(at, 3), _mm256_set1_epi32(static_cast<int>(ms.ones_byte())));
+  const __m256i word = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ms.flat()), byte, 1);
+  const __m256i raw = _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_and_si256(at, _mm256_set1_epi32(7))),
+                                       _mm256_sub_epi32(_mm256_sllv_epi32(one, m), one));
+  ms.advance(total[0] + total[1]);
+  // v with e_1's bit at m_n (Annex C.3.6); mu = (v >> 1) + 1 where
+  // significant (v is 0 elsewhere).
+  const __m256i v = _mm256_or_si256(raw, _mm256_sllv_epi32(e_1, m));
+  const __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_srli_epi32(v, 1), rho), _mm_cvtsi32_si128(p));
+  const __m256i sign = _mm256_and_si256(v, one);
+  const __m256i value =
+      _mm256_add_epi32(_mm256_xor_si256(magnitude, _mm256_sub_epi32(_mm256_setzero_si256(), sign)), sign);
+  // Exponents bit_width(v | 1) from the float's exponent (v < 2^24 is
+  // exact), 0 where insignificant.
+  const __m256i exponent = _mm256_and_si256(
+      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_or_si256(v, one))), 23),
+                       _mm256_set1_epi32(126)),
+      _mm256_sub_epi32(_mm256_setzero_si256(), rho));
+  // Row order: top left, top right of each quad, then the bottom samples.
+  const __m256i to_rows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  const __m256i rows = _mm256_permutevar8x32_epi32(value, to_rows);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(top), _mm256_castsi256_si128(rows));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(bottom), _mm256_extracti128_si256(rows, 1));
+  const __m128i bottom_e = _mm256_extracti128_si256(_mm256_permutevar8x32_epi32(exponent, to_rows), 1);
+  const int packed = _mm_cvtsi128_si32(_mm_shuffle_epi8(bottom_e, _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1,
+                                                                                 -1, -1, -1, -1, -1, -1)));
+  std::memcpy(e_bottom, &packed, 4);
+}
+#endif
 
 }  // namespace mallat::entropy::ht
