@@ -5,6 +5,7 @@
 // quad taken from one refill; per quad row a VLC pass and then a MagSgn
 // pass (ht_magsgn_quad.h: four samples at once).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -88,6 +89,27 @@ inline void read_uvlc_pair(fast::BackwardReader& vlc, int mode, int u[2]) {
   vlc.advance(e.length);
 }
 
+// The other rows' decoding table (ht_vlc_tables.h) with, in each entry's
+// high half, the bit the quad gives the context of the quad to its right
+// (other_row_context's w and sw samples: c_q bit 1, at its place in the
+// table's index, bit 8): the VLC pass's serial chain from one codeword to
+// the next look-up is then one shift and an or.
+struct WideVlcTable {
+  std::array<uint32_t, 8 * 128> entry;
+};
+const WideVlcTable& wide_other_rows() {
+  static const WideVlcTable table = [] {
+    WideVlcTable t{};
+    const auto& narrow = vlc_decode_tables().other_rows;
+    for (size_t i = 0; i < narrow.size(); ++i) {
+      const uint16_t e = narrow[i];
+      t.entry[i] = e | static_cast<uint32_t>(other_row_context(decoded_rho(e), 0, 0, 0)) << (7 + 16);
+    }
+    return t;
+  }();
+  return table;
+}
+
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
 // row leaves for the next: significance (contexts) and bottom exponents
 // (kappa), with a zero border on each side. The VLC pass runs a row ahead
@@ -116,6 +138,7 @@ class VlcRow {
         context_above_(rows.context_above.data()), codes_(rows.next_codes.data()) {
     const VlcDecodeTables& tables = vlc_decode_tables();
     table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
+    if (!kInitial) wide_ = wide_other_rows().entry.data();
     if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above_);
   }
 
@@ -135,17 +158,29 @@ class VlcRow {
  private:
   // Quad q's codeword entry (0: insignificant after a MEL event).
   [[gnu::always_inline]] uint16_t codeword(int64_t q) {
-    const int c_q =
-        kInitial ? initial_row_context(rho_left_) : (context_above_[q] | other_row_context(rho_left_, 0, 0, 0));
     uint16_t entry = 0;
-    // In context 0 a MEL event says whether the quad is significant at
-    // all; only then does it have a codeword.
-    if (c_q != 0 || mel_.decode()) {
-      entry = table_[c_q << 7 | (vlc_.look() & 0x7F)];
-      vlc_.advance(decoded_length(entry));
+    if constexpr (kInitial) {
+      const int c_q = initial_row_context(rho_left_);
+      // In context 0 a MEL event says whether the quad is significant at
+      // all; only then does it have a codeword.
+      if (c_q != 0 || mel_.decode()) {
+        entry = table_[c_q << 7 | (vlc_.look() & 0x7F)];
+        vlc_.advance(decoded_length(entry));
+      }
+      rho_left_ = decoded_rho(entry);
+    } else {
+      // c_q << 7: the row above's part, and the part the quad to the left
+      // gives (wide_other_rows's entry carries it in place).
+      const uint32_t context = static_cast<uint32_t>(context_above_[q]) << 7 | left_context_;
+      uint32_t wide = 0;
+      if (context != 0 || mel_.decode()) {
+        wide = wide_[context | (vlc_.look() & 0x7F)];
+        vlc_.advance(static_cast<int>(wide & 7));
+      }
+      left_context_ = wide >> 16;
+      entry = static_cast<uint16_t>(wide);
     }
-    rho_left_ = decoded_rho(entry);
-    rho_[q] = static_cast<uint8_t>(rho_left_);
+    rho_[q] = static_cast<uint8_t>(decoded_rho(entry));
     return entry;
   }
 
@@ -156,7 +191,9 @@ class VlcRow {
   uint8_t* const context_above_;
   uint32_t* const codes_;
   const uint16_t* table_;
-  int rho_left_ = 0;
+  const uint32_t* wide_ = nullptr;
+  int rho_left_ = 0;              // the initial row's context comes from it
+  uint32_t left_context_ = 0;     // in the other rows, c_q's bit 1 << 7
 };
 
 // The MagSgn pass of one quad row (codes, the exponents above in e_above),
