@@ -80,7 +80,6 @@ class ForwardReader {
   // (where the fill gives 1s) the first byte of all 1s, so a corrupt
   // segment's reads stay in the buffer.
   uint64_t byte_at(uint64_t position) const { return std::min(position >> 3, ones_); }
-  uint64_t ones_byte() const { return ones_; }
 
  private:
   static constexpr size_t kPadding = 24;

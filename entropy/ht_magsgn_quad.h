@@ -154,11 +154,11 @@ struct BottomExponents {
 #if MALLAT_HT_BMI2
 // Two whole quads side by side (columns x..x+3 of the rows `top` and
 // `bottom`) whose bounds U_q are within K (no clamp, as above) and within
-// 24 (each sample's bits, at most 24, fit a 32-bit load at any bit offset,
-// and its v converts to float exactly): the eight samples at once in AVX2
-// lanes, each fetching its own bits from the destuffed stream at its
-// offset, the offsets a prefix sum of the m_n in the stream's order (the
-// first quad's samples, then the second's; each in rho's order). code:
+// 24 (each sample's bits, at most 24, fit 32 bits at any bit offset, and
+// its v converts to float exactly): the eight samples at once in AVX2
+// lanes, each taking its own bits from the destuffed stream at its offset,
+// the offsets a prefix sum of the m_n in the stream's order (the first
+// quad's samples, then the second's; each in rho's order). code:
 // the VLC entry (rho, e_k, e_1) of each quad; totals: each quad's sum of
 // m_n. Writes the bottom samples' exponents to e_bottom[0..3] (left to
 // right).
@@ -175,18 +175,23 @@ struct BottomExponents {
   const __m256i u = _mm256_set_m128i(_mm_set1_epi32(bound[1]), _mm_set1_epi32(bound[0]));
   // m_n = U_q - e_k where significant, else 0 (Annex C.3.5).
   const __m256i m = _mm256_and_si256(_mm256_sub_epi32(u, e_k), _mm256_sub_epi32(_mm256_setzero_si256(), rho));
-  // Exclusive prefix sums within each quad, the second quad after the
-  // first's total.
+  // Each quad's bits lie in 16 bytes from the byte its first bit is in
+  // (at most 7 + 4 * 24 bits): one load per quad into its 128-bit half.
+  // A sample's bits start at its quad's bit within that first byte plus
+  // the quad's m_n before it (an exclusive prefix sum within the half).
+  const uint64_t start0 = ms.position(), start1 = start0 + static_cast<uint64_t>(total[0]);
+  const __m256i window =
+      _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ms.flat() + ms.byte_at(start1))),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(ms.flat() + ms.byte_at(start0))));
   __m256i inclusive = _mm256_add_epi32(m, _mm256_slli_si256(m, 4));
   inclusive = _mm256_add_epi32(inclusive, _mm256_slli_si256(inclusive, 8));
-  const __m256i before = _mm256_set_m128i(_mm_set1_epi32(total[0]), _mm_setzero_si128());
-  const __m256i offset = _mm256_add_epi32(_mm256_sub_epi32(inclusive, m), before);
-  // Each sample's bits: a 32-bit load at its byte, shifted by its bit.
-  const auto start = static_cast<uint32_t>(ms.position());  // below 2^32: a block's 4096 samples take far fewer bits
-  const __m256i at = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(start)), offset);
-  const __m256i byte =
-      _mm256_min_epu32(_mm256_srli_epi32(at, 3), _mm256_set1_epi32(static_cast<int>(ms.ones_byte())));
-  const __m256i word = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ms.flat()), byte, 1);
+  const __m256i first_bit = _mm256_set_m128i(_mm_set1_epi32(static_cast<int>(start1 & 7)),
+                                             _mm_set1_epi32(static_cast<int>(start0 & 7)));
+  const __m256i at = _mm256_add_epi32(_mm256_sub_epi32(inclusive, m), first_bit);
+  // The 4 bytes from byte at >> 3 of the window, by a byte shuffle.
+  const __m256i byte = _mm256_shuffle_epi8(_mm256_srli_epi32(at, 3), _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                                                                                     0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
+  const __m256i word = _mm256_shuffle_epi8(window, _mm256_add_epi32(byte, _mm256_set1_epi32(0x03020100)));
   const __m256i raw = _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_and_si256(at, _mm256_set1_epi32(7))),
                                        _mm256_sub_epi32(_mm256_sllv_epi32(one, m), one));
   ms.advance(total[0] + total[1]);
