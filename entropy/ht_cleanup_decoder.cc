@@ -144,6 +144,7 @@ class VlcRow {
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   [[gnu::always_inline]] void pair(int64_t qx) {
+    vlc_.refill();
     const bool second = qx + 1 < quads_wide_;
     const uint16_t entry0 = codeword(qx);
     const uint16_t entry1 = second ? codeword(qx + 1) : 0;
@@ -313,7 +314,10 @@ template <bool kVector>
   flat.resize(fast::ForwardReader::buffer_size(static_cast<size_t>(pcup)));
   fast::ForwardReader ms(data, static_cast<size_t>(pcup), flat.data());
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
-  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count, layout.vlc_above_8f);
+  thread_local std::vector<uint8_t> vlc_flat;
+  vlc_flat.resize(fast::BackwardReader::buffer_size(segment.size() - static_cast<size_t>(pcup)));
+  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count,
+                           layout.vlc_above_8f, vlc_flat.data());
 
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;

@@ -1,10 +1,8 @@
 // The HT cleanup pass's bit streams (15444-15 Annex C) read the fast way,
-// for ht_cleanup_decoder.cc: MagSgn from a copy with the stuffed bits
-// taken out, VLC refilled up to 8 bytes at a time with one 64-bit load
-// where no byte in the load can be followed by a stuffed bit, and MEL
-// through a 64-bit accumulator. Same bits as the plain
-// readers of ht_bit_streams.h (the reference decoder's), which they fall
-// back to byte by byte near the ends and around stuffing. Internal.
+// for ht_cleanup_decoder.cc: MagSgn and VLC from copies with the stuffed
+// bits taken out (8 bytes at a time where none of them can be stuffed, else
+// byte by byte), and MEL through a 64-bit accumulator. Same bits as the
+// plain readers of ht_bit_streams.h (the reference decoder's). Internal.
 #pragma once
 
 #include <algorithm>
@@ -35,20 +33,6 @@ inline uint64_t ff_bytes(uint64_t w) { return ((~w) - kByteLows) & w & kByteHigh
 
 // Masks of the low n bytes, 1 <= n <= 8.
 inline uint64_t low_bytes(int n) { return n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1; }
-
-// An accumulator of bits, first bit lowest.
-class Accumulator {
- public:
-  void advance(int n) {
-    acc_ >>= n;
-    bits_ -= n;
-  }
-
- protected:
-  Accumulator(uint64_t acc, int bits) : acc_(acc), bits_(bits) {}
-  uint64_t acc_;
-  int bits_;
-};
 
 // MagSgn: forward, fill 0xFF, the MSB after a 0xFF byte dropped (as
 // ht::ForwardReader), read from a copy of the stream with the stuffed bits
@@ -126,46 +110,80 @@ class ForwardReader {
 
 // VLC: backward from `end` down to `begin`, fill 0; a byte whose low 7 bits
 // are 1 after a byte above 0x8F carries 7 bits (as ht::BackwardReader).
-class BackwardReader : public Accumulator {
+// Read from a copy in reading order with the stuffed bits taken out
+// (`destuff`, once per segment), through an accumulator that `refill` tops
+// up to 56 bits or more without a branch: one refill serves a quad pair's
+// two codewords and UVLC (at most 7 + 7 + 16 bits).
+class BackwardReader {
  public:
-  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f)
-      : Accumulator(acc, bits), begin_(begin), p_(end), above_8f_(above_8f) {}
+  // Bytes a segment's VLC stream of `size` bytes needs.
+  static size_t buffer_size(size_t size) { return size + kPadding; }
 
-  // At least 32 valid bits, first bit lowest.
-  uint64_t look() {
-    if (bits_ < 32) refill();
-    return acc_;
+  // acc, bits: the stream's first bits (from the locator byte); `flat`
+  // holds buffer_size(end - begin) bytes.
+  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f, uint8_t* flat)
+      : flat_(flat) {
+    destuff(begin, end, acc, bits, above_8f);
+    refill();
+  }
+
+  // At least 56 valid bits, first bit lowest.
+  void refill() {
+    // Past the stream's end (a corrupt segment) the fill's zeros.
+    acc_ |= load_le64(flat_ + std::min(next_, zeros_)) << bits_;
+    next_ += static_cast<size_t>((63 - bits_) >> 3);
+    bits_ |= 56;
+  }
+  // The bits after the last refill, less those taken since.
+  uint64_t look() const { return acc_; }
+  void advance(int n) {
+    acc_ >>= n;
+    bits_ -= n;
   }
 
  private:
-  void refill() {
-    while (bits_ <= 56) {
-      const int n = (64 - bits_) >> 3;
-      if (p_ - begin_ >= 8) {
-        // The 8 bytes below p_, the one just below p_ lowest.
-        const uint64_t w = __builtin_bswap64(load_le64(p_ - 8));
-        // Only a byte with its low 7 bits all 1 can be a stuffed one; the
-        // bytes before the first such go in whole.
-        const uint64_t candidates = ff_bytes(w | kByteHighs) & low_bytes(n);
-        const int take = candidates ? std::countr_zero(candidates) >> 3 : n;
-        if (take > 0) {
-          acc_ |= (w & low_bytes(take)) << bits_;
-          bits_ += 8 * take;
-          p_ -= take;
-          above_8f_ = p_[0] > 0x8F;
+  static constexpr size_t kPadding = 16;
+
+  void destuff(const uint8_t* begin, const uint8_t* p, uint64_t acc, int nb, bool above_8f) {
+    uint8_t* o = flat_;
+    while (p > begin) {
+      if (p - begin >= 8) {
+        // The 8 bytes below p, the one just below p lowest. Only a byte with
+        // its low 7 bits all 1 can be a stuffed one: without such, 8 bits
+        // each.
+        const uint64_t w = __builtin_bswap64(load_le64(p - 8));
+        if (ff_bytes(w | kByteHighs) == 0) {
+          const uint64_t out = acc | w << nb;
+          std::memcpy(o, &out, 8);
+          acc = nb > 0 ? w >> (64 - nb) : 0;
+          o += 8;
+          p -= 8;
+          above_8f = p[0] > 0x8F;
           continue;
         }
       }
-      const uint8_t byte = p_ > begin_ ? *--p_ : 0;
-      const int count = above_8f_ && (byte & 0x7F) == 0x7F ? 7 : 8;
-      acc_ |= low_bits(byte, count) << bits_;
-      bits_ += count;
-      above_8f_ = byte > 0x8F;
+      const uint8_t byte = *--p;
+      const int count = above_8f && (byte & 0x7F) == 0x7F ? 7 : 8;
+      acc |= low_bits(byte, count) << nb;
+      nb += count;
+      above_8f = byte > 0x8F;
+      while (nb >= 8) {
+        *o++ = static_cast<uint8_t>(acc);
+        acc >>= 8;
+        nb -= 8;
+      }
     }
+    // The last bits, then the fill's 0s.
+    *o++ = static_cast<uint8_t>(acc);
+    zeros_ = static_cast<size_t>(o - flat_);
+    std::memset(o, 0, kPadding - 1);
   }
-  const uint8_t* begin_;
-  const uint8_t* p_;
-  bool above_8f_;
+
+  uint64_t acc_ = 0;
+  int bits_ = 0;
+  uint8_t* flat_;
+  size_t next_ = 0;   // the next byte to load
+  size_t zeros_ = 0;  // where the fill begins
 };
 
 // MEL (as ht::MelDecoder): MSB first through an accumulator whose first bit
