@@ -51,21 +51,27 @@ struct LineInverse<T>::Level {
 
   T* slot(int64_t i) { return ring.data() + (i % slots) * r.width(); }
 
-  // Row i of the level in natural order: its two halves from their sources
-  // (packed: low-pass columns first), then HOR_SR.
+  // Row i of the level in natural order: HOR_SR of its two halves where
+  // their sources hold them, into the ring. The LL half from the coarser
+  // level is copied first: that level's ring still reads the row.
   void load(int64_t i, const BandRowSource<T>& source) {
     const int64_t w = r.width();
     if (w <= 0) return;
-    T* p = slot(i);
     const int64_t row = i / 2;  // its index within its vertical band, either parity
     const bool high = is_high(i, vs.odd_first);
+    T* low = nullptr;
     if (hs.low > 0) {
-      if (high) source(nb, Band::kLH, row, p);
-      else if (coarser) std::memcpy(p, coarser->next(source), static_cast<size_t>(hs.low) * sizeof(T));
-      else source(nb, Band::kLL, row, p);
+      if (high) {
+        low = source(nb, Band::kLH, row);
+      } else if (coarser) {
+        low = scratch.data();
+        std::memcpy(low, coarser->next(source), static_cast<size_t>(hs.low) * sizeof(T));
+      } else {
+        low = source(nb, Band::kLL, row);
+      }
     }
-    if (hs.high > 0) source(nb, high ? Band::kHH : Band::kHL, row, p + hs.low);
-    k.inverse_row(p, w, r.x0, scratch.data());
+    T* high_half = hs.high > 0 ? source(nb, high ? Band::kHH : Band::kHL, row) : nullptr;
+    k.inverse_row_apart(low, high_half, slot(i), w, r.x0);
   }
 
   const T* next(const BandRowSource<T>& source) {
@@ -91,7 +97,6 @@ LineInverse<T>::LineInverse(const Rect& tc, int levels, BandRowSource<T> source,
   for (int l = 1; l <= levels; ++l)
     levels_.push_back(std::make_unique<Level>(resolution_rect(tc, l - 1, 0), l, isa));
   for (size_t l = 0; l + 1 < levels_.size(); ++l) levels_[l]->coarser = levels_[l + 1].get();
-  if (levels == 0) ll_row_.resize(static_cast<size_t>(std::max<int64_t>(0, tc.width())));
 }
 
 template <typename T>
@@ -101,8 +106,8 @@ template <typename T>
 const T* LineInverse<T>::next_row() {
   const int64_t row = rows_done_++;
   if (!levels_.empty()) return levels_[0]->next(source_);
-  if (!ll_row_.empty()) source_(0, Band::kLL, row, ll_row_.data());
-  return ll_row_.data();
+  // No transform: the LL band's row as its source holds it.
+  return tc_.width() > 0 ? source_(0, Band::kLL, row) : nullptr;
 }
 
 template class LineInverse<int32_t>;

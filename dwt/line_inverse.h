@@ -24,13 +24,14 @@
 
 namespace mallat::dwt {
 
-// Fills `dst` with row `row` (counted from the band's first row) of subband
-// `band` of decomposition level nb (1 = finest; Band::kLL only at the
-// coarsest level, nb = levels, or nb = 0 when levels = 0). The band's width
-// is its B-15 width; it is never called for an empty band. Each band's rows
-// are asked for in order, each once.
+// Row `row` (counted from the band's first row) of subband `band` of
+// decomposition level nb (1 = finest; Band::kLL only at the coarsest level,
+// nb = levels, or nb = 0 when levels = 0): its B-15 width of samples, which
+// the transform overwrites (the horizontal lifting runs where the row lies,
+// with no copy), valid until the next call. It is never called for an empty
+// band. Each band's rows are asked for in order, each once.
 template <typename T>
-using BandRowSource = std::function<void(int nb, Band band, int64_t row, T* dst)>;
+using BandRowSource = std::function<T*(int nb, Band band, int64_t row)>;
 
 template <typename T>
 class LineInverse {
@@ -59,7 +60,6 @@ class LineInverse {
   int64_t rows_done_ = 0;
   BandRowSource<T> source_;
   std::vector<std::unique_ptr<Level>> levels_;  // [0]: the finest
-  std::vector<T> ll_row_;                       // levels == 0: the LL band's row
 };
 
 extern template class LineInverse<int32_t>;

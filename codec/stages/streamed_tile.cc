@@ -137,15 +137,16 @@ class StreamedTile::Impl {
   using Inverse53 = std::unique_ptr<dwt::LineInverse<int32_t>>;
   using Inverse97 = std::unique_ptr<dwt::LineInverse<float>>;
 
+  // The band rows the transform asks for, where the band buffers hold them
+  // (it lifts them in place: each row is asked for once).
   template <typename T>
   dwt::BandRowSource<T> source(size_t p) {
-    return [this, p](int nb, dwt::Band band, int64_t row, T* dst) {
+    return [this, p](int nb, dwt::Band band, int64_t row) -> T* {
       const TilePlane& plane = in_.planes[p];
       const int k = band_index_[p][static_cast<size_t>(4 * resolution_of(plane, nb, band) + static_cast<int>(band))];
       if (k < 0) {  // no code-block covers it: Annex B's partition always does
         if (error_.ok()) error_ = internal_error("a subband of a streamed tile has no code-blocks");
-        std::fill_n(dst, band_rect(plane, resolution_of(plane, nb, band), band).width(), T{});
-        return;
+        return zero_row<T>(band_rect(plane, resolution_of(plane, nb, band), band).width());
       }
       BandRows& b = bands_[static_cast<size_t>(k)];
       const int64_t y = b.rect.y0 + row;
@@ -161,12 +162,18 @@ class StreamedTile::Impl {
       }
       if (y < b.now.y0 || y >= b.now.y1) {
         if (error_.ok()) error_ = internal_error("a subband row of a streamed tile is not covered by its code-blocks");
-        std::fill_n(dst, b.rect.width(), T{});
-        return;
+        return zero_row<T>(b.rect.width());
       }
       const auto w = static_cast<size_t>(b.rect.width());
-      std::memcpy(dst, b.now.rows.storage.get() + static_cast<size_t>(y - b.now.y0) * w * 4, w * sizeof(T));
+      return reinterpret_cast<T*>(b.now.rows.storage.get() + static_cast<size_t>(y - b.now.y0) * w * 4);
     };
+  }
+
+  // A row of w zeros (for a band the stream does not cover; an error).
+  template <typename T>
+  T* zero_row(int64_t w) {
+    zeros_.assign(static_cast<size_t>(std::max<int64_t>(w, 0)), 0);
+    return reinterpret_cast<T*>(zeros_.data());
   }
 
   // The next row of b's code-blocks into b.now, and in the same batch the
@@ -224,6 +231,7 @@ class StreamedTile::Impl {
   std::vector<TilePlane> strips_;
   std::vector<size_t> strip_capacity_;
   int64_t done_ = 0;
+  std::vector<int32_t> zeros_;  // zero_row's
   Status error_;
 };
 

@@ -102,14 +102,28 @@ void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
   std::memcpy(row, scratch, n * sizeof(T));  // s then d: the packed order
 }
 
+// HOR_SR of a row whose low-pass samples s[] and high-pass samples d[] lie
+// apart (each may be null where the row has none): lifted where they lie,
+// then interleaved into `row`. inverse_row is this on the packed row's copy.
+template <typename T, typename W>
+void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
+  if (n <= 0) return;
+  if (n == 1) {
+    row[0] = s != nullptr ? s[0] : d[0];
+    return lone_sample<T, W>(row, 1, i0, false);
+  }
+  const Split sp(n, i0);
+  W::inverse(LineLifter<T>{s, d, sp});
+  interleave_row(s, d, sp, row);
+}
+
 template <typename T, typename W>
 void inverse_row(T* row, int64_t n, int64_t i0, T* scratch) {
   if (n <= 0) return;
   if (n == 1) return lone_sample<T, W>(row, 1, i0, false);
   const Split sp(n, i0);
   std::memcpy(scratch, row, n * sizeof(T));
-  W::inverse(LineLifter<T>{scratch, scratch + sp.sn, sp});
-  interleave_row(scratch, scratch + sp.sn, sp, row);
+  inverse_row_apart<T, W>(scratch, scratch + sp.sn, row, n, i0);
 }
 
 }  // namespace mallat::dwt::cpu::MALLAT_DWT_ISA

@@ -14,6 +14,9 @@ template <typename T>
 struct LineKernels {
   // HOR_SR of one row of n samples at coordinate i0 (kernels.h's).
   void (*inverse_row)(T* row, int64_t n, int64_t i0, T* scratch);
+  // The same with the row's low-pass and high-pass samples apart (lifting.h's
+  // inverse_row_apart: they are overwritten).
+  void (*inverse_row_apart)(T* s, T* d, T* row, int64_t n, int64_t i0);
   // Sweep iteration i of VER_SR over a ring of `slots` rows of w samples,
   // h rows in all, row 0 high-pass when odd_first (ring_sweep.h).
   void (*ring_iteration)(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first, int64_t i);

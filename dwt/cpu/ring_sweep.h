@@ -39,8 +39,8 @@ void lone_row(T* p, int64_t count, int64_t coordinate) {
 
 template <typename T, typename W>
 const LineKernels<T>& make_line_kernels() {
-  static const LineKernels<T> k{&inverse_row<T, W>, &ring_iteration<T, W>, &lone_row<T, W>,
-                                count_steps<T, W>(false)};
+  static const LineKernels<T> k{&inverse_row<T, W>, &inverse_row_apart<T, W>, &ring_iteration<T, W>,
+                                &lone_row<T, W>, count_steps<T, W>(false)};
   return k;
 }
 
