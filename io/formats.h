@@ -83,6 +83,12 @@ Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, 
 // largest sample (of one-byte samples only when largest_of_bytes).
 int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
                             int32_t* const* planes, bool largest_of_bytes);
+// write_binary_raster's conversion: rows [y0, y1) of `image` interleaved
+// into `out`; false when a sample exceeds the precision (the bytes are then
+// not to be used). 8-bit RGB goes through one pass with byte shuffles where
+// the CPU has SSSE3; `per_channel` takes the plain loop over each channel
+// it is tested against.
+bool interleave_raster(const Image& image, int64_t y0, int64_t y1, uint8_t* out, bool per_channel = false);
 // The errors for a sample above maxval and a raster shorter than the header says.
 Status check_maxval(int32_t largest, uint64_t maxval);
 Status check_raster_size(uint64_t available, uint64_t width, uint64_t height, int channels, uint64_t maxval);

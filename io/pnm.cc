@@ -10,6 +10,13 @@
 #include "io/formats.h"
 #include "io/text_header.h"
 
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MALLAT_PNM_SSSE3 1
+#else
+#define MALLAT_PNM_SSSE3 0
+#endif
+
 namespace mallat::io::detail {
 namespace {
 
@@ -158,9 +165,10 @@ namespace {
 constexpr int64_t kChunkBytes = int64_t{4} << 20;
 
 // Rows [y0, y1) of the image, interleaved, into `out` (B bytes a sample,
-// big-endian); false when a sample lies outside 0..maxval.
+// big-endian), a channel at a time; false when a sample lies outside
+// 0..maxval.
 template <int B>
-bool interleave_rows(const Image& image, int64_t y0, int64_t y1, uint8_t* out) {
+bool interleave_per_channel(const Image& image, int64_t y0, int64_t y1, uint8_t* out) {
   const int n = image.num_components();
   const int64_t w = image.width();
   const auto maxval = static_cast<uint32_t>(image.components[0].max_value());
@@ -178,7 +186,91 @@ bool interleave_rows(const Image& image, int64_t y0, int64_t y1, uint8_t* out) {
   return over == 0;
 }
 
+#if MALLAT_PNM_SSSE3
+// Byte masks that put 16 pixels' channel c (16 bytes) at their places in
+// the 48 interleaved bytes, 16 at a time (block 0..2); 0x80 gives 0.
+struct RgbMasks {
+  uint8_t m[3][3][16];  // [block][channel]
+};
+constexpr RgbMasks make_rgb_masks() {
+  RgbMasks t{};
+  for (int block = 0; block < 3; ++block) {
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < 16; ++k) {
+        const int at = 16 * block + k;
+        t.m[block][c][k] = static_cast<uint8_t>(at % 3 == c ? at / 3 : 0x80);
+      }
+    }
+  }
+  return t;
+}
+constexpr RgbMasks kRgbMasks = make_rgb_masks();
+
+// 16 samples as bytes (saturated: a sample out of range is caught by the
+// caller's `over` and the bytes are not written out).
+[[gnu::target("ssse3")]] inline __m128i bytes_of(const int32_t* p) {
+  const auto* v = reinterpret_cast<const __m128i*>(p);
+  return _mm_packus_epi16(_mm_packs_epi32(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                          _mm_packs_epi32(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3)));
+}
+
+// 8-bit RGB in one pass, 16 pixels at a time with byte shuffles; returns
+// the OR of every sample (what interleave_per_channel checks each against).
+[[gnu::target("ssse3")]] uint32_t interleave_rgb8(const int32_t* r, const int32_t* g, const int32_t* b, int64_t pixels,
+                                                  uint8_t* out) {
+  __m128i any = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 16 <= pixels; i += 16) {
+    for (int k = 0; k < 16; k += 4) {
+      any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(r + i + k)));
+      any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(g + i + k)));
+      any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + k)));
+    }
+    const __m128i channel[3] = {bytes_of(r + i), bytes_of(g + i), bytes_of(b + i)};
+    for (int block = 0; block < 3; ++block) {
+      __m128i o = _mm_setzero_si128();
+      for (int c = 0; c < 3; ++c) {
+        const __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRgbMasks.m[block][c]));
+        o = _mm_or_si128(o, _mm_shuffle_epi8(channel[c], mask));
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i + 16 * block), o);
+    }
+  }
+  any = _mm_or_si128(any, _mm_srli_si128(any, 8));
+  any = _mm_or_si128(any, _mm_srli_si128(any, 4));
+  auto all = static_cast<uint32_t>(_mm_cvtsi128_si32(any));
+  for (; i < pixels; ++i) {
+    all |= static_cast<uint32_t>(r[i]) | static_cast<uint32_t>(g[i]) | static_cast<uint32_t>(b[i]);
+    out[3 * i] = static_cast<uint8_t>(r[i]);
+    out[3 * i + 1] = static_cast<uint8_t>(g[i]);
+    out[3 * i + 2] = static_cast<uint8_t>(b[i]);
+  }
+  return all;
+}
+#endif
+
 }  // namespace
+
+bool interleave_raster(const Image& image, int64_t y0, int64_t y1, uint8_t* out, bool per_channel) {
+  const int bytes_per_sample = image.components[0].precision <= 8 ? 1 : 2;
+#if MALLAT_PNM_SSSE3
+  static const bool ssse3 = __builtin_cpu_supports("ssse3");
+  const auto maxval = static_cast<uint32_t>(image.components[0].max_value());
+  // maxval is 2^precision - 1: a sample is above it exactly when it has a
+  // bit above maxval's, so the OR of all of them tells.
+  if (!per_channel && ssse3 && image.num_components() == 3 && bytes_per_sample == 1 &&
+      std::has_single_bit(uint64_t{maxval} + 1)) {
+    const int64_t w = image.width(), at = y0 * w;
+    const uint32_t all = interleave_rgb8(image.components[0].samples.data() + at,
+                                         image.components[1].samples.data() + at,
+                                         image.components[2].samples.data() + at, (y1 - y0) * w, out);
+    return (all & ~maxval) == 0;
+  }
+#endif
+  (void)per_channel;
+  return bytes_per_sample == 1 ? interleave_per_channel<1>(image, y0, y1, out)
+                               : interleave_per_channel<2>(image, y0, y1, out);
+}
 
 Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool& pool,
                            const std::function<Status()>& out_of_range) {
@@ -197,8 +289,7 @@ Status write_binary_raster(const Image& image, const ByteSink& sink, ThreadPool&
     pool.parallel_for(parts, [&](int64_t p) {
       const int64_t a = rows * p / parts, b = rows * (p + 1) / parts;
       uint8_t* out = chunk.data() + a * row_bytes;
-      in_range[p] = bytes_per_sample == 1 ? interleave_rows<1>(image, y0 + a, y0 + b, out)
-                                          : interleave_rows<2>(image, y0 + a, y0 + b, out);
+      in_range[p] = interleave_raster(image, y0 + a, y0 + b, out);
     });
     if (std::count(in_range.begin(), in_range.begin() + parts, 0) > 0) return out_of_range();
     MALLAT_RETURN_IF_ERROR(sink({chunk.data(), static_cast<size_t>(rows * row_bytes)}));
