@@ -117,11 +117,13 @@ const WideVlcTable& wide_other_rows() {
 // the row whose codewords are being read.
 struct RowState : QuadRowArrays {
   std::vector<uint32_t> codes, next_codes;  // per quad: the VLC table entry | u_q << 16
+  std::vector<int32_t> bounds;              // per quad of `codes`: U_q = u_q + kappa_q
   std::vector<int32_t> spare_row;           // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
     QuadRowArrays::reset(quads_wide);
     codes.resize(static_cast<size_t>(quads_wide));
     next_codes.resize(static_cast<size_t>(quads_wide));
+    bounds.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
   }
 };
@@ -206,9 +208,21 @@ class MagSgnRow {
  public:
   MagSgnRow(fast::ForwardReader& ms, RowState& rows, int32_t* top, int32_t* bottom, int64_t width, int p,
             int planes_above)
-      : ms_(ms), rows_(rows), codes_(rows.codes.data()), e_row_(rows.e_row.data()), top_(top), bottom_(bottom),
-        quads_wide_((width + 1) / 2), whole_quads_(width / 2), p_(p), planes_above_(planes_above),
-        vector_bound_(std::min(planes_above, 24)), mu_limit_((uint64_t{1} << planes_above) - 1) {}
+      : ms_(ms), codes_(rows.codes.data()), bounds_(rows.bounds.data()), e_row_(rows.e_row.data()), top_(top),
+        bottom_(bottom), quads_wide_((width + 1) / 2), whole_quads_(width / 2), p_(p), planes_above_(planes_above),
+        vector_bound_(std::min(planes_above, 24)), mu_limit_((uint64_t{1} << planes_above) - 1) {
+    // Every quad's U_q before the row's serial work, in vector lanes where
+    // the compiler can: kappa as QuadRows::kappa (the initial row's
+    // exponents above are the zero border).
+    const uint8_t* above = rows.e_above.data();
+    for (int64_t q = 0; q < quads_wide_; ++q) {
+      const uint32_t code = codes_[q];
+      const int most = std::max(std::max(above[2 * q], above[2 * q + 1]), std::max(above[2 * q + 2], above[2 * q + 3]));
+      const unsigned rho = code >> 4 & 15;
+      const int kappa = (rho & (rho - 1)) == 0 ? 1 : std::max(1, most - 1);
+      bounds_[q] = static_cast<int32_t>(code >> 16) + kappa;
+    }
+  }
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   // false: an exponent bound is beyond K + 1 (a corrupt segment).
@@ -235,8 +249,7 @@ class MagSgnRow {
       std::memset(e_row_ + x + 1, 0, 4);
       return true;
     }
-    const int bound[2] = {static_cast<int>(code[0] >> 16) + rows_.kappa(qx, rho0),
-                          static_cast<int>(code[1] >> 16) + rows_.kappa(qx + 1, rho1)};
+    const int bound[2] = {bounds_[qx], bounds_[qx + 1]};
     if (std::max(bound[0], bound[1]) > vector_bound_) return quad(qx) & quad(qx + 1);
     const int total[2] = {
         bound[0] * std::popcount(static_cast<unsigned>(rho0)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[0])))),
@@ -257,8 +270,7 @@ class MagSgnRow {
       e_row_[x + 1] = e_row_[x + 2] = 0;
       return true;
     }
-    const int kappa = rows_.kappa(q, rho);
-    const int bound = static_cast<int>(code >> 16) + kappa;  // U_q
+    const int bound = bounds_[q];  // U_q
     if (bound > planes_above_ + 1) return false;
     // Every codeword's e_1 is within its e_k, and e_k within its rho (the
     // decoding table holds codewords only; 0 elsewhere).
@@ -285,8 +297,8 @@ class MagSgnRow {
   }
 
   fast::ForwardReader& ms_;
-  const RowState& rows_;
   const uint32_t* const codes_;
+  int32_t* const bounds_;
   uint8_t* const e_row_;
   int32_t* const top_;
   int32_t* const bottom_;

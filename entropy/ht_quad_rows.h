@@ -81,13 +81,6 @@ struct QuadRowArrays {
     std::swap(rho_above, rho_row);
     std::swap(e_above, e_row);
   }
-  // kappa_q as QuadRows::kappa (the initial row's exponents above are the
-  // zero border).
-  int kappa(int64_t q, int rho) const {
-    const uint8_t* a = e_above.data() + 2 * q;
-    const int from_above = std::max(1, std::max(std::max(a[0], a[1]), std::max(a[2], a[3])) - 1);
-    return (rho & (rho - 1)) == 0 ? 1 : from_above;
-  }
 };
 
 }  // namespace mallat::entropy::ht
