@@ -1,9 +1,9 @@
 // The HT cleanup pass, decoder side (15444-15 Annex C), the fast way: the
 // same decoding as ht_cleanup_decoder_reference.cc (the tests hold the two
-// to the same samples), with the streams of ht_fast_readers.h, the UVLC
-// prefixes of a quad pair from one small table, and the MagSgn bits of a
-// quad taken from one refill; per quad row a VLC pass and then a MagSgn
-// pass (ht_magsgn_quad.h: four samples at once).
+// to the same samples), with the destuffed streams of ht_fast_readers.h, a
+// quad pair's UVLC from one look-up, and the VLC pass of quad row r + 1 in
+// one loop with the MagSgn pass of row r (ht_magsgn_quad.h: two quads'
+// eight samples at once in AVX2 lanes, else four in 64-bit lanes).
 #include <algorithm>
 #include <array>
 #include <bit>
