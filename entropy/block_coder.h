@@ -158,6 +158,17 @@ struct DeviceCoderOptions {
   // each call launches alone.
   int coalesce_callers = 1;
   double coalesce_window_ms = 20;
+  // true: a round closes as soon as the device has a free slot, with the
+  // callers that joined while it had none (at most coalesce_callers); the
+  // window is not used. Rounds then hold several files only when the device
+  // is what they wait for.
+  bool coalesce_when_free = false;
+  // Rounds that may hold the device at once, each with buffers and a stream
+  // of its own (a device made per slot): with 2, one round's blocks are
+  // gathered or finished on the CPU while another's launch runs, and two
+  // launches run side by side on the GPU (one image's blocks fill few of
+  // its warps, entropy/cuda/NOTES.md).
+  int device_slots = 1;
 };
 
 class BlockEncoder {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "common/timeline.h"
 #include "tools/progress.h"
 
 namespace mallat::tools {
@@ -184,15 +185,29 @@ int run_batch(const std::string& command, const BatchPlan& plan, const BatchStep
   std::mutex lane_mutex;
   std::condition_variable lane_freed;
   std::vector<bool> lane_busy(lanes, false);
+  // With MALLAT_TIMELINE each step is a span of its file (common/timeline.h).
+  const auto file_of = [&items](const BatchItem& item) { return static_cast<int>(&item - items.data()); };
   const auto read_and_code = [&](BatchItem& item) {
-    Status status = steps.read(item);
+    timeline::set_tag({file_of(item), -1});
+    Status status;
+    {
+      timeline::Span span("read");
+      status = steps.read(item);
+    }
     if (!status.ok()) return status;
     std::unique_lock<std::mutex> lock(lane_mutex);
-    lane_freed.wait(lock, [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) != lane_busy.end(); });
+    {
+      timeline::Span span("lane_wait");
+      lane_freed.wait(lock, [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) != lane_busy.end(); });
+    }
     item.lane = static_cast<int>(std::find(lane_busy.begin(), lane_busy.end(), false) - lane_busy.begin());
     lane_busy[static_cast<size_t>(item.lane)] = true;
     lock.unlock();
-    status = steps.code(item);
+    timeline::set_tag({file_of(item), item.lane});
+    {
+      timeline::Span span("code");
+      status = steps.code(item);
+    }
     lock.lock();
     lane_busy[static_cast<size_t>(item.lane)] = false;
     lane_freed.notify_one();
@@ -214,13 +229,19 @@ int run_batch(const std::string& command, const BatchPlan& plan, const BatchStep
     coding.pop_front();
     if (writing.valid()) reporter.finished(items[written], writing.get());
     if (status.ok()) {
-      writing = std::async(std::launch::async, [&steps, &item = items[next]] { return steps.write(item); });
+      writing = std::async(std::launch::async, [&steps, &file_of, &item = items[next]] {
+        timeline::set_tag({file_of(item), item.lane});
+        timeline::Span span("write");
+        return steps.write(item);
+      });
       written = next;
     } else {
       reporter.finished(items[next], status);
     }
   }
   if (writing.valid()) reporter.finished(items[written], writing.get());
+  if (const std::string problem = timeline::write_recorded(); !problem.empty())
+    std::fprintf(stderr, "mallat %s: %s\n", command.c_str(), problem.c_str());
   return reporter.summary();
 }
 

@@ -20,6 +20,7 @@
 #include "tools/decode_output.h"
 #include "tools/decode_streamed.h"
 #include "tools/batch_lanes.h"
+#include "tools/device_options.h"
 #include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
@@ -80,7 +81,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
-  double device_share = -1;  // --device-share; < 0: the coder's default, adapted
+  DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
@@ -92,6 +93,7 @@ struct DecodeSettings {
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
+  DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
@@ -346,18 +348,9 @@ const std::vector<EncodeOption>& encode_table() {
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
       batch_files_row<EncodeSettings>(),
-      {{"--device-share"}, "F",
-       "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
-       "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
-       "with CUDA started all the same. The file is the same whatever F",
-       "0.6",
-       [](EncodeSettings& s, const std::string& v) {
-         std::vector<double> one;
-         if (!parse_doubles(v, &one) || one.size() != 1 || !(one[0] >= 0 && one[0] <= 1))
-           return invalid_argument("--device-share must be a number from 0 to 1, got '" + v + "'");
-         s.device_share = one[0];
-         return Status::Ok();
-       }},
+      device_share_row<EncodeSettings>(),
+      device_slots_row<EncodeSettings>(),
+      device_rounds_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v. A streamed encode (see --whole-image) holds a few rows, never the "
@@ -486,6 +479,9 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
       batch_files_row<DecodeSettings>(),
+      device_share_row<DecodeSettings>(),
+      device_slots_row<DecodeSettings>(),
+      device_rounds_row<DecodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -653,15 +649,12 @@ int encode_main(const Args& given) {
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
   if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
-  if (s.device_share >= 0) {
-    device.device_share = s.device_share;
-    device.adapt = false;
-  }
-  device.coalesce_callers = s.batch_files;
+  apply_device_request(s.device_request, s.batch_files, device);
   // One file too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone (device_placement.h); --device-share asks for the
   // device whatever the size.
-  const bool start = is_batch(s.batch) || s.device_share >= 0 || device_pays_for_one_file(device.expected_samples);
+  const bool start =
+      is_batch(s.batch) || s.device_request.share >= 0 || device_pays_for_one_file(device.expected_samples);
   if (Status placed = place_encode_device(opt, device, start); !placed.ok()) return fail("encode", placed.message());
   if (asked_cuda && !start && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
@@ -704,7 +697,7 @@ int decode_main(const Args& args) {
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
-  device.coalesce_callers = s.batch_files;
+  apply_device_request(s.device_request, s.batch_files, device);
   if (Status placed = place_decode_device(s.codec, device, is_batch(s.batch)); !placed.ok())
     return fail("decode", placed.message());
   if (asked_cuda && !is_batch(s.batch) && !s.quiet)

@@ -36,6 +36,7 @@ struct HostDeviceScript {
   std::chrono::milliseconds run_delay{0};
   bool fail_run = false;
   std::atomic<int> runs{0};
+  std::atomic<int> running{0}, most_running{0};  // launches at once (device slots)
   size_t reserved_coefficients = 0, reserved_blocks = 0;  // what the start-up reserved
 };
 
@@ -56,7 +57,11 @@ class HostT1Device final : public T1Device {
 
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
+    const int now = script_->running.fetch_add(1) + 1;
+    for (int most = script_->most_running.load(); now > most && !script_->most_running.compare_exchange_weak(most, now);) {
+    }
     std::this_thread::sleep_for(script_->run_delay);
+    script_->running.fetch_sub(1);
     if (script_->fail_run) return device_error("the host device was told to fail");
     const auto start = std::chrono::steady_clock::now();
     const size_t n = layout_.jobs.size(), capacity = layout_.slot_capacity;
@@ -325,6 +330,56 @@ TEST(HybridBlockEncoder, AFailingSharedLaunchLeavesEachCallersBlocksToTheCpu) {
   const auto again = encode_at_once(*coder, {b});
   expect_cpu_bytes(b, again[0]);
   EXPECT_EQ(script->runs.load(), 1);
+}
+
+// Rounds that close when the device is free (coalesce_when_free): a caller
+// that finds a slot free launches at once, whatever the window; callers
+// that come while every slot is busy share the next round.
+TEST(HybridBlockEncoder, RoundsCloseWhenTheDeviceIsFree) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 5), rotated(b, 11)};
+  auto script = std::make_shared<HostDeviceScript>();
+  script->run_delay = std::chrono::milliseconds(300);
+  DeviceCoderOptions o = options_with(0.6);
+  o.coalesce_callers = 3;
+  o.coalesce_window_ms = 600000;  // never reached: a free device closes the round
+  o.coalesce_when_free = true;
+  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  const auto outs = encode_at_once(*coder, batches);
+  for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+  // The first caller goes alone; the two that came during its 300 ms launch
+  // go together (a third launch only if one came after the second closed).
+  EXPECT_GE(script->runs.load(), 2);
+  EXPECT_LE(script->runs.load(), 3);
+  EXPECT_EQ(script->most_running.load(), 1);
+}
+
+// Two device slots: two rounds hold the device at once, each on a device of
+// its own, and every caller still gets its own blocks' bytes; a failing
+// launch in either leaves its blocks to the CPU.
+TEST(HybridBlockEncoder, TwoSlotsRunTwoRoundsAtOnce) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 3), rotated(b, 7), rotated(b, 13)};
+  for (bool fail : {false, true}) {
+    auto script = std::make_shared<HostDeviceScript>();
+    script->run_delay = std::chrono::milliseconds(300);
+    script->fail_run = fail;
+    DeviceCoderOptions o = options_with(0.7);
+    o.coalesce_callers = 1;  // a round per caller
+    o.coalesce_when_free = true;
+    o.device_slots = 2;
+    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    const auto outs = encode_at_once(*coder, batches);
+    for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+    EXPECT_LE(script->most_running.load(), 2);
+    if (fail) {
+      EXPECT_FALSE(coder->device_status().ok());
+    } else {
+      EXPECT_EQ(script->runs.load(), 4);
+      EXPECT_EQ(script->most_running.load(), 2) << "the four 300 ms launches never overlapped";
+      EXPECT_EQ(coder->device_times().device_blocks + coder->device_times().cpu_blocks, 4 * b.blocks.size());
+    }
+  }
 }
 
 TEST(HybridBlockEncoder, SmallBatchesAndLaunchLimitsAreKept) {
