@@ -649,7 +649,7 @@ int encode_main(const Args& given) {
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
   if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
-  apply_device_request(s.device_request, s.batch_files, device);
+  apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   // One file too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone (device_placement.h); --device-share asks for the
   // device whatever the size.
@@ -697,7 +697,7 @@ int decode_main(const Args& args) {
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
-  apply_device_request(s.device_request, s.batch_files, device);
+  apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   if (Status placed = place_decode_device(s.codec, device, is_batch(s.batch)); !placed.ok())
     return fail("decode", placed.message());
   if (asked_cuda && !is_batch(s.batch) && !s.quiet)

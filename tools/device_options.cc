@@ -32,9 +32,10 @@ Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
   return Status::Ok();
 }
 
-void apply_device_request(const DeviceRequest& request, int files_at_once, entropy::DeviceCoderOptions& coder) {
-  if (request.share >= 0) {
-    coder.device_share = request.share;
+void apply_device_request(const DeviceRequest& request, bool batch, int files_at_once,
+                          entropy::DeviceCoderOptions& coder) {
+  if (request.share >= 0 || batch) {
+    coder.device_share = request.share >= 0 ? request.share : kBatchDeviceShare;
     coder.adapt = false;
   }
   coder.coalesce_callers = files_at_once;

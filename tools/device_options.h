@@ -27,8 +27,8 @@ Status parse_device_rounds(const std::string& value, DeviceRequest* request);
 
 inline constexpr std::string_view kDeviceShareHelp =
     "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
-    "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
-    "with CUDA started all the same. The output is the same whatever F";
+    "1 for a batch of files; for one file 0.5 at first, then where the GPU and the CPU threads finished "
+    "together); 0 codes everything on the CPU with CUDA started all the same. The output is the same whatever F";
 inline constexpr std::string_view kDeviceSlotsHelp =
     "with --device cuda in a batch: up to N rounds of files' code-blocks hold the GPU at once, each with its own "
     "buffers and stream (1..4; default 1), so that one round is gathered or finished on the CPU while another "
@@ -56,8 +56,20 @@ Option<Settings> device_rounds_row() {
           [](Settings& s, const std::string& v) { return parse_device_rounds(v, &s.device_request); }};
 }
 
+// A batch's share when --device-share is not given: every Part 1 block on
+// the GPU, fixed. H200 machine, 16 cores, 32 copies of the 3840x2048 mosaic,
+// -threads 16, K = 2, whole command, median of 2 (entropy/cuda/NOTES.md,
+// "What serialises a batch"): lossless encode 68.8 ms/image at share 1
+// against 81.0 adapted from 0.5 (user+sys 14.8 s against 30.4 s); decode
+// 55.7 against 64.5 ms/image (2 slots, rounds that close when free). In a
+// batch the CPU's threads have other files' stages to run, so the device's
+// share of one file's blocks is worth more than the adapted split (which
+// balances one file's two sides) says.
+inline constexpr double kBatchDeviceShare = 1.0;
+
 // Puts `request` into `coder` for a command coding `files_at_once` files at
-// a time.
-void apply_device_request(const DeviceRequest& request, int files_at_once, entropy::DeviceCoderOptions& coder);
+// a time; `batch`: a batch of files, whose defaults differ (kBatchDeviceShare).
+void apply_device_request(const DeviceRequest& request, bool batch, int files_at_once,
+                          entropy::DeviceCoderOptions& coder);
 
 }  // namespace mallat::tools
