@@ -158,11 +158,16 @@ struct DeviceCoderOptions {
   // each call launches alone.
   int coalesce_callers = 1;
   double coalesce_window_ms = 20;
-  // true: a round closes as soon as the device has a free slot, with the
-  // callers that joined while it had none (at most coalesce_callers); the
-  // window is not used. Rounds then hold several files only when the device
-  // is what they wait for.
-  bool coalesce_when_free = false;
+  // When a round closes (entropy/coalesced_launch.h): kWindow as above;
+  // kSlotFree as soon as the device has a free slot (device_slots), with the
+  // callers that joined while it had none (at most coalesce_callers), so
+  // launches of different rounds run side by side; kDeviceIdle as soon as a
+  // slot is free and no other round is between its close and the end of its
+  // launch, so the callers that come while the GPU works go together in the
+  // next launch, whose gathering overlaps the last round's finishing. The
+  // window is not used by the last two.
+  enum class RoundClose { kWindow, kSlotFree, kDeviceIdle };
+  RoundClose coalesce_close = RoundClose::kWindow;
   // Rounds that may hold the device at once, each with buffers and a stream
   // of its own (a device made per slot): with 2, one round's blocks are
   // gathered or finished on the CPU while another's launch runs, and two

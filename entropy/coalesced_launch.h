@@ -5,13 +5,18 @@
 // device has `slots` sets of buffers (each with its own stream), so up to
 // that many rounds hold it at once: one gathering or finishing on the CPU
 // while another's launch runs, and two launches side by side on the GPU.
-// When a round closes:
-// - by window (`close_when_free` false): `callers` have joined or
-//   `window_ms` has passed since the first, so a caller alone is never
-//   stuck; the closer then waits for a free slot;
-// - when free (`close_when_free` true): as soon as a slot is free, with
-//   every caller that joined while none was (at most `callers`), so no
-//   caller waits for company while the device idles.
+// When a round closes (DeviceCoderOptions::RoundClose):
+// - kWindow: `callers` have joined or `window_ms` has passed since the
+//   first, so a caller alone is never stuck; the closer then waits for a
+//   free slot;
+// - kSlotFree: as soon as a slot is free, with every caller that joined
+//   while none was (at most `callers`), so no caller waits for company
+//   while a slot idles, and two slots' launches run side by side;
+// - kDeviceIdle: as soon as a slot is free and no round is launching (closed
+//   and its launch not yet ended), so the callers that come while the GPU
+//   works share its next launch (the kernel codes 2 files' blocks in about
+//   1.5 times one file's time), and that round gathers while the last one
+//   finishes on the CPU in its own slot.
 // The closer prepares its slot over every caller's blocks; each caller
 // gathers its own blocks at its offset; the last caller to be gathered runs
 // the launch and every caller gets its status; each finishes its own blocks
@@ -29,15 +34,17 @@
 #include <vector>
 
 #include "common/status.h"
+#include "entropy/block_coder.h"
 
 namespace mallat::entropy::detail {
 
 // How rounds form (DeviceCoderOptions' coalesce_* and device_slots).
 struct RoundRule {
+  using Close = DeviceCoderOptions::RoundClose;
   int callers = 1;
   double window_ms = 20;
   int slots = 1;
-  bool close_when_free = false;
+  Close close = Close::kWindow;
 };
 
 // `Lists` holds a round's blocks, each caller's appended at its offset.
@@ -84,8 +91,8 @@ class CoalescedLaunches {
     round->blocks += count;
     // A full round takes no one else; it still waits for a slot.
     if (++round->joined >= rule_.callers && open_ == round) open_.reset();
-    if (rule_.close_when_free) {
-      changed_.wait(lock, [&] { return round->closed || free_slot() >= 0; });
+    if (rule_.close != RoundRule::Close::kWindow) {
+      changed_.wait(lock, [&] { return round->closed || may_close(); });
     } else if (round->joined < rule_.callers) {
       changed_.wait_until(lock, round->deadline, [&] { return round->closed; });
     }
@@ -97,11 +104,13 @@ class CoalescedLaunches {
       changed_.wait(lock, [&] { return free_slot() >= 0; });
       round->slot = free_slot();
       busy_[static_cast<size_t>(round->slot)] = true;
+      ++launching_;
       lock.unlock();
       const Status prepared = prepare(round->lists, round->slot);
       lock.lock();
       round->prepare_status = prepared;
       round->prepared = true;
+      if (!prepared.ok()) --launching_;  // no launch follows
       changed_.notify_all();
     }
     changed_.wait(lock, [&] { return round->prepared; });
@@ -123,6 +132,7 @@ class CoalescedLaunches {
       lock.lock();
       round.run_status = ran;
       round.ran = true;
+      --launching_;
       changed_.notify_all();
     }
     changed_.wait(lock, [&] { return round.ran; });
@@ -137,6 +147,9 @@ class CoalescedLaunches {
   }
 
  private:
+  bool may_close() const {
+    return free_slot() >= 0 && (rule_.close != RoundRule::Close::kDeviceIdle || launching_ == 0);
+  }
   int free_slot() const {
     const auto it = std::find(busy_.begin(), busy_.end(), false);
     return it == busy_.end() ? -1 : static_cast<int>(it - busy_.begin());
@@ -153,6 +166,7 @@ class CoalescedLaunches {
   std::condition_variable changed_;
   std::shared_ptr<Round> open_;  // the round new callers join
   std::vector<bool> busy_;       // per slot: a round holds it (prepared, not yet left by all)
+  int launching_ = 0;             // rounds closed whose launch has not ended
   int next_id_ = 0;
 };
 

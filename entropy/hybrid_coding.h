@@ -112,7 +112,7 @@ class DeviceSlots {
 // The round rule of `options` (coalesced_launch.h).
 inline RoundRule round_rule(const DeviceCoderOptions& options) {
   return {options.coalesce_callers, options.coalesce_window_ms, std::max(1, options.device_slots),
-          options.coalesce_when_free};
+          options.coalesce_close};
 }
 
 // With a timeline on (common/timeline.h): a caller's wait to join a round

@@ -648,7 +648,8 @@ int encode_main(const Args& given) {
   // The device starts now, while the input is read (device_placement.h).
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
-  if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
+  const std::string& first_input = !s.batch.inputs.empty() ? s.batch.inputs[0] : s.batch.image_dir;
+  if (!first_input.empty()) device.expected_samples = expected_samples_hint(first_input);
   apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   // One file too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone (device_placement.h); --device-share asks for the

@@ -26,8 +26,10 @@ Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
     request->rounds = DeviceRequest::Rounds::kWindow;
   } else if (value == "free") {
     request->rounds = DeviceRequest::Rounds::kFree;
+  } else if (value == "idle") {
+    request->rounds = DeviceRequest::Rounds::kIdle;
   } else {
-    return invalid_argument("--device-rounds must be 'window' or 'free', got '" + value + "'");
+    return invalid_argument("--device-rounds must be 'window', 'free' or 'idle', got '" + value + "'");
   }
   return Status::Ok();
 }
@@ -40,8 +42,20 @@ void apply_device_request(const DeviceRequest& request, bool batch, int files_at
   }
   coder.coalesce_callers = files_at_once;
   if (request.slots > 0) coder.device_slots = request.slots;
-  if (request.rounds != DeviceRequest::Rounds::kUnset)
-    coder.coalesce_when_free = request.rounds == DeviceRequest::Rounds::kFree;
+  using Close = entropy::DeviceCoderOptions::RoundClose;
+  switch (request.rounds) {
+    case DeviceRequest::Rounds::kUnset:
+      break;
+    case DeviceRequest::Rounds::kWindow:
+      coder.coalesce_close = Close::kWindow;
+      break;
+    case DeviceRequest::Rounds::kFree:
+      coder.coalesce_close = Close::kSlotFree;
+      break;
+    case DeviceRequest::Rounds::kIdle:
+      coder.coalesce_close = Close::kDeviceIdle;
+      break;
+  }
 }
 
 }  // namespace mallat::tools

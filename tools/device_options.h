@@ -18,7 +18,7 @@ namespace mallat::tools {
 struct DeviceRequest {
   double share = -1;  // --device-share; < 0: unset
   int slots = 0;      // --device-slots; 0: unset
-  enum class Rounds { kUnset, kWindow, kFree } rounds = Rounds::kUnset;  // --device-rounds
+  enum class Rounds { kUnset, kWindow, kFree, kIdle } rounds = Rounds::kUnset;  // --device-rounds
 };
 
 Status parse_device_share(const std::string& value, DeviceRequest* request);
@@ -36,7 +36,8 @@ inline constexpr std::string_view kDeviceSlotsHelp =
 inline constexpr std::string_view kDeviceRoundsHelp =
     "with --device cuda in a batch: when the files coded at once (--batch-files) put their code-blocks in one "
     "launch: 'window' waits for all of them or 20 ms after the first (default), 'free' launches as soon as a "
-    "slot of the GPU is free with the files that came while none was";
+    "slot of the GPU is free with the files that came while none was (slots' launches side by side), 'idle' "
+    "as soon as a slot is free and no other launch is under way (the files that came meanwhile together)";
 
 // --device-share, --device-slots and --device-rounds for a table whose
 // Settings has `DeviceRequest device_request`.

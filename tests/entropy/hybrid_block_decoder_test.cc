@@ -317,7 +317,7 @@ TEST(HybridBlockDecoder, TwoSlotsAndRoundsThatCloseWhenFreeGiveEachCallerItsSamp
   DeviceCoderOptions options = options_with(0.6);
   options.coalesce_callers = 3;
   options.coalesce_window_ms = 600000;  // never reached
-  options.coalesce_when_free = true;
+  options.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
   options.device_slots = 2;
   auto coder = make_hybrid_block_decoder(host_start(script), options);
   Batch reversed;

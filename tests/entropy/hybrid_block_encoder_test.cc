@@ -332,26 +332,33 @@ TEST(HybridBlockEncoder, AFailingSharedLaunchLeavesEachCallersBlocksToTheCpu) {
   EXPECT_EQ(script->runs.load(), 1);
 }
 
-// Rounds that close when the device is free (coalesce_when_free): a caller
+// Rounds that close when a slot is free (RoundClose::kSlotFree): a caller
 // that finds a slot free launches at once, whatever the window; callers
 // that come while every slot is busy share the next round.
+// The same with two slots and rounds that close when the device is idle
+// (RoundClose::kDeviceIdle): no launch while another is under way.
 TEST(HybridBlockEncoder, RoundsCloseWhenTheDeviceIsFree) {
   const Batch b = some_blocks();
   const std::vector<Batch> batches = {b, rotated(b, 5), rotated(b, 11)};
-  auto script = std::make_shared<HostDeviceScript>();
-  script->run_delay = std::chrono::milliseconds(300);
-  DeviceCoderOptions o = options_with(0.6);
-  o.coalesce_callers = 3;
-  o.coalesce_window_ms = 600000;  // never reached: a free device closes the round
-  o.coalesce_when_free = true;
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
-  const auto outs = encode_at_once(*coder, batches);
-  for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
-  // The first caller goes alone; the two that came during its 300 ms launch
-  // go together (a third launch only if one came after the second closed).
-  EXPECT_GE(script->runs.load(), 2);
-  EXPECT_LE(script->runs.load(), 3);
-  EXPECT_EQ(script->most_running.load(), 1);
+  using Close = DeviceCoderOptions::RoundClose;
+  for (const auto& [close, slots] : {std::pair{Close::kSlotFree, 1}, std::pair{Close::kDeviceIdle, 2}}) {
+    auto script = std::make_shared<HostDeviceScript>();
+    script->run_delay = std::chrono::milliseconds(300);
+    DeviceCoderOptions o = options_with(0.6);
+    o.coalesce_callers = 3;
+    o.coalesce_window_ms = 600000;  // never reached: a free device closes the round
+    o.coalesce_close = close;
+    o.device_slots = slots;
+    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    const auto outs = encode_at_once(*coder, batches);
+    for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+    // The first caller goes alone; the two that came during its 300 ms
+    // launch go together (a third launch only if one came after the second
+    // closed).
+    EXPECT_GE(script->runs.load(), 2) << slots;
+    EXPECT_LE(script->runs.load(), 3) << slots;
+    EXPECT_EQ(script->most_running.load(), 1) << slots;
+  }
 }
 
 // Two device slots: two rounds hold the device at once, each on a device of
@@ -366,7 +373,7 @@ TEST(HybridBlockEncoder, TwoSlotsRunTwoRoundsAtOnce) {
     script->fail_run = fail;
     DeviceCoderOptions o = options_with(0.7);
     o.coalesce_callers = 1;  // a round per caller
-    o.coalesce_when_free = true;
+    o.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
     o.device_slots = 2;
     auto coder = make_hybrid_block_encoder(host_start(script), o);
     const auto outs = encode_at_once(*coder, batches);

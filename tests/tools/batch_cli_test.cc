@@ -298,7 +298,7 @@ TEST(BatchCli, DeviceRoundOptionsNameBadValues) {
   EXPECT_EQ(run(encode + "--device-slots 5", &out, dir), 2);
   EXPECT_NE(out.find("--device-slots must be a whole number from 1 to 4, got '5'"), std::string::npos) << out;
   EXPECT_EQ(run(encode + "--device-rounds soon", &out, dir), 2);
-  EXPECT_NE(out.find("--device-rounds must be 'window' or 'free', got 'soon'"), std::string::npos) << out;
+  EXPECT_NE(out.find("--device-rounds must be 'window', 'free' or 'idle', got 'soon'"), std::string::npos) << out;
   EXPECT_EQ(run("decode -i x.j2k -o x.ppm --device-share 2", &out, dir), 2);
   EXPECT_NE(out.find("--device-share must be a number from 0 to 1, got '2'"), std::string::npos) << out;
   fs::remove_all(dir);
