@@ -41,6 +41,10 @@ void apply_device_request(const DeviceRequest& request, bool batch, int files_at
     coder.adapt = false;
   }
   coder.coalesce_callers = files_at_once;
+  if (batch) {
+    coder.device_slots = kBatchDeviceSlots;
+    coder.coalesce_close = entropy::DeviceCoderOptions::RoundClose::kSlotFree;
+  }
   if (request.slots > 0) coder.device_slots = request.slots;
   using Close = entropy::DeviceCoderOptions::RoundClose;
   switch (request.rounds) {

@@ -31,11 +31,11 @@ inline constexpr std::string_view kDeviceShareHelp =
     "together); 0 codes everything on the CPU with CUDA started all the same. The output is the same whatever F";
 inline constexpr std::string_view kDeviceSlotsHelp =
     "with --device cuda in a batch: up to N rounds of files' code-blocks hold the GPU at once, each with its own "
-    "buffers and stream (1..4; default 1), so that one round is gathered or finished on the CPU while another "
-    "runs on the GPU";
+    "buffers and stream (1..4; default 2 for a batch, 1 for one file), so that one round is gathered or finished "
+    "on the CPU while another runs on the GPU, and two rounds' launches run side by side";
 inline constexpr std::string_view kDeviceRoundsHelp =
     "with --device cuda in a batch: when the files coded at once (--batch-files) put their code-blocks in one "
-    "launch: 'window' waits for all of them or 20 ms after the first (default), 'free' launches as soon as a "
+    "launch: 'window' waits for all of them or 20 ms after the first, 'free' (default) launches as soon as a "
     "slot of the GPU is free with the files that came while none was (slots' launches side by side), 'idle' "
     "as soon as a slot is free and no other launch is under way (the files that came meanwhile together)";
 
@@ -67,6 +67,16 @@ Option<Settings> device_rounds_row() {
 // share of one file's blocks is worth more than the adapted split (which
 // balances one file's two sides) says.
 inline constexpr double kBatchDeviceShare = 1.0;
+
+// A batch's slots and rounds when --device-slots and --device-rounds are not
+// given: 2 slots, rounds that close as soon as a slot is free. The same
+// machine and batch, --batch-files 3, medians of 2 (NOTES.md): lossless
+// encode 58.0-59.2 ms/image against 66.0 with 1 slot ('free', K = 2),
+// 63.4 by 'window' (K = 4), 76.3 by 'idle' (2 slots, merged launches);
+// decode 50.2-54.8 against 57.5 ('idle') and 60.7 (1 slot). One file's blocks
+// fill few of the GPU's warps (entropy/cuda/NOTES.md), so two files' launches
+// side by side cost little more than one, and no file waits for company.
+inline constexpr int kBatchDeviceSlots = 2;
 
 // Puts `request` into `coder` for a command coding `files_at_once` files at
 // a time; `batch`: a batch of files, whose defaults differ (kBatchDeviceShare).
