@@ -7,7 +7,9 @@
 # output compared with --device cpu's.
 # Usage, from a tree on the GPU machine with .gpu/mosaic.ppm: bash conformance/device_bench/batch_timeline.sh
 #   [ROUNDS] [VARIANT-FILE]   (VARIANT-FILE: lines "label|kind|options", kind e (lossless encode), l (-I -r 20
-#   encode) or d (decode of the lossless files); default: the list below)
+#   encode) or d (decode of the lossless files); default: the list below). Environment: N files (32), IMG the
+#   image copied (.gpu/mosaic.ppm), BUILD the build folder (build-gpu; built when it has no mallat), TESTS=1 builds
+#   and runs `ctest -L gpu` and the hybrid coders' and batch tests first.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 ROUNDS=${1:-2}
@@ -20,6 +22,13 @@ if [ ! -x $B/tools/mallat ]; then
   cmake --build $B -j16 --target mallat > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; exit 1; }
 fi
 echo "built $(date +%T)" >> "$R"
+if [ -n "${TESTS:-}" ]; then  # TESTS=1: the GPU tests and the hybrid coders' and batch tests first
+  cmake --build $B -j16 --target entropy_cuda_test entropy_cuda_decode_test encode_cuda_test dwt_cuda_test \
+    hybrid_block_encoder_test hybrid_block_decoder_test batch_cli_test > "$OUT/build_tests.log" 2>&1 ||
+    { grep -E "error" -A3 "$OUT/build_tests.log" | head -40; exit 1; }
+  (cd $B && ctest -L gpu -j4 2>&1 | tail -4; ctest -R 'Hybrid|BatchCli' -j8 2>&1 | tail -3) >> "$R"
+  echo "tested $(date +%T)" >> "$R"
+fi
 M=$PWD/$B/tools/mallat
 N=${N:-32}
 mkdir -p /tmp/in; for i in $(seq -f %02g 1 $N); do cp ${IMG:-.gpu/mosaic.ppm} /tmp/in/m$i.ppm; done
