@@ -153,7 +153,8 @@ struct DeviceCoderOptions {
   // of host and device buffers in the background. 0: at the first launch.
   uint64_t expected_samples = 0;
   // Concurrent calls (a batch coding several files at once) put their
-  // device shares in one launch: a launch waits for this many callers, or
+  // device shares in rounds of at most this many callers, one launch each;
+  // by window (kWindow below) a round waits for this many, or
   // `coalesce_window_ms` after the first (entropy/coalesced_launch.h). 1:
   // each call launches alone.
   int coalesce_callers = 1;

@@ -26,7 +26,7 @@ if [ -n "${TESTS:-}" ]; then  # TESTS=1: the GPU tests and the hybrid coders' an
   cmake --build $B -j16 --target entropy_cuda_test entropy_cuda_decode_test encode_cuda_test dwt_cuda_test \
     hybrid_block_encoder_test hybrid_block_decoder_test batch_cli_test > "$OUT/build_tests.log" 2>&1 ||
     { grep -E "error" -A3 "$OUT/build_tests.log" | head -40; exit 1; }
-  (cd $B && ctest -L gpu -j4 2>&1 | tail -4; ctest -R 'Hybrid|BatchCli' -j8 2>&1 | tail -3) >> "$R"
+  (cd $B && ctest -L gpu -j4 2>&1 | grep -E 'tests passed|FAILED|Failed'; ctest -R 'Hybrid|BatchCli' -j8 2>&1 | grep -E 'tests passed|FAILED|Failed') >> "$R"
   echo "tested $(date +%T)" >> "$R"
 fi
 M=$PWD/$B/tools/mallat
