@@ -41,7 +41,7 @@ class HybridBlockDecoder final : public BlockDecoder {
   std::string name() const override { return slots_.first().coder_name("ebcot decoding"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
   Status device_status() const override {
-    const Status started = slots_.first().start_status();
+    const Status started = slots_.start_failure();
     return started.ok() ? state_.failure() : started;
   }
 
@@ -53,7 +53,7 @@ class HybridBlockDecoder final : public BlockDecoder {
     if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
       return ht_->decode(blocks, out, pool, work);
     }
-    const bool ready = slots_.first().ready(options_.wait_for_device) != nullptr;
+    const bool ready = slots_.ready(options_.wait_for_device);
     std::vector<uint64_t> samples(out.size());
     for (size_t k = 0; k < out.size(); ++k) samples[k] = samples_of(out[k]);
     return state_.code(

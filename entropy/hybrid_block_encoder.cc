@@ -52,7 +52,7 @@ class HybridBlockEncoder final : public BlockEncoder {
   std::string name() const override { return slots_.first().coder_name("ebcot"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
   Status device_status() const override {
-    const Status started = slots_.first().start_status();
+    const Status started = slots_.start_failure();
     return started.ok() ? state_.failure() : started;
   }
 
@@ -64,7 +64,7 @@ class HybridBlockEncoder final : public BlockEncoder {
     if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
       return ht_->encode(blocks, out, pool, work);
     }
-    const bool ready = slots_.first().ready(options_.wait_for_device) != nullptr;
+    const bool ready = slots_.ready(options_.wait_for_device);
     std::vector<uint64_t> samples(blocks.size());
     for (size_t k = 0; k < blocks.size(); ++k) samples[k] = samples_of(blocks[k]);
     return state_.code(

@@ -98,6 +98,17 @@ class DeviceSlots {
     for (int s = 0; s < std::max(1, slots); ++s) starts_.push_back(start_device<Device>(make, prepare));
   }
   DeviceStart<Device>& first() const { return *starts_[0]; }
+  // Whether slot 0 is up (waiting for its start when `wait`) and no slot's
+  // start has failed: else a batch goes to the CPU.
+  bool ready(bool wait) const { return first().ready(wait) != nullptr && start_failure().ok(); }
+  // The first slot's start that ended in an error, else OK.
+  Status start_failure() const {
+    for (const auto& start : starts_) {
+      const Status s = start->start_status();
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
   // Slot s's device, waiting for its start; an error when it did not start.
   Result<Device*> at(int slot) const {
     DeviceStart<Device>& start = *starts_[static_cast<size_t>(slot)];

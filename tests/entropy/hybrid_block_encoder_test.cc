@@ -224,6 +224,29 @@ TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
   EXPECT_EQ(coder->name(), "ebcot on the CPU (the device did not start: no CUDA device: test)");
 }
 
+// With two slots, one slot's start failing (its buffers, say) leaves every
+// batch to the CPU too, and says why.
+TEST(HybridBlockEncoder, OneSlotThatFailsToStartLeavesEveryBatchToTheCpu) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  auto script = std::make_shared<HostDeviceScript>();
+  auto made = std::make_shared<std::atomic<int>>(0);
+  T1DeviceStart second_fails = [script, made]() -> Result<std::unique_ptr<T1Device>> {
+    if (made->fetch_add(1) == 1) return device_error("no room: test");
+    return std::unique_ptr<T1Device>(new HostT1Device(script));
+  };
+  DeviceCoderOptions o = options_with(1.0);
+  o.device_slots = 2;
+  auto coder = make_hybrid_block_encoder(second_fails, o);
+  // Waits (1 s at most) for the failing start, whichever slot's it is.
+  for (int i = 0; i < 200 && coder->device_status().ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(coder->device_status().message(), "no room: test");
+  EXPECT_EQ(script->runs.load(), 0);
+}
+
 TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
   auto script = std::make_shared<HostDeviceScript>();
   DeviceCoderOptions o = options_with(0.5);
