@@ -153,11 +153,28 @@ struct DeviceCoderOptions {
   // of host and device buffers in the background. 0: at the first launch.
   uint64_t expected_samples = 0;
   // Concurrent calls (a batch coding several files at once) put their
-  // device shares in one launch: a launch waits for this many callers, or
+  // device shares in rounds of at most this many callers, one launch each;
+  // by window (kWindow below) a round waits for this many, or
   // `coalesce_window_ms` after the first (entropy/coalesced_launch.h). 1:
   // each call launches alone.
   int coalesce_callers = 1;
   double coalesce_window_ms = 20;
+  // When a round closes (entropy/coalesced_launch.h): kWindow as above;
+  // kSlotFree as soon as the device has a free slot (device_slots), with the
+  // callers that joined while it had none (at most coalesce_callers), so
+  // launches of different rounds run side by side; kDeviceIdle as soon as a
+  // slot is free and no other round is between its close and the end of its
+  // launch, so the callers that come while the GPU works go together in the
+  // next launch, whose gathering overlaps the last round's finishing. The
+  // window is not used by the last two.
+  enum class RoundClose { kWindow, kSlotFree, kDeviceIdle };
+  RoundClose coalesce_close = RoundClose::kWindow;
+  // Rounds that may hold the device at once, each with buffers and a stream
+  // of its own (a device made per slot): with 2, one round's blocks are
+  // gathered or finished on the CPU while another's launch runs, and two
+  // launches run side by side on the GPU (one image's blocks fill few of
+  // its warps, entropy/cuda/NOTES.md).
+  int device_slots = 1;
 };
 
 class BlockEncoder {

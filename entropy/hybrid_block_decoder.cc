@@ -34,19 +34,14 @@ class HybridBlockDecoder final : public BlockDecoder {
       : options_(options),
         ht_(make_ht_block_decoder()),
         cpu_(make_ebcot_block_decoder()),
-        launches_(options.coalesce_callers, options.coalesce_window_ms),
-        state_(std::clamp(options.device_share, 0.0, 1.0)) {
-    std::function<Status(T1DecodeDevice&)> prepare;
-    if (options.expected_samples > 0) {
-      prepare = [options](T1DecodeDevice& d) { return reserve_expected(d, options); };
-    }
-    start_ = detail::start_device<T1DecodeDevice>(std::move(make), std::move(prepare));
-  }
+        slots_(options.device_slots, make, prepare_for(options)),
+        launches_(detail::round_rule(options)),
+        state_(std::clamp(options.device_share, 0.0, 1.0)) {}
 
-  std::string name() const override { return start_->coder_name("ebcot decoding"); }
+  std::string name() const override { return slots_.first().coder_name("ebcot decoding"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
   Status device_status() const override {
-    const Status started = start_->start_status();
+    const Status started = slots_.start_failure();
     return started.ok() ? state_.failure() : started;
   }
 
@@ -58,13 +53,13 @@ class HybridBlockDecoder final : public BlockDecoder {
     if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
       return ht_->decode(blocks, out, pool, work);
     }
-    T1DecodeDevice* const device = start_->ready(options_.wait_for_device);
+    const bool ready = slots_.ready(options_.wait_for_device);
     std::vector<uint64_t> samples(out.size());
     for (size_t k = 0; k < out.size(); ++k) samples[k] = samples_of(out[k]);
     return state_.code(
-        samples, device != nullptr, options_, [&] { return cpu_->decode(blocks, out, pool, work); },
+        samples, ready, options_, [&] { return cpu_->decode(blocks, out, pool, work); },
         [&](size_t n, DeviceCodingTimes& times, double& share) {
-          return decode_split(*device, n, samples, blocks, out, pool, work, times, share);
+          return decode_split(n, samples, blocks, out, pool, work, times, share);
         });
   }
 
@@ -78,9 +73,15 @@ class HybridBlockDecoder final : public BlockDecoder {
   // Blocks [0, n) on the device, [n, size) on the pool from the back; each
   // dequantised (work.each) once its samples are in place. The device's
   // blocks go in one launch with other callers' (coalesced_launch.h).
-  Status decode_split(T1DecodeDevice& device, size_t n, std::span<const uint64_t> samples,
-                      std::span<const BlockToDecode> blocks, std::span<DecodedBlock> out, ThreadPool& pool,
-                      const BatchWork& work, DeviceCodingTimes& times, double& share) {
+  // The start-up's room for the expected image, or nothing.
+  static std::function<Status(T1DecodeDevice&)> prepare_for(const DeviceCoderOptions& options) {
+    if (options.expected_samples == 0) return {};
+    return [options](T1DecodeDevice& d) { return reserve_expected(d, options); };
+  }
+
+  Status decode_split(size_t n, std::span<const uint64_t> samples, std::span<const BlockToDecode> blocks,
+                      std::span<DecodedBlock> out, ThreadPool& pool, const BatchWork& work,
+                      DeviceCodingTimes& times, double& share) {
     const auto start = std::chrono::steady_clock::now();
     const auto first_n = static_cast<std::ptrdiff_t>(n);
     Result<Launches::Ticket> joined = launches_.join(
@@ -89,11 +90,18 @@ class HybridBlockDecoder final : public BlockDecoder {
           l.blocks.insert(l.blocks.end(), blocks.begin(), blocks.begin() + first_n);
           l.out.insert(l.out.end(), out.begin(), out.begin() + first_n);
         },
-        [&](const Lists& l) { return device.prepare(l.blocks, l.out); });
+        [&](const Lists& l, int slot) -> Status {
+          MALLAT_ASSIGN_OR_RETURN(T1DecodeDevice * d, slots_.at(slot));
+          return d->prepare(l.blocks, l.out);
+        });
     if (!joined.ok()) return joined.status().with_context("Tier-1 on the device");
     const Launches::Ticket ticket = *joined;
+    T1DecodeDevice& device = **slots_.at(ticket.round->slot);
     const size_t at = ticket.offset;
-    times.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto joined_at = std::chrono::steady_clock::now();
+    times.prepare_ms += std::chrono::duration<double, std::milli>(joined_at - start).count();
+    const std::string round = timeline::enabled() ? detail::round_detail(*ticket.round) : std::string();
+    if (timeline::enabled()) timeline::record("t1_join", start, joined_at, timeline::current_tag(), round);
     auto after = [&](size_t k) {
       if (out[k].status.ok() && work.each) work.each(k);
       return Status::Ok();
@@ -104,7 +112,8 @@ class HybridBlockDecoder final : public BlockDecoder {
     detail::SplitSteps steps;
     steps.gather = [&](size_t j) { device.gather(at + j); };
     steps.run = [&](DeviceCodingTimes& t) {
-      launch = launches_.run(ticket, [&] { return device.run(t); });
+      launch = launches_.run(
+          ticket, [&] { return detail::run_recorded([&](DeviceCodingTimes& own) { return device.run(own); }, t, round); });
       return Status::Ok();
     };
     steps.cpu = [&](size_t k) {
@@ -128,7 +137,7 @@ class HybridBlockDecoder final : public BlockDecoder {
   DeviceCoderOptions options_;
   std::unique_ptr<BlockDecoder> ht_;
   std::unique_ptr<BlockDecoder> cpu_;
-  std::shared_ptr<detail::DeviceStart<T1DecodeDevice>> start_;
+  detail::DeviceSlots<T1DecodeDevice> slots_;
   Launches launches_;
   detail::SplitState state_;
 };

@@ -32,14 +32,11 @@ ExpectedLaunch expected_launch(const DeviceCoderOptions& options) {
   return e;
 }
 
-std::shared_ptr<detail::DeviceStart<T1Device>> start_encoder_device(T1DeviceStart make,
-                                                                  const DeviceCoderOptions& options) {
+// The start-up's room for the expected image, or nothing.
+std::function<Status(T1Device&)> reserve_expected(const DeviceCoderOptions& options) {
   const ExpectedLaunch expected = expected_launch(options);
-  std::function<Status(T1Device&)> prepare;
-  if (expected.coefficients > 0) {
-    prepare = [expected](T1Device& d) { return d.reserve(expected.coefficients, expected.blocks); };
-  }
-  return detail::start_device<T1Device>(std::move(make), std::move(prepare));
+  if (expected.coefficients == 0) return {};
+  return [expected](T1Device& d) { return d.reserve(expected.coefficients, expected.blocks); };
 }
 
 class HybridBlockEncoder final : public BlockEncoder {
@@ -48,14 +45,14 @@ class HybridBlockEncoder final : public BlockEncoder {
       : options_(options),
         ht_(make_ht_block_encoder()),
         cpu_(make_ebcot_block_encoder()),
-        start_(start_encoder_device(std::move(make), options)),
-        launches_(options.coalesce_callers, options.coalesce_window_ms),
+        slots_(options.device_slots, make, reserve_expected(options)),
+        launches_(detail::round_rule(options)),
         state_(std::clamp(options.device_share, 0.0, 1.0)) {}
 
-  std::string name() const override { return start_->coder_name("ebcot"); }
+  std::string name() const override { return slots_.first().coder_name("ebcot"); }
   DeviceCodingTimes device_times() const override { return state_.times(); }
   Status device_status() const override {
-    const Status started = start_->start_status();
+    const Status started = slots_.start_failure();
     return started.ok() ? state_.failure() : started;
   }
 
@@ -67,13 +64,13 @@ class HybridBlockEncoder final : public BlockEncoder {
     if (!blocks.empty() && block_coder_kind(blocks[0].style) == BlockCoderKind::kHt) {
       return ht_->encode(blocks, out, pool, work);
     }
-    T1Device* const device = start_->ready(options_.wait_for_device);
+    const bool ready = slots_.ready(options_.wait_for_device);
     std::vector<uint64_t> samples(blocks.size());
     for (size_t k = 0; k < blocks.size(); ++k) samples[k] = samples_of(blocks[k]);
     return state_.code(
-        samples, device != nullptr, options_, [&] { return cpu_->encode(blocks, out, pool, work); },
+        samples, ready, options_, [&] { return cpu_->encode(blocks, out, pool, work); },
         [&](size_t n, DeviceCodingTimes& times, double& share) {
-          return encode_split(*device, n, samples, blocks, out, pool, work, times, share);
+          return encode_split(n, samples, blocks, out, pool, work, times, share);
         });
   }
 
@@ -81,18 +78,25 @@ class HybridBlockEncoder final : public BlockEncoder {
   // Blocks [0, n) on the device, [n, size) on the pool from the back;
   // each quantised (work.each) just before it is gathered or coded. The
   // device's blocks go in one launch with other callers' (coalesced_launch.h).
-  Status encode_split(T1Device& device, size_t n, std::span<const uint64_t> samples,
-                      std::span<const BlockToEncode> blocks, std::span<EncodedCodeBlock> out, ThreadPool& pool,
-                      const BatchWork& work, DeviceCodingTimes& times, double& share) {
+  Status encode_split(size_t n, std::span<const uint64_t> samples, std::span<const BlockToEncode> blocks,
+                      std::span<EncodedCodeBlock> out, ThreadPool& pool, const BatchWork& work,
+                      DeviceCodingTimes& times, double& share) {
     const auto start = std::chrono::steady_clock::now();
     Result<Launches::Ticket> joined = launches_.join(
         n,
         [&](Lists& l) { l.insert(l.end(), blocks.begin(), blocks.begin() + static_cast<std::ptrdiff_t>(n)); },
-        [&](const Lists& l) { return device.prepare(l); });
+        [&](const Lists& l, int slot) -> Status {
+          MALLAT_ASSIGN_OR_RETURN(T1Device * d, slots_.at(slot));
+          return d->prepare(l);
+        });
     if (!joined.ok()) return joined.status().with_context("Tier-1 on the device");
     const Launches::Ticket ticket = *joined;
+    T1Device& device = **slots_.at(ticket.round->slot);
     const size_t at = ticket.offset;
-    times.prepare_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const auto joined_at = std::chrono::steady_clock::now();
+    times.prepare_ms += std::chrono::duration<double, std::milli>(joined_at - start).count();
+    const std::string round = timeline::enabled() ? detail::round_detail(*ticket.round) : std::string();
+    if (timeline::enabled()) timeline::record("t1_join", start, joined_at, timeline::current_tag(), round);
     auto on_cpu = [&](size_t k) -> Status {
       const BlockToEncode& b = blocks[k];
       MALLAT_ASSIGN_OR_RETURN(out[k], encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style,
@@ -108,7 +112,8 @@ class HybridBlockEncoder final : public BlockEncoder {
       device.gather(at + j);
     };
     steps.run = [&](DeviceCodingTimes& t) {
-      launch = launches_.run(ticket, [&] { return device.run(t); });
+      launch = launches_.run(
+          ticket, [&] { return detail::run_recorded([&](DeviceCodingTimes& own) { return device.run(own); }, t, round); });
       return Status::Ok();
     };
     steps.cpu = [&](size_t k) -> Status {
@@ -132,7 +137,7 @@ class HybridBlockEncoder final : public BlockEncoder {
   DeviceCoderOptions options_;
   std::unique_ptr<BlockEncoder> ht_;
   std::unique_ptr<BlockEncoder> cpu_;
-  std::shared_ptr<detail::DeviceStart<T1Device>> start_;
+  detail::DeviceSlots<T1Device> slots_;
   Launches launches_;
   detail::SplitState state_;
 };

@@ -118,6 +118,24 @@ Status SplitState::code(std::span<const uint64_t> samples, bool device_ready, co
   return status;
 }
 
+Status run_recorded(const std::function<Status(DeviceCodingTimes&)>& run, DeviceCodingTimes& times,
+                    const std::string& detail) {
+  const timeline::Clock::time_point start = timeline::Clock::now();
+  DeviceCodingTimes own;
+  const Status ran = run(own);
+  times += own;
+  if (!timeline::enabled()) return ran;
+  const auto after = [](timeline::Clock::time_point t, double ms) {
+    return t + std::chrono::duration_cast<timeline::Clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  };
+  const timeline::Clock::time_point uploaded = after(start, own.upload_ms);
+  const timeline::Clock::time_point coded = after(uploaded, own.kernel_ms);
+  timeline::record("upload", start, uploaded, {}, detail);
+  timeline::record("kernel", uploaded, coded, {}, detail);
+  timeline::record("download", coded, after(coded, own.download_ms), {}, detail);
+  return ran;
+}
+
 void count_device_start(int change) { starts_in_flight.fetch_add(change); }
 
 }  // namespace mallat::entropy::detail

@@ -14,10 +14,13 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "common/status.h"
+#include "common/timeline.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
+#include "entropy/coalesced_launch.h"
 
 namespace mallat::entropy::detail {
 
@@ -83,6 +86,60 @@ std::shared_ptr<DeviceStart<Device>> start_device(std::function<Result<std::uniq
   }).detach();
   return start;
 }
+
+// One device per slot of DeviceCoderOptions::device_slots (coalesced_launch.h),
+// each made and prepared on a start-up thread of its own. The first one's
+// start says whether the device is up and why not.
+template <class Device>
+class DeviceSlots {
+ public:
+  DeviceSlots(int slots, const std::function<Result<std::unique_ptr<Device>>()>& make,
+              const std::function<Status(Device&)>& prepare) {
+    for (int s = 0; s < std::max(1, slots); ++s) starts_.push_back(start_device<Device>(make, prepare));
+  }
+  DeviceStart<Device>& first() const { return *starts_[0]; }
+  // Whether slot 0 is up (waiting for its start when `wait`) and no slot's
+  // start has failed: else a batch goes to the CPU.
+  bool ready(bool wait) const { return first().ready(wait) != nullptr && start_failure().ok(); }
+  // The first slot's start that ended in an error, else OK.
+  Status start_failure() const {
+    for (const auto& start : starts_) {
+      const Status s = start->start_status();
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  // Slot s's device, waiting for its start; an error when it did not start.
+  Result<Device*> at(int slot) const {
+    DeviceStart<Device>& start = *starts_[static_cast<size_t>(slot)];
+    if (Device* d = start.ready(true)) return d;
+    return start.start_status().with_context("device slot " + std::to_string(slot));
+  }
+
+ private:
+  std::vector<std::shared_ptr<DeviceStart<Device>>> starts_;
+};
+
+// The round rule of `options` (coalesced_launch.h).
+inline RoundRule round_rule(const DeviceCoderOptions& options) {
+  return {options.coalesce_callers, options.coalesce_window_ms, std::max(1, options.device_slots),
+          options.coalesce_close};
+}
+
+// With a timeline on (common/timeline.h): a caller's wait to join a round
+// and have it prepared ("t1_join", its file's span), and a round's launch
+// ("upload", "kernel", "download": the steps' times laid end to end from
+// its start, run_recorded), each with the round's id, slot, callers and
+// blocks.
+template <class Round>
+std::string round_detail(const Round& round) {
+  return "round=" + std::to_string(round.id) + " slot=" + std::to_string(round.slot) +
+         " callers=" + std::to_string(round.joined) + " blocks=" + std::to_string(round.blocks);
+}
+// Runs a round's launch (`run` adds its steps' times), adds them to `times`
+// and records them with `detail` (round_detail).
+Status run_recorded(const std::function<Status(DeviceCodingTimes&)>& run, DeviceCodingTimes& times,
+                    const std::string& detail);
 
 // How many blocks from the front of a batch make `share` of its samples
 // (block k has samples[k]): none below options.min_device_blocks, at most

@@ -3,14 +3,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
 #include <system_error>
 
+#include "common/timeline.h"
 #include "tools/progress.h"
 
 namespace mallat::tools {
@@ -176,51 +177,81 @@ int run_batch(const std::string& command, const BatchPlan& plan, const BatchStep
     reporter.note("note: left out " + std::to_string(plan.skipped.size()) +
                   " file(s) of a kind it does not read: " + names);
   }
-  // Each file's read and code run on a thread of its own, at most
-  // `files_at_once` coding at a time (each in a lane of its own) and one
-  // more read ahead; the files are written in order, each while later ones
-  // are coded.
+  // Each file on a thread of its own: read, wait for a free lane, code,
+  // write. At most `files_at_once` files code at a time (each in a lane of
+  // its own) and at most `lanes + 2` files are started and not yet written,
+  // in whatever order they finish: reading runs ahead of the lanes, no lane
+  // waits for a slow file before it to finish, and each file is written as
+  // soon as it is coded, beside the others' writes. Files are reported in
+  // order.
   const size_t lanes = files_at_once < 1 ? 1 : static_cast<size_t>(files_at_once);
-  std::mutex lane_mutex;
-  std::condition_variable lane_freed;
+  const size_t in_flight_limit = lanes + 2;
+  std::mutex mutex;
+  std::condition_variable lane_freed, file_done;
   std::vector<bool> lane_busy(lanes, false);
+  size_t in_flight = 0;
+  const auto free_lane = [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) - lane_busy.begin(); };
+  // With MALLAT_TIMELINE each step is a span of its file (common/timeline.h).
+  const auto file_of = [&items](const BatchItem& item) { return static_cast<int>(&item - items.data()); };
   const auto read_and_code = [&](BatchItem& item) {
-    Status status = steps.read(item);
+    timeline::set_tag({file_of(item), -1});
+    Status status;
+    {
+      timeline::Span span("read");
+      status = steps.read(item);
+    }
     if (!status.ok()) return status;
-    std::unique_lock<std::mutex> lock(lane_mutex);
-    lane_freed.wait(lock, [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) != lane_busy.end(); });
-    item.lane = static_cast<int>(std::find(lane_busy.begin(), lane_busy.end(), false) - lane_busy.begin());
+    std::unique_lock<std::mutex> lock(mutex);
+    {
+      timeline::Span span("lane_wait");
+      lane_freed.wait(lock, [&] { return free_lane() < static_cast<std::ptrdiff_t>(lanes); });
+    }
+    item.lane = static_cast<int>(free_lane());
     lane_busy[static_cast<size_t>(item.lane)] = true;
     lock.unlock();
-    status = steps.code(item);
+    timeline::set_tag({file_of(item), item.lane});
+    {
+      timeline::Span span("code");
+      status = steps.code(item);
+    }
     lock.lock();
     lane_busy[static_cast<size_t>(item.lane)] = false;
     lane_freed.notify_one();
     return status;
   };
-  std::deque<std::future<Status>> coding;  // files next, next + 1, ...
-  size_t next = 0, started = 0;
-  const auto start_more = [&] {
-    while (started < n && started < next + lanes + 1) {
-      BatchItem& item = items[started++];
-      coding.push_back(std::async(std::launch::async, [&read_and_code, &item] { return read_and_code(item); }));
-    }
-  };
-  std::future<Status> writing;
-  size_t written = 0;  // the file `writing` writes
-  for (; next < n; ++next) {
-    start_more();
-    Status status = coding.front().get();
-    coding.pop_front();
-    if (writing.valid()) reporter.finished(items[written], writing.get());
+  const auto one_file = [&](BatchItem& item) {
+    Status status = read_and_code(item);
     if (status.ok()) {
-      writing = std::async(std::launch::async, [&steps, &item = items[next]] { return steps.write(item); });
-      written = next;
-    } else {
-      reporter.finished(items[next], status);
+      timeline::Span span("write");
+      status = steps.write(item);
+    }
+    // The file's image and bytes are not needed any more.
+    item.image = Image();
+    item.bytes = {};
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      --in_flight;
+    }
+    file_done.notify_one();
+    return status;
+  };
+  std::vector<std::future<Status>> files(n);
+  size_t reported = 0;
+  for (size_t i = 0; i < n; ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      file_done.wait(lock, [&] { return in_flight < in_flight_limit; });
+      ++in_flight;
+    }
+    files[i] = std::async(std::launch::async, [&one_file, &item = items[i]] { return one_file(item); });
+    while (reported < i && files[reported].wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+      reporter.finished(items[reported], files[reported].get());
+      ++reported;
     }
   }
-  if (writing.valid()) reporter.finished(items[written], writing.get());
+  for (; reported < n; ++reported) reporter.finished(items[reported], files[reported].get());
+  if (const std::string problem = timeline::write_recorded(); !problem.empty())
+    std::fprintf(stderr, "mallat %s: %s\n", command.c_str(), problem.c_str());
   return reporter.summary();
 }
 

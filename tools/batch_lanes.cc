@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "common/timeline.h"
 #include "dwt/dwt.h"
 
 namespace mallat::tools {
@@ -30,12 +31,18 @@ Status own_backend(dwt::BackendKind kind, int threads, std::shared_ptr<dwt::Back
   return Status::Ok();
 }
 
+// With a timeline (common/timeline.h) a lane's codec calls time their
+// stages one by one, into times of the lane's own (its calls run one at a
+// time), kept to the end of the process.
+codec::StageTimes* lane_stage_times() { return timeline::enabled() ? new codec::StageTimes : nullptr; }
+
 }  // namespace
 
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes) {
   std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
   for (codec::EncodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
+    lane.stage_times = lane_stage_times();
     // The device coder when there is one (shared), else null: each call
     // then makes the CPU's coders.
     MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
@@ -45,8 +52,10 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
 
 Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes) {
   std::vector<codec::DecodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
-  for (codec::DecodeOptions& lane : all)
+  for (codec::DecodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
+    lane.stage_times = lane_stage_times();
+  }
   return all;
 }
 

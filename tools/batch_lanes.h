@@ -16,11 +16,14 @@
 namespace mallat::tools {
 
 // Files coded at once when --batch-files is not given. H200 machine, 16
-// threads, 32 copies of the 3840x2048 mosaic, lossless, median wall s of 3
-// (entropy/cuda/NOTES.md, "Files at once"): K = 1, 2, 4: encode cpu 4.58,
-// 4.00, 3.94; cuda 2.95, 2.70, 2.89; decode cpu 3.96, 3.88, 3.70; cuda 2.54,
-// 2.53, 2.40. 2 takes most of the gain with two images in memory, not four.
-inline constexpr int kDefaultBatchFiles = 2;
+// threads, 32 copies of the 3840x2048 mosaic, lossless, median wall s
+// (entropy/cuda/NOTES.md, "Files at once" and "What serialises a batch"):
+// with the GPU's 2 slots (tools/device_options.h) K = 2, 3: encode 2.23,
+// 1.85-1.89 s; decode 1.97, 1.61-1.75 s; K = 4 no better (2.09, 1.93 s);
+// the CPU path K = 2, 3, 4: encode 3.73-3.91, 3.80, 3.51 s; decode
+// 3.49-3.73, 3.37, 3.38 s. With the GPU a lane spends about half of each
+// file waiting for its launch, so a third lane keeps the GPU fed.
+inline constexpr int kDefaultBatchFiles = 3;
 
 // Parses --batch-files' value: a whole number from 1 to 16.
 Status parse_batch_files(const std::string& value, int* files);
@@ -29,9 +32,9 @@ Status parse_batch_files(const std::string& value, int* files);
 template <typename Settings>
 Option<Settings> batch_files_row() {
   return {{"--batch-files"}, "K",
-          "a batch codes K files at once, each with -threads threads; with --device cuda their Part 1 code-blocks "
-          "share the GPU's launches. The files are the same whatever K",
-          "2", [](Settings& s, const std::string& v) { return parse_batch_files(v, &s.batch_files); }};
+          "a batch codes K files at once (default 3), each with -threads threads; with --device cuda their Part 1 "
+          "code-blocks share the GPU (--device-slots, --device-rounds). The files are the same whatever K",
+          "3", [](Settings& s, const std::string& v) { return parse_batch_files(v, &s.batch_files); }};
 }
 
 // `lanes` copies of `opt` (whose device coder, if any, they share), each

@@ -20,6 +20,7 @@
 #include "tools/decode_output.h"
 #include "tools/decode_streamed.h"
 #include "tools/batch_lanes.h"
+#include "tools/device_options.h"
 #include "tools/device_placement.h"
 #include "tools/encode_feature_args.h"
 #include "tools/encode_input.h"
@@ -66,9 +67,10 @@ constexpr std::string_view kDeviceHelp =
     "cpu (default), cuda, or auto (cuda when the build has it). With cuda, encode codes Part 1 Tier-1 (EBCOT) "
     "blocks on the GPU and the CPU threads at once; the DWT, HT blocks and everything else run on the CPU. CUDA "
     "starts in the background while the input is read, and blocks coded before it is up go to the CPU; a batch "
-    "starts it once. Its start-up still slows the CPU stages by about 0.1 s, so a single file of less than about "
-    "128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU alone. Decode of a batch of files decodes Part 1 "
-    "blocks on the GPU and the CPU threads at once, the rest on the CPU; a single file is decoded on the CPU alone. "
+    "starts it once and gives it every Part 1 block (--device-share). Its start-up still slows the CPU stages by "
+    "about 0.1 s, so a single file of less than about 128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU "
+    "alone. Decode of a batch of files decodes Part 1 blocks on the GPU, the rest on the CPU; a single file is "
+    "decoded on the CPU alone. "
     "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // What encode's options fill in.
@@ -80,7 +82,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
-  double device_share = -1;  // --device-share; < 0: the coder's default, adapted
+  DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
@@ -92,6 +94,7 @@ struct DecodeSettings {
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
+  DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = kDefaultBatchFiles;  // --batch-files
 };
 
@@ -346,18 +349,9 @@ const std::vector<EncodeOption>& encode_table() {
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
       batch_files_row<EncodeSettings>(),
-      {{"--device-share"}, "F",
-       "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
-       "0.5 at first, then where the GPU and the CPU threads finished together); 0 codes everything on the CPU "
-       "with CUDA started all the same. The file is the same whatever F",
-       "0.6",
-       [](EncodeSettings& s, const std::string& v) {
-         std::vector<double> one;
-         if (!parse_doubles(v, &one) || one.size() != 1 || !(one[0] >= 0 && one[0] <= 1))
-           return invalid_argument("--device-share must be a number from 0 to 1, got '" + v + "'");
-         s.device_share = one[0];
-         return Status::Ok();
-       }},
+      device_share_row<EncodeSettings>(),
+      device_slots_row<EncodeSettings>(),
+      device_rounds_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v. A streamed encode (see --whole-image) holds a few rows, never the "
@@ -486,6 +480,9 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
       batch_files_row<DecodeSettings>(),
+      device_share_row<DecodeSettings>(),
+      device_slots_row<DecodeSettings>(),
+      device_rounds_row<DecodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -652,16 +649,14 @@ int encode_main(const Args& given) {
   // The device starts now, while the input is read (device_placement.h).
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
-  if (!s.batch.inputs.empty()) device.expected_samples = expected_samples_hint(s.batch.inputs[0]);
-  if (s.device_share >= 0) {
-    device.device_share = s.device_share;
-    device.adapt = false;
-  }
-  device.coalesce_callers = s.batch_files;
+  const std::string& first_input = !s.batch.inputs.empty() ? s.batch.inputs[0] : s.batch.image_dir;
+  if (!first_input.empty()) device.expected_samples = expected_samples_hint(first_input);
+  apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   // One file too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone (device_placement.h); --device-share asks for the
   // device whatever the size.
-  const bool start = is_batch(s.batch) || s.device_share >= 0 || device_pays_for_one_file(device.expected_samples);
+  const bool start =
+      is_batch(s.batch) || s.device_request.share >= 0 || device_pays_for_one_file(device.expected_samples);
   if (Status placed = place_encode_device(opt, device, start); !placed.ok()) return fail("encode", placed.message());
   if (asked_cuda && !start && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
@@ -704,7 +699,7 @@ int decode_main(const Args& args) {
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
   entropy::DeviceCoderOptions device;
-  device.coalesce_callers = s.batch_files;
+  apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   if (Status placed = place_decode_device(s.codec, device, is_batch(s.batch)); !placed.ok())
     return fail("decode", placed.message());
   if (asked_cuda && !is_batch(s.batch) && !s.quiet)

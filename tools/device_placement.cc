@@ -43,9 +43,19 @@ Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoder
 }
 
 uint64_t expected_samples_hint(const std::string& first_input) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(first_input, ec)) return 0;
-  const uintmax_t bytes = std::filesystem::file_size(first_input, ec);
+  fs::path file = first_input;
+  if (fs::is_directory(file, ec)) {
+    // A batch's folder: its first file by name, as the batch orders them.
+    fs::path first;
+    for (const fs::directory_entry& entry : fs::directory_iterator(file, ec)) {
+      if (entry.is_regular_file(ec) && (first.empty() || entry.path() < first)) first = entry.path();
+    }
+    file = first;
+  }
+  if (file.empty() || !fs::is_regular_file(file, ec)) return 0;
+  const uintmax_t bytes = fs::file_size(file, ec);
   return ec ? 0 : static_cast<uint64_t>(bytes);
 }
 

@@ -36,8 +36,9 @@ namespace mallat::tools {
 Status place_encode_device(codec::EncodeOptions& opt, const entropy::DeviceCoderOptions& coder = {},
                            bool start = true);
 
-// The first input's size in bytes when it is a file (about its samples for
-// 8-bit PNM and raw, more for 16-bit, less for PNG), else 0: the hint
+// The first input's size in bytes when it is a file, or of the first file
+// by name in it when it is a folder (a batch) (about its samples for 8-bit
+// PNM and raw, more for 16-bit, less for PNG), else 0: the hint
 // DeviceCoderOptions::expected_samples takes.
 uint64_t expected_samples_hint(const std::string& first_input);
 

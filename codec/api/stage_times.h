@@ -8,6 +8,8 @@
 
 #include <chrono>
 
+#include "common/timeline.h"
+
 namespace mallat::codec {
 
 struct StageTimes {
@@ -30,20 +32,27 @@ struct StageTimes {
 };
 
 // Adds the time from its construction to its destruction to `*sink`; does
-// nothing for a null sink.
+// nothing for a null sink. With a `name` and a batch timeline on
+// (common/timeline.h) the time is recorded there too, as a span of the
+// calling thread's file.
 class StageClock {
  public:
-  explicit StageClock(double* sink) : sink_(sink) {
-    if (sink_) start_ = std::chrono::steady_clock::now();
+  explicit StageClock(double* sink, const char* name = nullptr)
+      : sink_(sink), name_(name != nullptr && timeline::enabled() ? name : nullptr) {
+    if (sink_ || name_) start_ = std::chrono::steady_clock::now();
   }
   ~StageClock() {
-    if (sink_) *sink_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    if (!sink_ && !name_) return;
+    const auto end = std::chrono::steady_clock::now();
+    if (sink_) *sink_ += std::chrono::duration<double, std::milli>(end - start_).count();
+    if (name_) timeline::record(name_, start_, end, timeline::current_tag());
   }
   StageClock(const StageClock&) = delete;
   StageClock& operator=(const StageClock&) = delete;
 
  private:
   double* sink_;
+  const char* name_;
   std::chrono::steady_clock::time_point start_;
 };
 

@@ -66,7 +66,7 @@ Result<dwt::Rect> region_in(const dwt::Rect& region, const dwt::Rect& area, Deco
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
                                 const DecodeOptions& options, DecodeReport* report, bool* all_components) {
   Result<Codestream> parsed = [&] {
-    StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
+    StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms), "headers");
     return parse_codestream(stream);
   }();
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, std::move(parsed));

@@ -46,7 +46,7 @@ class TileDecoder {
     MALLAT_RETURN_IF_ERROR(read_parameters());
     find_region(image);
     {
-      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms));
+      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms), "tier2");
       MALLAT_RETURN_IF_ERROR(gather_packets());
     }
     return run_inverse_stages(image);
@@ -189,14 +189,14 @@ class TileDecoder {
     // Timed one by one: the results are those of running them together
     // (tile_stages.h).
     {
-      StageClock clock(&times->block_coding_ms);
+      StageClock clock(&times->block_coding_ms, "tier1_dequant");
       MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kBlockDecoding, InverseStage::kDequantisation, tile));
     }
     {
-      StageClock clock(&times->dwt_ms);
+      StageClock clock(&times->dwt_ms, "idwt");
       MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kInverseDwt, InverseStage::kInverseDwt, tile));
     }
-    StageClock clock(&times->colour_transform_ms);
+    StageClock clock(&times->colour_transform_ms, "output");
     return stages->inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
   }
 

@@ -745,7 +745,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         initial += b.initial_distortion;
       }
     }
-    StageClock clock(stage_sink(options.stage_times, &StageTimes::rate_allocation_ms));
+    StageClock clock(stage_sink(options.stage_times, &StageTimes::rate_allocation_ms), "pcrd");
     ComponentCaps caps;
     if (options.max_component_bytes > 0) {
       caps.max_bytes.assign(image.num_components(), static_cast<double>(options.max_component_bytes));
@@ -759,7 +759,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }
   }
-  StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms));
+  StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
     MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
     if (report) {

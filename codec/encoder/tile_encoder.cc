@@ -42,7 +42,7 @@ Status TileEncoder::code(int index) {
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   if (setup_.ht_candidates && main.cod.component.style.ht) {
-    StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms));
+    StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "ht_candidates");
     return code_ht_candidates(tile, *stages);
   }
   return Status::Ok();
@@ -54,14 +54,14 @@ Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
   StageTimes* times = setup_.stage_times;
   if (!times) return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
   {
-    StageClock clock(&times->colour_transform_ms);
+    StageClock clock(&times->colour_transform_ms, "colour");
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kComponentTransform, ForwardStage::kComponentTransform, tile));
   }
   {
-    StageClock clock(&times->dwt_ms);
+    StageClock clock(&times->dwt_ms, "dwt");
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kDwt, ForwardStage::kDwt, tile));
   }
-  StageClock clock(&times->block_coding_ms);
+  StageClock clock(&times->block_coding_ms, "quant_tier1");
   return stages.forward(ForwardStage::kQuantisation, ForwardStage::kBlockCoding, tile);
 }
 

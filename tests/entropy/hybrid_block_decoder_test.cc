@@ -308,6 +308,39 @@ TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
   EXPECT_EQ(script->runs.load(), 2);
 }
 
+// Rounds that close when a slot is free, two slots: three callers at once,
+// each getting its own blocks' samples (the device's slots each a device of
+// their own), none left waiting.
+TEST(HybridBlockDecoder, TwoSlotsAndRoundsThatCloseWhenFreeGiveEachCallerItsSamples) {
+  const auto b = some_blocks();
+  auto script = std::make_shared<HostDecodeScript>();
+  DeviceCoderOptions options = options_with(0.6);
+  options.coalesce_callers = 3;
+  options.coalesce_window_ms = 600000;  // never reached
+  options.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
+  options.device_slots = 2;
+  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  Batch reversed;
+  reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
+  reversed.blocks.assign(b->blocks.rbegin(), b->blocks.rend());
+  Outputs first(*b), second(reversed), third(*b);
+  auto call = [&](const Batch& batch, Outputs& out) {
+    return std::async(std::launch::async, [&] {
+      ThreadPool pool(2);
+      return coder->decode(batch.blocks, out.out, pool);
+    });
+  };
+  auto a = call(*b, first), c = call(reversed, second), d = call(*b, third);
+  EXPECT_TRUE(a.get().ok());
+  EXPECT_TRUE(c.get().ok());
+  EXPECT_TRUE(d.get().ok());
+  expect_cpu_decoding(*b, first);
+  expect_cpu_decoding(reversed, second);
+  expect_cpu_decoding(*b, third);
+  EXPECT_GE(script->runs.load(), 1);
+  EXPECT_LE(script->runs.load(), 3);
+}
+
 TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   const auto b = some_blocks();
   Outputs o(*b);

@@ -36,6 +36,7 @@ struct HostDeviceScript {
   std::chrono::milliseconds run_delay{0};
   bool fail_run = false;
   std::atomic<int> runs{0};
+  std::atomic<int> running{0}, most_running{0};  // launches at once (device slots)
   size_t reserved_coefficients = 0, reserved_blocks = 0;  // what the start-up reserved
 };
 
@@ -56,7 +57,11 @@ class HostT1Device final : public T1Device {
 
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
+    const int now = script_->running.fetch_add(1) + 1;
+    for (int most = script_->most_running.load(); now > most && !script_->most_running.compare_exchange_weak(most, now);) {
+    }
     std::this_thread::sleep_for(script_->run_delay);
+    script_->running.fetch_sub(1);
     if (script_->fail_run) return device_error("the host device was told to fail");
     const auto start = std::chrono::steady_clock::now();
     const size_t n = layout_.jobs.size(), capacity = layout_.slot_capacity;
@@ -219,6 +224,29 @@ TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
   EXPECT_EQ(coder->name(), "ebcot on the CPU (the device did not start: no CUDA device: test)");
 }
 
+// With two slots, one slot's start failing (its buffers, say) leaves every
+// batch to the CPU too, and says why.
+TEST(HybridBlockEncoder, OneSlotThatFailsToStartLeavesEveryBatchToTheCpu) {
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  auto script = std::make_shared<HostDeviceScript>();
+  auto made = std::make_shared<std::atomic<int>>(0);
+  T1DeviceStart second_fails = [script, made]() -> Result<std::unique_ptr<T1Device>> {
+    if (made->fetch_add(1) == 1) return device_error("no room: test");
+    return std::unique_ptr<T1Device>(new HostT1Device(script));
+  };
+  DeviceCoderOptions o = options_with(1.0);
+  o.device_slots = 2;
+  auto coder = make_hybrid_block_encoder(second_fails, o);
+  // Waits (1 s at most) for the failing start, whichever slot's it is.
+  for (int i = 0; i < 200 && coder->device_status().ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(coder->device_status().message(), "no room: test");
+  EXPECT_EQ(script->runs.load(), 0);
+}
+
 TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
   auto script = std::make_shared<HostDeviceScript>();
   DeviceCoderOptions o = options_with(0.5);
@@ -325,6 +353,63 @@ TEST(HybridBlockEncoder, AFailingSharedLaunchLeavesEachCallersBlocksToTheCpu) {
   const auto again = encode_at_once(*coder, {b});
   expect_cpu_bytes(b, again[0]);
   EXPECT_EQ(script->runs.load(), 1);
+}
+
+// Rounds that close when a slot is free (RoundClose::kSlotFree): a caller
+// that finds a slot free launches at once, whatever the window; callers
+// that come while every slot is busy share the next round.
+// The same with two slots and rounds that close when the device is idle
+// (RoundClose::kDeviceIdle): no launch while another is under way.
+TEST(HybridBlockEncoder, RoundsCloseWhenTheDeviceIsFree) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 5), rotated(b, 11)};
+  using Close = DeviceCoderOptions::RoundClose;
+  for (const auto& [close, slots] : {std::pair{Close::kSlotFree, 1}, std::pair{Close::kDeviceIdle, 2}}) {
+    auto script = std::make_shared<HostDeviceScript>();
+    script->run_delay = std::chrono::milliseconds(300);
+    DeviceCoderOptions o = options_with(0.6);
+    o.coalesce_callers = 3;
+    o.coalesce_window_ms = 600000;  // never reached: a free device closes the round
+    o.coalesce_close = close;
+    o.device_slots = slots;
+    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    const auto outs = encode_at_once(*coder, batches);
+    for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+    // The first caller goes alone; the two that came during its 300 ms
+    // launch go together (a third launch only if one came after the second
+    // closed).
+    EXPECT_GE(script->runs.load(), 2) << slots;
+    EXPECT_LE(script->runs.load(), 3) << slots;
+    EXPECT_EQ(script->most_running.load(), 1) << slots;
+  }
+}
+
+// Two device slots: two rounds hold the device at once, each on a device of
+// its own, and every caller still gets its own blocks' bytes; a failing
+// launch in either leaves its blocks to the CPU.
+TEST(HybridBlockEncoder, TwoSlotsRunTwoRoundsAtOnce) {
+  const Batch b = some_blocks();
+  const std::vector<Batch> batches = {b, rotated(b, 3), rotated(b, 7), rotated(b, 13)};
+  for (bool fail : {false, true}) {
+    auto script = std::make_shared<HostDeviceScript>();
+    script->run_delay = std::chrono::milliseconds(300);
+    script->fail_run = fail;
+    DeviceCoderOptions o = options_with(0.7);
+    o.coalesce_callers = 1;  // a round per caller
+    o.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
+    o.device_slots = 2;
+    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    const auto outs = encode_at_once(*coder, batches);
+    for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
+    EXPECT_LE(script->most_running.load(), 2);
+    if (fail) {
+      EXPECT_FALSE(coder->device_status().ok());
+    } else {
+      EXPECT_EQ(script->runs.load(), 4);
+      EXPECT_EQ(script->most_running.load(), 2) << "the four 300 ms launches never overlapped";
+      EXPECT_EQ(coder->device_times().device_blocks + coder->device_times().cpu_blocks, 4 * b.blocks.size());
+    }
+  }
 }
 
 TEST(HybridBlockEncoder, SmallBatchesAndLaunchLimitsAreKept) {

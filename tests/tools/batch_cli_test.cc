@@ -271,12 +271,83 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
     for (const char* name : {"a.j2k", "b.j2k"})
       EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-share" / name)) << name << " share " << share;
   }
+  // Two device slots, rounds that close when a slot is free, every block
+  // on the device, three files at once: still the CPU's files and images.
+  const std::string rounds = " --device cuda --device-share 1 --device-slots 2 --device-rounds free --batch-files 3";
+  ASSERT_EQ(run("encode" + batch + " -o " + (dir / "out-rounds").string() + rounds, &out, dir), 0) << out;
+  for (const char* name : {"a.j2k", "b.j2k"})
+    EXPECT_EQ(bytes_of(dir / "out-cpu" / name), bytes_of(dir / "out-rounds" / name)) << name;
   // A batch decodes Part 1 blocks on the device and the CPU: the CPU's images.
   const std::string decode_batch = "decode -i " + (dir / "out-cpu").string() + " -OutFor ppm -quiet -o ";
   ASSERT_EQ(run(decode_batch + (dir / "dec-cpu").string() + " --device cpu", &out, dir), 0) << out;
   ASSERT_EQ(run(decode_batch + (dir / "dec-cuda").string() + " --device cuda", &out, dir), 0) << out;
-  for (const char* name : {"a.ppm", "b.ppm"})
+  ASSERT_EQ(run(decode_batch + (dir / "dec-rounds").string() + rounds, &out, dir), 0) << out;
+  for (const char* name : {"a.ppm", "b.ppm"}) {
     EXPECT_EQ(bytes_of(dir / "dec-cpu" / name), bytes_of(dir / "dec-cuda" / name)) << name;
+    EXPECT_EQ(bytes_of(dir / "dec-cpu" / name), bytes_of(dir / "dec-rounds" / name)) << name;
+  }
+  fs::remove_all(dir);
+}
+
+// --device-share (encode and decode), --device-slots and --device-rounds
+// (tools/device_options.h): bad values are named.
+TEST(BatchCli, DeviceRoundOptionsNameBadValues) {
+  const fs::path dir = testing::make_temp_dir("batch-device-options");
+  std::string out;
+  const std::string encode = "encode -i " + (dir / "in").string() + " -o " + (dir / "out").string() + " ";
+  EXPECT_EQ(run(encode + "--device-slots 5", &out, dir), 2);
+  EXPECT_NE(out.find("--device-slots must be a whole number from 1 to 4, got '5'"), std::string::npos) << out;
+  EXPECT_EQ(run(encode + "--device-rounds soon", &out, dir), 2);
+  EXPECT_NE(out.find("--device-rounds must be 'window', 'free' or 'idle', got 'soon'"), std::string::npos) << out;
+  EXPECT_EQ(run("decode -i x.j2k -o x.ppm --device-share 2", &out, dir), 2);
+  EXPECT_NE(out.find("--device-share must be a number from 0 to 1, got '2'"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+// MALLAT_TIMELINE=FILE (common/timeline.h): every file's read, stages,
+// code and write, each with its file and lane, as CSV.
+TEST(BatchCli, TimelineHoldsEveryFilesSteps) {
+  const fs::path dir = testing::make_temp_dir("batch-timeline");
+  fs::create_directories(dir / "in");
+  for (int i = 0; i < 3; ++i) write_generated(dir / "in" / ("f" + std::to_string(i) + ".ppm"), 90, 60, 3, i);
+  std::string out;
+  const auto steps_of = [&](const std::string& args, const fs::path& csv) {
+    setenv("MALLAT_TIMELINE", csv.c_str(), 1);
+    const int status = run(args, &out, dir);
+    unsetenv("MALLAT_TIMELINE");
+    EXPECT_EQ(status, 0) << out;
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "file,lane,what,start_ms,end_ms,detail");
+    std::set<std::string> seen;  // "file what"
+    const std::regex row(R"((-?\d+),(-?\d+),(\w+),([\d.]+),([\d.]+),.*)");
+    while (std::getline(in, line)) {
+      std::smatch m;
+      EXPECT_TRUE(std::regex_match(line, m, row)) << line;
+      if (m.empty()) continue;
+      EXPECT_LE(std::stod(m[4]), std::stod(m[5])) << line;
+      if (m[3] != "read" && m[3] != "lane_wait") {
+        EXPECT_TRUE(m[2] == "0" || m[2] == "1") << line;
+      }
+      seen.insert(m[1].str() + " " + m[3].str());
+    }
+    return seen;
+  };
+  const std::set<std::string> encoded =
+      steps_of("encode -i " + (dir / "in").string() + kOptions + " -OutFor j2k -quiet --batch-files 2 -o " +
+                   (dir / "enc").string(),
+               dir / "encode.csv");
+  const std::set<std::string> decoded = steps_of(
+      "decode -i " + (dir / "enc").string() + " -OutFor ppm -threads 2 -quiet --batch-files 2 -o " + (dir / "dec").string(),
+      dir / "decode.csv");
+  for (int i = 0; i < 3; ++i) {
+    const std::string f = std::to_string(i) + " ";
+    for (const char* what : {"read", "code", "colour", "dwt", "quant_tier1", "tier2", "write"})
+      EXPECT_TRUE(encoded.count(f + what)) << f << what;
+    for (const char* what : {"read", "code", "tier2", "tier1_dequant", "idwt", "output", "write"})
+      EXPECT_TRUE(decoded.count(f + what)) << f << what;
+  }
   fs::remove_all(dir);
 }
 

@@ -1,0 +1,65 @@
+#include "tools/device_options.h"
+
+#include <vector>
+
+#include "tools/option_values.h"
+
+namespace mallat::tools {
+
+Status parse_device_share(const std::string& value, DeviceRequest* request) {
+  std::vector<double> one;
+  if (!parse_doubles(value, &one) || one.size() != 1 || !(one[0] >= 0 && one[0] <= 1))
+    return invalid_argument("--device-share must be a number from 0 to 1, got '" + value + "'");
+  request->share = one[0];
+  return Status::Ok();
+}
+
+Status parse_device_slots(const std::string& value, DeviceRequest* request) {
+  if (value.size() != 1 || value[0] < '1' || value[0] > '4')
+    return invalid_argument("--device-slots must be a whole number from 1 to 4, got '" + value + "'");
+  request->slots = value[0] - '0';
+  return Status::Ok();
+}
+
+Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
+  if (value == "window") {
+    request->rounds = DeviceRequest::Rounds::kWindow;
+  } else if (value == "free") {
+    request->rounds = DeviceRequest::Rounds::kFree;
+  } else if (value == "idle") {
+    request->rounds = DeviceRequest::Rounds::kIdle;
+  } else {
+    return invalid_argument("--device-rounds must be 'window', 'free' or 'idle', got '" + value + "'");
+  }
+  return Status::Ok();
+}
+
+void apply_device_request(const DeviceRequest& request, bool batch, int files_at_once,
+                          entropy::DeviceCoderOptions& coder) {
+  if (request.share >= 0 || batch) {
+    coder.device_share = request.share >= 0 ? request.share : kBatchDeviceShare;
+    coder.adapt = false;
+  }
+  coder.coalesce_callers = files_at_once;
+  if (batch) {
+    coder.device_slots = kBatchDeviceSlots;
+    coder.coalesce_close = entropy::DeviceCoderOptions::RoundClose::kSlotFree;
+  }
+  if (request.slots > 0) coder.device_slots = request.slots;
+  using Close = entropy::DeviceCoderOptions::RoundClose;
+  switch (request.rounds) {
+    case DeviceRequest::Rounds::kUnset:
+      break;
+    case DeviceRequest::Rounds::kWindow:
+      coder.coalesce_close = Close::kWindow;
+      break;
+    case DeviceRequest::Rounds::kFree:
+      coder.coalesce_close = Close::kSlotFree;
+      break;
+    case DeviceRequest::Rounds::kIdle:
+      coder.coalesce_close = Close::kDeviceIdle;
+      break;
+  }
+}
+
+}  // namespace mallat::tools
