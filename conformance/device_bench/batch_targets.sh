@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Issue 15 and 14 targets on the lent GPU machine in one run: gcc 13 -Werror full build with CUDA, the GPU tests,
-# HT single thread against OpenJPH (ht_single_thread.sh), batches of 32 mosaics lossless and -I -r 20, encode and
-# decode, --device cpu and cuda alternated (outputs compared), OpenJPEG -ImgDir on 8. Needs .gpu/ (README here).
-# Usage, from the repository root there: bash conformance/device_bench/batch_targets.sh
+# Issue 15 and 14 targets on the lent GPU machine in one run (README, "Measured figures"): gcc 13 -Werror full
+# build with CUDA, the GPU tests; batches of N (default 64, the issue's) copies of the 3840x2048 mosaic, lossless and
+# -I -r 20, encoded and decoded with --device cpu and cuda alternated (two runs each, outputs compared), OpenJPEG
+# -ImgDir on the same N files (one run each); one file cpu against cuda (medians of 7, alternated); HT one thread
+# against OpenJPH (ht_single_thread.sh) and, with LARGE=1, at 15360x8192 (the mosaic tiled 4x4, medians of 3).
+# Needs .gpu/ (README here). Usage, from the repository root there: [N=64] [LARGE=1] bash .../batch_targets.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-R=$OUT/final.txt
+R=$OUT/final.txt; N=${N:-64}; LARGE=${LARGE:-0}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $(nproc)"; g++ --version | head -1; uptime; } > $R
 B=build-gpu
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
@@ -15,35 +17,70 @@ else echo "gcc 13 -Werror full build: FAILED" >> $R; grep -E "error|warning" $OU
   cmake -S . -B $B -DMALLAT_WERROR=OFF > /dev/null; cmake --build $B -j16 -- -k > $OUT/build2.log 2>&1; fi
 echo "built $(date +%T)" >> $R
 (cd $B && ctest -L gpu -j4 2>&1 | tail -3) >> $R
-(cd $B && ctest -R "Stream|stream|Strip|Hybrid|BatchCli|Spill|spill|Tier1Shared|Ht|HT" -j16 2>&1 | grep -E "tests passed|Failed|\*\*\*" | head) >> $R
 M=$PWD/$B/tools/mallat
 echo "== HT single thread (ht_single_thread.sh)" >> $R
 bash conformance/device_bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
+
+# A whole command's wall time over the batch's N files, and its user+sys.
 once() {
   local label=$1; shift
   local t0 t1; t0=$(date +%s.%N)
   ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
   t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" -v l="$label" '{printf "%-34s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, b-a, (b-a)*1000/N, $1+$2}' N=$N "$OUT/t.tmp" >> $R
+  awk -v a="$t0" -v b="$t1" -v l="$label" -v n=$N '{printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, b-a, (b-a)*1000/n, $1+$2}' "$OUT/t.tmp" >> $R
 }
-N=32; mkdir -p /tmp/in; for i in $(seq -f %02g 1 $N); do cp .gpu/mosaic.ppm /tmp/in/m$i.ppm; done
-for d in cpu cuda cpu cuda; do rm -rf /tmp/e_$d; once "batch $N lossless encode $d" $M encode -i /tmp/in -o /tmp/e_$d -OutFor j2k --device $d -threads 16 -quiet; done
-s=yes; for f in /tmp/e_cpu/*.j2k; do cmp -s $f /tmp/e_cuda/$(basename $f) || s=no; done; echo "encode cuda == cpu (all $N): $s" >> $R
-for d in cpu cuda cpu cuda; do rm -rf /tmp/d_$d; once "batch $N lossless decode $d" $M decode -i /tmp/e_cpu -o /tmp/d_$d -OutFor ppm --device $d -threads 16 -quiet; done
-s=yes; for f in /tmp/d_cpu/*.ppm; do cmp -s $f /tmp/d_cuda/$(basename $f) || s=no; done; cmp -s /tmp/d_cpu/m05.ppm .gpu/mosaic.ppm || s="$s (but not the input!)"; echo "decode cuda == cpu (all $N), == input: $s" >> $R
-export LD_LIBRARY_PATH=$PWD/.gpu/opj/lib; N=8; mkdir -p /tmp/in8; for i in $(seq -f %02g 1 8); do cp .gpu/mosaic.ppm /tmp/in8/m$i.ppm; done
-once "opj_compress 8 -threads 16" .gpu/opj/bin/opj_compress -ImgDir /tmp/in8 -OutFor j2k -threads 16
-mkdir -p /tmp/od; for i in $(seq -f %02g 1 8); do cp /tmp/e_cpu/m$i.j2k /tmp/od/; done
-once "opj_decompress 8 -threads 16" .gpu/opj/bin/opj_decompress -ImgDir /tmp/od -OutFor ppm -threads 16
-# -I -r 20: the same batch of 32, and OpenJPEG on 8 (lossy_s5 part)
-unset LD_LIBRARY_PATH; N=32; mkdir -p /tmp/in; for i in $(seq -f %02g 1 $N); do [ -f /tmp/in/m$i.ppm ] || cp .gpu/mosaic.ppm /tmp/in/m$i.ppm; done
-for d in cpu cuda cpu cuda; do rm -rf /tmp/l_$d; once "batch $N -I -r 20 encode $d" $M encode -i /tmp/in -o /tmp/l_$d -OutFor j2k -I -r 20 --device $d -threads 16 -quiet; done
-s=yes; for f in /tmp/l_cpu/*.j2k; do cmp -s $f /tmp/l_cuda/$(basename $f) || s=no; done; echo "lossy encode cuda == cpu (all $N): $s" >> $R
-for d in cpu cuda cpu cuda; do rm -rf /tmp/ld_$d; once "batch $N -I -r 20 decode $d" $M decode -i /tmp/l_cpu -o /tmp/ld_$d -OutFor ppm --device $d -threads 16 -quiet; done
-s=yes; for f in /tmp/ld_cpu/*.ppm; do cmp -s $f /tmp/ld_cuda/$(basename $f) || s=no; done; echo "lossy decode cuda == cpu (all $N): $s" >> $R
-export LD_LIBRARY_PATH=$PWD/.gpu/opj/lib; N=8; rm -rf /tmp/lo; mkdir -p /tmp/lo; for i in $(seq -f %02g 1 8); do cp .gpu/mosaic.ppm /tmp/lo/m$i.ppm; done
-once "opj_compress 8 -I -r 20" .gpu/opj/bin/opj_compress -ImgDir /tmp/lo -OutFor j2k -I -r 20 -threads 16
-rm -rf /tmp/lod; mkdir -p /tmp/lod; for i in $(seq -f %02g 1 8); do cp /tmp/l_cpu/m$i.j2k /tmp/lod/; done
-once "opj_decompress 8 (-I -r 20 files)" .gpu/opj/bin/opj_decompress -ImgDir /tmp/lod -OutFor ppm -threads 16
+same() { local s=yes; for f in $1/*.$3; do cmp -s $f $2/$(basename $f) || s=no; done; echo "$4: $s" >> $R; }
+W=/tmp/bt; rm -rf $W; mkdir -p $W/in
+for i in $(seq -f %02g 1 $N); do cp .gpu/mosaic.ppm $W/in/m$i.ppm; done
+OPJ=$PWD/.gpu/opj/bin; OPJ_LIB=$PWD/.gpu/opj/lib
+opj() { LD_LIBRARY_PATH=$OPJ_LIB once "$@"; }
+# encode and decode: name|tag|mallat's encode options
+for mode in "lossless|lossless|" "-I -r 20|lossy|-I -r 20"; do
+  IFS="|" read -r name tag opts <<< "$mode"
+  for d in cpu cuda cpu cuda; do rm -rf $W/e_$d; once "$N $name encode $d" $M encode -i $W/in -o $W/e_$d -OutFor j2k $opts --device $d -threads 16 -quiet; done
+  same $W/e_cpu $W/e_cuda j2k "$name encode cuda == cpu ($N)"
+  rm -rf $W/oe; mkdir $W/oe; cp $W/in/*.ppm $W/oe/
+  opj "$N opj_compress $name -threads 16" $OPJ/opj_compress -ImgDir $W/oe -OutFor j2k $opts -threads 16
+  for d in cpu cuda cpu cuda; do rm -rf $W/d_$d; once "$N $name decode $d" $M decode -i $W/e_cpu -o $W/d_$d -OutFor ppm --device $d -threads 16 -quiet; done
+  same $W/d_cpu $W/d_cuda ppm "$name decode cuda == cpu ($N)"
+  [ -z "$opts" ] && { cmp -s $W/d_cpu/m01.ppm .gpu/mosaic.ppm && echo "lossless decode == input" >> $R; }
+  rm -rf $W/od; mkdir $W/od; cp $W/e_cpu/*.j2k $W/od/
+  opj "$N opj_decompress ($name files) -threads 16" $OPJ/opj_decompress -ImgDir $W/od -OutFor ppm -threads 16
+  cp $W/e_cpu/m01.j2k $W/one_$tag.j2k
+  rm -rf $W/oe $W/od $W/d_* $W/e_*
+done
 
+echo "== one file, --device cpu against cuda, -threads 16, medians of 7 alternated (s)" >> $R
+t() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; local e=$(date +%s.%N); awk -v a=$s -v b=$e "BEGIN{print b-a}"; }
+med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+I=.gpu/mosaic.ppm
+for job in "lossless_encode encode -i $I -o $W/o.j2k" "lossy_encode encode -i $I -o $W/o.j2k -I -r 20" \
+           "lossless_decode decode -i $W/one_lossless.j2k -o $W/o.ppm" "lossy_decode decode -i $W/one_lossy.j2k -o $W/o.ppm"; do
+  set -- $job; name=$1; shift
+  : > $W/cpu; : > $W/cuda
+  for i in 1 2 3 4 5 6 7; do t $M "$@" --device cpu -threads 16 >> $W/cpu; t $M "$@" --device cuda -threads 16 >> $W/cuda; done
+  echo "one file $name: cpu $(med < $W/cpu) cuda $(med < $W/cuda)" >> $R
+done
+
+if [ "$LARGE" = 1 ]; then
+  echo "== HT one thread, 15360x8192 (the mosaic tiled 4x4), medians of 3 alternated (wall s)" >> $R
+  python3 - "$I" $W/big.ppm <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+magic, size, maxval, px = d.split(b'\n', 3)
+w, h = map(int, size.split()); rw = w * 3
+rows = b''.join(px[r * rw:(r + 1) * rw] * 4 for r in range(h))
+with open(sys.argv[2], 'wb') as f:
+    f.write(b'P6\n%d %d\n255\n' % (w * 4, h * 4))
+    for _ in range(4): f.write(rows)
+PY
+  export PATH=$PWD/.gpu/ojph/usr/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/ojph/lib
+  : > $W/me; : > $W/oe; : > $W/md; : > $W/od
+  for i in 1 2 3; do t $M encode -i $W/big.ppm -o $W/b.jhc --ht -threads 1 >> $W/me; t ojph_compress -i $W/big.ppm -o $W/b.j2c -reversible true >> $W/oe; done
+  for i in 1 2 3; do t $M decode -i $W/b.jhc -o $W/bm.ppm -threads 1 >> $W/md; t ojph_expand -i $W/b.j2c -o $W/bo.ppm >> $W/od; done
+  echo "mallat encode $(med < $W/me) decode $(med < $W/md); OpenJPH encode $(med < $W/oe) decode $(med < $W/od)" >> $R
+  cmp -s $W/bm.ppm $W/big.ppm && echo "mallat round trip exact" >> $R
+  echo "bytes: mallat $(stat -c %s $W/b.jhc), OpenJPH $(stat -c %s $W/b.j2c)" >> $R
+fi
+rm -rf $W
 uptime >> $R; cat $R
