@@ -84,7 +84,7 @@ class StripsToFile final : public codec::RowSink {
 // threads: the streamed decoder's inverse DWT runs on one thread. Measured on
 // the H200 machine's 16 cores, 3840x2048 RGB (23.6 M samples) lossless: 0.25 s
 // streamed against 0.16 s whole (2026-11-24, .gpu/final_s4.sh); on 2 threads
-// at 15360x8192 (377 M) streamed is the faster (README). On one thread the
+// at 15360x8192 (377 M) streamed is the faster (docs/MEASUREMENTS.md, "Streamed decode"). On one thread the
 // streamed path is the faster at any size: the whole image's planes cost a
 // page fault per fresh 4 KiB (or 2 MiB huge page) that strips reused do not;
 // 3840x2048 HT lossless on this project's VM, 1 thread: 0.209 s streamed
