@@ -314,7 +314,8 @@ Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState
     const int bits = s.lblock + floor_log2(static_cast<uint32_t>(passes_in_segment));
     if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " + std::to_string(bits) + " bits");
     const int more = bits - have_bits;
-    return more > 0 ? (high << more) | r.get_bits(more) : high;
+    // In 64 bits: a 32-bit length read whole (have_bits 0) shifts by 32.
+    return more > 0 ? static_cast<uint32_t>((uint64_t{high} << more) | r.get_bits(more)) : high;
   };
   auto as_part1 = [&](uint32_t length) -> Status {
     // HTMIXED: a Part-1 code-block, whose first segment here is all n
