@@ -47,9 +47,7 @@ class ForwardReader {
   // `flat` holds buffer_size(size) bytes.
   ForwardReader(const uint8_t* data, size_t size, uint8_t* flat) : flat_(flat) { destuff(data, size); }
 
-  // Every read may take 57 bits; ensure only keeps the readers' interface.
-  void ensure(int) {}
-  // The next 57 bits or more, first bit lowest.
+  // The next 57 bits or more, first bit lowest (every read may take 57).
   uint64_t bits() const { return load_le64(flat_ + byte_at(position_)) >> (position_ & 7); }
   void advance(int n) { position_ += static_cast<uint64_t>(n); }
   // The next n <= 56 bits, taken.

@@ -54,7 +54,6 @@ template <int n>
   const int total = m0 + m1 + m2 + m3;
   uint64_t v0, v1, v2, v3;
   if (total <= 56) [[likely]] {
-    ms.ensure(total);
     const uint64_t bits = ms.bits();
     v0 = low_bits(bits, m0);
     v1 = low_bits(bits >> m0, m1);
@@ -125,7 +124,6 @@ struct BottomExponents {
   const U32x4 offset32 = bound4 * load(kPatterns.below[rho]) - load(kPatterns.below[e_k]);
   const U64x4 m = __builtin_convertvector(m32, U64x4);
   const U64x4 offset = __builtin_convertvector(offset32, U64x4);
-  ms.ensure(total);
   const U64x4 bits = U64x4{} + ms.bits();
   ms.advance(total);
   const U64x4 one = U64x4{} + uint64_t{1};
