@@ -22,12 +22,13 @@ Status parse_device_slots(const std::string& value, DeviceRequest* request) {
 }
 
 Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
+  using Close = entropy::DeviceCoderOptions::RoundClose;
   if (value == "window") {
-    request->rounds = DeviceRequest::Rounds::kWindow;
+    request->rounds = Close::kWindow;
   } else if (value == "free") {
-    request->rounds = DeviceRequest::Rounds::kFree;
+    request->rounds = Close::kSlotFree;
   } else if (value == "idle") {
-    request->rounds = DeviceRequest::Rounds::kIdle;
+    request->rounds = Close::kDeviceIdle;
   } else {
     return invalid_argument("--device-rounds must be 'window', 'free' or 'idle', got '" + value + "'");
   }
@@ -46,20 +47,7 @@ void apply_device_request(const DeviceRequest& request, bool batch, int files_at
     coder.coalesce_close = entropy::DeviceCoderOptions::RoundClose::kSlotFree;
   }
   if (request.slots > 0) coder.device_slots = request.slots;
-  using Close = entropy::DeviceCoderOptions::RoundClose;
-  switch (request.rounds) {
-    case DeviceRequest::Rounds::kUnset:
-      break;
-    case DeviceRequest::Rounds::kWindow:
-      coder.coalesce_close = Close::kWindow;
-      break;
-    case DeviceRequest::Rounds::kFree:
-      coder.coalesce_close = Close::kSlotFree;
-      break;
-    case DeviceRequest::Rounds::kIdle:
-      coder.coalesce_close = Close::kDeviceIdle;
-      break;
-  }
+  if (request.rounds) coder.coalesce_close = *request.rounds;
 }
 
 }  // namespace mallat::tools

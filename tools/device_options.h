@@ -6,6 +6,7 @@
 // (entropy/coalesced_launch.h, entropy/hybrid_block_encoder.h).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "entropy/block_coder.h"
@@ -18,7 +19,7 @@ namespace mallat::tools {
 struct DeviceRequest {
   double share = -1;  // --device-share; < 0: unset
   int slots = 0;      // --device-slots; 0: unset
-  enum class Rounds { kUnset, kWindow, kFree, kIdle } rounds = Rounds::kUnset;  // --device-rounds
+  std::optional<entropy::DeviceCoderOptions::RoundClose> rounds;  // --device-rounds
 };
 
 Status parse_device_share(const std::string& value, DeviceRequest* request);
@@ -27,8 +28,9 @@ Status parse_device_rounds(const std::string& value, DeviceRequest* request);
 
 inline constexpr std::string_view kDeviceShareHelp =
     "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
-    "1 for a batch of files; for one file 0.5 at first, then where the GPU and the CPU threads finished "
-    "together); 0 codes everything on the CPU with CUDA started all the same. The output is the same whatever F";
+    "1 for a batch of files; for one file encoded 0.5 at first, then where the GPU and the CPU threads finished "
+    "together); 0 codes everything on the CPU with CUDA started all the same. Given, it starts CUDA for one file "
+    "encoded whatever its size; one file decoded stays on the CPU. The output is the same whatever F";
 inline constexpr std::string_view kDeviceSlotsHelp =
     "with --device cuda in a batch: up to N rounds of files' code-blocks hold the GPU at once, each with its own "
     "buffers and stream (1..4; default 2 for a batch, 1 for one file), so that one round is gathered or finished "
