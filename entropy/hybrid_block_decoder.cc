@@ -98,10 +98,7 @@ class HybridBlockDecoder final : public BlockDecoder {
     const Launches::Ticket ticket = *joined;
     T1DecodeDevice& device = **slots_.at(ticket.round->slot);
     const size_t at = ticket.offset;
-    const auto joined_at = std::chrono::steady_clock::now();
-    times.prepare_ms += std::chrono::duration<double, std::milli>(joined_at - start).count();
-    const std::string round = timeline::enabled() ? detail::round_detail(*ticket.round) : std::string();
-    if (timeline::enabled()) timeline::record("t1_join", start, joined_at, timeline::current_tag(), round);
+    const std::string round = detail::note_join(*ticket.round, start, times);
     auto after = [&](size_t k) {
       if (out[k].status.ok() && work.each) work.each(k);
       return Status::Ok();

@@ -93,10 +93,7 @@ class HybridBlockEncoder final : public BlockEncoder {
     const Launches::Ticket ticket = *joined;
     T1Device& device = **slots_.at(ticket.round->slot);
     const size_t at = ticket.offset;
-    const auto joined_at = std::chrono::steady_clock::now();
-    times.prepare_ms += std::chrono::duration<double, std::milli>(joined_at - start).count();
-    const std::string round = timeline::enabled() ? detail::round_detail(*ticket.round) : std::string();
-    if (timeline::enabled()) timeline::record("t1_join", start, joined_at, timeline::current_tag(), round);
+    const std::string round = detail::note_join(*ticket.round, start, times);
     auto on_cpu = [&](size_t k) -> Status {
       const BlockToEncode& b = blocks[k];
       MALLAT_ASSIGN_OR_RETURN(out[k], encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -135,6 +136,18 @@ template <class Round>
 std::string round_detail(const Round& round) {
   return "round=" + std::to_string(round.id) + " slot=" + std::to_string(round.slot) +
          " callers=" + std::to_string(round.joined) + " blocks=" + std::to_string(round.blocks);
+}
+// After a caller joined a round (from `start`): the wait into
+// times.prepare_ms and, with a timeline on, its "t1_join" span; returns the
+// round's detail for run_recorded (empty with the timeline off).
+template <class Round>
+std::string note_join(const Round& round, timeline::Clock::time_point start, DeviceCodingTimes& times) {
+  const timeline::Clock::time_point joined = timeline::Clock::now();
+  times.prepare_ms += std::chrono::duration<double, std::milli>(joined - start).count();
+  if (!timeline::enabled()) return {};
+  std::string detail = round_detail(round);
+  timeline::record("t1_join", start, joined, timeline::current_tag(), detail);
+  return detail;
 }
 // Runs a round's launch (`run` adds its steps' times), adds them to `times`
 // and records them with `detail` (round_detail).
