@@ -19,20 +19,7 @@ cmake --build $B -j16 --target mallat encode_cuda_test entropy_cuda_test hybrid_
 M=$PWD/$B/tools/mallat
 IMG=.gpu/mosaic.ppm
 mkdir -p /tmp/in; for i in $(seq -f %02g 1 32); do cp $IMG /tmp/in/m$i.ppm; done
-# once FILE LABEL COMMAND...: one whole process; "LABEL wall user+sys" appended to FILE.
-once() {
-  local file=$1 label=$2; shift 2
-  local t0 t1; t0=$(date +%s.%N)
-  ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" -v l="$label" '{printf "%s %.3f %.2f\n", l, b-a, $1+$2}' "$OUT/t.tmp" >> "$file"
-}
-# same DIR REF EXT: every output in DIR is REF's.
-same() {
-  local bad=0
-  for f in "$2"/*."$3"; do cmp -s "$f" "$1/$(basename "$f")" || bad=$((bad + 1)); done
-  echo "$bad"
-}
+. conformance/device_bench/timing.sh
 VARIANTS="cpu:1 cpu:2 cpu:4 cuda:1 cuda:2 cuda:4"
 T=$OUT/times.txt; : > "$T"
 $M encode -i /tmp/in -o /tmp/ref -OutFor j2k --device cpu -threads 16 -quiet
@@ -52,12 +39,6 @@ for round in $(seq 1 "$ROUNDS"); do
   done
 done
 echo "batch of 32, medians of $ROUNDS alternating rounds (wall s, user+sys s, all walls):" >> "$R"
-awk '{w[$1]=w[$1]" "$2; c[$1]=c[$1]" "$3} END{for (k in w) print k, w[k], "|", c[k]}' "$T" | sort | while read -r label rest; do
-  walls=${rest%|*}; cpus=${rest#*|}
-  mw=$(echo $walls | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
-  mc=$(echo $cpus | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
-  printf "%-16s median wall %6.2f s (%5.0f ms/image), user+sys %6.1f s   walls:%s\n" "$label" "$mw" \
-    "$(echo "$mw" | awk '{print $1*1000/32}')" "$mc" "$walls" >> "$R"
-done
+medians_table "$T" 32 >> "$R"
 uptime >> "$R"
 cat "$R"

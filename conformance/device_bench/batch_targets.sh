@@ -21,28 +21,30 @@ M=$PWD/$B/tools/mallat
 echo "== HT single thread (ht_single_thread.sh)" >> $R
 bash conformance/device_bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
 
-# A whole command's wall time over the batch's N files, and its user+sys.
-once() {
-  local label=$1; shift
-  local t0 t1; t0=$(date +%s.%N)
-  ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" -v l="$label" -v n=$N '{printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, b-a, (b-a)*1000/n, $1+$2}' "$OUT/t.tmp" >> $R
+. conformance/device_bench/timing.sh
+# per_image LABEL COMMAND...: one whole command (timing.sh's timed); its wall over the batch's N files, and its user+sys.
+per_image() {
+  local label=$1
+  shift
+  timed "$@"
+  awk -v l="$label" -v w="$WALL" -v c="$CPU" -v n="$N" \
+    'BEGIN {printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, w, w * 1000 / n, c}' >> "$R"
 }
-same() { local s=yes; for f in $1/*.$3; do cmp -s $f $2/$(basename $f) || s=no; done; echo "$4: $s" >> $R; }
+# equal DIR REF EXT TEXT: "TEXT: yes" when every REF file has its equal in DIR, else "no".
+equal() { echo "$4: $([ "$(same "$1" "$2" "$3")" = 0 ] && echo yes || echo no)" >> "$R"; }
 W=/tmp/bt; rm -rf $W; mkdir -p $W/in
 for i in $(seq -f %02g 1 $N); do cp .gpu/mosaic.ppm $W/in/m$i.ppm; done
 OPJ=$PWD/.gpu/opj/bin; OPJ_LIB=$PWD/.gpu/opj/lib
-opj() { LD_LIBRARY_PATH=$OPJ_LIB once "$@"; }
+opj() { LD_LIBRARY_PATH=$OPJ_LIB per_image "$@"; }
 # encode and decode: name|tag|mallat's encode options
 for mode in "lossless|lossless|" "-I -r 20|lossy|-I -r 20"; do
   IFS="|" read -r name tag opts <<< "$mode"
-  for d in cpu cuda cpu cuda; do rm -rf $W/e_$d; once "$N $name encode $d" $M encode -i $W/in -o $W/e_$d -OutFor j2k $opts --device $d -threads 16 -quiet; done
-  same $W/e_cpu $W/e_cuda j2k "$name encode cuda == cpu ($N)"
+  for d in cpu cuda cpu cuda; do rm -rf $W/e_$d; per_image "$N $name encode $d" $M encode -i $W/in -o $W/e_$d -OutFor j2k $opts --device $d -threads 16 -quiet; done
+  equal $W/e_cuda $W/e_cpu j2k "$name encode cuda == cpu ($N)"
   rm -rf $W/oe; mkdir $W/oe; cp $W/in/*.ppm $W/oe/
   opj "$N opj_compress $name -threads 16" $OPJ/opj_compress -ImgDir $W/oe -OutFor j2k $opts -threads 16
-  for d in cpu cuda cpu cuda; do rm -rf $W/d_$d; once "$N $name decode $d" $M decode -i $W/e_cpu -o $W/d_$d -OutFor ppm --device $d -threads 16 -quiet; done
-  same $W/d_cpu $W/d_cuda ppm "$name decode cuda == cpu ($N)"
+  for d in cpu cuda cpu cuda; do rm -rf $W/d_$d; per_image "$N $name decode $d" $M decode -i $W/e_cpu -o $W/d_$d -OutFor ppm --device $d -threads 16 -quiet; done
+  equal $W/d_cuda $W/d_cpu ppm "$name decode cuda == cpu ($N)"
   [ -z "$opts" ] && { cmp -s $W/d_cpu/m01.ppm .gpu/mosaic.ppm && echo "lossless decode == input" >> $R; }
   rm -rf $W/od; mkdir $W/od; cp $W/e_cpu/*.j2k $W/od/
   opj "$N opj_decompress ($name files) -threads 16" $OPJ/opj_decompress -ImgDir $W/od -OutFor ppm -threads 16
@@ -51,8 +53,6 @@ for mode in "lossless|lossless|" "-I -r 20|lossy|-I -r 20"; do
 done
 
 echo "== one file, --device cpu against cuda, -threads 16, medians of 7 alternated (s)" >> $R
-t() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; local e=$(date +%s.%N); awk -v a=$s -v b=$e "BEGIN{print b-a}"; }
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 I=.gpu/mosaic.ppm
 for job in "lossless_encode encode -i $I -o $W/o.j2k" "lossy_encode encode -i $I -o $W/o.j2k -I -r 20" \
            "lossless_decode decode -i $W/one_lossless.j2k -o $W/o.ppm" "lossy_decode decode -i $W/one_lossy.j2k -o $W/o.ppm"; do

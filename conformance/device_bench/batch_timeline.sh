@@ -57,26 +57,15 @@ d_adapt_free2|d|--device cuda $FREE2
 d_s1_free2_K4|d|$SHARE1 $FREE2 --batch-files 4
 VEOF
 fi
-once() {  # once LABEL COMMAND...: "LABEL wall user+sys" appended to $T
-  local label=$1; shift
-  local t0 t1; t0=$(date +%s.%N)
-  ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" -v l="$label" '{printf "%s %.3f %.2f\n", l, b-a, $1+$2}' "$OUT/t.tmp" >> "$T"
-}
-same() {  # same DIR REF EXT: how many of REF's files DIR's differ from
-  local bad=0
-  for f in "$2"/*."$3"; do cmp -s "$f" "$1/$(basename "$f")" || bad=$((bad + 1)); done
-  echo "$bad"
-}
+. conformance/device_bench/timing.sh
 # run LABEL KIND OPTIONS: one whole command of the variant into /tmp/o_LABEL.
 run() {
   local label=$1 kind=$2 opts=$3
   rm -rf /tmp/o_$label
   case $kind in
-    e) once "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -threads 16 -quiet $opts ;;
-    l) once "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -I -r 20 -threads 16 -quiet $opts ;;
-    d) once "$label" $M decode -i /tmp/ref_e -o /tmp/o_$label -OutFor ppm -threads 16 -quiet $opts ;;
+    e) once "$T" "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -threads 16 -quiet $opts ;;
+    l) once "$T" "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -I -r 20 -threads 16 -quiet $opts ;;
+    d) once "$T" "$label" $M decode -i /tmp/ref_e -o /tmp/o_$label -OutFor ppm -threads 16 -quiet $opts ;;
   esac
 }
 $M encode -i /tmp/in -o /tmp/ref_e -OutFor j2k -threads 16 -quiet --device cpu
@@ -95,13 +84,7 @@ for round in $(seq 1 "$ROUNDS"); do
   while IFS='|' read -r label kind opts; do run "$label" "$kind" "$opts"; done < "$VARIANTS"
 done
 echo "batch of $N, medians of $ROUNDS alternating rounds (wall s, user+sys s, all walls):" >> "$R"
-awk '{w[$1]=w[$1]" "$2; c[$1]=c[$1]" "$3} END{for (k in w) print k, w[k], "|", c[k]}' "$T" | sort | while read -r label rest; do
-  walls=${rest%|*}; cpus=${rest#*|}
-  mw=$(echo $walls | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
-  mc=$(echo $cpus | tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END{print (NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2}')
-  printf "%-16s median wall %6.2f s (%5.1f ms/image), user+sys %6.1f s   walls:%s\n" "$label" "$mw" \
-    "$(echo "$mw" | awk -v n=$N '{print $1*1000/n}')" "$mc" "$walls" >> "$R"
-done
+medians_table "$T" "$N" >> "$R"
 echo "timeline pass (wall s, user+sys s):" >> "$R"; cat "$OUT/timeline_pass.txt" >> "$R"
 uptime >> "$R"
 python3 conformance/device_bench/timeline_summary.py /tmp/tl/*.csv > "$OUT/timeline_summary.txt" 2>&1

@@ -2,8 +2,7 @@
 # Single-thread HT lossless encode/decode, mallat against OpenJPH, medians of 7.
 M=$1; IN=$2; W=$(mktemp -d)
 export PATH=$PWD/.gpu/ojph/usr/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/ojph/lib
-t() { local s=$(date +%s.%N); "$@" >/dev/null 2>&1; local e=$(date +%s.%N); awk -v a=$s -v b=$e "BEGIN{print b-a}"; }
-med() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. conformance/device_bench/timing.sh
 for i in 1 2 3 4 5 6 7; do t $M encode -i $IN -o $W/m.jhc --ht -threads 1; done | med | sed 's/^/mallat enc 1t /'
 for i in 1 2 3 4 5 6 7; do t $M decode -i $W/m.jhc -o $W/m.ppm -threads 1; done | med | sed 's/^/mallat dec 1t /'
 for i in 1 2 3 4 5 6 7; do t $M encode -i $IN -o $W/m.jhc --ht; done | med | sed 's/^/mallat enc 16t /'

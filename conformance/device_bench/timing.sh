@@ -1,0 +1,54 @@
+# Timing helpers the device_bench scripts source (`. conformance/device_bench/timing.sh`); OUT must be set.
+
+# timed COMMAND...: one whole process, its output dropped (stderr appended to $OUT/errors.log); sets WALL and CPU
+# (user+sys) in seconds.
+timed() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  ( TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>> "$OUT/errors.log" ) 2> "$OUT/t.tmp"
+  t1=$(date +%s.%N)
+  WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+  CPU=$(awk '{printf "%.2f", $1 + $2}' "$OUT/t.tmp")
+}
+
+# once FILE LABEL COMMAND...: timed; "LABEL wall user+sys" appended to FILE (LABEL without spaces).
+once() {
+  local file=$1 label=$2
+  shift 2
+  timed "$@"
+  echo "$label $WALL $CPU" >> "$file"
+}
+
+# same DIR REF EXT: how many of REF's .EXT files DIR's differ from.
+same() {
+  local bad=0 f
+  for f in "$2"/*."$3"; do cmp -s "$f" "$1/$(basename "$f")" || bad=$((bad + 1)); done
+  echo "$bad"
+}
+
+# med: the median of the numbers on stdin (the mean of the middle two for an even count).
+med() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+# t COMMAND...: one whole process's wall seconds on stdout (its own output dropped).
+t() {
+  local s e
+  s=$(date +%s.%N)
+  "$@" > /dev/null 2>&1
+  e=$(date +%s.%N)
+  awk -v a="$s" -v b="$e" 'BEGIN {print b - a}'
+}
+
+# medians_table TIMES N: per label of TIMES (once's lines, several runs each), the median wall and user+sys, the
+# wall in ms per image of a batch of N files, and every run's wall.
+medians_table() {
+  local n=$2 label rest walls cpus mw mc
+  awk '{w[$1] = w[$1] " " $2; c[$1] = c[$1] " " $3} END {for (k in w) print k, w[k], "|", c[k]}' "$1" | sort |
+    while read -r label rest; do
+      walls=${rest%|*}
+      cpus=${rest#*|}
+      mw=$(echo $walls | tr ' ' '\n' | med)
+      mc=$(echo $cpus | tr ' ' '\n' | med)
+      printf "%-16s median wall %6.2f s (%5.1f ms/image), user+sys %6.1f s   walls:%s\n" "$label" "$mw" \
+        "$(awk -v w="$mw" -v n="$n" 'BEGIN {print w * 1000 / n}')" "$mc" "$walls"
+    done
+}
