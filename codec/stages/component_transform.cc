@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "codec/stages/colour_rules.h"
+
 namespace mallat::codec {
 
 void dc_level_shift_forward(std::span<int32_t> samples, int precision, bool is_signed) {
@@ -18,15 +20,10 @@ void dc_level_shift_inverse(std::span<int32_t> samples, int precision, bool is_s
   for (int32_t& s : samples) s += shift;
 }
 
-// G.2: floor division by 4 of possibly negative sums is an arithmetic shift.
+// G.2, per sample as colour_rules.h says (the device runner's rule too).
 void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = (r + 2 * g + b) >> 2;  // Y0 = floor((I0 + 2 I1 + I2) / 4)
-    c1[i] = b - g;                 // Y1 = I2 - I1
-    c2[i] = r - g;                 // Y2 = I0 - I1
-  }
+  for (size_t i = 0; i < n; ++i) rct_forward_sample(c0[i], c1[i], c2[i]);
 }
 
 void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {

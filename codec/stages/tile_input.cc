@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <span>
 
+#include "codec/stages/colour_rules.h"
 #include "codec/stages/component_transform.h"
 
 namespace mallat::codec {
 
 namespace {
 
-int32_t dc_shift_of(const Component& comp) { return comp.is_signed ? 0 : int32_t{1} << (comp.precision - 1); }
+int32_t dc_shift_of(const Component& comp) { return codec::dc_shift_of(comp.precision, comp.is_signed); }
 
 }  // namespace
 
