@@ -121,17 +121,50 @@ Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_
   return Status::Ok();
 }
 
-Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
-                               uint32_t slot_capacity) {
+namespace {
+
+// Every job's samples within the batch's `coefficients`, and room for a
+// block's bytes in its slot.
+Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
-    if (jobs[i].coefficient_offset + samples > coefficients.size()) {
+    if (jobs[i].coefficient_offset + samples > coefficients) {
       return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(samples) +
                               " samples at offset " + std::to_string(jobs[i].coefficient_offset) +
-                              " run past the " + std::to_string(coefficients.size()) + " uploaded");
+                              " run past the batch's " + std::to_string(coefficients) + " coefficients");
     }
   }
   if (slot_capacity < 2) return invalid_argument("output slots of fewer than 2 bytes");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int32_t*> T1DeviceEncoder::coefficient_buffer(size_t count) {
+  MALLAT_RETURN_IF_ERROR(impl_->reserve(Impl::kCoefficients, count * sizeof(int32_t)));
+  return impl_->as<int32_t>(Impl::kCoefficients);
+}
+
+cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
+
+Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+                               uint32_t slot_capacity) {
+  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients.size(), slot_capacity));
+  MALLAT_RETURN_IF_ERROR(reserve(jobs.size(), coefficients.size(), slot_capacity));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(impl_->buffer[Impl::kCoefficients], coefficients.data(),
+                                                    coefficients.size() * sizeof(int32_t),
+                                                    cudaMemcpyHostToDevice, impl_->stream),
+                                    "copying the coefficients"));
+  return upload_jobs(jobs, coefficients.size(), slot_capacity);
+}
+
+Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients,
+                                    uint32_t slot_capacity) {
+  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients, slot_capacity));
+  if (coefficients * sizeof(int32_t) > impl_->size[Impl::kCoefficients]) {
+    return invalid_argument("a Tier-1 batch of " + std::to_string(coefficients) +
+                            " coefficients on the device without room made for them");
+  }
   // Blocks of like work side by side: a warp waits for its slowest thread.
   std::vector<uint32_t> order(jobs.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -140,7 +173,7 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
 
   Impl& d = *impl_;
   const size_t n = jobs.size();
-  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients.size(), slot_capacity));
+  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients, slot_capacity));
   cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
                                                     cudaMemcpyHostToDevice, s),
@@ -148,10 +181,6 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the job order"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kCoefficients], coefficients.data(),
-                                                    coefficients.size() * sizeof(int32_t),
-                                                    cudaMemcpyHostToDevice, s),
-                                    "copying the coefficients"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
   d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
   d.args.order = d.as<const uint32_t>(Impl::kOrder);

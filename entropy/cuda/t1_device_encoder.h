@@ -71,6 +71,16 @@ class T1DeviceEncoder {
   Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
   Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);
+  // A batch whose coefficients a caller's kernels write on the device
+  // (codec/stages/cuda/: the tile's own DWT output gathered there): room
+  // for `count` coefficients, returned for kernels enqueued on stream() to
+  // fill before encode(); its content is not kept from an earlier batch.
+  Result<int32_t*> coefficient_buffer(size_t count);
+  // The jobs of such a batch (as upload's, every job's samples within the
+  // `coefficients` that coefficient_buffer made room for); only they go up.
+  Status upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
+  // The stream every copy and launch of this encoder is enqueued on.
+  cudaStream_t stream() const;
   // Encodes the uploaded batch in one launch and waits for it.
   Status encode();
   // Device time of one encode(), in ms: the median of `runs` launches timed

@@ -168,7 +168,7 @@ TEST(Tier1Cuda, JobsPastTheCoefficientsAreRefused) {
   job.num_bitplanes = 8;
   const Status st = (*encoder)->upload({&job, 1}, coefficients, 1024);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("run past the 100 uploaded"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("run past the batch's 100 coefficients"), std::string::npos) << st.message();
 }
 
 }  // namespace
