@@ -20,6 +20,10 @@
 
 namespace mallat::codec {
 
+// The device runner's resources (codec/stages/device_tile_stages.h).
+class DeviceTileContext;
+
+
 struct EncodeOptions {
   Container container = Container::kCodestream;
   int resolutions = 6;           // -n: decomposition levels + 1 (1..33)
@@ -123,6 +127,13 @@ struct EncodeOptions {
   // dwt_instance (a batch allocates its device memory once): when set it
   // codes the Part 1 code-blocks, whatever the DWT. One call at a time.
   std::shared_ptr<entropy::BlockEncoder> block_encoder_instance;
+  // When set (made by codec/stages/device_tile_stages.h's
+  // make_device_tile_context), a tile the device runner covers (5/3, Part 1
+  // code-blocks, no ROI) goes to the GPU whole: DC shift, RCT, DWT and
+  // Tier-1 there, only the blocks' bytes back, the codestream the CPU
+  // path's; other tiles, and a streamed encode, take the path above. One
+  // call at a time.
+  std::shared_ptr<DeviceTileContext> device_tile_context;
   // When set, each stage's time is added to it (stage_times.h).
   StageTimes* stage_times = nullptr;
   std::string comment = "Created by mallat";

@@ -698,6 +698,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<entropy::BlockEncoder> part1_coder,
                           block_encoder_for(options, *backend));
   setup.part1_coder = part1_coder.get();
+  setup.device_tiles = options.device_tile_context.get();
   ThreadPool pool(options.threads);
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&

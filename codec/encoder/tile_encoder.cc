@@ -33,12 +33,19 @@ Result<std::vector<EncodeBlock>> TileEncoder::prepare(int index) {
 Status TileEncoder::code(int index) {
   const MainHeader& main = *setup_.main;
   MALLAT_ASSIGN_OR_RETURN(std::vector<EncodeBlock> blocks, prepare(index));
-  EncodeTile tile = planes();
+  const std::unique_ptr<TileStages> stages = setup_.device_tiles != nullptr
+                                                 ? make_device_tile_stages(pool_, dwt_, *setup_.device_tiles)
+                                                 : make_cpu_tile_stages(pool_, dwt_);
+  // A device runner that takes the tile whole needs no host planes: they
+  // are made unallocated, and allocated by it should it hand them over.
+  EncodeTile tile = planes(setup_.device_tiles == nullptr);
   tile.ht_distortions = setup_.distortions;
   tile.part1_coder = setup_.part1_coder;
   tile.blocks = std::move(blocks);
   const size_t count = tile.blocks.size();
-  const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
+  if (setup_.device_tiles != nullptr && !stages->keeps_whole(tile)) {
+    for (TilePlane& plane : tile.planes) plane.allocate();
+  }
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   if (setup_.ht_candidates && main.cod.component.style.ht) {
@@ -53,6 +60,11 @@ Status TileEncoder::code(int index) {
 Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
   StageTimes* times = setup_.stage_times;
   if (!times) return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
+  if (stages.keeps_whole(tile)) {
+    // One call keeps the tile on the device; its time is the blocks'.
+    StageClock clock(&times->block_coding_ms, "device_tile");
+    return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
+  }
   {
     StageClock clock(&times->colour_transform_ms, "colour");
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kComponentTransform, ForwardStage::kComponentTransform, tile));
@@ -119,7 +131,7 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
   return Status::Ok();
 }
 
-EncodeTile TileEncoder::planes() const {
+EncodeTile TileEncoder::planes(bool allocate) const {
   const MainHeader& main = *setup_.main;
   EncodeTile tile;
   tile.image = setup_.image;
@@ -133,7 +145,7 @@ EncodeTile TileEncoder::planes() const {
     plane.rect = tc.rect;
     plane.levels = tc.levels;
     plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
-    plane.allocate();
+    if (allocate) plane.allocate();
     tile.planes.push_back(std::move(plane));
     tile.source_x.push_back(tc.rect.x0 - image_start.x0);
     tile.source_y.push_back(tc.rect.y0 - image_start.y0);

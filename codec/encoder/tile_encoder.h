@@ -20,6 +20,7 @@
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_precincts.h"
 #include "codec/encoder/rate_control.h"
+#include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_buffers.h"
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/tile_geometry.h"
@@ -57,6 +58,10 @@ struct TileCodingSetup {
   StageTimes* stage_times = nullptr;
   // When set, Part 1 code-blocks are coded through it (EncodeTile::part1_coder).
   entropy::BlockEncoder* part1_coder = nullptr;
+  // When set, tiles run their forward stages through the device runner
+  // (codec/stages/device_tile_stages.h), which takes the tiles it covers
+  // whole on the GPU and hands the others to the CPU runner.
+  DeviceTileContext* device_tiles = nullptr;
   // When set (a streamed encode that sends every pass: the allocator reads
   // no pass table), the blocks coded once their bytes and pass tables in
   // memory pass `spill_budget` go to it (coded_spill.h).
@@ -137,8 +142,10 @@ class TileEncoder {
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
 
  private:
-  // The tile's planes, sized and placed, for the stages (tile_buffers.h).
-  EncodeTile planes() const;
+  // The tile's planes, sized and placed, for the stages (tile_buffers.h);
+  // their samples allocated unless `allocate` is false (a runner that
+  // keeps the tile on a device, TileStages::keeps_whole).
+  EncodeTile planes(bool allocate = true) const;
   // What the stages need to know of one code-block; sets the rate
   // allocator's weight of its coded block.
   Result<EncodeBlock> code_one(size_t slot);

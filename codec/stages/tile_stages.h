@@ -32,8 +32,16 @@ class TileStages {
   virtual std::string name() const = 0;
 
   // Runs stages first..last (first <= last) on `tile`. The planes must be
-  // allocated; the blocks' outputs (quantisation, coded) are sized here.
+  // allocated, except for a runner that keeps the tile on a device
+  // (keeps_whole), which allocates them where it hands the tile to the
+  // CPU; the blocks' outputs (quantisation, coded) are sized here.
   virtual Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) = 0;
+
+  // Whether this runner takes every forward stage of `tile` at once without
+  // the host planes (a device runner, device_tile_stages.h): then the
+  // caller runs them in one call (a call per stage would send the tile to
+  // the CPU runner) and need not allocate the planes.
+  virtual bool keeps_whole(const EncodeTile&) const { return false; }
 
   // Runs stages first..last on `tile`, the planes allocated. A block that
   // fails to decode stops the tile before the later stages: the error is

@@ -2,7 +2,8 @@
 // EncodeOptions::dwt_backend kCuda, or block_encoder_instance, at several
 // device shares) writes the CPU path's codestream byte for byte:
 // lossless, 9/7 at a rate target, several tiles, mode switches, a 16-bit
-// image and an HT image (whose blocks stay on the CPU). Labelled gpu:
+// image and an HT image (whose blocks stay on the CPU); and with whole tiles
+// on the device (codec/stages/device_tile_stages.h). Labelled gpu:
 // without a device each test skips and says why.
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/stages/device_tile_stages.h"
 #include "common/image.h"
 #include "entropy/block_coder.h"
 
@@ -173,6 +175,40 @@ TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
   }
   EXPECT_GT(coder->device_times().device_blocks, 0u);
   EXPECT_GT(coder->device_times().cpu_blocks, 0u);
+}
+
+// The device runner (codec/stages/device_tile_stages.h): tiles it covers go
+// to the GPU whole (colour, DWT, Tier-1 there), the others (9/7, HT) to the
+// CPU runner; every codestream is the CPU path's, one context for all the
+// calls (its buffers grow and are reused), and again with 4 components and
+// a signed 12-bit image.
+TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
+  SKIP_WITHOUT_DEVICE();
+  auto device = make_device_tile_context();
+  ASSERT_TRUE(device.ok()) << device.status().message();
+  std::vector<Case> all = cases();
+  EncodeOptions base;
+  base.threads = 4;
+  all.push_back({"lossless 4 components", photo_like(190, 130, 4, 8, 11), base});
+  Image signed12 = photo_like(170, 120, 2, 12, 12);
+  for (Component& comp : signed12.components) {
+    comp.is_signed = true;
+    for (int32_t& v : comp.samples) v -= 2048;
+  }
+  all.push_back({"lossless signed 12-bit", std::move(signed12), base});
+  EncodeOptions one_level = base;
+  one_level.resolutions = 2;
+  all.push_back({"lossless 1 level, odd size", photo_like(65, 33, 3, 8, 13), one_level});
+  for (const Case& c : all) {
+    EncodeOptions whole = c.options;
+    whole.device_tile_context = *device;
+    const auto want = encode(c.image, c.options);
+    const auto got = encode(c.image, whole);
+    ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
+    EXPECT_TRUE(*want == *got) << c.name << ": " << want->size() << " bytes on the CPU, " << got->size()
+                               << " with whole tiles on the device";
+  }
 }
 
 }  // namespace

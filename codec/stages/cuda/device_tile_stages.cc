@@ -1,0 +1,216 @@
+// The device runner (device_tile_stages.h): a covered tile's samples up,
+// DC shift + RCT, the 5/3 DWT, the gather into Tier-1's batch and Tier-1 on
+// one stream, then the blocks' bytes down. The stream is the Tier-1
+// encoder's, so every step waits only for the one before it.
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "codec/stages/cuda/forward_launch.h"
+#include "codec/stages/colour_rules.h"
+#include "codec/stages/device_tile_plan.h"
+#include "codec/stages/device_tile_stages.h"
+#include "dwt/cuda/check.h"
+#include "dwt/cuda/device_buffer.h"
+#include "dwt/cuda/plane_transform.h"
+#include "entropy/cuda/t1_device_encoder.h"
+#include "entropy/t1_device_batch.h"
+
+namespace mallat::codec {
+
+using dwt::cuda::check_cuda;
+
+class DeviceTileContext {
+ public:
+  explicit DeviceTileContext(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1) : t1_(std::move(t1)) {}
+
+  Status run(EncodeTile& tile, ThreadPool& pool);
+
+ private:
+  int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
+  int32_t* out() const { return reinterpret_cast<int32_t*>(out_.data()); }
+  Status upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
+  Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
+  Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
+  Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients, ThreadPool& pool);
+
+  std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
+  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_;
+  entropy::cuda::T1DeviceBatchResult result_;  // kept, so its buffers are reused
+};
+
+Status DeviceTileContext::upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    const TilePlane& plane = tile.planes[c];
+    if (plane.rect.empty()) continue;
+    const Component& comp = tile.image->components[c];
+    const int32_t* from = comp.samples.data() + tile.source_y[c] * comp.width + tile.source_x[c];
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpy2DAsync(in() + plan.plane_offset[c], plan.plane_pitch[c] * sizeof(int32_t), from,
+                          comp.width * sizeof(int32_t), plane.width() * sizeof(int32_t), plane.height(),
+                          cudaMemcpyHostToDevice, s),
+        "copying a tile's samples to the device"));
+  }
+  return Status::Ok();
+}
+
+// G.1.2 on every plane; G.2 on planes 0..2 (of one size: the encoder checks).
+Status DeviceTileContext::colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  size_t first = 0;
+  if (tile.colour_transform && tile.planes.size() >= 3) {
+    int32_t shift[3];
+    for (int c = 0; c < 3; ++c) {
+      const Component& comp = tile.image->components[static_cast<size_t>(c)];
+      shift[c] = dc_shift_of(comp.precision, comp.is_signed);
+    }
+    // Planes 0..2 have one size, so one pitch: the rows' padding is
+    // transformed too, and never read.
+    const size_t count = static_cast<size_t>(plan.plane_pitch[0] * tile.planes[0].height());
+    MALLAT_RETURN_IF_ERROR(cuda::launch_rct_forward(in() + plan.plane_offset[0], in() + plan.plane_offset[1],
+                                                    in() + plan.plane_offset[2], count, shift, s));
+    first = 3;
+  }
+  for (size_t c = first; c < tile.planes.size(); ++c) {
+    const Component& comp = tile.image->components[c];
+    const size_t count = static_cast<size_t>(plan.plane_pitch[c] * tile.planes[c].height());
+    MALLAT_RETURN_IF_ERROR(cuda::launch_dc_shift(in() + plan.plane_offset[c], count,
+                                                 dc_shift_of(comp.precision, comp.is_signed), s));
+  }
+  return Status::Ok();
+}
+
+// Annex F per plane into the output buffer's packed layout (dwt/geometry.h).
+Status DeviceTileContext::transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    const TilePlane& plane = tile.planes[c];
+    if (plane.rect.empty()) continue;
+    dwt::cuda::PlaneShape shape;
+    shape.direction = dwt::Direction::kForward;
+    shape.levels = plane.levels;
+    shape.x0 = plane.rect.x0;
+    shape.y0 = plane.rect.y0;
+    shape.width = plane.width();
+    shape.height = plane.height();
+    dwt::cuda::PlaneBuffers<int32_t> b;
+    b.in = {in() + plan.plane_offset[c], plan.plane_pitch[c]};
+    b.out = {out() + plan.plane_offset[c], plan.plane_pitch[c]};
+    for (int k = 0; k < 2; ++k) b.scratch[k] = {reinterpret_cast<int32_t*>(scratch_[k].data()), plan.scratch_pitch[c]};
+    MALLAT_RETURN_IF_ERROR(dwt::cuda::transform_plane_async(shape, b, s));
+  }
+  return Status::Ok();
+}
+
+// Each block's slot into its EncodedCodeBlock; a block whose bytes did not
+// fit its slot is coded again on the CPU from its samples on the device
+// (entropy::finish_device_block: the same bytes).
+Status DeviceTileContext::finish(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients,
+                                 ThreadPool& pool) {
+  const size_t n = tile.blocks.size();
+  std::vector<Status> failed(n);
+  pool.parallel_for(static_cast<int64_t>(n), [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    const entropy::SharedT1Result& r = result_.results[i];
+    const entropy::CodingPass* passes = result_.passes.data() + i * entropy::kMaxCodingPasses;
+    const uint8_t* slot = result_.slots.data() + i * result_.slot_capacity;
+    entropy::BlockToEncode block;
+    std::vector<int32_t> samples;
+    if (r.status == entropy::SharedT1Status::kOutputOverflow) {
+      const entropy::T1DeviceJob& job = plan.t1.jobs[i];
+      samples.resize(size_t{job.width} * job.height);
+      const Status copied = check_cuda(cudaMemcpy(samples.data(), coefficients + job.coefficient_offset,
+                                                  samples.size() * sizeof(int32_t), cudaMemcpyDeviceToHost),
+                                       "copying an overflowing code-block's samples back");
+      if (!copied.ok()) {
+        failed[i] = copied;
+        return;
+      }
+      const EncodeBlock& b = tile.blocks[i];
+      block.coefficients = PlaneView<const int32_t>{samples.data(), job.width, job.height, job.width};
+      block.orientation = b.orientation;
+      block.num_bitplanes = b.num_bitplanes;
+      block.style = b.style;
+      block.fraction_bits = b.fraction_bits;
+    }
+    Result<entropy::EncodedCodeBlock> e =
+        entropy::finish_device_block(block, r, passes, slot, result_.slot_capacity);
+    if (!e.ok()) {
+      failed[i] = e.status().with_context("code-block " + std::to_string(i) + " of the tile");
+      return;
+    }
+    tile.coded[i] = std::move(e).value();
+  });
+  for (const Status& s : failed) MALLAT_RETURN_IF_ERROR(s);
+  return Status::Ok();
+}
+
+Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
+  MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
+  const size_t n = tile.blocks.size();
+  tile.coded.assign(n, {});
+  tile.quantisation.assign(n, {});  // the reversible path quantises nothing (no ROI here)
+  if (n == 0) return Status::Ok();
+  const cudaStream_t s = t1_->stream();
+  MALLAT_RETURN_IF_ERROR(in_.reserve(plan.plane_samples * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
+  for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
+  MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
+  MALLAT_RETURN_IF_ERROR(upload_samples(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(colour(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(transform(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
+                                                    plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice, s),
+                                    "copying the gather jobs"));
+  MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()), plan.gather.size(),
+                                             out(), coefficients, s));
+  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, plan.t1.coefficients, plan.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(t1_->encode());
+  MALLAT_RETURN_IF_ERROR(t1_->download(result_));
+  return finish(tile, plan, coefficients, pool);
+}
+
+namespace {
+
+class DeviceTileStages final : public TileStages {
+ public:
+  DeviceTileStages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device)
+      : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device) {}
+
+  std::string name() const override { return "device (colour, 5/3 DWT, Tier-1 on CUDA), else " + cpu_->name(); }
+
+  bool keeps_whole(const EncodeTile& tile) const override { return device_tile_unsupported(tile).empty(); }
+
+  Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
+    if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
+      return device_.run(tile, pool_);
+    }
+    for (TilePlane& plane : tile.planes) {
+      if (!plane.storage) plane.allocate();
+    }
+    return cpu_->forward(first, last, tile);
+  }
+
+  Status inverse(InverseStage first, InverseStage last, DecodeTile& tile) override {
+    return cpu_->inverse(first, last, tile);
+  }
+
+ private:
+  ThreadPool& pool_;
+  std::unique_ptr<TileStages> cpu_;
+  DeviceTileContext& device_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context() {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
+                          entropy::cuda::T1DeviceEncoder::create());
+  return std::make_shared<DeviceTileContext>(std::move(t1));
+}
+
+std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
+  return std::make_unique<DeviceTileStages>(pool, dwt, device);
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,29 @@
+// Launchers of the device runner's sample kernels (forward_kernels.cu):
+// DC shift and RCT in place on int32 planes, and the gather of code-blocks
+// from the DWT's packed output into Tier-1's batch. Host declarations only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "codec/stages/gather_job.h"
+#include "common/status.h"
+
+namespace mallat::codec::cuda {
+
+// G.1.2 on `count` samples: each minus `shift`.
+Status launch_dc_shift(int32_t* samples, size_t count, int32_t shift, cudaStream_t stream);
+
+// G.1.2 then G.2 on three planes of `count` samples (colour_rules.h), each
+// shifted by its own shift first.
+Status launch_rct_forward(int32_t* c0, int32_t* c1, int32_t* c2, size_t count, const int32_t shift[3],
+                          cudaStream_t stream);
+
+// gather_on_host (device_tile_plan.h) for `count` jobs at once: a CUDA
+// block per code-block.
+Status launch_gather(const GatherJob* jobs, size_t count, const int32_t* planes, int32_t* out,
+                     cudaStream_t stream);
+
+}  // namespace mallat::codec::cuda

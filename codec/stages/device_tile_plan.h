@@ -1,0 +1,52 @@
+// Where a tile's data lies on the device when the device runner
+// (device_tile_stages.h) takes every forward stage of it: its planes in one
+// buffer, the Tier-1 batch of its code-blocks (entropy/t1_device_batch.h)
+// and, per block, the copy from its packed place in the DWT's output to its
+// job's samples. Plain C++ with no CUDA, so that CI checks the plan against
+// the CPU's own gathering (tests/codec/device_tile_plan_test.cc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codec/stages/gather_job.h"
+#include "codec/stages/tile_buffers.h"
+#include "common/status.h"
+#include "entropy/t1_device_batch.h"
+
+namespace mallat::codec {
+
+struct DeviceTilePlan {
+  // Plane c's samples start at plane_offset[c] in a buffer of plane_samples,
+  // in rows of plane_pitch[c] samples; the DWT's input and output buffers
+  // are laid out alike. Rows and planes start on 128 and 256 bytes, as the
+  // CUDA DWT's own buffers (dwt/cuda/cuda_backend.cc): its kernels load
+  // pairs of samples as one 8-byte word.
+  std::vector<uint64_t> plane_offset;
+  std::vector<int64_t> plane_pitch;
+  uint64_t plane_samples = 0;
+  // Each of the DWT's two scratch planes holds a plane's first LL band,
+  // ceil(h / 2) rows of scratch_pitch[c] (dwt/cuda/plane_transform.h), the
+  // largest in scratch_samples.
+  std::vector<int64_t> scratch_pitch;
+  uint64_t scratch_samples = 0;
+  entropy::T1DeviceBatchLayout t1;
+  std::vector<GatherJob> gather;
+};
+
+// Why the device runner does not take every forward stage of `tile`, or
+// empty when it does: 5/3 planes (the reversible path, whose quantisation
+// is nothing without ROI), Part 1 code-blocks, no ROI shift, each block
+// inside its plane, the image's components holding the tile's samples.
+std::string device_tile_unsupported(const EncodeTile& tile);
+
+// The plan of a tile that device_tile_unsupported accepts.
+Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
+
+// What the device's gather does (codec/stages/cuda/), on the host: block
+// `job`'s samples from `planes` (the plan's plane buffer) to `out` (the
+// Tier-1 batch's coefficients). The tests run the plan through it.
+void gather_on_host(const GatherJob& job, const int32_t* planes, int32_t* out);
+
+}  // namespace mallat::codec

@@ -1,0 +1,16 @@
+// A build without CUDA: there is no device runner to make.
+#include "codec/stages/device_tile_stages.h"
+
+namespace mallat::codec {
+
+class DeviceTileContext {};
+
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context() {
+  return device_error("this mallat was built without CUDA (configure with -DMALLAT_CUDA=ON)");
+}
+
+std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext&) {
+  return make_cpu_tile_stages(pool, dwt);
+}
+
+}  // namespace mallat::codec
