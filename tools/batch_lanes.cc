@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "codec/stages/device_tile_stages.h"
 #include "common/timeline.h"
 #include "dwt/dwt.h"
 
@@ -38,7 +39,8 @@ codec::StageTimes* lane_stage_times() { return timeline::enabled() ? new codec::
 
 }  // namespace
 
-Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes) {
+Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
+                                                       bool whole_tiles) {
   std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
   for (codec::EncodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
@@ -46,6 +48,12 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // The device coder when there is one (shared), else null: each call
     // then makes the CPU's coders.
     MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
+    // A lane's own stream and buffers, so the lanes' tiles run side by side
+    // on the GPU; without a device the hybrid coder above says why.
+    if (whole_tiles && lane.block_encoder_instance) {
+      Result<std::shared_ptr<codec::DeviceTileContext>> device = codec::make_device_tile_context();
+      if (device.ok()) lane.device_tile_context = std::move(device).value();
+    }
   }
   return all;
 }

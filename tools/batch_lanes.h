@@ -39,7 +39,11 @@ Option<Settings> batch_files_row() {
 
 // `lanes` copies of `opt` (whose device coder, if any, they share), each
 // with a DWT backend and CPU coder of its own.
-Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes);
+// With `whole_tiles` and a device coder, each lane also gets a device
+// runner of its own (codec/stages/device_tile_stages.h) for the tiles it
+// takes whole; a device that does not start leaves the lane without one.
+Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
+                                                       bool whole_tiles = false);
 Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes);
 
 }  // namespace mallat::tools

@@ -352,6 +352,7 @@ const std::vector<EncodeOption>& encode_table() {
       device_share_row<EncodeSettings>(),
       device_slots_row<EncodeSettings>(),
       device_rounds_row<EncodeSettings>(),
+      device_stages_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
        "refuse an input image whose samples need more than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v. A streamed encode (see --whole-image) holds a few rows, never the "
@@ -678,7 +679,8 @@ int encode_main(const Args& given) {
   if (opt.container == codec::Container::kUnknown)
     return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
   // Tier-1 on the device, made once for the batch; a DWT backend per lane.
-  Result<std::vector<codec::EncodeOptions>> lanes = encode_lanes(opt, s.batch_files);
+  Result<std::vector<codec::EncodeOptions>> lanes =
+      encode_lanes(opt, s.batch_files, device_whole_tiles(s.device_request, true));
   if (!lanes.ok()) return fail("encode", lanes.status().message());
   const int status = run_batch("encode", *plan, encode_steps(s, *lanes), s.quiet, s.batch_files);
   note_device_fallback("encode", opt, asked_cuda, s.quiet);

@@ -35,6 +35,21 @@ Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
   return Status::Ok();
 }
 
+Status parse_device_stages(const std::string& value, DeviceRequest* request) {
+  if (value == "all") {
+    request->whole_tiles = true;
+  } else if (value == "tier1") {
+    request->whole_tiles = false;
+  } else {
+    return invalid_argument("--device-stages must be 'all' or 'tier1', got '" + value + "'");
+  }
+  return Status::Ok();
+}
+
+bool device_whole_tiles(const DeviceRequest& request, bool batch) {
+  return request.whole_tiles ? *request.whole_tiles : batch && kBatchWholeTiles;
+}
+
 void apply_device_request(const DeviceRequest& request, bool batch, int files_at_once,
                           entropy::DeviceCoderOptions& coder) {
   if (request.share >= 0 || batch) {

@@ -20,11 +20,18 @@ struct DeviceRequest {
   double share = -1;  // --device-share; < 0: unset
   int slots = 0;      // --device-slots; 0: unset
   std::optional<entropy::DeviceCoderOptions::RoundClose> rounds;  // --device-rounds
+  std::optional<bool> whole_tiles;  // --device-stages: all (true) or tier1 (false)
 };
+
+// Whether a command's tiles go to the device whole (--device-stages all;
+// codec/stages/device_tile_stages.h): as asked, else for a batch (the
+// default there, kBatchWholeTiles) and not for one file.
+bool device_whole_tiles(const DeviceRequest& request, bool batch);
 
 Status parse_device_share(const std::string& value, DeviceRequest* request);
 Status parse_device_slots(const std::string& value, DeviceRequest* request);
 Status parse_device_rounds(const std::string& value, DeviceRequest* request);
+Status parse_device_stages(const std::string& value, DeviceRequest* request);
 
 inline constexpr std::string_view kDeviceShareHelp =
     "with --device cuda: the part of each tile's Part 1 code-block samples the GPU codes, 0..1, fixed (default: "
@@ -40,6 +47,12 @@ inline constexpr std::string_view kDeviceRoundsHelp =
     "launch: 'window' waits for all of them or 20 ms after the first, 'free' (default) launches as soon as a "
     "slot of the GPU is free with the files that came while none was (slots' launches side by side), 'idle' "
     "as soon as a slot is free and no other launch is under way (the files that came meanwhile together)";
+
+inline constexpr std::string_view kDeviceStagesHelp =
+    "with --device cuda when encoding a batch: 'all' (default) sends each lossless tile of Part 1 code-blocks "
+    "without ROI to the GPU whole (its samples up; DC shift, RCT, 5/3 DWT and Tier-1 there; only the blocks' "
+    "bytes back), other tiles as 'tier1'; 'tier1' runs colour and DWT on the CPU and shares Tier-1 as "
+    "--device-share says. The output is the same either way; one file encoded takes 'tier1' unless asked";
 
 // --device-share, --device-slots and --device-rounds for a table whose
 // Settings has `DeviceRequest device_request`.
@@ -58,6 +71,16 @@ Option<Settings> device_rounds_row() {
   return {{"--device-rounds"}, "R", kDeviceRoundsHelp, "free",
           [](Settings& s, const std::string& v) { return parse_device_rounds(v, &s.device_request); }};
 }
+
+template <typename Settings>
+Option<Settings> device_stages_row() {
+  return {{"--device-stages"}, "S", kDeviceStagesHelp, "tier1",
+          [](Settings& s, const std::string& v) { return parse_device_stages(v, &s.device_request); }};
+}
+
+// A batch's tiles go to the device whole unless --device-stages tier1:
+// measured in entropy/cuda/NOTES.md ("Whole tiles on the device").
+inline constexpr bool kBatchWholeTiles = true;
 
 // A batch's share when --device-share is not given: every Part 1 block on
 // the GPU, fixed. H200 machine, 16 cores, 32 copies of the 3840x2048 mosaic,
