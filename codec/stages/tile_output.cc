@@ -32,10 +32,28 @@ SampleRange range_of(const Component& c) {
 // Shift, then clamp. The addition wraps as the reference's int32 addition
 // does in practice, so that even a corrupt stream's extreme values clamp to
 // the same ends.
+inline int32_t shift_and_clamp(int32_t x, const SampleRange& r) {
+  const auto v = static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(r.shift));
+  return v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+}
+
 void shift_and_clamp(const int32_t* src, int32_t* dst, int64_t n, const SampleRange& r) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = shift_and_clamp(src[i], r);
+}
+
+// The inverse RCT (G.2) of a row of components 0..2 and each result's shift
+// and clamp in one pass, its sources only read: rct_inverse then
+// shift_and_clamp, without writing the transformed row back and reading it
+// again.
+void rct_shift_and_clamp(const int32_t* __restrict y0, const int32_t* __restrict y1, const int32_t* __restrict y2,
+                         int32_t* __restrict o0, int32_t* __restrict o1, int32_t* __restrict o2, int64_t n,
+                         const SampleRange& r0, const SampleRange& r1, const SampleRange& r2) {
   for (int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<int32_t>(static_cast<uint32_t>(src[i]) + static_cast<uint32_t>(r.shift));
-    dst[i] = v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+    int32_t i0, i1, i2;
+    rct_inverse_sample(y0[i], y1[i], y2[i], i0, i1, i2);
+    o0[i] = shift_and_clamp(i0, r0);
+    o1[i] = shift_and_clamp(i1, r1);
+    o2[i] = shift_and_clamp(i2, r2);
   }
 }
 
@@ -82,36 +100,73 @@ class TileWriter {
              std::span<const int64_t> origin_y, Image& image)
       : tile_(tile), origin_x_(origin_x), origin_y_(origin_y), image_(image) {}
 
-  // Tile row y of component c to its image row, clipped to the image.
-  void write_row(int c, int64_t y) const {
+  // Where tile row y of component c goes: its columns [x_begin, x_end)
+  // inside the image, to `out` (null: none of the row is in the image).
+  struct Placement {
+    int32_t* out = nullptr;
+    int64_t x_begin = 0, x_end = 0;
+  };
+  Placement place(int c, int64_t y) const {
     const DecodedTileComponent& t = tile_[c];
     Component& dst = image_.components[c];
     const int64_t iy = t.rect.y0 - origin_y_[c] + y;
-    if (iy < 0 || iy >= dst.height) return;
+    if (iy < 0 || iy >= dst.height) return {};
     const int64_t ix = t.rect.x0 - origin_x_[c];  // image column of tile column 0
     const int64_t x_begin = std::max<int64_t>(0, -ix), x_end = std::min(t.width(), dst.width - ix);
-    if (x_begin >= x_end) return;
-    int32_t* out = dst.samples.data() + iy * dst.width + ix + x_begin;
-    const SampleRange r = range_of(dst);
+    if (x_begin >= x_end) return {};
+    return {dst.samples.data() + iy * dst.width + ix + x_begin, x_begin, x_end};
+  }
+
+  // Tile row y of component c to its image row, clipped to the image;
+  // a reversible row from `ints` where given, else from the tile.
+  void write_row(int c, int64_t y, const int32_t* ints = nullptr) const {
+    const DecodedTileComponent& t = tile_[c];
+    const Placement p = place(c, y);
+    if (p.out == nullptr) return;
+    const SampleRange r = range_of(image_.components[c]);
     if (t.reversible()) {
-      shift_and_clamp(t.samples53.row(y) + x_begin, out, x_end - x_begin, r);
+      shift_and_clamp((ints ? ints : t.samples53.row(y)) + p.x_begin, p.out, p.x_end - p.x_begin, r);
     } else {
-      round_shift_and_clamp(t.samples97.row(y) + x_begin, out, x_end - x_begin, dst, r);
+      round_shift_and_clamp(t.samples97.row(y) + p.x_begin, p.out, p.x_end - p.x_begin, image_.components[c], r);
     }
+  }
+
+  // Row y of reversible components 0..2 through the RCT into the image, the
+  // tile's rows only read: in one pass where the three land on the same
+  // columns (they do: the transform needs components of one size), else on
+  // a copy, component by component.
+  void write_rct_row(int64_t y) const {
+    const Placement p[3] = {place(0, y), place(1, y), place(2, y)};
+    bool same = true;
+    for (int c = 1; c < 3; ++c)
+      same = same && (p[c].out == nullptr) == (p[0].out == nullptr) && p[c].x_begin == p[0].x_begin &&
+             p[c].x_end == p[0].x_end;
+    if (same && p[0].out == nullptr) return;
+    if (same) {
+      const int64_t x = p[0].x_begin;
+      rct_shift_and_clamp(tile_[0].samples53.row(y) + x, tile_[1].samples53.row(y) + x,
+                          tile_[2].samples53.row(y) + x, p[0].out, p[1].out, p[2].out, p[0].x_end - x,
+                          range_of(image_.components[0]), range_of(image_.components[1]),
+                          range_of(image_.components[2]));
+      return;
+    }
+    std::vector<int32_t> rows[3];
+    for (int c = 0; c < 3; ++c) rows[c].assign(tile_[c].samples53.row(y), tile_[c].samples53.row(y) + tile_[0].width());
+    rct_inverse(rows[0], rows[1], rows[2]);  // G.2
+    for (int c = 0; c < 3; ++c) write_row(c, y, rows[c].data());
   }
 
   void write_band(const RowBand& band) const {
     for (int64_t y = band.y0; y < band.y1; ++y) {
       if (band.colour) {
-        const auto w = static_cast<size_t>(tile_[0].width());
         if (tile_[0].reversible()) {
-          rct_inverse({tile_[0].samples53.row(y), w}, {tile_[1].samples53.row(y), w},
-                      {tile_[2].samples53.row(y), w});  // G.2
+          write_rct_row(y);
         } else {
+          const auto w = static_cast<size_t>(tile_[0].width());
           ict_inverse({tile_[0].samples97.row(y), w}, {tile_[1].samples97.row(y), w},
-                      {tile_[2].samples97.row(y), w});  // G.3
+                      {tile_[2].samples97.row(y), w});  // G.3, in place
+          for (int c = 0; c < 3; ++c) write_row(c, y);
         }
-        for (int c = 0; c < 3; ++c) write_row(c, y);
       } else {
         write_row(band.component, y);
       }

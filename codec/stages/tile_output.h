@@ -38,8 +38,9 @@ struct DecodedTileComponent {
 // the image's top-left on component c's reduced grid; samples outside the
 // image are dropped. Each image component's samples must already hold
 // width * height values; precision and signedness come from the image
-// component. The tile's planes are scratch: the colour transform runs in
-// place.
+// component. The 9/7's planes are scratch (the ICT runs in place); the
+// 5/3's are only read (the streamed decoder hands over the inverse DWT's
+// rows, which it reads again).
 void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,
                 std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
                 ThreadPool& pool);

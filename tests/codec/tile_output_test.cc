@@ -64,7 +64,7 @@ class TestTile {
     }
   }
 
-  // Fresh views (write_tile uses the planes as scratch).
+  // Fresh views (write_tile uses the 9/7's planes as scratch).
   std::vector<DecodedTileComponent> views() {
     std::vector<DecodedTileComponent> out(specs_.size());
     for (size_t c = 0; c < specs_.size(); ++c) {
@@ -165,6 +165,33 @@ TEST(TileOutput, ComponentsWithoutColourTransformMatchTheReference) {
       // Sub-sampled components: each on its own grid.
       check_tiles({a, b, a}, {1, 2, 3}, false, seed++);
       check_tiles({b}, {1}, false, seed++);
+    }
+  }
+}
+
+// The 5/3's planes are only read (the streamed decoder hands over rows its
+// inverse DWT reads again), both where components 0..2 land on the same
+// columns (the RCT in one pass) and where their origins differ (on a copy).
+TEST(TileOutput, ReversiblePlanesAreOnlyRead) {
+  const ComponentSpec s{8, false, true, {-3, -2, 37, 25}};
+  const std::vector<std::vector<int64_t>> origins_x = {{0, 0, 0}, {0, 3, -2}}, origins_y = {{0, 0, 0}, {0, 1, 4}};
+  for (size_t k = 0; k < origins_x.size(); ++k) {
+    TestTile want_tile({s, s, s}, 7), got_tile({s, s, s}, 7);
+    Image expected = blank_image({s, s, s}, 30, 20, {1, 1, 1}), got = expected;
+    write_tile_reference(want_tile.views(), true, origins_x[k], origins_y[k], expected);
+    const std::vector<DecodedTileComponent> views = got_tile.views();
+    std::vector<std::vector<int32_t>> before(3);
+    for (int c = 0; c < 3; ++c)
+      for (int64_t y = 0; y < views[c].height(); ++y)
+        before[c].insert(before[c].end(), views[c].samples53.row(y), views[c].samples53.row(y) + views[c].width());
+    ThreadPool pool(2);
+    write_tile(views, true, origins_x[k], origins_y[k], got, pool);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(got.components[c].samples, expected.components[c].samples) << "component " << c << ", origins " << k;
+      std::vector<int32_t> after;
+      for (int64_t y = 0; y < views[c].height(); ++y)
+        after.insert(after.end(), views[c].samples53.row(y), views[c].samples53.row(y) + views[c].width());
+      EXPECT_EQ(after, before[c]) << "component " << c << " was written, origins " << k;
     }
   }
 }
