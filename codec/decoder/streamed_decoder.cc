@@ -119,8 +119,17 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         strip_oy[c] = oy[c] + y;
       }
       for (size_t k = 0; k < row.size(); ++k) {
-        auto rows = row[k]->rows().next_strip(n);
-        if (!rows.ok()) return rows.status().with_context("tile " + std::to_string(first_tile + k));
+        StreamedTile& tile = row[k]->rows();
+        const std::string where = "tile " + std::to_string(first_tile + k);
+        if (tile.reversible()) {  // each row where the inverse DWT leaves it, no copy
+          const Status s = tile.next_rows(n, [&](std::span<const DecodedTileComponent> r) {
+            write_tile(r, row[k]->colour_transform(), ox, strip_oy, strip, pool);
+          });
+          if (!s.ok()) return s.with_context(where);
+          continue;
+        }
+        auto rows = tile.next_strip(n);
+        if (!rows.ok()) return rows.status().with_context(where);
         write_tile(*rows, row[k]->colour_transform(), ox, strip_oy, strip, pool);
       }
       // The components asked for, described as the header describes them:

@@ -111,14 +111,10 @@ class StreamedTile::Impl {
       fit(strips_[p], strip_capacity_[p],
           {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
     }
-    // The planes row by row together, so that their subbands reach each
-    // block row together (decode_next_rows batches them).
     for (int64_t y = 0; y < n; ++y) {
       for (size_t p = 0; p < in_.planes.size(); ++p) {
         const auto w = static_cast<size_t>(in_.planes[p].width());
-        std::byte* dst = strips_[p].storage.get() + static_cast<size_t>(y) * w * 4;
-        if (auto* i53 = std::get_if<Inverse53>(&inverse_[p])) std::memcpy(dst, (*i53)->next_row(), w * 4);
-        else std::memcpy(dst, std::get<Inverse97>(inverse_[p])->next_row(), w * 4);
+        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
       }
     }
     if (!error_.ok()) return error_;
@@ -134,9 +130,38 @@ class StreamedTile::Impl {
     return out;
   }
 
+  bool reversible() const {
+    return std::all_of(in_.planes.begin(), in_.planes.end(),
+                       [](const TilePlane& p) { return p.wavelet == dwt::Wavelet::k53; });
+  }
+
+  Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
+    if (!reversible()) return internal_error("next_rows hands over 5/3 rows only");
+    const int64_t n = std::min(rows, rows_left());
+    std::vector<DecodedTileComponent> row(in_.planes.size());
+    for (int64_t y = 0; y < n; ++y, ++done_) {
+      for (size_t p = 0; p < in_.planes.size(); ++p) {
+        const TilePlane& plane = in_.planes[p];
+        const int64_t w = plane.width();
+        row[p].rect = {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + 1};
+        row[p].samples53 = {static_cast<int32_t*>(next_row(p)), w, 1, w};
+      }
+      each(row);
+    }
+    return error_;
+  }
+
  private:
   using Inverse53 = std::unique_ptr<dwt::LineInverse<int32_t>>;
   using Inverse97 = std::unique_ptr<dwt::LineInverse<float>>;
+
+  // Plane p's next row from its inverse DWT. Callers take the planes row by
+  // row together, so that their subbands reach each block row together
+  // (decode_next_rows batches them).
+  void* next_row(size_t p) {
+    if (auto* i53 = std::get_if<Inverse53>(&inverse_[p])) return const_cast<int32_t*>((*i53)->next_row());
+    return const_cast<float*>(std::get<Inverse97>(inverse_[p])->next_row());
+  }
 
   // The band rows the transform asks for, where the band buffers hold them
   // (it lifts them in place: each row is asked for once).
@@ -269,5 +294,9 @@ StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
+bool StreamedTile::reversible() const { return impl_->reversible(); }
+Status StreamedTile::next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
+  return impl_->next_rows(rows, each);
+}
 
 }  // namespace mallat::codec
