@@ -195,13 +195,22 @@ class StreamedTile::Impl {
     };
   }
 
-  // Every band's two row buffers (now, ahead) as pieces of one allocation,
-  // each of the band's width by its tallest code-block row: in buffers of
-  // their own, under 2 MiB each, they lie in 4 KiB pages, one page fault per
-  // page on first touch; one allocation lies mostly in transparent huge
-  // pages (large_buffer.h). 3840x2048 RGB HT lossless, one thread, this
-  // project's VM: 6,805 page faults before, 3,453 after.
+  // Whether decode_next_rows batches the other subbands' next rows with the
+  // one asked for: that keeps a pool's threads busy, and holds two
+  // code-block rows a subband. One thread gains nothing by it: it decodes
+  // each row when its subband asks, into the buffer of the row before (its
+  // rows were lifted, each asked for once), so a subband holds one row of
+  // code-blocks and the transform reads it while it is still in cache.
+  bool decode_ahead() const { return pool_.size() > 1; }
+
+  // Every band's row buffers (now, and ahead where decode_ahead) as pieces
+  // of one allocation, each of the band's width by its tallest code-block
+  // row: in buffers of their own, under 2 MiB each, they lie in 4 KiB pages,
+  // one page fault per page on first touch; one allocation lies mostly in
+  // transparent huge pages (large_buffer.h). 3840x2048 RGB HT lossless, one
+  // thread, this project's VM: 6,805 page faults before, 3,453 after.
   void make_band_buffers() {
+    const int buffers = decode_ahead() ? 2 : 1;
     constexpr size_t kAlign = 64;  // each piece on a cache line of its own
     std::vector<size_t> bytes(bands_.size(), 0);
     size_t total = 0;
@@ -209,13 +218,14 @@ class StreamedTile::Impl {
       int64_t rows = 0;
       for (size_t i : bands_[k].order) rows = std::max(rows, in_.blocks[i].rect.height());
       bytes[k] = (static_cast<size_t>(std::max<int64_t>(0, bands_[k].rect.width() * rows)) * 4 + kAlign - 1) & ~(kAlign - 1);
-      total += 2 * bytes[k];
+      total += static_cast<size_t>(buffers) * bytes[k];
     }
     if (total == 0) return;
     const std::shared_ptr<std::byte[]> arena = allocate_large(total);
     size_t at = 0;
     for (size_t k = 0; k < bands_.size(); ++k) {
       for (RowBuffer* b : {&bands_[k].now, &bands_[k].ahead}) {
+        if (b == &bands_[k].ahead && buffers == 1) break;
         b->rows.storage = std::shared_ptr<std::byte[]>(arena, arena.get() + at);  // shares the arena's ownership
         b->capacity = bytes[k] / 4;
         at += bytes[k];
@@ -242,6 +252,7 @@ class StreamedTile::Impl {
     const int64_t y0 = in_.blocks[b.order[b.next]].rect.y0;
     std::vector<std::pair<BandRows*, RowBuffer*>> targets = {{&b, &b.now}};
     for (BandRows& o : bands_) {
+      if (!decode_ahead()) break;
       if (&o == &b || o.resolution != b.resolution || o.ahead.full || o.next >= o.order.size()) continue;
       if (in_.blocks[o.order[o.next]].rect.y0 == y0) targets.push_back({&o, &o.ahead});
     }
