@@ -221,8 +221,12 @@ class StreamedTile::Impl {
       total += static_cast<size_t>(buffers) * bytes[k];
     }
     if (total == 0) return;
-    const std::shared_ptr<std::byte[]> arena = allocate_large(total);
-    size_t at = 0;
+    // From a 2 MiB boundary: an allocation starts on a 4 KiB page, and the
+    // part before its first huge page would be small pages (this image: some
+    // 900 page faults more).
+    constexpr size_t kHugePage = size_t{1} << 21;
+    const std::shared_ptr<std::byte[]> arena = allocate_large(total + kHugePage);
+    size_t at = (kHugePage - reinterpret_cast<uintptr_t>(arena.get()) % kHugePage) % kHugePage;
     for (size_t k = 0; k < bands_.size(); ++k) {
       for (RowBuffer* b : {&bands_[k].now, &bands_[k].ahead}) {
         if (b == &bands_[k].ahead && buffers == 1) break;
