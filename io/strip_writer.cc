@@ -59,8 +59,21 @@ class PnmStrips final : public Strips {
 
   Status begin(const Image& header) override {
     MALLAT_RETURN_IF_ERROR(check_header(header, {1, 3}));
+    // write_binary_raster's 8-bit layout: one byte a sample, components in turn.
+    raster_ok_ = std::all_of(header.components.begin(), header.components.end(),
+                             [](const Component& c) { return !c.is_signed && c.precision >= 1 && c.precision <= 8; });
+    row_bytes_ = header.width() * header.num_components();
     const std::string text = detail::pnm_header(header);
     return put({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  }
+  bool takes_raster() const override { return raster_ok_; }
+  Status raster_rows(std::span<const uint8_t> raster, int64_t rows) override {
+    if (!raster_ok_ || raster.size() != static_cast<size_t>(row_bytes_ * rows))
+      return internal_error(name_ + ": a raster of " + std::to_string(raster.size()) + " bytes for " +
+                            std::to_string(rows) + " rows");
+    MALLAT_RETURN_IF_ERROR(put(raster));
+    done_ += rows;
+    return Status::Ok();
   }
   Status rows(const Image& strip) override {
     MALLAT_RETURN_IF_ERROR(detail::write_binary_raster(
@@ -71,6 +84,8 @@ class PnmStrips final : public Strips {
 
  private:
   ThreadPool& pool_;
+  bool raster_ok_ = false;
+  int64_t row_bytes_ = 0;
 };
 
 // TIFF (tiff_write.cc): encode_tiff's header, its raster's rows strip by

@@ -94,7 +94,39 @@ class StripsToFile final : public codec::RowSink {
     written = header;
     MALLAT_RETURN_IF_ERROR(prepare_output(written, reduce_, file_.out, output_, &notes));
     input_.release();  // the packet headers, read by Tier-2
-    return writer_.begin(written);
+    MALLAT_RETURN_IF_ERROR(writer_.begin(written));
+    // Bytes straight into the raster where the output policy leaves the
+    // samples as decoded: it changes them only where it changes their
+    // description (count, precision, signedness; -p at the same precision
+    // clamps to the range they are in already).
+    bool same = written.num_components() == header.num_components();
+    for (int c = 0; same && c < header.num_components(); ++c) {
+      const Component &a = written.components[c], &b = header.components[c];
+      same = a.precision == b.precision && a.is_signed == b.is_signed && a.width == b.width && a.height == b.height;
+    }
+    takes_bytes_ = same && writer_.takes_raster();
+    return Status::Ok();
+  }
+
+  bool takes_bytes() override { return takes_bytes_; }
+
+  // As rows(): the raster written on the thread of its own.
+  Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t) override {
+    MALLAT_RETURN_IF_ERROR(finish());
+    auto held = std::make_shared<std::vector<uint8_t>>(std::move(raster));
+    writer_thread_.start([this, held, rows]() -> Status {
+      input_.release();
+      MALLAT_RETURN_IF_ERROR(writer_.raster_rows(*held, rows));
+      const std::lock_guard<std::mutex> lock(spent_mutex_);
+      spent_bytes_.push_back(std::move(*held));
+      return Status::Ok();
+    });
+    return Status::Ok();
+  }
+
+  std::vector<std::vector<uint8_t>> spent_bytes() override {
+    const std::lock_guard<std::mutex> lock(spent_mutex_);
+    return std::exchange(spent_bytes_, {});
   }
 
   // The strip's output conversion and writing run on a thread of their own
@@ -133,6 +165,8 @@ class StripsToFile final : public codec::RowSink {
  private:
   std::mutex spent_mutex_;
   std::vector<std::vector<int32_t>> spent_;  // the written strips' samples
+  std::vector<std::vector<uint8_t>> spent_bytes_;  // and rasters
+  bool takes_bytes_ = false;
   io::StripWriter& writer_;
   const BatchFile& file_;
   const io::MappedFile& input_;
