@@ -15,7 +15,7 @@ struct LineKernels {
   // HOR_SR of one row of n samples at coordinate i0 (kernels.h's).
   void (*inverse_row)(T* row, int64_t n, int64_t i0, T* scratch);
   // The same with the row's low-pass and high-pass samples apart (lifting.h's
-  // inverse_row_apart: they may be overwritten).
+  // inverse_row_apart: they may be overwritten, unless apart_reads_only).
   void (*inverse_row_apart)(T* s, T* d, T* row, int64_t n, int64_t i0);
   // Sweep iteration i of VER_SR over a ring of `slots` rows of w samples,
   // h rows in all, row 0 high-pass when odd_first (ring_sweep.h).
@@ -24,6 +24,9 @@ struct LineKernels {
   void (*lone_row)(T* p, int64_t count, int64_t coordinate);
   // Row r is final after sweep iteration r + steps.
   int steps;
+  // Whether inverse_row_apart only reads s and d (the one-pass 5/3 HOR_SR
+  // of hor_sr_53.h), so that a row another ring still reads may be given.
+  bool apart_reads_only;
 };
 
 namespace generic {
