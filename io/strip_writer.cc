@@ -54,8 +54,8 @@ class Strips : public StripWriter {
 // P5/P6 (pnm.cc): encode_pnm's header, then write_binary_raster per strip.
 class PnmStrips final : public Strips {
  public:
-  PnmStrips(std::string name, const ByteSink& sink, ThreadPool& pool)
-      : Strips(std::move(name), "PNM (P5/P6)", sink), pool_(pool) {}
+  PnmStrips(std::string name, const ByteSink& sink, const SizeHint& reserve, ThreadPool& pool)
+      : Strips(std::move(name), "PNM (P5/P6)", sink), reserve_(reserve), pool_(pool) {}
 
   Status begin(const Image& header) override {
     MALLAT_RETURN_IF_ERROR(check_header(header, {1, 3}));
@@ -64,6 +64,9 @@ class PnmStrips final : public Strips {
                              [](const Component& c) { return !c.is_signed && c.precision >= 1 && c.precision <= 8; });
     row_bytes_ = header.width() * header.num_components();
     const std::string text = detail::pnm_header(header);
+    // The file's size is known: the header, then a byte a sample (two past 8 bits).
+    const int sample_bytes = header.components[0].precision <= 8 ? 1 : 2;
+    reserve_(text.size() + static_cast<uint64_t>(row_bytes_ * sample_bytes * header.height()));
     return put({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   }
   bool takes_raster() const override { return raster_ok_; }
@@ -83,6 +86,7 @@ class PnmStrips final : public Strips {
   }
 
  private:
+  const SizeHint& reserve_;
   ThreadPool& pool_;
   bool raster_ok_ = false;
   int64_t row_bytes_ = 0;
@@ -321,11 +325,11 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
     });
   }
   ThreadPool pool(options.threads);
-  return write_file_atomically(path, [&](const ByteSink& sink) {
+  return write_file_atomically(path, [&](const ByteSink& sink, const SizeHint& reserve) {
     std::unique_ptr<Strips> writer;
     if (format == Format::kTiff) writer = std::make_unique<TiffStrips>(path.string(), sink);
     else if (format == Format::kPng) writer = std::make_unique<PngStrips>(path.string(), sink);
-    else writer = std::make_unique<PnmStrips>(path.string(), sink, pool);
+    else writer = std::make_unique<PnmStrips>(path.string(), sink, reserve, pool);
     MALLAT_RETURN_IF_ERROR(produce(*writer));
     return writer->finish();
   });
