@@ -70,6 +70,13 @@ void hor_sr_53_avx2(const int32_t* s, const int32_t* d, int32_t* row, const Spli
   auto load = [](const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
   int64_t k = first;
   for (; k + 8 <= end; k += 8) {
+    // The band rows come from buffers of a whole code-block row, mostly out
+    // of L2 by now: asked for 2 KiB ahead, they arrive in time (a prefetch
+    // past the row's end is harmless). 3840x2048 HT decode, one thread:
+    // this function's share of the samples 8.7% to 7.7%; 512 bytes ahead
+    // made no difference.
+    _mm_prefetch(reinterpret_cast<const char*>(dt + k + 512), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(s + k + 512), _MM_HINT_T0);
     const __m256i dm = load(dt + k - 1), d0 = load(dt + k), d1 = load(dt + k + 1);
     // F.3.8.1 step 1 on lows k..k+7 and k+1..k+8: s - floor((d- + d+ + 2) / 4).
     const __m256i lo0 = _mm256_sub_epi32(load(s + k), _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(dm, d0), two), 2));
