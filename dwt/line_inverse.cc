@@ -53,7 +53,8 @@ struct LineInverse<T>::Level {
 
   // Row i of the level in natural order: HOR_SR of its two halves where
   // their sources hold them, into the ring. The LL half from the coarser
-  // level is copied first: that level's ring still reads the row.
+  // level is copied first where HOR_SR writes its halves: that level's ring
+  // still reads the row.
   void load(int64_t i, const BandRowSource<T>& source) {
     const int64_t w = r.width();
     if (w <= 0) return;
@@ -63,6 +64,8 @@ struct LineInverse<T>::Level {
     if (hs.low > 0) {
       if (high) {
         low = source(nb, Band::kLH, row);
+      } else if (coarser && k.apart_reads_only) {
+        low = const_cast<T*>(coarser->next(source));
       } else if (coarser) {
         low = scratch.data();
         std::memcpy(low, coarser->next(source), static_cast<size_t>(hs.low) * sizeof(T));

@@ -102,6 +102,11 @@ Status write_file_atomically(const std::filesystem::path& path, std::span<const 
 
 Status write_file_atomically(const std::filesystem::path& path,
                              const std::function<Status(const ByteSink&)>& produce) {
+  return write_file_atomically(path, [&](const ByteSink& sink, const SizeHint&) { return produce(sink); });
+}
+
+Status write_file_atomically(const std::filesystem::path& path,
+                             const std::function<Status(const ByteSink&, const SizeHint&)>& produce) {
   const std::string name = path.string();
   std::string tmp;
   Fd fd(create_file_beside(path, ".tmp", &tmp));
@@ -133,7 +138,15 @@ Status write_file_atomically(const std::filesystem::path& path,
 #endif
     return Status::Ok();
   };
-  Status produced = produce(sink);
+  const SizeHint reserve = [&](uint64_t bytes) {
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    // Unwritten blocks past the end: the size stays what is written.
+    if (bytes > 0) (void)::fallocate(fd.get(), FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(bytes));
+#else
+    (void)bytes;
+#endif
+  };
+  Status produced = produce(sink, reserve);
   if (!produced.ok()) {
     fd.close();
     ::unlink(tmp.c_str());

@@ -54,13 +54,29 @@ class Strips : public StripWriter {
 // P5/P6 (pnm.cc): encode_pnm's header, then write_binary_raster per strip.
 class PnmStrips final : public Strips {
  public:
-  PnmStrips(std::string name, const ByteSink& sink, ThreadPool& pool)
-      : Strips(std::move(name), "PNM (P5/P6)", sink), pool_(pool) {}
+  PnmStrips(std::string name, const ByteSink& sink, const SizeHint& reserve, ThreadPool& pool)
+      : Strips(std::move(name), "PNM (P5/P6)", sink), reserve_(reserve), pool_(pool) {}
 
   Status begin(const Image& header) override {
     MALLAT_RETURN_IF_ERROR(check_header(header, {1, 3}));
+    // write_binary_raster's 8-bit layout: one byte a sample, components in turn.
+    raster_ok_ = std::all_of(header.components.begin(), header.components.end(),
+                             [](const Component& c) { return !c.is_signed && c.precision >= 1 && c.precision <= 8; });
+    row_bytes_ = header.width() * header.num_components();
     const std::string text = detail::pnm_header(header);
+    // The file's size is known: the header, then a byte a sample (two past 8 bits).
+    const int sample_bytes = header.components[0].precision <= 8 ? 1 : 2;
+    reserve_(text.size() + static_cast<uint64_t>(row_bytes_ * sample_bytes * header.height()));
     return put({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  }
+  bool takes_raster() const override { return raster_ok_; }
+  Status raster_rows(std::span<const uint8_t> raster, int64_t rows) override {
+    if (!raster_ok_ || raster.size() != static_cast<size_t>(row_bytes_ * rows))
+      return internal_error(name_ + ": a raster of " + std::to_string(raster.size()) + " bytes for " +
+                            std::to_string(rows) + " rows");
+    MALLAT_RETURN_IF_ERROR(put(raster));
+    done_ += rows;
+    return Status::Ok();
   }
   Status rows(const Image& strip) override {
     MALLAT_RETURN_IF_ERROR(detail::write_binary_raster(
@@ -70,7 +86,10 @@ class PnmStrips final : public Strips {
   }
 
  private:
+  const SizeHint& reserve_;
   ThreadPool& pool_;
+  bool raster_ok_ = false;
+  int64_t row_bytes_ = 0;
 };
 
 // TIFF (tiff_write.cc): encode_tiff's header, its raster's rows strip by
@@ -306,11 +325,11 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
     });
   }
   ThreadPool pool(options.threads);
-  return write_file_atomically(path, [&](const ByteSink& sink) {
+  return write_file_atomically(path, [&](const ByteSink& sink, const SizeHint& reserve) {
     std::unique_ptr<Strips> writer;
     if (format == Format::kTiff) writer = std::make_unique<TiffStrips>(path.string(), sink);
     else if (format == Format::kPng) writer = std::make_unique<PngStrips>(path.string(), sink);
-    else writer = std::make_unique<PnmStrips>(path.string(), sink, pool);
+    else writer = std::make_unique<PnmStrips>(path.string(), sink, reserve, pool);
     MALLAT_RETURN_IF_ERROR(produce(*writer));
     return writer->finish();
   });

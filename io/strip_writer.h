@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "common/image.h"
@@ -22,6 +23,16 @@ class StripWriter {
   // The next rows: the header's components, each its width by the strip's
   // rows. The strips must cover the image's height.
   virtual Status rows(const Image& strip) = 0;
+  // Whether raster_rows takes the header begin() was given: PNM only, of
+  // unsigned components of 1 to 8 bits.
+  virtual bool takes_raster() const { return false; }
+  // The next `rows` rows already as the file's raster (PNM: each pixel's
+  // components in turn, a byte each), where takes_raster.
+  virtual Status raster_rows(std::span<const uint8_t> raster, int64_t rows) {
+    (void)raster;
+    (void)rows;
+    return internal_error("this format takes no raster rows");
+  }
 };
 
 // Whether write_strips writes `format`: PNM (P5/P6), TIFF (classic, or

@@ -1,12 +1,15 @@
 #include "tools/decode_streamed.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <span>
-#include <future>
+#include <functional>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -20,6 +23,61 @@
 
 namespace mallat::tools {
 namespace {
+
+// One thread, started at the first job, that runs jobs one at a time
+// while the caller goes on. std::async would start a thread per job: a
+// strip's worth each, some 60 thread starts and stacks for a 4K image.
+class JobThread {
+ public:
+  JobThread() = default;
+  JobThread(const JobThread&) = delete;
+  JobThread& operator=(const JobThread&) = delete;
+  ~JobThread() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;  // after the job in hand, if any
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  // Hands `job` over; the one before must have been waited for.
+  void start(std::function<Status()> job) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    job_ = std::move(job);
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    changed_.notify_all();
+  }
+
+  // Waits for the job handed over, if any: its status.
+  Status wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !job_; });
+    return std::exchange(result_, Status::Ok());
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stop_ || job_; });
+      if (!job_) return;  // stopped, nothing in hand
+      lock.unlock();
+      Status s = (*job_)();
+      lock.lock();
+      result_ = std::move(s);
+      job_.reset();
+      changed_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<std::function<Status()>> job_;  // set from start until it has run
+  Status result_;
+  bool stop_ = false;
+  std::thread thread_;
+};
 
 // The codec's strips through the output policy into the writer. A header
 // that needs the whole image (an ICC profile to apply, components to
@@ -36,14 +94,49 @@ class StripsToFile final : public codec::RowSink {
     written = header;
     MALLAT_RETURN_IF_ERROR(prepare_output(written, reduce_, file_.out, output_, &notes));
     input_.release();  // the packet headers, read by Tier-2
-    return writer_.begin(written);
+    MALLAT_RETURN_IF_ERROR(writer_.begin(written));
+    // Bytes straight into the raster where the output policy leaves the
+    // samples as decoded: it changes them only where it changes their
+    // description (count, precision, signedness; -p at the same precision
+    // clamps to the range they are in already).
+    bool same = written.num_components() == header.num_components();
+    for (int c = 0; same && c < header.num_components(); ++c) {
+      const Component &a = written.components[c], &b = header.components[c];
+      same = a.precision == b.precision && a.is_signed == b.is_signed && a.width == b.width && a.height == b.height;
+    }
+    takes_bytes_ = same && writer_.takes_raster();
+    return Status::Ok();
+  }
+
+  bool takes_bytes() override { return takes_bytes_; }
+
+  // As rows(): the raster written on the thread of its own.
+  Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t) override {
+    MALLAT_RETURN_IF_ERROR(finish());
+    auto held = std::make_shared<std::vector<uint8_t>>(std::move(raster));
+    writer_thread_.start([this, held, rows]() -> Status {
+      input_.release();
+      MALLAT_RETURN_IF_ERROR(writer_.raster_rows(*held, rows));
+      const std::lock_guard<std::mutex> lock(spent_mutex_);
+      spent_bytes_.push_back(std::move(*held));
+      return Status::Ok();
+    });
+    return Status::Ok();
+  }
+
+  std::vector<std::vector<uint8_t>> spent_bytes() override {
+    const std::lock_guard<std::mutex> lock(spent_mutex_);
+    return std::exchange(spent_bytes_, {});
   }
 
   // The strip's output conversion and writing run on a thread of their own
   // while the codec decodes the next strip; one strip at a time.
   Status rows(Image strip, int64_t) override {
     MALLAT_RETURN_IF_ERROR(finish());
-    writing_ = std::async(std::launch::async, [this, prepared = std::move(strip)]() mutable {
+    // std::function needs a copyable callable: the strip is held by pointer.
+    auto held = std::make_shared<Image>(std::move(strip));
+    writer_thread_.start([this, held]() -> Status {
+      Image& prepared = *held;
       MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
       // The compressed bytes touched so far leave the process; those the
       // next strips need come back from the page cache.
@@ -62,7 +155,7 @@ class StripsToFile final : public codec::RowSink {
   }
 
   // Waits for the strip being written; its error, if any.
-  Status finish() { return writing_.valid() ? writing_.get() : Status::Ok(); }
+  Status finish() { return writer_thread_.wait(); }
 
   static Status cancelled() { return unsupported("the whole image is needed"); }
 
@@ -70,14 +163,16 @@ class StripsToFile final : public codec::RowSink {
   Image written;  // the header as written (prepare_output's), without samples
 
  private:
-  std::future<Status> writing_;
   std::mutex spent_mutex_;
   std::vector<std::vector<int32_t>> spent_;  // the written strips' samples
+  std::vector<std::vector<uint8_t>> spent_bytes_;  // and rasters
+  bool takes_bytes_ = false;
   io::StripWriter& writer_;
   const BatchFile& file_;
   const io::MappedFile& input_;
   int reduce_;
   const DecodeOutputOptions& output_;
+  JobThread writer_thread_;  // last: it stops, after its job, before the members the job uses go
 };
 
 // Whole-image decodes of smaller images are faster where there are many

@@ -30,6 +30,24 @@ class RowSink {
   // which cost a single-threaded decode more than its inverse DWT. The
   // decoder asks before each strip; none by default.
   virtual std::vector<std::vector<int32_t>> spent_samples() { return {}; }
+
+  // Optional, for a sink that writes 8-bit samples interleaved (a binary
+  // PNM's raster): asked once, after begin(). Where it says true and every
+  // component of the image begin() was given is unsigned, of 1 to 8 bits, all
+  // of one size, the strips come to byte_rows() in place of rows(): `raster`
+  // holds the strip's `rows` rows, each pixel's components in turn, a byte
+  // each (raster[(y * width + x) * components + c]); the same values rows()
+  // would have been given. Saves the decoder writing 32-bit samples and the
+  // sink reading them back to narrow and interleave them.
+  virtual bool takes_bytes() { return false; }
+  virtual Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t y0) {
+    (void)raster;
+    (void)rows;
+    (void)y0;
+    return internal_error("this sink takes no byte rows");
+  }
+  // Byte vectors of strips the sink has finished with, as spent_samples.
+  virtual std::vector<std::vector<uint8_t>> spent_bytes() { return {}; }
 };
 
 // Decodes `data` as decode() does (the same options, warnings and errors)

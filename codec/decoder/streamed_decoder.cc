@@ -92,6 +92,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   bool begun = false;
   Image strip = image;
   int64_t y = 0;  // rows given to the sink
+  // The sink's bytes in place of samples where it takes them and they hold
+  // every component as decoded (all of them: no -c).
+  bool bytes = false;
   for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
@@ -100,13 +103,27 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
       row.push_back(std::move(*opened));
     }
-    if (!begun) MALLAT_RETURN_IF_ERROR(sink.begin(header));
+    if (!begun) {
+      MALLAT_RETURN_IF_ERROR(sink.begin(header));
+      bytes = selection.all && fits_bytes(image) && sink.takes_bytes();
+    }
     begun = true;
     while (row[0]->rows().rows_left() > 0) {
       const int64_t n = std::min(strip_rows, row[0]->rows().rows_left());
       std::vector<int64_t> strip_oy(oy.size());
-      std::vector<std::vector<int32_t>> spent = sink.spent_samples();
+      std::vector<uint8_t> raster;
+      if (bytes) {
+        std::vector<std::vector<uint8_t>> spent = sink.spent_bytes();
+        if (!spent.empty()) raster = std::move(spent.back());
+        // Every byte is written (the tiles cover the strip), so a spent
+        // raster's old bytes need no clearing.
+        raster.resize(static_cast<size_t>(strip.components[0].width * n) * strip.components.size());
+      }
+      std::vector<std::vector<int32_t>> spent = bytes ? std::vector<std::vector<int32_t>>{} : sink.spent_samples();
       for (size_t c = 0; c < strip.components.size(); ++c) {
+        strip.components[c].height = n;
+        strip_oy[c] = oy[c] + y;
+        if (bytes) continue;
         std::vector<int32_t>& samples = strip.components[c].samples;
         // A strip handed over whole left its samples with the sink: a spent
         // one's memory is written again (write_tile writes every sample).
@@ -114,14 +131,30 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
           samples = std::move(spent.back());
           spent.pop_back();
         }
-        strip.components[c].height = n;
         samples.resize(static_cast<size_t>(strip.components[c].width * n));
-        strip_oy[c] = oy[c] + y;
       }
+      // The output stage (tile_output.h), into the strip's samples or bytes.
+      auto output = [&](std::span<const DecodedTileComponent> r, bool colour) {
+        if (bytes) write_tile_bytes(r, colour, ox, strip_oy, strip, raster.data(), pool);
+        else write_tile(r, colour, ox, strip_oy, strip, pool);
+      };
       for (size_t k = 0; k < row.size(); ++k) {
-        auto rows = row[k]->rows().next_strip(n);
-        if (!rows.ok()) return rows.status().with_context("tile " + std::to_string(first_tile + k));
-        write_tile(*rows, row[k]->colour_transform(), ox, strip_oy, strip, pool);
+        StreamedTile& tile = row[k]->rows();
+        const bool colour = row[k]->colour_transform();
+        const std::string where = "tile " + std::to_string(first_tile + k);
+        if (tile.reversible()) {  // each row where the inverse DWT leaves it, no copy
+          const Status s = tile.next_rows(n, [&](std::span<const DecodedTileComponent> r) { output(r, colour); });
+          if (!s.ok()) return s.with_context(where);
+          continue;
+        }
+        auto rows = tile.next_strip(n);
+        if (!rows.ok()) return rows.status().with_context(where);
+        output(*rows, colour);
+      }
+      if (bytes) {
+        MALLAT_RETURN_IF_ERROR(sink.byte_rows(std::move(raster), n, y));
+        y += n;
+        continue;
       }
       // The components asked for, described as the header describes them:
       // all of them in order hand the strip's samples over, not a copy.

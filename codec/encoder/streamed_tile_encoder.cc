@@ -52,7 +52,7 @@ struct BandRows {
   // Buffers back from the coder, reused: two are in use at most (one
   // filling, one coding), and none is freed and allocated again, so the
   // coded blocks do not land in the holes they would leave.
-  std::vector<std::unique_ptr<std::byte[]>> spare;
+  std::vector<std::shared_ptr<std::byte[]>> spare;
 };
 
 // A row of code-blocks whose samples are all in; x0, y0: where its buffer

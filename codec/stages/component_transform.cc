@@ -29,11 +29,7 @@ void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t
 void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
   for (size_t i = 0; i < n; ++i) {
-    const int32_t y0 = c0[i], y1 = c1[i], y2 = c2[i];
-    const int32_t g = y0 - ((y1 + y2) >> 2);  // I1 = Y0 - floor((Y2 + Y1) / 4)
-    c0[i] = y2 + g;                           // I0 = Y2 + I1
-    c1[i] = g;
-    c2[i] = y1 + g;                           // I2 = Y1 + I1
+    rct_inverse_sample(c0[i], c1[i], c2[i], c0[i], c1[i], c2[i]);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,16 @@ class StreamedTile {
   // leaves them (int32 for the 5/3, float for the 9/7), valid until the next
   // call; or the first block decoding error.
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows);
+
+  // Whether every plane is 5/3 (int32 rows that the output stage only reads,
+  // tile_output.h), so that next_rows may hand them over.
+  bool reversible() const;
+
+  // The next min(rows, rows_left()) rows one at a time, without next_strip's
+  // copy into a strip: `each` gets one row of every plane, the inverse DWT's
+  // own (which it reads again: `each` must not write them), valid during the
+  // call. The first block decoding error, after the rows.
+  Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each);
 
  private:
   class Impl;

@@ -48,7 +48,9 @@ struct TilePlane {
   dwt::Rect rect;
   int levels = 0;  // decomposition levels the forward DWT applies, or the inverse undoes
   dwt::Wavelet wavelet = dwt::Wavelet::k53;
-  std::unique_ptr<std::byte[]> storage;
+  // Shared so that a buffer may be a piece of a larger allocation it keeps
+  // alive (the streamed tile's band buffers: streamed_tile.cc).
+  std::shared_ptr<std::byte[]> storage;
 
   int64_t width() const { return rect.width(); }
   int64_t height() const { return rect.height(); }

@@ -7,6 +7,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "codec/stages/component_transform.h"
 
@@ -32,10 +35,28 @@ SampleRange range_of(const Component& c) {
 // Shift, then clamp. The addition wraps as the reference's int32 addition
 // does in practice, so that even a corrupt stream's extreme values clamp to
 // the same ends.
+inline int32_t shift_and_clamp(int32_t x, const SampleRange& r) {
+  const auto v = static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(r.shift));
+  return v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+}
+
 void shift_and_clamp(const int32_t* src, int32_t* dst, int64_t n, const SampleRange& r) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = shift_and_clamp(src[i], r);
+}
+
+// The inverse RCT (G.2) of a row of components 0..2 and each result's shift
+// and clamp in one pass, its sources only read: rct_inverse then
+// shift_and_clamp, without writing the transformed row back and reading it
+// again.
+void rct_shift_and_clamp(const int32_t* __restrict y0, const int32_t* __restrict y1, const int32_t* __restrict y2,
+                         int32_t* __restrict o0, int32_t* __restrict o1, int32_t* __restrict o2, int64_t n,
+                         const SampleRange& r0, const SampleRange& r1, const SampleRange& r2) {
   for (int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<int32_t>(static_cast<uint32_t>(src[i]) + static_cast<uint32_t>(r.shift));
-    dst[i] = v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+    int32_t i0, i1, i2;
+    rct_inverse_sample(y0[i], y1[i], y2[i], i0, i1, i2);
+    o0[i] = shift_and_clamp(i0, r0);
+    o1[i] = shift_and_clamp(i1, r1);
+    o2[i] = shift_and_clamp(i2, r2);
   }
 }
 
@@ -68,6 +89,57 @@ void round_shift_and_clamp(const float* src, int32_t* dst, int64_t n, const Comp
   }
 }
 
+// rct_shift_and_clamp for three components of at most 8 bits, unsigned,
+// narrowed to bytes and interleaved (out[3 i + c]): the plain loop, the
+// reference of the AVX2 one below.
+void rct_shift_and_clamp_bytes(const int32_t* y0, const int32_t* y1, const int32_t* y2, uint8_t* out, int64_t begin,
+                               int64_t end, const SampleRange& r0, const SampleRange& r1, const SampleRange& r2) {
+  for (int64_t i = begin; i < end; ++i) {
+    int32_t i0, i1, i2;
+    rct_inverse_sample(y0[i], y1[i], y2[i], i0, i1, i2);
+    out[3 * i] = static_cast<uint8_t>(shift_and_clamp(i0, r0));
+    out[3 * i + 1] = static_cast<uint8_t>(shift_and_clamp(i1, r1));
+    out[3 * i + 2] = static_cast<uint8_t>(shift_and_clamp(i2, r2));
+  }
+}
+
+#if defined(__x86_64__)
+// Eight pixels a step: the RCT, shift and clamp in 32-bit lanes (wrapping
+// as the plain loop's), then packed to bytes (the clamped values lie in
+// [0, 255]) and shuffled into pixel order. Each 128-bit half's store
+// writes 16 bytes for its 12, so a step writes 4 bytes past its pixels:
+// it runs while two more pixels follow, which later steps write.
+[[gnu::target("avx2")]] int64_t rct_shift_and_clamp_bytes_avx2(const int32_t* y0, const int32_t* y1,
+                                                               const int32_t* y2, uint8_t* out, int64_t n,
+                                                               const SampleRange r[3]) {
+  __m256i shift[3], lo[3], hi[3];
+  for (int c = 0; c < 3; ++c) {
+    shift[c] = _mm256_set1_epi32(r[c].shift);
+    lo[c] = _mm256_set1_epi32(r[c].lo);
+    hi[c] = _mm256_set1_epi32(r[c].hi);
+  }
+  // Within each half: r0..r3 g0..g3 b0..b3 (then 4 zeros) to r0 g0 b0 r1 ...
+  const __m256i order = _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 13, 14, 15, 0, 4, 8, 1, 5, 9, 2, 6,
+                                         10, 3, 7, 11, 12, 13, 14, 15);
+  int64_t i = 0;
+  for (; i + 10 <= n; i += 8) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y0 + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y1 + i));
+    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y2 + i));
+    const __m256i g = _mm256_sub_epi32(a, _mm256_srai_epi32(_mm256_add_epi32(b, c), 2));  // G.2, as rct_inverse_sample
+    __m256i v[3] = {_mm256_add_epi32(c, g), g, _mm256_add_epi32(b, g)};
+    for (int k = 0; k < 3; ++k)  // shift_and_clamp
+      v[k] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v[k], shift[k]), lo[k]), hi[k]);
+    const __m256i v0 = v[0], v1 = v[1], v2 = v[2];
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, _mm256_setzero_si256()));
+    const __m256i pixels = _mm256_shuffle_epi8(bytes, order);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i), _mm256_castsi256_si128(pixels));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i + 12), _mm256_extracti128_si256(pixels, 1));
+  }
+  return i;
+}
+#endif
+
 // One work item: rows [y0, y1) of one component, or of components 0..2
 // together when they go through the colour transform.
 struct RowBand {
@@ -76,42 +148,116 @@ struct RowBand {
   int64_t y0, y1;
 };
 
+// An image strip's samples as 8-bit interleaved bytes (write_tile_bytes).
+struct ByteOut {
+  uint8_t* data = nullptr;
+  int components = 0;
+};
+
 class TileWriter {
  public:
+  // Into image's samples, or with `bytes` into its bytes (image then only
+  // describes the components).
   TileWriter(std::span<const DecodedTileComponent> tile, std::span<const int64_t> origin_x,
-             std::span<const int64_t> origin_y, Image& image)
-      : tile_(tile), origin_x_(origin_x), origin_y_(origin_y), image_(image) {}
+             std::span<const int64_t> origin_y, const Image& image, ByteOut bytes = {})
+      : tile_(tile), origin_x_(origin_x), origin_y_(origin_y), image_(image), bytes_(bytes) {}
 
-  // Tile row y of component c to its image row, clipped to the image.
-  void write_row(int c, int64_t y) const {
+  // Where tile row y of component c goes: its columns [x_begin, x_end),
+  // inside the image, to image row iy, the tile's column 0 at image column
+  // ix (in: some of the row is in the image).
+  struct Placement {
+    bool in = false;
+    int64_t iy = 0, ix = 0, x_begin = 0, x_end = 0;
+    bool same_columns(const Placement& o) const {
+      return in == o.in && (!in || (iy == o.iy && ix + x_begin == o.ix + o.x_begin && x_end - x_begin == o.x_end - o.x_begin));
+    }
+  };
+  Placement place(int c, int64_t y) const {
     const DecodedTileComponent& t = tile_[c];
-    Component& dst = image_.components[c];
+    const Component& dst = image_.components[c];
     const int64_t iy = t.rect.y0 - origin_y_[c] + y;
-    if (iy < 0 || iy >= dst.height) return;
+    if (iy < 0 || iy >= dst.height) return {};
     const int64_t ix = t.rect.x0 - origin_x_[c];  // image column of tile column 0
     const int64_t x_begin = std::max<int64_t>(0, -ix), x_end = std::min(t.width(), dst.width - ix);
-    if (x_begin >= x_end) return;
-    int32_t* out = dst.samples.data() + iy * dst.width + ix + x_begin;
-    const SampleRange r = range_of(dst);
+    if (x_begin >= x_end) return {};
+    return {true, iy, ix, x_begin, x_end};
+  }
+  int32_t* samples_at(int c, const Placement& p) const {
+    Component& dst = const_cast<Component&>(image_.components[c]);  // write_tile's image, not const there
+    return dst.samples.data() + p.iy * dst.width + p.ix + p.x_begin;
+  }
+  uint8_t* bytes_at(int c, const Placement& p) const {
+    return bytes_.data + (p.iy * image_.components[c].width + p.ix + p.x_begin) * bytes_.components + c;
+  }
+
+  // Tile row y of component c to its image row, clipped to the image;
+  // a reversible row from `ints` where given, else from the tile.
+  void write_row(int c, int64_t y, const int32_t* ints = nullptr) const {
+    const DecodedTileComponent& t = tile_[c];
+    const Placement p = place(c, y);
+    if (!p.in) return;
+    const int64_t n = p.x_end - p.x_begin;
+    thread_local std::vector<int32_t> row;  // the samples before narrowing to bytes
+    if (bytes_.data) row.resize(static_cast<size_t>(n));
+    int32_t* out = bytes_.data ? row.data() : samples_at(c, p);
+    const SampleRange r = range_of(image_.components[c]);
     if (t.reversible()) {
-      shift_and_clamp(t.samples53.row(y) + x_begin, out, x_end - x_begin, r);
+      shift_and_clamp((ints ? ints : t.samples53.row(y)) + p.x_begin, out, n, r);
     } else {
-      round_shift_and_clamp(t.samples97.row(y) + x_begin, out, x_end - x_begin, dst, r);
+      round_shift_and_clamp(t.samples97.row(y) + p.x_begin, out, n, image_.components[c], r);
     }
+    if (bytes_.data) {
+      uint8_t* b = bytes_at(c, p);
+      for (int64_t i = 0; i < n; ++i) b[i * bytes_.components] = static_cast<uint8_t>(out[i]);
+    }
+  }
+
+  // Row y of reversible components 0..2 through the RCT into the image, the
+  // tile's rows only read: in one pass where the three land on the same
+  // columns (they do: the transform needs components of one size), else on
+  // a copy, component by component.
+  void write_rct_row(int64_t y) const {
+    const Placement p[3] = {place(0, y), place(1, y), place(2, y)};
+    const bool same = p[1].same_columns(p[0]) && p[2].same_columns(p[0]);
+    if (same && !p[0].in) return;
+    const SampleRange r[3] = {range_of(image_.components[0]), range_of(image_.components[1]),
+                              range_of(image_.components[2])};
+    if (same) {
+      const int64_t x = p[0].x_begin, n = p[0].x_end - x;
+      const int32_t *y0 = tile_[0].samples53.row(y) + x, *y1 = tile_[1].samples53.row(y) + x,
+                    *y2 = tile_[2].samples53.row(y) + x;
+      if (bytes_.data == nullptr) {
+        rct_shift_and_clamp(y0, y1, y2, samples_at(0, p[0]), samples_at(1, p[1]), samples_at(2, p[2]), n, r[0], r[1],
+                            r[2]);
+        return;
+      }
+      if (bytes_.components == 3) {  // components 0..2 are the pixel's bytes
+        int64_t done = 0;
+#if defined(__x86_64__)
+        static const bool avx2 = __builtin_cpu_supports("avx2");
+        if (avx2) done = rct_shift_and_clamp_bytes_avx2(y0, y1, y2, bytes_at(0, p[0]), n, r);
+#endif
+        rct_shift_and_clamp_bytes(y0, y1, y2, bytes_at(0, p[0]), done, n, r[0], r[1], r[2]);
+        return;
+      }
+    }
+    std::vector<int32_t> rows[3];
+    for (int c = 0; c < 3; ++c) rows[c].assign(tile_[c].samples53.row(y), tile_[c].samples53.row(y) + tile_[0].width());
+    rct_inverse(rows[0], rows[1], rows[2]);  // G.2
+    for (int c = 0; c < 3; ++c) write_row(c, y, rows[c].data());
   }
 
   void write_band(const RowBand& band) const {
     for (int64_t y = band.y0; y < band.y1; ++y) {
       if (band.colour) {
-        const auto w = static_cast<size_t>(tile_[0].width());
         if (tile_[0].reversible()) {
-          rct_inverse({tile_[0].samples53.row(y), w}, {tile_[1].samples53.row(y), w},
-                      {tile_[2].samples53.row(y), w});  // G.2
+          write_rct_row(y);
         } else {
+          const auto w = static_cast<size_t>(tile_[0].width());
           ict_inverse({tile_[0].samples97.row(y), w}, {tile_[1].samples97.row(y), w},
-                      {tile_[2].samples97.row(y), w});  // G.3
+                      {tile_[2].samples97.row(y), w});  // G.3, in place
+          for (int c = 0; c < 3; ++c) write_row(c, y);
         }
-        for (int c = 0; c < 3; ++c) write_row(c, y);
       } else {
         write_row(band.component, y);
       }
@@ -121,14 +267,14 @@ class TileWriter {
  private:
   std::span<const DecodedTileComponent> tile_;
   std::span<const int64_t> origin_x_, origin_y_;
-  Image& image_;
+  const Image& image_;
+  ByteOut bytes_;
 };
 
-}  // namespace
-
-void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,
-                std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                ThreadPool& pool) {
+// write_tile's work: bands of rows of each component (of components 0..2
+// together under the colour transform) on the pool.
+void write_bands(std::span<const DecodedTileComponent> tile, bool colour_transform, const TileWriter& writer,
+                 ThreadPool& pool) {
   std::vector<RowBand> bands;
   auto split = [&](int c, bool colour) {
     const int64_t w = tile[c].width(), h = tile[c].height();
@@ -140,8 +286,31 @@ void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transfor
   const int first = colour_transform && n >= 3 ? 3 : 0;
   if (first == 3) split(0, true);
   for (int c = first; c < n; ++c) split(c, false);
-  const TileWriter writer(tile, origin_x, origin_y, image);
   pool.parallel_for(static_cast<int64_t>(bands.size()), [&](int64_t i) { writer.write_band(bands[i]); });
+}
+
+}  // namespace
+
+void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,
+                std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
+                ThreadPool& pool) {
+  write_bands(tile, colour_transform, TileWriter(tile, origin_x, origin_y, image), pool);
+}
+
+bool fits_bytes(const Image& image) {
+  if (image.components.empty()) return false;
+  for (const Component& c : image.components) {
+    if (c.is_signed || c.precision < 1 || c.precision > 8) return false;
+    if (c.width != image.components[0].width || c.height != image.components[0].height) return false;
+  }
+  return true;
+}
+
+void write_tile_bytes(std::span<const DecodedTileComponent> tile, bool colour_transform,
+                      std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, const Image& image,
+                      uint8_t* bytes, ThreadPool& pool) {
+  write_bands(tile, colour_transform,
+              TileWriter(tile, origin_x, origin_y, image, {bytes, static_cast<int>(image.components.size())}), pool);
 }
 
 void write_tile_reference(std::span<const DecodedTileComponent> tile, bool colour_transform,

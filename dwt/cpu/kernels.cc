@@ -1,6 +1,8 @@
 // Picks the kernels' instruction set at run time.
 #include "dwt/cpu/kernels.h"
 
+#include "dwt/cpu/line_kernels.h"
+
 namespace mallat::dwt::cpu {
 
 bool isa_available(Isa isa) {
@@ -37,6 +39,22 @@ const Kernels<float>& kernels_97(Isa isa) {
 #endif
   (void)isa;
   return generic::kernels_97();
+}
+
+const LineKernels<int32_t>& line_kernels_53(Isa isa) {
+#if defined(MALLAT_DWT_AVX2)
+  if (resolve_isa(isa) == Isa::kAvx2) return avx2::line_kernels_53();
+#endif
+  (void)isa;
+  return generic::line_kernels_53();
+}
+
+const LineKernels<float>& line_kernels_97(Isa isa) {
+#if defined(MALLAT_DWT_AVX2)
+  if (resolve_isa(isa) == Isa::kAvx2) return avx2::line_kernels_97();
+#endif
+  (void)isa;
+  return generic::line_kernels_97();
 }
 
 const char* isa_name(Isa isa) {

@@ -104,7 +104,8 @@ void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
 
 // HOR_SR of a row whose low-pass samples s[] and high-pass samples d[] lie
 // apart (each may be null where the row has none): lifted where they lie,
-// then interleaved into `row`. inverse_row is this on the packed row's copy.
+// then interleaved into `row`, or in one pass where the wavelet has one for
+// this instruction set. inverse_row is this on the packed row's copy.
 template <typename T, typename W>
 void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
   if (n <= 0) return;
@@ -113,8 +114,12 @@ void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
     return lone_sample<T, W>(row, 1, i0, false);
   }
   const Split sp(n, i0);
-  W::inverse(LineLifter<T>{s, d, sp});
-  interleave_row(s, d, sp, row);
+  if constexpr (requires { W::inverse_interleaved(s, d, row, sp); }) {
+    W::inverse_interleaved(s, d, row, sp);  // the same samples in one pass (hor_sr_53.h)
+  } else {
+    W::inverse(LineLifter<T>{s, d, sp});
+    interleave_row(s, d, sp, row);
+  }
 }
 
 template <typename T, typename W>

@@ -15,7 +15,7 @@ struct LineKernels {
   // HOR_SR of one row of n samples at coordinate i0 (kernels.h's).
   void (*inverse_row)(T* row, int64_t n, int64_t i0, T* scratch);
   // The same with the row's low-pass and high-pass samples apart (lifting.h's
-  // inverse_row_apart: they are overwritten).
+  // inverse_row_apart: they may be overwritten, unless apart_reads_only).
   void (*inverse_row_apart)(T* s, T* d, T* row, int64_t n, int64_t i0);
   // Sweep iteration i of VER_SR over a ring of `slots` rows of w samples,
   // h rows in all, row 0 high-pass when odd_first (ring_sweep.h).
@@ -24,6 +24,9 @@ struct LineKernels {
   void (*lone_row)(T* p, int64_t count, int64_t coordinate);
   // Row r is final after sweep iteration r + steps.
   int steps;
+  // Whether inverse_row_apart only reads s and d (the one-pass 5/3 HOR_SR
+  // of hor_sr_53.h), so that a row another ring still reads may be given.
+  bool apart_reads_only;
 };
 
 namespace generic {
@@ -35,19 +38,9 @@ const LineKernels<int32_t>& line_kernels_53();
 const LineKernels<float>& line_kernels_97();
 }  // namespace avx2
 
-inline const LineKernels<int32_t>& line_kernels_53(Isa isa) {
-#if defined(MALLAT_DWT_AVX2)
-  if (resolve_isa(isa) == Isa::kAvx2) return avx2::line_kernels_53();
-#endif
-  (void)isa;
-  return generic::line_kernels_53();
-}
-inline const LineKernels<float>& line_kernels_97(Isa isa) {
-#if defined(MALLAT_DWT_AVX2)
-  if (resolve_isa(isa) == Isa::kAvx2) return avx2::line_kernels_97();
-#endif
-  (void)isa;
-  return generic::line_kernels_97();
-}
+// The build for isa (kernels.cc, where MALLAT_DWT_AVX2 says whether this
+// library has the AVX2 build; its users do not see that definition).
+const LineKernels<int32_t>& line_kernels_53(Isa isa);
+const LineKernels<float>& line_kernels_97(Isa isa);
 
 }  // namespace mallat::dwt::cpu

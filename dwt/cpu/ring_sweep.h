@@ -39,8 +39,9 @@ void lone_row(T* p, int64_t count, int64_t coordinate) {
 
 template <typename T, typename W>
 const LineKernels<T>& make_line_kernels() {
+  constexpr bool reads_only = requires(T* s, T* d, T* row, const Split& sp) { W::inverse_interleaved(s, d, row, sp); };
   static const LineKernels<T> k{&inverse_row<T, W>, &inverse_row_apart<T, W>, &ring_iteration<T, W>,
-                                &lone_row<T, W>, count_steps<T, W>(false)};
+                                &lone_row<T, W>, count_steps<T, W>(false), reads_only};
   return k;
 }
 

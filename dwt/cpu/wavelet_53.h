@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "dwt/cpu/hor_sr_53.h"
+
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 struct Reversible53 {
@@ -15,11 +17,22 @@ struct Reversible53 {
     l.on_d([](int32_t x, int32_t a, int32_t b) { return x - ((a + b) >> 1); });
     l.on_s([](int32_t x, int32_t a, int32_t b) { return x + ((a + b + 2) >> 2); });
   }
+  // X(2n)   = Y(2n) - floor((Y(2n-1) + Y(2n+1) + 2) / 4), then
+  // X(2n+1) = Y(2n+1) + floor((X(2n) + X(2n+2)) / 2): one sample each.
+  static int32_t inverse_s(int32_t x, int32_t a, int32_t b) { return x - ((a + b + 2) >> 2); }
+  static int32_t inverse_d(int32_t x, int32_t a, int32_t b) { return x + ((a + b) >> 1); }
   template <typename L>
   static void inverse(const L& l) {
-    l.on_s([](int32_t x, int32_t a, int32_t b) { return x - ((a + b + 2) >> 2); });
-    l.on_d([](int32_t x, int32_t a, int32_t b) { return x + ((a + b) >> 1); });
+    l.on_s([](int32_t x, int32_t a, int32_t b) { return inverse_s(x, a, b); });
+    l.on_d([](int32_t x, int32_t a, int32_t b) { return inverse_d(x, a, b); });
   }
+#if defined(__AVX2__)
+  // HOR_SR in one pass (hor_sr_53.h), which lifting.h's inverse_row_apart
+  // takes where a wavelet has it.
+  static void inverse_interleaved(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp) {
+    hor_sr_53_avx2<Reversible53>(s, d, row, sp);
+  }
+#endif
   // F.4.7 / F.3.7: a lone sample at an odd coordinate is doubled, and halved
   // back (truncating, as OpenJPEG does for odd values a lossy decode can give).
   static int32_t lone_forward(int32_t x) { return x * 2; }

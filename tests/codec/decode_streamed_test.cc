@@ -1,10 +1,12 @@
 // codec::decode_streamed against codec::decode: the same samples, geometry,
 // colour and warnings, strip by strip, over wavelets, block coders,
 // component counts, precincts, odd sizes, offsets, sub-sampling, tiles,
-// precincts, -r, -c, layers and JP2; and false (nothing given to the sink)
+// precincts, -r, -c, layers and JP2, to a sink of samples and one of bytes;
+// and false (nothing given to the sink)
 // where the whole image is needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,9 +43,22 @@ Image test_image(int64_t w, int64_t h, int components, int precision, bool is_si
   return image;
 }
 
-// The strips joined into one image.
+// The strips joined into one image; with `bytes`, taking the rows as bytes
+// where the decoder gives them so (turned back into samples here).
 class Collect final : public RowSink {
  public:
+  explicit Collect(bool bytes = false) : bytes_(bytes) {}
+  bool takes_bytes() override { return bytes_; }
+  Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t y0) override {
+    EXPECT_EQ(y0, next_row);
+    const size_t n = image.components.size();
+    const auto width = static_cast<size_t>(image.components[0].width);
+    EXPECT_EQ(raster.size(), width * n * static_cast<size_t>(rows));
+    for (size_t i = 0; i < raster.size(); ++i) image.components[i % n].samples.push_back(raster[i]);
+    next_row += rows;
+    ++byte_strips;
+    return Status::Ok();
+  }
   Status begin(const Image& header) override {
     image = header;
     ++begins;
@@ -61,8 +76,11 @@ class Collect final : public RowSink {
     return Status::Ok();
   }
   Image image;
-  int begins = 0, strips = 0;
+  int begins = 0, strips = 0, byte_strips = 0;
   int64_t next_row = 0;
+
+ private:
+  bool bytes_;
 };
 
 void expect_same_image(const Image& a, const Image& b, const std::string& what) {
@@ -163,21 +181,39 @@ std::vector<Case> cases() {
   return v;
 }
 
+// On one thread (each code-block row decoded as its subband asks) and two
+// (rows decoded ahead in batches); to a sink of samples and to one that
+// takes bytes, which gets them for every case of unsigned components of up
+// to 8 bits, all of them decoded.
 TEST(DecodeStreamed, EqualsWholeImageDecode) {
   for (const Case& c : cases()) {
     auto bytes = encode(c.image, c.encode);
     ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
-    DecodeReport whole_report, streamed_report;
-    auto whole = decode(*bytes, c.decode, &whole_report);
-    ASSERT_TRUE(whole.ok()) << c.name << ": " << whole.status().message();
-    Collect sink;
-    auto streamed = decode_streamed(*bytes, c.decode, sink, &streamed_report);
-    ASSERT_TRUE(streamed.ok()) << c.name << ": " << streamed.status().message();
-    ASSERT_TRUE(*streamed) << c.name << ": not streamed";
-    EXPECT_EQ(sink.begins, 1) << c.name;
-    EXPECT_EQ(sink.next_row, whole->height()) << c.name;
-    expect_same_image(sink.image, *whole, c.name);
-    EXPECT_EQ(streamed_report.warnings, whole_report.warnings) << c.name;
+    for (int threads : {1, 2}) {
+      for (bool take_bytes : {false, true}) {
+        const std::string name =
+            c.name + ", " + std::to_string(threads) + " threads" + (take_bytes ? ", sink takes bytes" : "");
+        DecodeOptions options = c.decode;
+        options.threads = threads;
+        DecodeReport whole_report, streamed_report;
+        auto whole = decode(*bytes, options, &whole_report);
+        ASSERT_TRUE(whole.ok()) << name << ": " << whole.status().message();
+        Collect sink(take_bytes);
+        auto streamed = decode_streamed(*bytes, options, sink, &streamed_report);
+        ASSERT_TRUE(streamed.ok()) << name << ": " << streamed.status().message();
+        ASSERT_TRUE(*streamed) << name << ": not streamed";
+        EXPECT_EQ(sink.begins, 1) << name;
+        EXPECT_EQ(sink.next_row, whole->height()) << name;
+        expect_same_image(sink.image, *whole, name);
+        EXPECT_EQ(streamed_report.warnings, whole_report.warnings) << name;
+        const bool fits = options.components.empty() &&
+                          std::all_of(whole->components.begin(), whole->components.end(), [&](const Component& k) {
+                            return !k.is_signed && k.precision <= 8 && k.width == whole->components[0].width;
+                          });
+        EXPECT_EQ(sink.byte_strips > 0, take_bytes && fits) << name;
+        EXPECT_EQ(sink.strips > 0, !(take_bytes && fits)) << name;
+      }
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 // write_tile_reference (one step at a time over whole planes): the same
 // image for any thread count, on odd sizes, tiles that stick out of the
 // image on any side, sub-sampled components, both colour transforms,
-// precisions 1..31 and floats at the edges of the range (ties, NaN, inf).
+// precisions 1..31 and floats at the edges of the range (ties, NaN, inf);
+// write_tile_bytes against write_tile's samples interleaved.
 #include "codec/stages/tile_output.h"
 
 #include <gtest/gtest.h>
@@ -64,7 +65,7 @@ class TestTile {
     }
   }
 
-  // Fresh views (write_tile uses the planes as scratch).
+  // Fresh views (write_tile uses the 9/7's planes as scratch).
   std::vector<DecodedTileComponent> views() {
     std::vector<DecodedTileComponent> out(specs_.size());
     for (size_t c = 0; c < specs_.size(); ++c) {
@@ -165,6 +166,85 @@ TEST(TileOutput, ComponentsWithoutColourTransformMatchTheReference) {
       // Sub-sampled components: each on its own grid.
       check_tiles({a, b, a}, {1, 2, 3}, false, seed++);
       check_tiles({b}, {1}, false, seed++);
+    }
+  }
+}
+
+// write_tile_bytes against write_tile and an interleave of its samples:
+// every unsigned precision up to 8 bits, one to four components, with and
+// without the colour transform, both wavelets, on the tiles of check_tiles
+// (sticking out of the image), rows wide enough for the vector loop and its
+// tail (and narrower ones), at several thread counts.
+void check_bytes(const std::vector<ComponentSpec>& first, bool colour, uint32_t seed) {
+  const int64_t width = 97, height = 61;
+  const std::vector<int> sub(first.size(), 1);
+  const std::vector<int64_t> origin(first.size(), 0);
+  const auto n = static_cast<int64_t>(first.size());
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    Image expected = blank_image(first, width, height, sub);
+    std::vector<uint8_t> got(static_cast<size_t>(width * height * n), 0x5a);
+    uint32_t s = seed;
+    for (int64_t ty = -5; ty < height; ty += 27) {
+      for (int64_t tx = -13; tx < width; tx += 40) {
+        std::vector<ComponentSpec> specs = first;
+        for (ComponentSpec& c : specs) c.rect = {tx, ty, tx + 40, ty + 27};
+        TestTile a(specs, s), b(specs, s);
+        ++s;
+        write_tile(a.views(), colour, origin, origin, expected, pool);
+        write_tile_bytes(b.views(), colour, origin, origin, expected, got.data(), pool);
+      }
+    }
+    for (int64_t i = 0; i < width * height; ++i) {
+      for (int64_t c = 0; c < n; ++c) {
+        ASSERT_EQ(got[static_cast<size_t>(i * n + c)], expected.components[c].samples[static_cast<size_t>(i)])
+            << "pixel " << i << " component " << c << ", " << threads << " threads, precision " << first[c].precision
+            << (first[c].reversible ? " 5/3" : " 9/7") << (colour ? ", colour transform" : "");
+      }
+    }
+  }
+}
+
+TEST(TileOutput, BytesMatchTheSamplesInterleaved) {
+  uint32_t seed = 300;
+  for (int precision : {1, 5, 8}) {
+    for (bool reversible : {true, false}) {
+      const ComponentSpec s{precision, false, reversible, {}};
+      check_bytes({s, s, s}, true, seed++);
+      check_bytes({s, s, s}, false, seed++);
+      check_bytes({s}, false, seed++);
+      check_bytes({s, s, s, {precision, false, !reversible, {}}}, true, seed++);
+    }
+  }
+  Image signed_image = blank_image({{8, true, true, {}}}, 4, 4, {1});
+  EXPECT_FALSE(fits_bytes(signed_image));
+  EXPECT_FALSE(fits_bytes(blank_image({{9, false, true, {}}}, 4, 4, {1})));
+  EXPECT_TRUE(fits_bytes(blank_image({{8, false, true, {}}, {8, false, true, {}}, {8, false, true, {}}}, 4, 4, {1, 1, 1})));
+}
+
+// The 5/3's planes are only read (the streamed decoder hands over rows its
+// inverse DWT reads again), both where components 0..2 land on the same
+// columns (the RCT in one pass) and where their origins differ (on a copy).
+TEST(TileOutput, ReversiblePlanesAreOnlyRead) {
+  const ComponentSpec s{8, false, true, {-3, -2, 37, 25}};
+  const std::vector<std::vector<int64_t>> origins_x = {{0, 0, 0}, {0, 3, -2}}, origins_y = {{0, 0, 0}, {0, 1, 4}};
+  for (size_t k = 0; k < origins_x.size(); ++k) {
+    TestTile want_tile({s, s, s}, 7), got_tile({s, s, s}, 7);
+    Image expected = blank_image({s, s, s}, 30, 20, {1, 1, 1}), got = expected;
+    write_tile_reference(want_tile.views(), true, origins_x[k], origins_y[k], expected);
+    const std::vector<DecodedTileComponent> views = got_tile.views();
+    std::vector<std::vector<int32_t>> before(3);
+    for (int c = 0; c < 3; ++c)
+      for (int64_t y = 0; y < views[c].height(); ++y)
+        before[c].insert(before[c].end(), views[c].samples53.row(y), views[c].samples53.row(y) + views[c].width());
+    ThreadPool pool(2);
+    write_tile(views, true, origins_x[k], origins_y[k], got, pool);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(got.components[c].samples, expected.components[c].samples) << "component " << c << ", origins " << k;
+      std::vector<int32_t> after;
+      for (int64_t y = 0; y < views[c].height(); ++y)
+        after.insert(after.end(), views[c].samples53.row(y), views[c].samples53.row(y) + views[c].width());
+      EXPECT_EQ(after, before[c]) << "component " << c << " was written, origins " << k;
     }
   }
 }

@@ -75,6 +75,23 @@ TEST(File, WriteInPiecesGivesTheConcatenation) {
   fs::remove_all(dir);
 }
 
+// A size hint allocates ahead and changes no byte: a file smaller or larger
+// than its hint holds what was written, no more.
+TEST(File, SizeHintsLeaveTheBytesWritten) {
+  const fs::path dir = testing::make_temp_dir("io-file-hint");
+  for (uint64_t hint : {uint64_t{0}, uint64_t{10}, uint64_t{1000}, uint64_t{1} << 20}) {
+    const std::vector<uint8_t> bytes(1000, 0x5a);
+    Status s = write_file_atomically(dir / "h.bin", [&](const ByteSink& sink, const SizeHint& reserve) {
+      reserve(hint);
+      return sink(bytes);
+    });
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EXPECT_EQ(fs::file_size(dir / "h.bin"), 1000u) << "hint " << hint;
+    EXPECT_EQ(*read_file(dir / "h.bin"), bytes) << "hint " << hint;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(File, FailedProducerLeavesNothingAndReturnsItsError) {
   const fs::path dir = testing::make_temp_dir("io-file-producer");
   std::ofstream(dir / "old.bin") << "old";

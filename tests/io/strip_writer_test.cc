@@ -71,6 +71,45 @@ TEST(StripWriter, SameBytesAsWriteImage) {
     expect_same_bytes(testing::random_image(37, 23, c.components, c.precision, false, 7), c.ext, dir, rng);
 }
 
+// PNM of unsigned components of up to 8 bits also takes its raster as bytes
+// (the streamed decoder's): the bytes of write_image; other precisions, and
+// other formats, do not take it.
+TEST(StripWriter, PnmRasterRowsSameBytesAsWriteImage) {
+  const fs::path dir = testing::make_temp_dir("strip-writer-raster");
+  for (auto [components, precision] : {std::pair{3, 8}, {1, 8}, {3, 5}}) {
+    const Image image = testing::random_image(37, 23, components, precision, false, 11);
+    const fs::path whole = dir / "whole.ppm", strips = dir / (components == 3 ? "strips.ppm" : "strips.pgm");
+    ASSERT_TRUE(write_image(image, whole).ok());
+    const Status s = write_strips(strips, {}, [&](StripWriter& writer) -> Status {
+      Image header = image;
+      for (Component& c : header.components) c.samples.clear();
+      MALLAT_RETURN_IF_ERROR(writer.begin(header));
+      EXPECT_TRUE(writer.takes_raster());
+      for (int64_t y = 0; y < image.height(); y += 5) {
+        const int64_t n = std::min<int64_t>(5, image.height() - y);
+        std::vector<uint8_t> raster;
+        for (int64_t i = y * image.width(); i < (y + n) * image.width(); ++i)
+          for (const Component& c : image.components) raster.push_back(static_cast<uint8_t>(c.samples[static_cast<size_t>(i)]));
+        MALLAT_RETURN_IF_ERROR(writer.raster_rows(raster, n));
+      }
+      return Status::Ok();
+    });
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    EXPECT_TRUE(*read_file(whole) == *read_file(strips)) << components << " components, " << precision << " bits";
+  }
+  for (const char* name : {"deep.pgm", "deep.tif"}) {
+    const Status s = write_strips(dir / name, {}, [&](StripWriter& writer) -> Status {
+      Image header = testing::random_image(4, 4, 1, std::string(name) == "deep.pgm" ? 12 : 8, false, 1);
+      for (Component& c : header.components) c.samples.clear();
+      MALLAT_RETURN_IF_ERROR(writer.begin(header));
+      EXPECT_FALSE(writer.takes_raster()) << name;
+      EXPECT_FALSE(writer.raster_rows(std::vector<uint8_t>(16), 4).ok()) << name;
+      return internal_error("stop");
+    });
+    EXPECT_FALSE(s.ok());
+  }
+}
+
 TEST(StripWriter, NoFileWhenAStripIsBadOrRowsAreMissing) {
   const fs::path dir = testing::make_temp_dir("strip-writer-bad");
   std::mt19937 rng(4);

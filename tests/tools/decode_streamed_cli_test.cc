@@ -100,7 +100,11 @@ TEST(DecodeStreamedCli, PnmFilesAreTheWholeImagePathsBytes) {
                                   dir),
               0)
         << out;
-    for (const std::string args : {"", "-r 2 -l 1 -threads 1"}) expect_same_files(dir / e.name, args, dir, ".pgm");
+    // -p 8 leaves 8-bit samples as they are (the raster written from bytes),
+    // -p 6 and -force-rgb change them (from samples).
+    for (const std::string args : {"", "-r 2 -l 1 -threads 1", "-p 8", "-p 6", "-threads 1 -p 5S"})
+      expect_same_files(dir / e.name, args, dir, ".pgm");
+    expect_same_files(dir / e.name, "-force-rgb -threads 1", dir, ".ppm");
     expect_same_files(dir / e.name, "-r 1", dir, ".tif");
     expect_same_files(dir / e.name, "-c 0", dir, ".png");
   }
