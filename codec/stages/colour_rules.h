@@ -1,5 +1,5 @@
-// Annex G's forward rules per sample, for the host's loops
-// (component_transform.cc, tile_input.cc) and the device runner's kernels
+// Annex G's rules per sample, for the host's loops
+// (component_transform.cc, tile_input.cc, tile_output.cc) and the device runner's kernels
 // (codec/stages/cuda/) alike: one rule in one place, so that CI's CPU tests
 // check what the GPU runs.
 #pragma once
@@ -22,6 +22,15 @@ MALLAT_HD inline void rct_forward_sample(int32_t& c0, int32_t& c1, int32_t& c2) 
   c0 = (r + 2 * g + b) >> 2;  // Y0 = floor((I0 + 2 I1 + I2) / 4)
   c1 = b - g;                 // Y1 = I2 - I1
   c2 = r - g;                 // Y2 = I0 - I1
+}
+
+// G.2's inverse of one sample (G-7): rct_inverse's, and the output stage's
+// where it runs with the DC shift in one pass (tile_output.cc).
+MALLAT_HD inline void rct_inverse_sample(int32_t y0, int32_t y1, int32_t y2, int32_t& i0, int32_t& i1, int32_t& i2) {
+  const int32_t g = y0 - ((y1 + y2) >> 2);  // I1 = Y0 - floor((Y2 + Y1) / 4)
+  i0 = y2 + g;                              // I0 = Y2 + I1
+  i1 = g;
+  i2 = y1 + g;  // I2 = Y1 + I1
 }
 
 }  // namespace mallat::codec

@@ -17,15 +17,6 @@ void dc_level_shift_inverse(std::span<int32_t> samples, int precision, bool is_s
 void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2);
 void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2);
 
-// G.2's inverse of one sample (G-7): rct_inverse's, and the output stage's
-// where it runs with the DC shift in one pass (tile_output.cc).
-inline void rct_inverse_sample(int32_t y0, int32_t y1, int32_t y2, int32_t& i0, int32_t& i1, int32_t& i2) {
-  const int32_t g = y0 - ((y1 + y2) >> 2);  // I1 = Y0 - floor((Y2 + Y1) / 4)
-  i0 = y2 + g;                              // I0 = Y2 + I1
-  i1 = g;
-  i2 = y1 + g;  // I2 = Y1 + I1
-}
-
 // G.3: forward and inverse ICT on float planes, in place.
 void ict_forward(std::span<float> c0, std::span<float> c1, std::span<float> c2);
 void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2);

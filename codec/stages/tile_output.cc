@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "codec/stages/colour_rules.h"
 #include "codec/stages/component_transform.h"
 
 namespace mallat::codec {
