@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "codec/stages/stored_samples.h"
+
 namespace mallat::codec {
 
 std::string device_tile_unsupported(const EncodeTile& tile) {
@@ -37,7 +39,12 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
   constexpr int64_t kRowAlign = 32;    // samples: 128-byte rows
   constexpr uint64_t kPlaneAlign = 64;  // samples: 256-byte planes
   const auto round_up = [](int64_t v, int64_t a) { return (std::max<int64_t>(v, 1) + a - 1) / a * a; };
-  for (const TilePlane& plane : tile.planes) {
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    const TilePlane& plane = tile.planes[c];
+    plan.stored_offset.push_back(plan.stored_size);
+    const uint64_t stored = static_cast<uint64_t>(plane.width() * plane.height()) *
+                            static_cast<uint64_t>(stored_bytes(tile.image->components[c].precision));
+    plan.stored_size += (stored + 255) / 256 * 256;
     plan.plane_offset.push_back(plan.plane_samples);
     plan.plane_pitch.push_back(round_up(plane.width(), kRowAlign));
     const uint64_t samples = static_cast<uint64_t>(plan.plane_pitch.back() * plane.height());

@@ -31,6 +31,12 @@ struct DeviceTilePlan {
   // largest in scratch_samples.
   std::vector<int64_t> scratch_pitch;
   uint64_t scratch_samples = 0;
+  // Plane c's samples as stored on the way up (stored_samples.h:
+  // stored_bytes of its component's precision) start at stored_offset[c]
+  // bytes in a buffer of stored_size, packed rows of the plane's width;
+  // each plane starts on 256 bytes.
+  std::vector<uint64_t> stored_offset;
+  uint64_t stored_size = 0;
   entropy::T1DeviceBatchLayout t1;
   std::vector<GatherJob> gather;
 };

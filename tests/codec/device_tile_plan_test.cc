@@ -2,7 +2,8 @@
 // CPU: its gather jobs, run on the host over the CPU runner's DWT output
 // laid out as the plan says, give each code-block the samples the CPU codes,
 // and Tier-1 on them gives the CPU runner's bytes; its Tier-1 jobs carry
-// the blocks' parameters; the tiles it does not cover say why.
+// the blocks' parameters; the tiles it does not cover say why; a runner
+// whose device is starting, or cannot start, leaves tiles on the CPU.
 #include "codec/stages/device_tile_plan.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "codec/api/encode.h"
+#include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "common/image.h"
 #include "dwt/geometry.h"
@@ -141,6 +144,31 @@ TEST(DeviceTilePlan, TilesItDoesNotCoverSayWhy) {
   short_source.source_x[2] = 30;  // 30 + 53 columns of a 70-wide component
   EXPECT_NE(device_tile_unsupported(short_source).find("component 2"), std::string::npos);
   EXPECT_FALSE(plan_device_tile(roi).ok());
+}
+
+// A batch's lanes start their devices on threads (start_device_tile_context)
+// and code on meanwhile: before the start, after it, and where there is no
+// device (CI; a build without CUDA) at all, every codestream is the CPU
+// path's; where the device cannot start, wait_started says so.
+TEST(DeviceTileContext, StartingOrNotTheBytesAreTheCpuPaths) {
+  Scene scene;
+  scene.image.components.resize(3);
+  EncodeOptions cpu;
+  cpu.threads = 2;
+  const Result<std::vector<uint8_t>> want = encode(scene.image, cpu);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  EncodeOptions whole = cpu;
+  whole.device_tile_context = start_device_tile_context();
+  const Result<std::vector<uint8_t>> first = encode(scene.image, whole);
+  const Status started = wait_started(*whole.device_tile_context);
+  const Result<std::vector<uint8_t>> second = encode(scene.image, whole);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(*first == *want);
+  EXPECT_TRUE(*second == *want) << (started.ok() ? "on the device" : "on the CPU: " + started.message());
+  if (!started.ok()) {
+    EXPECT_FALSE(started.message().empty());
+  }
 }
 
 }  // namespace

@@ -180,8 +180,8 @@ TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
 // The device runner (codec/stages/device_tile_stages.h): tiles it covers go
 // to the GPU whole (colour, DWT, Tier-1 there), the others (9/7, HT) to the
 // CPU runner; every codestream is the CPU path's, one context for all the
-// calls (its buffers grow and are reused), and again with 4 components and
-// a signed 12-bit image.
+// calls (its buffers grow and are reused), and again with 4 components, a
+// signed 12-bit image (2 stored bytes a sample) and samples out of range.
 TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   SKIP_WITHOUT_DEVICE();
   auto device = make_device_tile_context();
@@ -208,6 +208,20 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
     ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
     EXPECT_TRUE(*want == *got) << c.name << ": " << want->size() << " bytes on the CPU, " << got->size()
                                << " with whole tiles on the device";
+  }
+  // A sample beyond its precision (a library caller's image): the runner
+  // sends the int32 samples instead of the stored ones, and does what the
+  // CPU path does with it.
+  Image beyond = photo_like(90, 70, 3, 8, 14);
+  beyond.components[1].samples[5] = 300;
+  beyond.components[2].samples[77] = -3;
+  EncodeOptions whole = base;
+  whole.device_tile_context = *device;
+  const auto want = encode(beyond, base);
+  const auto got = encode(beyond, whole);
+  ASSERT_EQ(want.ok(), got.ok()) << (want.ok() ? got.status().message() : want.status().message());
+  if (want.ok()) {
+    EXPECT_TRUE(*want == *got);
   }
 }
 

@@ -4,16 +4,24 @@
 // encoder's, so every step waits only for the one before it.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
+#include "codec/stages/stored_samples.h"
 #include "dwt/cuda/check.h"
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
+#include "common/timeline.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1_device_batch.h"
 
@@ -21,25 +29,99 @@ namespace mallat::codec {
 
 using dwt::cuda::check_cuda;
 
+using StartedT1 = Result<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>;
+
 class DeviceTileContext {
  public:
   explicit DeviceTileContext(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1) : t1_(std::move(t1)) {}
+  explicit DeviceTileContext(std::future<StartedT1> starting) : starting_(std::move(starting)) {}
 
+  // Whether the device has started; false for good where it could not.
+  bool started();
+  Status wait_started();
   Status run(EncodeTile& tile, ThreadPool& pool);
 
  private:
   int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
   int32_t* out() const { return reinterpret_cast<int32_t*>(out_.data()); }
+  Result<bool> narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool);
+  Status upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients, ThreadPool& pool);
 
+  std::mutex start_mutex_;
+  std::future<StartedT1> starting_;  // valid until taken by started()
+  Status start_status_;
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
-  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_;
+  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, stored_;
+  dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
   entropy::cuda::T1DeviceBatchResult result_;  // kept, so its buffers are reused
 };
 
+bool DeviceTileContext::started() {
+  std::lock_guard<std::mutex> lock(start_mutex_);
+  if (starting_.valid() && starting_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    StartedT1 t1 = starting_.get();
+    if (t1.ok()) t1_ = std::move(t1).value();
+    else start_status_ = t1.status();
+  }
+  return t1_ != nullptr;
+}
+
+Status DeviceTileContext::wait_started() {
+  {
+    std::lock_guard<std::mutex> lock(start_mutex_);
+    if (starting_.valid()) starting_.wait();
+  }
+  if (started()) return Status::Ok();
+  return start_status_.ok() ? device_error("the device runner has no device") : start_status_;
+}
+
+// The tile's samples narrowed into the pinned buffer by the pool's
+// threads, a run of rows each; false where a sample is out of its range.
+Result<bool> DeviceTileContext::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
+  // A run that failed may have left a copy from the buffer queued.
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(t1_->stream()), "waiting for the device"));
+  MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
+  constexpr int64_t kRows = 64;
+  std::vector<std::pair<size_t, int64_t>> runs;  // (plane, first row)
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    for (int64_t y = 0; y < tile.planes[c].height(); y += kRows) runs.emplace_back(c, y);
+  }
+  std::atomic<bool> in_range{true};
+  pool.parallel_for(static_cast<int64_t>(runs.size()), [&](int64_t k) {
+    const auto [c, y] = runs[static_cast<size_t>(k)];
+    const TilePlane& plane = tile.planes[c];
+    const Component& comp = tile.image->components[c];
+    const int64_t rows = std::min<int64_t>(kRows, plane.height() - y);
+    const int32_t* from = comp.samples.data() + (tile.source_y[c] + y) * comp.width + tile.source_x[c];
+    std::byte* to = stored_host_.data() + plan.stored_offset[c] +
+                    static_cast<uint64_t>(y * plane.width() * stored_bytes(comp.precision));
+    if (!narrow_rows(from, comp.width, plane.width(), rows, comp.precision, comp.is_signed, to)) in_range = false;
+  });
+  return in_range.load();
+}
+
+// The stored samples up in one copy, then widened into the planes.
+Status DeviceTileContext::upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(stored_.data(), stored_host_.data(), plan.stored_size, cudaMemcpyHostToDevice, s),
+      "copying a tile's stored samples to the device"));
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    const TilePlane& plane = tile.planes[c];
+    const Component& comp = tile.image->components[c];
+    MALLAT_RETURN_IF_ERROR(cuda::launch_widen(stored_.data() + plan.stored_offset[c], comp.precision, comp.is_signed,
+                                              plane.width(), plane.height(), in() + plan.plane_offset[c],
+                                              plan.plane_pitch[c], s));
+  }
+  return Status::Ok();
+}
+
+// The int32 samples as they are, for an image whose samples do not fit
+// their precision (the CPU path codes them as they are too).
 Status DeviceTileContext::upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];
@@ -151,35 +233,61 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   tile.quantisation.assign(n, {});  // the reversible path quantises nothing (no ROI here)
   if (n == 0) return Status::Ok();
   const cudaStream_t s = t1_->stream();
+  // With MALLAT_TIMELINE, each step waits for the device and is a span of
+  // its own (dt_*), so that the timeline shows where a tile's time goes;
+  // otherwise the steps are queued on the stream and only download waits.
+  const bool marked = timeline::enabled();
+  timeline::Clock::time_point since = marked ? timeline::Clock::now() : timeline::Clock::time_point{};
+  const auto mark = [&](const char* what) -> Status {
+    if (!marked) return Status::Ok();
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "waiting for the device"));
+    const timeline::Clock::time_point now = timeline::Clock::now();
+    timeline::record(what, since, now, timeline::current_tag());
+    since = now;
+    return Status::Ok();
+  };
   MALLAT_RETURN_IF_ERROR(in_.reserve(plan.plane_samples * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
   for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
   MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
-  MALLAT_RETURN_IF_ERROR(upload_samples(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(mark("dt_reserve"));
+  MALLAT_ASSIGN_OR_RETURN(const bool narrowed, narrow(tile, plan, pool));
+  MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
+  MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s) : upload_samples(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(mark("dt_upload"));
   MALLAT_RETURN_IF_ERROR(colour(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(transform(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(mark("dt_colour_dwt"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
                                                     plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice, s),
                                     "copying the gather jobs"));
   MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()), plan.gather.size(),
                                              out(), coefficients, s));
   MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, plan.t1.coefficients, plan.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(mark("dt_gather"));
   MALLAT_RETURN_IF_ERROR(t1_->encode());
+  MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
   MALLAT_RETURN_IF_ERROR(t1_->download(result_));
-  return finish(tile, plan, coefficients, pool);
+  MALLAT_RETURN_IF_ERROR(mark("dt_download"));
+  MALLAT_RETURN_IF_ERROR(finish(tile, plan, coefficients, pool));
+  return mark("dt_finish");
 }
 
 namespace {
 
 class DeviceTileStages final : public TileStages {
  public:
+  // A tile waits for the device's start (a device that cannot start
+  // leaves it to the CPU runner), asked once, so that a tile goes one way.
   DeviceTileStages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device)
-      : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device) {}
+      : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device), started_(device.wait_started().ok()) {}
 
   std::string name() const override { return "device (colour, 5/3 DWT, Tier-1 on CUDA), else " + cpu_->name(); }
 
-  bool keeps_whole(const EncodeTile& tile) const override { return device_tile_unsupported(tile).empty(); }
+  bool keeps_whole(const EncodeTile& tile) const override {
+    return started_ && device_tile_unsupported(tile).empty();
+  }
 
   Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
     if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
@@ -199,6 +307,7 @@ class DeviceTileStages final : public TileStages {
   ThreadPool& pool_;
   std::unique_ptr<TileStages> cpu_;
   DeviceTileContext& device_;
+  const bool started_;
 };
 
 }  // namespace
@@ -208,6 +317,13 @@ Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context() {
                           entropy::cuda::T1DeviceEncoder::create());
   return std::make_shared<DeviceTileContext>(std::move(t1));
 }
+
+std::shared_ptr<DeviceTileContext> start_device_tile_context() {
+  return std::make_shared<DeviceTileContext>(
+      std::async(std::launch::async, [] { return entropy::cuda::T1DeviceEncoder::create(); }));
+}
+
+Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
   return std::make_unique<DeviceTileStages>(pool, dwt, device);

@@ -2,6 +2,7 @@
 // loop over samples with the rule of colour_rules.h, the one the CPU runs.
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/cuda/forward_launch.h"
+#include "codec/stages/stored_samples.h"
 #include "dwt/cuda/check.h"
 
 namespace mallat::codec::cuda {
@@ -12,6 +13,24 @@ constexpr int kThreads = 256;
 int blocks_for(size_t count) {
   const size_t b = (count + kThreads - 1) / kThreads;
   return static_cast<int>(b < 65535 * 16 ? b : 65535 * 16);
+}
+
+// Sample i of the packed stored plane to its place in the int32 plane;
+// the conversion is stored_samples.h's widen (a plain C++ one).
+template <typename Stored>
+__global__ void widen_kernel(const Stored* stored, uint64_t count, uint32_t width, int32_t* plane, int64_t pitch) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count; i += uint64_t{gridDim.x} * blockDim.x) {
+    const uint64_t y = i / width, x = i - y * width;
+    plane[y * pitch + x] = static_cast<int32_t>(stored[i]);
+  }
+}
+
+template <typename Stored>
+Status widen_as(const void* stored, int64_t width, int64_t height, int32_t* plane, int64_t pitch, cudaStream_t s) {
+  const uint64_t count = static_cast<uint64_t>(width * height);
+  widen_kernel<Stored><<<blocks_for(count), kThreads, 0, s>>>(static_cast<const Stored*>(stored), count,
+                                                              static_cast<uint32_t>(width), plane, pitch);
+  return dwt::cuda::check_launch("widen_kernel");
 }
 
 __global__ void dc_shift_kernel(int32_t* p, size_t n, int32_t shift) {
@@ -40,6 +59,21 @@ __global__ void gather_kernel(const GatherJob* jobs, const int32_t* planes, int3
 }
 
 }  // namespace
+
+Status launch_widen(const void* stored, int precision, bool is_signed, int64_t width, int64_t height, int32_t* plane,
+                    int64_t pitch, cudaStream_t stream) {
+  if (width <= 0 || height <= 0) return Status::Ok();
+  switch (stored_bytes(precision)) {
+    case 1:
+      return is_signed ? widen_as<int8_t>(stored, width, height, plane, pitch, stream)
+                       : widen_as<uint8_t>(stored, width, height, plane, pitch, stream);
+    case 2:
+      return is_signed ? widen_as<int16_t>(stored, width, height, plane, pitch, stream)
+                       : widen_as<uint16_t>(stored, width, height, plane, pitch, stream);
+    default:
+      return widen_as<int32_t>(stored, width, height, plane, pitch, stream);
+  }
+}
 
 Status launch_dc_shift(int32_t* samples, size_t count, int32_t shift, cudaStream_t stream) {
   if (count == 0 || shift == 0) return Status::Ok();

@@ -1,5 +1,5 @@
 // Launchers of the device runner's sample kernels (forward_kernels.cu):
-// DC shift and RCT in place on int32 planes, and the gather of code-blocks
+// the stored samples widened, DC shift and RCT in place on int32 planes, and the gather of code-blocks
 // from the DWT's packed output into Tier-1's batch. Host declarations only.
 #pragma once
 
@@ -12,6 +12,12 @@
 #include "common/status.h"
 
 namespace mallat::codec::cuda {
+
+// A plane's samples as stored (stored_samples.h: `precision` bits in
+// stored_bytes(precision) bytes, signed or not), packed rows of `width`,
+// widened into `height` rows of `pitch` int32 samples at `plane`.
+Status launch_widen(const void* stored, int precision, bool is_signed, int64_t width, int64_t height, int32_t* plane,
+                    int64_t pitch, cudaStream_t stream);
 
 // G.1.2 on `count` samples: each minus `shift`.
 Status launch_dc_shift(int32_t* samples, size_t count, int32_t shift, cudaStream_t stream);

@@ -1,0 +1,67 @@
+#include "codec/stages/stored_samples.h"
+
+#include <cstring>
+
+namespace mallat::codec {
+namespace {
+
+template <typename Stored>
+bool narrow_as(const int32_t* from, int64_t from_pitch, int64_t width, int64_t rows, int32_t lo, int32_t hi,
+               std::byte* to) {
+  Stored* out = reinterpret_cast<Stored*>(to);
+  int32_t least = lo, most = hi;
+  for (int64_t y = 0; y < rows; ++y) {
+    const int32_t* row = from + y * from_pitch;
+    for (int64_t x = 0; x < width; ++x) {
+      const int32_t v = row[x];
+      least = v < least ? v : least;
+      most = v > most ? v : most;
+      out[y * width + x] = static_cast<Stored>(v);
+    }
+  }
+  return least >= lo && most <= hi;
+}
+
+template <typename Stored>
+void widen_as(const std::byte* from, int64_t count, int32_t* to) {
+  for (int64_t i = 0; i < count; ++i) {
+    Stored v;
+    std::memcpy(&v, from + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
+    to[i] = widen(v);
+  }
+}
+
+}  // namespace
+
+bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t rows, int precision, bool is_signed,
+                 std::byte* to) {
+  const int bits = precision < 1 ? 1 : precision > 31 ? 31 : precision;
+  const int32_t lo = is_signed ? -(int32_t{1} << (bits - 1)) : 0;
+  const int32_t hi = is_signed ? (int32_t{1} << (bits - 1)) - 1 : static_cast<int32_t>((int64_t{1} << bits) - 1);
+  switch (stored_bytes(precision)) {
+    case 1:
+      return is_signed ? narrow_as<int8_t>(from, from_pitch, width, rows, lo, hi, to)
+                       : narrow_as<uint8_t>(from, from_pitch, width, rows, lo, hi, to);
+    case 2:
+      return is_signed ? narrow_as<int16_t>(from, from_pitch, width, rows, lo, hi, to)
+                       : narrow_as<uint16_t>(from, from_pitch, width, rows, lo, hi, to);
+    default:
+      // 4 bytes hold any int32; the range is the CPU path's concern.
+      for (int64_t y = 0; y < rows; ++y)
+        std::memcpy(to + y * width * 4, from + y * from_pitch, static_cast<size_t>(width) * 4);
+      return true;
+  }
+}
+
+void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to) {
+  switch (stored_bytes(precision)) {
+    case 1:
+      return is_signed ? widen_as<int8_t>(from, count, to) : widen_as<uint8_t>(from, count, to);
+    case 2:
+      return is_signed ? widen_as<int16_t>(from, count, to) : widen_as<uint16_t>(from, count, to);
+    default:
+      return widen_as<int32_t>(from, count, to);
+  }
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,39 @@
+// A tile's samples as a file stores them (issue 15, deliver 2: "samples go
+// up as stored, 8 or 16-bit"): the device runner (device_tile_stages.h)
+// narrows each plane's int32 samples on the host into a pinned buffer of 1
+// or 2 bytes a sample, copies that up (a quarter or half of the int32
+// bytes) and widens it on the device. Plain C++, so that CI checks the
+// narrowing and the widening rule on the CPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mallat::codec {
+
+// Bytes a sample of `precision` bits (1..38, Table A.11) takes on the way
+// up: 1 to 8 bits in 1, 9 to 16 in 2, more in 4.
+inline int stored_bytes(int precision) { return precision <= 8 ? 1 : precision <= 16 ? 2 : 4; }
+
+// The rule both sides keep: a sample is stored as the type of its bytes
+// and signedness (a plain C++ conversion) and read back through the same
+// type widened to int32. Exact for every sample in range of its precision.
+template <typename Stored>
+inline int32_t widen(Stored v) {
+  return static_cast<int32_t>(v);
+}
+
+// `rows` rows of `width` samples at `from` (rows `from_pitch` samples
+// apart) into `to`, packed, `stored_bytes(precision)` bytes each, as
+// `widen` reads them back. False where a sample lies outside the range of
+// a `precision`-bit sample (signed or not): a library caller's image may
+// hold such samples, which the CPU path codes as they are, so the caller
+// then sends the int32 samples instead and `to` is left unused.
+bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t rows, int precision, bool is_signed,
+                 std::byte* to);
+
+// The widening on the host, as the device runner's kernel does it: `count`
+// stored samples at `from` into `to`.
+void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to);
+
+}  // namespace mallat::codec
