@@ -157,7 +157,7 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
 }
 
 int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
-              int files_at_once) {
+              int files_at_once, int files_ahead) {
   const size_t n = plan.files.size();
   std::vector<BatchItem> items(n);
   for (size_t i = 0; i < n; ++i) items[i].file = &plan.files[i];
@@ -179,13 +179,13 @@ int run_batch(const std::string& command, const BatchPlan& plan, const BatchStep
   }
   // Each file on a thread of its own: read, wait for a free lane, code,
   // write. At most `files_at_once` files code at a time (each in a lane of
-  // its own) and at most `lanes + 2` files are started and not yet written,
+  // its own) and at most `lanes + files_ahead` are started and not yet written,
   // in whatever order they finish: reading runs ahead of the lanes, no lane
   // waits for a slow file before it to finish, and each file is written as
   // soon as it is coded, beside the others' writes. Files are reported in
   // order.
   const size_t lanes = files_at_once < 1 ? 1 : static_cast<size_t>(files_at_once);
-  const size_t in_flight_limit = lanes + 2;
+  const size_t in_flight_limit = lanes + static_cast<size_t>(files_ahead < 1 ? 1 : files_ahead);
   std::mutex mutex;
   std::condition_variable lane_freed, file_done;
   std::vector<bool> lane_busy(lanes, false);

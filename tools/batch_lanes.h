@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codec/api/decode.h"
@@ -25,16 +26,44 @@ namespace mallat::tools {
 // file waiting for its launch, so a third lane keeps the GPU fed.
 inline constexpr int kDefaultBatchFiles = 3;
 
+// The same for a batch encode whose tiles go to the device whole
+// (--device cuda, --device-stages all: codec/stages/device_tile_stages.h),
+// where a lane holds its file only while the device codes it and Tier-2
+// and the write run. H200 machine, 2026-11-24, 64 copies of the 3840x2048
+// mosaic, lossless, -threads 16, ms per image in 3 alternated rounds:
+// K = 3: 46.7, 48.4, 45.7; K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6.
+inline constexpr int kWholeTileBatchFiles = 4;
+
+// K for a batch: --batch-files' value where given (above 0), else the
+// default of its path.
+inline int batch_files_for(int given, bool whole_tiles_on_device) {
+  return given > 0 ? given : whole_tiles_on_device ? kWholeTileBatchFiles : kDefaultBatchFiles;
+}
+
+// Files a batch reads ahead of its lanes (run_batch's files_ahead): 2, or 4
+// where the device takes whole tiles, whose lanes finish a file every
+// 25-30 ms while a PPM takes 55-65 ms to read. H200 machine, 2026-11-24,
+// 64 copies of the mosaic, lossless, K = 4, 3 alternated rounds, ms per
+// image: ahead 2: 44.1, 43.6, 43.5; 4: 41.2, 52.4, 41.7; 6: 41.9, 43.2, 45.5.
+inline int files_ahead_for(bool whole_tiles_on_device) { return whole_tiles_on_device ? 4 : 2; }
+
 // Parses --batch-files' value: a whole number from 1 to 16.
 Status parse_batch_files(const std::string& value, int* files);
 
+// What --batch-files' help says of K's default (a literal: the table keeps a view).
+inline constexpr std::string_view kBatchFilesHelp =
+    "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
+    "(--device-slots, --device-rounds). The files are the same whatever K";
+inline constexpr std::string_view kEncodeBatchFilesHelp =
+    "a batch codes K files at once (default 3; 4 where a device takes whole tiles: --device cuda|auto with "
+    "--device-stages all), each with -threads threads; with --device cuda they share the GPU (--device-slots, "
+    "--device-rounds). The files are the same whatever K";
+
 // --batch-files K, for encode's and decode's tables (Settings::batch_files).
 template <typename Settings>
-Option<Settings> batch_files_row() {
-  return {{"--batch-files"}, "K",
-          "a batch codes K files at once (default 3), each with -threads threads; with --device cuda their Part 1 "
-          "code-blocks share the GPU (--device-slots, --device-rounds). The files are the same whatever K",
-          "3", [](Settings& s, const std::string& v) { return parse_batch_files(v, &s.batch_files); }};
+Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
+  return {{"--batch-files"}, "K", help, "3",
+          [](Settings& s, const std::string& v) { return parse_batch_files(v, &s.batch_files); }};
 }
 
 // `lanes` copies of `opt` (whose device coder, if any, they share), each

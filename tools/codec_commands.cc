@@ -83,7 +83,7 @@ struct EncodeSettings {
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
   DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
-  int batch_files = kDefaultBatchFiles;  // --batch-files
+  int batch_files = 0;           // --batch-files; 0: batch_files_for's default
 };
 
 // What decode's options fill in.
@@ -348,7 +348,7 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
-      batch_files_row<EncodeSettings>(),
+      batch_files_row<EncodeSettings>(kEncodeBatchFilesHelp),
       device_share_row<EncodeSettings>(),
       device_slots_row<EncodeSettings>(),
       device_rounds_row<EncodeSettings>(),
@@ -649,6 +649,8 @@ int encode_main(const Args& given) {
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   // The device starts now, while the input is read (device_placement.h).
   const bool asked_cuda = opt.dwt_backend == dwt::BackendKind::kCuda;
+  s.batch_files = batch_files_for(s.batch_files, opt.dwt_backend != dwt::BackendKind::kCpu &&
+                                                     device_whole_tiles(s.device_request, true));
   entropy::DeviceCoderOptions device;
   const std::string& first_input = !s.batch.inputs.empty() ? s.batch.inputs[0] : s.batch.image_dir;
   if (!first_input.empty()) device.expected_samples = expected_samples_hint(first_input);
@@ -682,7 +684,8 @@ int encode_main(const Args& given) {
   Result<std::vector<codec::EncodeOptions>> lanes =
       encode_lanes(opt, s.batch_files, device_whole_tiles(s.device_request, true));
   if (!lanes.ok()) return fail("encode", lanes.status().message());
-  const int status = run_batch("encode", *plan, encode_steps(s, *lanes), s.quiet, s.batch_files);
+  const int status = run_batch("encode", *plan, encode_steps(s, *lanes), s.quiet, s.batch_files,
+                               files_ahead_for(!lanes->empty() && (*lanes)[0].device_tile_context != nullptr));
   note_device_fallback("encode", opt, asked_cuda, s.quiet);
   return status;
 }

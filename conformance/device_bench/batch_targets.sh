@@ -4,10 +4,11 @@
 # -I -r 20, encoded and decoded with --device cpu and cuda alternated (two runs each, outputs compared), OpenJPEG
 # -ImgDir on the same N files (one run each); one file cpu against cuda (medians of 7, alternated); HT one thread
 # against OpenJPH (ht_single_thread.sh) and, with LARGE=1, at 15360x8192 (the mosaic tiled 4x4, medians of 3).
-# Needs .gpu/ (README here). Usage, from the repository root there: [N=64] [LARGE=1] bash .../batch_targets.sh
+# WITH_OPJ=0 leaves OpenJPEG out (opj_batch.sh runs it alone, so that each call stays under the device's 10 minutes).
+# Needs .gpu/ (README here). Usage, from the repository root there: [N=64] [LARGE=1] [WITH_OPJ=0] bash .../batch_targets.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-R=$OUT/final.txt; N=${N:-64}; LARGE=${LARGE:-0}
+R=$OUT/final.txt; N=${N:-64}; LARGE=${LARGE:-0}; WITH_OPJ=${WITH_OPJ:-1}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $(nproc)"; g++ --version | head -1; uptime; } > $R
 B=build-gpu
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
@@ -16,26 +17,18 @@ if cmake --build $B -j16 > $OUT/build.log 2>&1; then echo "gcc 13 -Werror full b
 else echo "gcc 13 -Werror full build: FAILED" >> $R; grep -E "error|warning" $OUT/build.log | head -20 >> $R;
   cmake -S . -B $B -DMALLAT_WERROR=OFF > /dev/null; cmake --build $B -j16 -- -k > $OUT/build2.log 2>&1; fi
 echo "built $(date +%T)" >> $R
-(cd $B && ctest -L gpu -j4 2>&1 | tail -3) >> $R
+(cd $B && ctest -L gpu -j4 2>&1 | tail -3; ./tests/codec/codec_test --gtest_filter="DeviceTile*:Stored*" 2>&1 | tail -1) >> $R
 M=$PWD/$B/tools/mallat
 echo "== HT single thread (ht_single_thread.sh)" >> $R
 bash conformance/device_bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
 
 . conformance/device_bench/timing.sh
-# per_image LABEL COMMAND...: one whole command (timing.sh's timed); its wall over the batch's N files, and its user+sys.
-per_image() {
-  local label=$1
-  shift
-  timed "$@"
-  awk -v l="$label" -v w="$WALL" -v c="$CPU" -v n="$N" \
-    'BEGIN {printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, w, w * 1000 / n, c}' >> "$R"
-}
 # equal DIR REF EXT TEXT: "TEXT: yes" when every REF file has its equal in DIR, else "no".
 equal() { echo "$4: $([ "$(same "$1" "$2" "$3")" = 0 ] && echo yes || echo no)" >> "$R"; }
 W=/tmp/bt; rm -rf $W; mkdir -p $W/in
 for i in $(seq -f %02g 1 $N); do cp .gpu/mosaic.ppm $W/in/m$i.ppm; done
 OPJ=$PWD/.gpu/opj/bin; OPJ_LIB=$PWD/.gpu/opj/lib
-opj() { LD_LIBRARY_PATH=$OPJ_LIB per_image "$@"; }
+opj() { [ "$WITH_OPJ" = 1 ] || return 0; LD_LIBRARY_PATH=$OPJ_LIB per_image "$@"; }
 # encode and decode: name|tag|mallat's encode options
 for mode in "lossless|lossless|" "-I -r 20|lossy|-I -r 20"; do
   IFS="|" read -r name tag opts <<< "$mode"

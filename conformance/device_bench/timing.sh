@@ -52,3 +52,12 @@ medians_table() {
         "$(awk -v w="$mw" -v n="$n" 'BEGIN {print w * 1000 / n}')" "$mc" "$walls"
     done
 }
+
+# per_image LABEL COMMAND...: timed; appends to $R its wall over the batch's $N files (ms per image) and its user+sys.
+per_image() {
+  local label=$1
+  shift
+  timed "$@"
+  awk -v l="$label" -v w="$WALL" -v c="$CPU" -v n="$N" \
+    'BEGIN {printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, w, w * 1000 / n, c}' >> "$R"
+}
