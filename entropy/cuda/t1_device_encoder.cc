@@ -46,6 +46,9 @@ struct T1DeviceEncoder::Impl {
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
+  PinnedBuffer<SharedT1Result> pinned_results;  // download_pinned's
+  PinnedBuffer<CodingPass> pinned_passes;
+  PinnedBuffer<uint8_t> pinned_slots;
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);
@@ -225,6 +228,33 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
       cudaMemcpyAsync(out.slots.data(), d.args.slots, out.slots.size(), cudaMemcpyDeviceToHost, s),
       "copying the code-block bytes"));
   return check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch");
+}
+
+Result<T1DeviceBatchView> T1DeviceEncoder::download_pinned() {
+  Impl& d = *impl_;
+  const size_t n = d.args.count;
+  const size_t passes = n * kMaxCodingPasses;
+  const size_t slots = n * d.args.slot_capacity;
+  MALLAT_RETURN_IF_ERROR(d.pinned_results.reserve(n));
+  MALLAT_RETURN_IF_ERROR(d.pinned_passes.reserve(passes));
+  MALLAT_RETURN_IF_ERROR(d.pinned_slots.reserve(slots));
+  cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.pinned_results.data(), d.args.results,
+                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+                                    "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.pinned_passes.data(), d.args.passes,
+                                                    passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
+                                    "copying the passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(d.pinned_slots.data(), d.args.slots, slots, cudaMemcpyDeviceToHost, s),
+      "copying the code-block bytes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch"));
+  T1DeviceBatchView view;
+  view.slot_capacity = d.args.slot_capacity;
+  view.results = {d.pinned_results.data(), n};
+  view.passes = d.pinned_passes.data();
+  view.slots = d.pinned_slots.data();
+  return view;
 }
 
 }  // namespace mallat::entropy::cuda

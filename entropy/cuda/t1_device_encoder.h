@@ -36,6 +36,15 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
+// A downloaded batch in page-locked memory its encoder keeps (download_pinned):
+// valid until the encoder's next download_pinned or its end.
+struct T1DeviceBatchView {
+  uint32_t slot_capacity = 0;
+  std::span<const SharedT1Result> results;
+  const CodingPass* passes = nullptr;  // kMaxCodingPasses a job
+  const uint8_t* slots = nullptr;      // slot_capacity bytes a job
+};
+
 // Device 0 made current (its waits sleeping rather than spinning where the
 // context is new), its SM count, and a non-blocking stream of the caller's
 // (T1DeviceEncoder, T1DeviceDecoder); an error when there is no device.
@@ -87,6 +96,10 @@ class T1DeviceEncoder {
   // by CUDA events, after `warmup` untimed ones.
   Result<double> time_encode(int warmup, int runs);
   Status download(T1DeviceBatchResult& out);
+  // The same into page-locked buffers kept from batch to batch: a copy from
+  // the device into pageable memory goes through the driver's staging at
+  // a fraction of the bus's speed (a tile's 46 MB of slots: 7 ms).
+  Result<T1DeviceBatchView> download_pinned();
 
  private:
   struct Impl;
