@@ -6,6 +6,7 @@
 #include "codec/stages/device_tile_stages.h"
 #include "common/timeline.h"
 #include "dwt/dwt.h"
+#include "tools/device_placement.h"
 
 namespace mallat::tools {
 
@@ -52,7 +53,10 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // on the GPU; without a device the hybrid coder above says why. It
     // starts meanwhile: the first files are read, and coded on the CPU,
     // while CUDA starts (device_tile_stages.h).
-    if (whole_tiles && lane.block_encoder_instance) lane.device_tile_context = codec::start_device_tile_context();
+    if (whole_tiles && lane.block_encoder_instance) {
+      lane.device_tile_context = codec::start_device_tile_context();
+      keep_until_exit(lane.device_tile_context);
+    }
   }
   return all;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace mallat::tools {
@@ -17,6 +18,11 @@ std::vector<std::shared_ptr<entropy::BlockEncoder>>& started_coders() {
 std::vector<std::shared_ptr<entropy::BlockDecoder>>& started_decoders() {
   static auto* decoders = new std::vector<std::shared_ptr<entropy::BlockDecoder>>;
   return *decoders;
+}
+
+std::vector<std::shared_ptr<codec::DeviceTileContext>>& kept_tile_contexts() {
+  static auto* kept = new std::vector<std::shared_ptr<codec::DeviceTileContext>>;
+  return *kept;
 }
 
 void note_fallback(const char* command, const Status& device) {
@@ -60,6 +66,10 @@ uint64_t expected_samples_hint(const std::string& first_input) {
 }
 
 bool device_pays_for_one_file(uint64_t expected_samples) { return expected_samples >= (uint64_t{1} << 27); }
+
+void keep_until_exit(std::shared_ptr<codec::DeviceTileContext> device) {
+  if (device) kept_tile_contexts().push_back(std::move(device));
+}
 
 bool device_coder_started() { return !started_coders().empty() || !started_decoders().empty(); }
 

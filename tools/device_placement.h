@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "codec/api/decode.h"
@@ -61,6 +62,12 @@ bool device_pays_for_one_file(uint64_t expected_samples);
 // process tens of ms for nothing, and a start-up still running must not be
 // waited for nor torn down under its thread.
 bool device_coder_started();
+
+// Keeps a lane's device runner (codec/stages/device_tile_stages.h) alive to
+// the end of the process, as place_encode_device keeps its coder: its
+// pinned and device buffers are then never freed (tools/main.cc leaves with
+// std::_Exit).
+void keep_until_exit(std::shared_ptr<codec::DeviceTileContext> device);
 
 // Applies decode's --device (opt.dwt_backend as parsed): the DWT on the CPU
 // whatever was asked; for cuda or auto with `start` (a batch), the device
