@@ -4,11 +4,12 @@
 # -I -r 20, encoded and decoded with --device cpu and cuda alternated (two runs each, outputs compared), OpenJPEG
 # -ImgDir on the same N files (one run each); one file cpu against cuda (medians of 7, alternated); HT one thread
 # against OpenJPH (ht_single_thread.sh) and, with LARGE=1, at 15360x8192 (the mosaic tiled 4x4, medians of 3).
+# EXTRA_ENCODE_ROUNDS=R adds R alternated rounds of the lossless encode at the end (its outputs compared).
 # WITH_OPJ=0 leaves OpenJPEG out (opj_batch.sh runs it alone, so that each call stays under the device's 10 minutes).
-# Needs .gpu/ (README here). Usage, from the repository root there: [N=64] [LARGE=1] [WITH_OPJ=0] bash .../batch_targets.sh
+# Needs .gpu/ (README here). Usage, from the repository root there: [N=64] [LARGE=1] [WITH_OPJ=0] [EXTRA_ENCODE_ROUNDS=5] bash .../batch_targets.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-R=$OUT/final.txt; N=${N:-64}; LARGE=${LARGE:-0}; WITH_OPJ=${WITH_OPJ:-1}
+R=$OUT/final.txt; N=${N:-64}; LARGE=${LARGE:-0}; WITH_OPJ=${WITH_OPJ:-1}; EXTRA_ENCODE_ROUNDS=${EXTRA_ENCODE_ROUNDS:-0}
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; echo "cores: $(nproc)"; g++ --version | head -1; uptime; } > $R
 B=build-gpu
 cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
@@ -74,6 +75,19 @@ PY
   echo "mallat encode $(med < $W/me) decode $(med < $W/md); OpenJPH encode $(med < $W/oe) decode $(med < $W/od)" >> $R
   cmp -s $W/bm.ppm $W/big.ppm && echo "mallat round trip exact" >> $R
   echo "bytes: mallat $(stat -c %s $W/b.jhc), OpenJPH $(stat -c %s $W/b.j2c)" >> $R
+fi
+if [ "$EXTRA_ENCODE_ROUNDS" -gt 0 ]; then
+  echo "== $EXTRA_ENCODE_ROUNDS more rounds, lossless encode, cpu and cuda alternated (ms/image)" >> $R
+  : > $W/cpu; : > $W/cuda
+  for r in $(seq $EXTRA_ENCODE_ROUNDS); do
+    for d in cpu cuda; do
+      rm -rf $W/$d.o; timed $M encode -i $W/in -o $W/$d.o -OutFor j2k --device $d -threads 16 -quiet
+      echo "$WALL" | awk -v n="$N" '{print $1 * 1000 / n}' >> $W/$d
+    done
+  done
+  echo "cpu: $(tr '\n' ' ' < $W/cpu) median $(med < $W/cpu)" >> $R
+  echo "cuda: $(tr '\n' ' ' < $W/cuda) median $(med < $W/cuda)" >> $R
+  equal $W/cuda.o $W/cpu.o j2k "cuda == cpu"
 fi
 rm -rf $W
 uptime >> $R; cat $R
