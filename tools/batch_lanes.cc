@@ -54,7 +54,7 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // starts meanwhile: the first files are read, and coded on the CPU,
     // while CUDA starts (device_tile_stages.h).
     if (whole_tiles && lane.block_encoder_instance) {
-      lane.device_tile_context = codec::start_device_tile_context();
+      lane.device_tile_context = codec::start_device_tile_context(lanes);
       keep_until_exit(lane.device_tile_context);
     }
   }

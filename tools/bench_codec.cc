@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "codec/codec.h"
+#include "codec/stages/device_tile_stages.h"
 #include "common/thread_pool.h"
 #include "io/file.h"
 #include "io/image_io.h"
@@ -39,7 +40,9 @@ const char kUsage[] =
     "--device runs what the commands run there (Tier-1 encoding and decoding on the GPU and\n"
     "CPU together); decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both\n"
     "on that device instead of the CPU (a device backend's uploads and downloads are part of\n"
-    "its DWT time).\n"
+    "its DWT time). --device cuda --device-stages all sends the tiles the device runner covers\n"
+    "(5/3, Part 1, no ROI) to the GPU whole, and reports its steps (narrowing, upload, colour and\n"
+    "DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1.\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -51,6 +54,7 @@ struct Round {
   double read = 0, write = 0, call = 0, whole = 0;
   codec::StageTimes stages;
   entropy::DeviceCodingTimes device;  // a device block coder's part of block coding
+  codec::DeviceTileTimes tiles;       // the device runner's, when it took whole tiles
 };
 
 // A line of the report: a name and how to get its figure from a round.
@@ -151,6 +155,27 @@ void report_device(const char* stage, const std::vector<Line>& lines, const std:
   }
 }
 
+// The device runner's steps (--device-stages all), within "quantisation +
+// Tier-1", where the whole tile's time is counted.
+void report_tiles(const std::vector<Round>& rounds) {
+  const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
+  std::printf("  of quantisation + Tier-1, the whole tile on the device (%.0f tiles a round; colour and DWT "
+              "included):\n", median_of(rounds, [](const Round& r) { return double(r.tiles.tiles); }));
+  const std::vector<Line> lines = {
+      {"narrowing to stored width (CPU)", [](const Round& r) { return r.tiles.narrow_ms; }},
+      {"upload + widen", [](const Round& r) { return r.tiles.upload_ms; }},
+      {"DC shift, RCT, 5/3 DWT", [](const Round& r) { return r.tiles.colour_dwt_ms; }},
+      {"gather + jobs up", [](const Round& r) { return r.tiles.gather_ms; }},
+      {"Tier-1 kernel", [](const Round& r) { return r.tiles.tier1_ms; }},
+      {"download", [](const Round& r) { return r.tiles.download_ms; }},
+      {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},
+  };
+  for (const Line& line : lines) {
+    const double ms = median_of(rounds, line.of);
+    std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
+  }
+}
+
 // Where the decoded images are written: the input's format when it has
 // one this build writes, else PAM (which holds any image).
 fs::path decoded_name(const fs::path& dir, size_t i, const fs::path& input) {
@@ -170,6 +195,7 @@ struct Bench {
   Status encode_round(Round& r, uint64_t* pixels) {
     encode.stage_times = &r.stages;
     const entropy::DeviceCodingTimes before = device_times(encode.block_encoder_instance.get());
+    const codec::DeviceTileTimes tiles_before = tile_times();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
       auto t = std::chrono::steady_clock::now();
@@ -186,7 +212,24 @@ struct Bench {
     }
     r.whole = ms_since(start);
     r.device = since(before, device_times(encode.block_encoder_instance.get()));
+    r.tiles = since(tiles_before, tile_times());
     return Status::Ok();
+  }
+
+  // The device runner's times so far (zeros without one).
+  codec::DeviceTileTimes tile_times() const {
+    return encode.device_tile_context ? codec::device_tile_times(*encode.device_tile_context)
+                                      : codec::DeviceTileTimes{};
+  }
+  static codec::DeviceTileTimes since(const codec::DeviceTileTimes& b, const codec::DeviceTileTimes& a) {
+    return {a.tiles - b.tiles,
+            a.narrow_ms - b.narrow_ms,
+            a.upload_ms - b.upload_ms,
+            a.colour_dwt_ms - b.colour_dwt_ms,
+            a.gather_ms - b.gather_ms,
+            a.tier1_ms - b.tier1_ms,
+            a.download_ms - b.download_ms,
+            a.finish_ms - b.finish_ms};
   }
 
   // A coder's device times so far (zeros without a coder).
@@ -243,7 +286,9 @@ struct Bench {
                 files.size(), megapixels, encode.dwt_instance->name().c_str(),
                 encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
     report("encode", encode_lines(), encodes, files.size(), megapixels);
-    if (encode.block_encoder_instance) {
+    if (median_of(encodes, [](const Round& r) { return double(r.tiles.tiles); }) > 0) {
+      report_tiles(encodes);
+    } else if (encode.block_encoder_instance) {
       std::printf("  Tier-1: %s\n", encode.block_encoder_instance->name().c_str());
       report_device("quantisation + Tier-1", device_lines(), encodes);
     }
@@ -300,7 +345,8 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
         if (name == a && !row.value.empty() && has_value) encode_args.push_back(args[++i]);
   }
   if (bench.files.empty()) return invalid_argument("no image files given");
-  MALLAT_ASSIGN_OR_RETURN(bench.encode, parse_encode_codec_options(encode_args));
+  bool whole_tiles = false;
+  MALLAT_ASSIGN_OR_RETURN(bench.encode, parse_encode_codec_options(encode_args, &whole_tiles));
   // --device as the commands place it (device_placement.h), the DWT where
   // --dwt-device says; the device coder's start is waited for in the
   // warm-up round.
@@ -316,6 +362,10 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   bench.encode.dwt_instance = std::move(backend);
   MALLAT_ASSIGN_OR_RETURN(bench.encode.block_encoder_instance,
                           codec::block_encoder_for(bench.encode, *bench.encode.dwt_instance));
+  // --device-stages all: the tiles the device runner covers go to it whole
+  // (its start is waited for by the warm-up round's first tile).
+  if (whole_tiles && bench.encode.block_encoder_instance)
+    bench.encode.device_tile_context = codec::start_device_tile_context();
   bench.decode.threads = bench.encode.threads;
   bench.decode.dwt_instance = bench.encode.dwt_instance;
   return Status::Ok();

@@ -600,13 +600,14 @@ BatchSteps decode_steps(const DecodeSettings& s, std::span<const codec::DecodeOp
 
 }  // namespace
 
-Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args) {
+Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args, bool* whole_tiles) {
   EncodeSettings s;
   MALLAT_ASSIGN_OR_RETURN(const Parsed parsed, parse_options(encode_table(), args, s));
   if (parsed == Parsed::kHelp) return invalid_argument("--help among the encode options");
   if (!s.batch.inputs.empty() || !s.out.empty() || !s.batch.image_dir.empty())
     return invalid_argument("-i, -o and -ImgDir are not taken here: the files are the arguments");
   if (s.codec.derived_quantization && s.codec.reversible) return invalid_argument("--quant derived needs -I");
+  if (whole_tiles) *whole_tiles = device_whole_tiles(s.device_request, false);
   s.codec.container = codec::Container::kCodestream;
   if (!s.batch.out_format.empty()) {
     std::string ext = s.batch.out_format;

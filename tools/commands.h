@@ -28,8 +28,9 @@ CommandOptions transcode_options();
 
 // encode's options applied to `args` (no -i, -o or -ImgDir): the codec's
 // options, with the container -OutFor names (a codestream without it). For
-// `mallat bench codec`, which takes encode's options.
-Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args);
+// `mallat bench codec`, which takes encode's options; `whole_tiles`, when
+// given, says whether --device-stages asked for whole tiles on the device.
+Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args, bool* whole_tiles = nullptr);
 
 // `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
 // starts like one, and the report; returns the exit status.

@@ -26,8 +26,10 @@ namespace mallat::codec {
 class DeviceTileContext;
 
 // Starts CUDA on device 0 for a runner: an error where the build has no
-// CUDA or no device can be used.
-Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context();
+// CUDA or no device can be used. `sharing`: how many runners launch side
+// by side on the device (a batch's lanes), which sets how Tier-1 spreads a
+// tile's blocks over warps.
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing = 1);
 
 // The same, started on a thread of its own: it returns at once, so that a
 // batch reads its first files while CUDA starts (0.3-0.8 s); the runner's
@@ -37,8 +39,23 @@ Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context();
 // image against 35.5-36.8 (H200 machine, 2026-11-24, 64 copies of the
 // 3840x2048 mosaic, lossless, 4 lanes, -threads 16, 3 alternated rounds):
 // the CPU's files held the lanes and slowed CUDA's start-up.
-std::shared_ptr<DeviceTileContext> start_device_tile_context();
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing = 1);
 Status wait_started(DeviceTileContext& device);
+
+// What a runner's tiles took so far, summed (`mallat bench codec`): the
+// CPU's narrowing and finishing by the host's clock, the device's steps by
+// CUDA events between them on the stream (no waits added).
+struct DeviceTileTimes {
+  uint64_t tiles = 0;
+  double narrow_ms = 0;      // samples to their stored width, on the pool (CPU)
+  double upload_ms = 0;      // the copy up and the widening
+  double colour_dwt_ms = 0;  // DC shift, RCT, the 5/3 DWT
+  double gather_ms = 0;      // the blocks into Tier-1's batch, the jobs up
+  double tier1_ms = 0;       // the Tier-1 kernel
+  double download_ms = 0;    // the blocks' bytes, passes and results down
+  double finish_ms = 0;      // slots to code-blocks (CPU)
+};
+DeviceTileTimes device_tile_times(DeviceTileContext& device);
 
 // A runner over `device` (which outlives it) with the CPU runner on
 // `pool` and `dwt` for what the device does not take.

@@ -5,15 +5,17 @@ namespace mallat::codec {
 
 class DeviceTileContext {};
 
-Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context() {
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int) {
   return device_error("this mallat was built without CUDA (configure with -DMALLAT_CUDA=ON)");
 }
 
-std::shared_ptr<DeviceTileContext> start_device_tile_context() { return std::make_shared<DeviceTileContext>(); }
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int) { return std::make_shared<DeviceTileContext>(); }
 
 Status wait_started(DeviceTileContext&) {
   return device_error("this mallat was built without CUDA (configure with -DMALLAT_CUDA=ON)");
 }
+
+DeviceTileTimes device_tile_times(DeviceTileContext&) { return {}; }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext&) {
   return make_cpu_tile_stages(pool, dwt);

@@ -369,6 +369,15 @@ TEST(BatchCli, BenchCodecPrintsEveryStage) {
   EXPECT_TRUE(std::regex_search(out, std::regex("decode: [0-9.]+ ms a round: [0-9.]+ images/s, [0-9.]+ MP/s"))) << out;
   EXPECT_EQ(run("bench codec --runs 2", &out, dir), 2) << out;
   EXPECT_EQ(run("bench codec " + (dir / "a.ppm").string() + " -o x.j2k", &out, dir), 2) << out;
+  // Whole tiles on the device where there is one (its steps then listed),
+  // else the CPU's coders: a lossless round either way.
+  ASSERT_EQ(run("bench codec " + (dir / "a.ppm").string() + " --runs 1 --warmup 0 -threads 2 --device auto "
+                "--device-stages all",
+                &out, dir),
+            0)
+      << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("encode: [0-9.]+ ms a round"))) << out;
+  EXPECT_NE(out.find("1 files"), std::string::npos) << out;
   fs::remove_all(dir);
 }
 

@@ -31,14 +31,16 @@ using dwt::cuda::check_cuda;
 
 using StartedT1 = Result<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>;
 
-// Tier-1's code-blocks per warp: all 32 lanes, not the lone launch's choice
-// by batch size (auto_blocks_per_warp: 4 for a 3840x2048 tile's 5784
-// blocks), since a batch's lanes launch side by side and fill the GPU
-// together. H200 machine, 2026-11-24, 64 copies of the mosaic, lossless, 4
-// lanes, 3 alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1;
-// 2: 36.4, 37.0, 36.3; 8: 36.7, 36.9, 36.9; 16: 36.0, 34.8, 37.0; 32: 35.3,
-// 34.0, 35.0.
-constexpr int kBlocksPerWarp = 32;
+// Tier-1's code-blocks per warp: where several runners launch side by side
+// (a batch's lanes) all 32 lanes of a warp, since their launches fill the
+// GPU together; a runner alone, the choice by batch size (0:
+// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks). H200
+// machine, 2026-11-24, 64 copies of the mosaic, lossless, 4 lanes, 3
+// alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1; 2: 36.4,
+// 37.0, 36.3; 8: 36.7, 36.9, 36.9; 16: 36.0, 34.8, 37.0; 32: 35.3, 34.0,
+// 35.0. One tile alone (`mallat bench codec`): the kernel 57.4 ms at 32,
+// 36.7 by batch size (entropy/cuda/NOTES.md).
+int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
 class DeviceTileContext {
@@ -50,6 +52,10 @@ class DeviceTileContext {
   bool started();
   Status wait_started();
   Status run(EncodeTile& tile, ThreadPool& pool);
+  DeviceTileTimes times() const {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    return times_;
+  }
 
  private:
   int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
@@ -68,6 +74,13 @@ class DeviceTileContext {
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, stored_;
   dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
+  // Events between the device's steps (times_), made at the first tile.
+  enum Step { kStart, kUploaded, kTransformed, kGathered, kCoded, kDownloaded, kSteps };
+  std::vector<dwt::cuda::Event> events_;
+  mutable std::mutex times_mutex_;
+  DeviceTileTimes times_;
+  Status record(Step step, cudaStream_t s);
+  Status add_times(double narrow_ms, double finish_ms);
 };
 
 bool DeviceTileContext::started() {
@@ -87,6 +100,37 @@ Status DeviceTileContext::wait_started() {
   }
   if (started()) return Status::Ok();
   return start_status_.ok() ? device_error("the device runner has no device") : start_status_;
+}
+
+Status DeviceTileContext::record(Step step, cudaStream_t s) {
+  if (events_.empty()) {
+    for (int i = 0; i < kSteps; ++i) {
+      cudaEvent_t e = nullptr;
+      MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreate(&e), "cudaEventCreate"));
+      events_.emplace_back(e);
+    }
+  }
+  return check_cuda(cudaEventRecord(events_[step].get(), s), "cudaEventRecord");
+}
+
+// The device's steps from the events (all passed: the download waited).
+Status DeviceTileContext::add_times(double narrow_ms, double finish_ms) {
+  float ms[kSteps] = {};
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events_[kDownloaded].get()), "cudaEventSynchronize"));
+  for (int i = kUploaded; i < kSteps; ++i) {
+    MALLAT_RETURN_IF_ERROR(
+        check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
+  }
+  std::lock_guard<std::mutex> lock(times_mutex_);
+  ++times_.tiles;
+  times_.narrow_ms += narrow_ms;
+  times_.upload_ms += ms[kUploaded];
+  times_.colour_dwt_ms += ms[kTransformed];
+  times_.gather_ms += ms[kGathered];
+  times_.tier1_ms += ms[kCoded];
+  times_.download_ms += ms[kDownloaded];
+  times_.finish_ms += finish_ms;
+  return Status::Ok();
 }
 
 // The tile's samples narrowed into the pinned buffer by the pool's
@@ -267,12 +311,18 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
   MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
   MALLAT_RETURN_IF_ERROR(mark("dt_reserve"));
+  const auto narrow_start = timeline::Clock::now();
   MALLAT_ASSIGN_OR_RETURN(const bool narrowed, narrow(tile, plan, pool));
+  const double narrow_ms =
+      std::chrono::duration<double, std::milli>(timeline::Clock::now() - narrow_start).count();
   MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
+  MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s) : upload_samples(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_upload"));
   MALLAT_RETURN_IF_ERROR(colour(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(transform(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(record(kTransformed, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_colour_dwt"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
                                                     plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice, s),
@@ -280,12 +330,19 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()), plan.gather.size(),
                                              out(), coefficients, s));
   MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, plan.t1.coefficients, plan.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(record(kGathered, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_gather"));
   MALLAT_RETURN_IF_ERROR(t1_->encode());
+  MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
   MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::T1DeviceBatchView result, t1_->download_pinned());
+  MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_download"));
+  const auto finish_start = timeline::Clock::now();
   MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, coefficients, pool));
+  const double finish_ms =
+      std::chrono::duration<double, std::milli>(timeline::Clock::now() - finish_start).count();
+  MALLAT_RETURN_IF_ERROR(add_times(narrow_ms, finish_ms));
   return mark("dt_finish");
 }
 
@@ -327,18 +384,21 @@ class DeviceTileStages final : public TileStages {
 
 }  // namespace
 
-Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context() {
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing) {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
-                          entropy::cuda::T1DeviceEncoder::create(kStateMemory, kBlocksPerWarp));
+                          entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
   return std::make_shared<DeviceTileContext>(std::move(t1));
 }
 
-std::shared_ptr<DeviceTileContext> start_device_tile_context() {
-  return std::make_shared<DeviceTileContext>(
-      std::async(std::launch::async, [] { return entropy::cuda::T1DeviceEncoder::create(kStateMemory, kBlocksPerWarp); }));
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing) {
+  return std::make_shared<DeviceTileContext>(std::async(std::launch::async, [sharing] {
+    return entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing));
+  }));
 }
 
 Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
+
+DeviceTileTimes device_tile_times(DeviceTileContext& device) { return device.times(); }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
   return std::make_unique<DeviceTileStages>(pool, dwt, device);
