@@ -55,9 +55,9 @@ inline constexpr std::string_view kBatchFilesHelp =
     "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 4 where a device takes whole tiles: --device cuda|auto with "
-    "--device-stages all), each with -threads threads; with --device cuda they share the GPU (--device-slots, "
-    "--device-rounds). The files are the same whatever K";
+    "a batch codes K files at once (default 3; 4 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles go to the GPU whole), each with -threads threads; with --device cuda they share the GPU "
+    "(--device-slots, --device-rounds). The files are the same whatever K";
 
 // --batch-files K, for encode's and decode's tables (Settings::batch_files).
 template <typename Settings>
