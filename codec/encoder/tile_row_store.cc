@@ -4,21 +4,10 @@
 #include <string>
 #include <type_traits>
 
+#include "codec/stages/stored_samples.h"
 #include "codec/tier2/tile_geometry.h"
 
 namespace mallat::codec {
-namespace {
-
-// Calls f with a null pointer of the type a sample is held in.
-template <typename F>
-auto with_sample_type(int bytes, bool is_signed, F&& f) {
-  if (bytes == 1) return is_signed ? f(static_cast<int8_t*>(nullptr)) : f(static_cast<uint8_t*>(nullptr));
-  if (bytes == 2) return is_signed ? f(static_cast<int16_t*>(nullptr)) : f(static_cast<uint16_t*>(nullptr));
-  return f(static_cast<int32_t*>(nullptr));
-}
-
-}  // namespace
-
 Status TileRowStore::narrow(int c, int64_t from, int64_t count, const int32_t* wide) {
   Plane& p = planes_[static_cast<size_t>(c)];
   const Component& comp = source_.layout.components[static_cast<size_t>(c)];
@@ -34,7 +23,7 @@ Status TileRowStore::narrow(int c, int64_t from, int64_t count, const int32_t* w
                               ") is outside its " + std::to_string(comp.precision) + "-bit range " +
                               std::to_string(lo) + ".." + std::to_string(hi));
   }
-  with_sample_type(p.sample_bytes, comp.is_signed, [&](auto* type) {
+  with_stored_type(p.sample_bytes, comp.is_signed, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     T* out = reinterpret_cast<T*>(p.samples.data()) + from * p.width;
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(wide[i]);
@@ -51,7 +40,7 @@ Status TileRowStore::start_tile_row(int row) {
     for (size_t c = 0; c < nc; ++c) {
       const Component& comp = source_.layout.components[c];
       planes_[c].width = comp.width;
-      planes_[c].sample_bytes = comp.precision <= 8 ? 1 : comp.precision <= 16 ? 2 : 4;
+      planes_[c].sample_bytes = stored_bytes(comp.precision);
       planes_[c].x_start = tile_component_rect(origin, comp.dx, comp.dy).x0;
     }
   }
@@ -111,7 +100,7 @@ Result<TileRowReader> TileRowStore::rows_of(int index) {
     if (rows < 0 || taken_[k] + rows > p.rows)
       return internal_error("streamed encode: component " + std::to_string(c) + " asked for rows past its tile");
     MALLAT_RETURN_IF_ERROR(load(c, taken_[k] + rows));
-    with_sample_type(p.sample_bytes, source_.layout.components[k].is_signed, [&](auto* type) {
+    with_stored_type(p.sample_bytes, source_.layout.components[k].is_signed, [&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
       for (int64_t y = 0; y < rows; ++y) {
         const T* in = reinterpret_cast<const T*>(p.samples.data()) + (taken_[k] + y) * p.width + x0[k];

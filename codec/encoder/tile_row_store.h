@@ -35,7 +35,7 @@ class TileRowStore {
  private:
   // One component's rows of the current row of tiles, full width.
   struct Plane {
-    int sample_bytes = 1;  // 1 or 2 (precision <= 8 or <= 16), else 4
+    int sample_bytes = 1;  // stored_bytes (codec/stages/stored_samples.h): 1, 2 or 4
     int64_t width = 0, rows = 0;
     int64_t loaded = 0;   // rows read from the source so far
     int64_t x_start = 0;  // ceil(XOsiz / XRsiz): the component's first column on its grid (B-2)

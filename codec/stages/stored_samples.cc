@@ -1,6 +1,7 @@
 #include "codec/stages/stored_samples.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace mallat::codec {
 namespace {
@@ -38,30 +39,23 @@ bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t
   const int bits = precision < 1 ? 1 : precision > 31 ? 31 : precision;
   const int32_t lo = is_signed ? -(int32_t{1} << (bits - 1)) : 0;
   const int32_t hi = is_signed ? (int32_t{1} << (bits - 1)) - 1 : static_cast<int32_t>((int64_t{1} << bits) - 1);
-  switch (stored_bytes(precision)) {
-    case 1:
-      return is_signed ? narrow_as<int8_t>(from, from_pitch, width, rows, lo, hi, to)
-                       : narrow_as<uint8_t>(from, from_pitch, width, rows, lo, hi, to);
-    case 2:
-      return is_signed ? narrow_as<int16_t>(from, from_pitch, width, rows, lo, hi, to)
-                       : narrow_as<uint16_t>(from, from_pitch, width, rows, lo, hi, to);
-    default:
+  return with_stored_type(stored_bytes(precision), is_signed, [&](auto* type) {
+    using Stored = std::remove_pointer_t<decltype(type)>;
+    if constexpr (sizeof(Stored) == 4) {
       // 4 bytes hold any int32; the range is the CPU path's concern.
       for (int64_t y = 0; y < rows; ++y)
         std::memcpy(to + y * width * 4, from + y * from_pitch, static_cast<size_t>(width) * 4);
       return true;
-  }
+    } else {
+      return narrow_as<Stored>(from, from_pitch, width, rows, lo, hi, to);
+    }
+  });
 }
 
 void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to) {
-  switch (stored_bytes(precision)) {
-    case 1:
-      return is_signed ? widen_as<int8_t>(from, count, to) : widen_as<uint8_t>(from, count, to);
-    case 2:
-      return is_signed ? widen_as<int16_t>(from, count, to) : widen_as<uint16_t>(from, count, to);
-    default:
-      return widen_as<int32_t>(from, count, to);
-  }
+  with_stored_type(stored_bytes(precision), is_signed, [&](auto* type) {
+    widen_as<std::remove_pointer_t<decltype(type)>>(from, count, to);
+  });
 }
 
 }  // namespace mallat::codec

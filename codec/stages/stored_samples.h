@@ -11,9 +11,20 @@
 
 namespace mallat::codec {
 
-// Bytes a sample of `precision` bits (1..38, Table A.11) takes on the way
-// up: 1 to 8 bits in 1, 9 to 16 in 2, more in 4.
+// Bytes a sample of `precision` bits (1..38, Table A.11) is stored in:
+// 1 to 8 bits in 1, 9 to 16 in 2, more in 4 (here, and the streamed
+// encode's row store, codec/encoder/tile_row_store.h).
 inline int stored_bytes(int precision) { return precision <= 8 ? 1 : precision <= 16 ? 2 : 4; }
+
+// Calls f with a null pointer of the type a sample of `bytes` bytes (1, 2,
+// else 4) and that signedness is stored as: the one dispatch from a
+// component's description to its stored type.
+template <typename F>
+auto with_stored_type(int bytes, bool is_signed, F&& f) {
+  if (bytes == 1) return is_signed ? f(static_cast<int8_t*>(nullptr)) : f(static_cast<uint8_t*>(nullptr));
+  if (bytes == 2) return is_signed ? f(static_cast<int16_t*>(nullptr)) : f(static_cast<uint16_t*>(nullptr));
+  return f(static_cast<int32_t*>(nullptr));
+}
 
 // The rule both sides keep: a sample is stored as the type of its bytes
 // and signedness (a plain C++ conversion) and read back through the same

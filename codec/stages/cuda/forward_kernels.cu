@@ -1,5 +1,7 @@
 // The device runner's sample kernels (forward_launch.h). Each is a plain
 // loop over samples with the rule of colour_rules.h, the one the CPU runs.
+#include <type_traits>
+
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/stored_samples.h"
@@ -63,16 +65,9 @@ __global__ void gather_kernel(const GatherJob* jobs, const int32_t* planes, int3
 Status launch_widen(const void* stored, int precision, bool is_signed, int64_t width, int64_t height, int32_t* plane,
                     int64_t pitch, cudaStream_t stream) {
   if (width <= 0 || height <= 0) return Status::Ok();
-  switch (stored_bytes(precision)) {
-    case 1:
-      return is_signed ? widen_as<int8_t>(stored, width, height, plane, pitch, stream)
-                       : widen_as<uint8_t>(stored, width, height, plane, pitch, stream);
-    case 2:
-      return is_signed ? widen_as<int16_t>(stored, width, height, plane, pitch, stream)
-                       : widen_as<uint16_t>(stored, width, height, plane, pitch, stream);
-    default:
-      return widen_as<int32_t>(stored, width, height, plane, pitch, stream);
-  }
+  return with_stored_type(stored_bytes(precision), is_signed, [&](auto* type) {
+    return widen_as<std::remove_pointer_t<decltype(type)>>(stored, width, height, plane, pitch, stream);
+  });
 }
 
 Status launch_dc_shift(int32_t* samples, size_t count, int32_t shift, cudaStream_t stream) {
