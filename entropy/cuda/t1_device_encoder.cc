@@ -209,6 +209,27 @@ Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
       impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
 }
 
+namespace {
+
+// The batch's results, passes and slots (`n` jobs of `slot_capacity`-byte
+// slots) from the device into host memory, and the wait for them.
+Status copy_batch_down(const T1EncodeArgs& args, cudaStream_t s, SharedT1Result* results, CodingPass* passes,
+                       uint8_t* slots) {
+  const size_t n = args.count;
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(results, args.results, n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+      "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(passes, args.passes, n * kMaxCodingPasses * sizeof(CodingPass),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(slots, args.slots, n * size_t{args.slot_capacity}, cudaMemcpyDeviceToHost, s),
+      "copying the code-block bytes"));
+  return check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch");
+}
+
+}  // namespace
+
 Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   const Impl& d = *impl_;
   const size_t n = d.args.count;
@@ -216,39 +237,17 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   out.results.resize(n);
   out.passes.resize(n * kMaxCodingPasses);
   out.slots.resize(n * d.args.slot_capacity);
-  cudaStream_t s = d.stream;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(out.results.data(), d.args.results,
-                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
-                                    "copying the results"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(out.passes.data(), d.args.passes,
-                                                    out.passes.size() * sizeof(CodingPass),
-                                                    cudaMemcpyDeviceToHost, s),
-                                    "copying the passes"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(out.slots.data(), d.args.slots, out.slots.size(), cudaMemcpyDeviceToHost, s),
-      "copying the code-block bytes"));
-  return check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch");
+  return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
 }
 
 Result<T1DeviceBatchView> T1DeviceEncoder::download_pinned() {
   Impl& d = *impl_;
   const size_t n = d.args.count;
-  const size_t passes = n * kMaxCodingPasses;
-  const size_t slots = n * d.args.slot_capacity;
   MALLAT_RETURN_IF_ERROR(d.pinned_results.reserve(n));
-  MALLAT_RETURN_IF_ERROR(d.pinned_passes.reserve(passes));
-  MALLAT_RETURN_IF_ERROR(d.pinned_slots.reserve(slots));
-  cudaStream_t s = d.stream;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.pinned_results.data(), d.args.results,
-                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
-                                    "copying the results"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.pinned_passes.data(), d.args.passes,
-                                                    passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
-                                    "copying the passes"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.pinned_slots.data(), d.args.slots, slots, cudaMemcpyDeviceToHost, s),
-      "copying the code-block bytes"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch"));
+  MALLAT_RETURN_IF_ERROR(d.pinned_passes.reserve(n * kMaxCodingPasses));
+  MALLAT_RETURN_IF_ERROR(d.pinned_slots.reserve(n * d.args.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(
+      copy_batch_down(d.args, d.stream, d.pinned_results.data(), d.pinned_passes.data(), d.pinned_slots.data()));
   T1DeviceBatchView view;
   view.slot_capacity = d.args.slot_capacity;
   view.results = {d.pinned_results.data(), n};
