@@ -51,8 +51,8 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
     // A lane's own stream and buffers, so the lanes' tiles run side by side
     // on the GPU; without a device the hybrid coder above says why. It
-    // starts meanwhile: the first files are read, and coded on the CPU,
-    // while CUDA starts (device_tile_stages.h).
+    // starts on a thread while the first files are read; their first tile
+    // waits for it (device_tile_stages.h).
     if (whole_tiles && lane.block_encoder_instance) {
       lane.device_tile_context = codec::start_device_tile_context(lanes);
       keep_until_exit(lane.device_tile_context);

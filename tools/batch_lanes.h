@@ -70,7 +70,8 @@ Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
 // with a DWT backend and CPU coder of its own.
 // With `whole_tiles` and a device coder, each lane also gets a device
 // runner of its own (codec/stages/device_tile_stages.h) for the tiles it
-// takes whole; a device that does not start leaves the lane without one.
+// takes whole, kept to the process's end (keep_until_exit); where its
+// device does not start, the lane's tiles go to the CPU runner.
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
                                                        bool whole_tiles = false);
 Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes);

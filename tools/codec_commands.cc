@@ -12,6 +12,7 @@
 
 #include "codec/codec.h"
 #include "codec/jp2/jp2_colour.h"
+#include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
 #include "io/file.h"
 #include "io/image_io.h"
@@ -657,12 +658,12 @@ int encode_main(const Args& given) {
   const std::string& first_input = !s.batch.inputs.empty() ? s.batch.inputs[0] : s.batch.image_dir;
   if (!first_input.empty()) device.expected_samples = expected_samples_hint(first_input);
   apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
-  // A batch whose every tile goes to the device whole (5/3, Part 1, no ROI:
-  // device_tile_unsupported) leaves the hybrid coder nothing to code, so
-  // its start-up makes no room for a file's blocks (host memory is pinned
-  // at about 0.5 ms a MB, beside the lanes' own start-ups).
-  if (is_batch(s.batch) && device_whole_tiles(s.device_request, true) && opt.reversible && !opt.style.ht &&
-      opt.roi.empty()) {
+  // A batch whose every tile goes to the device whole leaves the hybrid
+  // coder nothing to code, so its start-up makes no room for a file's
+  // blocks (host memory is pinned at about 0.5 ms a MB, beside the lanes'
+  // own start-ups).
+  if (is_batch(s.batch) && device_whole_tiles(s.device_request, true) &&
+      codec::device_takes_every_tile(opt.reversible, opt.style.ht, !opt.roi.empty())) {
     device.expected_samples = 0;
   }
   // One file too small to gain what CUDA's start-up costs the CPU stages
@@ -684,6 +685,7 @@ int encode_main(const Args& given) {
     // (the device started above), so the whole image is read.
     if (opt.block_encoder_instance && device_whole_tiles(s.device_request, false)) {
       opt.device_tile_context = codec::start_device_tile_context();
+      keep_until_exit(opt.device_tile_context);
       s.whole_image = true;
     }
     const std::optional<int> streamed = encode_one_streamed(s, opt);

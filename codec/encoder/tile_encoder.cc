@@ -36,14 +36,13 @@ Status TileEncoder::code(int index) {
   const std::unique_ptr<TileStages> stages = setup_.device_tiles != nullptr
                                                  ? make_device_tile_stages(pool_, dwt_, *setup_.device_tiles)
                                                  : make_cpu_tile_stages(pool_, dwt_);
-  // A device runner that takes the tile whole needs no host planes: they
-  // are made unallocated, and allocated by it should it hand them over.
-  EncodeTile tile = planes(setup_.device_tiles == nullptr);
+  EncodeTile tile = planes();
   tile.ht_distortions = setup_.distortions;
   tile.part1_coder = setup_.part1_coder;
   tile.blocks = std::move(blocks);
   const size_t count = tile.blocks.size();
-  if (setup_.device_tiles != nullptr && !stages->keeps_whole(tile)) {
+  // A runner that keeps the tile on a device needs no host planes.
+  if (!stages->keeps_whole(tile)) {
     for (TilePlane& plane : tile.planes) plane.allocate();
   }
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
@@ -131,7 +130,7 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
   return Status::Ok();
 }
 
-EncodeTile TileEncoder::planes(bool allocate) const {
+EncodeTile TileEncoder::planes() const {
   const MainHeader& main = *setup_.main;
   EncodeTile tile;
   tile.image = setup_.image;
@@ -145,7 +144,6 @@ EncodeTile TileEncoder::planes(bool allocate) const {
     plane.rect = tc.rect;
     plane.levels = tc.levels;
     plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
-    if (allocate) plane.allocate();
     tile.planes.push_back(std::move(plane));
     tile.source_x.push_back(tc.rect.x0 - image_start.x0);
     tile.source_y.push_back(tc.rect.y0 - image_start.y0);

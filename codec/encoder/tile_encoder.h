@@ -142,10 +142,10 @@ class TileEncoder {
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
 
  private:
-  // The tile's planes, sized and placed, for the stages (tile_buffers.h);
-  // their samples allocated unless `allocate` is false (a runner that
-  // keeps the tile on a device, TileStages::keeps_whole).
-  EncodeTile planes(bool allocate = true) const;
+  // The tile's planes, sized and placed, for the stages (tile_buffers.h),
+  // their samples not yet allocated (code() allocates them unless the
+  // runner keeps the tile on a device, TileStages::keeps_whole).
+  EncodeTile planes() const;
   // What the stages need to know of one code-block; sets the rate
   // allocator's weight of its coded block.
   Result<EncodeBlock> code_one(size_t slot);

@@ -47,6 +47,12 @@ struct DeviceTilePlan {
 // inside its plane, the image's components holding the tile's samples.
 std::string device_tile_unsupported(const EncodeTile& tile);
 
+// The part of device_tile_unsupported's rules that an encode's options
+// decide for every tile (the 5/3, Part 1 code-blocks, no ROI): whether the
+// runner will take them all, as far as the options tell (a command's
+// start-up, tools/codec_commands.cc).
+inline bool device_takes_every_tile(bool reversible, bool ht, bool roi) { return reversible && !ht && !roi; }
+
 // The plan of a tile that device_tile_unsupported accepts.
 Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
 

@@ -18,10 +18,11 @@
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/stored_samples.h"
+#include "common/timeline.h"
 #include "dwt/cuda/check.h"
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
-#include "common/timeline.h"
+#include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1_device_batch.h"
 
@@ -311,10 +312,12 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
   MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
   MALLAT_RETURN_IF_ERROR(mark("dt_reserve"));
-  const auto narrow_start = timeline::Clock::now();
-  MALLAT_ASSIGN_OR_RETURN(const bool narrowed, narrow(tile, plan, pool));
-  const double narrow_ms =
-      std::chrono::duration<double, std::milli>(timeline::Clock::now() - narrow_start).count();
+  double narrow_ms = 0, finish_ms = 0;
+  bool narrowed = false;
+  {
+    const entropy::cuda::StepClock clock(&narrow_ms);
+    MALLAT_ASSIGN_OR_RETURN(narrowed, narrow(tile, plan, pool));
+  }
   MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s) : upload_samples(tile, plan, s));
@@ -338,10 +341,10 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::T1DeviceBatchView result, t1_->download_pinned());
   MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_download"));
-  const auto finish_start = timeline::Clock::now();
-  MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, coefficients, pool));
-  const double finish_ms =
-      std::chrono::duration<double, std::milli>(timeline::Clock::now() - finish_start).count();
+  {
+    const entropy::cuda::StepClock clock(&finish_ms);
+    MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, coefficients, pool));
+  }
   MALLAT_RETURN_IF_ERROR(add_times(narrow_ms, finish_ms));
   return mark("dt_finish");
 }
