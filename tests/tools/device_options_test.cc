@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/testdata.h"
+#include "tools/batch_lanes.h"
 #include "tools/device_options.h"
 #include "tools/device_placement.h"
 
@@ -57,6 +58,32 @@ TEST(DeviceOptions, GivenValuesWinOverEitherDefault) {
   EXPECT_FALSE(parse_device_slots("0", &request).ok());
   EXPECT_FALSE(parse_device_slots("5", &request).ok());
   EXPECT_FALSE(parse_device_rounds("soon", &request).ok());
+}
+
+// --device-stages: whole tiles on the device by default for a batch, not
+// for one file, either as asked; a bad value names the option.
+TEST(DeviceOptions, WholeTilesForABatchUnlessAskedOtherwise) {
+  DeviceRequest request;
+  EXPECT_TRUE(device_whole_tiles(request, /*batch=*/true));
+  EXPECT_FALSE(device_whole_tiles(request, /*batch=*/false));
+  ASSERT_TRUE(parse_device_stages("all", &request).ok());
+  EXPECT_TRUE(device_whole_tiles(request, false));
+  ASSERT_TRUE(parse_device_stages("tier1", &request).ok());
+  EXPECT_FALSE(device_whole_tiles(request, true));
+  const Status bad = parse_device_stages("dwt", &request);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("--device-stages"), std::string::npos) << bad.message();
+}
+
+// A batch whose tiles go to the device whole codes 4 files at once and
+// reads 4 ahead; --batch-files wins over either default.
+TEST(DeviceOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
+  EXPECT_EQ(batch_files_for(0, /*whole_tiles_on_device=*/true), kWholeTileBatchFiles);
+  EXPECT_EQ(batch_files_for(0, false), kDefaultBatchFiles);
+  EXPECT_EQ(batch_files_for(2, true), 2);
+  EXPECT_EQ(batch_files_for(5, false), 5);
+  EXPECT_EQ(files_ahead_for(true), 4);
+  EXPECT_EQ(files_ahead_for(false), 2);
 }
 
 TEST(DeviceOptions, TheExpectedSizeIsTheFilesOrAFoldersFirstByName) {
