@@ -6,14 +6,14 @@
 // MALLAT_DEVICE_TABLE) on the device.
 #pragma once
 
+#include "common/host_device.h"
+
 #if defined(__CUDACC__)
-#define MALLAT_HD __host__ __device__
 // The copy lives in global memory (read through the L1 cache): threads of a
 // warp index the tables at different places, which __constant__ memory
 // would serialise.
 #define MALLAT_DEVICE_TABLE(name) static __device__ decltype(name) name##Device = name;
 #else
-#define MALLAT_HD
 #define MALLAT_DEVICE_TABLE(name)
 #endif
 

@@ -6,17 +6,21 @@
 
 namespace mallat::quant {
 
+DeadZoneRule dead_zone_rule(double delta, int max_bitplanes, int fraction_bits) {
+  DeadZoneRule r;
+  const int bits = max_bitplanes < 31 ? max_bitplanes : 31;
+  r.inverse = static_cast<float>(1.0 / delta);
+  r.ceiling = std::ldexp(1.0f, bits);
+  r.below_ceiling = std::nextafter(r.ceiling, 0.0f);
+  r.fine = std::ldexp(1.0f, fraction_bits);
+  r.limit = static_cast<int32_t>((int64_t{1} << (bits + fraction_bits)) - 1);
+  return r;
+}
+
 QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
                                      PlaneView<int32_t> out, int fraction_bits) {
   QuantizationError e;
-  const float inverse = static_cast<float>(1.0 / delta);
-  const int bits = max_bitplanes < 31 ? max_bitplanes : 31;
-  const float ceiling = std::ldexp(1.0f, bits);   // exact: every float below it truncates below 2^bits
-  // Scaling by 2^F is exact in floating point, so the index bits of the
-  // finer value are exactly floor(|y| / Delta).
-  const float fine = std::ldexp(1.0f, fraction_bits);
-  const float below_ceiling = std::nextafter(ceiling, 0.0f);
-  const int32_t limit = static_cast<int32_t>((int64_t{1} << (bits + fraction_bits)) - 1);
+  const DeadZoneRule rule = dead_zone_rule(delta, max_bitplanes, fraction_bits);
   double total = 0;
   // Code-block rows are at most 1024 wide (A.6.1); wider regions go in pieces.
   constexpr int64_t kPiece = 1024;
@@ -32,27 +36,18 @@ QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, in
         const float* ahead = in.row(y + 2) + x0;
         for (int64_t x = 0; x < n; x += 16) __builtin_prefetch(ahead + x);
       }
-      // Plain loops the compiler vectorises: scale, quantise (|y| / Delta
-      // >= 0, so truncation is the floor of E.1.1), sum of squares in
-      // eight independent lanes.
-      for (int64_t x = 0; x < n; ++x) scaled[x] = std::fabs(src[x]) * inverse;
-      // Branch-free, so it vectorises: a coefficient's sign is a coin toss
-      // that a branch would mispredict half the time. `over` is all ones
-      // where |y| / Delta reached 2^bits (or is NaN): those take the limit.
+      // Plain loops the compiler vectorises: scale, quantise, sum of
+      // squares in eight independent lanes (DeadZoneRule's order).
+      for (int64_t x = 0; x < n; ++x) scaled[x] = dead_zone_scaled(rule, src[x]);
       int32_t clipped = 0;
       for (int64_t x = 0; x < n; ++x) {
-        const int32_t over = -static_cast<int32_t>(!(scaled[x] < ceiling));
-        const int32_t m = (static_cast<int32_t>(std::min(below_ceiling, scaled[x]) * fine) & ~over) | (limit & over);
-        const int32_t negative = std::bit_cast<int32_t>(src[x]) >> 31;   // the sign bit, spread
-        dst[x] = (m ^ negative) - negative;
+        const int32_t over = dead_zone_over(rule, scaled[x]);
+        dst[x] = dead_zone_value(rule, src[x], scaled[x], over);
         clipped -= over;
       }
       e.clipped += clipped;
-      float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      int64_t x = 0;
-      for (; x + 8 <= n; x += 8)
-        for (int k = 0; k < 8; ++k) lanes[k] += scaled[x + k] * scaled[x + k];
-      for (; x < n; ++x) lanes[0] += scaled[x] * scaled[x];
+      float lanes[8];
+      dead_zone_energy_lanes(n, [&](int64_t x) { return scaled[x]; }, lanes);
       for (float l : lanes) total += l;
     }
   }

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "entropy/host_device.h"
+#include "common/host_device.h"
 
 namespace mallat::codec {
 
@@ -22,6 +22,17 @@ MALLAT_HD inline void rct_forward_sample(int32_t& c0, int32_t& c1, int32_t& c2) 
   c0 = (r + 2 * g + b) >> 2;  // Y0 = floor((I0 + 2 I1 + I2) / 4)
   c1 = b - g;                 // Y1 = I2 - I1
   c2 = r - g;                 // Y2 = I0 - I1
+}
+
+// G.3 (Equation G-9): the forward ICT of one sample's (I0, I1, I2), in
+// single precision, each sum from left to right without fused
+// multiply-adds (the host's x86-64 code has none here; the device runner's
+// kernels are built with -fmad=false), so that both give the same floats.
+MALLAT_HD inline void ict_forward_sample(float& c0, float& c1, float& c2) {
+  const float r = c0, g = c1, b = c2;
+  c0 = 0.299f * r + 0.587f * g + 0.114f * b;
+  c1 = -0.16875f * r - 0.33126f * g + 0.5f * b;
+  c2 = 0.5f * r - 0.41869f * g - 0.08131f * b;
 }
 
 // G.2's inverse of one sample (G-7): rct_inverse's, and the output stage's

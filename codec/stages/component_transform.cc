@@ -35,12 +35,7 @@ void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t
 
 void ict_forward(std::span<float> c0, std::span<float> c1, std::span<float> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
-  for (size_t i = 0; i < n; ++i) {
-    const float r = c0[i], g = c1[i], b = c2[i];
-    c0[i] = 0.299f * r + 0.587f * g + 0.114f * b;
-    c1[i] = -0.16875f * r - 0.33126f * g + 0.5f * b;
-    c2[i] = 0.5f * r - 0.41869f * g - 0.08131f * b;
-  }
+  for (size_t i = 0; i < n; ++i) ict_forward_sample(c0[i], c1[i], c2[i]);  // colour_rules.h
 }
 
 void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2) {
