@@ -41,7 +41,7 @@ const char kUsage[] =
     "CPU together); decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both\n"
     "on that device instead of the CPU (a device backend's uploads and downloads are part of\n"
     "its DWT time). --device cuda --device-stages all sends the tiles the device runner covers\n"
-    "(5/3, Part 1, no ROI) to the GPU whole, and reports its steps (narrowing, upload, colour and\n"
+    "(5/3 or 9/7, Part 1, no ROI) to the GPU whole, and reports its steps (narrowing, upload, colour and\n"
     "DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1.\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
@@ -164,8 +164,8 @@ void report_tiles(const std::vector<Round>& rounds) {
   const std::vector<Line> lines = {
       {"narrowing to stored width (CPU)", [](const Round& r) { return r.tiles.narrow_ms; }},
       {"upload + widen", [](const Round& r) { return r.tiles.upload_ms; }},
-      {"DC shift, RCT, 5/3 DWT", [](const Round& r) { return r.tiles.colour_dwt_ms; }},
-      {"gather + jobs up", [](const Round& r) { return r.tiles.gather_ms; }},
+      {"DC shift, RCT/ICT, DWT", [](const Round& r) { return r.tiles.colour_dwt_ms; }},
+      {"gather (9/7: quantising) + jobs up", [](const Round& r) { return r.tiles.gather_ms; }},
       {"Tier-1 kernel", [](const Round& r) { return r.tiles.tier1_ms; }},
       {"download", [](const Round& r) { return r.tiles.download_ms; }},
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},

@@ -663,7 +663,7 @@ int encode_main(const Args& given) {
   // blocks (host memory is pinned at about 0.5 ms a MB, beside the lanes'
   // own start-ups).
   if (is_batch(s.batch) && device_whole_tiles(s.device_request, true) &&
-      codec::device_takes_every_tile(opt.reversible, opt.style.ht, !opt.roi.empty())) {
+      codec::device_takes_every_tile(opt.style.ht, !opt.roi.empty())) {
     device.expected_samples = 0;
   }
   // One file too small to gain what CUDA's start-up costs the CPU stages

@@ -49,8 +49,9 @@ inline constexpr std::string_view kDeviceRoundsHelp =
     "as soon as a slot is free and no other launch is under way (the files that came meanwhile together)";
 
 inline constexpr std::string_view kDeviceStagesHelp =
-    "with --device cuda: 'all' (a batch's default) sends each 5/3 tile of Part 1 code-blocks without ROI to the "
-    "GPU whole (its samples up; DC shift, RCT, DWT and Tier-1 there; only the blocks' bytes back), other tiles as "
+    "with --device cuda: 'all' (a batch's default) sends each tile of Part 1 code-blocks without ROI to the GPU "
+    "whole (its samples up; DC shift, RCT or ICT, DWT, the 9/7's quantisation and Tier-1 there; only the blocks' "
+    "bytes back), other tiles (HT, ROI) as "
     "'tier1'; 'tier1' (one file's default) runs colour and DWT on the CPU and shares Tier-1 as --device-share "
     "says. One file uses the GPU at all only from 128 M samples or with --device-share. The output is the same "
     "either way";

@@ -9,8 +9,14 @@ namespace mallat::codec {
 std::string device_tile_unsupported(const EncodeTile& tile) {
   if (tile.image == nullptr) return "no image to read the tile from";
   if (tile.planes.size() > tile.image->components.size()) return "more planes than the image has components";
-  for (const TilePlane& plane : tile.planes) {
-    if (plane.wavelet != dwt::Wavelet::k53) return "the 9/7 path (irreversible) is coded on the CPU";
+  if (tile.colour_transform) {
+    if (tile.planes.size() < 3) return "a colour transform needs three planes";
+    for (size_t c = 1; c < 3; ++c) {
+      if (tile.planes[c].wavelet != tile.planes[0].wavelet || tile.planes[c].width() != tile.planes[0].width() ||
+          tile.planes[c].height() != tile.planes[0].height()) {
+        return "the colour transform's planes differ in size or wavelet";
+      }
+    }
   }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const Component& comp = tile.image->components[c];
@@ -66,18 +72,47 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.fraction_bits = b.fraction_bits;
   }
   MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
-  plan.gather.resize(tile.blocks.size());
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
-    const BlockPlace& at = tile.blocks[i].place;
-    GatherJob& g = plan.gather[i];
+    const EncodeBlock& b = tile.blocks[i];
+    const BlockPlace& at = b.place;
+    GatherJob g;
     const int64_t pitch = plan.plane_pitch[static_cast<size_t>(at.component)];
     g.source = plan.plane_offset[static_cast<size_t>(at.component)] + static_cast<uint64_t>(at.y0 * pitch + at.x0);
     g.target = plan.t1.jobs[i].coefficient_offset;
     g.pitch = static_cast<uint32_t>(pitch);
     g.width = plan.t1.jobs[i].width;
     g.height = plan.t1.jobs[i].height;
+    if (tile.planes[static_cast<size_t>(at.component)].wavelet == dwt::Wavelet::k53) {
+      plan.gather.push_back(g);
+      continue;
+    }
+    // quantise_block's call of quantize_dead_zone (no ROI here).
+    plan.quantise.push_back({g, quant::dead_zone_rule(b.step, b.num_bitplanes, b.fraction_bits),
+                             static_cast<uint32_t>(i)});
   }
   return plan;
+}
+
+quant::QuantizationError quantise_on_host(const QuantiseJob& job, const float* planes, int32_t* out) {
+  const GatherJob& g = job.at;
+  quant::QuantizationError e;
+  double total = 0;
+  for (uint32_t y = 0; y < g.height; ++y) {
+    const float* row = planes + g.source + uint64_t{y} * g.pitch;
+    int32_t* to = out + g.target + uint64_t{y} * g.width;
+    for (uint32_t x = 0; x < g.width; ++x) {
+      const float scaled = quant::dead_zone_scaled(job.rule, row[x]);
+      const int32_t over = quant::dead_zone_over(job.rule, scaled);
+      to[x] = quant::dead_zone_value(job.rule, row[x], scaled, over);
+      e.clipped -= over;
+    }
+    float lanes[8];
+    quant::dead_zone_energy_lanes(g.width, [&](int64_t x) { return quant::dead_zone_scaled(job.rule, row[x]); },
+                                  lanes);
+    for (float l : lanes) total += l;
+  }
+  e.energy = total;
+  return e;
 }
 
 void gather_on_host(const GatherJob& job, const int32_t* planes, int32_t* out) {

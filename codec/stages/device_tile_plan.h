@@ -38,20 +38,23 @@ struct DeviceTilePlan {
   std::vector<uint64_t> stored_offset;
   uint64_t stored_size = 0;
   entropy::T1DeviceBatchLayout t1;
+  // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
+  // quantised on the way (Annex E).
   std::vector<GatherJob> gather;
+  std::vector<QuantiseJob> quantise;
 };
 
 // Why the device runner does not take every forward stage of `tile`, or
-// empty when it does: 5/3 planes (the reversible path, whose quantisation
-// is nothing without ROI), Part 1 code-blocks, no ROI shift, each block
-// inside its plane, the image's components holding the tile's samples.
+// empty when it does: Part 1 code-blocks, no ROI shift, each block inside
+// its plane, the image's components holding the tile's samples, a colour
+// transform's planes of one size and wavelet. 5/3 and 9/7 planes both.
 std::string device_tile_unsupported(const EncodeTile& tile);
 
 // The part of device_tile_unsupported's rules that an encode's options
-// decide for every tile (the 5/3, Part 1 code-blocks, no ROI): whether the
-// runner will take them all, as far as the options tell (a command's
-// start-up, tools/codec_commands.cc).
-inline bool device_takes_every_tile(bool reversible, bool ht, bool roi) { return reversible && !ht && !roi; }
+// decide for every tile (Part 1 code-blocks, no ROI): whether the runner
+// will take them all, as far as the options tell (a command's start-up,
+// tools/codec_commands.cc).
+inline bool device_takes_every_tile(bool ht, bool roi) { return !ht && !roi; }
 
 // The plan of a tile that device_tile_unsupported accepts.
 Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
@@ -60,5 +63,12 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
 // `job`'s samples from `planes` (the plan's plane buffer) to `out` (the
 // Tier-1 batch's coefficients). The tests run the plan through it.
 void gather_on_host(const GatherJob& job, const int32_t* planes, int32_t* out);
+
+// What the device's quantising gather does, on the host: block
+// `job.block`'s floats from `planes` quantised into `out` (as
+// quantise_block would), and what quantising found. The kernel runs the
+// same per-sample rules (quant/quantize.h) and adds the energy in the same
+// order.
+quant::QuantizationError quantise_on_host(const QuantiseJob& job, const float* planes, int32_t* out);
 
 }  // namespace mallat::codec

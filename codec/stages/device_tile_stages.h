@@ -1,10 +1,12 @@
 // The device runner of the forward stages (tile_stages.h; issue 15,
 // deliver 2): for a tile it covers (device_tile_plan.h:
 // device_tile_unsupported), the tile's samples go up once and DC shift,
-// RCT (G.1.2, G.2), the 5/3 DWT (Annex F, dwt/cuda) and Tier-1 (Annex D,
-// entropy/cuda) run on the GPU one after another on one stream; only the
-// code-blocks' bytes with their passes and distortions come back. The
-// 5/3 DWT and the Tier-1 coder are the CPU's bit for bit, so the codestream
+// RCT or ICT (G.1.2, G.2, G.3), the 5/3 or 9/7 DWT (Annex F, dwt/cuda),
+// the 9/7's quantisation (Annex E) and Tier-1 (Annex D, entropy/cuda) run
+// on the GPU one after another on one stream; only the code-blocks' bytes
+// with their passes and distortions (and the 9/7's quantisation findings)
+// come back. Each step gives the CPU's results bit for bit (the same
+// per-sample rules, the DWT's and Tier-1's own equality), so the codestream
 // is the CPU path's. Any other tile, or a range of stages other than all
 // of them, runs through the CPU runner (make_cpu_tile_stages), with the
 // same results.
@@ -49,8 +51,8 @@ struct DeviceTileTimes {
   uint64_t tiles = 0;
   double narrow_ms = 0;      // samples to their stored width, on the pool (CPU)
   double upload_ms = 0;      // the copy up and the widening
-  double colour_dwt_ms = 0;  // DC shift, RCT, the 5/3 DWT
-  double gather_ms = 0;      // the blocks into Tier-1's batch, the jobs up
+  double colour_dwt_ms = 0;  // DC shift, RCT or ICT, the DWT
+  double gather_ms = 0;      // the blocks into Tier-1's batch (the 9/7's quantised), the jobs up
   double tier1_ms = 0;       // the Tier-1 kernel
   double download_ms = 0;    // the blocks' bytes, passes and results down
   double finish_ms = 0;      // slots to code-blocks (CPU)

@@ -1,5 +1,5 @@
 // The device runner (device_tile_stages.h): a covered tile's samples up,
-// DC shift + RCT, the 5/3 DWT, the gather into Tier-1's batch and Tier-1 on
+// DC shift + RCT or ICT, the DWT, the gather (quantising a 9/7 block) into Tier-1's batch and Tier-1 on
 // one stream, then the blocks' bytes down. The stream is the Tier-1
 // encoder's, so every step waits only for the one before it.
 #include <cuda_runtime_api.h>
@@ -10,6 +10,7 @@
 #include <future>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,6 +67,7 @@ class DeviceTileContext {
   Status upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
+  Status gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s);
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::T1DeviceBatchView& result,
                 const int32_t* coefficients, ThreadPool& pool);
 
@@ -73,8 +75,9 @@ class DeviceTileContext {
   std::future<StartedT1> starting_;  // valid until taken by started()
   Status start_status_;
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
-  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, stored_;
+  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
   dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
+  dwt::cuda::PinnedArena found_host_;   // what quantising found, per block (9/7), down with the blocks
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kGathered, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
@@ -192,27 +195,38 @@ Status DeviceTileContext::upload_samples(const EncodeTile& tile, const DeviceTil
   return Status::Ok();
 }
 
-// G.1.2 on every plane; G.2 on planes 0..2 (of one size: the encoder checks).
+// G.1.2 on every plane; G.2 (5/3) or G.3 (9/7) on planes 0..2 (of one size
+// and wavelet: device_tile_unsupported). A 9/7 plane turns into floats.
 Status DeviceTileContext::colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  const auto count_of = [&](size_t c) {
+    return static_cast<size_t>(plan.plane_pitch[c] * tile.planes[c].height());
+  };
+  const auto floats = [&](size_t c) { return reinterpret_cast<float*>(in() + plan.plane_offset[c]); };
+  // Planes 0..2 have one size, so one pitch: the rows' padding is
+  // transformed too, and never read.
   size_t first = 0;
-  if (tile.colour_transform && tile.planes.size() >= 3) {
+  if (tile.colour_transform) {
     int32_t shift[3];
-    for (int c = 0; c < 3; ++c) {
-      const Component& comp = tile.image->components[static_cast<size_t>(c)];
+    for (size_t c = 0; c < 3; ++c) {
+      const Component& comp = tile.image->components[c];
       shift[c] = dc_shift_of(comp.precision, comp.is_signed);
     }
-    // Planes 0..2 have one size, so one pitch: the rows' padding is
-    // transformed too, and never read.
-    const size_t count = static_cast<size_t>(plan.plane_pitch[0] * tile.planes[0].height());
-    MALLAT_RETURN_IF_ERROR(cuda::launch_rct_forward(in() + plan.plane_offset[0], in() + plan.plane_offset[1],
-                                                    in() + plan.plane_offset[2], count, shift, s));
+    if (tile.planes[0].wavelet == dwt::Wavelet::k97) {
+      for (size_t c = 0; c < 3; ++c)
+        MALLAT_RETURN_IF_ERROR(cuda::launch_to_float(in() + plan.plane_offset[c], count_of(c), shift[c], s));
+      MALLAT_RETURN_IF_ERROR(cuda::launch_ict_forward(floats(0), floats(1), floats(2), count_of(0), s));
+    } else {
+      MALLAT_RETURN_IF_ERROR(cuda::launch_rct_forward(in() + plan.plane_offset[0], in() + plan.plane_offset[1],
+                                                      in() + plan.plane_offset[2], count_of(0), shift, s));
+    }
     first = 3;
   }
   for (size_t c = first; c < tile.planes.size(); ++c) {
     const Component& comp = tile.image->components[c];
-    const size_t count = static_cast<size_t>(plan.plane_pitch[c] * tile.planes[c].height());
-    MALLAT_RETURN_IF_ERROR(cuda::launch_dc_shift(in() + plan.plane_offset[c], count,
-                                                 dc_shift_of(comp.precision, comp.is_signed), s));
+    const int32_t shift = dc_shift_of(comp.precision, comp.is_signed);
+    MALLAT_RETURN_IF_ERROR(tile.planes[c].wavelet == dwt::Wavelet::k97
+                               ? cuda::launch_to_float(in() + plan.plane_offset[c], count_of(c), shift, s)
+                               : cuda::launch_dc_shift(in() + plan.plane_offset[c], count_of(c), shift, s));
   }
   return Status::Ok();
 }
@@ -229,13 +243,49 @@ Status DeviceTileContext::transform(const EncodeTile& tile, const DeviceTilePlan
     shape.y0 = plane.rect.y0;
     shape.width = plane.width();
     shape.height = plane.height();
-    dwt::cuda::PlaneBuffers<int32_t> b;
-    b.in = {in() + plan.plane_offset[c], plan.plane_pitch[c]};
-    b.out = {out() + plan.plane_offset[c], plan.plane_pitch[c]};
-    for (int k = 0; k < 2; ++k) b.scratch[k] = {reinterpret_cast<int32_t*>(scratch_[k].data()), plan.scratch_pitch[c]};
-    MALLAT_RETURN_IF_ERROR(dwt::cuda::transform_plane_async(shape, b, s));
+    // The same buffers hold floats for a 9/7 plane (tile_buffers.h).
+    const auto buffers = [&](auto* type) {
+      using T = std::remove_pointer_t<decltype(type)>;
+      dwt::cuda::PlaneBuffers<T> b;
+      b.in = {reinterpret_cast<T*>(in() + plan.plane_offset[c]), plan.plane_pitch[c]};
+      b.out = {reinterpret_cast<T*>(out() + plan.plane_offset[c]), plan.plane_pitch[c]};
+      for (int k = 0; k < 2; ++k) b.scratch[k] = {reinterpret_cast<T*>(scratch_[k].data()), plan.scratch_pitch[c]};
+      return dwt::cuda::transform_plane_async(shape, b, s);
+    };
+    MALLAT_RETURN_IF_ERROR(plane.wavelet == dwt::Wavelet::k97 ? buffers(static_cast<float*>(nullptr))
+                                                              : buffers(static_cast<int32_t*>(nullptr)));
   }
   return Status::Ok();
+}
+
+// The blocks from the DWT's output into Tier-1's batch: a 5/3 block's
+// integers as they are, a 9/7 block's floats quantised (Annex E), what
+// quantising found on its way down to found_host_.
+Status DeviceTileContext::gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s) {
+  if (!plan.gather.empty()) {
+    MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
+                                                      plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice,
+                                                      s),
+                                      "copying the gather jobs"));
+    MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()),
+                                               plan.gather.size(), out(), coefficients, s));
+  }
+  if (plan.quantise.empty()) return Status::Ok();
+  const size_t found_bytes = plan.t1.jobs.size() * sizeof(quant::QuantizationError);
+  MALLAT_RETURN_IF_ERROR(quantise_.reserve(plan.quantise.size() * sizeof(QuantiseJob)));
+  MALLAT_RETURN_IF_ERROR(found_.reserve(found_bytes));
+  MALLAT_RETURN_IF_ERROR(found_host_.reserve(found_bytes));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(quantise_.data(), plan.quantise.data(),
+                                                    plan.quantise.size() * sizeof(QuantiseJob),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the quantising jobs"));
+  auto* found = reinterpret_cast<quant::QuantizationError*>(found_.data());
+  MALLAT_RETURN_IF_ERROR(cuda::launch_quantise(reinterpret_cast<const QuantiseJob*>(quantise_.data()),
+                                               plan.quantise.size(), reinterpret_cast<const float*>(out()),
+                                               coefficients, found, s));
+  return check_cuda(cudaMemcpyAsync(found_host_.data(), found, found_bytes, cudaMemcpyDeviceToHost, s),
+                    "copying what quantising found");
 }
 
 // Each block's slot into its EncodedCodeBlock; a block whose bytes did not
@@ -249,6 +299,10 @@ Status DeviceTileContext::finish(EncodeTile& tile, const DeviceTilePlan& plan,
     return device_error("the device coded " + std::to_string(result.results.size()) + " code-blocks of the tile's " +
                         std::to_string(n));
   }
+  // found_host_'s copy came before the blocks' on the stream, which
+  // download_pinned waited for.
+  const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
+  for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
   std::vector<Status> failed(n);
   pool.parallel_for(static_cast<int64_t>(n), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
@@ -290,7 +344,7 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
-  tile.quantisation.assign(n, {});  // the reversible path quantises nothing (no ROI here)
+  tile.quantisation.assign(n, {});  // the 5/3's blocks quantise nothing (no ROI here)
   if (n == 0) return Status::Ok();
   const cudaStream_t s = t1_->stream();
   // With MALLAT_TIMELINE, each step waits for the device and is a span of
@@ -309,7 +363,6 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(in_.reserve(plan.plane_samples * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
   for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
-  MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
   MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
   MALLAT_RETURN_IF_ERROR(mark("dt_reserve"));
   double narrow_ms = 0, finish_ms = 0;
@@ -327,11 +380,7 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(transform(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kTransformed, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_colour_dwt"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
-                                                    plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice, s),
-                                    "copying the gather jobs"));
-  MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()), plan.gather.size(),
-                                             out(), coefficients, s));
+  MALLAT_RETURN_IF_ERROR(gather(plan, coefficients, s));
   MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, plan.t1.coefficients, plan.t1.slot_capacity));
   MALLAT_RETURN_IF_ERROR(record(kGathered, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_gather"));
@@ -358,7 +407,9 @@ class DeviceTileStages final : public TileStages {
   DeviceTileStages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device)
       : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device), started_(device.wait_started().ok()) {}
 
-  std::string name() const override { return "device (colour, 5/3 DWT, Tier-1 on CUDA), else " + cpu_->name(); }
+  std::string name() const override {
+    return "device (colour, DWT, quantisation, Tier-1 on CUDA), else " + cpu_->name();
+  }
 
   bool keeps_whole(const EncodeTile& tile) const override {
     return started_ && device_tile_unsupported(tile).empty();
