@@ -52,8 +52,12 @@ struct Vec2<float> { using type = float2; };
 // Per-type details: the filter's halo and steps, and where the per-axis
 // factors go. 5/3 has only the lone-sample rule (F.3.7, F.4.7), applied
 // where the reference applies it, since integer rounding does not commute;
-// 9/7 folds the K scaling of both axes into one multiply (linear, so the
-// place does not matter beyond float rounding).
+// 9/7 scales each axis where the CPU backend does (F.4.8.2 steps 5-6 after
+// that axis's lifting forward, F.3.8.2 steps 1-2 before it inverse), so
+// that the floats round alike and the results are the CPU's bit for bit
+// (the lifting steps are fused multiply-adds on both: Lift97 and the CPU's
+// -mfma kernels). Folding both axes' factors into one multiply was as fast
+// and rounded otherwise.
 template <typename T>
 struct Filter;
 
@@ -72,6 +76,10 @@ struct Filter<int32_t> {
   __device__ static int32_t forward_store(int32_t v, const LevelArgs<int32_t>& a, int col_high, int) {
     return (col_high && a.x.n == 1 && a.x.p0) ? v * 2 : v;
   }
+  // Nothing between the two axes for the 5/3 (the loop left out: it cost
+  // the 5/3 forward a register spill).
+  static constexpr bool kScalesBetweenAxes = false;
+  __device__ static int32_t between_axes(int32_t v, const LevelArgs<int32_t>&, int) { return v; }
   // Inverse: rows first (F.3.2), so a lone odd column is halved on load and a
   // lone odd row on write; C division truncates, as the reference does.
   __device__ static int32_t inverse_load(int32_t v, const LevelArgs<int32_t>& a, int col_high, int) {
@@ -90,11 +98,18 @@ struct Filter<float> {
   template <typename A>
   __device__ static void inverse(A a) { inverse_97(a); }
   __device__ static float forward_load(float v, const LevelArgs<float>&, int) { return v; }
-  __device__ static float forward_store(float v, const LevelArgs<float>& a, int col_high, int row_high) {
-    return v * ((col_high ? a.sx[1] : a.sx[0]) * (row_high ? a.sy[1] : a.sy[0]));
+  static constexpr bool kScalesBetweenAxes = true;
+  // Forward: the rows' factor after the columns' lifting, the columns'
+  // after the rows'; inverse: the columns' factor before the rows' lifting
+  // (on load), the rows' before the columns'.
+  __device__ static float between_axes(float v, const LevelArgs<float>& a, int row_high) {
+    return v * (row_high ? a.sy[1] : a.sy[0]);
   }
-  __device__ static float inverse_load(float v, const LevelArgs<float>& a, int col_high, int row_high) {
-    return v * ((col_high ? a.sx[1] : a.sx[0]) * (row_high ? a.sy[1] : a.sy[0]));
+  __device__ static float forward_store(float v, const LevelArgs<float>& a, int col_high, int) {
+    return v * (col_high ? a.sx[1] : a.sx[0]);
+  }
+  __device__ static float inverse_load(float v, const LevelArgs<float>& a, int col_high, int) {
+    return v * (col_high ? a.sx[1] : a.sx[0]);
   }
   __device__ static float inverse_store(float v, const LevelArgs<float>&, int) { return v; }
 };
@@ -159,6 +174,13 @@ forward_level_kernel(const LevelArgs<T> a) {
   }
 
   if (a.y.n > 1) Filter<T>::forward(VerticalSteps<NR, T>{e, o});
+  if constexpr (Filter<T>::kScalesBetweenAxes) {
+#pragma unroll
+    for (int j = 0; j < NR; ++j) {
+      e[j] = Filter<T>::between_axes(e[j], a, j & 1);
+      o[j] = Filter<T>::between_axes(o[j], a, j & 1);
+    }
+  }
   if (a.x.n > 1) Filter<T>::forward(HorizontalSteps<NR, H, H + R, T>{e, o});
   if (!st.writer) return;
 
@@ -223,6 +245,13 @@ inverse_level_kernel(const LevelArgs<T> a) {
   }
 
   if (a.x.n > 1) Filter<T>::inverse(HorizontalSteps<NR, 0, NR, T>{e, o});
+  if constexpr (Filter<T>::kScalesBetweenAxes) {
+#pragma unroll
+    for (int j = 0; j < NR; ++j) {
+      e[j] = Filter<T>::between_axes(e[j], a, j & 1);
+      o[j] = Filter<T>::between_axes(o[j], a, j & 1);
+    }
+  }
   if (a.y.n > 1) Filter<T>::inverse(VerticalSteps<NR, T>{e, o});
   if (!st.writer) return;
 

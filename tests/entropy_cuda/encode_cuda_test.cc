@@ -1,7 +1,7 @@
 // The encoder with Tier-1 on the GPU and the CPU together (the hybrid coder:
 // EncodeOptions::dwt_backend kCuda, or block_encoder_instance, at several
 // device shares) writes the CPU path's codestream byte for byte:
-// lossless, 9/7 at a rate target, several tiles, mode switches, a 16-bit
+// lossless, 9/7 at a rate target and with every pass, several tiles, mode switches, a 16-bit
 // image and an HT image (whose blocks stay on the CPU); and with whole tiles
 // on the device (codec/stages/device_tile_stages.h). Labelled gpu:
 // without a device each test skips and says why.
@@ -64,6 +64,11 @@ std::vector<Case> cases() {
   lossy.rate_kind = EncodeOptions::RateKind::kRatio;
   lossy.rate_values = {20};
   all.push_back({"-I -r 20 RGB", photo_like(301, 203, 3, 8, 2), lossy});
+  // Every pass sent: any coefficient the CUDA 9/7 rounded otherwise than
+  // the CPU's would show in the bytes.
+  EncodeOptions every_pass = base;
+  every_pass.reversible = false;
+  all.push_back({"-I every pass", photo_like(190, 130, 3, 8, 19), every_pass});
   EncodeOptions layers = lossy;
   layers.rate_values = {80, 40, 10};
   all.push_back({"-I -r 80,40,10", photo_like(250, 190, 3, 8, 3), layers});
@@ -178,10 +183,12 @@ TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
 }
 
 // The device runner (codec/stages/device_tile_stages.h): tiles it covers go
-// to the GPU whole (colour, DWT, Tier-1 there), the others (9/7, HT) to the
-// CPU runner; every codestream is the CPU path's, one context for all the
-// calls (its buffers grow and are reused), and again with 4 components, a
-// signed 12-bit image (2 stored bytes a sample) and samples out of range.
+// to the GPU whole (colour, DWT, the 9/7's quantisation, Tier-1 there), the
+// others (HT) to the CPU runner; every codestream is the CPU path's, one
+// context for all the calls (its buffers grow and are reused), and again
+// with 4 components, a signed 12-bit image (2 stored bytes a sample), the
+// 9/7 with every pass, with a PSNR target and with fine steps,
+// and samples out of range.
 TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   SKIP_WITHOUT_DEVICE();
   auto device = make_device_tile_context();
@@ -199,6 +206,25 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   EncodeOptions one_level = base;
   one_level.resolutions = 2;
   all.push_back({"lossless 1 level, odd size", photo_like(65, 33, 3, 8, 13), one_level});
+  EncodeOptions irreversible = base;
+  irreversible.reversible = false;
+  all.push_back({"-I every pass, 4 components", photo_like(190, 130, 4, 8, 15), irreversible});
+  Image signed12_97 = photo_like(170, 120, 3, 12, 16);
+  for (Component& comp : signed12_97.components) {
+    comp.is_signed = true;
+    for (int32_t& v : comp.samples) v -= 2048;
+  }
+  EncodeOptions ratio = irreversible;
+  ratio.rate_kind = EncodeOptions::RateKind::kRatio;
+  ratio.rate_values = {12};
+  all.push_back({"-I -r 12 signed 12-bit", std::move(signed12_97), ratio});
+  EncodeOptions psnr = irreversible;
+  psnr.rate_kind = EncodeOptions::RateKind::kPsnr;
+  psnr.rate_values = {38};
+  all.push_back({"-I -q 38", photo_like(160, 140, 3, 8, 17), psnr});
+  EncodeOptions fine = irreversible;
+  fine.base_step_scale = 1.0 / 64;  // many planes, few fraction bits
+  all.push_back({"-I fine steps", photo_like(120, 90, 3, 8, 18), fine});
   for (const Case& c : all) {
     EncodeOptions whole = c.options;
     whole.device_tile_context = *device;
@@ -215,13 +241,15 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   Image beyond = photo_like(90, 70, 3, 8, 14);
   beyond.components[1].samples[5] = 300;
   beyond.components[2].samples[77] = -3;
-  EncodeOptions whole = base;
-  whole.device_tile_context = *device;
-  const auto want = encode(beyond, base);
-  const auto got = encode(beyond, whole);
-  ASSERT_EQ(want.ok(), got.ok()) << (want.ok() ? got.status().message() : want.status().message());
-  if (want.ok()) {
-    EXPECT_TRUE(*want == *got);
+  for (const EncodeOptions& o : {base, irreversible}) {
+    EncodeOptions whole = o;
+    whole.device_tile_context = *device;
+    const auto want = encode(beyond, o);
+    const auto got = encode(beyond, whole);
+    ASSERT_EQ(want.ok(), got.ok()) << (want.ok() ? got.status().message() : want.status().message());
+    if (want.ok()) {
+      EXPECT_TRUE(*want == *got) << (o.reversible ? "5/3" : "9/7");
+    }
   }
 }
 
