@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "codec/encoder/prefix_search.h"
 
 namespace mallat::codec {
 
@@ -77,6 +80,33 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
     passes[p.block] = std::max(passes[p.block], hulls[p.block].passes[p.index]);
   }
   return passes;
+}
+
+// body[k]: the code-blocks' bytes when the first k points are taken, each
+// block at least at its floor (the previous layer's passes, a hull point of
+// it), for k = 0..points.size().
+std::vector<double> prefix_body_bytes(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points,
+                                      const std::vector<int>& floor_passes) {
+  std::vector<double> now(hulls.size(), 0.0);
+  double total = 0;
+  for (size_t b = 0; b < hulls.size(); ++b) {
+    const CodeBlockHull& h = hulls[b];
+    const auto at = std::lower_bound(h.passes.begin(), h.passes.end(), floor_passes[b]);
+    if (floor_passes[b] > 0 && at != h.passes.end()) now[b] = h.bytes[static_cast<size_t>(at - h.passes.begin())];
+    total += now[b];
+  }
+  std::vector<double> body(points.size() + 1);
+  body[0] = total;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const CodeBlockHull& h = hulls[points[i].block];
+    const size_t k = points[i].index;
+    if (h.passes[k] > floor_passes[points[i].block]) {
+      total += h.bytes[k] - now[points[i].block];
+      now[points[i].block] = h.bytes[k];
+    }
+    body[i + 1] = total;
+  }
+  return body;
 }
 
 // After the longest prefix that fits, the bytes left may still hold later
@@ -162,9 +192,19 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
     for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(std::min(passes[b], limit[b]), floor_passes[b]);
     return passes;
   };
+  // The layers so far and one more, sized; the last few answers kept
+  // while the layers so far stay (a search sizes its answer, and the fill
+  // after it asks again).
+  std::vector<std::pair<std::vector<int>, LayerBytes>> recent;
   auto bytes_with = [&](std::vector<int> passes) -> Result<LayerBytes> {
+    for (const auto& [known, bytes] : recent)
+      if (known == passes) return bytes;
     layers.push_back(std::move(passes));
     Result<LayerBytes> bytes = bytes_of(layers);
+    if (bytes.ok()) {
+      if (recent.size() == 4) recent.erase(recent.begin());
+      recent.emplace_back(layers.back(), *bytes);
+    }
     layers.pop_back();
     return bytes;
   };
@@ -172,6 +212,7 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
     return caps.max_bytes[c] > 0 && c < b.component.size() && static_cast<double>(b.component[c]) > caps.max_bytes[c];
   };
   for (const LayerTarget& given : targets) {
+    recent.clear();  // sized with the layers before this one
     LayerTarget target = given;
     if (capped && target.kind == LayerTarget::Kind::kEverything)
       target = {LayerTarget::Kind::kBytes, std::numeric_limits<double>::infinity()};
@@ -211,9 +252,22 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
         // without it (once per component at most).
         size_t lo = taken, hi = points.size();
         for (size_t round = 0; round <= caps.max_bytes.size(); ++round) {
-          MALLAT_ASSIGN_OR_RETURN(const bool all_fit, fits(with_floor(hi)));
+          MALLAT_ASSIGN_OR_RETURN(const LayerBytes all, bytes_with(with_floor(hi)));
+          bool all_fit = static_cast<double>(all.file) <= target.value;
+          for (size_t c = 0; c < caps.max_bytes.size(); ++c) all_fit = all_fit && !over_cap(all, c);
           if (all_fit) {
             lo = hi;
+            break;
+          }
+          if (!capped) {
+            // Without caps the file's size alone decides: few sizings
+            // (prefix_search.h).
+            const std::vector<double> body = prefix_body_bytes(hulls, points, floor_passes);
+            MALLAT_ASSIGN_OR_RETURN(
+                lo, longest_fitting_prefix(lo, hi, all.file, body, target.value, [&](size_t k) -> Result<uint64_t> {
+                  MALLAT_ASSIGN_OR_RETURN(const LayerBytes b, bytes_with(with_floor(k)));
+                  return b.file;
+                }));
             break;
           }
           while (hi - lo > 1) {
