@@ -7,7 +7,7 @@
 # output compared with --device cpu's.
 # Usage, from a tree on the GPU machine with .gpu/mosaic.ppm: bash conformance/device_bench/batch_timeline.sh
 #   [ROUNDS] [VARIANT-FILE]   (VARIANT-FILE: lines "label|kind|options", kind e (lossless encode), l (-I -r 20
-#   encode) or d (decode of the lossless files); default: the list below). Environment: N files (32), IMG the
+#   encode), d (decode of the lossless files) or y (decode of the -I -r 20 files); default: the list below). Environment: N files (32), IMG the
 #   image copied (.gpu/mosaic.ppm), BUILD the build folder (build-gpu; built when it has no mallat), TESTS=1 builds
 #   and runs `ctest -L gpu` and the hybrid coders' and batch tests first.
 set -uo pipefail
@@ -66,17 +66,19 @@ run() {
     e) once "$T" "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -threads 16 -quiet $opts ;;
     l) once "$T" "$label" $M encode -i /tmp/in -o /tmp/o_$label -OutFor j2k -I -r 20 -threads 16 -quiet $opts ;;
     d) once "$T" "$label" $M decode -i /tmp/ref_e -o /tmp/o_$label -OutFor ppm -threads 16 -quiet $opts ;;
+    y) once "$T" "$label" $M decode -i /tmp/ref_l -o /tmp/o_$label -OutFor ppm -threads 16 -quiet $opts ;;
   esac
 }
 $M encode -i /tmp/in -o /tmp/ref_e -OutFor j2k -threads 16 -quiet --device cpu
 $M encode -i /tmp/in -o /tmp/ref_l -OutFor j2k -I -r 20 -threads 16 -quiet --device cpu
 $M decode -i /tmp/ref_e -o /tmp/ref_d -OutFor ppm -threads 16 -quiet --device cpu
+$M decode -i /tmp/ref_l -o /tmp/ref_y -OutFor ppm -threads 16 -quiet --device cpu
 # The timeline pass (the stages then run one by one, timed: a little slower).
 T=$OUT/timeline_pass.txt; : > "$T"
 mkdir -p /tmp/tl
 while IFS='|' read -r label kind opts; do
   MALLAT_TIMELINE=/tmp/tl/$label.csv run "$label" "$kind" "$opts"
-  ext=j2k; [ "$kind" = d ] && ext=ppm
+  ext=j2k; case $kind in d|y) ext=ppm ;; esac
   echo "$label: files differing from cpu's: $(same /tmp/o_$label /tmp/ref_$kind $ext)" >> "$R"
 done < "$VARIANTS"
 T=$OUT/times.txt; : > "$T"
