@@ -1,5 +1,6 @@
 #include "tools/batch_lanes.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -43,19 +44,24 @@ codec::StageTimes* lane_stage_times() { return timeline::enabled() ? new codec::
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
                                                        bool whole_tiles) {
   std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
+  std::shared_ptr<codec::DeviceTileContext> shared_tiles;
   for (codec::EncodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
     lane.stage_times = lane_stage_times();
     // The device coder when there is one (shared), else null: each call
     // then makes the CPU's coders.
     MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
-    // A lane's own stream and buffers, so the lanes' tiles run side by side
-    // on the GPU; without a device the hybrid coder above says why. It
+    // The slots' streams and buffers, so that the lanes' tiles run side by
+    // side on the GPU; without a device the hybrid coder above says why. It
     // starts on a thread while the first files are read; their first tile
     // waits for it (device_tile_stages.h).
     if (whole_tiles && lane.block_encoder_instance) {
-      lane.device_tile_context = codec::start_device_tile_context(lanes);
-      keep_until_exit(lane.device_tile_context);
+      if (!shared_tiles) {
+        const int slots = std::min(std::max(lanes, 1), kWholeTileSlots);
+        shared_tiles = codec::start_device_tile_context(slots, slots);
+        keep_until_exit(shared_tiles);
+      }
+      lane.device_tile_context = shared_tiles;
     }
   }
   return all;

@@ -27,12 +27,23 @@ namespace mallat::tools {
 inline constexpr int kDefaultBatchFiles = 3;
 
 // The same for a batch encode whose tiles go to the device whole
-// (--device cuda, --device-stages all: codec/stages/device_tile_stages.h),
-// where a lane holds its file only while the device codes it and Tier-2
-// and the write run. H200 machine, 2026-11-24, 64 copies of the 3840x2048
-// mosaic, lossless, -threads 16, ms per image in 3 alternated rounds:
-// K = 3: 46.7, 48.4, 45.7; K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6.
-inline constexpr int kWholeTileBatchFiles = 4;
+// (--device cuda, --device-stages all: codec/stages/device_tile_stages.h):
+// 6 lanes sharing 4 of the device's slots (kWholeTileSlots), so that two
+// lanes run their CPU stages (narrowing, rate allocation, Tier-2) while
+// four tiles are on the GPU. H200 machine, 2026-11-24, 64 copies of the
+// 3840x2048 mosaic, -threads 16, medians of 3 alternated rounds, ms per
+// image: K = 4 / 6 lanes on 4 slots: lossless 35.3 / 30.5, -I -r 20 45.8 /
+// 36.9. Before the slots were shared (a slot per lane): K = 3: 46.7, 48.4,
+// 45.7; K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6 (six tiles on the
+// GPU at once, each kernel slower).
+inline constexpr int kWholeTileBatchFiles = 6;
+
+// The device's slots that a batch's lanes share when tiles go to the device
+// whole (at most this many tiles on the GPU at once; a lane holds a slot
+// only while its tile is there): K lanes get min(K, 4). Four tiles side by
+// side was where more gave no more files a second (K = 6 above, when each
+// lane had a slot of its own).
+inline constexpr int kWholeTileSlots = 4;
 
 // K for a batch: --batch-files' value where given (above 0), else the
 // default of its path.
@@ -55,9 +66,9 @@ inline constexpr std::string_view kBatchFilesHelp =
     "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 4 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles go to the GPU whole), each with -threads threads; with --device cuda they share the GPU "
-    "(--device-slots, --device-rounds). The files are the same whatever K";
+    "a batch codes K files at once (default 3; 6 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles go to the GPU whole, at most 4 tiles at once), each with -threads threads; with --device "
+    "cuda they share the GPU (--device-slots, --device-rounds). The files are the same whatever K";
 
 // --batch-files K, for encode's and decode's tables (Settings::batch_files).
 template <typename Settings>
@@ -68,10 +79,11 @@ Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
 
 // `lanes` copies of `opt` (whose device coder, if any, they share), each
 // with a DWT backend and CPU coder of its own.
-// With `whole_tiles` and a device coder, each lane also gets a device
-// runner of its own (codec/stages/device_tile_stages.h) for the tiles it
-// takes whole, kept to the process's end (keep_until_exit); where its
-// device does not start, the lane's tiles go to the CPU runner.
+// With `whole_tiles` and a device coder, the lanes also share a device
+// runner context of min(lanes, kWholeTileSlots) slots
+// (codec/stages/device_tile_stages.h) for the tiles they take whole, kept to
+// the process's end (keep_until_exit); where the device does not start, the
+// tiles go to the CPU runner.
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
                                                        bool whole_tiles = false);
 Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes);

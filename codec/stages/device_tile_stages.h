@@ -22,26 +22,28 @@
 
 namespace mallat::codec {
 
-// The device, a stream and the memory of one caller at a time (a batch's
-// lane): made once, reused by every tile it runs; it grows to the largest
-// tile and never shrinks.
+// The device's slots: each a stream and the memory of one tile at a time,
+// made once and reused by every tile it runs (growing to the largest tile,
+// never shrinking). A tile takes the first free slot and holds it while it
+// is on the device, so callers (a batch's lanes) share the slots: a lane
+// that reads, allocates rates or writes holds none.
 class DeviceTileContext;
 
-// Starts CUDA on device 0 for a runner: an error where the build has no
-// CUDA or no device can be used. `sharing`: how many runners launch side
-// by side on the device (a batch's lanes), which sets how Tier-1 spreads a
-// tile's blocks over warps.
+// Starts CUDA on device 0 for a runner with one slot: an error where the
+// build has no CUDA or no device can be used. `sharing`: how many slots
+// launch side by side on the device, which sets how Tier-1 spreads a tile's
+// blocks over warps.
 Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing = 1);
 
-// The same, started on a thread of its own: it returns at once, so that a
-// batch reads its first files while CUDA starts (0.3-0.8 s); the runner's
-// first tile waits for the start. Where the device cannot start, every tile
+// The same with `slots` slots, started on a thread of its own: it returns
+// at once, so that a batch reads its first files while CUDA starts (0.3-0.8
+// s); the runner's first tile waits for the start. Where the device cannot start, every tile
 // goes to the CPU runner (the same output); wait_started says why. Coding
 // the first files on the CPU meanwhile instead was slower: 41.3-45.1 ms an
 // image against 35.5-36.8 (H200 machine, 2026-11-24, 64 copies of the
 // 3840x2048 mosaic, lossless, 4 lanes, -threads 16, 3 alternated rounds):
 // the CPU's files held the lanes and slowed CUDA's start-up.
-std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing = 1);
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing = 1, int slots = 1);
 Status wait_started(DeviceTileContext& device);
 
 // What a runner's tiles took so far, summed (`mallat bench codec`): the

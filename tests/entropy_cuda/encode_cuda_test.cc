@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/codec.h"
@@ -251,6 +252,41 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
       EXPECT_TRUE(*want == *got) << (o.reversible ? "5/3" : "9/7");
     }
   }
+}
+
+// A batch's lanes share the runner's slots (start_device_tile_context with
+// 2 slots, as tools/batch_lanes.cc gives 4 lanes 4): four callers on
+// threads of their own, each tile on the first free slot, every codestream
+// the CPU path's, every tile counted once.
+TEST(EncodeCuda, LanesSharingTheRunnersSlotsWriteTheCpuPathsBytes) {
+  SKIP_WITHOUT_DEVICE();
+  const std::shared_ptr<DeviceTileContext> shared = start_device_tile_context(2, 2);
+  ASSERT_TRUE(wait_started(*shared).ok());
+  std::vector<Case> all = cases();
+  all.resize(4);  // lossless, -I -r 20, -I every pass, -I -r 80,40,10: one tile each
+  std::vector<std::vector<uint8_t>> want(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto w = encode(all[i].image, all[i].options);
+    ASSERT_TRUE(w.ok()) << all[i].name;
+    want[i] = std::move(w).value();
+  }
+  std::vector<std::string> wrong(all.size());
+  std::vector<std::thread> lanes;
+  for (size_t i = 0; i < all.size(); ++i) {
+    lanes.emplace_back([&, i] {
+      EncodeOptions o = all[i].options;
+      o.threads = 2;
+      o.device_tile_context = shared;
+      for (int round = 0; round < 3; ++round) {
+        const auto got = encode(all[i].image, o);
+        if (!got.ok()) wrong[i] = got.status().message();
+        else if (*got != want[i]) wrong[i] = "other bytes in round " + std::to_string(round);
+      }
+    });
+  }
+  for (std::thread& t : lanes) t.join();
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(wrong[i], "") << all[i].name;
+  EXPECT_EQ(device_tile_times(*shared).tiles, 3 * all.size());
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <string>
@@ -31,7 +33,7 @@ namespace mallat::codec {
 
 using dwt::cuda::check_cuda;
 
-using StartedT1 = Result<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>;
+using StartedT1 = Result<std::vector<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>>;
 
 // Tier-1's code-blocks per warp: where several runners launch side by side
 // (a batch's lanes) all 32 lanes of a warp, since their launches fill the
@@ -45,19 +47,14 @@ using StartedT1 = Result<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>;
 int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
-class DeviceTileContext {
+// One tile at a time on the device: a Tier-1 encoder with its stream and
+// the buffers a tile needs, grown to the largest tile and reused.
+class DeviceTileSlot {
  public:
-  explicit DeviceTileContext(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1) : t1_(std::move(t1)) {}
-  explicit DeviceTileContext(std::future<StartedT1> starting) : starting_(std::move(starting)) {}
+  explicit DeviceTileSlot(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1) : t1_(std::move(t1)) {}
 
-  // Whether the device has started; false for good where it could not.
-  bool started();
-  Status wait_started();
-  Status run(EncodeTile& tile, ThreadPool& pool);
-  DeviceTileTimes times() const {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    return times_;
-  }
+  // Runs every forward stage of `tile`; `add` takes the steps' times.
+  Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
 
  private:
   int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
@@ -71,9 +68,6 @@ class DeviceTileContext {
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::T1DeviceBatchView& result,
                 const int32_t* coefficients, ThreadPool& pool);
 
-  std::mutex start_mutex_;
-  std::future<StartedT1> starting_;  // valid until taken by started()
-  Status start_status_;
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
   dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
@@ -81,20 +75,54 @@ class DeviceTileContext {
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kGathered, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
+  Status record(Step step, cudaStream_t s);
+  Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
+};
+
+// The device's slots (a batch's lanes share them: a lane holds one while
+// its tile is on the device, none while it reads, allocates rates or
+// writes), started on a thread of their own or at once.
+class DeviceTileContext {
+ public:
+  explicit DeviceTileContext(std::future<StartedT1> starting) : starting_(std::move(starting)) {}
+
+  // Whether the device has started; false for good where it could not.
+  bool started();
+  Status wait_started();
+  // The tile on the first free slot (waiting for one).
+  Status run(EncodeTile& tile, ThreadPool& pool);
+  DeviceTileTimes times() const {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    return times_;
+  }
+
+ private:
+  std::mutex start_mutex_;
+  std::future<StartedT1> starting_;  // valid until taken by started()
+  Status start_status_;
+  std::vector<std::unique_ptr<DeviceTileSlot>> slots_;
+  std::mutex free_mutex_;
+  std::condition_variable freed_;
+  std::vector<DeviceTileSlot*> free_;
   mutable std::mutex times_mutex_;
   DeviceTileTimes times_;
-  Status record(Step step, cudaStream_t s);
-  Status add_times(double narrow_ms, double finish_ms);
 };
 
 bool DeviceTileContext::started() {
   std::lock_guard<std::mutex> lock(start_mutex_);
   if (starting_.valid() && starting_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     StartedT1 t1 = starting_.get();
-    if (t1.ok()) t1_ = std::move(t1).value();
-    else start_status_ = t1.status();
+    if (t1.ok()) {
+      std::lock_guard<std::mutex> free_lock(free_mutex_);
+      for (auto& encoder : *t1) {
+        slots_.push_back(std::make_unique<DeviceTileSlot>(std::move(encoder)));
+        free_.push_back(slots_.back().get());
+      }
+    } else {
+      start_status_ = t1.status();
+    }
   }
-  return t1_ != nullptr;
+  return !slots_.empty();
 }
 
 Status DeviceTileContext::wait_started() {
@@ -106,7 +134,35 @@ Status DeviceTileContext::wait_started() {
   return start_status_.ok() ? device_error("the device runner has no device") : start_status_;
 }
 
-Status DeviceTileContext::record(Step step, cudaStream_t s) {
+Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
+  MALLAT_RETURN_IF_ERROR(wait_started());
+  DeviceTileSlot* slot = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(free_mutex_);
+    freed_.wait(lock, [&] { return !free_.empty(); });
+    slot = free_.back();
+    free_.pop_back();
+  }
+  const Status status = slot->run(tile, pool, [&](const DeviceTileTimes& t) {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    ++times_.tiles;
+    times_.narrow_ms += t.narrow_ms;
+    times_.upload_ms += t.upload_ms;
+    times_.colour_dwt_ms += t.colour_dwt_ms;
+    times_.gather_ms += t.gather_ms;
+    times_.tier1_ms += t.tier1_ms;
+    times_.download_ms += t.download_ms;
+    times_.finish_ms += t.finish_ms;
+  });
+  {
+    std::lock_guard<std::mutex> lock(free_mutex_);
+    free_.push_back(slot);
+  }
+  freed_.notify_one();
+  return status;
+}
+
+Status DeviceTileSlot::record(Step step, cudaStream_t s) {
   if (events_.empty()) {
     for (int i = 0; i < kSteps; ++i) {
       cudaEvent_t e = nullptr;
@@ -118,28 +174,28 @@ Status DeviceTileContext::record(Step step, cudaStream_t s) {
 }
 
 // The device's steps from the events (all passed: the download waited).
-Status DeviceTileContext::add_times(double narrow_ms, double finish_ms) {
+Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double finish_ms) {
   float ms[kSteps] = {};
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events_[kDownloaded].get()), "cudaEventSynchronize"));
   for (int i = kUploaded; i < kSteps; ++i) {
     MALLAT_RETURN_IF_ERROR(
         check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
   }
-  std::lock_guard<std::mutex> lock(times_mutex_);
-  ++times_.tiles;
-  times_.narrow_ms += narrow_ms;
-  times_.upload_ms += ms[kUploaded];
-  times_.colour_dwt_ms += ms[kTransformed];
-  times_.gather_ms += ms[kGathered];
-  times_.tier1_ms += ms[kCoded];
-  times_.download_ms += ms[kDownloaded];
-  times_.finish_ms += finish_ms;
-  return Status::Ok();
+  DeviceTileTimes t;
+  t.tiles = 1;
+  t.narrow_ms = narrow_ms;
+  t.upload_ms = ms[kUploaded];
+  t.colour_dwt_ms = ms[kTransformed];
+  t.gather_ms = ms[kGathered];
+  t.tier1_ms = ms[kCoded];
+  t.download_ms = ms[kDownloaded];
+  t.finish_ms = finish_ms;
+  return t;
 }
 
 // The tile's samples narrowed into the pinned buffer by the pool's
 // threads, a run of rows each; false where a sample is out of its range.
-Result<bool> DeviceTileContext::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
+Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
   // A run that failed may have left a copy from the buffer queued.
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(t1_->stream()), "waiting for the device"));
   MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
@@ -163,7 +219,7 @@ Result<bool> DeviceTileContext::narrow(const EncodeTile& tile, const DeviceTileP
 }
 
 // The stored samples up in one copy, then widened into the planes.
-Status DeviceTileContext::upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+Status DeviceTileSlot::upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
   MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
   MALLAT_RETURN_IF_ERROR(check_cuda(
       cudaMemcpyAsync(stored_.data(), stored_host_.data(), plan.stored_size, cudaMemcpyHostToDevice, s),
@@ -180,7 +236,7 @@ Status DeviceTileContext::upload_stored(const EncodeTile& tile, const DeviceTile
 
 // The int32 samples as they are, for an image whose samples do not fit
 // their precision (the CPU path codes them as they are too).
-Status DeviceTileContext::upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+Status DeviceTileSlot::upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];
     if (plane.rect.empty()) continue;
@@ -197,7 +253,7 @@ Status DeviceTileContext::upload_samples(const EncodeTile& tile, const DeviceTil
 
 // G.1.2 on every plane; G.2 (5/3) or G.3 (9/7) on planes 0..2 (of one size
 // and wavelet: device_tile_unsupported). A 9/7 plane turns into floats.
-Status DeviceTileContext::colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+Status DeviceTileSlot::colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
   const auto count_of = [&](size_t c) {
     return static_cast<size_t>(plan.plane_pitch[c] * tile.planes[c].height());
   };
@@ -232,7 +288,7 @@ Status DeviceTileContext::colour(const EncodeTile& tile, const DeviceTilePlan& p
 }
 
 // Annex F per plane into the output buffer's packed layout (dwt/geometry.h).
-Status DeviceTileContext::transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+Status DeviceTileSlot::transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];
     if (plane.rect.empty()) continue;
@@ -261,7 +317,7 @@ Status DeviceTileContext::transform(const EncodeTile& tile, const DeviceTilePlan
 // The blocks from the DWT's output into Tier-1's batch: a 5/3 block's
 // integers as they are, a 9/7 block's floats quantised (Annex E), what
 // quantising found on its way down to found_host_.
-Status DeviceTileContext::gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s) {
+Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s) {
   if (!plan.gather.empty()) {
     MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
     MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
@@ -291,7 +347,7 @@ Status DeviceTileContext::gather(const DeviceTilePlan& plan, int32_t* coefficien
 // Each block's slot into its EncodedCodeBlock; a block whose bytes did not
 // fit its slot is coded again on the CPU from its samples on the device
 // (entropy::finish_device_block: the same bytes).
-Status DeviceTileContext::finish(EncodeTile& tile, const DeviceTilePlan& plan,
+Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
                                  const entropy::cuda::T1DeviceBatchView& result, const int32_t* coefficients,
                                  ThreadPool& pool) {
   const size_t n = tile.blocks.size();
@@ -340,7 +396,8 @@ Status DeviceTileContext::finish(EncodeTile& tile, const DeviceTilePlan& plan,
   return Status::Ok();
 }
 
-Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
+Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
+                          const std::function<void(const DeviceTileTimes&)>& add) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
@@ -394,7 +451,8 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
     const entropy::cuda::StepClock clock(&finish_ms);
     MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, coefficients, pool));
   }
-  MALLAT_RETURN_IF_ERROR(add_times(narrow_ms, finish_ms));
+  MALLAT_ASSIGN_OR_RETURN(const DeviceTileTimes times, step_times(narrow_ms, finish_ms));
+  add(times);
   return mark("dt_finish");
 }
 
@@ -438,16 +496,32 @@ class DeviceTileStages final : public TileStages {
 
 }  // namespace
 
-Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing) {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
-                          entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
-  return std::make_shared<DeviceTileContext>(std::move(t1));
+namespace {
+
+// `slots` Tier-1 encoders, each with its stream.
+StartedT1 start_slots(int sharing, int slots) {
+  std::vector<std::unique_ptr<entropy::cuda::T1DeviceEncoder>> made;
+  for (int k = 0; k < std::max(1, slots); ++k) {
+    MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
+                            entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
+    made.push_back(std::move(t1));
+  }
+  return made;
 }
 
-std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing) {
-  return std::make_shared<DeviceTileContext>(std::async(std::launch::async, [sharing] {
-    return entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing));
-  }));
+}  // namespace
+
+Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing) {
+  std::promise<StartedT1> started;
+  started.set_value(start_slots(sharing, 1));
+  auto context = std::make_shared<DeviceTileContext>(started.get_future());
+  MALLAT_RETURN_IF_ERROR(context->wait_started());
+  return context;
+}
+
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing, int slots) {
+  return std::make_shared<DeviceTileContext>(
+      std::async(std::launch::async, [sharing, slots] { return start_slots(sharing, slots); }));
 }
 
 Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
