@@ -28,15 +28,16 @@ inline constexpr int kDefaultBatchFiles = 3;
 
 // The same for a batch encode whose tiles go to the device whole
 // (--device cuda, --device-stages all: codec/stages/device_tile_stages.h):
-// 6 lanes sharing 4 of the device's slots (kWholeTileSlots), so that two
-// lanes run their CPU stages (narrowing, rate allocation, Tier-2) while
-// four tiles are on the GPU. H200 machine, 2026-11-24, 64 copies of the
-// 3840x2048 mosaic, -threads 16, medians of 3 alternated rounds, ms per
-// image: K = 4 / 6 lanes on 4 slots: lossless 35.3 / 30.5, -I -r 20 45.8 /
-// 36.9. Before the slots were shared (a slot per lane): K = 3: 46.7, 48.4,
-// 45.7; K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6 (six tiles on the
-// GPU at once, each kernel slower).
-inline constexpr int kWholeTileBatchFiles = 6;
+// 8 lanes sharing 4 of the device's slots (kWholeTileSlots), so that the
+// other lanes run their CPU stages (narrowing, rate allocation, Tier-2)
+// while four tiles are on the GPU. H200 machine, 2026-11-24/25, 64 copies of
+// the 3840x2048 mosaic, -threads 16, medians of 3 alternated rounds, ms per
+// image, lanes on 4 slots: run H, K = 4 / 6: lossless 35.3 / 30.5, -I -r 20
+// 45.8 / 36.9; run I, K = 6 / 8: lossless 31.0 / 30.5, -I -r 20 37.9 / 35.4.
+// Before the slots were shared (a slot per lane): K = 3: 46.7, 48.4, 45.7;
+// K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6 (six tiles on the GPU at
+// once, each kernel slower).
+inline constexpr int kWholeTileBatchFiles = 8;
 
 // The device's slots that a batch's lanes share when tiles go to the device
 // whole (at most this many tiles on the GPU at once; a lane holds a slot
@@ -66,7 +67,7 @@ inline constexpr std::string_view kBatchFilesHelp =
     "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 6 with --device cuda or auto and --device-stages all, a batch's "
+    "a batch codes K files at once (default 3; 8 with --device cuda or auto and --device-stages all, a batch's "
     "default, whose tiles go to the GPU whole, at most 4 tiles at once), each with -threads threads; with --device "
     "cuda they share the GPU (--device-slots, --device-rounds). The files are the same whatever K";
 
