@@ -1,7 +1,6 @@
 #include "quant/quantize.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 
 namespace mallat::quant {

@@ -144,21 +144,25 @@ void report(const char* what, const std::vector<Line>& lines, const std::vector<
               100.0 * (whole - named) / whole);
 }
 
-void report_device(const char* stage, const std::vector<Line>& lines, const std::vector<Round>& rounds) {
+// Lines within a stage, indented, each against the whole round.
+void report_steps(const std::vector<Line>& lines, const std::vector<Round>& rounds) {
   const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
-  std::printf("  of %s, Tier-1 on the device and the CPU (%.0f blocks on the device, %.0f on the CPU a round):\n",
-              stage, median_of(rounds, [](const Round& r) { return double(r.device.device_blocks); }),
-              median_of(rounds, [](const Round& r) { return double(r.device.cpu_blocks); }));
   for (const Line& line : lines) {
     const double ms = median_of(rounds, line.of);
     std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
   }
 }
 
+void report_device(const char* stage, const std::vector<Line>& lines, const std::vector<Round>& rounds) {
+  std::printf("  of %s, Tier-1 on the device and the CPU (%.0f blocks on the device, %.0f on the CPU a round):\n",
+              stage, median_of(rounds, [](const Round& r) { return double(r.device.device_blocks); }),
+              median_of(rounds, [](const Round& r) { return double(r.device.cpu_blocks); }));
+  report_steps(lines, rounds);
+}
+
 // The device runner's steps (--device-stages all), within "quantisation +
 // Tier-1", where the whole tile's time is counted.
 void report_tiles(const std::vector<Round>& rounds) {
-  const double whole = median_of(rounds, [](const Round& r) { return r.whole; });
   std::printf("  of quantisation + Tier-1, the whole tile on the device (%.0f tiles a round; colour and DWT "
               "included):\n", median_of(rounds, [](const Round& r) { return double(r.tiles.tiles); }));
   const std::vector<Line> lines = {
@@ -170,10 +174,7 @@ void report_tiles(const std::vector<Round>& rounds) {
       {"download", [](const Round& r) { return r.tiles.download_ms; }},
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},
   };
-  for (const Line& line : lines) {
-    const double ms = median_of(rounds, line.of);
-    std::printf("    %-36s %10.2f ms %6.1f%%\n", line.name, ms, 100.0 * ms / whole);
-  }
+  report_steps(lines, rounds);
 }
 
 // Where the decoded images are written: the input's format when it has

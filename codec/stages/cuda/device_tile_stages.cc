@@ -35,9 +35,9 @@ using dwt::cuda::check_cuda;
 
 using StartedT1 = Result<std::vector<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>>;
 
-// Tier-1's code-blocks per warp: where several runners launch side by side
-// (a batch's lanes) all 32 lanes of a warp, since their launches fill the
-// GPU together; a runner alone, the choice by batch size (0:
+// Tier-1's code-blocks per warp: where several slots launch side by side
+// (a batch's lanes share them) all 32 lanes of a warp, since their launches
+// fill the GPU together; a slot alone, the choice by batch size (0:
 // auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks). H200
 // machine, 2026-11-24, 64 copies of the mosaic, lossless, 4 lanes, 3
 // alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1; 2: 36.4,
