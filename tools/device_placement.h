@@ -63,7 +63,7 @@ bool device_pays_for_one_file(uint64_t expected_samples);
 // waited for nor torn down under its thread.
 bool device_coder_started();
 
-// Keeps a lane's device runner (codec/stages/device_tile_stages.h) alive to
+// Keeps a batch's device runner context (codec/stages/device_tile_stages.h) alive to
 // the end of the process, as place_encode_device keeps its coder: its
 // pinned and device buffers are then never freed (tools/main.cc leaves with
 // std::_Exit).

@@ -128,11 +128,12 @@ struct EncodeOptions {
   // codes the Part 1 code-blocks, whatever the DWT. One call at a time.
   std::shared_ptr<entropy::BlockEncoder> block_encoder_instance;
   // When set (made by codec/stages/device_tile_stages.h's
-  // make_device_tile_context), a tile the device runner covers (5/3, Part 1
-  // code-blocks, no ROI) goes to the GPU whole: DC shift, RCT, DWT and
+  // make_device_tile_context or start_device_tile_context), a tile the
+  // device runner covers (Part 1 code-blocks, no ROI; 5/3 or 9/7) goes to
+  // the GPU whole: DC shift, RCT or ICT, DWT, the 9/7's quantisation and
   // Tier-1 there, only the blocks' bytes back, the codestream the CPU
-  // path's; other tiles, and a streamed encode, take the path above. One
-  // call at a time.
+  // path's; other tiles, and a streamed encode, take the path above. Calls
+  // at once may share it: each tile waits for a free slot of it.
   std::shared_ptr<DeviceTileContext> device_tile_context;
   // When set, each stage's time is added to it (stage_times.h).
   StageTimes* stage_times = nullptr;
