@@ -1,7 +1,5 @@
 #include "quant/dequantize.h"
 
-#include <cstdlib>
-
 namespace mallat::quant {
 
 float step_size(const StepSize& step, int precision, int orientation) {
@@ -10,19 +8,6 @@ float step_size(const StepSize& step, int precision, int orientation) {
 }
 
 namespace {
-
-// The magnitude and the plane it is known to after H.1's ROI shift.
-struct Known {
-  uint32_t magnitude;
-  int plane;
-};
-
-inline Known after_roi(uint32_t magnitude, int plane, int roi_shift) {
-  if (roi_shift > 0 && roi_shift < 32 && magnitude >= (uint32_t{1} << roi_shift)) {
-    return {magnitude >> roi_shift, plane > roi_shift ? plane - roi_shift : 0};
-  }
-  return {magnitude, plane};
-}
 
 // Every sample known to plane 0: the last pass was a cleanup pass or a
 // refinement pass of plane 0.
@@ -34,14 +19,7 @@ void reconstruct_reversible(PlaneView<int32_t> block, const KnownPlanes& known, 
   if (complete(known) && how.roi_shift == 0) return;  // the integers are exact
   for (int64_t y = 0; y < block.height; ++y) {
     int32_t* row = block.row(y);
-    for (int64_t x = 0; x < block.width; ++x) {
-      const int32_t v = row[x];
-      if (v == 0) continue;
-      const auto magnitude = static_cast<uint32_t>(std::abs(v));
-      const Known k = after_roi(magnitude, known_plane(magnitude, known), how.roi_shift);
-      const uint32_t m = k.plane > 0 ? k.magnitude + (uint32_t{1} << (k.plane - 1)) : k.magnitude;
-      row[x] = v < 0 ? -static_cast<int32_t>(m) : static_cast<int32_t>(m);
-    }
+    for (int64_t x = 0; x < block.width; ++x) row[x] = reconstructed_reversible(row[x], known, how.roi_shift);
   }
 }
 
@@ -64,17 +42,8 @@ void reconstruct_irreversible(PlaneView<const int32_t> block, const KnownPlanes&
   for (int64_t y = 0; y < block.height; ++y) {
     const int32_t* row = block.row(y);
     float* dst = out.row(y);
-    for (int64_t x = 0; x < block.width; ++x) {
-      const int32_t v = row[x];
-      if (v == 0) {
-        dst[x] = 0.0f;
-        continue;
-      }
-      const auto magnitude = static_cast<uint32_t>(std::abs(v));
-      const Known k = after_roi(magnitude, known_plane(magnitude, known), how.roi_shift);
-      const int64_t d = 2 * int64_t{k.magnitude} + (int64_t{1} << k.plane);
-      dst[x] = static_cast<float>(v < 0 ? -d : d) * half_step;
-    }
+    for (int64_t x = 0; x < block.width; ++x)
+      dst[x] = reconstructed_irreversible(row[x], known, how.roi_shift, half_step);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "common/plane_view.h"
+#include "quant/reconstruction_rules.h"
 #include "quant/step_size.h"
 
 namespace mallat::quant {
@@ -24,33 +25,6 @@ struct BlockReconstruction {
   int roi_shift = 0;
   float step = 1.0f;  // Delta_b; irreversible only
 };
-
-// How far a code-block's coding passes reached, as its block decoder says
-// (entropy::DecodedCodeBlockInfo, in plain values): the lowest bit-plane a
-// pass reached, and whether the last pass was a significance propagation
-// pass. The default, plane 0 and no: every sample known to plane 0.
-struct KnownPlanes {
-  int lowest_plane = 0;
-  bool ended_in_significance_pass = false;
-};
-
-// E.1.1.2: the bit-plane down to which a non-zero decoded magnitude is
-// known. Every sample is known to the lowest plane a pass reached, except
-// when the last pass was a significance propagation pass: then the samples
-// significant before it have their refinement bit of that plane still to
-// come. Those have a magnitude of at least 2^(lowest + 1); a sample that
-// became significant in that last pass has exactly 2^lowest (a block
-// decoder sets a magnitude to 2^p when its sample becomes significant at
-// plane p and only adds lower bits later). So the value tells the two
-// apart, and the decoder need not hand over a plane of them: this equals
-// entropy::decode_code_block's known_plane for every non-zero sample
-// (tests/quant/dequantize_test.cc checks it).
-inline int known_plane(uint32_t magnitude, const KnownPlanes& known) {
-  const int lowest = known.lowest_plane;
-  const bool behind = known.ended_in_significance_pass && lowest + 1 < 32 &&
-                      magnitude >= (uint32_t{1} << (lowest + 1));
-  return lowest + (behind ? 1 : 0);
-}
 
 // E.1.1.2: a non-zero magnitude known down to bit-plane p (known_plane) is
 // reconstructed at the middle of its interval, in units of half a

@@ -4,6 +4,7 @@
 // check what the GPU runs.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "common/host_device.h"
@@ -42,6 +43,45 @@ MALLAT_HD inline void rct_inverse_sample(int32_t y0, int32_t y1, int32_t y2, int
   i0 = y2 + g;                              // I0 = Y2 + I1
   i1 = g;
   i2 = y1 + g;  // I2 = Y1 + I1
+}
+
+// G.3's inverse of one sample (G-10), in single precision, each sum from
+// left to right without fused multiply-adds (as ict_forward_sample).
+MALLAT_HD inline void ict_inverse_sample(float& c0, float& c1, float& c2) {
+  const float y = c0, cb = c1, cr = c2;
+  c0 = y + 1.402f * cr;
+  c1 = y - 0.34413f * cb - 0.71414f * cr;
+  c2 = y + 1.772f * cb;
+}
+
+// G.1.2 after decoding: a component's DC level shift and the range its
+// samples are clamped to after the shift.
+struct SampleRange {
+  int32_t shift, lo, hi;
+};
+
+// Shift, then clamp. The addition wraps as the reference's int32 addition
+// does in practice, so that even a corrupt stream's extreme values clamp to
+// the same ends.
+MALLAT_HD inline int32_t shift_and_clamp(int32_t x, const SampleRange& r) {
+  const auto v = static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(r.shift));
+  return v < r.lo ? r.lo : v > r.hi ? r.hi : v;
+}
+
+// An irreversible sample of a component of at most 24 bits: clamped to the
+// range less the shift (whose ends are exact floats, so that clamping
+// before rounding gives what rounding first gives; NaN goes to the low
+// end), rounded to nearest, ties to even (lrintf in the default mode), and
+// shifted.
+MALLAT_HD inline int32_t round_shift_and_clamp(float v, const SampleRange& r) {
+  const auto lo = static_cast<float>(r.lo - r.shift), hi = static_cast<float>(r.hi - r.shift);
+  v = v >= lo ? v : lo;
+  v = v <= hi ? v : hi;
+#if defined(__CUDA_ARCH__)
+  return __float2int_rn(v) + r.shift;
+#else
+  return static_cast<int32_t>(std::lrintf(v)) + r.shift;
+#endif
 }
 
 }  // namespace mallat::codec

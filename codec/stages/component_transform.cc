@@ -40,12 +40,7 @@ void ict_forward(std::span<float> c0, std::span<float> c1, std::span<float> c2) 
 
 void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
-  for (size_t i = 0; i < n; ++i) {
-    const float y = c0[i], cb = c1[i], cr = c2[i];
-    c0[i] = y + 1.402f * cr;
-    c1[i] = y - 0.34413f * cb - 0.71414f * cr;
-    c2[i] = y + 1.772f * cb;
-  }
+  for (size_t i = 0; i < n; ++i) ict_inverse_sample(c0[i], c1[i], c2[i]);  // colour_rules.h
 }
 
 void samples_from_floats(std::span<const float> in, std::span<int32_t> out, int precision, bool is_signed) {

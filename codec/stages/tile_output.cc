@@ -22,23 +22,9 @@ namespace {
 // tile still splits into enough bands to share among the threads.
 constexpr int64_t kBandSamples = 16384;
 
-// G.1.2: a component's DC level shift and the range its samples are
-// clamped to after the shift.
-struct SampleRange {
-  int32_t shift, lo, hi;
-};
-
 SampleRange range_of(const Component& c) {
   const auto shift = c.is_signed ? 0 : static_cast<int32_t>(uint32_t{1} << (c.precision - 1));
   return {shift, c.min_value(), c.max_value()};
-}
-
-// Shift, then clamp. The addition wraps as the reference's int32 addition
-// does in practice, so that even a corrupt stream's extreme values clamp to
-// the same ends.
-inline int32_t shift_and_clamp(int32_t x, const SampleRange& r) {
-  const auto v = static_cast<int32_t>(static_cast<uint32_t>(x) + static_cast<uint32_t>(r.shift));
-  return v < r.lo ? r.lo : v > r.hi ? r.hi : v;
 }
 
 void shift_and_clamp(const int32_t* src, int32_t* dst, int64_t n, const SampleRange& r) {
@@ -82,12 +68,7 @@ void round_shift_and_clamp(const float* src, int32_t* dst, int64_t n, const Comp
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_add_epi32(_mm_cvtps_epi32(v), vshift));
   }
 #endif
-  for (; i < n; ++i) {
-    float v = src[i];
-    v = v >= lo ? v : lo;
-    v = v <= hi ? v : hi;
-    dst[i] = static_cast<int32_t>(std::lrintf(v)) + r.shift;
-  }
+  for (; i < n; ++i) dst[i] = round_shift_and_clamp(src[i], r);  // colour_rules.h
 }
 
 // rct_shift_and_clamp for three components of at most 8 bits, unsigned,
