@@ -6,17 +6,22 @@
 
 namespace mallat::codec {
 
+std::string colour_planes_problem(std::span<const TilePlane> planes) {
+  if (planes.size() < 3) return "a colour transform needs three planes";
+  for (size_t c = 1; c < 3; ++c) {
+    if (planes[c].wavelet != planes[0].wavelet || planes[c].width() != planes[0].width() ||
+        planes[c].height() != planes[0].height()) {
+      return "the colour transform's planes differ in size or wavelet";
+    }
+  }
+  return "";
+}
+
 std::string device_tile_unsupported(const EncodeTile& tile) {
   if (tile.image == nullptr) return "no image to read the tile from";
   if (tile.planes.size() > tile.image->components.size()) return "more planes than the image has components";
   if (tile.colour_transform) {
-    if (tile.planes.size() < 3) return "a colour transform needs three planes";
-    for (size_t c = 1; c < 3; ++c) {
-      if (tile.planes[c].wavelet != tile.planes[0].wavelet || tile.planes[c].width() != tile.planes[0].width() ||
-          tile.planes[c].height() != tile.planes[0].height()) {
-        return "the colour transform's planes differ in size or wavelet";
-      }
-    }
+    if (std::string why = colour_planes_problem(tile.planes); !why.empty()) return why;
   }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const Component& comp = tile.image->components[c];
@@ -38,18 +43,15 @@ std::string device_tile_unsupported(const EncodeTile& tile) {
   return "";
 }
 
-Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
-  const std::string why = device_tile_unsupported(tile);
-  if (!why.empty()) return invalid_argument("the device runner cannot take this tile: " + why);
-  DeviceTilePlan plan;
+DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes) {
+  DevicePlaneLayout plan;
   constexpr int64_t kRowAlign = 32;    // samples: 128-byte rows
   constexpr uint64_t kPlaneAlign = 64;  // samples: 256-byte planes
   const auto round_up = [](int64_t v, int64_t a) { return (std::max<int64_t>(v, 1) + a - 1) / a * a; };
-  for (size_t c = 0; c < tile.planes.size(); ++c) {
-    const TilePlane& plane = tile.planes[c];
+  for (size_t c = 0; c < planes.size(); ++c) {
+    const TilePlane& plane = planes[c];
     plan.stored_offset.push_back(plan.stored_size);
-    const uint64_t stored = static_cast<uint64_t>(plane.width() * plane.height()) *
-                            static_cast<uint64_t>(stored_bytes(tile.image->components[c].precision));
+    const uint64_t stored = static_cast<uint64_t>(plane.width() * plane.height()) * static_cast<uint64_t>(stored_bytes[c]);
     plan.stored_size += (stored + 255) / 256 * 256;
     plan.plane_offset.push_back(plan.plane_samples);
     plan.plane_pitch.push_back(round_up(plane.width(), kRowAlign));
@@ -59,6 +61,16 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     const uint64_t half_h = static_cast<uint64_t>((plane.height() + 1) / 2);
     plan.scratch_samples = std::max(plan.scratch_samples, static_cast<uint64_t>(plan.scratch_pitch.back()) * half_h);
   }
+  return plan;
+}
+
+Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
+  const std::string why = device_tile_unsupported(tile);
+  if (!why.empty()) return invalid_argument("the device runner cannot take this tile: " + why);
+  std::vector<int> bytes;
+  for (size_t c = 0; c < tile.planes.size(); ++c) bytes.push_back(stored_bytes(tile.image->components[c].precision));
+  DeviceTilePlan plan;
+  static_cast<DevicePlaneLayout&>(plan) = lay_out_device_planes(tile.planes, bytes);
   // Tier-1's jobs from the blocks' shapes and coding parameters; the
   // samples are the device's, so the views hold no data.
   std::vector<entropy::BlockToEncode> shapes(tile.blocks.size());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@
 
 namespace mallat::codec {
 
-struct DeviceTilePlan {
+// Where a tile's planes lie in the device's buffers, for the forward
+// runner and the inverse one (device_decode_plan.h) alike.
+struct DevicePlaneLayout {
   // Plane c's samples start at plane_offset[c] in a buffer of plane_samples,
   // in rows of plane_pitch[c] samples; the DWT's input and output buffers
   // are laid out alike. Rows and planes start on 128 and 256 bytes, as the
@@ -31,12 +34,22 @@ struct DeviceTilePlan {
   // largest in scratch_samples.
   std::vector<int64_t> scratch_pitch;
   uint64_t scratch_samples = 0;
-  // Plane c's samples as stored on the way up (stored_samples.h:
-  // stored_bytes of its component's precision) start at stored_offset[c]
-  // bytes in a buffer of stored_size, packed rows of the plane's width;
-  // each plane starts on 256 bytes.
+  // Plane c's samples as stored (stored_samples.h: stored_bytes of its
+  // component's precision; up on the way in, down on the way out) start at
+  // stored_offset[c] bytes in a buffer of stored_size, packed rows of the
+  // plane's width; each plane starts on 256 bytes.
   std::vector<uint64_t> stored_offset;
   uint64_t stored_size = 0;
+};
+
+// Why the colour transform cannot run on `planes` (fewer than three, or
+// planes 0..2 of other sizes or wavelets), or empty: both runners' rule.
+std::string colour_planes_problem(std::span<const TilePlane> planes);
+
+// The layout of `planes`, plane c stored in `stored_bytes[c]` bytes a sample.
+DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes);
+
+struct DeviceTilePlan : DevicePlaneLayout {
   entropy::T1DeviceBatchLayout t1;
   // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
   // quantised on the way (Annex E).
