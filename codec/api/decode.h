@@ -19,6 +19,8 @@
 
 namespace mallat::codec {
 
+class DeviceTileContext;  // codec/stages/device_tile_stages.h
+
 struct Jp2File;  // codec/jp2/jp2_boxes.h: the boxes of a JP2 file
 
 struct DecodeOptions {
@@ -55,6 +57,15 @@ struct DecodeOptions {
   // CPU. Made once and reused by many calls, which may run at once (a batch's
   // --batch-files lanes share its launches, entropy/coalesced_launch.h).
   std::shared_ptr<entropy::BlockDecoder> block_decoder_instance;
+  // When set (made by codec/stages/device_tile_stages.h's
+  // make_device_tile_context or start_device_tile_context), a tile the
+  // device runner covers (a whole decode of Part 1 code-blocks, components
+  // of at most 16 bits; 5/3 or 9/7) is decoded on the GPU whole: Tier-1,
+  // reconstruction, inverse DWT, inverse colour transform, DC shift and
+  // clamp there, the samples back at their stored width, the CPU path's
+  // bit for bit; other tiles take the path above. Calls at once may share
+  // it: each tile waits for a free slot of it.
+  std::shared_ptr<DeviceTileContext> device_tile_context;
   // A JP2 file's header applied to the decoded components (Annex I): palette
   // and cmap, cdef, the first colr (an enumerated space or a restricted ICC
   // profile), then sYCC converted to RGB: the image as opj_decompress gives

@@ -19,6 +19,7 @@
 #include "codec/tier2/tile_precincts.h"
 #include "codec/stages/region_dwt.h"
 #include "codec/stages/streamed_tile.h"
+#include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
 #include "entropy/t1.h"
@@ -183,9 +184,16 @@ class TileDecoder {
     tile.image = &image;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
-    const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
+    const std::unique_ptr<TileStages> stages = options_.device_tile_context
+                                                   ? make_device_tile_stages(pool_, dwt_, *options_.device_tile_context)
+                                                   : make_cpu_tile_stages(pool_, dwt_);
     StageTimes* times = options_.stage_times;
     if (!times) return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+    if (stages->keeps_whole(tile)) {
+      // On the device whole: one span for every stage.
+      StageClock clock(&times->block_coding_ms, "device_tile");
+      return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+    }
     // Timed one by one: the results are those of running them together
     // (tile_stages.h).
     {

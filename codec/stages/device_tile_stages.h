@@ -1,5 +1,4 @@
-// The device runner of the forward stages (tile_stages.h; issue 15,
-// deliver 2): for a tile it covers (device_tile_plan.h:
+// The device runner (tile_stages.h; issue 15, deliver 2). Forward: for a tile it covers (device_tile_plan.h:
 // device_tile_unsupported), the tile's samples go up once and DC shift,
 // RCT or ICT (G.1.2, G.2, G.3), the 5/3 or 9/7 DWT (Annex F, dwt/cuda),
 // the 9/7's quantisation (Annex E) and Tier-1 (Annex D, entropy/cuda) run
@@ -9,7 +8,12 @@
 // per-sample rules, the DWT's and Tier-1's own equality), so the codestream
 // is the CPU path's. Any other tile, or a range of stages other than all
 // of them, runs through the CPU runner (make_cpu_tile_stages), with the
-// same results.
+// same results. Inverse, for a tile it covers (device_decode_plan.h:
+// device_decode_unsupported): the code-blocks' bytes go up as Tier-2 found
+// them, and Tier-1 decoding, reconstruction (E.1, H.1), the inverse DWT,
+// the inverse RCT or ICT, DC shift and clamp run on the GPU; the samples
+// come back at their stored width (cuda/device_decode_slot.h), the CPU
+// runner's samples bit for bit.
 #pragma once
 
 #include <memory>
@@ -60,6 +64,19 @@ struct DeviceTileTimes {
   double finish_ms = 0;      // slots to code-blocks (CPU)
 };
 DeviceTileTimes device_tile_times(DeviceTileContext& device);
+
+// The same for the inverse stages: the host's gathering and widening by
+// its clock, the device's steps by CUDA events.
+struct DeviceDecodeTimes {
+  uint64_t tiles = 0;
+  double gather_ms = 0;    // the blocks' bytes into pinned memory (CPU)
+  double upload_ms = 0;    // bytes, segment lengths and jobs up
+  double tier1_ms = 0;     // the Tier-1 decoding kernel
+  double inverse_ms = 0;   // reconstruction, inverse DWT, colour and clamp
+  double download_ms = 0;  // the stored samples and results down
+  double widen_ms = 0;     // the stored samples into the image (CPU)
+};
+DeviceDecodeTimes device_decode_times(DeviceTileContext& device);
 
 // A runner over `device` (which outlives it) with the CPU runner on
 // `pool` and `dwt` for what the device does not take.

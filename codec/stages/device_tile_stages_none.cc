@@ -16,6 +16,7 @@ Status wait_started(DeviceTileContext&) {
 }
 
 DeviceTileTimes device_tile_times(DeviceTileContext&) { return {}; }
+DeviceDecodeTimes device_decode_times(DeviceTileContext&) { return {}; }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext&) {
   return make_cpu_tile_stages(pool, dwt);

@@ -43,6 +43,10 @@ class TileStages {
   // the CPU runner) and need not allocate the planes.
   virtual bool keeps_whole(const EncodeTile&) const { return false; }
 
+  // The same for the inverse stages: a device runner that decodes `tile`
+  // whole, from the blocks' bytes to the image, in one call of every stage.
+  virtual bool keeps_whole(const DecodeTile&) const { return false; }
+
   // Runs stages first..last on `tile`, the planes allocated. A block that
   // fails to decode stops the tile before the later stages: the error is
   // the first failed block's, in block order, named by describe_block.

@@ -39,6 +39,16 @@ class T1DeviceDecoder {
                 std::span<const uint32_t> segments, size_t samples);
   // Decodes the uploaded batch in one launch and waits for it.
   Status decode();
+  // The same launch, queued on stream() without waiting: a caller that
+  // goes on with the samples on the device (the device runner's inverse
+  // stages, codec/stages/cuda/device_decode_slot.h) queues its next steps
+  // behind it.
+  Status launch();
+  cudaStream_t stream() const;
+  // The uploaded batch's decoded samples and per-job results on the device,
+  // valid once the launch has run.
+  const int32_t* device_samples() const;
+  const SharedT1DecodeResult* device_results() const;
   // Device time of one decode(), in ms: the median of `runs` launches timed
   // by CUDA events, after `warmup` untimed ones.
   Result<double> time_decode(int warmup, int runs);

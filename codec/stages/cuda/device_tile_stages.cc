@@ -12,12 +12,14 @@
 #include <future>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "codec/stages/cuda/device_decode_slot.h"
 #include "codec/stages/cuda/forward_launch.h"
+#include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/colour_rules.h"
+#include "codec/stages/device_decode_plan.h"
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/stored_samples.h"
@@ -55,6 +57,14 @@ class DeviceTileSlot {
 
   // Runs every forward stage of `tile`; `add` takes the steps' times.
   Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
+  // Runs every inverse stage of `tile` (DeviceDecodeSlot::run), the
+  // decoder made at the slot's first decoded tile.
+  Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
+    if (!decoder_) {
+      MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create());
+    }
+    return decoder_->run(tile, pool, times);
+  }
 
  private:
   int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
@@ -69,6 +79,7 @@ class DeviceTileSlot {
                 const int32_t* coefficients, ThreadPool& pool);
 
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
+  std::unique_ptr<DeviceDecodeSlot> decoder_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
   dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::PinnedArena found_host_;   // what quantising found, per block (9/7), down with the blocks
@@ -91,9 +102,14 @@ class DeviceTileContext {
   Status wait_started();
   // The tile on the first free slot (waiting for one).
   Status run(EncodeTile& tile, ThreadPool& pool);
+  Result<bool> run(DecodeTile& tile, ThreadPool& pool);
   DeviceTileTimes times() const {
     std::lock_guard<std::mutex> lock(times_mutex_);
     return times_;
+  }
+  DeviceDecodeTimes decode_times() const {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    return decode_times_;
   }
 
  private:
@@ -106,6 +122,26 @@ class DeviceTileContext {
   std::vector<DeviceTileSlot*> free_;
   mutable std::mutex times_mutex_;
   DeviceTileTimes times_;
+  DeviceDecodeTimes decode_times_;
+
+  // f(slot) on the first free slot, held meanwhile.
+  template <typename F>
+  auto on_free_slot(F&& f) {
+    DeviceTileSlot* slot = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(free_mutex_);
+      freed_.wait(lock, [&] { return !free_.empty(); });
+      slot = free_.back();
+      free_.pop_back();
+    }
+    auto result = f(*slot);
+    {
+      std::lock_guard<std::mutex> lock(free_mutex_);
+      free_.push_back(slot);
+    }
+    freed_.notify_one();
+    return result;
+  }
 };
 
 bool DeviceTileContext::started() {
@@ -136,30 +172,34 @@ Status DeviceTileContext::wait_started() {
 
 Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(wait_started());
-  DeviceTileSlot* slot = nullptr;
-  {
-    std::unique_lock<std::mutex> lock(free_mutex_);
-    freed_.wait(lock, [&] { return !free_.empty(); });
-    slot = free_.back();
-    free_.pop_back();
-  }
-  const Status status = slot->run(tile, pool, [&](const DeviceTileTimes& t) {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    ++times_.tiles;
-    times_.narrow_ms += t.narrow_ms;
-    times_.upload_ms += t.upload_ms;
-    times_.colour_dwt_ms += t.colour_dwt_ms;
-    times_.gather_ms += t.gather_ms;
-    times_.tier1_ms += t.tier1_ms;
-    times_.download_ms += t.download_ms;
-    times_.finish_ms += t.finish_ms;
+  return on_free_slot([&](DeviceTileSlot& slot) {
+    return slot.run(tile, pool, [&](const DeviceTileTimes& t) {
+      std::lock_guard<std::mutex> lock(times_mutex_);
+      ++times_.tiles;
+      times_.narrow_ms += t.narrow_ms;
+      times_.upload_ms += t.upload_ms;
+      times_.colour_dwt_ms += t.colour_dwt_ms;
+      times_.gather_ms += t.gather_ms;
+      times_.tier1_ms += t.tier1_ms;
+      times_.download_ms += t.download_ms;
+      times_.finish_ms += t.finish_ms;
+    });
   });
-  {
-    std::lock_guard<std::mutex> lock(free_mutex_);
-    free_.push_back(slot);
-  }
-  freed_.notify_one();
-  return status;
+}
+
+Result<bool> DeviceTileContext::run(DecodeTile& tile, ThreadPool& pool) {
+  MALLAT_RETURN_IF_ERROR(wait_started());
+  DeviceDecodeTimes t;
+  Result<bool> done = on_free_slot([&](DeviceTileSlot& slot) { return slot.run(tile, pool, t); });
+  std::lock_guard<std::mutex> lock(times_mutex_);
+  decode_times_.tiles += t.tiles;
+  decode_times_.gather_ms += t.gather_ms;
+  decode_times_.upload_ms += t.upload_ms;
+  decode_times_.tier1_ms += t.tier1_ms;
+  decode_times_.inverse_ms += t.inverse_ms;
+  decode_times_.download_ms += t.download_ms;
+  decode_times_.widen_ms += t.widen_ms;
+  return done;
 }
 
 Status DeviceTileSlot::record(Step step, cudaStream_t s) {
@@ -289,29 +329,8 @@ Status DeviceTileSlot::colour(const EncodeTile& tile, const DeviceTilePlan& plan
 
 // Annex F per plane into the output buffer's packed layout (dwt/geometry.h).
 Status DeviceTileSlot::transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
-  for (size_t c = 0; c < tile.planes.size(); ++c) {
-    const TilePlane& plane = tile.planes[c];
-    if (plane.rect.empty()) continue;
-    dwt::cuda::PlaneShape shape;
-    shape.direction = dwt::Direction::kForward;
-    shape.levels = plane.levels;
-    shape.x0 = plane.rect.x0;
-    shape.y0 = plane.rect.y0;
-    shape.width = plane.width();
-    shape.height = plane.height();
-    // The same buffers hold floats for a 9/7 plane (tile_buffers.h).
-    const auto buffers = [&](auto* type) {
-      using T = std::remove_pointer_t<decltype(type)>;
-      dwt::cuda::PlaneBuffers<T> b;
-      b.in = {reinterpret_cast<T*>(in() + plan.plane_offset[c]), plan.plane_pitch[c]};
-      b.out = {reinterpret_cast<T*>(out() + plan.plane_offset[c]), plan.plane_pitch[c]};
-      for (int k = 0; k < 2; ++k) b.scratch[k] = {reinterpret_cast<T*>(scratch_[k].data()), plan.scratch_pitch[c]};
-      return dwt::cuda::transform_plane_async(shape, b, s);
-    };
-    MALLAT_RETURN_IF_ERROR(plane.wavelet == dwt::Wavelet::k97 ? buffers(static_cast<float*>(nullptr))
-                                                              : buffers(static_cast<int32_t*>(nullptr)));
-  }
-  return Status::Ok();
+  return transform_layout(dwt::Direction::kForward, tile.planes, plan, in(), out(), scratch_[0].data(),
+                          scratch_[1].data(), s);
 }
 
 // The blocks from the DWT's output into Tier-1's batch: a 5/3 block's
@@ -466,7 +485,7 @@ class DeviceTileStages final : public TileStages {
       : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device), started_(device.wait_started().ok()) {}
 
   std::string name() const override {
-    return "device (colour, DWT, quantisation, Tier-1 on CUDA), else " + cpu_->name();
+    return "device (colour, DWT, quantisation, Tier-1 and their inverses on CUDA), else " + cpu_->name();
   }
 
   bool keeps_whole(const EncodeTile& tile) const override {
@@ -483,7 +502,17 @@ class DeviceTileStages final : public TileStages {
     return cpu_->forward(first, last, tile);
   }
 
+  bool keeps_whole(const DecodeTile& tile) const override {
+    return started_ && device_decode_unsupported(tile).empty();
+  }
+
+  // A tile the device could not decode (a block's parameters stopped its
+  // decoder) goes to the CPU runner, whose message names the block.
   Status inverse(InverseStage first, InverseStage last, DecodeTile& tile) override {
+    if (first == InverseStage::kBlockDecoding && last == InverseStage::kOutput && keeps_whole(tile)) {
+      MALLAT_ASSIGN_OR_RETURN(const bool done, device_.run(tile, pool_));
+      if (done) return Status::Ok();
+    }
     return cpu_->inverse(first, last, tile);
   }
 
@@ -527,6 +556,7 @@ std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing, int sl
 Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
 
 DeviceTileTimes device_tile_times(DeviceTileContext& device) { return device.times(); }
+DeviceDecodeTimes device_decode_times(DeviceTileContext& device) { return device.decode_times(); }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
   return std::make_unique<DeviceTileStages>(pool, dwt, device);

@@ -1,0 +1,195 @@
+#include "codec/stages/cuda/device_decode_slot.h"
+
+#include <algorithm>
+#include <atomic>
+#include <span>
+#include <string>
+
+#include "codec/stages/cuda/inverse_launch.h"
+#include "codec/stages/cuda/layout_dwt.h"
+#include "codec/stages/device_decode_plan.h"
+#include "codec/stages/stored_samples.h"
+#include "common/large_buffer.h"
+#include "common/timeline.h"
+#include "dwt/cuda/check.h"
+#include "entropy/cuda/cuda_memory.h"
+
+namespace mallat::codec {
+
+using dwt::cuda::check_cuda;
+
+Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create() {
+  // The decoder's own rule of blocks per warp (by batch size): a tile's
+  // decoding launch runs alone or beside the other slots' few.
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1, entropy::cuda::T1DeviceDecoder::create());
+  auto slot = std::unique_ptr<DeviceDecodeSlot>(new DeviceDecodeSlot(std::move(t1)));
+  for (int i = 0; i < kSteps; ++i) {
+    MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event e, dwt::cuda::make_event(true));
+    slot->events_.push_back(std::move(e));
+  }
+  return slot;
+}
+
+// The batched blocks' pieces joined, and their segment lengths, into pinned
+// memory by the pool's threads.
+Status DeviceDecodeSlot::gather(const DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) {
+  MALLAT_RETURN_IF_ERROR(bytes_host_.reserve(std::max<size_t>(plan.t1.bytes, 1)));
+  MALLAT_RETURN_IF_ERROR(segments_host_.reserve(std::max<size_t>(plan.t1.segments, 1) * sizeof(uint32_t)));
+  auto* bytes = reinterpret_cast<uint8_t*>(bytes_host_.data());
+  auto* segments = reinterpret_cast<uint32_t*>(segments_host_.data());
+  pool.parallel_for(static_cast<int64_t>(plan.batched.size()), [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    entropy::gather_t1_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
+  });
+  return Status::Ok();
+}
+
+// Reconstruction into the planes, the inverse DWT into out_, and the
+// output into the stored samples, queued behind Tier-1 on its stream.
+Status DeviceDecodeSlot::inverse(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
+  auto* planes = reinterpret_cast<int32_t*>(planes_.data());
+  auto* out = reinterpret_cast<int32_t*>(out_.data());
+  for (size_t c : plan.zero_filled) {
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemsetAsync(planes + plan.plane_offset[c], 0,
+                        static_cast<size_t>(plan.plane_pitch[c] * tile.planes[c].height()) * sizeof(int32_t), s),
+        "zeroing a plane"));
+  }
+  if (!plan.dequantise.empty()) {
+    const size_t job_bytes = plan.dequantise.size() * sizeof(DequantiseJob);
+    MALLAT_RETURN_IF_ERROR(jobs_.reserve(job_bytes));
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(jobs_.data(), plan.dequantise.data(), job_bytes, cudaMemcpyHostToDevice, s),
+        "copying the reconstruction jobs"));
+    MALLAT_RETURN_IF_ERROR(cuda::launch_dequantise(reinterpret_cast<const DequantiseJob*>(jobs_.data()),
+                                                   plan.dequantise.size(), t1_->device_samples(),
+                                                   t1_->device_results(), planes, s));
+  }
+  MALLAT_RETURN_IF_ERROR(transform_layout(dwt::Direction::kInverse, tile.planes, plan, planes, out,
+                                          scratch_[0].data(), scratch_[1].data(), s));
+  size_t first = 0;
+  if (tile.colour_transform) {
+    MALLAT_RETURN_IF_ERROR(cuda::launch_output_colour(plan.output.data(), out, stored_.data(), s));
+    first = 3;
+  }
+  for (size_t c = first; c < plan.output.size(); ++c)
+    MALLAT_RETURN_IF_ERROR(cuda::launch_output(plan.output[c], out, stored_.data(), s));
+  return Status::Ok();
+}
+
+// The stored samples into the image's components, bands of rows on the
+// pool; components no tile has written yet are allocated first,
+// zero-filled (the CPU runner's output stage).
+void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const {
+  Image& image = *tile.image;
+  std::vector<size_t> fresh;
+  for (size_t c = 0; c < image.components.size(); ++c) {
+    const Component& comp = image.components[c];
+    if (comp.samples.empty() && comp.width > 0 && comp.height > 0) fresh.push_back(c);
+  }
+  pool.parallel_for(static_cast<int64_t>(fresh.size()), [&](int64_t i) {
+    Component& comp = image.components[fresh[static_cast<size_t>(i)]];
+    assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
+  });
+  constexpr int64_t kRows = 32;
+  std::vector<std::pair<size_t, int64_t>> bands;  // (plane, first row)
+  for (size_t c = 0; c < plan.output.size(); ++c) {
+    for (int64_t y = 0; y < plan.output[c].height; y += kRows) bands.emplace_back(c, y);
+  }
+  pool.parallel_for(static_cast<int64_t>(bands.size()), [&](int64_t k) {
+    const auto [c, y0] = bands[static_cast<size_t>(k)];
+    const OutputPlane& p = plan.output[c];
+    Component& comp = image.components[c];
+    const int64_t y1 = std::min(p.height, y0 + kRows);
+    for (int64_t y = y0; y < y1; ++y) {
+      const std::byte* from = stored_host_.data() + p.stored + static_cast<uint64_t>(y * p.width * p.bytes);
+      int32_t* to = comp.samples.data() + (plan.image_y[c] + y) * comp.width + plan.image_x[c];
+      widen_on_host(from, p.width, comp.precision, comp.is_signed, to);
+    }
+  });
+}
+
+Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
+  MALLAT_ASSIGN_OR_RETURN(const DeviceDecodePlan plan, plan_device_decode(tile));
+  const cudaStream_t s = t1_->stream();
+  // A run that failed may have left copies from the pinned buffers queued.
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "waiting for the device"));
+  const bool marked = timeline::enabled();
+  timeline::Clock::time_point since = marked ? timeline::Clock::now() : timeline::Clock::time_point{};
+  const auto mark = [&](const char* what) {
+    if (!marked) return;
+    const timeline::Clock::time_point now = timeline::Clock::now();
+    timeline::record(what, since, now, timeline::current_tag());
+    since = now;
+  };
+  double gather_ms = 0, widen_ms = 0;
+  {
+    const entropy::cuda::StepClock clock(&gather_ms);
+    MALLAT_RETURN_IF_ERROR(gather(tile, plan, pool));
+  }
+  mark("dd_gather");
+  MALLAT_RETURN_IF_ERROR(planes_.reserve(plan.plane_samples * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
+  for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
+  MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
+  const size_t n = plan.batched.size();
+  MALLAT_RETURN_IF_ERROR(results_host_.reserve(std::max<size_t>(n, 1) * sizeof(entropy::SharedT1DecodeResult)));
+  const auto record = [&](Step step) {
+    return check_cuda(cudaEventRecord(events_[step].get(), s), "cudaEventRecord");
+  };
+  MALLAT_RETURN_IF_ERROR(record(kStart));
+  if (n > 0) {
+    MALLAT_RETURN_IF_ERROR(t1_->upload(
+        plan.t1.jobs, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_host_.data()), plan.t1.bytes),
+        std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(segments_host_.data()), plan.t1.segments),
+        plan.t1.samples));
+  }
+  MALLAT_RETURN_IF_ERROR(record(kUploaded));
+  mark("dd_upload");
+  if (n > 0) MALLAT_RETURN_IF_ERROR(t1_->launch());
+  MALLAT_RETURN_IF_ERROR(record(kDecoded));
+  MALLAT_RETURN_IF_ERROR(inverse(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(record(kInverted));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
+      "copying a tile's samples from the device"));
+  if (n > 0) {
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(results_host_.data(), t1_->device_results(),
+                                                      n * sizeof(entropy::SharedT1DecodeResult),
+                                                      cudaMemcpyDeviceToHost, s),
+                                      "copying the decoding results"));
+  }
+  MALLAT_RETURN_IF_ERROR(record(kDownloaded));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "decoding a tile on the device"));
+  mark("dd_device");
+  const auto* results = reinterpret_cast<const entropy::SharedT1DecodeResult*>(results_host_.data());
+  for (size_t k = 0; k < n; ++k) {
+    if (results[k].status != entropy::SharedT1DecodeStatus::kOk) return false;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    DecodeBlock& b = tile.blocks[plan.batched[k]];
+    b.info.lowest_plane = results[k].lowest_plane;
+    b.info.ended_in_significance_pass = results[k].ended_in_significance_pass;
+  }
+  {
+    const entropy::cuda::StepClock clock(&widen_ms);
+    widen(tile, plan, pool);
+  }
+  mark("dd_widen");
+  float ms[kSteps] = {};
+  for (int i = kUploaded; i < kSteps; ++i) {
+    MALLAT_RETURN_IF_ERROR(
+        check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
+  }
+  ++times.tiles;
+  times.gather_ms += gather_ms;
+  times.upload_ms += ms[kUploaded];
+  times.tier1_ms += ms[kDecoded];
+  times.inverse_ms += ms[kInverted];
+  times.download_ms += ms[kDownloaded];
+  times.widen_ms += widen_ms;
+  return true;
+}
+
+}  // namespace mallat::codec

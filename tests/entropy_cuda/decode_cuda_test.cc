@@ -1,0 +1,142 @@
+// The decoder with whole tiles on the device (DecodeOptions::
+// device_tile_context, codec/stages/device_tile_stages.h) gives the CPU
+// path's samples, every one: lossless and 9/7 streams at rate targets and
+// with every pass, tiles, mode switches, 16-bit grey, four components,
+// signed 12-bit, a reduced resolution; HT streams and a region decode,
+// which the runner leaves to the CPU, too. Labelled gpu: without a device
+// each test skips and says why.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/codec.h"
+#include "codec/stages/device_tile_stages.h"
+#include "tests/entropy_cuda/cuda_cases.h"
+
+namespace mallat::codec {
+namespace {
+
+// Where two decodes of one stream differ, or "".
+std::string differs(const Image& want, const Image& got) {
+  if (want.components.size() != got.components.size()) return "component counts differ";
+  for (size_t c = 0; c < want.components.size(); ++c) {
+    const Component &a = want.components[c], &b = got.components[c];
+    if (a.width != b.width || a.height != b.height) return "component " + std::to_string(c) + "'s size differs";
+    for (size_t i = 0; i < a.samples.size(); ++i) {
+      if (a.samples[i] != b.samples[i]) {
+        return "component " + std::to_string(c) + " sample " + std::to_string(i) + ": " +
+               std::to_string(a.samples[i]) + " on the CPU, " + std::to_string(b.samples[i]) + " on the device";
+      }
+    }
+  }
+  return "";
+}
+
+std::vector<Case> decode_cases() {
+  std::vector<Case> all = cases();
+  EncodeOptions base;
+  base.threads = 4;
+  all.push_back({"lossless 4 components", photo_like(190, 130, 4, 8, 11), base});
+  for (bool reversible : {true, false}) {
+    Image signed12 = photo_like(170, 120, 3, 12, 12);
+    for (Component& comp : signed12.components) {
+      comp.is_signed = true;
+      for (int32_t& v : comp.samples) v -= 2048;
+    }
+    EncodeOptions o = base;
+    o.reversible = reversible;
+    all.push_back({reversible ? "lossless signed 12-bit" : "-I signed 12-bit", std::move(signed12), o});
+  }
+  EncodeOptions one_level = base;
+  one_level.resolutions = 2;
+  all.push_back({"lossless 1 level, odd size", photo_like(65, 33, 3, 8, 13), one_level});
+  EncodeOptions offset = base;
+  offset.tile_width = offset.tile_height = 64;
+  Image shifted = photo_like(150, 110, 3, 8, 14);
+  shifted.x0 = 5;
+  shifted.y0 = 3;
+  all.push_back({"lossless tiles, image offset", std::move(shifted), offset});
+  return all;
+}
+
+TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
+  SKIP_WITHOUT_DEVICE();
+  auto device = make_device_tile_context();
+  ASSERT_TRUE(device.ok()) << device.status().message();
+  for (const Case& c : decode_cases()) {
+    const auto stream = encode(c.image, c.options);
+    ASSERT_TRUE(stream.ok()) << c.name << ": " << stream.status().message();
+    for (int reduce : {0, 1}) {
+      DecodeOptions cpu;
+      cpu.threads = 4;
+      cpu.reduce = reduce;
+      DecodeOptions whole = cpu;
+      whole.device_tile_context = *device;
+      const uint64_t before = device_decode_times(**device).tiles;
+      const auto want = decode(*stream, cpu);
+      const auto got = decode(*stream, whole);
+      ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
+      ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
+      EXPECT_EQ(differs(*want, *got), "") << c.name << ", reduce " << reduce;
+      const bool ht = c.options.style.ht;
+      EXPECT_EQ(device_decode_times(**device).tiles > before, !ht) << c.name << ", reduce " << reduce;
+    }
+  }
+  // A region (-d) goes to the CPU, with the same samples.
+  const std::vector<Case> all = cases();
+  const Case& lossy = all[1];
+  const auto stream = encode(lossy.image, lossy.options);
+  ASSERT_TRUE(stream.ok());
+  DecodeOptions cpu;
+  cpu.region = dwt::Rect{10, 20, 150, 120};
+  DecodeOptions whole = cpu;
+  whole.device_tile_context = *device;
+  const auto want = decode(*stream, cpu);
+  const auto got = decode(*stream, whole);
+  ASSERT_TRUE(want.ok() && got.ok());
+  EXPECT_EQ(differs(*want, *got), "") << "region";
+}
+
+// A batch's lanes share the runner's slots: four callers on threads of
+// their own, 2 slots, every image the CPU path's, every tile counted once.
+TEST(DecodeCuda, LanesSharingTheRunnersSlotsGiveTheCpuPathsSamples) {
+  SKIP_WITHOUT_DEVICE();
+  const std::shared_ptr<DeviceTileContext> shared = start_device_tile_context(2, 2);
+  ASSERT_TRUE(wait_started(*shared).ok());
+  std::vector<Case> all = cases();
+  all.resize(4);  // one tile each
+  std::vector<std::vector<uint8_t>> streams;
+  std::vector<Image> want;
+  for (const Case& c : all) {
+    auto s = encode(c.image, c.options);
+    ASSERT_TRUE(s.ok()) << c.name;
+    streams.push_back(std::move(s).value());
+    DecodeOptions cpu;
+    auto w = decode(streams.back(), cpu);
+    ASSERT_TRUE(w.ok()) << c.name;
+    want.push_back(std::move(w).value());
+  }
+  std::vector<std::string> wrong(all.size());
+  std::vector<std::thread> lanes;
+  for (size_t i = 0; i < all.size(); ++i) {
+    lanes.emplace_back([&, i] {
+      DecodeOptions o;
+      o.threads = 2;
+      o.device_tile_context = shared;
+      for (int round = 0; round < 3; ++round) {
+        const auto got = decode(streams[i], o);
+        if (!got.ok()) wrong[i] = got.status().message();
+        else if (const std::string d = differs(want[i], *got); !d.empty()) wrong[i] = d;
+      }
+    });
+  }
+  for (std::thread& t : lanes) t.join();
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(wrong[i], "") << all[i].name;
+  EXPECT_EQ(device_decode_times(*shared).tiles, 3 * all.size());
+}
+
+}  // namespace
+}  // namespace mallat::codec
