@@ -41,6 +41,20 @@ codec::StageTimes* lane_stage_times() { return timeline::enabled() ? new codec::
 
 }  // namespace
 
+namespace {
+
+// The lanes' shared runner context, started on a thread while the first
+// files are read (their first tile waits for it), kept to the process's
+// end; without a device every tile goes to the CPU runner.
+std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes) {
+  const int slots = std::min(std::max(lanes, 1), kWholeTileSlots);
+  std::shared_ptr<codec::DeviceTileContext> tiles = codec::start_device_tile_context(slots, slots);
+  keep_until_exit(tiles);
+  return tiles;
+}
+
+}  // namespace
+
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
                                                        bool whole_tiles) {
   std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
@@ -52,26 +66,25 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // then makes the CPU's coders.
     MALLAT_ASSIGN_OR_RETURN(lane.block_encoder_instance, codec::block_encoder_for(lane, *lane.dwt_instance));
     // The slots' streams and buffers, so that the lanes' tiles run side by
-    // side on the GPU; without a device the hybrid coder above says why. It
-    // starts on a thread while the first files are read; their first tile
-    // waits for it (device_tile_stages.h).
+    // side on the GPU; without a device the hybrid coder above says why.
     if (whole_tiles && lane.block_encoder_instance) {
-      if (!shared_tiles) {
-        const int slots = std::min(std::max(lanes, 1), kWholeTileSlots);
-        shared_tiles = codec::start_device_tile_context(slots, slots);
-        keep_until_exit(shared_tiles);
-      }
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes);
       lane.device_tile_context = shared_tiles;
     }
   }
   return all;
 }
 
-Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes) {
+Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes, bool whole_tiles) {
   std::vector<codec::DecodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
+  std::shared_ptr<codec::DeviceTileContext> shared_tiles;
   for (codec::DecodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
     lane.stage_times = lane_stage_times();
+    if (whole_tiles && lane.block_decoder_instance) {
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes);
+      lane.device_tile_context = shared_tiles;
+    }
   }
   return all;
 }

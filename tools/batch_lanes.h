@@ -39,6 +39,13 @@ inline constexpr int kDefaultBatchFiles = 3;
 // once, each kernel slower).
 inline constexpr int kWholeTileBatchFiles = 8;
 
+// The same for a batch decode whose tiles go to the device whole: 6 lanes
+// on 4 slots. H200 machine, 2026-11-25, 64 copies of the mosaic, -threads
+// 16, medians of 3 alternated rounds, ms per image, K = 3 / 4 / 6 / 8:
+// lossless 28.3 / 26.3 / 26.0 / 26.4, -I -r 20 23.2 / 23.1 / 22.5 / 21.5
+// (the CPU path 99.5 and 43.2).
+inline constexpr int kWholeTileDecodeBatchFiles = 6;
+
 // The device's slots that a batch's lanes share when tiles go to the device
 // whole (at most this many tiles on the GPU at once; a lane holds a slot
 // only while its tile is there): K lanes get min(K, 4). Four tiles side by
@@ -71,6 +78,11 @@ inline constexpr std::string_view kEncodeBatchFilesHelp =
     "default, whose tiles go to the GPU whole, at most 4 tiles at once), each with -threads threads; with --device "
     "cuda they share the GPU (--device-slots, --device-rounds). The files are the same whatever K";
 
+inline constexpr std::string_view kDecodeBatchFilesHelp =
+    "a batch decodes K files at once (default 3; 6 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles are decoded on the GPU whole, at most 4 tiles at once), each with -threads threads; with "
+    "--device cuda they share the GPU (--device-slots, --device-rounds). The images are the same whatever K";
+
 // --batch-files K, for encode's and decode's tables (Settings::batch_files).
 template <typename Settings>
 Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
@@ -87,6 +99,10 @@ Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
 // tiles go to the CPU runner.
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
                                                        bool whole_tiles = false);
-Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes);
+// The same for a decode: with `whole_tiles` and a device decoder, the
+// lanes share a device runner context of min(lanes, kWholeTileSlots) slots
+// for the tiles it decodes whole.
+Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes,
+                                                       bool whole_tiles = false);
 
 }  // namespace mallat::tools

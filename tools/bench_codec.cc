@@ -42,7 +42,9 @@ const char kUsage[] =
     "on that device instead of the CPU (a device backend's uploads and downloads are part of\n"
     "its DWT time). --device cuda --device-stages all sends the tiles the device runner covers\n"
     "(5/3 or 9/7, Part 1, no ROI) to the GPU whole, and reports its steps (narrowing, upload, colour and\n"
-    "DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1.\n"
+    "DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1; the decode's\n"
+    "tiles too (gathering, upload, Tier-1 kernel, the inverse stages, download, widening) within\n"
+    "Tier-1 + dequantisation.\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -55,6 +57,7 @@ struct Round {
   codec::StageTimes stages;
   entropy::DeviceCodingTimes device;  // a device block coder's part of block coding
   codec::DeviceTileTimes tiles;       // the device runner's, when it took whole tiles
+  codec::DeviceDecodeTimes decoded;   // the same when it decoded whole tiles
 };
 
 // A line of the report: a name and how to get its figure from a round.
@@ -177,6 +180,22 @@ void report_tiles(const std::vector<Round>& rounds) {
   report_steps(lines, rounds);
 }
 
+// The device runner's inverse steps, within "Tier-1 + dequantisation",
+// where the whole tile's time is counted.
+void report_decoded_tiles(const std::vector<Round>& rounds) {
+  std::printf("  of Tier-1 + dequantisation, the whole tile on the device (%.0f tiles a round; inverse DWT and "
+              "output included):\n", median_of(rounds, [](const Round& r) { return double(r.decoded.tiles); }));
+  const std::vector<Line> lines = {
+      {"bytes gathered into pinned (CPU)", [](const Round& r) { return r.decoded.gather_ms; }},
+      {"upload", [](const Round& r) { return r.decoded.upload_ms; }},
+      {"Tier-1 kernel", [](const Round& r) { return r.decoded.tier1_ms; }},
+      {"dequant, inverse DWT, colour, clamp", [](const Round& r) { return r.decoded.inverse_ms; }},
+      {"download (stored width)", [](const Round& r) { return r.decoded.download_ms; }},
+      {"widening into the image (CPU)", [](const Round& r) { return r.decoded.widen_ms; }},
+  };
+  report_steps(lines, rounds);
+}
+
 // Where the decoded images are written: the input's format when it has
 // one this build writes, else PAM (which holds any image).
 fs::path decoded_name(const fs::path& dir, size_t i, const fs::path& input) {
@@ -250,6 +269,7 @@ struct Bench {
   Status decode_round(Round& r) {
     decode.stage_times = &r.stages;
     const entropy::DeviceCodingTimes before = device_times(decode.block_decoder_instance.get());
+    const codec::DeviceDecodeTimes decoded_before = decoded_times();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
       auto t = std::chrono::steady_clock::now();
@@ -267,7 +287,17 @@ struct Bench {
     }
     r.whole = ms_since(start);
     r.device = since(before, device_times(decode.block_decoder_instance.get()));
+    const codec::DeviceDecodeTimes after = decoded_times();
+    r.decoded = {after.tiles - decoded_before.tiles,         after.gather_ms - decoded_before.gather_ms,
+                 after.upload_ms - decoded_before.upload_ms, after.tier1_ms - decoded_before.tier1_ms,
+                 after.inverse_ms - decoded_before.inverse_ms, after.download_ms - decoded_before.download_ms,
+                 after.widen_ms - decoded_before.widen_ms};
     return Status::Ok();
+  }
+
+  codec::DeviceDecodeTimes decoded_times() const {
+    return decode.device_tile_context ? codec::device_decode_times(*decode.device_tile_context)
+                                      : codec::DeviceDecodeTimes{};
   }
 
   Status run() {
@@ -294,7 +324,9 @@ struct Bench {
       report_device("quantisation + Tier-1", device_lines(), encodes);
     }
     report("decode", decode_lines(), decodes, files.size(), megapixels);
-    if (decode.block_decoder_instance) {
+    if (median_of(decodes, [](const Round& r) { return double(r.decoded.tiles); }) > 0) {
+      report_decoded_tiles(decodes);
+    } else if (decode.block_decoder_instance) {
       std::printf("  Tier-1: %s\n", decode.block_decoder_instance->name().c_str());
       report_device("Tier-1 + dequantisation", decode_device_lines(), decodes);
     }
@@ -369,6 +401,9 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
     bench.encode.device_tile_context = codec::start_device_tile_context();
   bench.decode.threads = bench.encode.threads;
   bench.decode.dwt_instance = bench.encode.dwt_instance;
+  if (whole_tiles && bench.decode.block_decoder_instance)
+    bench.decode.device_tile_context = bench.encode.device_tile_context ? bench.encode.device_tile_context
+                                                                        : codec::start_device_tile_context();
   return Status::Ok();
 }
 

@@ -97,7 +97,7 @@ struct DecodeSettings {
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
   DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
-  int batch_files = kDefaultBatchFiles;  // --batch-files
+  int batch_files = 0;  // --batch-files; 0: the default of its path (batch_lanes.h)
 };
 
 // -i, -ImgDir and -OutFor, which encode and decode share (batch.h).
@@ -482,10 +482,11 @@ const std::vector<DecodeOption>& decode_table() {
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
-      batch_files_row<DecodeSettings>(),
+      batch_files_row<DecodeSettings>(kDecodeBatchFilesHelp),
       device_share_row<DecodeSettings>(),
       device_slots_row<DecodeSettings>(),
       device_rounds_row<DecodeSettings>(),
+      device_stages_row<DecodeSettings>(kDecodeDeviceStagesHelp),
       {{"--max-memory"}, "S",
        "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
        "of the machine's memory or ulimit -v",
@@ -721,6 +722,11 @@ int decode_main(const Args& args) {
   // A batch decodes Part 1 code-blocks on the device and the CPU together;
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;
+  if (s.batch_files <= 0) {
+    s.batch_files = s.codec.dwt_backend != dwt::BackendKind::kCpu && device_whole_tiles(s.device_request, true)
+                        ? kWholeTileDecodeBatchFiles
+                        : kDefaultBatchFiles;
+  }
   entropy::DeviceCoderOptions device;
   apply_device_request(s.device_request, is_batch(s.batch), s.batch_files, device);
   if (Status placed = place_decode_device(s.codec, device, is_batch(s.batch)); !placed.ok())
@@ -742,7 +748,8 @@ int decode_main(const Args& args) {
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");
-  Result<std::vector<codec::DecodeOptions>> lanes = decode_lanes(s.codec, s.batch_files);
+  Result<std::vector<codec::DecodeOptions>> lanes =
+      decode_lanes(s.codec, s.batch_files, device_whole_tiles(s.device_request, true));
   if (!lanes.ok()) return fail("decode", lanes.status().message());
   const int status = run_batch("decode", *plan, decode_steps(s, *lanes), s.quiet, s.batch_files);
   note_decode_device_fallback(s.codec, asked_cuda, s.quiet);

@@ -74,9 +74,15 @@ Option<Settings> device_rounds_row() {
           [](Settings& s, const std::string& v) { return parse_device_rounds(v, &s.device_request); }};
 }
 
+inline constexpr std::string_view kDecodeDeviceStagesHelp =
+    "with --device cuda, for a batch: 'all' (the default) decodes each tile of Part 1 code-blocks on the GPU whole "
+    "(the blocks' bytes up; Tier-1, dequantisation, inverse DWT, inverse RCT or ICT, DC shift and clamp there; the "
+    "samples back at their stored width), other tiles (HT, -d regions, over 16 bits) as 'tier1'; 'tier1' decodes "
+    "Tier-1 on the GPU and the CPU together and the rest on the CPU. The output is the same either way";
+
 template <typename Settings>
-Option<Settings> device_stages_row() {
-  return {{"--device-stages"}, "S", kDeviceStagesHelp, "tier1",
+Option<Settings> device_stages_row(std::string_view help = kDeviceStagesHelp) {
+  return {{"--device-stages"}, "S", help, "tier1",
           [](Settings& s, const std::string& v) { return parse_device_stages(v, &s.device_request); }};
 }
 
