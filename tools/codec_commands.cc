@@ -66,13 +66,13 @@ const char kDecodeIntro[] =
     ".jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
 
 constexpr std::string_view kDeviceHelp =
-    "cpu (default), cuda, or auto (cuda when the build has it). With cuda, encode codes Part 1 Tier-1 (EBCOT) "
-    "blocks on the GPU and the CPU threads at once; the DWT, HT blocks and everything else run on the CPU. CUDA "
-    "starts in the background while the input is read, and blocks coded before it is up go to the CPU; a batch "
-    "starts it once and gives it every Part 1 block (--device-share). Its start-up still slows the CPU stages by "
-    "about 0.1 s, so a single file of less than about 128 MB (about 40 megapixels of 8-bit RGB) is coded on the CPU "
-    "alone. Decode of a batch of files decodes Part 1 blocks on the GPU, the rest on the CPU; a single file is "
-    "decoded on the CPU alone. "
+    "cpu (default), cuda, or auto (cuda when the build has it). With cuda, a batch of files sends each tile of Part "
+    "1 code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, quantisation and "
+    "Tier-1 there, decode Tier-1 through the inverse colour transform; HT tiles, ROI and -d regions stay on the CPU. "
+    "One file (or --device-stages tier1) codes Part 1 Tier-1 (EBCOT) blocks on the GPU and the CPU threads at once, "
+    "the rest on the CPU. CUDA starts in the background while the input is read; a batch starts it once. Its "
+    "start-up still slows the CPU stages by about 0.1 s, so a single file of less than about 128 MB (about 40 "
+    "megapixels of 8-bit RGB) is encoded on the CPU alone, and a single file is decoded on the CPU alone. "
     "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // What encode's options fill in.
