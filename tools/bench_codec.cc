@@ -232,7 +232,7 @@ struct Bench {
     }
     r.whole = ms_since(start);
     r.device = since(before, device_times(encode.block_encoder_instance.get()));
-    r.tiles = since(tiles_before, tile_times());
+    r.tiles = tile_times() - tiles_before;
     return Status::Ok();
   }
 
@@ -241,17 +241,6 @@ struct Bench {
     return encode.device_tile_context ? codec::device_tile_times(*encode.device_tile_context)
                                       : codec::DeviceTileTimes{};
   }
-  static codec::DeviceTileTimes since(const codec::DeviceTileTimes& b, const codec::DeviceTileTimes& a) {
-    return {a.tiles - b.tiles,
-            a.narrow_ms - b.narrow_ms,
-            a.upload_ms - b.upload_ms,
-            a.colour_dwt_ms - b.colour_dwt_ms,
-            a.gather_ms - b.gather_ms,
-            a.tier1_ms - b.tier1_ms,
-            a.download_ms - b.download_ms,
-            a.finish_ms - b.finish_ms};
-  }
-
   // A coder's device times so far (zeros without a coder).
   template <class Coder>
   static entropy::DeviceCodingTimes device_times(const Coder* coder) {
@@ -287,11 +276,7 @@ struct Bench {
     }
     r.whole = ms_since(start);
     r.device = since(before, device_times(decode.block_decoder_instance.get()));
-    const codec::DeviceDecodeTimes after = decoded_times();
-    r.decoded = {after.tiles - decoded_before.tiles,         after.gather_ms - decoded_before.gather_ms,
-                 after.upload_ms - decoded_before.upload_ms, after.tier1_ms - decoded_before.tier1_ms,
-                 after.inverse_ms - decoded_before.inverse_ms, after.download_ms - decoded_before.download_ms,
-                 after.widen_ms - decoded_before.widen_ms};
+    r.decoded = decoded_times() - decoded_before;
     return Status::Ok();
   }
 

@@ -63,6 +63,23 @@ struct DeviceTileTimes {
   double download_ms = 0;    // the blocks' bytes, passes and results down
   double finish_ms = 0;      // slots to code-blocks (CPU)
 };
+// Sums (a context's over its tiles) and differences (a benchmark's round).
+inline DeviceTileTimes& operator+=(DeviceTileTimes& a, const DeviceTileTimes& b) {
+  a.tiles += b.tiles;
+  a.narrow_ms += b.narrow_ms;
+  a.upload_ms += b.upload_ms;
+  a.colour_dwt_ms += b.colour_dwt_ms;
+  a.gather_ms += b.gather_ms;
+  a.tier1_ms += b.tier1_ms;
+  a.download_ms += b.download_ms;
+  a.finish_ms += b.finish_ms;
+  return a;
+}
+inline DeviceTileTimes operator-(const DeviceTileTimes& a, const DeviceTileTimes& b) {
+  return {a.tiles - b.tiles,         a.narrow_ms - b.narrow_ms, a.upload_ms - b.upload_ms,
+          a.colour_dwt_ms - b.colour_dwt_ms, a.gather_ms - b.gather_ms, a.tier1_ms - b.tier1_ms,
+          a.download_ms - b.download_ms, a.finish_ms - b.finish_ms};
+}
 DeviceTileTimes device_tile_times(DeviceTileContext& device);
 
 // The same for the inverse stages: the host's gathering and widening by
@@ -76,6 +93,21 @@ struct DeviceDecodeTimes {
   double download_ms = 0;  // the stored samples and results down
   double widen_ms = 0;     // the stored samples into the image (CPU)
 };
+inline DeviceDecodeTimes& operator+=(DeviceDecodeTimes& a, const DeviceDecodeTimes& b) {
+  a.tiles += b.tiles;
+  a.gather_ms += b.gather_ms;
+  a.upload_ms += b.upload_ms;
+  a.tier1_ms += b.tier1_ms;
+  a.inverse_ms += b.inverse_ms;
+  a.download_ms += b.download_ms;
+  a.widen_ms += b.widen_ms;
+  return a;
+}
+inline DeviceDecodeTimes operator-(const DeviceDecodeTimes& a, const DeviceDecodeTimes& b) {
+  return {a.tiles - b.tiles,         a.gather_ms - b.gather_ms,     a.upload_ms - b.upload_ms,
+          a.tier1_ms - b.tier1_ms,   a.inverse_ms - b.inverse_ms,   a.download_ms - b.download_ms,
+          a.widen_ms - b.widen_ms};
+}
 DeviceDecodeTimes device_decode_times(DeviceTileContext& device);
 
 // A runner over `device` (which outlives it) with the CPU runner on

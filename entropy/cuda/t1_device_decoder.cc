@@ -122,7 +122,7 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
 }
 
 Status T1DeviceDecoder::decode() {
-  MALLAT_RETURN_IF_ERROR(launch_t1_decode(impl_->args, impl_->stream));
+  MALLAT_RETURN_IF_ERROR(launch());
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_decode_kernel");
 }
 

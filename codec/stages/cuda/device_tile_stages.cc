@@ -175,14 +175,7 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   return on_free_slot([&](DeviceTileSlot& slot) {
     return slot.run(tile, pool, [&](const DeviceTileTimes& t) {
       std::lock_guard<std::mutex> lock(times_mutex_);
-      ++times_.tiles;
-      times_.narrow_ms += t.narrow_ms;
-      times_.upload_ms += t.upload_ms;
-      times_.colour_dwt_ms += t.colour_dwt_ms;
-      times_.gather_ms += t.gather_ms;
-      times_.tier1_ms += t.tier1_ms;
-      times_.download_ms += t.download_ms;
-      times_.finish_ms += t.finish_ms;
+      times_ += t;
     });
   });
 }
@@ -192,13 +185,7 @@ Result<bool> DeviceTileContext::run(DecodeTile& tile, ThreadPool& pool) {
   DeviceDecodeTimes t;
   Result<bool> done = on_free_slot([&](DeviceTileSlot& slot) { return slot.run(tile, pool, t); });
   std::lock_guard<std::mutex> lock(times_mutex_);
-  decode_times_.tiles += t.tiles;
-  decode_times_.gather_ms += t.gather_ms;
-  decode_times_.upload_ms += t.upload_ms;
-  decode_times_.tier1_ms += t.tier1_ms;
-  decode_times_.inverse_ms += t.inverse_ms;
-  decode_times_.download_ms += t.download_ms;
-  decode_times_.widen_ms += t.widen_ms;
+  decode_times_ += t;
   return done;
 }
 

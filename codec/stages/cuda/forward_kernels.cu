@@ -7,17 +7,11 @@
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/stored_samples.h"
+#include "codec/stages/cuda/sample_grid.cuh"
 #include "dwt/cuda/check.h"
 
 namespace mallat::codec::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(size_t count) {
-  const size_t b = (count + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 16 ? b : 65535 * 16);
-}
 
 // Sample i of the packed stored plane to its place in the int32 plane;
 // the conversion is stored_samples.h's widen (a plain C++ one).

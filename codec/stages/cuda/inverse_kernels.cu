@@ -4,17 +4,11 @@
 // built with -fmad=false, as the host's float code has no fused
 // multiply-adds.
 #include "codec/stages/cuda/inverse_launch.h"
+#include "codec/stages/cuda/sample_grid.cuh"
 #include "dwt/cuda/check.h"
 
 namespace mallat::codec::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-int blocks_for(uint64_t count) {
-  const uint64_t b = (count + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 16 ? b : 65535 * 16);
-}
 
 // Block blockIdx.x's job: its values, read along rows of the block, into
 // its place in the planes.
