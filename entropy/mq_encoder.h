@@ -34,6 +34,9 @@ struct BasicMqEncoder {
   uint32_t c = 0;
   int ct = 12;
   uint8_t* bp = nullptr;     // the byte B; the segment starts at bp + 1 after init
+  // B's value (*bp), kept so that BYTEOUT tests it without reading it back
+  // (on the GPU a thread waits for every load it uses).
+  uint8_t b = 0;
   uint8_t* start = nullptr;  // first byte of the codeword segment
   uint8_t* end = nullptr;    // kBounded: one past the last writable byte
   bool overflow = false;     // kBounded: a byte did not fit before `end`
@@ -46,7 +49,8 @@ struct BasicMqEncoder {
     c = 0;
     start = segment_start;
     bp = segment_start - 1;
-    ct = *bp == 0xFF ? 13 : 12;
+    b = *bp;
+    ct = b == 0xFF ? 13 : 12;
   }
 
   // C.2.2 ENCODE, with CODEMPS (C.2.4) and CODELPS (C.2.3); `state` is the
@@ -118,7 +122,7 @@ struct BasicMqEncoder {
 
   // C.2.7 BYTEOUT, with the bit stuffing after 0xFF and carry propagation.
   MALLAT_HD void byte_out() {
-    if (*bp == 0xFF) {
+    if (b == 0xFF) {
       put(static_cast<uint8_t>(c >> 20));
       c &= 0xFFFFF;
       ct = 7;
@@ -127,8 +131,8 @@ struct BasicMqEncoder {
       c &= 0x7FFFF;
       ct = 8;
     } else {
-      ++*bp;
-      if (*bp == 0xFF) {
+      *bp = ++b;
+      if (b == 0xFF) {
         c &= 0x7FFFFFF;
         put(static_cast<uint8_t>(c >> 20));
         c &= 0xFFFFF;
@@ -150,12 +154,13 @@ struct BasicMqEncoder {
       }
     }
     *++bp = byte;
+    b = byte;
   }
 
   // The registers now, for shortest_truncation(); `base` is the buffer the
   // offsets count from.
   MALLAT_HD TruncationPoint truncation_point(const uint8_t* base) const {
-    return {static_cast<size_t>(bp - base), c, a, ct, *bp};
+    return {static_cast<size_t>(bp - base), c, a, ct, b};
   }
 
   // C.2.9 FLUSH: terminate the segment; returns its length in bytes. A final

@@ -26,6 +26,10 @@ namespace mallat::entropy::detail {
 // border stripe above and below so neighbours need no bounds checks; and the
 // magnitudes in scan order (the four samples of a column adjacent).
 struct T1State {
+  // The CPU's coder reads a column's magnitudes where it needs them (an
+  // out-of-order core overlaps the loads itself; loading every column's
+  // ahead cost the CPU encoder 7-25%, 2-core VM); see for_each_column.
+  static constexpr bool kLoadAhead = false;
   int width = 0;
   int height = 0;
   int column_stride = 0;  // words from a stripe to the next: width + 2
@@ -122,16 +126,66 @@ struct RawDecodeSymbols {
   MALLAT_HD inline uint32_t code(int, uint32_t) { return raw.decode(); }
 };
 
-// D.3.2 / D.3.3: the sample in row r of column word `f` becomes
-// significant: set its bit in the windows of its own and the neighbouring
-// columns, and, for the stripe's first and last rows, in the windows of the
-// stripes above and below.
+// A stripe column's word with its left and right neighbours' (t1_flags.h),
+// held in registers while the column is coded: the passes load each word
+// once, ahead of its column, and store it after, instead of reading it
+// back after every change. Only a neighbouring stripe's words (the rows
+// above and below the window) are changed through memory.
+struct ColumnWords {
+  uint32_t prev = 0;  // the column to the left
+  uint32_t cur = 0;   // this column
+  uint32_t next = 0;  // the column to the right
+};
+
+// A stripe column's four magnitudes (T1State's layout keeps them
+// adjacent), held in registers while the column is coded. The next
+// column's are loaded before this one is coded, so on the GPU, where a
+// thread waits for each load it uses, the wait overlaps the coding.
+struct ColumnMagnitudes {
+  uint32_t v[4];
+};
+// On the GPU the column is one 16-byte access: the shared coder's state
+// (T1FixedState) aligns its magnitudes so.
+MALLAT_HD inline ColumnMagnitudes load_magnitudes(const uint32_t* m) {
+#if defined(__CUDA_ARCH__)
+  const uint4 q = *reinterpret_cast<const uint4*>(m);
+  return {{q.x, q.y, q.z, q.w}};
+#else
+  return {{m[0], m[1], m[2], m[3]}};
+#endif
+}
+MALLAT_HD inline void store_magnitudes(uint32_t* m, const ColumnMagnitudes& c) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<uint4*>(m) = make_uint4(c.v[0], c.v[1], c.v[2], c.v[3]);
+#else
+  m[0] = c.v[0];
+  m[1] = c.v[1];
+  m[2] = c.v[2];
+  m[3] = c.v[3];
+#endif
+}
+
+// Magnitude of row r of a column: from the registers where the state's
+// walk loads them ahead (for_each_column), else from the state.
+template <bool kAhead, int r>
+MALLAT_HD inline uint32_t magnitude_of(const ColumnMagnitudes& mags, const uint32_t* m) {
+  if constexpr (kAhead) {
+    return mags.v[r];
+  } else {
+    return m[r];
+  }
+}
+
+// D.3.2 / D.3.3: the sample in row r of the column (words `w`, the word
+// itself at `f`) becomes significant: set its bit in the windows of its own
+// and the neighbouring columns, and, for the stripe's first and last rows,
+// in the windows of the stripes above and below.
 template <int r>
-MALLAT_HD inline void become_significant(uint32_t* f, int column_stride, uint32_t negative) {
+MALLAT_HD inline void become_significant(ColumnWords& w, uint32_t* f, int column_stride, uint32_t negative) {
   constexpr int j = r + 1;
-  f[-1] |= window_sig_bit(j, 2);
-  f[0] |= window_sig_bit(j, 1) | (negative ? sign_bit(j) : 0);
-  f[1] |= window_sig_bit(j, 0);
+  w.prev |= window_sig_bit(j, 2);
+  w.cur |= window_sig_bit(j, 1) | (negative ? sign_bit(j) : 0);
+  w.next |= window_sig_bit(j, 0);
   if constexpr (r == 0) {
     uint32_t* up = f - column_stride;
     up[-1] |= window_sig_bit(5, 2);
@@ -153,16 +207,16 @@ MALLAT_HD inline uint32_t neighbourhood(uint32_t word) {
   return kVsc && r == 3 ? n & ~kNbBelow : n;
 }
 
-// D.3.2 sign coding for row r of column word f, just found significant;
+// D.3.2 sign coding for row r of the column, just found significant;
 // returns 1 if negative. `n` is the row's neighbourhood.
 template <int r, class Coder>
-MALLAT_HD inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
-  const uint32_t negative = (f[0] >> (19 + r)) & 1;  // known to the encoder only
+MALLAT_HD inline uint32_t code_sign(Coder& c, const ColumnWords& w, uint32_t n) {
+  const uint32_t negative = (w.cur >> (19 + r)) & 1;  // known to the encoder only
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t index = ((n >> 1) & 0x55) | (((f[0] >> (18 + r)) & 5) << 1) |
-                           (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
+    const uint32_t index = ((n >> 1) & 0x55) | (((w.cur >> (18 + r)) & 5) << 1) |
+                           (((w.prev >> (19 + r)) & 1) << 5) | (((w.next >> (19 + r)) & 1) << 7);
     const uint32_t lut = MALLAT_T1_TABLE(kSignLut)[index];
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
@@ -171,16 +225,18 @@ MALLAT_HD inline uint32_t code_sign(Coder& c, const uint32_t* f, uint32_t n) {
 
 // A sample found significant at bit-plane p: its sign, its neighbours'
 // flags, and its magnitude (decoder) or the distortion it removes (encoder).
-template <int r, class Coder>
-MALLAT_HD inline void code_new_significance(Coder& c, uint32_t* f, uint32_t* m, uint32_t n,
-                                  int column_stride, int p, const PlaneGains& gains,
-                                  double& dist) {
-  const uint32_t neg = code_sign<r>(c, f, n);
-  become_significant<r>(f, column_stride, neg);
+// `mags` are the column's magnitudes (the encoder's), `m` where they are
+// stored (the decoder writes the new magnitude there).
+template <int r, bool kAhead, class Coder>
+MALLAT_HD inline void code_new_significance(Coder& c, ColumnWords& w, uint32_t* f, const ColumnMagnitudes& mags,
+                                            uint32_t* m, uint32_t n, int column_stride, int p,
+                                            const PlaneGains& gains, double& dist) {
+  const uint32_t neg = code_sign<r>(c, w, n);
+  become_significant<r>(w, f, column_stride, neg);
   if constexpr (Coder::kEncoder) {
-    dist += gains.significance(*m);
+    dist += gains.significance(magnitude_of<kAhead, r>(mags, m));
   } else {
-    *m = 1u << p;
+    m[r] = 1u << p;
   }
 }
 
@@ -194,6 +250,51 @@ MALLAT_HD inline void for_each_row(int rows, Step&& step) {
   if (rows > 3) step(std::integral_constant<int, 3>{});
 }
 
+// Walks the stripe columns of a pass: code(rows, words, f, m, magnitudes)
+// codes one column and returns whether it coded anything. The column's
+// word and its neighbours' are in registers; the next column's word is
+// loaded before the column is coded, and with kMagnitudes (the encoder's,
+// read-only) on a state whose kLoadAhead says so (the shared coder's, which
+// the GPU runs) its four magnitudes too, so on the GPU, where a thread
+// waits for a load only where it uses the value, the wait overlaps the
+// coding. The word to the left and this one are stored after a column
+// that coded something, and a word changed by its left neighbour when its
+// own turn comes (or at the stripe's end: the border column). A state's
+// magnitude storage has a column's room past each stripe's last
+// (T1State's border, T1FixedState's padding). The decoder writes its
+// magnitudes through `m` (it reads few of them; loading every column's
+// ahead cost it more than it saved, H200).
+template <bool kMagnitudes, class State, class Code>
+MALLAT_HD inline void for_each_column(State& s, Code&& code) {
+  constexpr bool kAhead = kMagnitudes && State::kLoadAhead;
+  for (int y0 = 0; y0 < s.height; y0 += 4) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    uint32_t* f = s.column(0, y0);
+    uint32_t* m = s.magnitude(0, y0);
+    ColumnWords w{f[-1], f[0], 0};
+    uint32_t stored = w.cur;  // what the state holds for this column
+    ColumnMagnitudes mags{};
+    if constexpr (kAhead) mags = load_magnitudes(m);
+    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      w.next = f[1];
+      const uint32_t next_stored = w.next;
+      ColumnMagnitudes next_mags{};
+      if constexpr (kAhead) next_mags = load_magnitudes(m + 4);
+      if (code(rows, w, f, m, mags)) {
+        f[-1] = w.prev;
+        f[0] = w.cur;
+      } else if (w.cur != stored) {
+        f[0] = w.cur;
+      }
+      w.prev = w.cur;
+      w.cur = w.next;
+      stored = next_stored;
+      mags = next_mags;
+    }
+    if (w.cur != stored) f[0] = w.cur;
+  }
+}
+
 // D.3.1 significance propagation pass for bit-plane p.
 template <class Coder, bool kVsc, class State>
 [[gnu::flatten]] MALLAT_HD void significance_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
@@ -201,27 +302,24 @@ template <class Coder, bool kVsc, class State>
   const PlaneGains gains(p);
   double dist = 0.0;
   const int stride = s.column_stride;
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    uint32_t* f = s.column(0, y0);
-    uint32_t* m = s.magnitude(0, y0);
-    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
-      // Nothing to do in a column without a significant sample in its window.
-      // Nor in one whose four samples are all significant already (rows
-      // beyond a short stripe never become significant, so this is exact).
-      if ((*f & kWindowSig) == 0 || (*f & kOwnSig) == kOwnSig) continue;
-      for_each_row(rows, [&](auto row) {
-        constexpr int r = decltype(row)::value;
-        const uint32_t word = *f;
-        if (word & (window_sig_bit(r + 1, 1))) return;
-        const uint32_t n = neighbourhood<kVsc, r>(word);
-        if (n == 0) return;
-        const uint32_t bit = c.code(zc_lut[n], (m[r] >> p) & 1);
-        *f |= visited_bit(r);
-        if (bit) code_new_significance<r>(c, f, m + r, n, stride, p, gains, dist);
-      });
-    }
-  }
+  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
+  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t* f, uint32_t* m,
+                                          const ColumnMagnitudes& mags) {
+    // Nothing to do in a column without a significant sample in its window.
+    // Nor in one whose four samples are all significant already (rows
+    // beyond a short stripe never become significant, so this is exact).
+    if ((w.cur & kWindowSig) == 0 || (w.cur & kOwnSig) == kOwnSig) return false;
+    for_each_row(rows, [&](auto row) {
+      constexpr int r = decltype(row)::value;
+      if (w.cur & (window_sig_bit(r + 1, 1))) return;
+      const uint32_t n = neighbourhood<kVsc, r>(w.cur);
+      if (n == 0) return;
+      const uint32_t bit = c.code(zc_lut[n], (magnitude_of<kAhead, r>(mags, m) >> p) & 1);
+      w.cur |= visited_bit(r);
+      if (bit) code_new_significance<r, kAhead>(c, w, f, mags, m, n, stride, p, gains, dist);
+    });
+    return true;
+  });
   s.distortion += dist;
   coder = c;
 }
@@ -232,30 +330,27 @@ template <class Coder, bool kVsc, class State>
   Coder c = coder;
   const PlaneGains gains(p);
   double dist = 0.0;
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    uint32_t* f = s.column(0, y0);
-    uint32_t* m = s.magnitude(0, y0);
-    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
-      if ((*f & kOwnSig) == 0) continue;
-      for_each_row(rows, [&](auto row) {
-        constexpr int r = decltype(row)::value;
-        const uint32_t word = *f;
-        constexpr uint32_t kSigHere = window_sig_bit(r + 1, 1);
-        if ((word & (kSigHere | visited_bit(r))) != kSigHere) return;
-        const int ctx = (word & refined_bit(r))                     ? 16
-                        : (neighbourhood<kVsc, r>(word) & kNbAll) ? 15
-                                                                    : 14;
-        const uint32_t bit = c.code(ctx, (m[r] >> p) & 1);
-        *f |= refined_bit(r);
-        if constexpr (Coder::kEncoder) {
-          dist += gains.refinement(m[r]);
-        } else {
-          m[r] |= bit << p;
-        }
-      });
-    }
-  }
+  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
+  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t*, uint32_t* m,
+                                          const ColumnMagnitudes& mags) {
+    if ((w.cur & kOwnSig) == 0) return false;
+    for_each_row(rows, [&](auto row) {
+      constexpr int r = decltype(row)::value;
+      constexpr uint32_t kSigHere = window_sig_bit(r + 1, 1);
+      if ((w.cur & (kSigHere | visited_bit(r))) != kSigHere) return;
+      const int ctx = (w.cur & refined_bit(r))                     ? 16
+                      : (neighbourhood<kVsc, r>(w.cur) & kNbAll) ? 15
+                                                                   : 14;
+      const uint32_t bit = c.code(ctx, (magnitude_of<kAhead, r>(mags, m) >> p) & 1);
+      w.cur |= refined_bit(r);
+      if constexpr (Coder::kEncoder) {
+        dist += gains.refinement(magnitude_of<kAhead, r>(mags, m));
+      } else {
+        m[r] |= bit << p;
+      }
+    });
+    return true;
+  });
   s.distortion += dist;
   coder = c;
 }
@@ -273,53 +368,55 @@ template <class Coder, bool kVsc, class State>
   constexpr uint32_t kBusy = kVsc ? (kWindowSig & ~(window_sig_bit(5, 0) | window_sig_bit(5, 1) |
                                                     window_sig_bit(5, 2))) | kVisitedAll
                                   : kWindowSig | kVisitedAll;
-  for (int y0 = 0; y0 < s.height; y0 += 4) {
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
-    uint32_t* f = s.column(0, y0);
-    uint32_t* m = s.magnitude(0, y0);
-    for (int x = 0; x < s.width; ++x, ++f, m += 4) {
-      // A column whose samples are all significant or all visited has
-      // nothing for the cleanup pass but the clearing of the marks.
-      if ((*f & kOwnSig) == kOwnSig || (*f & kVisitedAll) == kVisitedAll) {
-        *f &= ~kVisitedAll;
-        continue;
-      }
-      int r = 0;
-      if (rows == 4 && (*f & kBusy) == 0) {
-        // Run-length mode: one symbol says whether any of the four becomes
-        // significant, two UNIFORM symbols say which is first.
-        uint32_t first = 4;
-        if constexpr (Coder::kEncoder) {
-          for (uint32_t k = 0; k < 4; ++k) {
-            if ((m[k] >> p) & 1) {
-              first = k;
-              break;
-            }
+  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
+  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t* f, uint32_t* m,
+                                          const ColumnMagnitudes& mags) {
+    // A column whose samples are all significant or all visited has
+    // nothing for the cleanup pass but the clearing of the marks.
+    if ((w.cur & kOwnSig) == kOwnSig || (w.cur & kVisitedAll) == kVisitedAll) {
+      w.cur &= ~kVisitedAll;
+      return false;
+    }
+    int r = 0;
+    if (rows == 4 && (w.cur & kBusy) == 0) {
+      // Run-length mode: one symbol says whether any of the four becomes
+      // significant, two UNIFORM symbols say which is first.
+      uint32_t first = 4;
+      if constexpr (Coder::kEncoder) {
+        const ColumnMagnitudes column = kAhead ? mags : load_magnitudes(m);
+        for (uint32_t k = 0; k < 4; ++k) {
+          if ((column.v[k] >> p) & 1) {
+            first = k;
+            break;
           }
         }
-        if (!c.code_skewed(kRunLengthContext, first < 4)) continue;
-        r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
-        r |= static_cast<int>(c.code(kUniformContext, first & 1));
-        // The first significant sample's significance is known: code its
-        // sign; the samples after it are coded as usual.
-        for_each_row(4, [&](auto row) {
-          constexpr int k = decltype(row)::value;
-          if (k == r) code_new_significance<k>(c, f, m + k, neighbourhood<kVsc, k>(*f), stride, p, gains, dist);
-        });
-        ++r;
       }
-      for_each_row(rows, [&](auto row) {
+      // No visited mark to clear: kBusy includes them.
+      if (!c.code_skewed(kRunLengthContext, first < 4)) return false;
+      r = static_cast<int>(c.code(kUniformContext, (first >> 1) & 1) << 1);
+      r |= static_cast<int>(c.code(kUniformContext, first & 1));
+      // The first significant sample's significance is known: code its
+      // sign; the samples after it are coded as usual.
+      for_each_row(4, [&](auto row) {
         constexpr int k = decltype(row)::value;
-        const uint32_t word = *f;
-        if (k < r || (word & (window_sig_bit(k + 1, 1) | visited_bit(k))) != 0) return;
-        const uint32_t n = neighbourhood<kVsc, k>(word);
-        if (c.code_skewed(zc_lut[n], (m[k] >> p) & 1)) {
-          code_new_significance<k>(c, f, m + k, n, stride, p, gains, dist);
+        if (k == r) {
+          code_new_significance<k, kAhead>(c, w, f, mags, m, neighbourhood<kVsc, k>(w.cur), stride, p, gains,
+                                           dist);
         }
       });
-      *f &= ~kVisitedAll;
+      ++r;
     }
-  }
+    for_each_row(rows, [&](auto row) {
+      constexpr int k = decltype(row)::value;
+      if (k < r || (w.cur & (window_sig_bit(k + 1, 1) | visited_bit(k))) != 0) return;
+      const uint32_t n = neighbourhood<kVsc, k>(w.cur);
+      if (c.code_skewed(zc_lut[n], (magnitude_of<kAhead, k>(mags, m) >> p) & 1)) {
+        code_new_significance<k, kAhead>(c, w, f, mags, m, n, stride, p, gains, dist);
+      }
+    });
+    w.cur &= ~kVisitedAll;
+    return true;
+  });
   s.distortion += dist;
   coder = c;
 }

@@ -47,6 +47,10 @@ constexpr int t1_fixed_state_words(bool magnitudes) {
 // detail::T1State with fixed arrays: the same column words (t1_flags.h) and
 // the magnitudes in scan order, which is all the passes ask of a state.
 struct T1FixedState {
+  // The passes load a column's magnitudes ahead of coding it (t1_passes.h's
+  // for_each_column): the GPU waits on every load it uses, and this state
+  // is what the GPU's coder runs on.
+  static constexpr bool kLoadAhead = true;
   static constexpr int kColumnWords = t1_fixed_state_words(false);
   static constexpr int kMagnitudeWords = t1_fixed_state_words(true);
   int width = 0;
@@ -54,7 +58,9 @@ struct T1FixedState {
   int column_stride = 0;
   double distortion = 0.0;
   uint32_t column_storage[kColumnWords];
-  uint32_t magnitude_storage[kMagnitudeWords];
+  // A column's room past the last (the passes load the next column's
+  // magnitudes ahead, t1_passes.h), and 16-byte columns (one load on the GPU).
+  alignas(16) uint32_t magnitude_storage[kMagnitudeWords + 4];
 
   MALLAT_HD void reset(int w, int h) {
     width = w;
@@ -217,20 +223,28 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
     return result;
   }
   s.reset(w, h);
+  // Column by column: a stripe column's four coefficients are loaded
+  // together and its word is stored once (reset cleared it). The encoder
+  // knows every sign up front; the bit only counts for the neighbours once
+  // the sample is significant.
   uint32_t all = 0;
-  for (int y = 0; y < h; ++y) {
-    const int32_t* row = block.coefficients + y * block.stride;
-    uint32_t* mag = s.magnitude(0, y);
-    uint32_t* column = s.column(0, y);
-    // The encoder knows every sign up front; the bit only counts for the
-    // neighbours once the sample is significant.
-    const uint32_t negative = sign_bit(y % 4 + 1);
-    for (int x = 0; x < w; ++x) {
-      const int32_t v = row[x];
-      const uint32_t m = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
-      mag[4 * x] = m;
-      all |= m;
-      column[x] |= v < 0 ? negative : 0;
+  for (int y0 = 0; y0 < h; y0 += 4) {
+    const int rows = h - y0 < 4 ? h - y0 : 4;
+    const int32_t* stripe = block.coefficients + y0 * block.stride;
+    uint32_t* column = s.column(0, y0);
+    uint32_t* mag = s.magnitude(0, y0);
+    for (int x = 0; x < w; ++x, mag += 4) {
+      detail::ColumnMagnitudes m{{0, 0, 0, 0}};
+      uint32_t word = 0;
+      for (int r = 0; r < 4; ++r) {
+        if (r >= rows) break;
+        const int32_t v = stripe[r * block.stride + x];
+        m.v[r] = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+        word |= v < 0 ? sign_bit(r + 1) : 0;
+      }
+      all |= m.v[0] | m.v[1] | m.v[2] | m.v[3];
+      detail::store_magnitudes(mag, m);
+      column[x] = word;
     }
   }
   const int coded_bits = block.num_bitplanes + block.fraction_bits;
