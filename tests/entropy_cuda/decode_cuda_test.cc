@@ -100,6 +100,56 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
   EXPECT_EQ(differs(*want, *got), "") << "region";
 }
 
+// Damaged code-block bytes (the stream's packet data XORed at a few places
+// after SOD, A.4.5) decode on the device as on the CPU: the same status,
+// and where the decode succeeds the same samples, so the device's MQ
+// decoder reads garbage, runs past a segment's end and meets 0xFF bytes
+// as the CPU's does. Damage that hits a packet header fails in Tier-2 on
+// both paths alike.
+TEST(DecodeCuda, DamagedCodeBlockBytesGiveTheCpuPathsResult) {
+  SKIP_WITHOUT_DEVICE();
+  auto device = make_device_tile_context();
+  ASSERT_TRUE(device.ok()) << device.status().message();
+  std::vector<Case> all = cases();
+  all.resize(2);  // lossless and -I
+  int decoded_on_device = 0;
+  for (const Case& c : all) {
+    const auto stream = encode(c.image, c.options);
+    ASSERT_TRUE(stream.ok()) << c.name;
+    size_t sod = 0;
+    for (size_t i = 0; i + 1 < stream->size() && sod == 0; ++i) {
+      if ((*stream)[i] == 0xFF && (*stream)[i + 1] == 0x93) sod = i + 2;
+    }
+    ASSERT_GT(sod, 0u) << c.name;
+    const size_t body = stream->size() - 2 - sod;  // up to EOC
+    for (uint32_t seed = 1; seed <= 12; ++seed) {
+      std::vector<uint8_t> damaged = *stream;
+      uint32_t x = seed * 2654435761u;
+      for (int k = 0; k < 6; ++k) {
+        x = x * 1664525u + 1013904223u;
+        damaged[sod + (x >> 8) % body] ^= static_cast<uint8_t>(1 + (x & 0x7F));
+      }
+      DecodeOptions cpu;
+      cpu.threads = 4;
+      DecodeOptions whole = cpu;
+      whole.device_tile_context = *device;
+      const uint64_t before = device_decode_times(**device).tiles;
+      const auto want = decode(damaged, cpu);
+      const auto got = decode(damaged, whole);
+      const std::string where = c.name + ", seed " + std::to_string(seed);
+      ASSERT_EQ(want.ok(), got.ok()) << where << ": " << (want.ok() ? got : want).status().message();
+      if (!want.ok()) {
+        EXPECT_EQ(want.status().message(), got.status().message()) << where;
+        continue;
+      }
+      EXPECT_EQ(differs(*want, *got), "") << where;
+      decoded_on_device += device_decode_times(**device).tiles > before;
+    }
+  }
+  // Not vacuous: most damage lands in code-block bytes and decodes.
+  EXPECT_GE(decoded_on_device, 6);
+}
+
 // A batch's lanes share the runner's slots: four callers on threads of
 // their own, 2 slots, every image the CPU path's, every tile counted once.
 TEST(DecodeCuda, LanesSharingTheRunnersSlotsGiveTheCpuPathsSamples) {
