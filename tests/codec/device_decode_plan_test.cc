@@ -15,6 +15,7 @@
 #include "codec/stages/stored_samples.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/t1.h"
+#include "tests/codec/coded_tile.h"
 #include "tests/codec/device_scene.h"
 
 namespace mallat::codec {
@@ -23,39 +24,17 @@ namespace {
 // The decoder's tile for a tile the CPU runner coded: block i cut after a
 // pass that varies with i (none for every seventh), into `image` whose
 // components hold the tile at (sx, sy).
-struct DecodeScene {
-  DecodeTile tile;
-  std::vector<std::vector<uint32_t>> lengths;
-  std::vector<std::span<const uint8_t>> pieces;
+struct DecodeScene : CodedTile {
   Image image;
   std::vector<int64_t> origin_x, origin_y;
 
   DecodeScene(const Scene& scene, const EncodeTile& coded) {
-    const size_t n = coded.blocks.size();
-    lengths.resize(n);
-    pieces.resize(n);
+    decode_tile_for(coded, *this, [](size_t i, int all) {
+      return i % 7 == 0 ? 0 : i % 3 == 0 ? all : std::max(1, all - 1 - int(i % 4));
+    });
     for (const TilePlane& p : coded.planes) {
-      TilePlane plane;
-      plane.rect = p.rect;
-      plane.levels = p.levels;
-      plane.wavelet = p.wavelet;
-      plane.allocate();
-      tile.planes.push_back(std::move(plane));
       origin_x.push_back(p.rect.x0 - scene.sx);
       origin_y.push_back(p.rect.y0 - scene.sy);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const EncodeBlock& e = coded.blocks[i];
-      const entropy::EncodedCodeBlock& c = coded.coded[i];
-      const int passes = i % 7 == 0 ? 0 : i % 3 == 0 ? c.num_passes : std::max(1, c.num_passes - 1 - int(i % 4));
-      lengths[i] = entropy::codeword_segment_lengths(c, passes);
-      pieces[i] = std::span<const uint8_t>(c.data.data(), passes == 0 ? 0 : c.passes[passes - 1].cumulative_length);
-      DecodeBlock d;
-      d.place = e.place;
-      d.coded = {{&pieces[i], 1}, lengths[i], passes, c.zero_bitplanes, e.num_bitplanes, e.orientation, e.style};
-      d.roi_shift = e.roi_shift;
-      d.step = static_cast<float>(e.step);
-      tile.blocks.push_back(d);
     }
     image = scene.image;
     for (Component& comp : image.components) comp.samples.clear();
