@@ -28,7 +28,8 @@ namespace mallat::entropy::detail {
 struct T1State {
   // The CPU's coder reads a column's magnitudes where it needs them (an
   // out-of-order core overlaps the loads itself; loading every column's
-  // ahead cost the CPU encoder 7-25%, 2-core VM); see for_each_column.
+  // ahead made entropy_benchmark's BM_Encode 26-48% slower on the smallest
+  // magnitudes in two noisy runs on the 2-core VM); see for_each_column.
   static constexpr bool kLoadAhead = false;
   int width = 0;
   int height = 0;
