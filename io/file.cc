@@ -21,6 +21,8 @@ std::string errno_text() { return std::strerror(errno); }
 // Written bytes after which their disk write is started (sync_file_range).
 constexpr uint64_t kWritebackBytes = uint64_t{4} << 20;
 
+std::atomic<bool> durable{false};
+
 // Closes the descriptor when it goes out of scope, so early returns cannot leak it.
 class Fd {
  public:
@@ -73,6 +75,9 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
   return bytes;
 }
 
+void set_durable_writes(bool on) { durable.store(on, std::memory_order_relaxed); }
+bool durable_writes() { return durable.load(std::memory_order_relaxed); }
+
 int create_file_beside(const std::filesystem::path& path, const std::string& tag, std::string* name) {
   std::filesystem::path folder = path.parent_path();
   if (folder.empty()) folder = ".";
@@ -117,6 +122,7 @@ Status write_file_atomically(const std::filesystem::path& path,
     ::unlink(tmp.c_str());
     return io_error(name + ": " + what + ": " + reason);
   };
+  const bool flush = durable_writes();
   uint64_t written = 0, flushed = 0;
   const ByteSink sink = [&](std::span<const uint8_t> bytes) -> Status {
     size_t done = 0;
@@ -130,7 +136,7 @@ Status write_file_atomically(const std::filesystem::path& path,
 #ifdef __linux__
     // Start the disk write of what is complete, so that it runs while the
     // rest is made and the fsync below has less to wait for.
-    if (written - flushed >= kWritebackBytes) {
+    if (flush && written - flushed >= kWritebackBytes) {
       ::sync_file_range(fd.get(), static_cast<off_t>(flushed), static_cast<off_t>(written - flushed),
                         SYNC_FILE_RANGE_WRITE);
       flushed = written;
@@ -152,7 +158,7 @@ Status write_file_atomically(const std::filesystem::path& path,
     ::unlink(tmp.c_str());
     return produced;
   }
-  if (::fsync(fd.get()) != 0) return fail("fsync failed");
+  if (flush && ::fsync(fd.get()) != 0) return fail("fsync failed");
   if (!fd.close()) {
     ::unlink(tmp.c_str());
     return io_error(name + ": close failed: " + errno_text());

@@ -23,9 +23,24 @@ inline constexpr uint64_t kDefaultMaxFileBytes = uint64_t{4} << 30;  // 4 GiB
 Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
                                        uint64_t max_bytes = kDefaultMaxFileBytes);
 
-// Writes `bytes` to a temporary file in the same folder, flushes it and
-// renames it onto `path` (atomic on POSIX file systems). On failure the
-// temporary file is removed and `path` is left as it was.
+// Whether the atomic writes below also make each file durable before it
+// is renamed into place: the file's data flushed to the disk (fsync), its
+// writeback started as it is written, so that after a power cut a file
+// under its final name holds all its bytes. Off by default, as cp, tar,
+// ImageMagick and opj_decompress leave the disk's timing to the kernel
+// (rsync's --fsync is likewise opt-in): a batch then waits on no disk
+// (64 decoded 3840x2048 PPMs, 1.5 GB, on the H200 machine's disk:
+// docs/MEASUREMENTS.md, "fsync"). Whatever the setting, a file that
+// fails is never left in place, and one that is renamed is complete for
+// every reader of the running system. One setting for the process (the
+// command line's --fsync), read by every writer.
+void set_durable_writes(bool durable);
+bool durable_writes();
+
+// Writes `bytes` to a temporary file in the same folder and renames it onto
+// `path` (atomic on POSIX file systems), flushed to the disk first when
+// durable_writes(). On failure the temporary file is removed and `path` is
+// left as it was.
 Status write_file_atomically(const std::filesystem::path& path, std::span<const uint8_t> bytes);
 
 // Creates a new file beside `path`, named "." + its name + tag + "-<pid>-<n>",

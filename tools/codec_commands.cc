@@ -84,6 +84,7 @@ struct EncodeSettings {
   codec::EncodeOptions codec;
   uint64_t max_memory = 0;  // 0: io's default
   bool quiet = false;       // -quiet
+  bool fsync = false;       // --fsync
   DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = 0;           // --batch-files; 0: batch_files_for's default
 };
@@ -96,6 +97,7 @@ struct DecodeSettings {
   DecodeOutputOptions output;
   bool partial_given = false;  // -allow-partial, whatever the order of --strict
   bool quiet = false;          // -quiet
+  bool fsync = false;          // --fsync
   DeviceRequest device_request;  // --device-share, --device-slots, --device-rounds
   int batch_files = 0;  // --batch-files; 0: the default of its path (batch_lanes.h)
 };
@@ -124,6 +126,14 @@ template <typename Settings>
 Option<Settings> device_row() {
   return {{"--device", "--dwt"}, "D", kDeviceHelp, "cpu", [](Settings& s, const std::string& v) {
             return parse_backend(v, &s.codec.dwt_backend);
+          }};
+}
+
+template <typename Settings>
+Option<Settings> fsync_row() {
+  return {{"--fsync"}, "", kFsyncHelp, "", [](Settings& s, const std::string&) {
+            s.fsync = true;
+            return Status::Ok();
           }};
 }
 
@@ -350,6 +360,7 @@ const std::vector<EncodeOption>& encode_table() {
       {{"-threads"}, "N", "Tier-1 threads (default: all cores); output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<EncodeSettings>(),
+      fsync_row<EncodeSettings>(),
       batch_files_row<EncodeSettings>(kEncodeBatchFilesHelp),
       device_share_row<EncodeSettings>(),
       device_slots_row<EncodeSettings>(),
@@ -482,6 +493,7 @@ const std::vector<DecodeOption>& decode_table() {
        "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
+      fsync_row<DecodeSettings>(),
       batch_files_row<DecodeSettings>(kDecodeBatchFilesHelp),
       device_share_row<DecodeSettings>(),
       device_slots_row<DecodeSettings>(),
@@ -649,6 +661,7 @@ int encode_main(const Args& given) {
     if (!parsed.ok()) return usage_error(parsed.status().message());
     s = std::move(over);
   }
+  io::set_durable_writes(s.fsync);
   codec::EncodeOptions& opt = s.codec;
   if (opt.derived_quantization && opt.reversible) return usage_error("--quant derived needs -I");
   // The device starts now, while the input is read (device_placement.h).
@@ -719,6 +732,7 @@ int decode_main(const Args& args) {
     return 0;
   }
   s.output.threads = s.codec.threads;
+  io::set_durable_writes(s.fsync);
   // A batch decodes Part 1 code-blocks on the device and the CPU together;
   // one file on the CPU alone (device_placement.h).
   const bool asked_cuda = s.codec.dwt_backend == dwt::BackendKind::kCuda;

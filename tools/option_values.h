@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codec/api/coding_types.h"
@@ -35,6 +36,12 @@ bool parse_order(const std::string& s, codec::ProgressionOrder* out);
 
 // An error message from the parsers that return one (empty: good) as a Status.
 Status usage_status(const std::string& error);
+
+// --fsync's help (encode, decode, transcode: io/file.h's set_durable_writes).
+inline constexpr std::string_view kFsyncHelp =
+    "flush each output file to the disk before renaming it into place, so that after a power cut a file under its "
+    "name holds all its bytes (slower where the disk is: a batch waits for it); without it the kernel writes the "
+    "files back in its own time, as other codecs leave it. Either way a file that fails is never left in place";
 
 // -threads N, --device B and --max-memory S, which encode and decode share.
 Status parse_threads(const std::string& value, int* threads);

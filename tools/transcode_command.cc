@@ -25,6 +25,7 @@ struct TranscodeSettings {
   std::string in, out;
   codec::TranscodeOptions codec;
   bool target_given = false;
+  bool fsync = false;  // --fsync
 };
 
 // --ht and --part1: the target coder, one of the two.
@@ -47,6 +48,10 @@ const std::vector<Option<TranscodeSettings>>& transcode_table() {
        [](TranscodeSettings& s, const std::string&) { return set_target(s, codec::BlockCoder::kPart1); }},
       {{"-threads"}, "N", "threads for the block coders (default: all cores); output is identical for any N", "2",
        [](TranscodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
+      {{"--fsync"}, "", kFsyncHelp, "", [](TranscodeSettings& s, const std::string&) {
+         s.fsync = true;
+         return Status::Ok();
+       }},
   };
   return table;
 }
@@ -66,6 +71,7 @@ int transcode_main(const Args& args) {
   }
   if (s.in.empty() || s.out.empty()) return usage_error("-i IN and -o OUT are required");
   if (!s.target_given) return usage_error("--ht or --part1 is required");
+  io::set_durable_writes(s.fsync);
   s.codec.container = output_container(s.out);
   if (s.codec.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
   auto data = io::read_file(s.in);

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <vector>
 
 #include "tests/testdata.h"
@@ -24,6 +26,31 @@ TEST(File, WriteThenReadGivesTheBytesAndLeavesNoTemporaryFile) {
   // Overwriting replaces the whole content.
   ASSERT_TRUE(write_file_atomically(dir / "a.bin", std::vector<uint8_t>{9}).ok());
   EXPECT_EQ(*read_file(dir / "a.bin"), std::vector<uint8_t>{9});
+  fs::remove_all(dir);
+}
+
+// Durable writes (--fsync) flush what the writeback start and fsync see;
+// the file is the same either way, and a failure leaves nothing in both.
+TEST(File, DurableAndPlainWritesGiveTheSameFile) {
+  const fs::path dir = testing::make_temp_dir("io-file-durable");
+  std::vector<uint8_t> bytes(9u << 20);  // past the 4 MiB at which writeback is started
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 2654435761u >> 24);
+  EXPECT_FALSE(durable_writes());  // the default
+  for (const bool durable : {true, false}) {
+    set_durable_writes(durable);
+    EXPECT_EQ(durable_writes(), durable);
+    const fs::path file = dir / (durable ? "d.bin" : "p.bin");
+    ASSERT_TRUE(write_file_atomically(file, [&](const ByteSink& sink) {
+      for (size_t at = 0; at < bytes.size(); at += 3u << 20) {
+        MALLAT_RETURN_IF_ERROR(sink(std::span<const uint8_t>(bytes).subspan(at, std::min<size_t>(3u << 20, bytes.size() - at))));
+      }
+      return Status::Ok();
+    }).ok());
+    EXPECT_EQ(*read_file(file), bytes);
+    EXPECT_FALSE(write_file_atomically(dir / "absent" / "x.bin", bytes).ok());
+  }
+  set_durable_writes(false);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
   fs::remove_all(dir);
 }
 
