@@ -55,6 +55,7 @@ struct BatchItem {
   const BatchFile* file = nullptr;
   Image image;                  // encode: the image read; decode: the image decoded
   std::vector<uint8_t> bytes;   // encode: the file coded; decode: the file read
+  std::vector<uint8_t> raster;  // decode: the samples as a PNM raster, where the decoder gave them so
   uint64_t pixels = 0;          // the image's width x height, for the progress figures
   std::vector<std::string> messages;  // warnings and notes for the user, printed in order
   int lane = 0;                 // which of run_batch's coding lanes codes it, 0..files_at_once-1

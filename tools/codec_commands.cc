@@ -590,7 +590,10 @@ BatchSteps decode_steps(const DecodeSettings& s, std::span<const codec::DecodeOp
     codec::DecodeOptions options = lanes[static_cast<size_t>(item.lane)];
     if (is_raw(item.file->out)) options.apply_jp2_header = false;
     codec::DecodeReport report;
-    auto image = codec::decode(item.bytes, options, &report);
+    // PNM output: the samples as its raster where the image allows
+    // (codec/api/decode.h), written as they are (write_raster_output).
+    const bool pnm = io::format_from_extension(item.file->out) == io::Format::kPnm;
+    auto image = codec::decode(item.bytes, options, &report, pnm ? &item.raster : nullptr);
     for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
     if (!image.ok()) return image.status().with_context(in);
     item.bytes = {};
@@ -601,9 +604,23 @@ BatchSteps decode_steps(const DecodeSettings& s, std::span<const codec::DecodeOp
   steps.write = [&s](BatchItem& item) {
     const std::filesystem::path& out = item.file->out;
     std::vector<std::string> notes;
+    const auto note = [&] {
+      for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
+    };
+    if (!item.raster.empty()) {
+      Result<bool> written = write_raster_output(item.image, item.raster, s.codec.reduce, out, s.output, &notes);
+      if (!written.ok()) return written.status();
+      if (*written) {
+        item.raster = {};
+        note();
+        return Status::Ok();
+      }
+      unpack_raster(item.raster, item.image);
+      item.raster = {};
+    }
     Status status = prepare_output(item.image, s.codec.reduce, out, s.output, &notes);
     if (!status.ok()) return status.with_context(item.file->in.string());
-    for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
+    note();
     MALLAT_RETURN_IF_ERROR(write_outputs(item.image, out, s.output));
     // The -F text that reads the planes back (mallat encode, opj_compress).
     if (is_raw(out)) item.messages.push_back(raw_read_back_message(item.image, out));

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "codec/jp2/icc_profile.h"
+#include "common/large_buffer.h"
 #include "io/image_io.h"
 #include "io/raw.h"
 #include "io/strip_writer.h"
@@ -75,6 +76,47 @@ Status prepare_output(Image& image, int reduce, const fs::path& out, const Decod
                      " bytes) is not written: only PNG and TIFF hold one");
   fit_to_format(image, format, split, notes);
   return Status::Ok();
+}
+
+bool output_keeps_samples(const Image& decoded, const Image& written) {
+  if (written.num_components() != decoded.num_components()) return false;
+  for (int c = 0; c < decoded.num_components(); ++c) {
+    const Component &a = written.components[c], &b = decoded.components[c];
+    if (a.precision != b.precision || a.is_signed != b.is_signed || a.width != b.width || a.height != b.height)
+      return false;
+  }
+  return true;
+}
+
+Result<bool> write_raster_output(Image& image, std::span<const uint8_t> raster, int reduce, const fs::path& out,
+                                 const DecodeOutputOptions& options, std::vector<std::string>* notes) {
+  const io::Format format = io::format_from_extension(out);
+  if (format != io::Format::kPnm || per_component(image, out, options) || !image.icc_profile.empty() ||
+      options.upsample || needs_upsampling(image, format))
+    return false;
+  Image written = image;
+  std::vector<std::string> said;
+  // An error here is the sample path's too, which gives it with the samples.
+  if (!prepare_output(written, reduce, out, options, &said).ok() || !output_keeps_samples(image, written))
+    return false;
+  MALLAT_RETURN_IF_ERROR(io::write_strips(out, {.format = format, .threads = options.threads},
+                                          [&](io::StripWriter& writer) -> Status {
+    MALLAT_RETURN_IF_ERROR(writer.begin(written));
+    if (!writer.takes_raster()) return internal_error(out.string() + ": the PNM writer takes no raster");
+    return writer.raster_rows(raster, written.height());
+  }));
+  if (notes) notes->insert(notes->end(), said.begin(), said.end());
+  image = std::move(written);
+  return true;
+}
+
+void unpack_raster(std::span<const uint8_t> raster, Image& image) {
+  const int n = image.num_components();
+  for (int c = 0; c < n; ++c) {
+    Component& comp = image.components[c];
+    assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
+    for (size_t i = 0; i < comp.samples.size(); ++i) comp.samples[i] = raster[i * static_cast<size_t>(n) + c];
+  }
 }
 
 std::vector<fs::path> output_paths(const Image& image, const fs::path& out, const DecodeOutputOptions& options) {

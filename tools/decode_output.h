@@ -3,7 +3,9 @@
 // writing one file or one file per component, all of them or none.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -45,5 +47,27 @@ std::string raw_read_back_message(const Image& image, const std::filesystem::pat
 // Writes every file of output_paths to a temporary name first and renames
 // them only when all were written; on failure none is left.
 Status write_outputs(const Image& image, const std::filesystem::path& out, const DecodeOutputOptions& options);
+
+// Whether prepare_output left the decoded samples as they are: `written`
+// (prepare_output's image) has `decoded`'s components, each of the same
+// size, precision and signedness (-p at the same precision clamps to the
+// range the samples are in already). Either may be a header without
+// samples.
+bool output_keeps_samples(const Image& decoded, const Image& written);
+
+// A decode whose samples came as a byte raster (codec::decode's raster
+// overload; `image` describes them, without samples): written as that
+// raster where the output is one PNM file and prepare_output changes no
+// sample (no ICC profile to apply, no upsampling: output_keeps_samples),
+// with prepare_output's notes; then `image` is the header as written.
+// Otherwise false, nothing written: unpack_raster, then prepare_output
+// and write_outputs as for any image.
+Result<bool> write_raster_output(Image& image, std::span<const uint8_t> raster, int reduce,
+                                 const std::filesystem::path& out, const DecodeOutputOptions& options,
+                                 std::vector<std::string>* notes);
+
+// The raster's samples into `image`'s components (its layout is
+// raster[(y * width + x) * components + c]).
+void unpack_raster(std::span<const uint8_t> raster, Image& image);
 
 }  // namespace mallat::tools

@@ -99,12 +99,7 @@ class StripsToFile final : public codec::RowSink {
     // samples as decoded: it changes them only where it changes their
     // description (count, precision, signedness; -p at the same precision
     // clamps to the range they are in already).
-    bool same = written.num_components() == header.num_components();
-    for (int c = 0; same && c < header.num_components(); ++c) {
-      const Component &a = written.components[c], &b = header.components[c];
-      same = a.precision == b.precision && a.is_signed == b.is_signed && a.width == b.width && a.height == b.height;
-    }
-    takes_bytes_ = same && writer_.takes_raster();
+    takes_bytes_ = output_keeps_samples(header, written) && writer_.takes_raster();
     return Status::Ok();
   }
 

@@ -97,4 +97,17 @@ struct DecodeReport {
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
                      DecodeReport* report = nullptr);
 
+// The same, with the samples as a binary PNM's raster where the image
+// allows it: every component decoded in order (no -c subset), each
+// unsigned, of 1 to 8 bits and of one size, and for a JP2 file (with
+// apply_jp2_header) no palette, component mapping, channel definitions or
+// sYCC. Then *raster holds the samples, the components interleaved
+// (raster[(y * width + x) * components + c]), and the image's components
+// describe them without samples; otherwise *raster is left empty and the
+// samples are in the image as decode gives them. The same values either
+// way (tests/codec/decode_raster_test.cc): a writer of 8-bit pixels is
+// spared the int32 planes, their narrowing, and on the GPU their widening.
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
+                     std::vector<uint8_t>* raster);
+
 }  // namespace mallat::codec

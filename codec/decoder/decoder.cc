@@ -16,6 +16,7 @@
 #include "codec/decoder/component_selection.h"
 #include "codec/decoder/output_image.h"
 #include "codec/decoder/tile_decoder.h"
+#include "codec/stages/tile_output.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/large_buffer.h"
 #include "common/thread_pool.h"
@@ -62,9 +63,11 @@ Result<dwt::Rect> region_in(const dwt::Rect& region, const dwt::Rect& area, Deco
 
 // Decodes a raw codestream; byte offsets in its messages count from its SOC.
 // all_components: set to whether options.components asked for them all, in
-// order.
+// order. raster: where set, the samples go there when the image fits bytes
+// (decode's raster overload), else it is left empty.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
-                                const DecodeOptions& options, DecodeReport* report, bool* all_components) {
+                                const DecodeOptions& options, DecodeReport* report, bool* all_components,
+                                std::vector<uint8_t>* raster) {
   Result<Codestream> parsed = [&] {
     StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms), "headers");
     return parse_codestream(stream);
@@ -97,6 +100,12 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   // beside its Tier-1 work on the thread pool, or below when none is.
   std::vector<int64_t> ox, oy;
   MALLAT_ASSIGN_OR_RETURN(Image image, output_image(siz, area, reduce, selection, color_space, ox, oy));
+  // The raster, zero where no tile writes (as the components below).
+  uint8_t* bytes = nullptr;
+  if (raster && selection.all && fits_bytes(image)) {
+    assign_large(*raster, static_cast<size_t>(image.width() * image.height() * image.num_components()));
+    bytes = raster->data();
+  }
 
   ThreadPool pool(options.threads);
   QuirkCounts quirks;
@@ -120,13 +129,13 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
       continue;
     }
     MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, selection.decoded, stream, pool, *backend, ox, oy, image,
-                                           report, quirks)
+                                           bytes, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
   if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
-    if (comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
+    if (!bytes && comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
   keep_output_components(selection, image);
   return image;
 }
@@ -135,9 +144,18 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
 
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
                      DecodeReport* report) {
+  return decode(data, options, report, nullptr);
+}
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
+                     std::vector<uint8_t>* raster) {
+  if (raster) raster->clear();
   bool all_components = true;
-  if (detect_container(data) != Container::kJp2)
-    return decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components);
+  if (detect_container(data) != Container::kJp2) {
+    auto image = decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components, raster);
+    if (!image.ok() && raster) raster->clear();
+    return image;
+  }
   MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
@@ -152,12 +170,20 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   // in the file (its jp2c box's contents) so that they can be found.
   const std::string where = "codestream starting at byte " + std::to_string(jp2->codestream_offset);
   const size_t first_warning = report ? report->warnings.size() : 0;
+  // Annex I's palette (I.5.3.4-5), channel definitions (I.5.3.6) and sYCC
+  // change the samples after the decode: those stay in the components.
+  const bool header_keeps_samples = !options.apply_jp2_header ||
+                                    (!jp2->palette && jp2->component_mapping.empty() &&
+                                     jp2->channel_definitions.empty() && color_space != ColorSpace::kYcc);
   auto image = decode_codestream(data.subspan(jp2->codestream_offset, jp2->codestream_length), color_space,
-                                 options, report, &all_components);
+                                 options, report, &all_components, header_keeps_samples ? raster : nullptr);
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
-  if (!image.ok()) return image.status().with_context(where);
+  if (!image.ok()) {
+    if (raster) raster->clear();
+    return image.status().with_context(where);
+  }
   // Annex I's palette, cdef and colour space describe the codestream's
   // components together; with only some of them, or reordered, the samples
   // are left as decoded (opj_decompress -c bypasses pclr, cmap and cdef too).

@@ -42,15 +42,16 @@ class TileDecoder {
     for (size_t p = 0; p < decoded.size(); ++p) plane_of_[static_cast<size_t>(decoded[p])] = static_cast<int>(p);
   }
 
-  // Decodes the tile into `image` (already sized for the reduced output).
-  Status decode(Image& image) {
+  // Decodes the tile into `image` (already sized for the reduced output),
+  // or into `raster` where set.
+  Status decode(Image& image, uint8_t* raster) {
     MALLAT_RETURN_IF_ERROR(read_parameters());
     find_region(image);
     {
       StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms), "tier2");
       MALLAT_RETURN_IF_ERROR(gather_packets());
     }
-    return run_inverse_stages(image);
+    return run_inverse_stages(image, raster);
   }
 
   // The tile's packets read, then its planes and code-blocks as a
@@ -151,7 +152,7 @@ class TileDecoder {
   // their code-blocks of the resolutions decoded, through the inverse stages
   // (tile_stages.h): block decoding on the pool, then dequantisation,
   // inverse DWT and output. Plane p is codestream component decoded_[p].
-  Status run_inverse_stages(Image& image) {
+  Status run_inverse_stages(Image& image, uint8_t* raster) {
     const int reduce = options_.reduce;
     DecodeTile tile;
     // A region decode's blocks go to band buffers (find_region), its
@@ -182,6 +183,7 @@ class TileDecoder {
     tile.part1_decoder = options_.block_decoder_instance.get();
     tile.colour_transform = colour_transform();
     tile.image = &image;
+    tile.raster = raster;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
     const std::unique_ptr<TileStages> stages = options_.device_tile_context
@@ -414,9 +416,9 @@ class TileDecoder {
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool,
                    dwt::Backend& dwt, std::span<const int64_t> origin_x, std::span<const int64_t> origin_y,
-                   Image& image, DecodeReport* report, QuirkCounts& quirks) {
+                   Image& image, uint8_t* raster, DecodeReport* report, QuirkCounts& quirks) {
   TileDecoder decoder(cs, tile, options, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
-  return decoder.decode(image);
+  return decoder.decode(image, raster);
 }
 
 Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,

@@ -28,11 +28,13 @@ class StreamedTile;  // codec/stages/streamed_tile.h
 // other components are read past in the packets and never decoded.
 // Non-fatal damage (truncated packets) is reported in `report` and decodes
 // as far as it goes; encoders' quirks are repaired and counted in `quirks`
-// unless options.strict refuses them.
+// unless options.strict refuses them. `raster`: where set, the samples go
+// there as a binary PNM's raster, not into the image's components
+// (DecodeTile::raster; the image fits_bytes).
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                   DecodeReport* report, QuirkCounts& quirks);
+                   uint8_t* raster, DecodeReport* report, QuirkCounts& quirks);
 
 // The streamed path (streamed_decoder.cc): the tile's packets read as
 // decode_tile reads them, and a StreamedTile over the planes of the

@@ -102,7 +102,11 @@ Status output(DecodeTile& tile, ThreadPool& pool) {
       decoded[c].samples97 = plane.floats();
     }
   }
-  write_tile(decoded, tile.colour_transform, tile.origin_x, tile.origin_y, *tile.image, pool);
+  if (tile.raster) {
+    write_tile_bytes(decoded, tile.colour_transform, tile.origin_x, tile.origin_y, *tile.image, tile.raster, pool);
+  } else {
+    write_tile(decoded, tile.colour_transform, tile.origin_x, tile.origin_y, *tile.image, pool);
+  }
   return Status::Ok();
 }
 
@@ -126,7 +130,9 @@ class CpuTileStages final : public TileStages {
     if (first > last) return invalid_argument("inverse stages out of order");
     const auto runs = [&](InverseStage s) { return first <= s && s <= last; };
     const bool output_runs = runs(InverseStage::kOutput);
-    const std::vector<size_t> allocations = output_runs ? unallocated(*tile.image) : std::vector<size_t>{};
+    // A raster (tile.raster) takes the samples in place of the components.
+    const std::vector<size_t> allocations =
+        output_runs && !tile.raster ? unallocated(*tile.image) : std::vector<size_t>{};
     if (runs(InverseStage::kBlockDecoding)) {
       entropy::BatchWork beside;
       beside.items = static_cast<int64_t>(allocations.size());

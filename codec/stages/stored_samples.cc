@@ -52,6 +52,22 @@ bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t
   });
 }
 
+void interleave_row(const uint8_t* const* rows, int components, int64_t width, uint8_t* to) {
+  if (components == 3) {  // RGB, the common case, with the stride known
+    const uint8_t *r = rows[0], *g = rows[1], *b = rows[2];
+    for (int64_t x = 0; x < width; ++x) {
+      to[3 * x] = r[x];
+      to[3 * x + 1] = g[x];
+      to[3 * x + 2] = b[x];
+    }
+    return;
+  }
+  for (int c = 0; c < components; ++c) {
+    const uint8_t* from = rows[c];
+    for (int64_t x = 0; x < width; ++x) to[x * components + c] = from[x];
+  }
+}
+
 void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to) {
   with_stored_type(stored_bytes(precision), is_signed, [&](auto* type) {
     widen_as<std::remove_pointer_t<decltype(type)>>(from, count, to);

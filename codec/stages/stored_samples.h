@@ -47,4 +47,10 @@ bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t
 // stored samples at `from` into `to`.
 void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to);
 
+// One row of a binary PNM's raster from `components` planes of one-byte
+// stored samples (unsigned, 1 to 8 bits): to[x * components + c] =
+// rows[c][x] for x < width. The device runner's samples into a raster
+// (DecodeTile::raster), in place of widen_on_host into the components.
+void interleave_row(const uint8_t* const* rows, int components, int64_t width, uint8_t* to);
+
 }  // namespace mallat::codec

@@ -176,6 +176,11 @@ struct DecodeTile {
   bool colour_transform = false;
   Image* image = nullptr;
   std::span<const int64_t> origin_x, origin_y;
+  // When set, kOutput writes the samples here as a binary PNM's raster
+  // (tile_output.h's write_tile_bytes: image.width() x image.height()
+  // pixels, the components interleaved, a byte each) and leaves the image's
+  // components without samples: `image` only describes them (fits_bytes).
+  uint8_t* raster = nullptr;
 };
 
 }  // namespace mallat::codec

@@ -7,9 +7,28 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "codec/api/encode.h"
+
 namespace mallat::codec::testing {
+
+// Tiles cut on every side: 64 x 48 tiles from (3, 2) on an image from
+// (7, 5), 4 resolutions; the 9/7 at 20:1.
+inline EncodeOptions cut_tiles(bool reversible) {
+  EncodeOptions o;
+  o.reversible = reversible;
+  o.resolutions = 4;
+  std::tie(o.tile_width, o.tile_height, o.tile_x0, o.tile_y0) = std::tuple(64u, 48u, 3u, 2u);
+  std::tie(o.image_x0, o.image_y0) = std::pair(7u, 5u);
+  if (!reversible) {
+    o.rate_kind = EncodeOptions::RateKind::kRatio;
+    o.rate_values = {20};
+  }
+  return o;
+}
 
 inline std::vector<uint8_t> read_bytes(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -47,19 +46,7 @@ void expect_thread_independent(std::span<const uint8_t> stream, const std::strin
   }
 }
 
-EncodeOptions tiled(bool reversible) {
-  EncodeOptions o;
-  o.reversible = reversible;
-  o.resolutions = 4;
-  // 64 x 48 tiles from (3, 2) on an image from (7, 5): tiles cut on every side.
-  std::tie(o.tile_width, o.tile_height, o.tile_x0, o.tile_y0) = std::tuple(64u, 48u, 3u, 2u);
-  std::tie(o.image_x0, o.image_y0) = std::pair(7u, 5u);
-  if (!reversible) {
-    o.rate_kind = EncodeOptions::RateKind::kRatio;
-    o.rate_values = {20};
-  }
-  return o;
-}
+EncodeOptions tiled(bool reversible) { return testing::cut_tiles(reversible); }
 
 TEST(DecoderThreads, GeneratedStreams) {
   struct Case {

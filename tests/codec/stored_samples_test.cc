@@ -64,5 +64,24 @@ TEST(StoredSamples, ASampleOutOfRangeIsReported) {
   EXPECT_FALSE(narrow_rows(wide.data(), 2, 2, 1, 16, false, to.data()));
 }
 
+// A raster row from one-byte planes: each pixel's components in turn, for
+// RGB (its own loop) and other counts.
+TEST(StoredSamples, InterleavedRowsTakeEachPixelsComponentsInTurn) {
+  for (const int n : {1, 2, 3, 4}) {
+    const int64_t width = 37;
+    std::vector<std::vector<uint8_t>> planes(static_cast<size_t>(n));
+    std::vector<const uint8_t*> rows;
+    for (int c = 0; c < n; ++c) {
+      for (int64_t x = 0; x < width; ++x) planes[c].push_back(static_cast<uint8_t>(x * 7 + c * 50));
+      rows.push_back(planes[c].data());
+    }
+    std::vector<uint8_t> row(static_cast<size_t>(width * n + 1), 0xAB);
+    interleave_row(rows.data(), n, width, row.data());
+    for (int64_t x = 0; x < width; ++x)
+      for (int c = 0; c < n; ++c) EXPECT_EQ(row[x * n + c], planes[c][x]) << n << " components, x " << x;
+    EXPECT_EQ(row.back(), 0xAB) << "nothing past the row";
+  }
+}
+
 }  // namespace
 }  // namespace mallat::codec

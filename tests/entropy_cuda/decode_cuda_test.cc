@@ -2,8 +2,9 @@
 // device_tile_context, codec/stages/device_tile_stages.h) gives the CPU
 // path's samples, every one: lossless and 9/7 streams at rate targets and
 // with every pass, tiles, mode switches, 16-bit grey, four components,
-// signed 12-bit, a reduced resolution; HT streams and a region decode,
-// which the runner leaves to the CPU, too. Labelled gpu: without a device
+// signed 12-bit, a reduced resolution, as int32 samples and as a byte
+// raster; HT streams and a region decode, which the runner leaves to the
+// CPU, too. Labelled gpu: without a device
 // each test skips and says why.
 #include <gtest/gtest.h>
 
@@ -66,6 +67,7 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
   SKIP_WITHOUT_DEVICE();
   auto device = make_device_tile_context();
   ASSERT_TRUE(device.ok()) << device.status().message();
+  int rasters = 0;
   for (const Case& c : decode_cases()) {
     const auto stream = encode(c.image, c.options);
     ASSERT_TRUE(stream.ok()) << c.name << ": " << stream.status().message();
@@ -83,8 +85,19 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
       EXPECT_EQ(differs(*want, *got), "") << c.name << ", reduce " << reduce;
       const bool ht = c.options.style.ht;
       EXPECT_EQ(device_decode_times(**device).tiles > before, !ht) << c.name << ", reduce " << reduce;
+      // The samples as a raster (decode's raster overload): the device
+      // runner interleaves its stored bytes into it; the CPU runner's bytes
+      // where the image fits them, the same samples in the image where not.
+      std::vector<uint8_t> want_raster, got_raster;
+      const auto want_bytes = decode(*stream, cpu, nullptr, &want_raster);
+      const auto got_bytes = decode(*stream, whole, nullptr, &got_raster);
+      ASSERT_TRUE(want_bytes.ok() && got_bytes.ok()) << c.name;
+      EXPECT_EQ(differs(*want_bytes, *got_bytes), "") << c.name << ", reduce " << reduce << ", raster";
+      EXPECT_TRUE(want_raster == got_raster) << c.name << ", reduce " << reduce;
+      rasters += !got_raster.empty();
     }
   }
+  EXPECT_GT(rasters, 4);
   // A region (-d) goes to the CPU, with the same samples.
   const std::vector<Case> all = cases();
   const Case& lossy = all[1];

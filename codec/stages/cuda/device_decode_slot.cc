@@ -79,9 +79,31 @@ Status DeviceDecodeSlot::inverse(const DecodeTile& tile, const DeviceDecodePlan&
 
 // The stored samples into the image's components, bands of rows on the
 // pool; components no tile has written yet are allocated first,
-// zero-filled (the CPU runner's output stage).
+// zero-filled (the CPU runner's output stage). With a raster
+// (DecodeTile::raster: the image fits bytes, so every plane is stored a
+// byte a sample at one size and place) they are interleaved into it
+// instead.
 void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const {
   Image& image = *tile.image;
+  constexpr int64_t kRows = 32;
+  if (tile.raster) {
+    const int n = static_cast<int>(plan.output.size());
+    const OutputPlane& first = plan.output[0];
+    const int64_t bands = (first.height + kRows - 1) / kRows;
+    pool.parallel_for(bands, [&](int64_t k) {
+      std::vector<const uint8_t*> rows(static_cast<size_t>(n));
+      for (int64_t y = k * kRows; y < std::min(first.height, (k + 1) * kRows); ++y) {
+        for (int c = 0; c < n; ++c) {
+          const OutputPlane& p = plan.output[static_cast<size_t>(c)];
+          rows[static_cast<size_t>(c)] =
+              reinterpret_cast<const uint8_t*>(stored_host_.data() + p.stored + static_cast<uint64_t>(y * p.width));
+        }
+        uint8_t* to = tile.raster + ((plan.image_y[0] + y) * image.width() + plan.image_x[0]) * n;
+        interleave_row(rows.data(), n, first.width, to);
+      }
+    });
+    return;
+  }
   std::vector<size_t> fresh;
   for (size_t c = 0; c < image.components.size(); ++c) {
     const Component& comp = image.components[c];
@@ -91,7 +113,6 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
     Component& comp = image.components[fresh[static_cast<size_t>(i)]];
     assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
   });
-  constexpr int64_t kRows = 32;
   std::vector<std::pair<size_t, int64_t>> bands;  // (plane, first row)
   for (size_t c = 0; c < plan.output.size(); ++c) {
     for (int64_t y = 0; y < plan.output[c].height; y += kRows) bands.emplace_back(c, y);
