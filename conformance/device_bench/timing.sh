@@ -61,3 +61,13 @@ per_image() {
   awk -v l="$label" -v w="$WALL" -v c="$CPU" -v n="$N" \
     'BEGIN {printf "%-40s wall %.2f s (%.1f ms/image), user+sys %.1f s\n", l, w, w * 1000 / n, c}' >> "$R"
 }
+
+# ensure_mallat BUILD: mallat built with CUDA (Release, sm_90) into BUILD unless BUILD/tools/mallat exists; the
+# configure and build logs in $OUT; non-zero, with the errors printed, when either fails.
+ensure_mallat() {
+  local b=$1
+  [ -x "$b/tools/mallat" ] && return 0
+  cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF \
+    -DMALLAT_TIFF=OFF > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; return 1; }
+  cmake --build "$b" -j16 --target mallat > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; return 1; }
+}
