@@ -46,8 +46,8 @@ namespace {
 // The lanes' shared runner context, started on a thread while the first
 // files are read (their first tile waits for it), kept to the process's
 // end; without a device every tile goes to the CPU runner.
-std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes) {
-  const int slots = std::min(std::max(lanes, 1), kWholeTileSlots);
+std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes, int tile_slots, int most) {
+  const int slots = tile_slots > 0 ? tile_slots : std::min(std::max(lanes, 1), most);
   std::shared_ptr<codec::DeviceTileContext> tiles = codec::start_device_tile_context(slots, slots);
   keep_until_exit(tiles);
   return tiles;
@@ -56,7 +56,7 @@ std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes) {
 }  // namespace
 
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
-                                                       bool whole_tiles) {
+                                                       bool whole_tiles, int tile_slots) {
   std::vector<codec::EncodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
   std::shared_ptr<codec::DeviceTileContext> shared_tiles;
   for (codec::EncodeOptions& lane : all) {
@@ -68,21 +68,22 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // The slots' streams and buffers, so that the lanes' tiles run side by
     // side on the GPU; without a device the hybrid coder above says why.
     if (whole_tiles && lane.block_encoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes);
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileSlots);
       lane.device_tile_context = shared_tiles;
     }
   }
   return all;
 }
 
-Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes, bool whole_tiles) {
+Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes, bool whole_tiles,
+                                                       int tile_slots) {
   std::vector<codec::DecodeOptions> all(static_cast<size_t>(lanes < 1 ? 1 : lanes), opt);
   std::shared_ptr<codec::DeviceTileContext> shared_tiles;
   for (codec::DecodeOptions& lane : all) {
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
     lane.stage_times = lane_stage_times();
     if (whole_tiles && lane.block_decoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes);
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileDecodeSlots);
       lane.device_tile_context = shared_tiles;
     }
   }

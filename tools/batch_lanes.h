@@ -28,30 +28,44 @@ inline constexpr int kDefaultBatchFiles = 3;
 
 // The same for a batch encode whose tiles go to the device whole
 // (--device cuda, --device-stages all: codec/stages/device_tile_stages.h):
-// 8 lanes sharing 4 of the device's slots (kWholeTileSlots), so that the
+// 10 lanes sharing 6 of the device's slots (kWholeTileSlots), so that the
 // other lanes run their CPU stages (narrowing, rate allocation, Tier-2)
-// while four tiles are on the GPU. H200 machine, 2026-11-24/25, 64 copies of
+// while six tiles are on the GPU. H200 machine, 2026-11-25 (session 12, run
+// I: one host, 5 alternated rounds, medians, whole commands over 64 copies
+// of the mosaic, -threads 16, ms per image), -I -r 20 encode with slots S and
+// lanes K: S4 K8 30.2 (the earlier default), S6 K8 27.5, S6 K10 25.8, S8 K10
+// 27.6, S8 K12 26.7 (the CPU path 107.7). Earlier (session 11's slower
+// Tier-1 kernels, 4 slots): H200 machine, 2026-11-24/25, 64 copies of
 // the 3840x2048 mosaic, -threads 16, medians of 3 alternated rounds, ms per
 // image, lanes on 4 slots: run H, K = 4 / 6: lossless 35.3 / 30.5, -I -r 20
 // 45.8 / 36.9; run I, K = 6 / 8: lossless 31.0 / 30.5, -I -r 20 37.9 / 35.4.
 // Before the slots were shared (a slot per lane): K = 3: 46.7, 48.4, 45.7;
 // K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6 (six tiles on the GPU at
 // once, each kernel slower).
-inline constexpr int kWholeTileBatchFiles = 8;
+inline constexpr int kWholeTileBatchFiles = 10;
 
 // The same for a batch decode whose tiles go to the device whole: 6 lanes
-// on 4 slots. H200 machine, 2026-11-25, 64 copies of the mosaic, -threads
-// 16, medians of 3 alternated rounds, ms per image, K = 3 / 4 / 6 / 8:
+// on 4 slots (kWholeTileDecodeSlots). Six slots and 8 lanes were no better:
+// session 12's runs H, I and J (three hosts, 3 / 5 / 3 alternated rounds,
+// ms an image), -I -r 20 decode S4 K6 against S6 K8: 13.5 / 12.7, 14.8 /
+// 13.3, 13.8 / 14.6; lossless (run J) 23.4 / 24.8. Earlier, on 4 slots
+// (H200 machine, 2026-11-25, 64 copies of the mosaic, -threads 16, medians
+// of 3 alternated rounds, ms per image), K = 3 / 4 / 6 / 8:
 // lossless 28.3 / 26.3 / 26.0 / 26.4, -I -r 20 23.2 / 23.1 / 22.5 / 21.5
 // (the CPU path 99.5 and 43.2).
 inline constexpr int kWholeTileDecodeBatchFiles = 6;
 
-// The device's slots that a batch's lanes share when tiles go to the device
-// whole (at most this many tiles on the GPU at once; a lane holds a slot
-// only while its tile is there): K lanes get min(K, 4). Four tiles side by
-// side was where more gave no more files a second (K = 6 above, when each
-// lane had a slot of its own).
-inline constexpr int kWholeTileSlots = 4;
+// The device's slots that a batch encode's lanes share when tiles go to the
+// device whole (at most this many tiles on the GPU at once; a lane holds a
+// slot only while its tile is there): K lanes get min(K, 6), or
+// --device-tile-slots. With session 11's faster Tier-1 kernels six tiles
+// side by side beat four (runs H, I and J of session 12, -I -r 20 encode
+// S4 K8 against S6 K8 or K10: 29.0 / 27.1, 30.2 / 25.8, 28.7 / 27.8 ms an
+// image; eight slots were slower again); before them four was where more
+// gave no more files a second (K = 6 above, when each lane had a slot of
+// its own). A decode's lanes get min(K, 4) (kWholeTileDecodeBatchFiles).
+inline constexpr int kWholeTileSlots = 6;
+inline constexpr int kWholeTileDecodeSlots = 4;
 
 // K for a batch: --batch-files' value where given (above 0), else the
 // default of its path.
@@ -93,16 +107,16 @@ Option<Settings> batch_files_row(std::string_view help = kBatchFilesHelp) {
 // `lanes` copies of `opt` (whose device coder, if any, they share), each
 // with a DWT backend and CPU coder of its own.
 // With `whole_tiles` and a device coder, the lanes also share a device
-// runner context of min(lanes, kWholeTileSlots) slots
-// (codec/stages/device_tile_stages.h) for the tiles they take whole, kept to
-// the process's end (keep_until_exit); where the device does not start, the
-// tiles go to the CPU runner.
+// runner context of `tile_slots` slots (--device-tile-slots; 0:
+// min(lanes, kWholeTileSlots)) (codec/stages/device_tile_stages.h) for the
+// tiles they take whole, kept to the process's end (keep_until_exit); where
+// the device does not start, the tiles go to the CPU runner.
 Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOptions& opt, int lanes,
-                                                       bool whole_tiles = false);
+                                                       bool whole_tiles = false, int tile_slots = 0);
 // The same for a decode: with `whole_tiles` and a device decoder, the
-// lanes share a device runner context of min(lanes, kWholeTileSlots) slots
-// for the tiles it decodes whole.
+// lanes share a device runner context of `tile_slots` slots (0: min(lanes,
+// kWholeTileDecodeSlots)) for the tiles it decodes whole.
 Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOptions& opt, int lanes,
-                                                       bool whole_tiles = false);
+                                                       bool whole_tiles = false, int tile_slots = 0);
 
 }  // namespace mallat::tools

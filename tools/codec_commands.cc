@@ -364,6 +364,7 @@ const std::vector<EncodeOption>& encode_table() {
       batch_files_row<EncodeSettings>(kEncodeBatchFilesHelp),
       device_share_row<EncodeSettings>(),
       device_slots_row<EncodeSettings>(),
+      device_tile_slots_row<EncodeSettings>(),
       device_rounds_row<EncodeSettings>(),
       device_stages_row<EncodeSettings>(),
       {{"--max-memory"}, "S",
@@ -497,6 +498,7 @@ const std::vector<DecodeOption>& decode_table() {
       batch_files_row<DecodeSettings>(kDecodeBatchFilesHelp),
       device_share_row<DecodeSettings>(),
       device_slots_row<DecodeSettings>(),
+      device_tile_slots_row<DecodeSettings>(),
       device_rounds_row<DecodeSettings>(),
       device_stages_row<DecodeSettings>(kDecodeDeviceStagesHelp),
       {{"--max-memory"}, "S",
@@ -731,7 +733,7 @@ int encode_main(const Args& given) {
     return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");
   // Tier-1 on the device, made once for the batch; a DWT backend per lane.
   Result<std::vector<codec::EncodeOptions>> lanes =
-      encode_lanes(opt, s.batch_files, device_whole_tiles(s.device_request, true));
+      encode_lanes(opt, s.batch_files, device_whole_tiles(s.device_request, true), s.device_request.tile_slots);
   if (!lanes.ok()) return fail("encode", lanes.status().message());
   const int status = run_batch("encode", *plan, encode_steps(s, *lanes), s.quiet, s.batch_files,
                                files_ahead_for(!lanes->empty() && (*lanes)[0].device_tile_context != nullptr));
@@ -780,7 +782,7 @@ int decode_main(const Args& args) {
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");
   Result<std::vector<codec::DecodeOptions>> lanes =
-      decode_lanes(s.codec, s.batch_files, device_whole_tiles(s.device_request, true));
+      decode_lanes(s.codec, s.batch_files, device_whole_tiles(s.device_request, true), s.device_request.tile_slots);
   if (!lanes.ok()) return fail("decode", lanes.status().message());
   const int status = run_batch("decode", *plan, decode_steps(s, *lanes), s.quiet, s.batch_files);
   note_decode_device_fallback(s.codec, asked_cuda, s.quiet);

@@ -21,6 +21,14 @@ Status parse_device_slots(const std::string& value, DeviceRequest* request) {
   return Status::Ok();
 }
 
+Status parse_device_tile_slots(const std::string& value, DeviceRequest* request) {
+  int64_t n = 0;
+  if (!parse_int(value, 1, 16, &n))
+    return invalid_argument("--device-tile-slots must be a whole number from 1 to 16, got '" + value + "'");
+  request->tile_slots = static_cast<int>(n);
+  return Status::Ok();
+}
+
 Status parse_device_rounds(const std::string& value, DeviceRequest* request) {
   using Close = entropy::DeviceCoderOptions::RoundClose;
   if (value == "window") {

@@ -19,6 +19,7 @@ namespace mallat::tools {
 struct DeviceRequest {
   double share = -1;  // --device-share; < 0: unset
   int slots = 0;      // --device-slots; 0: unset
+  int tile_slots = 0;  // --device-tile-slots; 0: the batch's default (batch_lanes.h, kWholeTileSlots)
   std::optional<entropy::DeviceCoderOptions::RoundClose> rounds;  // --device-rounds
   std::optional<bool> whole_tiles;  // --device-stages: all (true) or tier1 (false)
 };
@@ -30,6 +31,7 @@ bool device_whole_tiles(const DeviceRequest& request, bool batch);
 
 Status parse_device_share(const std::string& value, DeviceRequest* request);
 Status parse_device_slots(const std::string& value, DeviceRequest* request);
+Status parse_device_tile_slots(const std::string& value, DeviceRequest* request);
 Status parse_device_rounds(const std::string& value, DeviceRequest* request);
 Status parse_device_stages(const std::string& value, DeviceRequest* request);
 
@@ -42,6 +44,10 @@ inline constexpr std::string_view kDeviceSlotsHelp =
     "with --device cuda in a batch: up to N rounds of files' code-blocks hold the GPU at once, each with its own "
     "buffers and stream (1..4; default 2 for a batch, 1 for one file), so that one round is gathered or finished "
     "on the CPU while another runs on the GPU, and two rounds' launches run side by side";
+inline constexpr std::string_view kDeviceTileSlotsHelp =
+    "with --device cuda in a batch whose tiles go to the GPU whole (--device-stages all): up to N tiles on the GPU "
+    "at once, each with its own buffers and stream, shared by the --batch-files lanes (1..16; default the lanes, "
+    "at most 6 for an encode and 4 for a decode). The output is the same whatever N";
 inline constexpr std::string_view kDeviceRoundsHelp =
     "with --device cuda in a batch: when the files coded at once (--batch-files) put their code-blocks in one "
     "launch: 'window' waits for all of them or 20 ms after the first, 'free' (default) launches as soon as a "
@@ -67,6 +73,11 @@ template <typename Settings>
 Option<Settings> device_slots_row() {
   return {{"--device-slots"}, "N", kDeviceSlotsHelp, "2",
           [](Settings& s, const std::string& v) { return parse_device_slots(v, &s.device_request); }};
+}
+template <typename Settings>
+Option<Settings> device_tile_slots_row() {
+  return {{"--device-tile-slots"}, "N", kDeviceTileSlotsHelp, "4",
+          [](Settings& s, const std::string& v) { return parse_device_tile_slots(v, &s.device_request); }};
 }
 template <typename Settings>
 Option<Settings> device_rounds_row() {

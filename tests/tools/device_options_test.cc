@@ -60,6 +60,21 @@ TEST(DeviceOptions, GivenValuesWinOverEitherDefault) {
   EXPECT_FALSE(parse_device_rounds("soon", &request).ok());
 }
 
+// --device-tile-slots: 1..16, unset (0) until given; a bad value names the
+// option.
+TEST(DeviceOptions, TileSlotsFromOneToSixteen) {
+  DeviceRequest request;
+  EXPECT_EQ(request.tile_slots, 0);
+  ASSERT_TRUE(parse_device_tile_slots("12", &request).ok());
+  EXPECT_EQ(request.tile_slots, 12);
+  for (const char* bad : {"0", "17", "x", "4.5", ""}) {
+    const Status s = parse_device_tile_slots(bad, &request);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("--device-tile-slots"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(request.tile_slots, 12);
+}
+
 // --device-stages: whole tiles on the device by default for a batch, not
 // for one file, either as asked; a bad value names the option.
 TEST(DeviceOptions, WholeTilesForABatchUnlessAskedOtherwise) {
