@@ -20,6 +20,7 @@
 #include "tools/batch.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
+#include "tools/decode_steps.h"
 #include "tools/decode_streamed.h"
 #include "tools/batch_lanes.h"
 #include "tools/device_options.h"
@@ -569,68 +570,6 @@ std::optional<int> encode_one_streamed(const EncodeSettings& s, const codec::Enc
   return run_one("encode", file, encode_streamed_steps(opt, std::move(*strips)), s.quiet);
 }
 
-// Raw planes are the components as coded: decode applies no JP2 colour
-// (palette, cdef, sYCC, ICC) for them (decode_steps), and says how to read
-// them back.
-bool is_raw(const std::filesystem::path& out) {
-  const io::Format f = io::format_from_extension(out.string());
-  return f == io::Format::kRaw || f == io::Format::kRawl;
-}
-
-// decode's steps for one file, as encode_steps.
-BatchSteps decode_steps(const DecodeSettings& s, std::span<const codec::DecodeOptions> lanes) {
-  BatchSteps steps;
-  steps.read = [](BatchItem& item) {
-    auto data = io::read_file(item.file->in);
-    if (!data.ok()) return data.status();
-    item.bytes = std::move(*data);
-    return Status::Ok();
-  };
-  steps.code = [lanes](BatchItem& item) {
-    const std::string in = item.file->in.string();
-    // Raw planes are the components as coded: no JP2 colour for them.
-    codec::DecodeOptions options = lanes[static_cast<size_t>(item.lane)];
-    if (is_raw(item.file->out)) options.apply_jp2_header = false;
-    codec::DecodeReport report;
-    // PNM output: the samples as its raster where the image allows
-    // (codec/api/decode.h), written as they are (write_raster_output).
-    const bool pnm = io::format_from_extension(item.file->out) == io::Format::kPnm;
-    auto image = codec::decode(item.bytes, options, &report, pnm ? &item.raster : nullptr);
-    for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
-    if (!image.ok()) return image.status().with_context(in);
-    item.bytes = {};
-    item.image = std::move(*image);
-    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
-    return Status::Ok();
-  };
-  steps.write = [&s](BatchItem& item) {
-    const std::filesystem::path& out = item.file->out;
-    std::vector<std::string> notes;
-    const auto note = [&] {
-      for (const auto& n : notes) item.messages.push_back("mallat decode: note: " + out.string() + ": " + n);
-    };
-    if (!item.raster.empty()) {
-      Result<bool> written = write_raster_output(item.image, item.raster, s.codec.reduce, out, s.output, &notes);
-      if (!written.ok()) return written.status();
-      if (*written) {
-        item.raster = {};
-        note();
-        return Status::Ok();
-      }
-      unpack_raster(item.raster, item.image);
-      item.raster = {};
-    }
-    Status status = prepare_output(item.image, s.codec.reduce, out, s.output, &notes);
-    if (!status.ok()) return status.with_context(item.file->in.string());
-    note();
-    MALLAT_RETURN_IF_ERROR(write_outputs(item.image, out, s.output));
-    // The -F text that reads the planes back (mallat encode, opj_compress).
-    if (is_raw(out)) item.messages.push_back(raw_read_back_message(item.image, out));
-    return Status::Ok();
-  };
-  return steps;
-}
-
 }  // namespace
 
 Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args, bool* whole_tiles) {
@@ -774,7 +713,7 @@ int decode_main(const Args& args) {
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
     if (const std::optional<int> rc = decode_one_streamed(file, s.codec, s.output, s.quiet)) return *rc;
-    return run_one("decode", file, decode_steps(s, {&s.codec, 1}), s.quiet);
+    return run_one("decode", file, decode_steps(s.output, s.codec.reduce, {&s.codec, 1}), s.quiet);
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
   if (!plan.ok()) return usage_error(plan.status().message());
@@ -784,7 +723,7 @@ int decode_main(const Args& args) {
   Result<std::vector<codec::DecodeOptions>> lanes =
       decode_lanes(s.codec, s.batch_files, device_whole_tiles(s.device_request, true), s.device_request.tile_slots);
   if (!lanes.ok()) return fail("decode", lanes.status().message());
-  const int status = run_batch("decode", *plan, decode_steps(s, *lanes), s.quiet, s.batch_files);
+  const int status = run_batch("decode", *plan, decode_steps(s.output, s.codec.reduce, *lanes), s.quiet, s.batch_files);
   note_decode_device_fallback(s.codec, asked_cuda, s.quiet);
   return status;
 }
