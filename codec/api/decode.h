@@ -99,7 +99,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
 
 // The same, with the samples as a binary PNM's raster where the image
 // allows it: every component decoded in order (no -c subset), each
-// unsigned, of 1 to 8 bits and of one size, and for a JP2 file (with
+// unsigned, of 1 to 8 bits, of one size and sub-sampling, and for a JP2 file (with
 // apply_jp2_header) no palette, component mapping, channel definitions or
 // sYCC. Then *raster holds the samples, the components interleaved
 // (raster[(y * width + x) * components + c]), and the image's components

@@ -100,9 +100,14 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   // beside its Tier-1 work on the thread pool, or below when none is.
   std::vector<int64_t> ox, oy;
   MALLAT_ASSIGN_OR_RETURN(Image image, output_image(siz, area, reduce, selection, color_space, ox, oy));
-  // The raster, zero where no tile writes (as the components below).
+  // The raster, zero where no tile writes (as the components below). One
+  // sub-sampling too, so that every component of a tile lies at one place
+  // (the device runner interleaves its planes by plane 0's).
   uint8_t* bytes = nullptr;
-  if (raster && selection.all && fits_bytes(image)) {
+  const bool one_grid = std::all_of(image.components.begin(), image.components.end(), [&](const Component& c) {
+    return c.dx == image.components[0].dx && c.dy == image.components[0].dy;
+  });
+  if (raster && selection.all && one_grid && fits_bytes(image)) {
     assign_large(*raster, static_cast<size_t>(image.width() * image.height() * image.num_components()));
     bytes = raster->data();
   }
