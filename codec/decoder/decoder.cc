@@ -145,22 +145,13 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   return image;
 }
 
-}  // namespace
-
-Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
-                     DecodeReport* report) {
-  return decode(data, options, report, nullptr);
-}
-
-Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
-                     std::vector<uint8_t>* raster) {
-  if (raster) raster->clear();
+// decode's body; `raster` as decode's raster overload, which empties it
+// again where this fails.
+Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
+                          std::vector<uint8_t>* raster) {
   bool all_components = true;
-  if (detect_container(data) != Container::kJp2) {
-    auto image = decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components, raster);
-    if (!image.ok() && raster) raster->clear();
-    return image;
-  }
+  if (detect_container(data) != Container::kJp2)
+    return decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components, raster);
   MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
@@ -185,10 +176,7 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
-  if (!image.ok()) {
-    if (raster) raster->clear();
-    return image.status().with_context(where);
-  }
+  if (!image.ok()) return image.status().with_context(where);
   // Annex I's palette, cdef and colour space describe the codestream's
   // components together; with only some of them, or reordered, the samples
   // are left as decoded (opj_decompress -c bypasses pclr, cmap and cdef too).
@@ -199,6 +187,21 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
   MALLAT_RETURN_IF_ERROR(apply_jp2_header(*jp2, *image, &warnings, options.strict));
   if (image->color_space == ColorSpace::kYcc) MALLAT_RETURN_IF_ERROR(sycc_to_rgb(*image, options.reduce));
   if (report) report->warnings.insert(report->warnings.end(), warnings.begin(), warnings.end());
+  return image;
+}
+
+}  // namespace
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
+                     DecodeReport* report) {
+  return decode_file(data, options, report, nullptr);
+}
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
+                     std::vector<uint8_t>* raster) {
+  if (raster) raster->clear();
+  Result<Image> image = decode_file(data, options, report, raster);
+  if (!image.ok() && raster) raster->clear();
   return image;
 }
 
