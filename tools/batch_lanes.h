@@ -88,14 +88,16 @@ inline constexpr std::string_view kBatchFilesHelp =
     "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 8 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles go to the GPU whole, at most 4 tiles at once), each with -threads threads; with --device "
-    "cuda they share the GPU (--device-slots, --device-rounds). The files are the same whatever K";
+    "a batch codes K files at once (default 3; 10 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles go to the GPU whole, at most 6 tiles at once: --device-tile-slots), each with -threads "
+    "threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The files are the same "
+    "whatever K";
 
 inline constexpr std::string_view kDecodeBatchFilesHelp =
     "a batch decodes K files at once (default 3; 6 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles are decoded on the GPU whole, at most 4 tiles at once), each with -threads threads; with "
-    "--device cuda they share the GPU (--device-slots, --device-rounds). The images are the same whatever K";
+    "default, whose tiles are decoded on the GPU whole, at most 4 tiles at once: --device-tile-slots), each with "
+    "-threads threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The images are the "
+    "same whatever K";
 
 // --batch-files K, for encode's and decode's tables (Settings::batch_files).
 template <typename Settings>
