@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "common/host_staging.h"
 #include "common/status.h"
 #include "dwt/cuda/check.h"
 
@@ -62,6 +63,34 @@ inline cudaError_t pinned_alloc(void** p, size_t bytes) { return cudaMallocHost(
 
 using DeviceArena = Arena<detail::device_alloc, detail::DeviceFree>;
 using PinnedArena = Arena<detail::pinned_alloc, detail::PinnedFree>;
+
+// Host memory for the device's copies that grows as Arena does, pinned or
+// pageable by common/host_staging.h's size rule.
+class HostArena {
+ public:
+  HostArena() = default;
+  HostArena(const HostArena&) = delete;
+  HostArena& operator=(const HostArena&) = delete;
+  ~HostArena() { host_staging_free(data_, pinned_); }
+  Status reserve(size_t bytes) {
+    if (bytes <= size_) return Status::Ok();
+    host_staging_free(data_, pinned_);
+    data_ = nullptr;
+    size_ = 0;
+    void* p = nullptr;
+    MALLAT_RETURN_IF_ERROR(check_cuda(host_staging_alloc(&p, bytes, &pinned_), "allocating host memory for copies"));
+    data_ = static_cast<std::byte*>(p);
+    size_ = bytes;
+    return Status::Ok();
+  }
+  std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t size_ = 0;
+  bool pinned_ = false;
+};
 
 using Stream = std::unique_ptr<CUstream_st, detail::StreamDestroy>;
 using Event = std::unique_ptr<CUevent_st, detail::EventDestroy>;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/host_staging.h"
 #include "common/status.h"
 
 namespace mallat::entropy::cuda {
@@ -27,7 +28,7 @@ inline Status check_cuda(cudaError_t err, const char* what) {
 // coder's share of a batch moves a little from batch to batch, and freeing
 // and allocating each time costs more than a launch (page-locking host
 // memory about 0.5 ms a MB). The content is not kept when it grows.
-template <class T, bool kPinned>
+template <class T, bool kHost>
 class GrowingBuffer {
  public:
   GrowingBuffer() = default;
@@ -41,11 +42,11 @@ class GrowingBuffer {
     count = std::max(count, capacity_ + capacity_ / 2);
     release();
     void* p = nullptr;
-    const cudaError_t err = kPinned ? cudaHostAlloc(&p, count * sizeof(T), cudaHostAllocDefault)
-                                    : cudaMalloc(&p, count * sizeof(T));
+    const cudaError_t err = kHost ? host_staging_alloc(&p, count * sizeof(T), &pinned_)
+                                  : cudaMalloc(&p, count * sizeof(T));
     if (err != cudaSuccess) {
       return device_error("allocating " + std::to_string(count * sizeof(T)) + " bytes of " +
-                          (kPinned ? "pinned host" : "device") + " memory for Tier-1: " + cudaGetErrorString(err));
+                          (kHost ? "host" : "device") + " memory for Tier-1: " + cudaGetErrorString(err));
     }
     data_ = static_cast<T*>(p);
     capacity_ = count;
@@ -56,8 +57,8 @@ class GrowingBuffer {
  private:
   void release() {
     if (data_ != nullptr) {
-      if constexpr (kPinned) {
-        cudaFreeHost(data_);
+      if constexpr (kHost) {
+        host_staging_free(data_, pinned_);
       } else {
         cudaFree(data_);
       }
@@ -67,9 +68,10 @@ class GrowingBuffer {
   }
   T* data_ = nullptr;
   size_t capacity_ = 0;
+  bool pinned_ = false;  // a host buffer's kind (common/host_staging.h)
 };
 template <class T>
-using PinnedBuffer = GrowingBuffer<T, true>;
+using HostBuffer = GrowingBuffer<T, true>;
 template <class T>
 using DeviceBuffer = GrowingBuffer<T, false>;
 

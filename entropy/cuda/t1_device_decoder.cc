@@ -27,8 +27,8 @@ struct T1DeviceDecoder::Impl {
   // pageable memory go through the driver's own staging, which four slots'
   // uploads side by side waited for (H200 machine, 2026-11-25: a batch's
   // tile upload 18.9 ms on average with 8 lanes on 4 slots).
-  PinnedBuffer<T1DecodeJob> jobs_host;
-  PinnedBuffer<uint32_t> order_host;
+  HostBuffer<T1DecodeJob> jobs_host;
+  HostBuffer<uint32_t> order_host;
   size_t sample_count = 0;
   T1DecodeArgs args;
 

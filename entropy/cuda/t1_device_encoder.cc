@@ -46,9 +46,9 @@ struct T1DeviceEncoder::Impl {
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
-  PinnedBuffer<SharedT1Result> pinned_results;  // download_pinned's
-  PinnedBuffer<CodingPass> pinned_passes;
-  PinnedBuffer<uint8_t> pinned_slots;
+  HostBuffer<SharedT1Result> pinned_results;  // download_pinned's
+  HostBuffer<CodingPass> pinned_passes;
+  HostBuffer<uint8_t> pinned_slots;
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);

@@ -36,7 +36,8 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
-// A downloaded batch in page-locked memory its encoder keeps (download_pinned):
+// A downloaded batch in host memory its encoder keeps (download_pinned; pinned
+// or pageable by common/host_staging.h's rule):
 // valid until the encoder's next download_pinned or its end.
 struct T1DeviceBatchView {
   uint32_t slot_capacity = 0;

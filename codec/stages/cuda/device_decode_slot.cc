@@ -30,7 +30,7 @@ Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create() {
   return slot;
 }
 
-// The batched blocks' pieces joined, and their segment lengths, into pinned
+// The batched blocks' pieces joined, and their segment lengths, into host
 // memory by the pool's threads.
 Status DeviceDecodeSlot::gather(const DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(bytes_host_.reserve(std::max<size_t>(plan.t1.bytes, 1)));
@@ -133,7 +133,7 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
 Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceDecodePlan plan, plan_device_decode(tile));
   const cudaStream_t s = t1_->stream();
-  // A run that failed may have left copies from the pinned buffers queued.
+  // A run that failed may have left copies from the host buffers queued.
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "waiting for the device"));
   const bool marked = timeline::enabled();
   timeline::Clock::time_point since = marked ? timeline::Clock::now() : timeline::Clock::time_point{};

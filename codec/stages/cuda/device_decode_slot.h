@@ -41,7 +41,7 @@ class DeviceDecodeSlot {
 
   std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1_;
   dwt::cuda::DeviceArena planes_, out_, scratch_[2], jobs_, stored_;
-  dwt::cuda::PinnedArena bytes_host_, segments_host_, stored_host_, results_host_;
+  dwt::cuda::HostArena bytes_host_, segments_host_, stored_host_, results_host_;
   enum Step { kStart, kUploaded, kDecoded, kInverted, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
 };

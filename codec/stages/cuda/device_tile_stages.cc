@@ -81,8 +81,8 @@ class DeviceTileSlot {
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
   std::unique_ptr<DeviceDecodeSlot> decoder_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
-  dwt::cuda::PinnedArena stored_host_;  // free again once run() returns: its copy has been waited for
-  dwt::cuda::PinnedArena found_host_;   // what quantising found, per block (9/7), down with the blocks
+  dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
+  dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kGathered, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
@@ -220,7 +220,7 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
   return t;
 }
 
-// The tile's samples narrowed into the pinned buffer by the pool's
+// The tile's samples narrowed into the host buffer by the pool's
 // threads, a run of rows each; false where a sample is out of its range.
 Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
   // A run that failed may have left a copy from the buffer queued.
