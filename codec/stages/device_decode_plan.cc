@@ -36,6 +36,30 @@ std::string device_decode_unsupported(const DecodeTile& tile) {
   return "";
 }
 
+namespace {
+
+// The raster's layout for the output (DeviceDecodePlan::interleaved), where
+// every plane is stored a byte a sample at plane 0's size and place.
+void interleave_output(DeviceDecodePlan& plan) {
+  const OutputPlane& first = plan.output[0];
+  const size_t n = plan.output.size();
+  if (n > 255) return;
+  for (size_t c = 0; c < n; ++c) {
+    const OutputPlane& p = plan.output[c];
+    if (p.bytes != 1 || p.width != first.width || p.height != first.height || plan.image_x[c] != plan.image_x[0] ||
+        plan.image_y[c] != plan.image_y[0]) {
+      return;
+    }
+  }
+  for (size_t c = 0; c < n; ++c) {
+    plan.output[c].stored = c;
+    plan.output[c].interleave = static_cast<uint8_t>(n);
+  }
+  plan.interleaved = true;
+}
+
+}  // namespace
+
 Result<DeviceDecodePlan> plan_device_decode(const DecodeTile& tile) {
   const std::string why = device_decode_unsupported(tile);
   if (!why.empty()) return invalid_argument("the device runner cannot take this tile: " + why);
@@ -106,6 +130,7 @@ Result<DeviceDecodePlan> plan_device_decode(const DecodeTile& tile) {
     plan.image_x.push_back(plane.rect.x0 - tile.origin_x[c]);
     plan.image_y.push_back(plane.rect.y0 - tile.origin_y[c]);
   }
+  if (tile.raster != nullptr) interleave_output(plan);
   return plan;
 }
 

@@ -31,6 +31,12 @@ struct DeviceDecodePlan : DevicePlaneLayout {
   // rule).
   std::vector<size_t> zero_filled;
   std::vector<OutputPlane> output;
+  // The output is the tile's part of DecodeTile::raster as it lies there:
+  // pixel (x, y)'s component c at byte (y * width + x) * components + c of
+  // the stored buffer (OutputPlane::interleave), so that it goes down
+  // straight into the raster's rows. Where the tile has a raster, its
+  // components are one-byte samples of one size at one place.
+  bool interleaved = false;
   // Where plane c's sample (0, 0) lies in image component c.
   std::vector<int64_t> image_x, image_y;
 };

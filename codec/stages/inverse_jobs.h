@@ -61,6 +61,10 @@ struct OutputPlane {
   uint8_t is_signed = 0;
   uint8_t irreversible = 0;
   uint8_t colour = 0;
+  // Stored samples between a sample and the next of the plane: 1 packs the
+  // plane; the component count interleaves the planes as a binary PNM's
+  // raster (stored then names the component's byte in a pixel).
+  uint8_t interleave = 1;
 };
 
 // write_tile's values of pixel (x, y) of the colour transform's planes
@@ -93,6 +97,7 @@ MALLAT_HD inline int32_t output_value(const OutputPlane& p, int64_t x, int64_t y
 // A clamped sample stored as stored_samples.h's `widen` reads it back.
 MALLAT_HD inline void store_sample(int32_t v, const OutputPlane& p, int64_t index, void* out) {
   auto* base = static_cast<unsigned char*>(out) + p.stored;
+  index *= p.interleave;
   if (p.bytes == 1) {
     if (p.is_signed) {
       reinterpret_cast<int8_t*>(base)[index] = static_cast<int8_t>(v);

@@ -4,7 +4,8 @@
 // bit for bit, and its output replayed over the CPU runner's inverse DWT,
 // widened back, gives the CPU runner's image; 5/3 and 9/7, blocks cut
 // after any pass or without passes, ROI blocks, a 12-bit signed component
-// beside three under the colour transform.
+// beside three under the colour transform; with a raster, four 8-bit
+// components interleaved as the CPU runner writes them.
 #include "codec/stages/device_decode_plan.h"
 
 #include <gtest/gtest.h>
@@ -45,17 +46,24 @@ struct DecodeScene : CodedTile {
   }
 };
 
-void replays_as_the_cpu_runner(dwt::Wavelet wavelet) {
-  const Scene scene;
+void replays_as_the_cpu_runner(dwt::Wavelet wavelet, bool raster = false) {
+  const Scene scene(raster);
   ThreadPool pool(2);
   auto cpu_dwt = dwt::make_backend(dwt::BackendKind::kCpu, 2).value();
   const std::unique_ptr<TileStages> cpu = make_cpu_tile_stages(pool, *cpu_dwt);
   EncodeTile coded = scene.tile(true, wavelet, 3);
   ASSERT_TRUE(cpu->forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, coded).ok());
   DecodeScene want(scene, coded);
+  const size_t n = want.image.components.size();
+  std::vector<uint8_t> pixels;
+  if (raster) {
+    pixels.assign(static_cast<size_t>(want.image.width() * want.image.height()) * n, 0xEE);
+    want.tile.raster = pixels.data();
+  }
   ASSERT_EQ(device_decode_unsupported(want.tile), "");
   const Result<DeviceDecodePlan> plan = plan_device_decode(want.tile);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->interleaved, raster);
   EXPECT_EQ(plan->dequantise.size(), want.tile.blocks.size());
   EXPECT_LT(plan->batched.size(), want.tile.blocks.size());  // some blocks have no passes
   EXPECT_TRUE(plan->zero_filled.empty());                   // the blocks tile every plane
@@ -98,6 +106,18 @@ void replays_as_the_cpu_runner(dwt::Wavelet wavelet) {
   std::vector<std::byte> stored(plan->stored_size);
   for (size_t c = 0; c < plan->output.size(); ++c) output_on_host(*plan, c, planes.data(), stored.data());
   ASSERT_TRUE(cpu->inverse(InverseStage::kOutput, InverseStage::kOutput, want.tile).ok());
+  if (raster) {
+    // The tile's pixels as the raster holds them, rows of the tile's width.
+    const OutputPlane& p = plan->output[0];
+    const size_t image_row = static_cast<size_t>(want.image.width()) * n;
+    for (int64_t y = 0; y < p.height; ++y)
+      for (int64_t x = 0; x < p.width; ++x)
+        for (size_t c = 0; c < n; ++c)
+          ASSERT_EQ(static_cast<uint8_t>(stored[(y * p.width + x) * n + c]),
+                    pixels[(plan->image_y[0] + y) * image_row + (plan->image_x[0] + x) * n + c])
+              << "component " << c << " at " << x << "," << y;
+    return;
+  }
   for (size_t c = 0; c < plan->output.size(); ++c) {
     const OutputPlane& p = plan->output[c];
     const Component& comp = want.image.components[c];
@@ -115,6 +135,8 @@ void replays_as_the_cpu_runner(dwt::Wavelet wavelet) {
 
 TEST(DeviceDecodePlan, ReplaysAsTheCpuRunner53) { replays_as_the_cpu_runner(dwt::Wavelet::k53); }
 TEST(DeviceDecodePlan, ReplaysAsTheCpuRunner97) { replays_as_the_cpu_runner(dwt::Wavelet::k97); }
+TEST(DeviceDecodePlan, InterleavesIntoTheRaster53) { replays_as_the_cpu_runner(dwt::Wavelet::k53, true); }
+TEST(DeviceDecodePlan, InterleavesIntoTheRaster97) { replays_as_the_cpu_runner(dwt::Wavelet::k97, true); }
 
 TEST(DeviceDecodePlan, TilesItDoesNotCoverSayWhy) {
   const Scene scene;

@@ -15,17 +15,20 @@ namespace mallat::codec {
 
 // A 4-component image whose tile starts inside it (the samples are read
 // from an offset, on rows of the image's width): components 0..2 under the
-// RCT, the fourth 12-bit signed without it.
+// RCT, the fourth 12-bit signed without it (8-bit unsigned as the others
+// with `bytes`, so that the image fits a PNM raster).
 struct Scene {
   Image image;
   dwt::Rect rect{5, 2, 5 + 53, 2 + 38};  // odd origin and sizes
   int levels = 3;
   int64_t sx = 9, sy = 4;                 // where the tile's samples start in each component
 
-  Scene() {
+  explicit Scene(bool bytes = false) {
     image = make_image(70, 50, 4, 8, false).value();
-    image.components[3].precision = 12;
-    image.components[3].is_signed = true;
+    if (!bytes) {
+      image.components[3].precision = 12;
+      image.components[3].is_signed = true;
+    }
     std::mt19937 rng(7);
     for (int c = 0; c < 4; ++c) {
       const int32_t lo = image.components[c].min_value(), hi = image.components[c].max_value();

@@ -84,6 +84,7 @@ Status DeviceDecodeSlot::inverse(const DecodeTile& tile, const DeviceDecodePlan&
 // byte a sample at one size and place) they are interleaved into it
 // instead.
 void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const {
+  if (plan.interleaved) return;  // already in the raster (download_raster)
   Image& image = *tile.image;
   constexpr int64_t kRows = 32;
   if (tile.raster) {
@@ -130,6 +131,20 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
   });
 }
 
+// An interleaved output (DeviceDecodePlan::interleaved) down straight into
+// the tile's rows of the raster, the pixels' bytes as they are: a copy into
+// pageable memory, done when it returns.
+Status DeviceDecodeSlot::download_raster(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
+  const OutputPlane& first = plan.output[0];
+  const size_t n = plan.output.size();
+  const size_t row = static_cast<size_t>(first.width) * n;
+  const size_t image_row = static_cast<size_t>(tile.image->width()) * n;
+  uint8_t* to = tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
+  return check_cuda(cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row, static_cast<size_t>(first.height),
+                                      cudaMemcpyDeviceToHost, s),
+                    "copying a tile's samples from the device into the raster");
+}
+
 Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceDecodePlan plan, plan_device_decode(tile));
   const cudaStream_t s = t1_->stream();
@@ -153,7 +168,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
   for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
-  MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
+  if (!plan.interleaved) MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
   const size_t n = plan.batched.size();
   MALLAT_RETURN_IF_ERROR(results_host_.reserve(std::max<size_t>(n, 1) * sizeof(entropy::SharedT1DecodeResult)));
   const auto record = [&](Step step) {
@@ -172,22 +187,31 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   MALLAT_RETURN_IF_ERROR(record(kDecoded));
   MALLAT_RETURN_IF_ERROR(inverse(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kInverted));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
-      "copying a tile's samples from the device"));
   if (n > 0) {
     MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(results_host_.data(), t1_->device_results(),
                                                       n * sizeof(entropy::SharedT1DecodeResult),
                                                       cudaMemcpyDeviceToHost, s),
                                       "copying the decoding results"));
   }
-  MALLAT_RETURN_IF_ERROR(record(kDownloaded));
+  if (!plan.interleaved) {
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
+        "copying a tile's samples from the device"));
+    MALLAT_RETURN_IF_ERROR(record(kDownloaded));
+  }
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "decoding a tile on the device"));
-  mark("dd_device");
   const auto* results = reinterpret_cast<const entropy::SharedT1DecodeResult*>(results_host_.data());
   for (size_t k = 0; k < n; ++k) {
     if (results[k].status != entropy::SharedT1DecodeStatus::kOk) return false;
   }
+  // The raster only once every block decoded: a tile that goes back to the
+  // CPU leaves nothing written.
+  if (plan.interleaved) {
+    MALLAT_RETURN_IF_ERROR(download_raster(tile, plan, s));
+    MALLAT_RETURN_IF_ERROR(record(kDownloaded));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "copying a tile's samples into the raster"));
+  }
+  mark("dd_device");
   for (size_t k = 0; k < n; ++k) {
     DecodeBlock& b = tile.blocks[plan.batched[k]];
     b.info.lowest_plane = results[k].lowest_plane;

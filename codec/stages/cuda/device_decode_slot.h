@@ -37,6 +37,7 @@ class DeviceDecodeSlot {
   explicit DeviceDecodeSlot(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1) : t1_(std::move(t1)) {}
   Status gather(const DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool);
   Status inverse(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
+  Status download_raster(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
   void widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const;
 
   std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1_;
