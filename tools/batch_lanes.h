@@ -28,44 +28,38 @@ inline constexpr int kDefaultBatchFiles = 3;
 
 // The same for a batch encode whose tiles go to the device whole
 // (--device cuda, --device-stages all: codec/stages/device_tile_stages.h):
-// 10 lanes sharing 6 of the device's slots (kWholeTileSlots), so that the
-// other lanes run their CPU stages (narrowing, rate allocation, Tier-2)
-// while six tiles are on the GPU. H200 machine, 2026-11-25 (session 12, run
-// I: one host, 5 alternated rounds, medians, whole commands over 64 copies
-// of the mosaic, -threads 16, ms per image), -I -r 20 encode with slots S and
-// lanes K: S4 K8 30.2 (the earlier default), S6 K8 27.5, S6 K10 25.8, S8 K10
-// 27.6, S8 K12 26.7 (the CPU path 107.7). Earlier (session 11's slower
-// Tier-1 kernels, 4 slots): H200 machine, 2026-11-24/25, 64 copies of
-// the 3840x2048 mosaic, -threads 16, medians of 3 alternated rounds, ms per
-// image, lanes on 4 slots: run H, K = 4 / 6: lossless 35.3 / 30.5, -I -r 20
-// 45.8 / 36.9; run I, K = 6 / 8: lossless 31.0 / 30.5, -I -r 20 37.9 / 35.4.
-// Before the slots were shared (a slot per lane): K = 3: 46.7, 48.4, 45.7;
-// K = 4: 42.2, 43.8, 43.1; K = 6: 44.2, 44.6, 44.6 (six tiles on the GPU at
-// once, each kernel slower).
-inline constexpr int kWholeTileBatchFiles = 10;
+// 12 lanes sharing 8 of the device's slots (kWholeTileSlots), so that the
+// other lanes run their CPU stages (reading, narrowing, rate allocation,
+// Tier-2) while eight tiles are on the GPU. Once the slots' big host
+// buffers were no longer pinned (common/host_staging.h), more slots cost
+// little at the start: session 13's run B (H200 machine, 2026-11-25, 3
+// alternated rounds, medians, whole commands over 64 copies of the
+// mosaic, -threads 16, ms per batch), S6 K10 against S8 K12: lossless
+// 1714 / 1576, -I -r 20 1794 / 1714 (the CPU path 8450 and 7143). Before
+// that (session 12's run I, pinned buffers, one host, 5 rounds, -I -r 20,
+// ms per image): S4 K8 30.2, S6 K8 27.5, S6 K10 25.8, S8 K10 27.6, S8 K12
+// 26.7. Earlier (session 11's slower Tier-1 kernels, 4 slots), lanes on 4
+// slots: run H, K = 4 / 6: lossless 35.3 / 30.5, -I -r 20 45.8 / 36.9;
+// run I, K = 6 / 8: lossless 31.0 / 30.5, -I -r 20 37.9 / 35.4; before the
+// slots were shared (a slot per lane) K = 3, 4, 6 gave 45.7-48.4,
+// 42.2-43.8, 44.2-44.6.
+inline constexpr int kWholeTileBatchFiles = 12;
 
-// The same for a batch decode whose tiles go to the device whole: 6 lanes
-// on 4 slots (kWholeTileDecodeSlots). Six slots and 8 lanes were no better:
-// session 12's runs H, I and J (three hosts, 3 / 5 / 3 alternated rounds,
-// ms an image), -I -r 20 decode S4 K6 against S6 K8: 13.5 / 12.7, 14.8 /
-// 13.3, 13.8 / 14.6; lossless (run J) 23.4 / 24.8. Earlier, on 4 slots
-// (H200 machine, 2026-11-25, 64 copies of the mosaic, -threads 16, medians
-// of 3 alternated rounds, ms per image), K = 3 / 4 / 6 / 8:
-// lossless 28.3 / 26.3 / 26.0 / 26.4, -I -r 20 23.2 / 23.1 / 22.5 / 21.5
-// (the CPU path 99.5 and 43.2).
-inline constexpr int kWholeTileDecodeBatchFiles = 6;
+// The same for a batch decode whose tiles go to the device whole: 8 lanes
+// on 6 slots (kWholeTileDecodeSlots). Session 13's run B (as above, ms per
+// batch), S4 K6 against S6 K8 and S8 K10: -I -r 20 894 / 772 / 784,
+// lossless 1638 / 1489 / - (the CPU path 2944 and 7444). With pinned
+// buffers (session 12's runs H, I and J, three hosts, ms an image) S4 K6
+// against S6 K8 was 13.5 / 12.7, 14.8 / 13.3, 13.8 / 14.6 (-I -r 20) and
+// 23.4 / 24.8 (lossless, run J), and 4 slots stayed.
+inline constexpr int kWholeTileDecodeBatchFiles = 8;
 
-// The device's slots that a batch encode's lanes share when tiles go to the
+// The device's slots that a batch's lanes share when tiles go to the
 // device whole (at most this many tiles on the GPU at once; a lane holds a
-// slot only while its tile is there): K lanes get min(K, 6), or
-// --device-tile-slots. With session 11's faster Tier-1 kernels six tiles
-// side by side beat four (runs H, I and J of session 12, -I -r 20 encode
-// S4 K8 against S6 K8 or K10: 29.0 / 27.1, 30.2 / 25.8, 28.7 / 27.8 ms an
-// image; eight slots were slower again); before them four was where more
-// gave no more files a second (K = 6 above, when each lane had a slot of
-// its own). A decode's lanes get min(K, 4) (kWholeTileDecodeBatchFiles).
-inline constexpr int kWholeTileSlots = 6;
-inline constexpr int kWholeTileDecodeSlots = 4;
+// slot only while its tile is there): K lanes get min(K, 8) for an encode
+// and min(K, 6) for a decode, or --device-tile-slots (runs above).
+inline constexpr int kWholeTileSlots = 8;
+inline constexpr int kWholeTileDecodeSlots = 6;
 
 // K for a batch: --batch-files' value where given (above 0), else the
 // default of its path.
@@ -88,14 +82,14 @@ inline constexpr std::string_view kBatchFilesHelp =
     "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 10 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles go to the GPU whole, at most 6 tiles at once: --device-tile-slots), each with -threads "
+    "a batch codes K files at once (default 3; 12 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles go to the GPU whole, at most 8 tiles at once: --device-tile-slots), each with -threads "
     "threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The files are the same "
     "whatever K";
 
 inline constexpr std::string_view kDecodeBatchFilesHelp =
-    "a batch decodes K files at once (default 3; 6 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles are decoded on the GPU whole, at most 4 tiles at once: --device-tile-slots), each with "
+    "a batch decodes K files at once (default 3; 8 with --device cuda or auto and --device-stages all, a batch's "
+    "default, whose tiles are decoded on the GPU whole, at most 6 tiles at once: --device-tile-slots), each with "
     "-threads threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The images are the "
     "same whatever K";
 

@@ -47,7 +47,7 @@ inline constexpr std::string_view kDeviceSlotsHelp =
 inline constexpr std::string_view kDeviceTileSlotsHelp =
     "with --device cuda in a batch whose tiles go to the GPU whole (--device-stages all): up to N tiles on the GPU "
     "at once, each with its own buffers and stream, shared by the --batch-files lanes (1..16; default the lanes, "
-    "at most 6 for an encode and 4 for a decode). The output is the same whatever N";
+    "at most 8 for an encode and 6 for a decode). The output is the same whatever N";
 inline constexpr std::string_view kDeviceRoundsHelp =
     "with --device cuda in a batch: when the files coded at once (--batch-files) put their code-blocks in one "
     "launch: 'window' waits for all of them or 20 ms after the first, 'free' (default) launches as soon as a "
