@@ -46,9 +46,10 @@ namespace {
 // The lanes' shared runner context, started on a thread while the first
 // files are read (their first tile waits for it), kept to the process's
 // end; without a device every tile goes to the CPU runner.
-std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes, int tile_slots, int most) {
+std::shared_ptr<codec::DeviceTileContext> shared_device_tiles(int lanes, int tile_slots, int most,
+                                                               codec::DeviceTileUse use) {
   const int slots = tile_slots > 0 ? tile_slots : std::min(std::max(lanes, 1), most);
-  std::shared_ptr<codec::DeviceTileContext> tiles = codec::start_device_tile_context(slots, slots);
+  std::shared_ptr<codec::DeviceTileContext> tiles = codec::start_device_tile_context(slots, slots, use);
   keep_until_exit(tiles);
   return tiles;
 }
@@ -68,7 +69,7 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // The slots' streams and buffers, so that the lanes' tiles run side by
     // side on the GPU; without a device the hybrid coder above says why.
     if (whole_tiles && lane.block_encoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileSlots);
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileSlots, codec::DeviceTileUse::kEncode);
       lane.device_tile_context = shared_tiles;
     }
   }
@@ -83,7 +84,7 @@ Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOption
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
     lane.stage_times = lane_stage_times();
     if (whole_tiles && lane.block_decoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileDecodeSlots);
+      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileDecodeSlots, codec::DeviceTileUse::kDecode);
       lane.device_tile_context = shared_tiles;
     }
   }

@@ -388,7 +388,7 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   bench.decode.dwt_instance = bench.encode.dwt_instance;
   if (whole_tiles && bench.decode.block_decoder_instance)
     bench.decode.device_tile_context = bench.encode.device_tile_context ? bench.encode.device_tile_context
-                                                                        : codec::start_device_tile_context();
+                                                                        : codec::start_device_tile_context(1, 1, codec::DeviceTileUse::kDecode);
   return Status::Ok();
 }
 

@@ -47,7 +47,13 @@ Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing 
 // image against 35.5-36.8 (H200 machine, 2026-11-24, 64 copies of the
 // 3840x2048 mosaic, lossless, 4 lanes, -threads 16, 3 alternated rounds):
 // the CPU's files held the lanes and slowed CUDA's start-up.
-std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing = 1, int slots = 1);
+//
+// `use`: what the slots are started for, on that thread: Tier-1 encoders
+// for an encode, the decoding side and the inverse kernels for a decode;
+// a slot makes the other side at its first tile of that direction.
+enum class DeviceTileUse { kEncode, kDecode };
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing = 1, int slots = 1,
+                                                             DeviceTileUse use = DeviceTileUse::kEncode);
 Status wait_started(DeviceTileContext& device);
 
 // What a runner's tiles took so far, summed (`mallat bench codec`): the

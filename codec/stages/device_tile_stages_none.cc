@@ -9,7 +9,7 @@ Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int) {
   return device_error("this mallat was built without CUDA (configure with -DMALLAT_CUDA=ON)");
 }
 
-std::shared_ptr<DeviceTileContext> start_device_tile_context(int, int) { return std::make_shared<DeviceTileContext>(); }
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int, int, DeviceTileUse) { return std::make_shared<DeviceTileContext>(); }
 
 Status wait_started(DeviceTileContext&) {
   return device_error("this mallat was built without CUDA (configure with -DMALLAT_CUDA=ON)");

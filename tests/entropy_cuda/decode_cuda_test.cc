@@ -63,10 +63,7 @@ std::vector<Case> decode_cases() {
   return all;
 }
 
-TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
-  SKIP_WITHOUT_DEVICE();
-  auto device = make_device_tile_context();
-  ASSERT_TRUE(device.ok()) << device.status().message();
+void whole_tiles_give_the_cpu_paths_samples(const std::shared_ptr<DeviceTileContext>& device) {
   int rasters = 0;
   for (const Case& c : decode_cases()) {
     const auto stream = encode(c.image, c.options);
@@ -76,15 +73,15 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
       cpu.threads = 4;
       cpu.reduce = reduce;
       DecodeOptions whole = cpu;
-      whole.device_tile_context = *device;
-      const uint64_t before = device_decode_times(**device).tiles;
+      whole.device_tile_context = device;
+      const uint64_t before = device_decode_times(*device).tiles;
       const auto want = decode(*stream, cpu);
       const auto got = decode(*stream, whole);
       ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
       ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
       EXPECT_EQ(differs(*want, *got), "") << c.name << ", reduce " << reduce;
       const bool ht = c.options.style.ht;
-      EXPECT_EQ(device_decode_times(**device).tiles > before, !ht) << c.name << ", reduce " << reduce;
+      EXPECT_EQ(device_decode_times(*device).tiles > before, !ht) << c.name << ", reduce " << reduce;
       // The samples as a raster (decode's raster overload): the device
       // runner interleaves its stored bytes into it; the CPU runner's bytes
       // where the image fits them, the same samples in the image where not.
@@ -106,11 +103,31 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
   DecodeOptions cpu;
   cpu.region = dwt::Rect{10, 20, 150, 120};
   DecodeOptions whole = cpu;
-  whole.device_tile_context = *device;
+  whole.device_tile_context = device;
   const auto want = decode(*stream, cpu);
   const auto got = decode(*stream, whole);
   ASSERT_TRUE(want.ok() && got.ok());
   EXPECT_EQ(differs(*want, *got), "") << "region";
+}
+
+TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
+  SKIP_WITHOUT_DEVICE();
+  // Both starts: an encode's context (a slot makes its decoding side at its
+  // first tile) and a decode's (made on the start-up thread, two slots).
+  for (const bool for_decoding : {false, true}) {
+    SCOPED_TRACE(for_decoding ? "started for decoding" : "started for encoding");
+    std::shared_ptr<DeviceTileContext> device;
+    if (for_decoding) {
+      device = start_device_tile_context(2, 2, DeviceTileUse::kDecode);
+      const Status started = wait_started(*device);
+      ASSERT_TRUE(started.ok()) << started.message();
+    } else {
+      auto made = make_device_tile_context();
+      ASSERT_TRUE(made.ok()) << made.status().message();
+      device = *made;
+    }
+    whole_tiles_give_the_cpu_paths_samples(device);
+  }
 }
 
 // Damaged code-block bytes (the stream's packet data XORed at a few places

@@ -17,6 +17,7 @@
 
 #include "codec/stages/cuda/device_decode_slot.h"
 #include "codec/stages/cuda/forward_launch.h"
+#include "codec/stages/cuda/inverse_launch.h"
 #include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/device_decode_plan.h"
@@ -35,7 +36,6 @@ namespace mallat::codec {
 
 using dwt::cuda::check_cuda;
 
-using StartedT1 = Result<std::vector<std::unique_ptr<entropy::cuda::T1DeviceEncoder>>>;
 
 // Tier-1's code-blocks per warp: where several slots launch side by side
 // (a batch's lanes share them) all 32 lanes of a warp, since their launches
@@ -53,12 +53,16 @@ constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemo
 // the buffers a tile needs, grown to the largest tile and reused.
 class DeviceTileSlot {
  public:
-  explicit DeviceTileSlot(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1) : t1_(std::move(t1)) {}
+  // `sharing` as start_device_tile_context's. The side a context was
+  // started for is made on its start-up thread (start_slots); the other at
+  // the slot's first tile of that direction.
+  DeviceTileSlot(int sharing, std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
+                 std::unique_ptr<DeviceDecodeSlot> decoder)
+      : sharing_(sharing), t1_(std::move(t1)), decoder_(std::move(decoder)) {}
 
   // Runs every forward stage of `tile`; `add` takes the steps' times.
   Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
-  // Runs every inverse stage of `tile` (DeviceDecodeSlot::run), the
-  // decoder made at the slot's first decoded tile.
+  // Runs every inverse stage of `tile` (DeviceDecodeSlot::run).
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
     if (!decoder_) {
       MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create());
@@ -78,6 +82,7 @@ class DeviceTileSlot {
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::T1DeviceBatchView& result,
                 const int32_t* coefficients, ThreadPool& pool);
 
+  int sharing_ = 1;
   std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
   std::unique_ptr<DeviceDecodeSlot> decoder_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
@@ -90,12 +95,14 @@ class DeviceTileSlot {
   Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
 };
 
+using StartedSlots = Result<std::vector<std::unique_ptr<DeviceTileSlot>>>;
+
 // The device's slots (a batch's lanes share them: a lane holds one while
 // its tile is on the device, none while it reads, allocates rates or
 // writes), started on a thread of their own or at once.
 class DeviceTileContext {
  public:
-  explicit DeviceTileContext(std::future<StartedT1> starting) : starting_(std::move(starting)) {}
+  explicit DeviceTileContext(std::future<StartedSlots> starting) : starting_(std::move(starting)) {}
 
   // Whether the device has started; false for good where it could not.
   bool started();
@@ -114,7 +121,7 @@ class DeviceTileContext {
 
  private:
   std::mutex start_mutex_;
-  std::future<StartedT1> starting_;  // valid until taken by started()
+  std::future<StartedSlots> starting_;  // valid until taken by started()
   Status start_status_;
   std::vector<std::unique_ptr<DeviceTileSlot>> slots_;
   std::mutex free_mutex_;
@@ -147,15 +154,15 @@ class DeviceTileContext {
 bool DeviceTileContext::started() {
   std::lock_guard<std::mutex> lock(start_mutex_);
   if (starting_.valid() && starting_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    StartedT1 t1 = starting_.get();
-    if (t1.ok()) {
+    StartedSlots made = starting_.get();
+    if (made.ok()) {
       std::lock_guard<std::mutex> free_lock(free_mutex_);
-      for (auto& encoder : *t1) {
-        slots_.push_back(std::make_unique<DeviceTileSlot>(std::move(encoder)));
+      for (auto& slot : *made) {
+        slots_.push_back(std::move(slot));
         free_.push_back(slots_.back().get());
       }
     } else {
-      start_status_ = t1.status();
+      start_status_ = made.status();
     }
   }
   return !slots_.empty();
@@ -404,6 +411,9 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
 
 Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
                           const std::function<void(const DeviceTileTimes&)>& add) {
+  if (!t1_) {
+    MALLAT_ASSIGN_OR_RETURN(t1_, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing_)));
+  }
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
@@ -514,30 +524,40 @@ class DeviceTileStages final : public TileStages {
 
 namespace {
 
-// `slots` Tier-1 encoders, each with its stream.
-StartedT1 start_slots(int sharing, int slots) {
-  std::vector<std::unique_ptr<entropy::cuda::T1DeviceEncoder>> made;
+// `slots` slots, each with its stream: Tier-1 encoders for an encode's
+// context; for a decode's, the decoding side (its stream, the Tier-1
+// decoding kernel) with the inverse kernels loaded, so that the first
+// tiles do not wait for them.
+StartedSlots start_slots(int sharing, int slots, DeviceTileUse use) {
+  std::vector<std::unique_ptr<DeviceTileSlot>> made;
   for (int k = 0; k < std::max(1, slots); ++k) {
-    MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
-                            entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
-    made.push_back(std::move(t1));
+    std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1;
+    std::unique_ptr<DeviceDecodeSlot> decoder;
+    if (use == DeviceTileUse::kDecode) {
+      MALLAT_ASSIGN_OR_RETURN(decoder, DeviceDecodeSlot::create());
+    } else {
+      MALLAT_ASSIGN_OR_RETURN(t1, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
+    }
+    made.push_back(std::make_unique<DeviceTileSlot>(sharing, std::move(t1), std::move(decoder)));
   }
+  // After the first slot's start, which set the context's flags.
+  if (use == DeviceTileUse::kDecode) MALLAT_RETURN_IF_ERROR(cuda::load_inverse_kernels());
   return made;
 }
 
 }  // namespace
 
 Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing) {
-  std::promise<StartedT1> started;
-  started.set_value(start_slots(sharing, 1));
+  std::promise<StartedSlots> started;
+  started.set_value(start_slots(sharing, 1, DeviceTileUse::kEncode));
   auto context = std::make_shared<DeviceTileContext>(started.get_future());
   MALLAT_RETURN_IF_ERROR(context->wait_started());
   return context;
 }
 
-std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing, int slots) {
+std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing, int slots, DeviceTileUse use) {
   return std::make_shared<DeviceTileContext>(
-      std::async(std::launch::async, [sharing, slots] { return start_slots(sharing, slots); }));
+      std::async(std::launch::async, [sharing, slots, use] { return start_slots(sharing, slots, use); }));
 }
 
 Status wait_started(DeviceTileContext& device) { return device.wait_started(); }

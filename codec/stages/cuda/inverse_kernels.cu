@@ -76,4 +76,14 @@ Status launch_output_colour(const OutputPlane planes[3], const int32_t* buffer, 
   return dwt::cuda::check_launch("output_colour_kernel");
 }
 
+Status load_inverse_kernels() {
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : {reinterpret_cast<const void*>(&dequantise_kernel),
+                             reinterpret_cast<const void*>(&output_kernel),
+                             reinterpret_cast<const void*>(&output_colour_kernel)}) {
+    MALLAT_RETURN_IF_ERROR(dwt::cuda::check_cuda(cudaFuncGetAttributes(&attributes, kernel), "loading an inverse kernel"));
+  }
+  return Status::Ok();
+}
+
 }  // namespace mallat::codec::cuda

@@ -28,4 +28,8 @@ Status launch_output(const OutputPlane& plane, const int32_t* planes, void* stor
 // pixel (output_pixel).
 Status launch_output_colour(const OutputPlane planes[3], const int32_t* buffer, void* stored, cudaStream_t stream);
 
+// Loads the kernels above now (CUDA loads a kernel at its first launch
+// otherwise), on a runner's start-up thread.
+Status load_inverse_kernels();
+
 }  // namespace mallat::codec::cuda
