@@ -85,4 +85,38 @@ Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const S
   return encoded_from_slot(result, passes, slot, slot_capacity);
 }
 
+void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& layout) {
+  layout.byte_offset.resize(results.size() + 1);
+  layout.pass_offset.resize(results.size() + 1);
+  uint64_t bytes = 0, passes = 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    layout.byte_offset[i] = bytes;
+    layout.pass_offset[i] = passes;
+    bytes += packed_bytes(results[i]);
+    passes += packed_passes(results[i]);
+  }
+  layout.byte_offset.back() = bytes;
+  layout.pass_offset.back() = passes;
+}
+
+Result<EncodedCodeBlock> finish_packed_device_block(const BlockToEncode& block, const SharedT1Result& result,
+                                                    const CodingPass* passes, const uint8_t* bytes) {
+  if (result.status == SharedT1Status::kOutputOverflow) {
+    return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
+                             block.fraction_bits);
+  }
+  if (result.status != SharedT1Status::kOk) {
+    return invalid_argument(std::string("Tier-1 on the device: ") + shared_t1_status_text(result.status));
+  }
+  if (result.num_passes < 0 || result.num_passes > kMaxCodingPasses) {
+    return invalid_argument("Tier-1 on the device: a result of " + std::to_string(result.num_passes) + " passes");
+  }
+  EncodedCodeBlock e;
+  e.data.assign(bytes, bytes + packed_bytes(result));
+  e.zero_bitplanes = result.zero_bitplanes;
+  e.num_passes = result.num_passes;
+  e.passes.assign(passes, passes + packed_passes(result));
+  return e;
+}
+
 }  // namespace mallat::entropy

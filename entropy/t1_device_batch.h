@@ -59,4 +59,18 @@ Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const S
                                              const CodingPass* passes, const uint8_t* slot,
                                              uint32_t slot_capacity);
 
+// Where a packed batch's blocks lie (packed_bytes, packed_passes of
+// t1_shared_encoder.h, in job order): block i's bytes from byte_offset[i]
+// and its passes from pass_offset[i]; each offset array has one more entry,
+// the totals.
+struct T1PackedLayout {
+  std::vector<uint64_t> byte_offset, pass_offset;
+};
+void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& layout);
+
+// finish_device_block for a packed batch: a coded block's packed_bytes at
+// `bytes` and packed_passes at `passes`.
+Result<EncodedCodeBlock> finish_packed_device_block(const BlockToEncode& block, const SharedT1Result& result,
+                                                    const CodingPass* passes, const uint8_t* bytes);
+
 }  // namespace mallat::entropy

@@ -128,6 +128,17 @@ struct SharedT1Result {
   SharedT1Status status = SharedT1Status::kOk;
 };
 
+// What a block keeps when a batch's outputs are packed one after another
+// (T1DeviceEncoder::download_packed): its bytes and passes where it was
+// coded, nothing where it failed (an overflowing block is coded again on
+// the CPU). One rule for the device's packing and the host's reading.
+MALLAT_HD inline uint32_t packed_bytes(const SharedT1Result& r) {
+  return r.status == SharedT1Status::kOk ? r.length : 0;
+}
+MALLAT_HD inline uint32_t packed_passes(const SharedT1Result& r) {
+  return r.status == SharedT1Status::kOk && r.num_passes > 0 ? static_cast<uint32_t>(r.num_passes) : 0;
+}
+
 namespace detail {
 
 // encode_passes of t1_encoder.cc on the bounded coders: codes `planes`

@@ -38,7 +38,20 @@ Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the encoder.
 struct T1DeviceEncoder::Impl {
-  enum Buffer { kJobs, kOrder, kCoefficients, kSlots, kPasses, kResults, kStates, kBuffers };
+  enum Buffer {
+    kJobs,
+    kOrder,
+    kCoefficients,
+    kSlots,
+    kPasses,
+    kResults,
+    kStates,
+    kByteOffsets,
+    kPassOffsets,
+    kPackedBytes,
+    kPackedPasses,
+    kBuffers
+  };
   cudaStream_t stream = nullptr;
   T1StateMemory memory = T1StateMemory::kGlobal;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
@@ -46,9 +59,12 @@ struct T1DeviceEncoder::Impl {
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
-  HostBuffer<SharedT1Result> pinned_results;  // download_pinned's
-  HostBuffer<CodingPass> pinned_passes;
-  HostBuffer<uint8_t> pinned_slots;
+  // download_packed's, on the host.
+  HostBuffer<SharedT1Result> host_results;
+  HostBuffer<uint64_t> host_totals;  // the device's packed totals: bytes, passes
+  HostBuffer<CodingPass> host_passes;
+  HostBuffer<uint8_t> host_bytes;
+  T1PackedLayout packed;
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);
@@ -240,19 +256,55 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
 }
 
-Result<T1DeviceBatchView> T1DeviceEncoder::download_pinned() {
+Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
   Impl& d = *impl_;
   const size_t n = d.args.count;
-  MALLAT_RETURN_IF_ERROR(d.pinned_results.reserve(n));
-  MALLAT_RETURN_IF_ERROR(d.pinned_passes.reserve(n * kMaxCodingPasses));
-  MALLAT_RETURN_IF_ERROR(d.pinned_slots.reserve(n * d.args.slot_capacity));
-  MALLAT_RETURN_IF_ERROR(
-      copy_batch_down(d.args, d.stream, d.pinned_results.data(), d.pinned_passes.data(), d.pinned_slots.data()));
+  const cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kByteOffsets, (n + 1) * sizeof(uint64_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPassOffsets, (n + 1) * sizeof(uint64_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPackedBytes, n * size_t{d.args.slot_capacity}));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPackedPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  auto* byte_offset = d.as<uint64_t>(Impl::kByteOffsets);
+  auto* pass_offset = d.as<uint64_t>(Impl::kPassOffsets);
+  MALLAT_RETURN_IF_ERROR(launch_t1_pack(d.args, byte_offset, pass_offset, d.as<uint8_t>(Impl::kPackedBytes),
+                                        d.as<CodingPass>(Impl::kPackedPasses), s));
+  // The results and the totals first: the host lays the packing out from
+  // the results (the same rule), and sizes the copies by it.
+  MALLAT_RETURN_IF_ERROR(d.host_results.reserve(n));
+  MALLAT_RETURN_IF_ERROR(d.host_totals.reserve(2));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_results.data(), d.args.results,
+                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+                                    "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_totals.data(), byte_offset + n, sizeof(uint64_t),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed bytes' total"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_totals.data() + 1, pass_offset + n, sizeof(uint64_t),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed passes' total"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "packing a Tier-1 batch"));
+  const std::span<const SharedT1Result> results(d.host_results.data(), n);
+  lay_out_t1_packed(results, d.packed);
+  const uint64_t bytes = d.packed.byte_offset[n], passes = d.packed.pass_offset[n];
+  if (bytes != d.host_totals.data()[0] || passes != d.host_totals.data()[1]) {
+    return device_error("the device packed " + std::to_string(d.host_totals.data()[0]) + " bytes and " +
+                        std::to_string(d.host_totals.data()[1]) + " passes where the results give " +
+                        std::to_string(bytes) + " and " + std::to_string(passes));
+  }
+  MALLAT_RETURN_IF_ERROR(d.host_bytes.reserve(bytes));
+  MALLAT_RETURN_IF_ERROR(d.host_passes.reserve(passes));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_bytes.data(), d.buffer[Impl::kPackedBytes], bytes,
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed bytes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_passes.data(), d.buffer[Impl::kPackedPasses],
+                                                    passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
+                                    "copying the packed passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a packed Tier-1 batch"));
   T1DeviceBatchView view;
-  view.slot_capacity = d.args.slot_capacity;
-  view.results = {d.pinned_results.data(), n};
-  view.passes = d.pinned_passes.data();
-  view.slots = d.pinned_slots.data();
+  view.results = results;
+  view.bytes = d.host_bytes.data();
+  view.byte_offset = d.packed.byte_offset.data();
+  view.passes = d.host_passes.data();
+  view.pass_offset = d.packed.pass_offset.data();
   return view;
 }
 

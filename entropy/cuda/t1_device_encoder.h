@@ -36,14 +36,17 @@ struct T1DeviceBatchResult {
   Result<EncodedCodeBlock> block(size_t i) const;
 };
 
-// A downloaded batch in host memory its encoder keeps (download_pinned; pinned
-// or pageable by common/host_staging.h's rule):
-// valid until the encoder's next download_pinned or its end.
+// A downloaded batch packed (download_packed): job i's result, its coded
+// bytes at bytes + byte_offset[i] and its passes at passes +
+// pass_offset[i] (packed_bytes and packed_passes of them,
+// t1_shared_encoder.h), in host memory its encoder keeps until its next
+// download_packed or its end.
 struct T1DeviceBatchView {
-  uint32_t slot_capacity = 0;
   std::span<const SharedT1Result> results;
-  const CodingPass* passes = nullptr;  // kMaxCodingPasses a job
-  const uint8_t* slots = nullptr;      // slot_capacity bytes a job
+  const uint8_t* bytes = nullptr;
+  const uint64_t* byte_offset = nullptr;
+  const CodingPass* passes = nullptr;
+  const uint64_t* pass_offset = nullptr;
 };
 
 // Device 0 made current (its waits sleeping rather than spinning where the
@@ -97,10 +100,12 @@ class T1DeviceEncoder {
   // by CUDA events, after `warmup` untimed ones.
   Result<double> time_encode(int warmup, int runs);
   Status download(T1DeviceBatchResult& out);
-  // The same into page-locked buffers kept from batch to batch: a copy from
-  // the device into pageable memory goes through the driver's staging at
-  // a fraction of the bus's speed (a tile's 46 MB of slots: 7 ms).
-  Result<T1DeviceBatchView> download_pinned();
+  // The coded bytes and passes packed one after another on the device
+  // (launch_t1_pack), then down with the results: the slots hold room for
+  // each block's worst case (a photo's tile: 37 MB of slots and 8 MB of
+  // pass slots for about 8 MB coded), and what comes down lands in host
+  // buffers kept from batch to batch (common/host_staging.h).
+  Result<T1DeviceBatchView> download_packed();
 
  private:
   struct Impl;

@@ -43,6 +43,13 @@ inline constexpr int kT1EncodeThreads = 32;
 // args.states asks for); reports launch errors.
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
 
+// Enqueues the packing of a coded batch (t1_pack_kernel.cuh) on `stream`:
+// byte_offset and pass_offset (count + 1 entries each, the last the
+// totals) as lay_out_t1_packed lays them, then each job's bytes and passes
+// to `bytes` and `passes` (room for the slots' worst case).
+Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
+                      CodingPass* passes, cudaStream_t stream);
+
 // Loads the kernel's module now (CUDA loads modules lazily, at the first
 // launch), so that a start-up on a background thread pays for it.
 Status load_t1_encode_kernel();

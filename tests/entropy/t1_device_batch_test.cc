@@ -5,6 +5,7 @@
 // bytes; a slot too small is coded again on the CPU; bad blocks are named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -178,6 +179,59 @@ TEST(Tier1DeviceBatch, ADeviceFailureOtherThanOverflowIsAnError) {
   got = finish_device_block(b, r, passes.data(), slot.data(), 64);
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("does not fit its slot"), std::string::npos) << got.status().message();
+}
+
+// The packed download (T1DeviceEncoder::download_packed): the slots'
+// bytes and passes packed as t1_pack_kernel.cuh packs them, at the offsets
+// lay_out_t1_packed gives, finish as the slots do; an overflowed block packs
+// nothing and is coded again, a failed one packs nothing and is an error.
+TEST(Tier1DeviceBatch, PackedBlocksAreTheSlotsBlocks) {
+  std::vector<SharedCase> cases = some_cases();
+  cases.push_back(laplacian_case(64, 64, 700, 5, 16));  // overflows the tiny slots below
+  const StridedCases in = strided(cases);
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(in.blocks);
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  const uint32_t capacity = layout->slot_capacity;
+  HostRun run = run_jobs(*layout, gather(*layout, in.blocks), capacity);
+  const size_t n = cases.size();
+  // The last block as if its slot had been too small, the first failed.
+  run.results[n - 1].status = SharedT1Status::kOutputOverflow;
+  run.results[0].status = SharedT1Status::kMagnitudeTooLarge;
+  T1PackedLayout packed;
+  lay_out_t1_packed(run.results, packed);
+  ASSERT_EQ(packed.byte_offset.size(), n + 1);
+  std::vector<uint8_t> bytes(packed.byte_offset[n]);
+  std::vector<CodingPass> passes(packed.pass_offset[n]);
+  uint64_t total_bytes = 0, total_passes = 0;
+  for (size_t j = 0; j < n; ++j) {
+    const SharedT1Result& r = run.results[j];
+    const bool kept = r.status == SharedT1Status::kOk;
+    EXPECT_EQ(packed.byte_offset[j + 1] - packed.byte_offset[j], kept ? r.length : 0u) << j;
+    EXPECT_EQ(packed.pass_offset[j + 1] - packed.pass_offset[j], kept ? static_cast<uint64_t>(r.num_passes) : 0u)
+        << j;
+    total_bytes += kept ? r.length : 0;
+    total_passes += kept ? static_cast<uint64_t>(r.num_passes) : 0;
+    std::copy_n(run.slots.data() + j * capacity + 1, packed_bytes(r), bytes.data() + packed.byte_offset[j]);
+    std::copy_n(run.passes.data() + j * kMaxCodingPasses, packed_passes(r), passes.data() + packed.pass_offset[j]);
+  }
+  EXPECT_EQ(packed.byte_offset[n], total_bytes);
+  EXPECT_EQ(packed.pass_offset[n], total_passes);
+  for (size_t j = 0; j < n; ++j) {
+    Result<EncodedCodeBlock> got = finish_packed_device_block(in.blocks[j], run.results[j],
+                                                              passes.data() + packed.pass_offset[j],
+                                                              bytes.data() + packed.byte_offset[j]);
+    if (j == 0) {
+      ASSERT_FALSE(got.ok());
+      EXPECT_NE(got.status().message().find("more than Mb"), std::string::npos) << got.status().message();
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const SharedCase& c = cases[j];
+    Result<EncodedCodeBlock> want = encode_code_block({c.samples.data(), c.width, c.height, c.width}, c.orientation,
+                                                      c.num_bitplanes, c.style, c.fraction_bits);
+    ASSERT_TRUE(want.ok());
+    ASSERT_TRUE(same_encoding(*want, *got)) << c.name();
+  }
 }
 
 TEST(Tier1DeviceBatch, BlocksTheDeviceCannotTakeAreNamed) {

@@ -357,9 +357,10 @@ Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients,
                     "copying what quantising found");
 }
 
-// Each block's slot into its EncodedCodeBlock; a block whose bytes did not
-// fit its slot is coded again on the CPU from its samples on the device
-// (entropy::finish_device_block: the same bytes).
+// Each block's packed bytes and passes into its EncodedCodeBlock; a block
+// whose bytes did not fit its slot is coded again on the CPU from its
+// samples on the device (entropy::finish_packed_device_block: the same
+// bytes).
 Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
                                  const entropy::cuda::T1DeviceBatchView& result, const int32_t* coefficients,
                                  ThreadPool& pool) {
@@ -369,15 +370,15 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
                         std::to_string(n));
   }
   // found_host_'s copy came before the blocks' on the stream, which
-  // download_pinned waited for.
+  // download_packed waited for.
   const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
   for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
   std::vector<Status> failed(n);
   pool.parallel_for(static_cast<int64_t>(n), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
     const entropy::SharedT1Result& r = result.results[i];
-    const entropy::CodingPass* passes = result.passes + i * entropy::kMaxCodingPasses;
-    const uint8_t* slot = result.slots + i * result.slot_capacity;
+    const entropy::CodingPass* passes = result.passes + result.pass_offset[i];
+    const uint8_t* bytes = result.bytes + result.byte_offset[i];
     entropy::BlockToEncode block;
     std::vector<int32_t> samples;
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
@@ -397,8 +398,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
       block.style = b.style;
       block.fraction_bits = b.fraction_bits;
     }
-    Result<entropy::EncodedCodeBlock> e =
-        entropy::finish_device_block(block, r, passes, slot, result.slot_capacity);
+    Result<entropy::EncodedCodeBlock> e = entropy::finish_packed_device_block(block, r, passes, bytes);
     if (!e.ok()) {
       failed[i] = e.status().with_context("code-block " + std::to_string(i) + " of the tile");
       return;
@@ -460,7 +460,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(t1_->encode());
   MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
-  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::T1DeviceBatchView result, t1_->download_pinned());
+  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::T1DeviceBatchView result, t1_->download_packed());
   MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_download"));
   {
