@@ -69,7 +69,8 @@ Result<std::vector<codec::EncodeOptions>> encode_lanes(const codec::EncodeOption
     // The slots' streams and buffers, so that the lanes' tiles run side by
     // side on the GPU; without a device the hybrid coder above says why.
     if (whole_tiles && lane.block_encoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileSlots, codec::DeviceTileUse::kEncode);
+      if (!shared_tiles)
+        shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileSlots, codec::DeviceTileUse::kEncode);
       lane.device_tile_context = shared_tiles;
     }
   }
@@ -84,7 +85,8 @@ Result<std::vector<codec::DecodeOptions>> decode_lanes(const codec::DecodeOption
     MALLAT_RETURN_IF_ERROR(own_backend(lane.dwt_backend, lane.threads, &lane.dwt_instance));
     lane.stage_times = lane_stage_times();
     if (whole_tiles && lane.block_decoder_instance) {
-      if (!shared_tiles) shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileDecodeSlots, codec::DeviceTileUse::kDecode);
+      if (!shared_tiles)
+        shared_tiles = shared_device_tiles(lanes, tile_slots, kWholeTileDecodeSlots, codec::DeviceTileUse::kDecode);
       lane.device_tile_context = shared_tiles;
     }
   }

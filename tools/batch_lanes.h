@@ -46,12 +46,15 @@ inline constexpr int kDefaultBatchFiles = 3;
 inline constexpr int kWholeTileBatchFiles = 12;
 
 // The same for a batch decode whose tiles go to the device whole: 8 lanes
-// on 6 slots (kWholeTileDecodeSlots). Session 13's run B (as above, ms per
-// batch), S4 K6 against S6 K8 and S8 K10: -I -r 20 894 / 772 / 784,
-// lossless 1638 / 1489 / - (the CPU path 2944 and 7444). With pinned
-// buffers (session 12's runs H, I and J, three hosts, ms an image) S4 K6
-// against S6 K8 was 13.5 / 12.7, 14.8 / 13.3, 13.8 / 14.6 (-I -r 20) and
-// 23.4 / 24.8 (lossless, run J), and 4 slots stayed.
+// on 6 slots (kWholeTileDecodeSlots). Session 13's run E (H200 machine,
+// 2026-11-25, 64 copies of the mosaic, -threads 16, whole commands, ms per
+// batch, medians of 4 alternated rounds), S4 K6 / S6 K8 / S8 K10: -I -r 20
+// 887 / 751 / 743, lossless 1617 / 1464 / 1470 (the CPU path 2709 and
+// 6493); S4 K6 ran right after the CPU path's run, which later runs showed
+// costs the next GPU run about 100 ms (run F), so eight slots, which hold
+// more device memory, were not taken for 1%. With pinned buffers (session
+// 12's runs H, I and J) S4 K6 against S6 K8 was 13.5 / 12.7, 14.8 / 13.3,
+// 13.8 / 14.6 ms an image (-I -r 20) and 23.4 / 24.8 (lossless, run J).
 inline constexpr int kWholeTileDecodeBatchFiles = 8;
 
 // The device's slots that a batch's lanes share when tiles go to the

@@ -139,7 +139,8 @@ Status DeviceDecodeSlot::download_raster(const DecodeTile& tile, const DeviceDec
   const size_t n = plan.output.size();
   const size_t row = static_cast<size_t>(first.width) * n;
   const size_t image_row = static_cast<size_t>(tile.image->width()) * n;
-  uint8_t* to = tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
+  uint8_t* to =
+      tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
   return check_cuda(cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row, static_cast<size_t>(first.height),
                                       cudaMemcpyDeviceToHost, s),
                     "copying a tile's samples from the device into the raster");
