@@ -1,8 +1,10 @@
 // Host memory that the device's copies read from or write to (issue 15):
 // pinned (page-locked) up to kPinnedMostBytes, ordinary pageable memory
 // above. Header-only, for the targets that link CUDA::cudart (the device
-// runner's slots, the Tier-1 device coders); the DWT backend keeps its own
-// always-pinned staging, which its CUDA graphs capture.
+// runner's slots, the Tier-1 device coders' staging); the DWT backend keeps
+// its own always-pinned staging, which its CUDA graphs capture, and the
+// hybrid coders their pinned buffers (entropy/cuda/cuda_memory.h,
+// BufferKind::kPinned), whose copies overlap the CPU's share of a batch.
 //
 // Why the size rule: pinning costs 0.36-0.7 ms a MB when allocated and about
 // 0.15 ms a MB at the process's exit, and a batch's slots held 94 MB

@@ -24,11 +24,17 @@ inline Status check_cuda(cudaError_t err, const char* what) {
   return device_error(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
+// Where a GrowingBuffer lives: device memory; host memory by
+// common/host_staging.h's size rule; or host memory pinned whatever its
+// size (the hybrid coders' buffers, whose copies overlap the CPU's share of
+// a batch and which session 13 did not measure pageable).
+enum class BufferKind { kDevice, kHost, kPinned };
+
 // Room for at least `count` Ts, growing by half again at least: a hybrid
 // coder's share of a batch moves a little from batch to batch, and freeing
 // and allocating each time costs more than a launch (page-locking host
 // memory about 0.5 ms a MB). The content is not kept when it grows.
-template <class T, bool kHost>
+template <class T, BufferKind kKind>
 class GrowingBuffer {
  public:
   GrowingBuffer() = default;
@@ -42,11 +48,20 @@ class GrowingBuffer {
     count = std::max(count, capacity_ + capacity_ / 2);
     release();
     void* p = nullptr;
-    const cudaError_t err = kHost ? host_staging_alloc(&p, count * sizeof(T), &pinned_)
-                                  : cudaMalloc(&p, count * sizeof(T));
+    const size_t bytes = count * sizeof(T);
+    cudaError_t err = cudaSuccess;
+    if constexpr (kKind == BufferKind::kDevice) {
+      err = cudaMalloc(&p, bytes);
+    } else if constexpr (kKind == BufferKind::kPinned) {
+      pinned_ = true;
+      err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+    } else {
+      err = host_staging_alloc(&p, bytes, &pinned_);
+    }
     if (err != cudaSuccess) {
-      return device_error("allocating " + std::to_string(count * sizeof(T)) + " bytes of " +
-                          (kHost ? "host" : "device") + " memory for Tier-1: " + cudaGetErrorString(err));
+      return device_error("allocating " + std::to_string(bytes) + " bytes of " +
+                          (kKind == BufferKind::kDevice ? "device" : "host") +
+                          " memory for Tier-1: " + cudaGetErrorString(err));
     }
     data_ = static_cast<T*>(p);
     capacity_ = count;
@@ -57,10 +72,10 @@ class GrowingBuffer {
  private:
   void release() {
     if (data_ != nullptr) {
-      if constexpr (kHost) {
-        host_staging_free(data_, pinned_);
-      } else {
+      if constexpr (kKind == BufferKind::kDevice) {
         cudaFree(data_);
+      } else {
+        host_staging_free(data_, pinned_);
       }
     }
     data_ = nullptr;
@@ -71,9 +86,11 @@ class GrowingBuffer {
   bool pinned_ = false;  // a host buffer's kind (common/host_staging.h)
 };
 template <class T>
-using HostBuffer = GrowingBuffer<T, true>;
+using HostBuffer = GrowingBuffer<T, BufferKind::kHost>;
 template <class T>
-using DeviceBuffer = GrowingBuffer<T, false>;
+using PinnedBuffer = GrowingBuffer<T, BufferKind::kPinned>;
+template <class T>
+using DeviceBuffer = GrowingBuffer<T, BufferKind::kDevice>;
 
 // Adds the wall time from here to the end of its scope to `*sink`.
 class StepClock {

@@ -1,8 +1,8 @@
 // One launch on the device for the hybrid decoder (hybrid_block_decoder.h):
-// the pool gathers each block's bytes and segment lengths into host buffers
-// (common/host_staging.h), then one upload, one launch, one download of the
-// samples into a host buffer, and each block's samples are copied to their
-// place. The samples are decode_code_block's (t1_shared_decoder.h).
+// the pool gathers each block's bytes and segment lengths into pinned
+// buffers, then one upload, one launch, one download of the samples into a
+// pinned buffer, and each block's samples are copied to their place. The
+// samples are decode_code_block's (t1_shared_decoder.h).
 #include "entropy/cuda/device_block_decoder.h"
 
 #include <span>
@@ -67,9 +67,9 @@ class CudaT1DecodeDevice final : public T1DecodeDevice {
   std::span<const BlockToDecode> blocks_;
   T1DecodeBatchLayout layout_;
   // Page-locked: the copies run at the bus's speed with no staging copy.
-  HostBuffer<uint8_t> bytes_;
-  HostBuffer<uint32_t> segments_;
-  HostBuffer<int32_t> samples_;
+  PinnedBuffer<uint8_t> bytes_;
+  PinnedBuffer<uint32_t> segments_;
+  PinnedBuffer<int32_t> samples_;
   std::vector<SharedT1DecodeResult> results_;
 };
 

@@ -12,7 +12,7 @@
 namespace mallat::entropy::cuda {
 
 // A T1DecodeDevice over T1DeviceDecoder (t1_device_decoder.h): one launch
-// per prepare/run, its device memory and host buffers kept from
+// per prepare/run, its device memory and pinned host buffers kept from
 // launch to launch (grown by half at least), so one made for many calls
 // allocates once. Its making is CUDA's start-up (context, stream, the
 // kernel's module), which the hybrid decoder runs on a background thread.

@@ -1,5 +1,5 @@
 // One launch on the device for the hybrid coder (hybrid_block_encoder.h):
-// the pool gathers each block into one host buffer, then one upload, one
+// the pool gathers each block into one pinned buffer, then one upload, one
 // launch, one download, and each block's slot becomes its EncodedCodeBlock.
 // The bytes are encode_code_block's (t1_shared_encoder.h), so the rate
 // allocator sees the same passes and the codestream is the CPU path's.
@@ -26,16 +26,16 @@ class CudaT1Device final : public T1Device {
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
     MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
-    return host_.reserve(layout_.coefficients);
+    return pinned_.reserve(layout_.coefficients);
   }
 
-  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], host_.data()); }
+  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     {
       StepClock clock(&times.upload_ms);
       MALLAT_RETURN_IF_ERROR(device_->upload(
-          layout_.jobs, std::span<const int32_t>(host_.data(), layout_.coefficients), layout_.slot_capacity));
+          layout_.jobs, std::span<const int32_t>(pinned_.data(), layout_.coefficients), layout_.slot_capacity));
     }
     {
       StepClock clock(&times.kernel_ms);
@@ -46,7 +46,7 @@ class CudaT1Device final : public T1Device {
   }
 
   Status reserve(size_t coefficients, size_t blocks) override {
-    MALLAT_RETURN_IF_ERROR(host_.reserve(coefficients));
+    MALLAT_RETURN_IF_ERROR(pinned_.reserve(coefficients));
     // Slots for 64x64 blocks of 16 coded planes (t1_slot_capacity).
     return device_->reserve(blocks, coefficients, t1_slot_capacity(4096, 16));
   }
@@ -60,8 +60,9 @@ class CudaT1Device final : public T1Device {
   std::unique_ptr<T1DeviceEncoder> device_;
   std::span<const BlockToEncode> blocks_;
   T1DeviceBatchLayout layout_;
-  // The gathered coefficients, pinned when small (common/host_staging.h).
-  HostBuffer<int32_t> host_;
+  // Page-locked: the copy to the device runs at the bus's speed and needs
+  // no staging copy.
+  PinnedBuffer<int32_t> pinned_;
   T1DeviceBatchResult result_;  // kept, so its buffers are reused
 };
 

@@ -12,7 +12,7 @@
 namespace mallat::entropy::cuda {
 
 // A T1Device over T1DeviceEncoder (t1_device_encoder.h): one launch per
-// prepare/run, its device memory and host buffer kept from launch to
+// prepare/run, its device memory and pinned host buffer kept from launch to
 // launch (grown as needed), so one made for many calls allocates once. Its
 // making is CUDA's start-up (context, stream, the kernel's module), which
 // the hybrid coder runs on a background thread.
