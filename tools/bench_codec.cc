@@ -23,6 +23,7 @@
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"
+#include "tools/decode_output.h"
 #include "tools/device_placement.h"
 
 namespace mallat::tools {
@@ -265,13 +266,27 @@ struct Bench {
       MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, io::read_file(dir / ("coded" + std::to_string(i))));
       r.read += ms_since(t);
       t = std::chrono::steady_clock::now();
-      auto image = codec::decode(bytes, decode);
+      // As `mallat decode` does: the samples as a byte raster where the
+      // image fits one (codec::decode's raster overload), written as it is
+      // where the output keeps every sample (tools/decode_output.h).
+      std::vector<uint8_t> raster;
+      auto image = codec::decode(bytes, decode, nullptr, &raster);
       r.call += ms_since(t);
       if (!image.ok()) return image.status().with_context("decoding " + files[i].string() + "'s codestream");
       t = std::chrono::steady_clock::now();
-      io::WriteOptions w;
-      w.threads = decode.threads;
-      MALLAT_RETURN_IF_ERROR(io::write_image(*image, decoded_name(dir, i, files[i]), w));
+      const fs::path out = decoded_name(dir, i, files[i]);
+      bool written = false;
+      if (!raster.empty()) {
+        DecodeOutputOptions o;
+        o.threads = decode.threads;
+        MALLAT_ASSIGN_OR_RETURN(written, write_raster_output(*image, raster, decode.reduce, out, o, nullptr));
+        if (!written) unpack_raster(raster, *image);
+      }
+      if (!written) {
+        io::WriteOptions w;
+        w.threads = decode.threads;
+        MALLAT_RETURN_IF_ERROR(io::write_image(*image, out, w));
+      }
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
