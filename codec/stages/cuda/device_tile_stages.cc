@@ -36,7 +36,6 @@ namespace mallat::codec {
 
 using dwt::cuda::check_cuda;
 
-
 // Tier-1's code-blocks per warp: where several slots launch side by side
 // (a batch's lanes share them) all 32 lanes of a warp, since their launches
 // fill the GPU together; a slot alone, the choice by batch size (0:
