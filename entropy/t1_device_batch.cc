@@ -56,6 +56,28 @@ void gather_t1_block(const BlockToEncode& block, const T1DeviceJob& job, int32_t
   }
 }
 
+namespace {
+
+// A coded block's `result.length` bytes at `bytes` and its passes as an
+// EncodedCodeBlock (the caller checked the result).
+EncodedCodeBlock coded_block(const SharedT1Result& result, const CodingPass* passes, const uint8_t* bytes) {
+  EncodedCodeBlock e;
+  e.data.assign(bytes, bytes + result.length);
+  e.zero_bitplanes = result.zero_bitplanes;
+  e.num_passes = result.num_passes;
+  e.passes.assign(passes, passes + result.num_passes);
+  return e;
+}
+
+// A block whose bytes overflowed its slot, coded again on the CPU (the
+// same bytes the device would have given).
+Result<EncodedCodeBlock> code_again(const BlockToEncode& block) {
+  return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
+                           block.fraction_bits);
+}
+
+}  // namespace
+
 Result<EncodedCodeBlock> encoded_from_slot(const SharedT1Result& result, const CodingPass* passes,
                                            const uint8_t* slot, uint32_t slot_capacity) {
   if (result.status != SharedT1Status::kOk) {
@@ -67,21 +89,13 @@ Result<EncodedCodeBlock> encoded_from_slot(const SharedT1Result& result, const C
                             std::to_string(result.num_passes) + " passes does not fit its slot of " +
                             std::to_string(slot_capacity) + " bytes");
   }
-  EncodedCodeBlock e;
-  e.data.assign(slot + 1, slot + 1 + result.length);
-  e.zero_bitplanes = result.zero_bitplanes;
-  e.num_passes = result.num_passes;
-  e.passes.assign(passes, passes + result.num_passes);
-  return e;
+  return coded_block(result, passes, slot + 1);
 }
 
 Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const SharedT1Result& result,
                                              const CodingPass* passes, const uint8_t* slot,
                                              uint32_t slot_capacity) {
-  if (result.status == SharedT1Status::kOutputOverflow) {
-    return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
-                             block.fraction_bits);
-  }
+  if (result.status == SharedT1Status::kOutputOverflow) return code_again(block);
   return encoded_from_slot(result, passes, slot, slot_capacity);
 }
 
@@ -101,22 +115,15 @@ void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& 
 
 Result<EncodedCodeBlock> finish_packed_device_block(const BlockToEncode& block, const SharedT1Result& result,
                                                     const CodingPass* passes, const uint8_t* bytes) {
-  if (result.status == SharedT1Status::kOutputOverflow) {
-    return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
-                             block.fraction_bits);
-  }
+  if (result.status == SharedT1Status::kOutputOverflow) return code_again(block);
   if (result.status != SharedT1Status::kOk) {
     return invalid_argument(std::string("Tier-1 on the device: ") + shared_t1_status_text(result.status));
   }
   if (result.num_passes < 0 || result.num_passes > kMaxCodingPasses) {
     return invalid_argument("Tier-1 on the device: a result of " + std::to_string(result.num_passes) + " passes");
   }
-  EncodedCodeBlock e;
-  e.data.assign(bytes, bytes + packed_bytes(result));
-  e.zero_bitplanes = result.zero_bitplanes;
-  e.num_passes = result.num_passes;
-  e.passes.assign(passes, passes + packed_passes(result));
-  return e;
+  // A coded block's packed_bytes and packed_passes are its length and passes.
+  return coded_block(result, passes, bytes);
 }
 
 }  // namespace mallat::entropy
