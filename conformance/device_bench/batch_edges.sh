@@ -28,16 +28,14 @@ $M decode -i /tmp/ref_l -o /tmp/ref_y -OutFor ppm -threads 16 -quiet --device cp
 sync
 E=$OUT/edges.txt; : > "$E"; S=$OUT/same.txt; : > "$S"
 edges() {  # round label kind options...
-  local round=$1 label=$2 kind=$3 s e ext first last bad f
+  local round=$1 label=$2 kind=$3 s e ext bad f
   shift 3
   rm -rf /tmp/o; mkdir -p /tmp/o; sync
   s=$(date +%s%N)
   if [ "$kind" = y ]; then $M decode -i /tmp/ref_l -o /tmp/o -OutFor ppm -threads 16 -quiet "$@"; ext=ppm
   else $M encode -i /tmp/in -o /tmp/o -OutFor j2k -I -r 20 -threads 16 -quiet "$@"; ext=j2k; fi
   e=$(date +%s%N)
-  read -r first last < <(stat -c %.9Z /tmp/o/* | sort -n | awk 'NR==1{f=$1} {l=$1} END {print f, l}')
-  awk -v l="$label" -v s="$s" -v e="$e" -v f="$first" -v z="$last" \
-    'BEGIN {printf "%s %.0f first %.0f last %.0f exit %.0f\n", l, (e-s)/1e6, (f*1e9-s)/1e6, (z*1e9-s)/1e6, (e-z*1e9)/1e6}' >> "$E"
+  edges_line "$label" "$s" "$e" /tmp/o >> "$E"
   if [ "$round" = 1 ]; then
     bad=0; for f in /tmp/ref_$kind/*.$ext; do cmp -s "$f" "/tmp/o/$(basename "$f")" || bad=$((bad + 1)); done
     echo "$label: outputs differing from the CPU path's: $bad" >> "$S"
@@ -56,6 +54,5 @@ for r in $(seq 1 "$ROUNDS"); do
   done < "$VARIANTS"
 done
 echo "wall ms of the command, ms from its start to the first and last rename, ms from the last rename to its end:" > "$OUT/edges_table.txt"
-awk '{w[$1]=w[$1]" "$2; f[$1]=f[$1]" "$4; l[$1]=l[$1]" "$6; x[$1]=x[$1]" "$8}
-     END {for (k in w) print k, "wall" w[k], "| first" f[k], "| last" l[k], "| exit" x[k]}' "$E" | sort >> "$OUT/edges_table.txt"
+edges_table "$E" >> "$OUT/edges_table.txt"
 cat "$S" "$OUT/edges_table.txt"

@@ -12,6 +12,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$OUT
 OLD_TGZ=${1:?usage: before_after.sh OLD.tgz [ROUNDS]}
 ROUNDS=${2:-3}
 B=${BUILD:-build-gpu}
+. conformance/device_bench/timing.sh
 { nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader; nproc; date -u; } > $W/env.txt
 rm -rf /tmp/old; mkdir -p /tmp/old; tar -xzf "$OLD_TGZ" -C /tmp/old
 F="-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF -DMALLAT_TIFF=OFF"
@@ -25,7 +26,7 @@ $NEW encode -i /tmp/in -o /tmp/ref_e -OutFor j2k -threads 16 -quiet --device cud
 $NEW encode -i /tmp/in -o /tmp/ref_l -OutFor j2k -I -r 20 -threads 16 -quiet --device cuda
 E=$W/edges.txt; : > "$E"; S=$W/same.txt; : > "$S"
 run1() {  # round label kind binary options...
-  local round=$1 label=$2 kind=$3 m=$4 s e ext first last bad f
+  local round=$1 label=$2 kind=$3 m=$4 s e ext bad f
   shift 4
   rm -rf /tmp/o; mkdir -p /tmp/o; sync
   s=$(date +%s%N)
@@ -37,9 +38,7 @@ run1() {  # round label kind binary options...
   esac
   e=$(date +%s%N)
   [ "$label" = warm ] && return
-  read -r first last < <(stat -c %.9Z /tmp/o/* | sort -n | awk 'NR==1{f=$1} {l=$1} END {print f, l}')
-  awk -v l="$label" -v s="$s" -v e="$e" -v f="$first" -v z="$last" \
-    'BEGIN {printf "%s %.0f first %.0f last %.0f exit %.0f\n", l, (e-s)/1e6, (f*1e9-s)/1e6, (z*1e9-s)/1e6, (e-z*1e9)/1e6}' >> "$E"
+  edges_line "$label" "$s" "$e" /tmp/o >> "$E"
   if [ "$label" = "${kind}_cpu" ] && [ "$round" = 1 ]; then rm -rf /tmp/ref_$kind.out; cp -r /tmp/o /tmp/ref_$kind.out; fi
   if [ "$round" = 1 ] && [ "$label" != "${kind}_cpu" ]; then
     bad=0; for f in /tmp/ref_$kind.out/*.$ext; do cmp -s "$f" "/tmp/o/$(basename "$f")" || bad=$((bad + 1)); done
@@ -55,6 +54,5 @@ for r in $(seq 1 "$ROUNDS"); do
   done
 done
 echo "wall ms, first and last rename from the start, exit after the last rename:" > $W/table.txt
-awk '{w[$1]=w[$1]" "$2; f[$1]=f[$1]" "$4; l[$1]=l[$1]" "$6; x[$1]=x[$1]" "$8}
-     END {for (k in w) print k, "wall" w[k], "| first" f[k], "| last" l[k], "| exit" x[k]}' "$E" | sort >> $W/table.txt
+edges_table "$E" >> $W/table.txt
 cat $S $W/table.txt

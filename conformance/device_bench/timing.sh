@@ -71,3 +71,19 @@ ensure_mallat() {
     -DMALLAT_TIFF=OFF > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; return 1; }
   cmake --build "$b" -j16 --target mallat > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -40; return 1; }
 }
+
+# edges_line LABEL START END DIR: "LABEL WALL first F last L exit X" in ms, for a command that ran from START to END
+# (date +%s%N) and renamed its outputs into DIR: its wall time, its first and last output's rename (ctime) from
+# START, and END after the last rename (batch_edges.sh, before_after.sh).
+edges_line() {
+  local first last
+  read -r first last < <(stat -c %.9Z "$4"/* | sort -n | awk 'NR==1{f=$1} {l=$1} END {print f, l}')
+  awk -v l="$1" -v s="$2" -v e="$3" -v f="$first" -v z="$last" \
+    'BEGIN {printf "%s %.0f first %.0f last %.0f exit %.0f\n", l, (e-s)/1e6, (f*1e9-s)/1e6, (z*1e9-s)/1e6, (e-z*1e9)/1e6}'
+}
+
+# edges_table FILE: edges_line's lines gathered per label, every run's figures in a row.
+edges_table() {
+  awk '{w[$1]=w[$1]" "$2; f[$1]=f[$1]" "$4; l[$1]=l[$1]" "$6; x[$1]=x[$1]" "$8}
+       END {for (k in w) print k, "wall" w[k], "| first" f[k], "| last" l[k], "| exit" x[k]}' "$1" | sort
+}
