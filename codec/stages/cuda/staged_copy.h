@@ -1,0 +1,48 @@
+// Copies of rows from pageable host memory to the device through two
+// pinned chunks (issue 15): the pool's threads fill one chunk while the
+// device copies up the other.
+//
+// Why: the driver stages a copy from or to pageable memory itself, slowly
+// and for all of the process's copies together. H200 machine (session 14,
+// run C, .gpu/d2h.cu, the other direction: a 3840x2048 RGB raster, 23.6 MB,
+// down from 1, 4, 8 and 12 threads at once, each on its own stream): into
+// pageable memory already touched 2.6, 4.2, 8.9 and 12.2 ms a copy (9-13
+// GB/s for all), into pinned memory 0.44, 1.64, 3.14 and 4.77 ms (51-54
+// GB/s). Pinning a tile's whole buffer instead costs 0.37 ms a MB while the
+// first tiles wait, so a slot pins only two chunks of kPinnedMostBytes
+// (common/host_staging.h). Used where it was measured to pay: a lossless
+// tile's codeword bytes (device_decode_slot.cc). Not for a decode's
+// samples down (slower for the -I -r 20 batch) nor an encode's up (no
+// gain): session 14, run G.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "dwt/cuda/device_buffer.h"
+
+namespace mallat::codec::cuda {
+
+class StagedCopier {
+ public:
+  // `rows` rows of `width` bytes from `host` (rows `host_pitch` bytes
+  // apart) to `device` (`device_pitch` apart) through the chunks, on
+  // stream `s` after what is queued on it. Returns once `host` has been
+  // read; the last chunk's copy may still be queued (the next call waits
+  // for it before it writes that chunk).
+  Status upload(const std::byte* host, size_t host_pitch, std::byte* device, size_t device_pitch, size_t width,
+                size_t rows, cudaStream_t s, ThreadPool& pool);
+  // The same for `n` contiguous bytes (rows of 64 KiB and the rest).
+  Status upload_bytes(const std::byte* host, std::byte* device, size_t n, cudaStream_t s, ThreadPool& pool);
+
+ private:
+  Status ready(size_t bytes);
+
+  dwt::cuda::HostArena chunk_[2];
+  dwt::cuda::Event copied_[2];  // the last copy up from each chunk
+};
+
+}  // namespace mallat::codec::cuda
