@@ -52,6 +52,10 @@ Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_
   return std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::move(impl)));
 }
 
+void T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
+  impl_->blocks_per_warp = blocks_per_warp >= 0 && blocks_per_warp <= 32 ? blocks_per_warp : 0;
+}
+
 Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {
   Impl& d = *impl_;
   MALLAT_RETURN_IF_ERROR(d.jobs.reserve(jobs));
@@ -64,7 +68,7 @@ Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size
 }
 
 Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
-                               std::span<const uint32_t> segments, size_t samples) {
+                               std::span<const uint32_t> segments, size_t samples, const BytesCopy& copy_bytes) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const T1DecodeJob& j = jobs[i];
     const uint64_t n = uint64_t{j.width} * j.height;
@@ -95,9 +99,13 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   MALLAT_RETURN_IF_ERROR(check_cuda(
       cudaMemcpyAsync(d.order.data(), d.order_host.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s),
       "copying the job order"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.bytes.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, s),
-      "copying the codeword bytes"));
+  if (copy_bytes) {
+    MALLAT_RETURN_IF_ERROR(copy_bytes(d.bytes.data(), s));
+  } else {
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(d.bytes.data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice, s),
+        "copying the codeword bytes"));
+  }
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.segments.data(), segments.data(),
                                                     segments.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, s),
                                     "copying the segment lengths"));

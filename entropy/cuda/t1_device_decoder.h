@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
@@ -25,6 +26,9 @@ class T1DeviceDecoder {
   // lanes, or 0 to choose by batch size (auto_blocks_per_warp,
   // t1_device_encoder.h).
   static Result<std::unique_ptr<T1DeviceDecoder>> create(int blocks_per_warp = 0);
+  // The same choice for the batches uploaded from now on (0..32; a value
+  // outside is taken as 0).
+  void set_blocks_per_warp(int blocks_per_warp);
   ~T1DeviceDecoder();
 
   // Allocates now the device memory a batch of `jobs` blocks with `bytes`
@@ -34,9 +38,12 @@ class T1DeviceDecoder {
   // Copies a batch to the device (from page-locked memory it runs at the
   // bus's speed): the jobs and the bytes and segment lengths they point
   // into; `samples` is the size of the sample buffer the jobs write. A job
-  // reaching past any of them is an error naming it.
+  // reaching past any of them is an error naming it. `copy_bytes`, where
+  // given, puts the bytes at its device address on the stream instead of
+  // one copy (the device runner's staged copier, for pageable bytes).
+  using BytesCopy = std::function<Status(uint8_t* device, cudaStream_t s)>;
   Status upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
-                std::span<const uint32_t> segments, size_t samples);
+                std::span<const uint32_t> segments, size_t samples, const BytesCopy& copy_bytes = {});
   // Decodes the uploaded batch in one launch and waits for it.
   Status decode();
   // The same launch, queued on stream() without waiting: a caller that

@@ -9,6 +9,7 @@
 #include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/device_decode_plan.h"
 #include "codec/stages/stored_samples.h"
+#include "common/host_staging.h"
 #include "common/large_buffer.h"
 #include "common/timeline.h"
 #include "dwt/cuda/check.h"
@@ -18,11 +19,30 @@ namespace mallat::codec {
 
 using dwt::cuda::check_cuda;
 
-Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create() {
-  // The decoder's own rule of blocks per warp (by batch size): a tile's
-  // decoding launch runs alone or beside the other slots' few.
+namespace {
+
+// Tier-1 decoding's code-blocks per warp for a tile's launch. Alone, the
+// decoder's own rule by batch size (2 a warp for a 3840x2048 tile's 5784
+// blocks). Beside other slots' launches, a tile whose blocks carry many
+// bytes (long decodes) takes 16 a warp, so that the slots' launches fit
+// the GPU together instead of queueing; a tile of short blocks keeps the
+// rule, whose many warps hide their latency better. H200 machine, session
+// 14 (run E, 64 copies of the mosaic, 6 slots over 8 lanes, medians of 3
+// alternated rounds, ms a batch), by batch size / 4 / 8 / 16 / 32 a warp:
+// lossless (about 1.4 KB a block) 1395 / 1207 / 1125 / 1059 / 1143;
+// -I -r 20 (about 0.2 KB a block) 769 / 810 / 847 / 973 / 1069.
+constexpr size_t kLongBlockBytes = 512;
+
+int decode_blocks_per_warp(int sharing, size_t bytes, size_t blocks) {
+  if (sharing <= 1 || blocks == 0) return 0;
+  return bytes / blocks >= kLongBlockBytes ? 16 : 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create(int sharing) {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1, entropy::cuda::T1DeviceDecoder::create());
-  auto slot = std::unique_ptr<DeviceDecodeSlot>(new DeviceDecodeSlot(std::move(t1)));
+  auto slot = std::unique_ptr<DeviceDecodeSlot>(new DeviceDecodeSlot(sharing, std::move(t1)));
   for (int i = 0; i < kSteps; ++i) {
     MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event e, dwt::cuda::make_event(true));
     slot->events_.push_back(std::move(e));
@@ -131,19 +151,29 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
   });
 }
 
-// An interleaved output (DeviceDecodePlan::interleaved) down straight into
-// the tile's rows of the raster, the pixels' bytes as they are: a copy into
-// pageable memory, done when it returns.
-Status DeviceDecodeSlot::download_raster(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
-  const OutputPlane& first = plan.output[0];
-  const size_t n = plan.output.size();
-  const size_t row = static_cast<size_t>(first.width) * n;
-  const size_t image_row = static_cast<size_t>(tile.image->width()) * n;
-  uint8_t* to =
-      tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
-  return check_cuda(cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row, static_cast<size_t>(first.height),
-                                      cudaMemcpyDeviceToHost, s),
-                    "copying a tile's samples from the device into the raster");
+// The stored samples down, done when it returns: an interleaved output
+// (DeviceDecodePlan::interleaved) straight into the tile's rows of the
+// raster, the pixels' bytes as they are; otherwise into stored_host_, for
+// widen. Plain copies, staged by the driver where the memory is pageable:
+// through the copier's pinned chunks (staged_copy.h) the -I -r 20 batch
+// was slower (session 14, run G: 765-795 ms against 742-753).
+Status DeviceDecodeSlot::download(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
+  if (plan.interleaved) {
+    const OutputPlane& first = plan.output[0];
+    const size_t n = plan.output.size();
+    const size_t row = static_cast<size_t>(first.width) * n;
+    const size_t image_row = static_cast<size_t>(tile.image->width()) * n;
+    uint8_t* to =
+        tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row,
+                                                        static_cast<size_t>(first.height), cudaMemcpyDeviceToHost, s),
+                                      "copying a tile's samples from the device into the raster"));
+  } else {
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
+        "copying a tile's samples from the device"));
+  }
+  return check_cuda(cudaStreamSynchronize(s), "copying a tile's samples from the device");
 }
 
 Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
@@ -177,10 +207,21 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   };
   MALLAT_RETURN_IF_ERROR(record(kStart));
   if (n > 0) {
+    t1_->set_blocks_per_warp(decode_blocks_per_warp(sharing_, plan.t1.bytes, n));
+    // Bytes too many to be pinned (common/host_staging.h) go up through the
+    // copier's pinned chunks (staged_copy.h): with Tier-1's rule above, the
+    // lossless batch 1401 -> 1070 ms (session 14, run G; the rule alone
+    // gave nothing: 1439 -> 1401).
+    entropy::cuda::T1DeviceDecoder::BytesCopy staged;
+    if (plan.t1.bytes > kPinnedMostBytes) {
+      staged = [&](uint8_t* to, cudaStream_t st) {
+        return copier_.upload_bytes(bytes_host_.data(), reinterpret_cast<std::byte*>(to), plan.t1.bytes, st, pool);
+      };
+    }
     MALLAT_RETURN_IF_ERROR(t1_->upload(
         plan.t1.jobs, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_host_.data()), plan.t1.bytes),
         std::span<const uint32_t>(reinterpret_cast<const uint32_t*>(segments_host_.data()), plan.t1.segments),
-        plan.t1.samples));
+        plan.t1.samples, staged));
   }
   MALLAT_RETURN_IF_ERROR(record(kUploaded));
   mark("dd_upload");
@@ -194,24 +235,17 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
                                                       cudaMemcpyDeviceToHost, s),
                                       "copying the decoding results"));
   }
-  if (!plan.interleaved) {
-    MALLAT_RETURN_IF_ERROR(check_cuda(
-        cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
-        "copying a tile's samples from the device"));
-    MALLAT_RETURN_IF_ERROR(record(kDownloaded));
-  }
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "decoding a tile on the device"));
   const auto* results = reinterpret_cast<const entropy::SharedT1DecodeResult*>(results_host_.data());
   for (size_t k = 0; k < n; ++k) {
     if (results[k].status != entropy::SharedT1DecodeStatus::kOk) return false;
   }
-  // The raster only once every block decoded: a tile that goes back to the
-  // CPU leaves nothing written.
-  if (plan.interleaved) {
-    MALLAT_RETURN_IF_ERROR(download_raster(tile, plan, s));
-    MALLAT_RETURN_IF_ERROR(record(kDownloaded));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "copying a tile's samples into the raster"));
-  }
+  // The samples only once every block decoded: a tile that goes back to
+  // the CPU leaves nothing written to the raster.
+  MALLAT_RETURN_IF_ERROR(download(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(record(kDownloaded));
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaEventSynchronize(events_[kDownloaded].get()), "copying a tile's samples from the device"));
   mark("dd_device");
   for (size_t k = 0; k < n; ++k) {
     DecodeBlock& b = tile.blocks[plan.batched[k]];

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "codec/stages/cuda/staged_copy.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
@@ -24,8 +25,9 @@ struct DeviceDecodePlan;
 
 class DeviceDecodeSlot {
  public:
-  // CUDA's side of a slot: a Tier-1 decoder with its stream.
-  static Result<std::unique_ptr<DeviceDecodeSlot>> create();
+  // CUDA's side of a slot: a Tier-1 decoder with its stream. `sharing`:
+  // how many slots launch side by side (start_device_tile_context's).
+  static Result<std::unique_ptr<DeviceDecodeSlot>> create(int sharing = 1);
 
   // Every inverse stage of `tile` (device_decode_unsupported accepts it).
   // False, with nothing written to the image, where a block's parameters
@@ -34,15 +36,18 @@ class DeviceDecodeSlot {
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times);
 
  private:
-  explicit DeviceDecodeSlot(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1) : t1_(std::move(t1)) {}
+  DeviceDecodeSlot(int sharing, std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1)
+      : sharing_(sharing), t1_(std::move(t1)) {}
   Status gather(const DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool);
   Status inverse(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
-  Status download_raster(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
+  Status download(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
   void widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const;
 
+  int sharing_ = 1;
   std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1_;
   dwt::cuda::DeviceArena planes_, out_, scratch_[2], jobs_, stored_;
   dwt::cuda::HostArena bytes_host_, segments_host_, stored_host_, results_host_;
+  cuda::StagedCopier copier_;  // pageable codeword bytes up (staged_copy.h)
   enum Step { kStart, kUploaded, kDecoded, kInverted, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
 };

@@ -64,7 +64,7 @@ class DeviceTileSlot {
   // Runs every inverse stage of `tile` (DeviceDecodeSlot::run).
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
     if (!decoder_) {
-      MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create());
+      MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create(sharing_));
     }
     return decoder_->run(tile, pool, times);
   }
@@ -533,7 +533,7 @@ StartedSlots start_slots(int sharing, int slots, DeviceTileUse use) {
     std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1;
     std::unique_ptr<DeviceDecodeSlot> decoder;
     if (use == DeviceTileUse::kDecode) {
-      MALLAT_ASSIGN_OR_RETURN(decoder, DeviceDecodeSlot::create());
+      MALLAT_ASSIGN_OR_RETURN(decoder, DeviceDecodeSlot::create(sharing));
     } else {
       MALLAT_ASSIGN_OR_RETURN(t1, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
     }
