@@ -11,6 +11,10 @@
 #include <mutex>
 #include <system_error>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "common/timeline.h"
 #include "tools/progress.h"
 
@@ -156,8 +160,30 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
   return 1;
 }
 
+namespace {
+
+// A batch allocates the same large buffers file after file (a 3840x2048
+// RGB raster is 23.6 MB). glibc maps each above its adaptive threshold
+// afresh and unmaps it when freed, so every file pays the kernel's page
+// faults and clearing again; up to 32 MB (glibc's most for the threshold)
+// they are kept in the heap instead, and freed memory is not trimmed back
+// to the system (the process's memory stays at its peak until it exits).
+// H200 machine, session 14, 64 copies of the mosaic, -I -r 20 decode with
+// the GPU, medians of 3-4 alternated rounds, ms a batch: 819 -> 792 (run
+// A, GLIBC_TUNABLES with the same values), 810 -> 780 and 737 -> 725 (runs
+// B and C, this call); docs/MEASUREMENTS.md, "Session 14".
+void keep_large_blocks() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+}  // namespace
+
 int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
               int files_at_once, int files_ahead) {
+  keep_large_blocks();
   const size_t n = plan.files.size();
   std::vector<BatchItem> items(n);
   for (size_t i = 0; i < n; ++i) items[i].file = &plan.files[i];
