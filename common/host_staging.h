@@ -11,7 +11,9 @@
 // (decode: the tiles' stored samples) to about 400 MB (encode: the stored
 // samples and Tier-1's output slots, 6 slots) of it, paid while the first
 // tiles waited. Those big buffers' copies are waited for at once anyway, so
-// the driver's staged copy of pageable memory loses nothing; the small ones
+// the driver's staged copy of pageable memory mostly loses nothing (the one
+// exception measured, a lossless tile's codeword bytes, goes up through
+// pinned chunks instead: codec/stages/cuda/staged_copy.h); the small ones
 // (jobs, segment lengths, a lossy tile's codeword bytes, results) are queued
 // ahead of kernels and stay pinned so that the queueing does not wait.
 // Measured (session 13, run A, H200, 64 copies of the 3840x2048 mosaic,

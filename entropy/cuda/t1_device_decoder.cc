@@ -41,19 +41,20 @@ T1DeviceDecoder::T1DeviceDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(i
 T1DeviceDecoder::~T1DeviceDecoder() = default;
 
 Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_warp) {
+  auto decoder = std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::make_unique<Impl>()));
+  MALLAT_RETURN_IF_ERROR(decoder->set_blocks_per_warp(blocks_per_warp));
+  MALLAT_RETURN_IF_ERROR(start_t1_device(decoder->impl_->sms, decoder->impl_->stream));
+  MALLAT_RETURN_IF_ERROR(load_t1_decode_kernel());
+  return decoder;
+}
+
+Status T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 decoding on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
   }
-  auto impl = std::make_unique<Impl>();
-  impl->blocks_per_warp = blocks_per_warp;
-  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
-  MALLAT_RETURN_IF_ERROR(load_t1_decode_kernel());
-  return std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::move(impl)));
-}
-
-void T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
-  impl_->blocks_per_warp = blocks_per_warp >= 0 && blocks_per_warp <= 32 ? blocks_per_warp : 0;
+  impl_->blocks_per_warp = blocks_per_warp;
+  return Status::Ok();
 }
 
 Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {

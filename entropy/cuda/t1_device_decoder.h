@@ -26,9 +26,9 @@ class T1DeviceDecoder {
   // lanes, or 0 to choose by batch size (auto_blocks_per_warp,
   // t1_device_encoder.h).
   static Result<std::unique_ptr<T1DeviceDecoder>> create(int blocks_per_warp = 0);
-  // The same choice for the batches uploaded from now on (0..32; a value
-  // outside is taken as 0).
-  void set_blocks_per_warp(int blocks_per_warp);
+  // The same choice for the batches uploaded from now on; a value outside
+  // 0..32 is an error and changes nothing.
+  Status set_blocks_per_warp(int blocks_per_warp);
   ~T1DeviceDecoder();
 
   // Allocates now the device memory a batch of `jobs` blocks with `bytes`

@@ -104,7 +104,7 @@ Status DeviceDecodeSlot::inverse(const DecodeTile& tile, const DeviceDecodePlan&
 // byte a sample at one size and place) they are interleaved into it
 // instead.
 void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const {
-  if (plan.interleaved) return;  // already in the raster (download_raster)
+  if (plan.interleaved) return;  // already in the raster (download)
   Image& image = *tile.image;
   constexpr int64_t kRows = 32;
   if (tile.raster) {
@@ -207,7 +207,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   };
   MALLAT_RETURN_IF_ERROR(record(kStart));
   if (n > 0) {
-    t1_->set_blocks_per_warp(decode_blocks_per_warp(sharing_, plan.t1.bytes, n));
+    MALLAT_RETURN_IF_ERROR(t1_->set_blocks_per_warp(decode_blocks_per_warp(sharing_, plan.t1.bytes, n)));
     // Bytes too many to be pinned (common/host_staging.h) go up through the
     // copier's pinned chunks (staged_copy.h): with Tier-1's rule above, the
     // lossless batch 1401 -> 1070 ms (session 14, run G; the rule alone

@@ -52,20 +52,27 @@ constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemo
 // the buffers a tile needs, grown to the largest tile and reused.
 class DeviceTileSlot {
  public:
-  // `sharing` as start_device_tile_context's. The side a context was
-  // started for is made on its start-up thread (start_slots); the other at
-  // the slot's first tile of that direction.
-  DeviceTileSlot(int sharing, std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1,
-                 std::unique_ptr<DeviceDecodeSlot> decoder)
-      : sharing_(sharing), t1_(std::move(t1)), decoder_(std::move(decoder)) {}
+  // `sharing` as start_device_tile_context's.
+  explicit DeviceTileSlot(int sharing) : sharing_(sharing) {}
+
+  // Makes the slot's side for `use` where it has none: the side a context
+  // was started for on its start-up thread (start_slots), the other at the
+  // slot's first tile of that direction.
+  Status start(DeviceTileUse use) {
+    if (use == DeviceTileUse::kDecode && !decoder_) {
+      MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create(sharing_));
+    }
+    if (use == DeviceTileUse::kEncode && !t1_) {
+      MALLAT_ASSIGN_OR_RETURN(t1_, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing_)));
+    }
+    return Status::Ok();
+  }
 
   // Runs every forward stage of `tile`; `add` takes the steps' times.
   Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
   // Runs every inverse stage of `tile` (DeviceDecodeSlot::run).
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
-    if (!decoder_) {
-      MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create(sharing_));
-    }
+    MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kDecode));
     return decoder_->run(tile, pool, times);
   }
 
@@ -410,9 +417,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
 
 Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
                           const std::function<void(const DeviceTileTimes&)>& add) {
-  if (!t1_) {
-    MALLAT_ASSIGN_OR_RETURN(t1_, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing_)));
-  }
+  MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kEncode));
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
@@ -530,14 +535,9 @@ namespace {
 StartedSlots start_slots(int sharing, int slots, DeviceTileUse use) {
   std::vector<std::unique_ptr<DeviceTileSlot>> made;
   for (int k = 0; k < std::max(1, slots); ++k) {
-    std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1;
-    std::unique_ptr<DeviceDecodeSlot> decoder;
-    if (use == DeviceTileUse::kDecode) {
-      MALLAT_ASSIGN_OR_RETURN(decoder, DeviceDecodeSlot::create(sharing));
-    } else {
-      MALLAT_ASSIGN_OR_RETURN(t1, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing)));
-    }
-    made.push_back(std::make_unique<DeviceTileSlot>(sharing, std::move(t1), std::move(decoder)));
+    auto slot = std::make_unique<DeviceTileSlot>(sharing);
+    MALLAT_RETURN_IF_ERROR(slot->start(use));
+    made.push_back(std::move(slot));
   }
   // After the first slot's start, which set the context's flags.
   if (use == DeviceTileUse::kDecode) MALLAT_RETURN_IF_ERROR(cuda::load_inverse_kernels());
