@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -178,6 +179,40 @@ TEST(DecodeCuda, DamagedCodeBlockBytesGiveTheCpuPathsResult) {
   }
   // Not vacuous: most damage lands in code-block bytes and decodes.
   EXPECT_GE(decoded_on_device, 6);
+}
+
+// A lossless tile of noise as a batch decodes it, its slots shared: its
+// blocks long (16 a warp, device_decode_slot.cc's rule) and its codeword
+// bytes more than common/host_staging.h pins (up through the staged
+// copier); the CPU path's samples, as int32 samples and as a raster.
+TEST(DecodeCuda, LongBlocksAndStagedBytesGiveTheCpuPathsSamples) {
+  SKIP_WITHOUT_DEVICE();
+  const std::shared_ptr<DeviceTileContext> shared = start_device_tile_context(2, 2, DeviceTileUse::kDecode);
+  ASSERT_TRUE(wait_started(*shared).ok());
+  Image noise = make_image(1300, 1300, 3, 8, false).value();
+  std::mt19937 rng(21);
+  for (Component& comp : noise.components)
+    for (int32_t& v : comp.samples) v = static_cast<int32_t>(rng() & 0xFF);
+  EncodeOptions lossless;
+  lossless.threads = 4;
+  const auto stream = encode(noise, lossless);
+  ASSERT_TRUE(stream.ok()) << stream.status().message();
+  ASSERT_GT(stream->size(), size_t{5} << 20);  // the bytes go up staged
+  DecodeOptions cpu;
+  cpu.threads = 4;
+  DecodeOptions whole = cpu;
+  whole.device_tile_context = shared;
+  const auto want = decode(*stream, cpu);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  const auto got = decode(*stream, whole);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(differs(*want, *got), "");
+  std::vector<uint8_t> want_raster, got_raster;
+  ASSERT_TRUE(decode(*stream, cpu, nullptr, &want_raster).ok());
+  ASSERT_TRUE(decode(*stream, whole, nullptr, &got_raster).ok());
+  EXPECT_FALSE(got_raster.empty());
+  EXPECT_TRUE(want_raster == got_raster);
+  EXPECT_EQ(device_decode_times(*shared).tiles, 2u);  // both decodes on the device
 }
 
 // A batch's lanes share the runner's slots: four callers on threads of

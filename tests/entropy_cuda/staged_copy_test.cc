@@ -48,35 +48,41 @@ void round_trip(StagedCopier& copier, size_t width, size_t rows, size_t hp, size
   EXPECT_EQ(touched, 0u) << width << "x" << rows << ", pitches " << hp << " " << dp;
 }
 
-TEST(StagedCopier, RowsGoUpAsTheyAre) {
-  SKIP_WITHOUT_DEVICE();
-  ThreadPool pool(4);
-  auto stream = dwt::cuda::make_stream();
-  ASSERT_TRUE(stream.ok());
-  StagedCopier copier;
+// A copier with its stream and pool, where a device can be used.
+class StagedCopierTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_DEVICE();
+    auto made = dwt::cuda::make_stream();
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    stream_ = std::move(made).value();
+  }
+  cudaStream_t s() const { return stream_.get(); }
+
+  ThreadPool pool_{4};
+  dwt::cuda::Stream stream_;
+  StagedCopier copier_;
+};
+
+TEST_F(StagedCopierTest, RowsGoUpAsTheyAre) {
   // One chunk; a raster's tile in a wider image (six chunks, the last
   // partial); a row larger than a chunk (direct); odd widths and pitches.
-  round_trip(copier, 300, 7, 333, 300, pool, stream->get());
-  round_trip(copier, 3840 * 3, 2048, 5000 * 3, 3840 * 3, pool, stream->get());
-  round_trip(copier, kPinnedMostBytes + 3, 2, kPinnedMostBytes + 10, kPinnedMostBytes + 3, pool, stream->get());
-  round_trip(copier, 1001, 9001, 1003, 1024, pool, stream->get());
-  round_trip(copier, 1, 1, 1, 1, pool, stream->get());
+  round_trip(copier_, 300, 7, 333, 300, pool_, s());
+  round_trip(copier_, 3840 * 3, 2048, 5000 * 3, 3840 * 3, pool_, s());
+  round_trip(copier_, kPinnedMostBytes + 3, 2, kPinnedMostBytes + 10, kPinnedMostBytes + 3, pool_, s());
+  round_trip(copier_, 1001, 9001, 1003, 1024, pool_, s());
+  round_trip(copier_, 1, 1, 1, 1, pool_, s());
 }
 
-TEST(StagedCopier, BytesWithATailGoUpAsTheyAre) {
-  SKIP_WITHOUT_DEVICE();
-  ThreadPool pool(3);
-  auto stream = dwt::cuda::make_stream();
-  ASSERT_TRUE(stream.ok());
-  StagedCopier copier;
+TEST_F(StagedCopierTest, BytesWithATailGoUpAsTheyAre) {
   for (size_t n : {size_t{1}, size_t{65536}, size_t{65537}, size_t{9} << 20, (size_t{13} << 20) + 12345}) {
     const std::vector<std::byte> host = pattern(n, static_cast<unsigned>(n));
     dwt::cuda::DeviceArena device;
     ASSERT_TRUE(device.reserve(n).ok());
-    ASSERT_TRUE(copier.upload_bytes(host.data(), device.data(), n, stream->get(), pool).ok());
+    ASSERT_TRUE(copier_.upload_bytes(host.data(), device.data(), n, s(), pool_).ok());
     std::vector<std::byte> back(n);
-    ASSERT_EQ(cudaMemcpyAsync(back.data(), device.data(), n, cudaMemcpyDeviceToHost, stream->get()), cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream->get()), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(back.data(), device.data(), n, cudaMemcpyDeviceToHost, s()), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s()), cudaSuccess);
     EXPECT_TRUE(back == host) << n << " bytes";
   }
 }

@@ -73,7 +73,7 @@ TEST(Tier1CudaDecode, KernelMatchesTheCpuDecoderOnEveryCase) {
   for (size_t k = 0; k < b.blocks.size(); ++k) {
     gather_t1_decode_block(b.blocks[k], layout->jobs[k], bytes.data(), segments.data());
   }
-  for (int blocks_per_warp : {0, 1, 32}) {
+  for (int blocks_per_warp : {0, 1, 16, 32}) {
     auto device = cuda::T1DeviceDecoder::create(blocks_per_warp);
     ASSERT_TRUE(device.ok()) << device.status().message();
     Status s = (*device)->upload(layout->jobs, bytes, segments, layout->samples);
