@@ -14,10 +14,17 @@ Bjontegaard deltas (BD-rate, BD-PSNR) of mallat against each peer, and
 draws the rate/PSNR curves to a PNG.
 
 With --ht, mallat's HTJ2K path (-M 64, the same targets) is one more codec,
-"mallat-ht", so the deltas show what HT code-blocks cost against Part 1's.
+"mallat-ht", so the deltas show what HT code-blocks cost against Part 1's;
+the PSNR of each HT codec minus mallat's Part 1 at each target is printed
+too (every codec lands at or below the target's size). With --ojph,
+OpenJPH's HT encoder is another, "ojph-ht": it has no rate control, so for
+each target its -qstep is searched (bisection on the step's logarithm) for
+the largest file at or below the target's size; its input is the image
+converted to PNM by `mallat convert`, its decoder ojph_expand. It shows
+where a reference HT encoder stands at the same sizes.
 
 usage: /usr/bin/python3 conformance/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
-       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']]
+       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']] [--ojph]
 """
 import argparse
 import csv
@@ -79,6 +86,36 @@ def compare(mallat, a, b):
     return overall, comps
 
 
+def ojph_encode(src_pnm, j2c, target_bytes):
+    """OpenJPH's lossy HT file of the largest size at or below target_bytes
+    (None: its reversible, lossless file). OpenJPH has no rate control, so
+    -qstep is searched by bisection on its logarithm (a larger step never
+    gives a larger file here; the search keeps the best file it met).
+    Returns (rc, seconds of the kept encode, log)."""
+    if target_bytes is None:
+        return run(["ojph_compress", "-i", src_pnm, "-o", j2c, "-reversible", "true"])
+    def encode(q):
+        rc, te, log = run(["ojph_compress", "-i", src_pnm, "-o", j2c, "-qstep", f"{q:.8g}"])
+        return rc, te, log, (os.path.getsize(j2c) if rc == 0 and os.path.exists(j2c) else None)
+    lo, hi = math.log(1e-5), math.log(0.5)  # OpenJPH's range of -qstep
+    best = None  # (size, q)
+    for _ in range(18):
+        mid = (lo + hi) / 2
+        rc, _, log, size = encode(math.exp(mid))
+        if size is None:
+            return rc or 1, 0.0, log
+        if size <= target_bytes:
+            if best is None or size > best[0]:
+                best = (size, math.exp(mid))
+            hi = mid
+        else:
+            lo = mid
+    if best is None:
+        return 1, 0.0, f"no -qstep up to 0.5 gives a file of at most {target_bytes} bytes"
+    rc, te, log, _ = encode(best[1])
+    return rc, te, log
+
+
 def bd_metrics(rate_a, psnr_a, rate_b, psnr_b):
     """Bjontegaard deltas of curve B against curve A (cubic fits of PSNR
     against log rate and back, over the overlapping interval): BD-rate in %
@@ -106,6 +143,8 @@ def main():
     ap.add_argument("--ht", action="store_true", help="also mallat -M 64 (HTJ2K) as codec mallat-ht")
     ap.add_argument("--ht-args", default="", help="more mallat encode options for mallat-ht only, e.g. "
                     "'--step-search 2'")
+    ap.add_argument("--ojph", action="store_true",
+                    help="also OpenJPH's HT encoder (ojph_compress, -qstep searched per target) as codec ojph-ht")
     ap.add_argument("--min-pixels", type=int, default=0,
                     help="leave out smaller images (the shared 73x43 TIFFs cannot reach low targets: "
                          "their headers alone exceed them)")
@@ -116,6 +155,10 @@ def main():
     if not names:
         raise SystemExit(f"no PPM/BMP/TIFF images in {args.images}")
     codecs = ["mallat", "opj"] + (["grok"] if shutil.which("grk_compress") else []) + (["mallat-ht"] if args.ht else [])
+    if args.ojph:
+        if not (shutil.which("ojph_compress") and shutil.which("ojph_expand")):
+            raise SystemExit("--ojph needs ojph_compress and ojph_expand (Debian: apt-get install openjph-tools)")
+        codecs.append("ojph-ht")
     tmp = tempfile.mkdtemp(prefix="mallat-rate-psnr-")
     rows = []
     jobs = [(n, t) for n in names for t in targets + ([] if args.no_lossless else [None])]
@@ -132,12 +175,17 @@ def main():
                 continue
             ext = os.path.splitext(name)[1].lower()
             dec_ext = ".tif" if ext in (".tif", ".tiff") else (".bmp" if ext == ".bmp" else (".ppm" if nc >= 3 else ".pgm"))
+            pnm = os.path.join(tmp, "input" + (".ppm" if nc >= 3 else ".pgm"))
+            if args.ojph:
+                rc, _, log = run([args.mallat, "convert", src, pnm])
+                if rc != 0:
+                    raise SystemExit(f"mallat convert {src} {pnm} failed: {log.strip()[:200]}")
             for target in targets + ([] if args.no_lossless else [None]):
                 done += 1
                 label = "lossless" if target is None else f"{target:g}"
                 for codec in codecs:
-                    j2k = os.path.join(tmp, f"{codec}.j2k")
-                    out = os.path.join(tmp, f"{codec}{dec_ext}")
+                    j2k = os.path.join(tmp, f"{codec}.j2k" if codec != "ojph-ht" else f"{codec}.j2c")
+                    out = os.path.join(tmp, f"{codec}{dec_ext if codec != 'ojph-ht' else os.path.splitext(pnm)[1]}")
                     for f in (j2k, out):
                         if os.path.exists(f):
                             os.remove(f)
@@ -148,17 +196,20 @@ def main():
                             enc += ["-I", "--bpp", f"{target:g}"]
                         if codec == "mallat-ht":
                             enc += ["-M", "64"] + args.ht_args.split()
-                    else:
+                    if codec == "ojph-ht":
+                        rc, te, log = ojph_encode(pnm, j2k, None if target is None else int(target * w * h / 8))
+                    elif codec not in ("mallat", "mallat-ht"):
                         tool = "opj_compress" if codec == "opj" else "grk_compress"
                         enc = [tool, "-i", src, "-o", j2k] + (["-threads", t] if codec == "opj" else ["-H", t])
                         if target is not None:
                             enc += ["-I", "-r", f"{nc * prec / target:.6f}"]
-                    rc, te, log = run(enc)
+                    if codec != "ojph-ht":
+                        rc, te, log = run(enc)
                     if rc != 0 or not os.path.exists(j2k):
                         print(f"\n{name} {label} {codec}: encode failed: {log.strip()[:200]}", file=sys.stderr)
                         continue
                     decoder = {"mallat": "mallat", "mallat-ht": "mallat", "opj": "opj_decompress",
-                               "grok": "grk_decompress"}[codec]
+                               "grok": "grk_decompress", "ojph-ht": "ojph_expand"}[codec]
                     if decoder == "mallat":
                         rc, td, log = run([args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t])
                         if rc != 0:
@@ -167,6 +218,8 @@ def main():
                         rc, td, log = run(["opj_decompress", "-i", j2k, "-o", out, "-threads", t])
                     elif decoder == "grk_decompress":
                         rc, td, log = run(["grk_decompress", "-i", j2k, "-o", out, "-H", t])
+                    elif decoder == "ojph_expand":
+                        rc, td, log = run(["ojph_expand", "-i", j2k, "-o", out])
                     if rc != 0 or not os.path.exists(out):
                         print(f"\n{name} {label} {codec}: decode failed: {log.strip()[:200]}", file=sys.stderr)
                         continue
@@ -224,6 +277,19 @@ def main():
         if rates:
             print(f"mallat vs {peer}: BD-rate {np.mean(rates):+.2f}%  BD-PSNR {np.mean(psnrs):+.3f} dB"
                   f"  (mean over {len(rates)} images; negative rate / positive PSNR: mallat better)")
+    # 15444-15 against Part 1 at the same size: every codec lands at or below
+    # each target's size, so each HT codec's PSNR minus mallat's Part 1's at
+    # the same target is the issue's measure, read directly.
+    ht = [c for c in codecs if c in ("mallat-ht", "ojph-ht")]
+    if ht and complete and lossy:
+        print(f"{'target bpp':>10} " + " ".join(f"{c + ' - Part 1':>18}" for c in ht)
+              + "   (PSNR minus mallat's Part 1 at the same target, dB: mean, then lowest image)")
+        for l in labels[:lossy]:
+            cells = []
+            for c in ht:
+                d = [by[(n, c, l)]["psnr"] - by[(n, "mallat", l)]["psnr"] for n in complete]
+                cells.append(f"{np.mean(d):+8.3f} {min(d):+8.3f} ")
+            print(f"{l:>10} " + " ".join(cells))
     # PSNR against OpenJPEG's at the same rate: OpenJPEG's curve of each
     # image (PSNR over log bpp, piecewise linear, extended linearly up to 5%
     # past its ends) read at the other codec's real rate, then the mean over
