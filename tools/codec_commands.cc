@@ -458,14 +458,15 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
       {{"--whole-image"}, "",
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
-       "PGX or raw planes (.raw/.rawl) of 64 M decoded samples or more (any size with --streamed or -threads 1) is "
-       "decoded and written strip by strip when the stream allows (no -d/-t, no JP2 palette, cdef, ICC or sYCC, "
-       "components of one size), in a fraction of the memory, the same bytes", "",
+       "PGX or raw planes (.raw/.rawl) is decoded and written strip by strip when the stream allows (no -d/-t, no JP2 "
+       "palette, cdef, ICC or sYCC, components of one size), in a fraction of the memory, the same bytes, if it uses "
+       "the 5/3, has 64 M decoded samples or more, or is decoded with 1 or 2 threads (see --streamed)", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
       {{"--streamed"}, "",
-       "decode strip by strip whatever the image's size (where the stream and format allow); without it, only "
-       "images of 64 M samples or more are, or any size at -threads 1 (below 64 M the whole-image path is faster with "
-       "many threads; on one the streamed path is, holding no whole-image planes)", "",
+       "decode strip by strip whatever the stream (where the stream and format allow); without it, a stream with a 9/7 "
+       "component under 64 M samples takes the whole-image path at 3 threads or more (there it is the faster: the "
+       "streamed inverse DWT runs on one thread), every other the streamed path (the faster, holding no whole-image "
+       "planes)", "",
        [](DecodeSettings& s, const std::string&) { s.output.streamed = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",

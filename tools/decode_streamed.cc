@@ -16,6 +16,7 @@
 #include "codec/api/decode_streamed.h"
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
+#include "common/thread_pool.h"
 #include "io/file.h"
 #include "io/mapped_file.h"
 #include "io/strip_writer.h"
@@ -170,36 +171,56 @@ class StripsToFile final : public codec::RowSink {
   JobThread writer_thread_;  // last: it stops, after its job, before the members the job uses go
 };
 
-// Whole-image decodes of smaller images are faster where there are many
-// threads: the streamed decoder's inverse DWT runs on one thread. Measured on
-// the H200 machine's 16 cores, 3840x2048 RGB (23.6 M samples) lossless: 0.25 s
-// streamed against 0.16 s whole (2026-11-24, .gpu/final_s4.sh); on 2 threads
-// at 15360x8192 (377 M) streamed is the faster (docs/MEASUREMENTS.md, "Streamed decode"). On one thread the
-// streamed path is the faster at any size: the whole image's planes cost a
-// page fault per fresh 4 KiB (or 2 MiB huge page) that strips reused do not;
-// 3840x2048 HT lossless on this project's VM, 1 thread: 0.209 s streamed
-// against 0.215-0.34 s whole (2026-11-24, medians of 9).
-constexpr uint64_t kStreamFromSamples = uint64_t{1} << 26;
-
-// The samples the decode gives (every component, at -r), from the main
-// header; 0 when it cannot be read (the decode then says why).
-uint64_t decoded_samples(std::span<const uint8_t> file, int reduce) {
-  const Result<std::span<const uint8_t>> stream = codec::find_codestream(file);
-  if (!stream.ok()) return 0;
-  const Result<codec::MainHeader> main = codec::parse_main_header(*stream);
-  if (!main.ok()) return 0;
-  const codec::ImageAndTileSize& siz = main->siz;
+// The main header's facts behind the default path: the samples the decode
+// gives (every component, at -r) and whether any component uses the 9/7;
+// nullopt when the header cannot be read (the decode then says why).
+struct StreamShape {
   uint64_t samples = 0;
+  bool irreversible = false;
+};
+
+std::optional<StreamShape> stream_shape(std::span<const uint8_t> file, int reduce) {
+  const Result<std::span<const uint8_t>> stream = codec::find_codestream(file);
+  if (!stream.ok()) return std::nullopt;
+  const Result<codec::MainHeader> main = codec::parse_main_header(*stream);
+  if (!main.ok()) return std::nullopt;
+  const codec::ImageAndTileSize& siz = main->siz;
+  StreamShape shape;
   const int shift = std::clamp(reduce, 0, 31);
   for (const auto& c : siz.components) {
     const uint64_t w = (uint64_t{siz.xsiz} - siz.xosiz + static_cast<uint64_t>(c.dx) - 1) / static_cast<uint64_t>(std::max(c.dx, 1));
     const uint64_t h = (uint64_t{siz.ysiz} - siz.yosiz + static_cast<uint64_t>(c.dy) - 1) / static_cast<uint64_t>(std::max(c.dy, 1));
-    samples += (w >> shift) * (h >> shift);
+    shape.samples += (w >> shift) * (h >> shift);
   }
-  return samples;
+  // A tile's COD or COC may differ; the main header's say what most of the
+  // image uses, and either path gives the same bytes.
+  shape.irreversible = !main->cod.component.reversible;
+  for (const auto& [component, coding] : main->coc) shape.irreversible |= !coding.reversible;
+  return shape;
 }
 
 }  // namespace
+
+// Measured (conformance/device_bench/decode_threads.sh, the 3840x2048 mosaic
+// decoded to PPM, medians of 7, 2026-11-25, runs A and B of session 15): on
+// the H200 machine's host under `taskset` for 1 to 16 cores, the streamed
+// path was the faster at every count for 5/3 streams (at 16: HT lossless 56
+// against 71 ms, Part 1 lossless 150-157 against 158-167, the 5/3 at -r 20
+// 68 against 76), and for the 9/7 (Part 1 and HT, -I -r 20) up to 2 cores
+// (2: 226 against 252 ms, HT 126 against 159) but not from 3 or 4 (4: 164
+// against 148, 16: 120 against 81, HT 96 against 68): the 9/7's Tier-1 is
+// cheap, and the streamed inverse DWT runs on one thread. On this project's
+// 2-core VM at 2 threads streamed was the faster for all five streams (HT
+// lossless 106 against 132 ms, 9/7 207 against 225, Part 1 lossless 585
+// against 651). From 64 M samples the streamed path is taken for its memory
+// at any thread count.
+bool streamed_by_default(uint64_t decoded_samples, bool irreversible, int threads) {
+  constexpr uint64_t kStreamFromSamples = uint64_t{1} << 26;
+  constexpr int kIrreversibleStreamsUpTo = 2;  // threads
+  if (decoded_samples >= kStreamFromSamples) return true;
+  const int resolved = threads > 0 ? threads : ThreadPool::hardware_threads();
+  return !irreversible || resolved <= kIrreversibleStreamsUpTo;
+}
 
 std::optional<int> decode_one_streamed(const BatchFile& file, const codec::DecodeOptions& options,
                                        const DecodeOutputOptions& output, bool quiet) {
@@ -210,8 +231,13 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   // Mapped, not read: the file is not held whole either.
   auto data = io::map_file(file.in);
   if (!data.ok()) return std::nullopt;  // run_one reads it and says why
-  if (!output.streamed && options.threads != 1 && decoded_samples(data->bytes(), options.reduce) < kStreamFromSamples)
-    return std::nullopt;
+  if (!output.streamed) {
+    // A header that cannot be read: the whole-image path says why, or at
+    // -threads 1 the streamed one.
+    const std::optional<StreamShape> shape = stream_shape(data->bytes(), options.reduce);
+    if (shape ? !streamed_by_default(shape->samples, shape->irreversible, options.threads) : options.threads != 1)
+      return std::nullopt;
+  }
   const std::string in = file.in.string();
   // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
   const bool raw = format == io::Format::kRaw || format == io::Format::kRawl;

@@ -5,6 +5,7 @@
 // writes, in a fraction of the memory.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "codec/api/decode.h"
@@ -18,5 +19,12 @@ namespace mallat::tools {
 // where the output format, the options or the stream need the whole image.
 std::optional<int> decode_one_streamed(const BatchFile& file, const codec::DecodeOptions& options,
                                        const DecodeOutputOptions& output, bool quiet);
+
+// Whether a file of `decoded_samples` decodes strip by strip when neither
+// --streamed nor --whole-image is given, with `threads` (0: all cores): at
+// 64 M samples or more always (memory); below, for 5/3 streams always and
+// for streams with a 9/7 component up to 2 threads (the faster path each
+// time, measured: decode_streamed.cc).
+bool streamed_by_default(uint64_t decoded_samples, bool irreversible, int threads);
 
 }  // namespace mallat::tools

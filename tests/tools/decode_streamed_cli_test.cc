@@ -203,16 +203,31 @@ TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {
     EXPECT_LT(peak, bound) << planar << " streamed decode peak " << peak << " bytes";
     std::printf("peak RSS to %s: %.1f MB\n", planar, peak / 1e6);
   }
-  // Without --streamed an image this small (16 M samples, under 64 M) takes
-  // the whole-image path, the faster one with many threads.
-  const int64_t by_default = peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o",
-                                          (dir / "d.pgm").string(), "-threads", "2"});
-  EXPECT_GT(by_default, bound) << "default decode peak " << by_default << " bytes";
-  // On one thread the streamed path is the faster at any size: the default.
-  const int64_t one_thread = peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o",
-                                          (dir / "t.pgm").string(), "-threads", "1"});
-  EXPECT_LT(one_thread, bound) << "-threads 1 decode peak " << one_thread << " bytes";
-  EXPECT_TRUE(bytes_of(dir / "t.pgm") == bytes_of(dir / "w.pgm"));
+  // Without --streamed a 5/3 stream takes the streamed path at any thread
+  // count (tools/decode_streamed.h, streamed_by_default).
+  for (const char* threads : {"1", "4"}) {
+    const fs::path out = dir / (std::string("t") + threads + ".pgm");
+    const int64_t by_default =
+        peak_rss_of({"decode", "-i", (dir / "big.j2k").string(), "-o", out.string(), "-threads", threads});
+    EXPECT_LT(by_default, bound) << "-threads " << threads << " default decode peak " << by_default << " bytes";
+    EXPECT_TRUE(bytes_of(out) == bytes_of(dir / "w.pgm")) << threads;
+  }
+  // A 9/7 stream this small (16 M samples, under 64 M) takes the whole-image
+  // path from 3 threads (the faster there), the streamed one on 2.
+  write_pgm(dir / "big.pgm", size, 8);
+  ASSERT_EQ(testing::run_mallat("encode -i " + (dir / "big.pgm").string() + " -o " + (dir / "i.j2k").string() +
+                                    " -I -threads 2",
+                                &out, dir),
+            0)
+      << out;
+  fs::remove(dir / "big.pgm");
+  const int64_t irreversible_whole =
+      peak_rss_of({"decode", "-i", (dir / "i.j2k").string(), "-o", (dir / "i4.pgm").string(), "-threads", "4"});
+  EXPECT_GT(irreversible_whole, bound) << "9/7 -threads 4 default decode peak " << irreversible_whole << " bytes";
+  const int64_t irreversible_streamed =
+      peak_rss_of({"decode", "-i", (dir / "i.j2k").string(), "-o", (dir / "i2.pgm").string(), "-threads", "2"});
+  EXPECT_LT(irreversible_streamed, bound) << "9/7 -threads 2 default decode peak " << irreversible_streamed << " bytes";
+  EXPECT_TRUE(bytes_of(dir / "i4.pgm") == bytes_of(dir / "i2.pgm"));
   std::printf("peak RSS: streamed %.1f MB, whole image %.1f MB, image as int32 %.1f MB\n", streamed / 1e6, whole / 1e6,
               bound / 1e6);
 }
