@@ -38,8 +38,10 @@ Status StagedCopier::ready(size_t bytes) {
     if (!copied_[i]) {
       MALLAT_ASSIGN_OR_RETURN(copied_[i], dwt::cuda::make_event(false));
     }
-    // The chunk's last copy (it may still be queued, on any stream) is
-    // done before the chunk is written or grown.
+    // A chunk that must grow is freed: its last copy (it may still be
+    // queued, on any stream) is done first. Writes into a chunk wait for
+    // its copy in upload.
+    if (bytes <= chunk_[i].size()) continue;
     MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(copied_[i].get()), "waiting for a staged copy"));
     MALLAT_RETURN_IF_ERROR(chunk_[i].reserve(bytes));
   }
