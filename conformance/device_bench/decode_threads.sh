@@ -13,6 +13,7 @@
 # large file costs its pages). Prints the median wall seconds per file, thread
 # count and path; checks every output against the CPU path's first.
 set -uo pipefail
+[ $# -ge 2 ] && [ -x "$1" ] && [ -r "$2" ] || { echo "usage: OUT=DIR bash conformance/device_bench/decode_threads.sh MALLAT IN.ppm [ROUNDS] [THREADS...] (MALLAT an executable, IN a readable image)" >&2; exit 2; }
 M=$1
 IN=$2
 ROUNDS=${3:-7}
