@@ -1,8 +1,8 @@
 // The block coder factory: the code-block style decides the coder.
 #include "entropy/block_coder.h"
 
-#include "entropy/hybrid_block_decoder.h"
-#include "entropy/hybrid_block_encoder.h"
+#include "entropy/hybrid/hybrid_block_decoder.h"
+#include "entropy/hybrid/hybrid_block_encoder.h"
 
 #ifdef MALLAT_HAVE_CUDA
 #include "entropy/cuda/device_block_decoder.h"

@@ -21,11 +21,11 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "entropy/code_block_style.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::entropy {
 
-// One code-block to encode: what encode_code_block takes (t1.h).
+// One code-block to encode: what encode_code_block takes (entropy/ebcot/ebcot.h).
 struct BlockToEncode {
   // The quantisation indices as two's-complement integers, with
   // `fraction_bits` bits of their coefficient's fraction below them.
@@ -36,7 +36,7 @@ struct BlockToEncode {
   int fraction_bits = 0;
   // HT code-blocks only (style.ht): the plane of the cleanup pass, which
   // codes every magnitude bit at and above it, and whether SigProp and
-  // MagRef follow for the plane below (ht_code_block.h). The defaults code
+  // MagRef follow for the plane below (entropy/ht/code_block.h). The defaults code
   // the whole block losslessly in one cleanup pass; rate control may code
   // a block at several planes and choose.
   int ht_cleanup_plane = 0;
@@ -53,7 +53,7 @@ struct BlockToDecode {
   // that contributed (B.10.7: a codeword segment may span packets). The
   // coder joins them; a device coder may gather them while uploading.
   std::span<const std::span<const uint8_t>> pieces;
-  // Length of each codeword segment in order (CodeBlockToDecode, t1.h).
+  // Length of each codeword segment in order (CodeBlockToDecode, entropy/ebcot/ebcot.h).
   std::span<const uint32_t> segment_lengths;
   int num_passes = 0;
   int zero_bitplanes = 0;  // P of B.10.5
@@ -127,7 +127,7 @@ struct DeviceCodingTimes {
 };
 
 // How the device coder shares each batch of Part 1 blocks with the CPU's
-// threads (entropy/hybrid_block_encoder.h): the device takes one launch of
+// threads (entropy/hybrid/hybrid_block_encoder.h): the device takes one launch of
 // blocks from the front of the batch while the pool codes the rest from the
 // back, and both give encode_code_block's bytes.
 struct DeviceCoderOptions {
@@ -155,11 +155,11 @@ struct DeviceCoderOptions {
   // Concurrent calls (a batch coding several files at once) put their
   // device shares in rounds of at most this many callers, one launch each;
   // by window (kWindow below) a round waits for this many, or
-  // `coalesce_window_ms` after the first (entropy/coalesced_launch.h). 1:
+  // `coalesce_window_ms` after the first (entropy/hybrid/coalesced_launch.h). 1:
   // each call launches alone.
   int coalesce_callers = 1;
   double coalesce_window_ms = 20;
-  // When a round closes (entropy/coalesced_launch.h): kWindow as above;
+  // When a round closes (entropy/hybrid/coalesced_launch.h): kWindow as above;
   // kSlotFree as soon as the device has a free slot (device_slots), with the
   // callers that joined while it had none (at most coalesce_callers), so
   // launches of different rounds run side by side; kDeviceIdle as soon as a
@@ -223,7 +223,7 @@ Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& s
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
 // The Part 1 coder on the GPU and the CPU together
-// (entropy/hybrid_block_encoder.h over entropy/cuda/device_block_encoder.h):
+// (entropy/hybrid/hybrid_block_encoder.h over entropy/cuda/device_block_encoder.h):
 // each batch of Part 1 blocks split between one launch and the pool, byte
 // for byte encode_code_block's output; HT batches on the CPU's HT coder.
 // The device starts on a background thread now; its memory is allocated
@@ -236,7 +236,7 @@ Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCode
 Status device_block_encoder_built();
 
 // The Part 1 decoder on the GPU and the CPU together
-// (entropy/hybrid_block_decoder.h over entropy/cuda/device_block_decoder.h):
+// (entropy/hybrid/hybrid_block_decoder.h over entropy/cuda/device_block_decoder.h):
 // each batch of Part 1 blocks split between one launch and the pool, the
 // samples and info decode_code_block gives; HT batches on the CPU's HT
 // decoder. As make_device_block_encoder: the device starts in the
@@ -245,12 +245,12 @@ Status device_block_encoder_built();
 // when the device fails to start (device_status says why).
 Result<std::unique_ptr<BlockDecoder>> make_device_block_decoder(const DeviceCoderOptions& options = {});
 
-// The Part 1 coders themselves (ebcot_block_coder.cc): encode_code_block
+// The Part 1 coders themselves (entropy/ebcot/block_coder.cc): encode_code_block
 // and decode_code_block, one block per item of the pool.
 std::unique_ptr<BlockEncoder> make_ebcot_block_encoder();
 std::unique_ptr<BlockDecoder> make_ebcot_block_decoder();
 
-// The HT coders (ht_block_coder.cc): encode_ht_code_block and
+// The HT coders (entropy/ht/block_coder.cc): encode_ht_code_block and
 // decode_ht_code_block, one block per item of the pool.
 std::unique_ptr<BlockEncoder> make_ht_block_encoder();
 std::unique_ptr<BlockDecoder> make_ht_block_decoder();

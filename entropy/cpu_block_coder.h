@@ -1,5 +1,5 @@
-// The CPU block coders' common frame (ebcot_block_coder.cc,
-// ht_block_coder.cc): a batch spread over the thread pool one code-block per
+// The CPU block coders' common frame (entropy/ebcot/block_coder.cc,
+// entropy/ht/block_coder.cc): a batch spread over the thread pool one code-block per
 // item, the caller's per-block work on the same thread right before
 // (encoding) or after (decoding) it, while the block's samples are in
 // cache, and the beside items first. Internal.

@@ -1,5 +1,5 @@
 // Code shared by the host compiler and nvcc (the Tier-1 encoder of
-// t1_shared_encoder.h runs on both): MALLAT_HD marks a function for both
+// entropy/ebcot/shared_encoder.h runs on both): MALLAT_HD marks a function for both
 // sides, and MALLAT_T1_TABLE(name) names a look-up table where the code
 // runs, the constexpr array itself on the host and its __device__ copy
 // (name##Device, made from the same constexpr definition by

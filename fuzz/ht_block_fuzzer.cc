@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "entropy/ht_code_block.h"
+#include "entropy/ht/code_block.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace mallat::entropy;

@@ -78,7 +78,7 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
 // Runs every file; prints notes and errors ("mallat <command>: ..."), the
 // progress (progress.h) and a summary line "N done, M failed, T s, R MP/s"
 // (not when quiet). Codes up to `files_at_once` files at a time (so that a
-// device coder can put their blocks in one launch, entropy/coalesced_launch.h)
+// device coder can put their blocks in one launch, entropy/hybrid/coalesced_launch.h)
 // and reads up to `files_ahead` more meanwhile (each held in memory until
 // written). Returns the exit status: 0 when every file was written, else 1.
 int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,

@@ -2,7 +2,7 @@
 // files_at_once, --batch-files K): each lane its own copy of the codec
 // options with a DWT backend of its own (a backend's calls run one at a
 // time), all sharing the one device coder, which puts the lanes' device
-// blocks in one launch (entropy/coalesced_launch.h).
+// blocks in one launch (entropy/hybrid/coalesced_launch.h).
 #pragma once
 
 #include <string>

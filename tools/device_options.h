@@ -3,7 +3,7 @@
 // rounds that may hold the GPU at once (--device-slots) and when a round of
 // files' blocks closes (--device-rounds). Rows for both commands' tables
 // (option_table.h) and what they make of entropy::DeviceCoderOptions
-// (entropy/coalesced_launch.h, entropy/hybrid_block_encoder.h).
+// (entropy/hybrid/coalesced_launch.h, entropy/hybrid/hybrid_block_encoder.h).
 #pragma once
 
 #include <optional>

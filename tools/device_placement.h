@@ -1,14 +1,14 @@
 // What `--device` runs where (README, "What --device cuda runs where"). The
 // choice rests on measurements on an H200 machine (entropy/cuda/NOTES.md):
 // - encode: Part 1 Tier-1 on the device and the CPU's threads together (the
-//   hybrid coder, entropy/hybrid_block_encoder.h), the DWT on the CPU: the
+//   hybrid coder, entropy/hybrid/hybrid_block_encoder.h), the DWT on the CPU: the
 //   CUDA DWT's planes go up and come back, which costs more than the
 //   transform on 16 cores. CUDA starts on a background thread as soon as
 //   the options are read, so reading the input and the CPU stages hide it;
 //   blocks coded before it is up are coded on the CPU.
 // - decode: Part 1 Tier-1 decoding on the device and the CPU's threads
 //   together for a batch of files (the hybrid decoder,
-//   entropy/hybrid_block_decoder.h), the rest on the CPU; one file on the
+//   entropy/hybrid/hybrid_block_decoder.h), the rest on the CPU; one file on the
 //   CPU alone, CUDA never started (its start-up costs a single file more
 //   than the device's share saves). The inverse DWT stays on the CPU: the
 //   CUDA DWT's copies lost to the CPU's transform even with CUDA's start-up

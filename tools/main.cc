@@ -5,7 +5,7 @@
 #include <new>
 #include <string>
 
-#include "entropy/hybrid_block_encoder.h"
+#include "entropy/hybrid/hybrid_block_encoder.h"
 #include "tools/commands.h"
 #include "tools/device_placement.h"
 

@@ -55,7 +55,7 @@ struct DecodeOptions {
   // which the command line's --device cuda sets for a batch: the samples
   // are the CPU decoder's); HT blocks and a streamed decode's stay on the
   // CPU. Made once and reused by many calls, which may run at once (a batch's
-  // --batch-files lanes share its launches, entropy/coalesced_launch.h).
+  // --batch-files lanes share its launches, entropy/hybrid/coalesced_launch.h).
   std::shared_ptr<entropy::BlockDecoder> block_decoder_instance;
   // When set (made by codec/stages/device_tile_stages.h's
   // make_device_tile_context or start_device_tile_context), a tile the

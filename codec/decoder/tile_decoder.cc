@@ -22,7 +22,7 @@
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 #include "quant/dequantize.h"
 #include "quant/step_size.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "common/status.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::codec {
 

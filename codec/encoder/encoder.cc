@@ -26,7 +26,7 @@
 #include "codec/tier2/tile_geometry.h"
 #include "common/metrics.h"
 #include "common/thread_pool.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 #include "quant/step_size.h"
 
 namespace mallat::codec {

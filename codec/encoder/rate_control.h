@@ -15,7 +15,7 @@
 
 #include "common/status.h"
 #include "codec/tier2/packet_writer.h"  // LayerPasses
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::codec {
 

@@ -27,7 +27,7 @@
 #include "common/image.h"
 #include "common/thread_pool.h"
 #include "dwt/dwt.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::codec {
 

@@ -1,6 +1,6 @@
 // Where a tile's data lies on the device when the device runner
 // (device_tile_stages.h) takes every inverse stage of it: the Tier-1
-// decoding batch of its code-blocks (entropy/t1_decode_batch.h), per block
+// decoding batch of its code-blocks (entropy/ebcot/decode_batch.h), per block
 // the reconstruction into its packed place in the planes (inverse_jobs.h),
 // the planes laid out as the forward runner's (device_tile_plan.h), and per
 // plane the output into its component's stored samples. Plain C++ with no
@@ -17,7 +17,7 @@
 #include "codec/stages/inverse_jobs.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
-#include "entropy/t1_decode_batch.h"
+#include "entropy/ebcot/decode_batch.h"
 
 namespace mallat::codec {
 

@@ -35,7 +35,7 @@
 #include "dwt/dwt.h"
 #include "dwt/geometry.h"
 #include "entropy/block_coder.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 #include "quant/quantize.h"
 
 namespace mallat::codec {

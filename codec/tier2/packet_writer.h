@@ -13,7 +13,7 @@
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_precincts.h"
 #include "common/status.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::codec {
 

@@ -201,7 +201,7 @@ class TileTranscoder {
         } else if (b.positions.back() % 3 == 1 && e.num_passes == 3) {
           // The source ended after SigProp: so does the HT set, whose
           // SigProp alone is a valid cut of its refinement segment
-          // (15444-15 B.3, ht_code_block.h).
+          // (15444-15 B.3, entropy/ht/code_block.h).
           passes = 2;
         }
         rows[l][b.slot] = passes;

@@ -1,8 +1,8 @@
-// One launch on the device for the hybrid decoder (hybrid_block_decoder.h):
+// One launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
 // the pool gathers each block's bytes and segment lengths into pinned
 // buffers, then one upload, one launch, one download of the samples into a
 // pinned buffer, and each block's samples are copied to their place. The
-// samples are decode_code_block's (t1_shared_decoder.h).
+// samples are decode_code_block's (entropy/ebcot/shared_decoder.h).
 #include "entropy/cuda/device_block_decoder.h"
 
 #include <span>
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/t1_device_decoder.h"
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1_decode_batch.h"
+#include "entropy/cuda/ebcot/device_decoder.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/decode_batch.h"
 
 namespace mallat::entropy::cuda {
 namespace {

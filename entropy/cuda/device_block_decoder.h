@@ -1,5 +1,5 @@
 // The Part 1 block decoder's device side on CUDA (the T1DecodeDevice of
-// entropy/hybrid_block_decoder.h): plain C++, so that
+// entropy/hybrid/hybrid_block_decoder.h): plain C++, so that
 // make_device_block_decoder can name it without CUDA's headers. Built only
 // with CUDA.
 #pragma once
@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "common/status.h"
-#include "entropy/hybrid_block_decoder.h"
+#include "entropy/hybrid/hybrid_block_decoder.h"
 
 namespace mallat::entropy::cuda {
 
-// A T1DecodeDevice over T1DeviceDecoder (t1_device_decoder.h): one launch
+// A T1DecodeDevice over T1DeviceDecoder (entropy/cuda/ebcot/device_decoder.h): one launch
 // per prepare/run, its device memory and pinned host buffers kept from
 // launch to launch (grown by half at least), so one made for many calls
 // allocates once. Its making is CUDA's start-up (context, stream, the

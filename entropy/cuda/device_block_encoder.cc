@@ -1,7 +1,7 @@
-// One launch on the device for the hybrid coder (hybrid_block_encoder.h):
+// One launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
 // the pool gathers each block into one pinned buffer, then one upload, one
 // launch, one download, and each block's slot becomes its EncodedCodeBlock.
-// The bytes are encode_code_block's (t1_shared_encoder.h), so the rate
+// The bytes are encode_code_block's (entropy/ebcot/shared_encoder.h), so the rate
 // allocator sees the same passes and the codestream is the CPU path's.
 #include "entropy/cuda/device_block_encoder.h"
 
@@ -11,8 +11,8 @@
 #include <string>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1_device_batch.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/encode_batch.h"
 
 namespace mallat::entropy::cuda {
 namespace {

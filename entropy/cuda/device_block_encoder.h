@@ -1,5 +1,5 @@
 // The Part 1 block coder's device side on CUDA (the T1Device of
-// entropy/hybrid_block_encoder.h): plain C++, so that
+// entropy/hybrid/hybrid_block_encoder.h): plain C++, so that
 // make_device_block_encoder can name it without CUDA's headers. Built only
 // with CUDA.
 #pragma once
@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "common/status.h"
-#include "entropy/hybrid_block_encoder.h"
+#include "entropy/hybrid/hybrid_block_encoder.h"
 
 namespace mallat::entropy::cuda {
 
-// A T1Device over T1DeviceEncoder (t1_device_encoder.h): one launch per
+// A T1Device over T1DeviceEncoder (entropy/cuda/ebcot/device_encoder.h): one launch per
 // prepare/run, its device memory and pinned host buffer kept from launch to
 // launch (grown as needed), so one made for many calls allocates once. Its
 // making is CUDA's start-up (context, stream, the kernel's module), which

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codec/stages/tile_buffers.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::codec {
 

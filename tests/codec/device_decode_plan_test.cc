@@ -15,7 +15,7 @@
 
 #include "codec/stages/stored_samples.h"
 #include "codec/stages/tile_stages.h"
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 #include "tests/codec/coded_tile.h"
 #include "tests/codec/device_scene.h"
 

@@ -430,7 +430,7 @@ TEST(TileStages, RangesOutOfOrderAreRefused) {
 
 TEST(TileStages, HtCodeBlocksAreCodedByTheHtCoder) {
   // 15444-15's HT code-blocks reach the block coding stages, whose
-  // factories give the HT block coder (entropy/ht_code_block.h); with
+  // factories give the HT block coder (entropy/ht/code_block.h); with
   // Tier-2's HT segments the file decodes to every sample.
   const Image image = test_image(9);
   EncodeOptions options;

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "entropy/ht_code_block.h"
+#include "entropy/ht/code_block.h"
 
 namespace mallat::entropy {
 namespace {

@@ -1,4 +1,4 @@
-// HT block coder speed (entropy/ht_code_block.h) on 64x64 code-blocks:
+// HT block coder speed (entropy/ht/code_block.h) on 64x64 code-blocks:
 // ns per sample for encode and decode of one lossless cleanup pass over
 // Laplacian-distributed coefficients (scale 1: mostly insignificant quads,
 // MEL-coded; 4 and 32: a typical high-pass subband; 256: near-lossless
@@ -24,7 +24,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "entropy/ht_code_block.h"
+#include "entropy/ht/code_block.h"
 #include "tests/entropy/laplacian_block.h"
 #include "tests/entropy/subband_blocks.h"
 

@@ -1,5 +1,5 @@
-// The fast HT cleanup coder (entropy/ht_cleanup_encoder.cc,
-// ht_cleanup_decoder.cc) against its plain reference
+// The fast HT cleanup coder (entropy/ht/cleanup_encoder.cc,
+// entropy/ht/cleanup_decoder.cc) against its plain reference
 // (ht_cleanup_*_reference.cc): the same bytes out of the encoder, the same
 // samples (and verdict) out of the decoder, over random blocks at every
 // plane, Laplacian blocks like a DWT's subbands, and damaged segments
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "entropy/ht_code_block.h"
-#include "entropy/ht_passes.h"
-#include "entropy/ht_vlc_tables.h"
+#include "entropy/ht/code_block.h"
+#include "entropy/ht/passes.h"
+#include "entropy/ht/vlc_tables.h"
 #include "tests/entropy/ht_test_blocks.h"
 #include "tests/entropy/laplacian_block.h"
 
@@ -92,7 +92,7 @@ TEST(HtFast, LaplacianBlocksCodeAsTheReference) {
   }
 }
 
-// What the fast decoder's vector path relies on (ht_magsgn_quad.h): in every
+// What the fast decoder's vector path relies on (entropy/ht/magsgn_quad.h): in every
 // decoding table entry e_1 is within e_k and e_k within rho.
 TEST(HtFast, DecodingTableExponentsAreWithinSignificance) {
   const ht::VlcDecodeTables& t = ht::vlc_decode_tables();

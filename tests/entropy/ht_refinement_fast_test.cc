@@ -1,6 +1,6 @@
-// The fast HT refinement decoder (entropy/ht_refinement_decoder.cc)
+// The fast HT refinement decoder (entropy/ht/refinement_decoder.cc)
 // against its plain reference (decode_refinement_reference,
-// ht_refinement.cc): the same samples from SigProp alone and from SigProp
+// entropy/ht/refinement.cc): the same samples from SigProp alone and from SigProp
 // and MagRef, in both vertical modes, over blocks the encoder refined at
 // random planes (random and Laplacian coefficients, every shape of
 // ht_test_blocks.h, strided views) and over random bytes as the segment
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "entropy/ht_passes.h"
+#include "entropy/ht/passes.h"
 #include "tests/entropy/ht_test_blocks.h"
 #include "tests/entropy/laplacian_block.h"
 

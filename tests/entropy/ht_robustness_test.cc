@@ -1,4 +1,4 @@
-// Damaged HT code-blocks (entropy/ht_code_block.h): every truncation of
+// Damaged HT code-blocks (entropy/ht/code_block.h): every truncation of
 // valid blocks, flipped bits, random bytes, impossible Scup and Lcup,
 // segment lengths past the data. The decoder must return (no crash, no
 // hang, no read outside the segment: CI runs this under ASan and UBSan,
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "entropy/ht_code_block.h"
+#include "entropy/ht/code_block.h"
 #include "tests/entropy/ht_test_blocks.h"
 
 namespace mallat::entropy {

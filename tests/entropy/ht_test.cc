@@ -1,10 +1,10 @@
-// The HT block coder (entropy/ht_code_block.h): round trips over random
+// The HT block coder (entropy/ht/code_block.h): round trips over random
 // blocks of every shape class, Mb up to 31, cleanup planes with and without
 // refinement, checked against a plain model of what each pass makes known
 // (written here from the pass rules, sample by sample); the SigProp-only
 // cut; distortion decreases against the decoded values; the VLC tables'
 // coverage.
-#include "entropy/ht_code_block.h"
+#include "entropy/ht/code_block.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "entropy/ht_vlc_tables.h"
+#include "entropy/ht/vlc_tables.h"
 #include "tests/entropy/ht_test_blocks.h"
 
 namespace mallat::entropy {

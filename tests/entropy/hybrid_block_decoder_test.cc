@@ -1,4 +1,4 @@
-// The hybrid Tier-1 decoder (entropy/hybrid_block_decoder.h) without a GPU:
+// The hybrid Tier-1 decoder (entropy/hybrid/hybrid_block_decoder.h) without a GPU:
 // its device is the host running the shared decoder over the gathered jobs,
 // as the kernel does. Whatever the split, a batch gives decode_code_block's
 // samples, info and statuses, the caller's work runs once per decoded block
@@ -20,9 +20,9 @@
 #include "common/image.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
-#include "entropy/hybrid_block_decoder.h"
-#include "entropy/t1_decode_batch.h"
-#include "entropy/t1_shared_decoder.h"
+#include "entropy/hybrid/hybrid_block_decoder.h"
+#include "entropy/ebcot/decode_batch.h"
+#include "entropy/ebcot/shared_decoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
 #include "tests/entropy/hybrid_test_options.h"

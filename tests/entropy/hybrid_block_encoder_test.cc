@@ -1,4 +1,4 @@
-// The hybrid Tier-1 coder (entropy/hybrid_block_encoder.h) without a GPU:
+// The hybrid Tier-1 coder (entropy/hybrid/hybrid_block_encoder.h) without a GPU:
 // its device is the host running the shared encoder over the gathered jobs,
 // as the kernel does. Whatever the split, a batch gives encode_code_block's
 // bytes, the caller's per-block work runs once per block, a device that is
@@ -20,10 +20,10 @@
 #include "common/image.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
-#include "entropy/hybrid_block_encoder.h"
-#include "entropy/t1.h"
-#include "entropy/t1_device_batch.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/hybrid/hybrid_block_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/encode_batch.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_cases.h"
 #include "tests/entropy/hybrid_test_options.h"

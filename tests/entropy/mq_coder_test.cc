@@ -7,10 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "entropy/mq_decoder.h"
-#include "entropy/mq_encoder.h"
-#include "entropy/raw_coder.h"
-#include "entropy/t1_contexts.h"
+#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_encoder.h"
+#include "entropy/ebcot/raw_coder.h"
+#include "entropy/ebcot/contexts.h"
 
 namespace mallat::entropy {
 namespace {

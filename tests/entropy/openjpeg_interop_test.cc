@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "entropy/t1.h"
-#include "entropy/t1_schedule.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/schedule.h"
 
 namespace mallat::entropy {
 namespace {

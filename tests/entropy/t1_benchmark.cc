@@ -12,9 +12,9 @@
 
 #include <benchmark/benchmark.h>
 
-#include "entropy/t1.h"
-#include "entropy/t1_shared_decoder.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/shared_decoder.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
 namespace mallat::entropy {
@@ -43,7 +43,7 @@ void BM_Encode(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(bytes);
 }
 
-// The shared host/device encoder (t1_shared_encoder.h) on the CPU, for
+// The shared host/device encoder (entropy/ebcot/shared_encoder.h) on the CPU, for
 // comparison with BM_Encode: same blocks, same output.
 void BM_EncodeShared(benchmark::State& state) {
   const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
@@ -86,7 +86,7 @@ void BM_Decode(benchmark::State& state) {
   set_counters(state);
 }
 
-// The shared decoder (t1_shared_decoder.h, what the GPU kernel runs) on the
+// The shared decoder (entropy/ebcot/shared_decoder.h, what the GPU kernel runs) on the
 // same blocks, on one core.
 void BM_DecodeShared(benchmark::State& state) {
   const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);

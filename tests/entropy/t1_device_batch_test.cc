@@ -1,4 +1,4 @@
-// The host side of a Tier-1 device batch (entropy/t1_device_batch.h), tested
+// The host side of a Tier-1 device batch (entropy/ebcot/encode_batch.h), tested
 // without a GPU: the jobs and the gathered coefficients run through the
 // shared encoder on the CPU, as the kernel runs them, and each slot finished
 // as the device block coder finishes it must give encode_code_block's
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/thread_pool.h"
-#include "entropy/t1.h"
-#include "entropy/t1_device_batch.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/encode_batch.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {
@@ -182,7 +182,7 @@ TEST(Tier1DeviceBatch, ADeviceFailureOtherThanOverflowIsAnError) {
 }
 
 // The packed download (T1DeviceEncoder::download_packed): the slots'
-// bytes and passes packed as t1_pack_kernel.cuh packs them, at the offsets
+// bytes and passes packed as entropy/cuda/ebcot/pack_kernel.cuh packs them, at the offsets
 // lay_out_t1_packed gives, finish as the slots do; an overflowed block packs
 // nothing and is coded again, a failed one packs nothing and is an error.
 TEST(Tier1DeviceBatch, PackedBlocksAreTheSlotsBlocks) {

@@ -1,5 +1,5 @@
 // Code-blocks for holding the shared Tier-1 encoder (entropy/
-// t1_shared_encoder.h) to encode_code_block, on the CPU
+// entropy/ebcot/shared_encoder.h) to encode_code_block, on the CPU
 // (t1_shared_test.cc) and the GPU (tests/entropy_cuda): Laplacian blocks of
 // several scales, every orientation and mode-switch combination, odd and
 // extreme sizes, all-zero blocks, Mb up to 31 and fraction bits; and the
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "entropy/t1.h"
-#include "entropy/t1_device_batch.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/encode_batch.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
 namespace mallat::entropy::testing {
@@ -107,7 +107,7 @@ inline std::vector<SharedCase> shared_cases() {
 }
 
 // The shared encoder's successful output as encode_code_block returns it
-// (the device batch's conversion, t1_device_batch.h).
+// (the device batch's conversion, entropy/ebcot/encode_batch.h).
 inline EncodedCodeBlock to_encoded(const SharedT1Result& r, const uint8_t* buffer, const CodingPass* passes) {
   Result<EncodedCodeBlock> e = encoded_from_slot(r, passes, buffer, r.length + 2);
   EXPECT_TRUE(e.ok()) << e.status().message();

@@ -1,5 +1,5 @@
 // Code-blocks to decode for holding the shared Tier-1 decoder (entropy/
-// t1_shared_decoder.h) to decode_code_block, on the CPU
+// entropy/ebcot/shared_decoder.h) to decode_code_block, on the CPU
 // (t1_shared_decoder_test.cc) and the GPU (tests/entropy_cuda): the encoded
 // cases of t1_shared_cases.h whole, cut after every pass (with the segment
 // lengths Tier-2 would send), with damaged bytes, cut bytes, missing or
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "entropy/t1.h"
-#include "entropy/t1_shared_decoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/shared_decoder.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {

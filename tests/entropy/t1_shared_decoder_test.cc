@@ -1,4 +1,4 @@
-// The shared Tier-1 decoder (entropy/t1_shared_decoder.h, the source the GPU
+// The shared Tier-1 decoder (entropy/ebcot/shared_decoder.h, the source the GPU
 // kernel runs) against today's CPU decoder, decode_code_block: the same
 // samples and info on every case of t1_shared_decoder_cases.h (every style,
 // every size, cut after every pass, damaged), reads that never leave the
@@ -10,8 +10,8 @@
 #include <random>
 #include <vector>
 
-#include "entropy/t1.h"
-#include "entropy/t1_shared_decoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/shared_decoder.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
 
 namespace mallat::entropy::testing {

@@ -1,4 +1,4 @@
-// The shared Tier-1 encoder (entropy/t1_shared_encoder.h, the source the GPU
+// The shared Tier-1 encoder (entropy/ebcot/shared_encoder.h, the source the GPU
 // kernel runs) against today's CPU coder, encode_code_block: the same bytes,
 // pass lengths, terminations, distortions bit for bit, zero bit-planes and
 // pass counts on every case of t1_shared_cases.h; and its bounds: a buffer
@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "entropy/t1.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {

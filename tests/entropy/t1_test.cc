@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::entropy {
 namespace {

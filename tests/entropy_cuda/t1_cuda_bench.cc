@@ -6,7 +6,7 @@
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
 // GPU: CUDA events around the launch, median of `runs` after `warmup`, with
 // the threads' states in global memory and in local memory, and 32 down to 1
-// code-blocks per warp (t1_encode_kernel.cuh); the output is checked against encode_code_block
+// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh); the output is checked against encode_code_block
 // block by block. CPU: the
 // blocks of one image through encode_code_block on 1 thread and on all
 // hardware threads (and the shared coder on 1 thread), median of 3 runs.
@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1.h"
-#include "entropy/t1_shared_encoder.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 #include "tests/entropy_cuda/bench_timing.h"
 

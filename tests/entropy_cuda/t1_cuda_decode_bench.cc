@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "entropy/cuda/t1_device_decoder.h"
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1.h"
+#include "entropy/cuda/ebcot/device_decoder.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/ebcot.h"
 #include "tests/entropy/laplacian_block.h"
 #include "tests/entropy_cuda/bench_timing.h"
 

@@ -12,9 +12,9 @@
 
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
-#include "entropy/cuda/t1_device_decoder.h"
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1_decode_batch.h"
+#include "entropy/cuda/ebcot/device_decoder.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/decode_batch.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
 
 namespace mallat::entropy::testing {

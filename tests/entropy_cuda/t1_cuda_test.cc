@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/ebcot.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {

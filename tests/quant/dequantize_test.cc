@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "entropy/t1.h"
+#include "entropy/ebcot/ebcot.h"
 
 namespace mallat::quant {
 namespace {

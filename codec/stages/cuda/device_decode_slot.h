@@ -17,7 +17,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "dwt/cuda/device_buffer.h"
-#include "entropy/cuda/t1_device_decoder.h"
+#include "entropy/cuda/ebcot/device_decoder.h"
 
 namespace mallat::codec {
 

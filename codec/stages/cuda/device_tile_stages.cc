@@ -29,8 +29,8 @@
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/t1_device_encoder.h"
-#include "entropy/t1_device_batch.h"
+#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/ebcot/encode_batch.h"
 
 namespace mallat::codec {
 

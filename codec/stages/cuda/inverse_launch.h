@@ -11,7 +11,7 @@
 
 #include "codec/stages/inverse_jobs.h"
 #include "common/status.h"
-#include "entropy/t1_shared_decoder.h"
+#include "entropy/ebcot/shared_decoder.h"
 
 namespace mallat::codec::cuda {
 

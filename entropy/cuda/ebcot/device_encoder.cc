@@ -1,0 +1,311 @@
+#include "entropy/cuda/ebcot/device_encoder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "entropy/cuda/cuda_memory.h"
+#include "entropy/ebcot/encode_batch.h"
+
+namespace mallat::entropy::cuda {
+
+std::string t1_device_unavailable() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // leave no sticky error behind
+    return std::string("no CUDA device: cudaGetDeviceCount returned ") + cudaGetErrorString(err);
+  }
+  if (n == 0) return "no CUDA device: cudaGetDeviceCount found none";
+  return "";
+}
+
+std::string t1_device_name() {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "unknown device";
+  return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs)";
+}
+
+Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
+  if (i >= results.size()) return invalid_argument("no job " + std::to_string(i) + " in the batch");
+  Result<EncodedCodeBlock> e = encoded_from_slot(results[i], passes.data() + i * kMaxCodingPasses,
+                                                 slots.data() + i * slot_capacity, slot_capacity);
+  if (!e.ok()) return e.status().with_context("code-block " + std::to_string(i) + " of the device batch");
+  return e;
+}
+
+// The device buffers of a batch, each grown to the largest batch so far and
+// reused; freed with the encoder.
+struct T1DeviceEncoder::Impl {
+  enum Buffer {
+    kJobs,
+    kOrder,
+    kCoefficients,
+    kSlots,
+    kPasses,
+    kResults,
+    kStates,
+    kByteOffsets,
+    kPassOffsets,
+    kPackedBytes,
+    kPackedPasses,
+    kBuffers
+  };
+  cudaStream_t stream = nullptr;
+  T1StateMemory memory = T1StateMemory::kGlobal;
+  int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
+  int sms = 1;
+  void* buffer[kBuffers] = {};
+  size_t size[kBuffers] = {};
+  T1EncodeArgs args;
+  // download_packed's, on the host.
+  HostBuffer<SharedT1Result> host_results;
+  HostBuffer<uint64_t> host_totals;  // the device's packed totals: bytes, passes
+  HostBuffer<CodingPass> host_passes;
+  HostBuffer<uint8_t> host_bytes;
+  T1PackedLayout packed;
+
+  ~Impl() {
+    for (void* p : buffer) cudaFree(p);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+  // Room for at least `bytes` in buffer b (its content is not kept). It
+  // grows by half again at least: the hybrid coder's share of a batch moves
+  // a little from batch to batch, and a cudaFree + cudaMalloc each time cost
+  // more than the launch.
+  Status reserve(Buffer b, size_t bytes) {
+    bytes = std::max<size_t>(bytes, 1);
+    if (bytes <= size[b]) return Status::Ok();
+    bytes = std::max(bytes, size[b] + size[b] / 2);
+    cudaFree(buffer[b]);
+    buffer[b] = nullptr;
+    size[b] = 0;
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMalloc(&buffer[b], bytes), "allocating device memory for Tier-1"));
+    size[b] = bytes;
+    return Status::Ok();
+  }
+  template <class T>
+  T* as(Buffer b) const {
+    return static_cast<T*>(buffer[b]);
+  }
+};
+
+T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+T1DeviceEncoder::~T1DeviceEncoder() = default;
+
+int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
+  const size_t warps = static_cast<size_t>(std::max(1, warps_per_sm)) * static_cast<size_t>(std::max(1, sms));
+  return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
+}
+
+Status start_t1_device(int& sms, cudaStream_t& stream) {
+  const std::string unavailable = t1_device_unavailable();
+  if (!unavailable.empty()) return device_error(unavailable);
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaSetDevice(0), "cudaSetDevice"));
+  // The host thread that waits for a launch sleeps rather than spins: the
+  // pool's threads code blocks on every core meanwhile (entropy/hybrid/hybrid_block_encoder.h).
+  // Too late once the context exists (the CUDA DWT made it): then it spins.
+  if (cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) != cudaSuccess) (void)cudaGetLastError();
+  MALLAT_RETURN_IF_ERROR(
+      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute"));
+  return check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+}
+
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  if (blocks_per_warp < 0 || blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
+                            " code-blocks per warp (1..32, or 0 for auto)");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->memory = memory;
+  impl->blocks_per_warp = blocks_per_warp;
+  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
+  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
+  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+}
+
+Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
+  Impl& d = *impl_;
+  const size_t n = jobs;
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
+  if (d.memory == T1StateMemory::kGlobal) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Every job's samples within the batch's `coefficients`, and room for a
+// block's bytes in its slot.
+Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
+    if (jobs[i].coefficient_offset + samples > coefficients) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(samples) +
+                              " samples at offset " + std::to_string(jobs[i].coefficient_offset) +
+                              " run past the batch's " + std::to_string(coefficients) + " coefficients");
+    }
+  }
+  if (slot_capacity < 2) return invalid_argument("output slots of fewer than 2 bytes");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int32_t*> T1DeviceEncoder::coefficient_buffer(size_t count) {
+  MALLAT_RETURN_IF_ERROR(impl_->reserve(Impl::kCoefficients, count * sizeof(int32_t)));
+  return impl_->as<int32_t>(Impl::kCoefficients);
+}
+
+cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
+
+Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+                               uint32_t slot_capacity) {
+  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients.size(), slot_capacity));
+  MALLAT_RETURN_IF_ERROR(reserve(jobs.size(), coefficients.size(), slot_capacity));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(impl_->buffer[Impl::kCoefficients], coefficients.data(),
+                                                    coefficients.size() * sizeof(int32_t),
+                                                    cudaMemcpyHostToDevice, impl_->stream),
+                                    "copying the coefficients"));
+  return upload_jobs(jobs, coefficients.size(), slot_capacity);
+}
+
+Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients,
+                                    uint32_t slot_capacity) {
+  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients, slot_capacity));
+  if (coefficients * sizeof(int32_t) > impl_->size[Impl::kCoefficients]) {
+    return invalid_argument("a Tier-1 batch of " + std::to_string(coefficients) +
+                            " coefficients on the device without room made for them");
+  }
+  // Blocks of like work side by side: a warp waits for its slowest thread.
+  std::vector<uint32_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto work = [&](uint32_t j) { return uint64_t{jobs[j].width} * jobs[j].height * jobs[j].num_bitplanes; };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return work(a) > work(b); });
+
+  Impl& d = *impl_;
+  const size_t n = jobs.size();
+  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients, slot_capacity));
+  cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the jobs"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
+                                                    cudaMemcpyHostToDevice, s),
+                                    "copying the job order"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
+  d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
+  d.args.order = d.as<const uint32_t>(Impl::kOrder);
+  d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
+  d.args.slots = d.as<uint8_t>(Impl::kSlots);
+  d.args.slot_capacity = slot_capacity;
+  d.args.passes = d.as<CodingPass>(Impl::kPasses);
+  d.args.results = d.as<SharedT1Result>(Impl::kResults);
+  d.args.count = static_cast<uint32_t>(n);
+  d.args.blocks_per_warp =
+      static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : auto_blocks_per_warp(n, d.sms));
+  d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
+  return Status::Ok();
+}
+
+Status T1DeviceEncoder::encode() {
+  MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
+  return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
+}
+
+Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
+  return median_launch_ms(
+      impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
+}
+
+namespace {
+
+// The batch's results, passes and slots (`n` jobs of `slot_capacity`-byte
+// slots) from the device into host memory, and the wait for them.
+Status copy_batch_down(const T1EncodeArgs& args, cudaStream_t s, SharedT1Result* results, CodingPass* passes,
+                       uint8_t* slots) {
+  const size_t n = args.count;
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(results, args.results, n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+      "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(passes, args.passes, n * kMaxCodingPasses * sizeof(CodingPass),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(slots, args.slots, n * size_t{args.slot_capacity}, cudaMemcpyDeviceToHost, s),
+      "copying the code-block bytes"));
+  return check_cuda(cudaStreamSynchronize(s), "downloading a Tier-1 batch");
+}
+
+}  // namespace
+
+Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
+  const Impl& d = *impl_;
+  const size_t n = d.args.count;
+  out.slot_capacity = d.args.slot_capacity;
+  out.results.resize(n);
+  out.passes.resize(n * kMaxCodingPasses);
+  out.slots.resize(n * d.args.slot_capacity);
+  return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
+}
+
+Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
+  Impl& d = *impl_;
+  const size_t n = d.args.count;
+  const cudaStream_t s = d.stream;
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kByteOffsets, (n + 1) * sizeof(uint64_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPassOffsets, (n + 1) * sizeof(uint64_t)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPackedBytes, n * size_t{d.args.slot_capacity}));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPackedPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
+  auto* byte_offset = d.as<uint64_t>(Impl::kByteOffsets);
+  auto* pass_offset = d.as<uint64_t>(Impl::kPassOffsets);
+  MALLAT_RETURN_IF_ERROR(launch_t1_pack(d.args, byte_offset, pass_offset, d.as<uint8_t>(Impl::kPackedBytes),
+                                        d.as<CodingPass>(Impl::kPackedPasses), s));
+  // The results and the totals first: the host lays the packing out from
+  // the results (the same rule), and sizes the copies by it.
+  MALLAT_RETURN_IF_ERROR(d.host_results.reserve(n));
+  MALLAT_RETURN_IF_ERROR(d.host_totals.reserve(2));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_results.data(), d.args.results,
+                                                    n * sizeof(SharedT1Result), cudaMemcpyDeviceToHost, s),
+                                    "copying the results"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_totals.data(), byte_offset + n, sizeof(uint64_t),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed bytes' total"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_totals.data() + 1, pass_offset + n, sizeof(uint64_t),
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed passes' total"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "packing a Tier-1 batch"));
+  const std::span<const SharedT1Result> results(d.host_results.data(), n);
+  lay_out_t1_packed(results, d.packed);
+  const uint64_t bytes = d.packed.byte_offset[n], passes = d.packed.pass_offset[n];
+  if (bytes != d.host_totals.data()[0] || passes != d.host_totals.data()[1]) {
+    return device_error("the device packed " + std::to_string(d.host_totals.data()[0]) + " bytes and " +
+                        std::to_string(d.host_totals.data()[1]) + " passes where the results give " +
+                        std::to_string(bytes) + " and " + std::to_string(passes));
+  }
+  MALLAT_RETURN_IF_ERROR(d.host_bytes.reserve(bytes));
+  MALLAT_RETURN_IF_ERROR(d.host_passes.reserve(passes));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_bytes.data(), d.buffer[Impl::kPackedBytes], bytes,
+                                                    cudaMemcpyDeviceToHost, s),
+                                    "copying the packed bytes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_passes.data(), d.buffer[Impl::kPackedPasses],
+                                                    passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
+                                    "copying the packed passes"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a packed Tier-1 batch"));
+  T1DeviceBatchView view;
+  view.results = results;
+  view.bytes = d.host_bytes.data();
+  view.byte_offset = d.packed.byte_offset.data();
+  view.passes = d.host_passes.data();
+  view.pass_offset = d.packed.pass_offset.data();
+  return view;
+}
+
+}  // namespace mallat::entropy::cuda

@@ -1,0 +1,53 @@
+// The Tier-1 encoding kernel: one code-block per thread, running the shared
+// encoder (entropy/ebcot/shared_encoder.h), the same source the CPU tests hold
+// to encode_code_block. Device code only; launched by entropy/cuda/ebcot/encode_launch.cu.
+#pragma once
+
+#include "entropy/cuda/ebcot/encode_launch.h"
+#include "entropy/ebcot/shared_encoder.h"
+
+namespace mallat::entropy::cuda {
+
+// Codes job j with `state` as its working state.
+__device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1FixedState& state) {
+  const T1DeviceJob job = args.jobs[j];
+  SharedT1Block block;
+  block.coefficients = args.coefficients + job.coefficient_offset;
+  block.width = job.width;
+  block.height = job.height;
+  block.stride = job.width;
+  block.orientation = static_cast<BandOrientation>(job.orientation);
+  block.num_bitplanes = job.num_bitplanes;
+  block.style = CodeBlockStyle::from_byte(job.style);
+  block.fraction_bits = job.fraction_bits;
+  const SharedT1Output out{args.slots + static_cast<size_t>(j) * args.slot_capacity, args.slot_capacity,
+                           args.passes + static_cast<size_t>(j) * kMaxCodingPasses};
+  args.results[j] = encode_code_block_shared(block, state, out);
+}
+
+// One code-block per thread, the first args.blocks_per_warp lanes of each
+// warp working: the threads of a warp take different branches at almost
+// every symbol, so a warp runs its lanes' paths one after the other, and
+// fewer blocks per warp (more warps) trade SIMD lanes for latency hiding.
+// kGlobalState: the thread's state is its own
+// contiguous T1FixedState in args.states, so the few hundred words a stripe
+// touches share cache lines. Otherwise the state is a local variable, which
+// the hardware interleaves word by word across a warp's threads: coalesced
+// when the threads touch the same word, but each thread's stripe then spans
+// 32 times as many cache lines. The benchmark measures both.
+template <bool kGlobalState>
+__global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArgs args) {
+  const uint32_t lane = threadIdx.x % 32;
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  if (lane >= args.blocks_per_warp) return;
+  const uint32_t t = warp * args.blocks_per_warp + lane;
+  if (t >= args.count) return;
+  if constexpr (kGlobalState) {
+    t1_encode_job(args, args.order[t], args.states[t]);
+  } else {
+    T1FixedState state;
+    t1_encode_job(args, args.order[t], state);
+  }
+}
+
+}  // namespace mallat::entropy::cuda

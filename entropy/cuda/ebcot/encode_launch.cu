@@ -1,0 +1,52 @@
+// Launches t1_encode_kernel over a batch (launcher apart from the kernel).
+#include "entropy/cuda/ebcot/encode_kernel.cuh"
+#include "entropy/cuda/ebcot/encode_launch.h"
+#include "entropy/cuda/ebcot/pack_kernel.cuh"
+
+#include <string>
+
+namespace mallat::entropy::cuda {
+
+Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
+  if (args.count == 0) return Status::Ok();
+  if (args.blocks_per_warp < 1 || args.blocks_per_warp > 32) {
+    return invalid_argument("Tier-1 kernel: " + std::to_string(args.blocks_per_warp) +
+                            " code-blocks per warp (1..32)");
+  }
+  const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
+  const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
+  if (args.states != nullptr) {
+    t1_encode_kernel<true><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  } else {
+    t1_encode_kernel<false><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  }
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) {
+    return device_error(std::string("t1_encode_kernel launch: ") + cudaGetErrorString(err));
+  }
+  return Status::Ok();
+}
+
+Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
+                      CodingPass* passes, cudaStream_t stream) {
+  if (args.count == 0) return Status::Ok();
+  t1_pack_offsets_kernel<<<1, kT1PackScanThreads, 0, stream>>>(args.results, args.count, byte_offset, pass_offset);
+  t1_pack_kernel<<<args.count, 128, 0, stream>>>(args, byte_offset, pass_offset, bytes, passes);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return device_error(std::string("t1_pack_kernel launch: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+Status load_t1_encode_kernel() {
+  cudaFuncAttributes attributes{};
+  for (const void* kernel : {reinterpret_cast<const void*>(&t1_encode_kernel<true>),
+                             reinterpret_cast<const void*>(&t1_encode_kernel<false>),
+                             reinterpret_cast<const void*>(&t1_pack_offsets_kernel),
+                             reinterpret_cast<const void*>(&t1_pack_kernel)}) {
+    const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel);
+    if (err != cudaSuccess) return device_error(std::string("loading t1_encode_kernel: ") + cudaGetErrorString(err));
+  }
+  return Status::Ok();
+}
+
+}  // namespace mallat::entropy::cuda

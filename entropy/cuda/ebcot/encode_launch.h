@@ -1,0 +1,57 @@
+// The Tier-1 encoding kernel's arguments and its launcher (host code; the
+// kernel is in entropy/cuda/ebcot/encode_kernel.cuh, the launch in entropy/cuda/ebcot/encode_launch.cu).
+// A batch is plain device data: the jobs, every block's coefficients in one
+// buffer at the job's offset, and per job a fixed output slot of bytes, a
+// slot of kMaxCodingPasses passes and a result.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "common/status.h"
+#include "entropy/ebcot/device_job.h"
+#include "entropy/ebcot/shared_encoder.h"
+
+namespace mallat::entropy::cuda {
+
+// Device pointers of one launch. Thread t codes job order[t] (the order
+// puts blocks of like work side by side so a warp's threads finish
+// together); job j's outputs are slots[j * slot_capacity ...],
+// passes[j * kMaxCodingPasses ...] and results[j].
+struct T1EncodeArgs {
+  const T1DeviceJob* jobs = nullptr;
+  const uint32_t* order = nullptr;
+  const int32_t* coefficients = nullptr;
+  uint8_t* slots = nullptr;
+  uint32_t slot_capacity = 0;
+  CodingPass* passes = nullptr;
+  SharedT1Result* results = nullptr;
+  uint32_t count = 0;
+  // One working state per thread in device memory (count of them), or null
+  // for states in each thread's local memory (entropy/cuda/ebcot/encode_kernel.cuh).
+  T1FixedState* states = nullptr;
+  // Code-blocks each warp codes, 1..32 (entropy/cuda/ebcot/encode_kernel.cuh).
+  uint32_t blocks_per_warp = 32;
+};
+
+// Threads per CUDA block: one warp, so that a batch of a few thousand
+// code-blocks still spreads over every SM.
+inline constexpr int kT1EncodeThreads = 32;
+
+// Enqueues one launch over the batch on `stream` (the kernel variant that
+// args.states asks for); reports launch errors.
+Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
+
+// Enqueues the packing of a coded batch (entropy/cuda/ebcot/pack_kernel.cuh) on `stream`:
+// byte_offset and pass_offset (count + 1 entries each, the last the
+// totals) as lay_out_t1_packed lays them, then each job's bytes and passes
+// to `bytes` and `passes` (room for the slots' worst case).
+Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
+                      CodingPass* passes, cudaStream_t stream);
+
+// Loads the kernel's module now (CUDA loads modules lazily, at the first
+// launch), so that a start-up on a background thread pays for it.
+Status load_t1_encode_kernel();
+
+}  // namespace mallat::entropy::cuda

@@ -1,0 +1,293 @@
+// The Tier-1 code-block encoder of Annex D as one source for the CPU and the
+// GPU (host_device.h): the passes of entropy/ebcot/passes.h on a fixed-size state, the
+// MQ and raw coders bounded by a caller-given output buffer, no allocation,
+// no exceptions, no std containers beyond std::array. It produces what
+// encode_code_block (entropy/ebcot/encoder.cc) produces, byte for byte: the codeword
+// segments, each pass's cumulative length (the same terminations, the same
+// shortest_truncation and finish_pass_lengths rules) and its distortion
+// decrease (the same double sums in the same order; the CUDA target builds
+// with -fmad=false), the zero bit-planes and the pass count. The tests hold
+// it to that (tests/entropy/t1_shared_test.cc on the CPU in CI,
+// tests/entropy_cuda on a device).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/code_block_style.h"
+#include "entropy/host_device.h"
+#include "entropy/ebcot/mq_encoder.h"
+#include "entropy/ebcot/raw_coder.h"
+#include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/contexts.h"
+#include "entropy/ebcot/flags.h"
+#include "entropy/ebcot/internal.h"
+#include "entropy/ebcot/passes.h"
+#include "entropy/ebcot/schedule.h"
+
+namespace mallat::entropy {
+
+// Passes of a block with Mb = 31 and nothing below: 3 * 31 - 2.
+inline constexpr int kMaxCodingPasses = 3 * kMaxBitPlanes - 2;
+
+// Words a state needs over every shape A.6.1 allows (w, h <= 1024,
+// w * h <= 4096): column words with their border (T1State's layout), or
+// magnitudes four to a stripe column without a border.
+constexpr int t1_fixed_state_words(bool magnitudes) {
+  int most = 0;
+  for (int h = 1; h <= kMaxCodeBlockSide; ++h) {
+    const int w = kMaxCodeBlockSamples / h < kMaxCodeBlockSide ? kMaxCodeBlockSamples / h : kMaxCodeBlockSide;
+    const int stripes = (h + 3) / 4;
+    const int words = magnitudes ? 4 * stripes * w : (w + 2) * (stripes + 2);
+    most = words > most ? words : most;
+  }
+  return most;
+}
+
+// detail::T1State with fixed arrays: the same column words (entropy/ebcot/flags.h) and
+// the magnitudes in scan order, which is all the passes ask of a state.
+struct T1FixedState {
+  // The passes load a column's magnitudes ahead of coding it (entropy/ebcot/passes.h's
+  // for_each_column): the GPU waits on every load it uses, and this state
+  // is what the GPU's coder runs on.
+  static constexpr bool kLoadAhead = true;
+  static constexpr int kColumnWords = t1_fixed_state_words(false);
+  static constexpr int kMagnitudeWords = t1_fixed_state_words(true);
+  int width = 0;
+  int height = 0;
+  int column_stride = 0;
+  double distortion = 0.0;
+  uint32_t column_storage[kColumnWords];
+  // A column's room past the last (the passes load the next column's
+  // magnitudes ahead, entropy/ebcot/passes.h), and 16-byte columns (one load on the GPU).
+  alignas(16) uint32_t magnitude_storage[kMagnitudeWords + 4];
+
+  MALLAT_HD void reset(int w, int h) {
+    width = w;
+    height = h;
+    column_stride = w + 2;
+    const int columns = column_stride * ((h + 3) / 4 + 2);
+    for (int i = 0; i < columns; ++i) column_storage[i] = 0;
+    distortion = 0.0;
+  }
+  MALLAT_HD uint32_t* column(int x, int y) {
+    return column_storage + (y / 4 + 1) * column_stride + x + 1;
+  }
+  MALLAT_HD uint32_t* magnitude(int x, int y) { return magnitude_storage + 4 * ((y / 4) * width + x) + y % 4; }
+};
+
+enum class SharedT1Status : uint8_t {
+  kOk = 0,
+  kBadShape,           // width or height outside A.6.1
+  kBadBitPlanes,       // Mb outside 0..31, or Mb + F above 31
+  kMagnitudeTooLarge,  // a coefficient needs more than Mb (+ F) bits
+  kOutputOverflow,     // the codeword segments do not fit the buffer
+};
+
+// What a message says for each status (the callers turn it into a Status).
+inline const char* shared_t1_status_text(SharedT1Status status) {
+  switch (status) {
+    case SharedT1Status::kOk: return "ok";
+    case SharedT1Status::kBadShape: return "code-block size outside A.6.1's limits";
+    case SharedT1Status::kBadBitPlanes: return "Mb or Mb + fraction bits above 31";
+    case SharedT1Status::kMagnitudeTooLarge: return "a coefficient needs more than Mb magnitude bits";
+    case SharedT1Status::kOutputOverflow: return "coded bytes exceed the output buffer";
+  }
+  return "unknown";
+}
+
+// One code-block to encode: encode_code_block's arguments as plain data.
+// `stride` counts samples from a row to the next.
+struct SharedT1Block {
+  const int32_t* coefficients = nullptr;
+  int width = 0;
+  int height = 0;
+  ptrdiff_t stride = 0;
+  BandOrientation orientation = BandOrientation::kLL;
+  int num_bitplanes = 0;
+  CodeBlockStyle style;
+  int fraction_bits = 0;
+};
+
+// The caller's output: `buffer[0]` is a scratch byte (the placeholder before
+// the first segment that C.2.8 reads), the codeword segments go to
+// buffer[1 .. 1 + length) and nothing goes past buffer[capacity - 1]; a
+// flush may write one byte past the data that it then drops (a final 0xFF,
+// C.2.9), so length + 2 bytes always suffice. `passes` has room for
+// kMaxCodingPasses.
+struct SharedT1Output {
+  uint8_t* buffer = nullptr;
+  uint32_t capacity = 0;
+  CodingPass* passes = nullptr;
+};
+
+struct SharedT1Result {
+  uint32_t length = 0;  // bytes at buffer + 1
+  int16_t num_passes = 0;
+  int8_t zero_bitplanes = 0;
+  SharedT1Status status = SharedT1Status::kOk;
+};
+
+// What a block keeps when a batch's outputs are packed one after another
+// (T1DeviceEncoder::download_packed): its bytes and passes where it was
+// coded, nothing where it failed (an overflowing block is coded again on
+// the CPU). One rule for the device's packing and the host's reading.
+MALLAT_HD inline uint32_t packed_bytes(const SharedT1Result& r) {
+  return r.status == SharedT1Status::kOk ? r.length : 0;
+}
+MALLAT_HD inline uint32_t packed_passes(const SharedT1Result& r) {
+  return r.status == SharedT1Status::kOk && r.num_passes > 0 ? static_cast<uint32_t>(r.num_passes) : 0;
+}
+
+namespace detail {
+
+// encode_passes of entropy/ebcot/encoder.cc on the bounded coders: codes `planes`
+// bit-planes, the lowest being `lowest`; returns the bytes coded, or
+// kOutputOverflow as soon as a byte does not fit.
+template <bool kVsc>
+MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation orientation, int planes,
+                                              int lowest, const CodeBlockStyle& style,
+                                              const SharedT1Output& out, int num_passes,
+                                              uint32_t& length) {
+  BasicMqEncodeSymbols<BasicMqEncoder<true>> mq{BasicMqEncoder<true>{}, initial_contexts()};
+  BasicRawEncodeSymbols<BasicRawEncoder<true>> raw{};
+  uint8_t* const buffer = out.buffer;
+  mq.mq.end = buffer + out.capacity;
+  raw.raw.end = buffer + out.capacity;
+  buffer[0] = 0;
+  const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(orientation)].data();
+
+  // The passes of the open MQ segment that do not end it (PendingTruncations).
+  int pending_pass[kMaxCodingPasses];
+  MqTruncationPoint pending_point[kMaxCodingPasses];
+  int pending = 0;
+  uint32_t segment_start = 1;  // offset in the buffer of the open segment
+  bool open = false;
+  for (int i = 0; i < num_passes; ++i) {
+    const PassType type = pass_type(i);
+    const bool is_raw = pass_is_raw(style, i);
+    const int plane = lowest + planes - 1 - pass_plane_offset(i);
+    if (!open) {
+      if (segment_start >= out.capacity) return SharedT1Status::kOutputOverflow;
+      if (is_raw) {
+        raw.raw.init(buffer + segment_start);
+      } else {
+        mq.mq.init(buffer + segment_start);
+      }
+      open = true;
+    }
+    s.distortion = 0.0;
+    run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    // SEGMARK (D.5): the symbols 1010 in the UNIFORM context after each cleanup pass.
+    if (type == PassType::kCleanup && style.segmentation_symbols) {
+      for (uint32_t bit = 1, k = 0; k < 4; ++k, bit ^= 1) mq.code(kUniformContext, bit);
+    }
+    CodingPass& pass = out.passes[i];
+    pass.distortion_decrease = s.distortion;
+    pass.terminated = i == num_passes - 1 || pass_ends_segment(style, i);
+    if (pass.terminated) {
+      const uint32_t bytes = is_raw ? raw.raw.flush()
+                             : style.predictable_termination ? mq.mq.flush_predictable()
+                                                             : mq.mq.flush();
+      if (mq.mq.overflow || raw.raw.overflow) return SharedT1Status::kOutputOverflow;
+      if (!is_raw) {
+        for (int k = 0; k < pending; ++k) {
+          out.passes[pending_pass[k]].cumulative_length = static_cast<uint32_t>(
+              shortest_truncation(pending_point[k], buffer, segment_start, segment_start + bytes) - 1);
+        }
+        pending = 0;
+      }
+      segment_start += bytes;
+      open = false;
+      pass.cumulative_length = segment_start - 1;
+    } else if (is_raw) {
+      // Not terminated: what the raw coder has, a partial byte included.
+      pass.cumulative_length = segment_start - 1 + raw.raw.length_so_far();
+    } else {
+      pending_pass[pending] = i;
+      pending_point[pending] = mq.mq.truncation_point(buffer);
+      ++pending;
+    }
+    if (mq.mq.overflow || raw.raw.overflow) return SharedT1Status::kOutputOverflow;
+    if (style.reset) mq.cx = initial_contexts();
+  }
+  length = segment_start - 1;
+  return SharedT1Status::kOk;
+}
+
+}  // namespace detail
+
+// Encodes one code-block into `out` with `s` as its working state (about
+// 40 KB: a thread's own, reused from block to block).
+MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& block, T1FixedState& s,
+                                                         const SharedT1Output& out) {
+  SharedT1Result result;
+  const int w = block.width;
+  const int h = block.height;
+  if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
+    result.status = SharedT1Status::kBadShape;
+    return result;
+  }
+  if (block.num_bitplanes < 0 || block.fraction_bits < 0 ||
+      block.num_bitplanes + block.fraction_bits > kMaxBitPlanes) {
+    result.status = SharedT1Status::kBadBitPlanes;
+    return result;
+  }
+  s.reset(w, h);
+  // Column by column: a stripe column's four coefficients are loaded
+  // together and its word is stored once (reset cleared it). The encoder
+  // knows every sign up front; the bit only counts for the neighbours once
+  // the sample is significant.
+  uint32_t all = 0;
+  for (int y0 = 0; y0 < h; y0 += 4) {
+    const int rows = h - y0 < 4 ? h - y0 : 4;
+    const int32_t* stripe = block.coefficients + y0 * block.stride;
+    uint32_t* column = s.column(0, y0);
+    uint32_t* mag = s.magnitude(0, y0);
+    for (int x = 0; x < w; ++x, mag += 4) {
+      detail::ColumnMagnitudes m{{0, 0, 0, 0}};
+      uint32_t word = 0;
+      for (int r = 0; r < 4; ++r) {
+        if (r >= rows) break;
+        const int32_t v = stripe[r * block.stride + x];
+        m.v[r] = v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v);
+        word |= v < 0 ? sign_bit(r + 1) : 0;
+      }
+      all |= m.v[0] | m.v[1] | m.v[2] | m.v[3];
+      detail::store_magnitudes(mag, m);
+      column[x] = word;
+    }
+  }
+  const int coded_bits = block.num_bitplanes + block.fraction_bits;
+  if (coded_bits < 32 && (all >> coded_bits) != 0) {
+    result.status = SharedT1Status::kMagnitudeTooLarge;
+    return result;
+  }
+  int bit_width = 0;
+  while (bit_width < 32 && (all >> bit_width) != 0) ++bit_width;
+  const int planes = bit_width > block.fraction_bits ? bit_width - block.fraction_bits : 0;
+  result.zero_bitplanes = static_cast<int8_t>(block.num_bitplanes - planes);
+  if (planes == 0) return result;
+  const int num_passes = 3 * planes - 2;
+  result.num_passes = static_cast<int16_t>(num_passes);
+  const SharedT1Status status =
+      block.style.vertical_causal
+          ? detail::encode_shared_passes<true>(s, block.orientation, planes, block.fraction_bits,
+                                               block.style, out, num_passes, result.length)
+          : detail::encode_shared_passes<false>(s, block.orientation, planes, block.fraction_bits,
+                                                block.style, out, num_passes, result.length);
+  if (status != SharedT1Status::kOk) {
+    result.status = status;
+    return result;
+  }
+  detail::finish_pass_lengths(out.passes, num_passes, out.buffer + 1, result.length);
+  if (block.fraction_bits > 0) {
+    for (int i = 0; i < num_passes; ++i) {
+      out.passes[i].distortion_decrease =
+          detail::scale_distortion(out.passes[i].distortion_decrease, block.fraction_bits);
+    }
+  }
+  return result;
+}
+
+}  // namespace mallat::entropy

@@ -1,0 +1,29 @@
+// The HT block coder (15444-15) behind the BlockEncoder / BlockDecoder
+// interface: encode_ht_code_block and decode_ht_code_block in the CPU
+// coders' frame (cpu_block_coder.h). The cleanup plane and refinement come
+// with each block (BlockToEncode::ht_cleanup_plane, ht_refinement), so rate
+// control can code a block at several planes.
+#include "entropy/block_coder.h"
+#include "entropy/cpu_block_coder.h"
+#include "entropy/ht/code_block.h"
+
+namespace mallat::entropy {
+
+std::unique_ptr<BlockEncoder> make_ht_block_encoder() {
+  return detail::make_cpu_block_encoder("ht", [](const BlockToEncode& b) {
+    HtEncodeSettings settings;
+    settings.cleanup_plane = b.ht_cleanup_plane;
+    settings.refinement = b.ht_refinement;
+    settings.vertical_causal = b.style.vertical_causal;
+    settings.distortions = b.ht_distortions;
+    return encode_ht_code_block(b.coefficients, b.num_bitplanes, b.fraction_bits, settings);
+  });
+}
+
+std::unique_ptr<BlockDecoder> make_ht_block_decoder() {
+  return detail::make_cpu_block_decoder("ht", [](const CodeBlockToDecode& in, PlaneView<int32_t> out) {
+    return decode_ht_code_block(in, out);
+  });
+}
+
+}  // namespace mallat::entropy

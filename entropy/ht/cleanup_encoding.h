@@ -1,0 +1,104 @@
+// What the HT cleanup encoders (entropy/ht/cleanup_encoder.cc and its plain
+// reference) share (15444-15 Annex C): the UVLC codes of a quad pair's
+// residuals, and the segment's assembly from its three streams with the
+// interface locator. Internal to the HT coder.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "entropy/ht/bit_streams.h"
+
+namespace mallat::entropy::ht {
+
+// The UVLC prefix and suffix of u (Annex C): 1, 01, 001 + 1 bit, 000 + 5
+// bits, first bit lowest. The encoder's u is at most 31, below the
+// extension's range.
+struct Uvlc {
+  uint32_t prefix = 0, suffix = 0;
+  int prefix_length = 0, suffix_length = 0;
+};
+inline Uvlc uvlc(int u) {
+  if (u == 0) return {};
+  if (u == 1) return {1, 0, 1, 0};
+  if (u == 2) return {2, 0, 2, 0};
+  if (u <= 4) return {4, static_cast<uint32_t>(u - 3), 3, 1};
+  return {0, static_cast<uint32_t>(u - 5), 3, 5};
+}
+
+// Two quads' residuals: both prefixes, then both suffixes.
+// Vlc: BackwardWriter, or one derived from it with a faster put.
+template <class Vlc>
+inline void put_uvlc_pair(Vlc& vlc, int u0, int u1) {
+  const Uvlc a = uvlc(u0), b = uvlc(u1);
+  vlc.put(a.prefix, a.prefix_length);
+  vlc.put(b.prefix, b.prefix_length);
+  vlc.put(a.suffix, a.suffix_length);
+  vlc.put(b.suffix, b.suffix_length);
+}
+
+// The MEL and VLC streams meet in the middle of the MEL+VLC part: their
+// last bytes are fused into one when the bits each needs agree (Annex C,
+// as OpenJPH terminates them), else written one each.
+inline void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& mel_bytes) {
+  uint8_t mel_last = 0, mel_mask = 0;
+  mel.finish(mel_last, mel_mask);
+  const int vlc_bits = vlc.pending_bits();
+  const auto vlc_mask = static_cast<uint8_t>(vlc_bits == 0 ? 0 : 0xFF >> (8 - vlc_bits));
+  const uint8_t vlc_last = vlc.pending();
+  if ((mel_mask | vlc_mask) == 0) return;
+  const auto fuse = static_cast<uint8_t>(mel_last | vlc_last);
+  if ((((fuse ^ mel_last) & mel_mask) | ((fuse ^ vlc_last) & vlc_mask)) == 0 && fuse != 0xFF &&
+      vlc.bytes().size() > 1) {
+    mel_bytes.push_back(fuse);
+  } else {
+    mel_bytes.push_back(mel_last);
+    vlc.flush();
+  }
+}
+
+// A quad pair's residuals u[0], u[1] (0: none coded).
+template <class Vlc>
+inline void put_uvlc(Vlc& vlc, MelEncoder& mel, bool initial, const int u[2]) {
+  if (initial && u[0] > 0 && u[1] > 0) {
+    // In the initial row a quad pair with both residuals non-zero says
+    // by a MEL event whether both exceed 2 (then each is coded less 2);
+    // if not and the first exceeds 2, the second (1 or 2) is one bit.
+    const bool both_above_2 = std::min(u[0], u[1]) > 2;
+    mel.encode(both_above_2);
+    if (both_above_2) {
+      put_uvlc_pair(vlc, u[0] - 2, u[1] - 2);
+    } else if (u[0] > 2) {
+      const Uvlc a = uvlc(u[0]);
+      vlc.put(a.prefix, a.prefix_length);
+      vlc.put(static_cast<uint32_t>(u[1] - 1), 1);
+      vlc.put(a.suffix, a.suffix_length);
+    } else {
+      put_uvlc_pair(vlc, u[0], u[1]);
+    }
+  } else {
+    put_uvlc_pair(vlc, u[0], u[1]);
+  }
+}
+
+// The segment: MagSgn (finished), MEL and VLC terminated together, then
+// the interface locator. The VLC writer holds fewer than 8 bits.
+inline void finish_segment(MelEncoder& mel, BackwardWriter& vlc, const std::vector<uint8_t>& ms_bytes,
+                           std::vector<uint8_t>& mel_bytes, const std::vector<uint8_t>& vlc_bytes,
+                           std::vector<uint8_t>& segment) {
+  terminate_mel_vlc(mel, vlc, mel_bytes);
+  const size_t scup = mel_bytes.size() + vlc_bytes.size();
+  segment.clear();
+  segment.reserve(ms_bytes.size() + scup);
+  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
+  segment.insert(segment.end(), mel_bytes.begin(), mel_bytes.end());
+  segment.insert(segment.end(), vlc_bytes.rbegin(), vlc_bytes.rend());
+  // The interface locator word: Scup's high 8 bits in the last byte, its
+  // low 4 in the low nibble of the byte before.
+  const size_t lcup = segment.size();
+  segment[lcup - 1] = static_cast<uint8_t>(scup >> 4);
+  segment[lcup - 2] = static_cast<uint8_t>((segment[lcup - 2] & 0xF0) | (scup & 0xF));
+}
+
+}  // namespace mallat::entropy::ht

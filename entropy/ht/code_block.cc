@@ -1,0 +1,122 @@
+// One HT code-block (15444-15): the passes of entropy/ht/passes.h put together,
+// with the pass bookkeeping of entropy/ebcot/ebcot.h (lengths, distortions) and the decoder's
+// choice of segments.
+#include "entropy/ht/code_block.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "entropy/ht/passes.h"
+#include "entropy/ebcot/internal.h"
+
+namespace mallat::entropy {
+namespace {
+
+// The cleanup's decrease from an all-zero block: m^2 less the error left
+// (ht::squared_error) of every sample significant at `shift`. In integers
+// while no sum can overflow (magnitudes below 2^24: squares below 2^48, at
+// most 2^12 of them), else in doubles.
+template <class Sum>
+Sum cleanup_decrease_in(PlaneView<const int32_t> c, int shift) {
+  Sum sum = 0;
+  const uint32_t low = (uint32_t{1} << shift) - 1;
+  const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+  for (int64_t y = 0; y < c.height; ++y) {
+    const int32_t* row = c.row(y);
+    for (int64_t x = 0; x < c.width; ++x) {
+      const uint32_t m = row[x] < 0 ? 0u - static_cast<uint32_t>(row[x]) : static_cast<uint32_t>(row[x]);
+      if ((m >> shift) == 0) continue;
+      const int64_t e = static_cast<int64_t>(m & low) - half;
+      sum += static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+    }
+  }
+  return sum;
+}
+
+double cleanup_decrease(PlaneView<const int32_t> c, int shift, uint32_t all) {
+  if (all < (uint32_t{1} << 24)) return static_cast<double>(cleanup_decrease_in<int64_t>(c, shift));
+  return cleanup_decrease_in<double>(c, shift);
+}
+
+// Bytes [offset, offset + length) of data, cut to what data has.
+std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offset, uint64_t length) {
+  const uint64_t begin = std::min<uint64_t>(offset, data.size());
+  const uint64_t end = std::min<uint64_t>(offset + length, data.size());
+  return data.subspan(begin, end - begin);
+}
+
+}  // namespace
+
+Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficients, int num_bitplanes,
+                                              int fraction_bits, const HtEncodeSettings& settings) {
+  MALLAT_RETURN_IF_ERROR(detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
+  MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
+  MALLAT_ASSIGN_OR_RETURN(const uint32_t all, detail::magnitude_or(coefficients, num_bitplanes + fraction_bits));
+  const int p = settings.cleanup_plane;
+  if (p < 0 || (num_bitplanes > 0 && p >= num_bitplanes)) {
+    return invalid_argument("HT cleanup plane " + std::to_string(p) + " outside 0.." +
+                            std::to_string(num_bitplanes - 1) + " (Mb = " + std::to_string(num_bitplanes) + ")");
+  }
+  if (settings.refinement && p == 0) {
+    return invalid_argument("HT refinement passes need a cleanup plane above 0");
+  }
+  EncodedCodeBlock out;
+  const int shift = p + fraction_bits;
+  if (num_bitplanes == 0 || (all >> shift) == 0) {
+    out.zero_bitplanes = num_bitplanes;
+    return out;
+  }
+  out.zero_bitplanes = num_bitplanes - 1 - p;
+  ht::encode_cleanup(coefficients, shift, out.data);
+  const auto lcup = static_cast<uint32_t>(out.data.size());
+  out.passes.push_back({lcup, true, settings.distortions ? cleanup_decrease(coefficients, shift, all) : 0.0});
+  out.num_passes = 1;
+  if (settings.refinement) {
+    thread_local std::vector<uint8_t> refinement;
+    const ht::RefinementCoded coded =
+        ht::encode_refinement(coefficients, shift - 1, settings.vertical_causal, refinement);
+    out.data.insert(out.data.end(), refinement.begin(), refinement.end());
+    const auto total = static_cast<uint32_t>(out.data.size());
+    const double keep = settings.distortions ? 1.0 : 0.0;
+    out.passes.push_back({lcup + coded.sigprop_length, false, keep * coded.sigprop_decrease});
+    out.passes.push_back({total, true, keep * coded.magref_decrease});
+    out.num_passes = 3;
+  }
+  detail::scale_distortions(out, fraction_bits);
+  return out;
+}
+
+Result<DecodedCodeBlockInfo> decode_ht_code_block(const CodeBlockToDecode& block, PlaneView<int32_t> out) {
+  MALLAT_RETURN_IF_ERROR(detail::check_decode_parameters(block, out.width, out.height));
+  const int planes = block.num_bitplanes - block.zero_bitplanes;
+  DecodedCodeBlockInfo info;
+  if (block.num_passes == 0) {
+    for (int64_t y = 0; y < out.height; ++y) std::fill(out.row(y), out.row(y) + out.width, 0);
+    info.lowest_plane = planes;
+    return info;
+  }
+  // The last HT set: its cleanup pass and the refinement passes after it.
+  const int p = planes - 1 - (block.num_passes - 1) / 3;
+  int refinement_passes = (block.num_passes - 1) % 3;
+  const uint32_t whole = static_cast<uint32_t>(std::min<size_t>(block.data.size(), UINT32_MAX));
+  const std::span<const uint32_t> lengths =
+      block.segment_lengths.empty() ? std::span<const uint32_t>(&whole, 1) : block.segment_lengths;
+  // A refinement pass without a segment of its own (corrupt headers): the
+  // cleanup alone.
+  if (lengths.size() < 2) refinement_passes = 0;
+  const size_t cleanup_index = lengths.size() - (refinement_passes > 0 ? 2 : 1);
+  uint64_t offset = 0;
+  for (size_t i = 0; i < cleanup_index; ++i) offset += lengths[i];
+  const std::span<const uint8_t> cleanup = segment_at(block.data, offset, lengths[cleanup_index]);
+  info.lowest_plane = p;
+  if (!ht::decode_cleanup(cleanup, p, block.num_bitplanes - p, out) || refinement_passes == 0) return info;
+  const std::span<const uint8_t> refinement =
+      segment_at(block.data, offset + lengths[cleanup_index], lengths[cleanup_index + 1]);
+  ht::decode_refinement(refinement, refinement_passes, p - 1, block.style.vertical_causal, out);
+  info.lowest_plane = p - 1;
+  info.ended_in_significance_pass = refinement_passes == 1;
+  return info;
+}
+
+}  // namespace mallat::entropy
