@@ -201,7 +201,7 @@ std::optional<StreamShape> stream_shape(std::span<const uint8_t> file, int reduc
 
 }  // namespace
 
-// Measured (conformance/device_bench/decode_threads.sh, the 3840x2048 mosaic
+// Measured (bench/decode_threads.sh, the 3840x2048 mosaic
 // decoded to PPM, medians of 7, 2026-11-25, runs A and B of session 15): on
 // the H200 machine's host under `taskset` for 1 to 16 cores, the streamed
 // path was the faster at every count for 5/3 streams (at 16: HT lossless 56

@@ -8,7 +8,7 @@
 // image (samples less 128, Mb 9: what ojph_compress -num_decomps 0
 // -reversible true codes), to compare with OpenJPH's whole process.
 // With HT_BENCH_PPM set to an 8-bit RGB PPM (the 3840x2048 mosaic that
-// conformance/bench_codec.py makes), the code-blocks of its lossless
+// bench/bench_codec.py makes), the code-blocks of its lossless
 // 5-level 5/3 transform (subband_blocks.h), one thread, in Msamples/s:
 // BM_HtMosaicEncode (cleanup at plane 0, no distortions, as a lossless
 // encode), BM_HtMosaicDecode/0 (the cleanup decoder), /1 and /2 (cleanup at

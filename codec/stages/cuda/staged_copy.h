@@ -4,7 +4,7 @@
 //
 // Why: the driver stages a copy from or to pageable memory itself, slowly
 // and for all of the process's copies together. H200 machine (session 14,
-// run C, conformance/device_bench/d2h_copies.sh, the other direction: a
+// run C, bench/d2h_copies.sh, the other direction: a
 // 3840x2048 RGB raster, 23.6 MB, down from 1, 4, 8 and 12 threads at once,
 // each on its own stream): into pageable memory already touched 2.6, 4.2,
 // 8.9 and 12.2 ms a copy (9-13 GB/s for all), into pinned memory 0.44,

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Device run for what serialises a batch on the GPU (issue 15; conformance/device_bench/README.md): builds mallat
+# Device run for what serialises a batch on the GPU (bench/README.md): builds mallat
 # with CUDA, then 32 copies of the 3840x2048 mosaic encoded (lossless and -I -r 20) and decoded (lossless) with
 # --device cpu and several --device cuda variants (--device-share, --device-slots, --device-rounds,
 # --batch-files): first one pass of every variant with MALLAT_TIMELINE (summarised by timeline_summary.py), then
 # ROUNDS rounds alternating the variants without it, whole-command wall and user+sys seconds, medians; every
 # output compared with --device cpu's.
-# Usage, from a tree on the GPU machine with .gpu/mosaic.ppm: bash conformance/device_bench/batch_timeline.sh
+# Usage, from a tree on the GPU machine with .gpu/mosaic.ppm: bash bench/batch_timeline.sh
 #   [ROUNDS] [VARIANT-FILE]   (VARIANT-FILE: lines "label|kind|options", kind e (lossless encode), l (-I -r 20
 #   encode), d (decode of the lossless files) or y (decode of the -I -r 20 files); default: the list below). Environment: N files (32), IMG the
 #   image copied (.gpu/mosaic.ppm), BUILD the build folder (build-gpu; built when it has no mallat), TESTS=1 builds
@@ -57,7 +57,7 @@ d_adapt_free2|d|--device cuda $FREE2
 d_s1_free2_K4|d|$SHARE1 $FREE2 --batch-files 4
 VEOF
 fi
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 # run LABEL KIND OPTIONS: one whole command of the variant into /tmp/o_LABEL.
 run() {
   local label=$1 kind=$2 opts=$3
@@ -85,8 +85,8 @@ T=$OUT/times.txt; : > "$T"
 for round in $(seq 1 "$ROUNDS"); do
   prev=
   while IFS='|' read -r label kind opts; do
-    # The first GPU run after a CPU one pays about 100 ms more (session 13,
-    # run F): a run not counted first.
+    # The first GPU run after a long CPU one is slower: a run not counted
+    # first.
     if [[ "$prev" == *"--device cpu"* && "$opts" != *"--device cpu"* ]]; then T=$OUT/warm.txt run "$label" "$kind" "$opts"; fi
     run "$label" "$kind" "$opts"
     prev=$opts
@@ -96,6 +96,6 @@ echo "batch of $N, medians of $ROUNDS alternating rounds (wall s, user+sys s, al
 medians_table "$T" "$N" >> "$R"
 echo "timeline pass (wall s, user+sys s):" >> "$R"; cat "$OUT/timeline_pass.txt" >> "$R"
 uptime >> "$R"
-python3 conformance/device_bench/timeline_summary.py /tmp/tl/*.csv > "$OUT/timeline_summary.txt" 2>&1
+python3 bench/timeline_summary.py /tmp/tl/*.csv > "$OUT/timeline_summary.txt" 2>&1
 tar -czf "$OUT/timelines.tgz" -C /tmp/tl .
 cat "$R"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# How fast a tile's samples cross between the device and host memory when several slots copy at once (issue 15;
-# codec/stages/cuda/staged_copy.h): a small program made with nvcc copies a 3840x2048 RGB raster (23.6 MB) down from
+# How fast a tile's samples cross between the device and host memory when several slots copy at once
+# (codec/stages/cuda/staged_copy.h): a small program made with nvcc copies a 3840x2048 RGB raster (23.6 MB) down from
 # the device 8 times on each of 1, 4, 8 and 12 threads at once, each with its own stream, into fresh pageable memory
 # (malloc'd per copy), pageable memory already touched, pinned memory, and pinned memory then memcpy'd into touched
 # pageable memory; it prints the time to pin 12 such buffers and, per case, GB/s for all the threads together and ms
-# a copy. Usage, on the GPU machine: bash conformance/device_bench/d2h_copies.sh
+# a copy. Usage, on the GPU machine: bash bench/d2h_copies.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 W=$(mktemp -d)

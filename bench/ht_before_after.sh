@@ -4,10 +4,10 @@
 # code-blocks) and whole processes (lossless -M 64 encode and decode of the
 # mosaic: wall, user, sys seconds) against OpenJPH. The two builds take
 # turns run by run (a shared host drifts), medians of 7.
-#   conformance/device_bench/ht_before_after.sh DIR
+#   bench/ht_before_after.sh DIR
 # DIR holds base/ and new/ (each a mallat and an ht_benchmark built on the
 # VM), lib/ the libraries they load, ojph/ (Debian's openjph-tools with its
-# libraries) and mosaic.ppm (conformance/bench_codec.py's 3840x2048).
+# libraries) and mosaic.ppm (bench/bench_codec.py's 3840x2048).
 set -u
 D=$1
 export LD_LIBRARY_PATH=$D/lib:$D/ojph/lib PATH=$D/ojph/usr/bin:$PATH

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# This tree's GPU batches against another tree's (issue 15), fairly, on one host: the four rows (lossless and
+# This tree's GPU batches against another tree's, fairly, on one host: the four rows (lossless and
 # -I -r 20 encode, decode of each), 64 copies of the mosaic (N), ROUNDS (3) rounds; per row the CPU path, then a GPU
-# run that is not counted (the first GPU run after a long CPU run paid about 100 ms more: session 13, run F), then
+# run that is not counted (the first GPU run after a long CPU run is slower), then
 # this tree's and the other's GPU runs in an order that alternates by round. Per run the wall time, the first and
 # last output's rename from the start and the time after the last (as batch_edges.sh); outputs of the first round
 # compared with the CPU path's. Both mallat binaries are built here (Release, CUDA, sm_90; this tree with -Werror).
 # Usage, from the repository root on the GPU machine with .gpu/mosaic.ppm:
-#   bash conformance/device_bench/before_after.sh OLD.tgz [ROUNDS]   (OLD.tgz: `git archive --format=tar.gz REV`)
+#   bash bench/before_after.sh OLD.tgz [ROUNDS]   (OLD.tgz: `git archive --format=tar.gz REV`)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$OUT
 OLD_TGZ=${1:?usage: before_after.sh OLD.tgz [ROUNDS]}
 ROUNDS=${2:-3}
 B=${BUILD:-build-gpu}
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 { nvidia-smi --query-gpu=name,driver_version,persistence_mode --format=csv,noheader; nproc; date -u; } > $W/env.txt
 rm -rf /tmp/old; mkdir -p /tmp/old; tar -xzf "$OLD_TGZ" -C /tmp/old
 F="-DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DMALLAT_CUDA=ON -DMALLAT_PYTHON=OFF -DMALLAT_TIFF=OFF"

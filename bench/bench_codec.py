@@ -17,7 +17,7 @@ and Grok -M 64; the sizes compare mallat -M 64 with OpenJPH on the shared
 PPM images. --mosaic WxH picks the mosaic's size (15360x8192 for the large
 case).
 
-usage: conformance/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
+usage: bench/bench_codec.py [--mallat build/tools/mallat] [--runs 5]
        [--testdata ../shared/testdata] [--threads 1,2] [--dwt cpu] [--lossy 20]
        [--ht [--qstep 0.01]] [--mosaic 3840x2048]
 A decoder that cannot read a file shows "-".

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# A GPU batch's fixed cost (issue 15): N (64) copies of the mosaic encoded or decoded in one command per variant,
+# A GPU batch's fixed cost: N (64) copies of the mosaic encoded or decoded in one command per variant,
 # ROUNDS (3) alternated rounds; per run the wall time, when the first and the last output were renamed into place
 # (their ctime) and how long the process ran after the last: CUDA's start-up and exit against the files' steady
 # pace. Every output of the first round compared with the CPU path's.
-# Usage, from the repository root on the GPU machine with .gpu/mosaic.ppm: bash conformance/device_bench/batch_edges.sh
+# Usage, from the repository root on the GPU machine with .gpu/mosaic.ppm: bash bench/batch_edges.sh
 #   [ROUNDS] [VARIANTS]   (VARIANTS: lines "label|kind|options", kind l (-I -r 20 encode) or y (decode of the
-#   -I -r 20 files); default: the lossy rows with the --batch-files of session 12's run D). BUILD: the build folder
+#   -I -r 20 files); default: the lossy rows with several --batch-files). BUILD: the build folder
 #   (build-gpu; built with CUDA when it has no mallat).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 ROUNDS=${1:-3}
 B=${BUILD:-build-gpu}
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 ensure_mallat "$B" || exit 1
 M=$PWD/$B/tools/mallat
 VARIANTS=${2:-}
@@ -44,8 +44,8 @@ edges() {  # round label kind options...
 for r in $(seq 1 "$ROUNDS"); do
   prev=
   while IFS='|' read -r label kind opts; do
-    # The first GPU run after a CPU one pays about 100 ms more (session 13,
-    # run F): a run not counted first (round 0: nothing compared).
+    # The first GPU run after a long CPU one is slower: a run not counted
+    # first (round 0: nothing compared).
     # shellcheck disable=SC2086
     if [[ "$prev" == *"--device cpu"* && "$opts" != *"--device cpu"* ]]; then E=$OUT/warm.txt edges 0 "$label" "$kind" $opts; fi
     # shellcheck disable=SC2086

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# What fsync and the raster decode change in a batch (issue 15; session 12's run B): N (64) copies of the mosaic,
-# the four rows of issue15_variants.txt (lossless and -I -r 20, encode and decode) with --device cpu and cuda as
+# What fsync and the raster decode change in a batch: N (64) copies of the mosaic,
+# the four rows of batch_rows.txt (lossless and -I -r 20, encode and decode) with --device cpu and cuda as
 # they run by default (no fsync), the decodes again with --fsync, and, where OLD names another build's mallat (one
 # that fsynced every file, such as 203b0b0's), its decodes with an LD_PRELOAD library whose fsync and
 # sync_file_range return at once; ROUNDS (3) alternated rounds, wall ms of the 64 files, every output of the first
 # round compared with the CPU path's; then a MALLAT_TIMELINE pass of the lossy decodes (timeline_summary.py).
 # Usage, from the repository root on the GPU machine with .gpu/mosaic.ppm:
-#   [OLD=/path/to/old/mallat] bash conformance/device_bench/batch_fsync.sh [ROUNDS]
+#   [OLD=/path/to/old/mallat] bash bench/batch_fsync.sh [ROUNDS]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 ROUNDS=${1:-3}
 B=${BUILD:-build-gpu}
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 ensure_mallat "$B" || exit 1
 M=$PWD/$B/tools/mallat
 O=${OLD:-}
@@ -58,7 +58,7 @@ for d in cpu cuda; do
     rm -rf /tmp/o; env $P MALLAT_TIMELINE=/tmp/tl/y_${d}_old.csv $O decode -i /tmp/ref_l -o /tmp/o -OutFor ppm -threads 16 -quiet --device $d
   fi
 done
-python3 conformance/device_bench/timeline_summary.py /tmp/tl/*.csv > "$OUT/fsync_timeline_summary.txt" 2>&1
+python3 bench/timeline_summary.py /tmp/tl/*.csv > "$OUT/fsync_timeline_summary.txt" 2>&1
 echo "wall ms of the batch, each round:" > "$OUT/fsync_table.txt"
 awk '{a[$1]=a[$1]" "$2} END {for (k in a) print k, a[k]}' "$T" | sort >> "$OUT/fsync_table.txt"
 rm -rf "$W"

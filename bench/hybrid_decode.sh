@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Device run for Tier-1 decoding on the GPU (issue 15; conformance/device_bench/README.md): builds with CUDA,
+# Device run for Tier-1 decoding on the GPU (bench/README.md): builds with CUDA,
 # runs the GPU tests and the hybrid decoder's tests, compute-sanitizer on the GPU decoding test, the decoding
 # kernel alone (entropy_cuda_decode_bench: CUDA events, median after warm-up), `mallat bench codec` with
 # --device cpu and cuda (the decode stage's times), and a batch of 32 copies of the mosaic decoded with
 # --device cpu and cuda (lossless and -I -r 20, whole commands, alternated twice), with the outputs compared.
-# Usage, from the repository root on the GPU machine: bash conformance/device_bench/hybrid_decode.sh [quick]
+# Usage, from the repository root on the GPU machine: bash bench/hybrid_decode.sh [quick]
 # ("quick": the GPU tests only, no sanitizer; the kernel at auto blocks per warp, bench codec and the lossless batch.)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"

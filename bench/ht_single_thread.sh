@@ -2,7 +2,7 @@
 # Single-thread HT lossless encode/decode, mallat against OpenJPH, medians of 7.
 M=$1; IN=$2; W=$(mktemp -d)
 export PATH=$PWD/.gpu/ojph/usr/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/ojph/lib
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 for i in 1 2 3 4 5 6 7; do t $M encode -i $IN -o $W/m.jhc --ht -threads 1; done | med | sed 's/^/mallat enc 1t /'
 for i in 1 2 3 4 5 6 7; do t $M decode -i $W/m.jhc -o $W/m.ppm -threads 1; done | med | sed 's/^/mallat dec 1t /'
 for i in 1 2 3 4 5 6 7; do t $M encode -i $IN -o $W/m.jhc --ht; done | med | sed 's/^/mallat enc 16t /'

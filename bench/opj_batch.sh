@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OpenJPEG's side of issue 15's batch targets without building mallat (batch_targets.sh with OPJ=0 runs mallat's):
+# OpenJPEG's side of the GPU batch figures without building mallat (batch_targets.sh with OPJ=0 runs mallat's):
 # opj_compress -ImgDir on N (default 64) copies of the mosaic, lossless and -I -r 20, and opj_decompress -ImgDir on N
 # copies of a mallat codestream of each (made with `mallat encode -i MOSAIC -o F.j2k [-I -r 20]`, the bytes both
 # --device paths write), one run each, -threads 16. Needs .gpu/opj (README here). Usage, from the repository root:
@@ -8,7 +8,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 R=$OUT/opj.txt; N=${N:-64}
 { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null; echo "cores: $(nproc)"; date -u; uptime; } > $R
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 OPJ=$PWD/.gpu/opj/bin; export LD_LIBRARY_PATH=$PWD/.gpu/opj/lib
 W=/tmp/ob; rm -rf $W; mkdir -p $W
 copies() {  # copies SOURCE DIR EXT: N copies of SOURCE in DIR

@@ -3,10 +3,10 @@
 # mallat --ht on 1 thread and on every core, ojph_compress -reversible true / ojph_expand (1 thread: it has no
 # others). Prints the median wall and user+sys seconds of each and checks both round trips.
 #
-# usage: OUT=DIR bash conformance/device_bench/ht_vs_openjph.sh MALLAT IN.ppm [ROUNDS]
+# usage: OUT=DIR bash bench/ht_vs_openjph.sh MALLAT IN.ppm [ROUNDS]
 # (OpenJPH from PATH, or from .gpu/ojph as the lent GPU machine has it: .gpu/README)
 set -uo pipefail
-[ $# -ge 2 ] && [ -x "$1" ] && [ -r "$2" ] || { echo "usage: OUT=DIR bash conformance/device_bench/ht_vs_openjph.sh MALLAT IN.ppm [ROUNDS] (MALLAT an executable, IN a readable image)" >&2; exit 2; }
+[ $# -ge 2 ] && [ -x "$1" ] && [ -r "$2" ] || { echo "usage: OUT=DIR bash bench/ht_vs_openjph.sh MALLAT IN.ppm [ROUNDS] (MALLAT an executable, IN a readable image)" >&2; exit 2; }
 M=$1
 IN=$2
 ROUNDS=${3:-7}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run B, after batch_encode.sh on the same machine: batch decode timings, cinema frames, HT against OpenJPH.
+# After batch_encode.sh on the same machine: batch decode timings, cinema frames, HT against OpenJPH.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 R=$OUT/b.txt; : > $R
@@ -27,5 +27,5 @@ done
 ls -l /tmp/c2k.j2c /tmp/c4k.j2c >> $R
 for i in 1 2 3; do LD_LIBRARY_PATH=$PWD/.gpu/opj/lib t $OPJ/opj_compress -i /tmp/f2k.ppm -o /tmp/o2k.j2c -cinema2K 24 -threads 16; done
 for i in 1 2 3; do LD_LIBRARY_PATH=$PWD/.gpu/opj/lib t $OPJ/opj_compress -i /tmp/f4k.ppm -o /tmp/o4k.j2c -cinema4K -threads 16; done
-bash conformance/device_bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
+bash bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
 cat $R

@@ -1,4 +1,4 @@
-# Timing helpers the device_bench scripts source (`. conformance/device_bench/timing.sh`); OUT must be set.
+# Timing helpers the benchmark scripts source (`. bench/timing.sh`); OUT must be set.
 
 # timed COMMAND...: one whole process, its output dropped (stderr appended to $OUT/errors.log); sets WALL and CPU
 # (user+sys) in seconds.

@@ -2,7 +2,7 @@
 # Whole-image against streamed decode by thread count: where `mallat decode`'s
 # rule (tools/decode_streamed.cc, kStreamFromSamples) should switch.
 #
-# usage: OUT=DIR bash conformance/device_bench/decode_threads.sh MALLAT IN.ppm [ROUNDS] [THREADS...]
+# usage: OUT=DIR bash bench/decode_threads.sh MALLAT IN.ppm [ROUNDS] [THREADS...]
 #
 # Encodes IN five ways (HT lossless --ht, Part 1 lossless, Part 1 -I -r 20,
 # HT --ht -I -r 20, and the 5/3 truncated: Part 1 -r 20),
@@ -13,7 +13,7 @@
 # large file costs its pages). Prints the median wall seconds per file, thread
 # count and path; checks every output against the CPU path's first.
 set -uo pipefail
-[ $# -ge 2 ] && [ -x "$1" ] && [ -r "$2" ] || { echo "usage: OUT=DIR bash conformance/device_bench/decode_threads.sh MALLAT IN.ppm [ROUNDS] [THREADS...] (MALLAT an executable, IN a readable image)" >&2; exit 2; }
+[ $# -ge 2 ] && [ -x "$1" ] && [ -r "$2" ] || { echo "usage: OUT=DIR bash bench/decode_threads.sh MALLAT IN.ppm [ROUNDS] [THREADS...] (MALLAT an executable, IN a readable image)" >&2; exit 2; }
 M=$1
 IN=$2
 ROUNDS=${3:-7}

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Device run for files coded at once (--batch-files K; issue 15; conformance/device_bench/README.md): builds
+# Device run for files coded at once (--batch-files K; bench/README.md): builds
 # with CUDA, runs the GPU tests and the hybrid coders' and batch tests, then a batch of 32 copies of the
 # 3840x2048 mosaic, lossless encode and decode, --device cpu and cuda at K = 1, 2, 4, whole command wall and
 # user+sys seconds, in rounds that alternate the variants (median of ROUNDS), each output compared with
 # --device cpu K=1's.
-# Usage, from the repository root on the GPU machine: bash conformance/device_bench/batch_files.sh [ROUNDS]
+# Usage, from the repository root on the GPU machine: bash bench/batch_files.sh [ROUNDS]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 ROUNDS=${1:-3}
@@ -19,7 +19,7 @@ cmake --build $B -j16 --target mallat encode_cuda_test entropy_cuda_test hybrid_
 M=$PWD/$B/tools/mallat
 IMG=.gpu/mosaic.ppm
 mkdir -p /tmp/in; for i in $(seq -f %02g 1 32); do cp $IMG /tmp/in/m$i.ppm; done
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 VARIANTS="cpu:1 cpu:2 cpu:4 cuda:1 cuda:2 cuda:4"
 T=$OUT/times.txt; : > "$T"
 $M encode -i /tmp/in -o /tmp/ref -OutFor j2k --device cpu -threads 16 -quiet

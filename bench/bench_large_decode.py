@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Large-image decode benchmark (issue 17): wall seconds, CPU seconds and
+"""Large-image decode benchmark: wall seconds, CPU seconds and
 peak RSS of mallat's streamed decode (and its whole-image path,
 --whole-image), grk_decompress, opj_decompress and ojph_expand.
 

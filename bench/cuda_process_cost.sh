@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# What a CUDA process costs before and after its work (issue 15, a batch's fixed part): a small program made with
+# What a CUDA process costs before and after its work (a batch's fixed part): a small program made with
 # nvcc creates the context, pins host memory, allocates device memory and streams, optionally tears them down
 # itself, and leaves with _exit; its own clocks (context, pinning, device allocation, teardown) against the whole
-# process's wall time, ROUNDS (3) rounds of each case. Usage: bash conformance/device_bench/cuda_process_cost.sh [ROUNDS]
+# process's wall time, ROUNDS (3) rounds of each case. Usage: bash bench/cuda_process_cost.sh [ROUNDS]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 W=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Region decode (-d x0,y0,x1,y1) against the whole decode, issue 17.
+"""Region decode (-d x0,y0,x1,y1) against the whole decode.
 
 Builds the RGB mosaic of the shared photos (15360x8192 unless --mosaic
 says otherwise; bench_codec.py's mosaic), encodes it losslessly with mallat
@@ -15,7 +15,7 @@ steadier figure on a loaded machine). mallat decode reads its whole input
 file into memory, so its peak RSS holds the compressed file whatever the
 region (OpenJPEG reads the parts it needs).
 
-usage: conformance/bench_region.py [--mallat build/tools/mallat]
+usage: bench/bench_region.py [--mallat build/tools/mallat]
        [--testdata ../shared/testdata] [--mosaic 15360x8192] [--runs 3]
        [--threads 2] [--lossy RATIO]
 """

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Device run for the hybrid Tier-1 encoder (issue 15; conformance/device_bench/README.md): builds with CUDA,
+# Device run for the hybrid Tier-1 encoder (bench/README.md): builds with CUDA,
 # runs the GPU tests and the hybrid coder's tests, then times whole processes (median of 5, wall and
 # user+sys seconds): one file encoded and decoded with --device cpu and cuda, `mallat bench codec` with
 # the DWT on the CPU and on the device, a batch of 32 copies, and opj_compress -ImgDir on 8 copies.
-# Usage, from the repository root on the GPU machine: bash conformance/device_bench/hybrid_encode.sh [quick|single]
+# Usage, from the repository root on the GPU machine: bash bench/hybrid_encode.sh [quick|single]
 # ("quick": the tests and the single-file and bench codec timings only; "single": the tests, then one file of
 # the mosaic and of the mosaic stacked 4 and 8 times, cpu, cuda and cuda with --device-share 0).
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run A (conformance/device_bench/README.md): build with CUDA, GPU tests, batch encode timings (64 copies of the mosaic).
+# GPU batch encode (bench/README.md): build with CUDA, GPU tests, batch encode timings (64 copies of the mosaic).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 R=$OUT/a.txt

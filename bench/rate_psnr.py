@@ -23,7 +23,7 @@ the largest file at or below the target's size; its input is the image
 converted to PNM by `mallat convert`, its decoder ojph_expand. It shows
 where a reference HT encoder stands at the same sizes.
 
-usage: /usr/bin/python3 conformance/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
+usage: /usr/bin/python3 bench/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
        [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']] [--ojph]
 """
 import argparse
@@ -279,7 +279,7 @@ def main():
                   f"  (mean over {len(rates)} images; negative rate / positive PSNR: mallat better)")
     # 15444-15 against Part 1 at the same size: every codec lands at or below
     # each target's size, so each HT codec's PSNR minus mallat's Part 1's at
-    # the same target is the issue's measure, read directly.
+    # the same target is the measure, read directly.
     ht = [c for c in codecs if c in ("mallat-ht", "ojph-ht")]
     if ht and complete and lossy:
         print(f"{'target bpp':>10} " + " ".join(f"{c + ' - Part 1':>18}" for c in ht)

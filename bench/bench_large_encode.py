@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Large-image encode benchmark (issue 17): wall seconds, CPU seconds
+"""Large-image encode benchmark: wall seconds, CPU seconds
 (user + sys) and peak RSS of mallat's streamed encode (and its whole-image
 path, --whole-image), grk_compress, opj_compress and ojph_compress, lossless.
 

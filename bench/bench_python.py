@@ -15,7 +15,7 @@ lib.num_threads=N), as wall / CPU seconds (CPU: this process, all threads;
 the less disturbed by other work on a shared machine). Prints a Markdown
 table.
 
-usage: PYTHONPATH=build/python /usr/bin/python3 conformance/bench_python.py
+usage: PYTHONPATH=build/python /usr/bin/python3 bench/bench_python.py
        [--testdata ../shared/testdata] [--runs 5] [--threads 1,2]
 """
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole tiles on the device (issue 15, deliver 2; codec/stages/device_tile_stages.h) against the CPU path and the
+# Whole tiles on the device (codec/stages/device_tile_stages.h) against the CPU path and the
 # hybrid coder (--device-stages tier1): a batch of N (default 64) copies of the 3840x2048 mosaic, lossless encode,
 # -threads 16, the three alternated for ROUNDS rounds (default 2), every output compared with --device cpu's; then
 # one timeline pass of each cuda variant (MALLAT_TIMELINE, timeline_summary.py). Needs .gpu/mosaic.ppm and a build
@@ -8,7 +8,7 @@ set -uo pipefail
 M=$1; shift
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 N=${N:-64}; ROUNDS=${ROUNDS:-2}
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 W=/tmp/wt; rm -rf $W; mkdir -p $W/in
 for i in $(seq -f %02g 1 $N); do cp .gpu/mosaic.ppm $W/in/m$i.ppm; done
 run() {  # run VARIANT: one whole batch into $W/VARIANT
@@ -31,6 +31,6 @@ for v in all tier1; do
   rm -rf $W/$v
   MALLAT_TIMELINE=$OUT/timeline_$v.csv run $v "$@" > /dev/null
   echo "== timeline, $v"
-  python3 conformance/device_bench/timeline_summary.py $OUT/timeline_$v.csv 2>&1 | head -40
+  python3 bench/timeline_summary.py $OUT/timeline_$v.csv 2>&1 | head -40
 done
 rm -rf $W

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run C: 9/7 decode on CUDA against the CPU (peak error); cinema frames in a batch (frames a second).
+# 9/7 decode on CUDA against the CPU (peak error); cinema frames in a batch (frames a second).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT; R=$OUT/c.txt; : > $R
 if [ ! -x build-gpu/tools/mallat ]; then

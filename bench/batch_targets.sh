@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 15 and 14 targets on the lent GPU machine in one run (README, "Measured figures"): gcc 13 -Werror full
-# build with CUDA, the GPU tests; batches of N (default 64, the issue's) copies of the 3840x2048 mosaic, lossless and
+# The GPU batch and HT figures on the GPU machine in one run (docs/PERFORMANCE.md): gcc 13 -Werror full
+# build with CUDA, the GPU tests; batches of N (default 64) copies of the 3840x2048 mosaic, lossless and
 # -I -r 20, encoded and decoded with --device cpu and cuda alternated (two runs each, outputs compared), OpenJPEG
 # -ImgDir on the same N files (one run each); one file cpu against cuda (medians of 7, alternated); HT one thread
 # against OpenJPH (ht_single_thread.sh) and, with LARGE=1, at 15360x8192 (the mosaic tiled 4x4, medians of 3).
@@ -21,9 +21,9 @@ echo "built $(date +%T)" >> $R
 (cd $B && ctest -L gpu -j4 2>&1 | tail -3; ./tests/codec/codec_test --gtest_filter="DeviceTile*:Stored*" 2>&1 | tail -1) >> $R
 M=$PWD/$B/tools/mallat
 echo "== HT single thread (ht_single_thread.sh)" >> $R
-bash conformance/device_bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
+bash bench/ht_single_thread.sh $M .gpu/mosaic.ppm >> $R 2>&1
 
-. conformance/device_bench/timing.sh
+. bench/timing.sh
 # equal DIR REF EXT TEXT: "TEXT: yes" when every REF file has its equal in DIR, else "no".
 equal() { echo "$4: $([ "$(same "$1" "$2" "$3")" = 0 ] && echo yes || echo no)" >> "$R"; }
 W=/tmp/bt; rm -rf $W; mkdir -p $W/in
