@@ -20,7 +20,7 @@
 // batch wall time, medians of 3 alternated rounds, ms): -I -r 20 decode
 // 1000 -> 874 (all pageable: 1076), -I -r 20 encode 1757 -> 1712, lossless
 // encode 1821 -> 1664, lossless decode 1604 -> 1547; the first output
-// 140-240 ms sooner. docs/MEASUREMENTS.md, "Pinned memory".
+// 140-240 ms sooner. docs/HISTORY.md, "2026-11-25, 08:35-09:30 UTC".
 //
 // A copy to or from pageable memory is synchronous for the calling thread
 // (cudaMemcpyAsync stages it): a host-to-device copy returns once the bytes

@@ -30,7 +30,7 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
 // ImageMagick and opj_decompress leave the disk's timing to the kernel
 // (rsync's --fsync is likewise opt-in): a batch then waits on no disk
 // (64 decoded 3840x2048 PPMs, 1.5 GB, on the H200 machine's disk:
-// docs/MEASUREMENTS.md, "fsync"). Whatever the setting, a file that
+// docs/HISTORY.md, "fsync"). Whatever the setting, a file that
 // fails is never left in place, and one that is renamed is complete for
 // every reader of the running system. One setting for the process (the
 // command line's --fsync), read by every writer.

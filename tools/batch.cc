@@ -171,7 +171,7 @@ namespace {
 // H200 machine, session 14, 64 copies of the mosaic, -I -r 20 decode with
 // the GPU, medians of 3-4 alternated rounds, ms a batch: 819 -> 792 (run
 // A, GLIBC_TUNABLES with the same values), 810 -> 780 and 737 -> 725 (runs
-// B and C, this call); docs/MEASUREMENTS.md, "Session 14".
+// B and C, this call); docs/HISTORY.md, "2026-11-25, 11:13-12:38 UTC".
 void keep_large_blocks() {
 #ifdef __GLIBC__
   mallopt(M_MMAP_THRESHOLD, 32 << 20);

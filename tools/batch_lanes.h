@@ -18,7 +18,7 @@ namespace mallat::tools {
 
 // Files coded at once when --batch-files is not given. H200 machine, 16
 // threads, 32 copies of the 3840x2048 mosaic, lossless, median wall s
-// (entropy/cuda/NOTES.md, "Files at once" and "What serialises a batch"):
+// (docs/HISTORY.md, "Files at once" and "What serialises a batch"):
 // with the GPU's 2 slots (tools/device_options.h) K = 2, 3: encode 2.23,
 // 1.85-1.89 s; decode 1.97, 1.61-1.75 s; K = 4 no better (2.09, 1.93 s);
 // the CPU path K = 2, 3, 4: encode 3.73-3.91, 3.80, 3.51 s; decode

@@ -98,12 +98,12 @@ Option<Settings> device_stages_row(std::string_view help = kDeviceStagesHelp) {
 }
 
 // A batch's tiles go to the device whole unless --device-stages tier1:
-// measured in entropy/cuda/NOTES.md ("Whole tiles on the device").
+// measured in docs/HISTORY.md ("Whole tiles on the device").
 inline constexpr bool kBatchWholeTiles = true;
 
 // A batch's share when --device-share is not given: every Part 1 block on
 // the GPU, fixed. H200 machine, 16 cores, 32 copies of the 3840x2048 mosaic,
-// -threads 16, K = 2, whole command, median of 2 (entropy/cuda/NOTES.md,
+// -threads 16, K = 2, whole command, median of 2 (docs/HISTORY.md,
 // "What serialises a batch"): lossless encode 68.8 ms/image at share 1
 // against 81.0 adapted from 0.5 (user+sys 14.8 s against 30.4 s); decode
 // 55.7 against 64.5 ms/image (2 slots, rounds that close when free). In a
@@ -114,11 +114,11 @@ inline constexpr double kBatchDeviceShare = 1.0;
 
 // A batch's slots and rounds when --device-slots and --device-rounds are not
 // given: 2 slots, rounds that close as soon as a slot is free. The same
-// machine and batch, --batch-files 3, medians of 2 (NOTES.md): lossless
+// machine and batch, --batch-files 3, medians of 2 (docs/HISTORY.md): lossless
 // encode 58.0-59.2 ms/image against 66.0 with 1 slot ('free', K = 2),
 // 63.4 by 'window' (K = 4), 76.3 by 'idle' (2 slots, merged launches);
 // decode 50.2-54.8 against 57.5 ('idle') and 60.7 (1 slot). One file's blocks
-// fill few of the GPU's warps (entropy/cuda/NOTES.md), so two files' launches
+// fill few of the GPU's warps (docs/HISTORY.md), so two files' launches
 // side by side cost little more than one, and no file waits for company.
 inline constexpr int kBatchDeviceSlots = 2;
 

@@ -1,5 +1,5 @@
 // What `--device` runs where (README, "What --device cuda runs where"). The
-// choice rests on measurements on an H200 machine (entropy/cuda/NOTES.md):
+// choice rests on measurements on an H200 machine (docs/HISTORY.md):
 // - encode: Part 1 Tier-1 on the device and the CPU's threads together (the
 //   hybrid coder, entropy/hybrid/hybrid_block_encoder.h), the DWT on the CPU: the
 //   CUDA DWT's planes go up and come back, which costs more than the
@@ -50,7 +50,7 @@ uint64_t expected_samples_hint(const std::string& first_input);
 // cpu`: +92 ms for the 3840x2048 mosaic, +112 ms for it stacked 4 times);
 // the device's share of Tier-1 pays for that only on large images (stacked 4
 // times, 94 M samples: 1.15 s against 0.88 s on the CPU; 8 times, 189 M:
-// 1.51 s against 1.66 s; entropy/cuda/NOTES.md). So one file of fewer than
+// 1.51 s against 1.66 s; docs/HISTORY.md). So one file of fewer than
 // 128 M samples is coded on the CPU alone, CUDA never started. 0 (unknown)
 // is taken as small.
 bool device_pays_for_one_file(uint64_t expected_samples);

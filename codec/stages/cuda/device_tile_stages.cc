@@ -44,7 +44,7 @@ using dwt::cuda::check_cuda;
 // alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1; 2: 36.4,
 // 37.0, 36.3; 8: 36.7, 36.9, 36.9; 16: 36.0, 34.8, 37.0; 32: 35.3, 34.0,
 // 35.0. One tile alone (`mallat bench codec`): the kernel 57.4 ms at 32,
-// 36.7 by batch size (entropy/cuda/NOTES.md).
+// 36.7 by batch size (docs/HISTORY.md).
 int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 

@@ -121,7 +121,7 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   d.args.count = static_cast<uint32_t>(n);
   d.args.states = d.states.data();
   // About 24 warps per SM, twice the encoder's: measured on the H200
-  // (entropy_cuda_decode_bench, entropy/cuda/NOTES.md), 5760 64x64 blocks
+  // (entropy_cuda_decode_bench, docs/HISTORY.md), 5760 64x64 blocks
   // decoded fastest at 2 a warp (22.6 ms; 29.3 at 4, the encoder's rule),
   // 46080 at 16 (73 ms; 84 at 29).
   constexpr int kWarpsPerSm = 24;
