@@ -6,13 +6,15 @@
 #include <string>
 
 #include "entropy/hybrid/hybrid_block_encoder.h"
+#include "tools/cli_doc.h"
 #include "tools/commands.h"
 #include "tools/device_placement.h"
 
 namespace {
 
 const char kUsage[] =
-    "mallat: a JPEG 2000 codec whose wavelet transform runs on a CUDA GPU or the CPU\n"
+    "mallat: a JPEG 2000 codec (Part 1 and HTJ2K) on the CPU; with --device cuda a batch of\n"
+    "files runs on a CUDA GPU\n"
     "\n"
     "usage: mallat <command> [options]\n"
     "\n"
@@ -35,6 +37,11 @@ const char kUsage[] =
 }  // namespace
 
 int run(int argc, char** argv) {
+  // Not listed in the usage: it writes docs/CLI.md (tools/cli_doc.h).
+  if (argc == 3 && !std::strcmp(argv[1], "help") && !std::strcmp(argv[2], "--markdown")) {
+    std::fputs(mallat::tools::cli_reference_markdown(kUsage).c_str(), stdout);
+    return 0;
+  }
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);

@@ -113,6 +113,41 @@ inline std::string help_text(std::string_view intro, std::vector<OptionText> tex
   return std::string(intro).append("\n").append(options_help(std::move(texts)));
 }
 
+// Text with the characters Markdown would read as markup escaped (CommonMark
+// takes a backslash before any ASCII punctuation), `|` included for tables.
+inline std::string markdown_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("\\`*_<>[]|#").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// A spelling or value as code in a Markdown table cell: a `|` escaped, which
+// GitHub's tables take inside code too (none holds a backtick).
+inline std::string markdown_code(std::string_view text) {
+  std::string out = "`";
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out + "`";
+}
+
+// The option list as a Markdown table (docs/CLI.md): the rows of --help, in
+// its order, "-h, --help" last; spellings and values as code.
+inline std::string options_markdown(std::vector<OptionText> texts) {
+  texts.push_back({{kHelpNames[0], kHelpNames[1]}, "", kHelpText, ""});
+  std::string out = "| option | value | meaning |\n| --- | --- | --- |\n";
+  for (const OptionText& t : texts) {
+    out += "| ";
+    for (size_t n = 0; n < t.names.size(); ++n) out.append(n ? ", " : "").append(markdown_code(t.names[n]));
+    out.append(" | ");
+    if (!t.value.empty()) out.append(markdown_code(t.value));
+    out.append(" | ").append(markdown_escaped(t.help));
+    out += " |\n";
+  }
+  return out;
+}
+
 // A command with a table, seen without its settings type: for the tests.
 struct CommandOptions {
   std::string command;  // the words after `mallat`: "encode", "bench dwt"

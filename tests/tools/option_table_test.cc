@@ -67,6 +67,24 @@ TEST(OptionTable, EveryRowIsComplete) {
   }
 }
 
+TEST(OptionTable, MarkdownTableEscapesMarkup) {
+  const std::vector<OptionText> table = {{{"-a", "--all"}, "x|y", "a|b <c> *d* [e]_f_", "x"}};
+  const std::string md = tools::options_markdown(table);
+  EXPECT_EQ(md,
+            "| option | value | meaning |\n| --- | --- | --- |\n"
+            "| `-a`, `--all` | `x\\|y` | a\\|b \\<c\\> \\*d\\* \\[e\\]\\_f\\_ |\n"
+            "| `-h`, `--help` |  | print this help and exit |\n");
+}
+
+TEST(OptionTable, NoSpellingOrValueHoldsABacktick) {
+  // options_markdown puts them in code spans, which a backtick would end.
+  for (const CommandOptions& command : all_commands())
+    for (const OptionText& row : command.options) {
+      EXPECT_EQ(row.value.find('`'), std::string_view::npos) << command.command << " " << row.value;
+      for (std::string_view name : row.names) EXPECT_EQ(name.find('`'), std::string_view::npos) << name;
+    }
+}
+
 TEST(OptionTable, EveryOptionIsInHelp) {
   const fs::path dir = testing::make_temp_dir("option-table-help");
   for (const CommandOptions& command : all_commands()) {
