@@ -1,8 +1,8 @@
 // Buffers the size of a plane or an image, filled once. A 4K RGB decode
 // touches about 200 MB of fresh memory; in 4 KiB pages that is some 50,000
-// page faults, each a trip into the kernel that clears the page, and a third
-// of a single-threaded HT decode's time went there. Transparent huge pages (2
-// MiB) cut the faults 512-fold. Linux gives them only to memory that asks
+// page faults, each a trip into the kernel that clears the page: a large
+// share of a single-threaded decode's time. Transparent huge pages (2 MiB)
+// cut the faults 512-fold. Linux gives them only to memory that asks
 // (madvise(MADV_HUGEPAGE)) where the system's setting is "madvise", the
 // default of Debian and Ubuntu, so these helpers ask before the first touch.
 #pragma once

@@ -1,6 +1,6 @@
 // The default limit on the memory one decode (of a JPEG 2000 stream or an
 // image file) may plan for: hostile headers (a huge image in a small file)
-// fail with a message instead of exhausting the machine (issue 7).
+// fail with a message instead of exhausting the machine.
 #pragma once
 
 #include <cstdint>

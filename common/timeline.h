@@ -1,6 +1,6 @@
-// A batch's timeline (issue 15: what serialises a batch of files on the
-// device?): spans of work with the file and lane they belong to, recorded
-// by the command line's batch (read, code, write), the codec's stages and
+// A batch's timeline (what serialises a batch of files on the device): spans
+// of work with the file and lane they belong to, recorded by the command
+// line's batch (read, code, write), the codec's stages and
 // the hybrid block coders' device rounds, written as CSV at the end for
 // bench/timeline_summary.py. Off unless the environment
 // names a file (MALLAT_TIMELINE=FILE); when off a span costs one test of a

@@ -173,7 +173,7 @@ struct DeviceCoderOptions {
   // of its own (a device made per slot): with 2, one round's blocks are
   // gathered or finished on the CPU while another's launch runs, and two
   // launches run side by side on the GPU (one image's blocks fill few of
-  // its warps, docs/HISTORY.md).
+  // its warps).
   int device_slots = 1;
 };
 

@@ -28,12 +28,11 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
 // writeback started as it is written, so that after a power cut a file
 // under its final name holds all its bytes. Off by default, as cp, tar,
 // ImageMagick and opj_decompress leave the disk's timing to the kernel
-// (rsync's --fsync is likewise opt-in): a batch then waits on no disk
-// (64 decoded 3840x2048 PPMs, 1.5 GB, on the H200 machine's disk:
-// docs/HISTORY.md, "fsync"). Whatever the setting, a file that
-// fails is never left in place, and one that is renamed is complete for
-// every reader of the running system. One setting for the process (the
-// command line's --fsync), read by every writer.
+// (rsync's --fsync is likewise opt-in): a batch then waits on no disk.
+// Whatever the setting, a file that fails is never left in place, and one
+// that is renamed is complete for every reader of the running system. One
+// setting for the process (the command line's --fsync), read by every
+// writer.
 void set_durable_writes(bool durable);
 bool durable_writes();
 
@@ -62,7 +61,7 @@ Status write_file_atomically(const std::filesystem::path& path,
 // What a producer may say before its bytes: how many the file will hold, so
 // that its blocks are allocated at once (fallocate, the file's size left as
 // written): cheaper than the file system's allocation page by page as they
-// come (a 24 MB PPM on this project's VM: about 1.7 ms less CPU). A wrong
+// come. A wrong
 // hint or a refusal changes no byte of the file.
 using SizeHint = std::function<void(uint64_t)>;
 Status write_file_atomically(const std::filesystem::path& path,

@@ -163,7 +163,7 @@ Result<std::vector<uint8_t>> encode_bmp(const Image& image);
 
 // The readers refuse, before allocating, an image whose samples (int32, as
 // Image holds them) would take more than `max_memory` bytes: a compressed
-// PNG or TIFF of a few kilobytes can claim gigabytes (issue 7).
+// PNG or TIFF of a few kilobytes can claim gigabytes.
 Status check_image_memory(uint64_t width, uint64_t height, uint64_t components, uint64_t max_memory);
 
 // What a writer of interleaved unsigned samples needs: a number of

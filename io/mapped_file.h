@@ -1,4 +1,4 @@
-// A file read through mmap, for the streamed decoder (issue 17): its pages
+// A file read through mmap, for the streamed decoder: its pages
 // come from the page cache as they are touched, and release() hands back
 // those touched so far, so that a decode reading a large file from top to
 // bottom does not keep the whole file resident (its peak RSS counts only

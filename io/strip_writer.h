@@ -1,5 +1,5 @@
 // Image files written strip by strip, top to bottom, never holding the whole
-// image (issue 17: the streamed decoder's output). The bytes are those of
+// image (the streamed decoder's output). The bytes are those of
 // write_image for the same image (the same header and sample conversion
 // code), written to a temporary file renamed into place on success.
 #pragma once

@@ -1,4 +1,4 @@
-// Resource limits for decoding (issue 7): before anything is allocated from
+// Resource limits for decoding: before anything is allocated from
 // a header, the decoder works out from the headers alone an upper bound of
 // the memory the decode will hold at once, and refuses a stream that needs
 // more than the limit. Hostile headers (a huge image, tiny precincts, 65535

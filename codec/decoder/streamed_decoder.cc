@@ -25,9 +25,8 @@ namespace {
 // Rows per strip: enough that the output stage and the writer work on long
 // runs, few enough that a strip of a wide image stays small. Smaller strips
 // also touch less fresh memory (the first two strips' samples are new pages;
-// later ones reuse them): 3840x2048 RGB HT lossless, 1 thread, this
-// project's VM: 2^20 samples 16,078 page faults, 0.174 s; 2^17 6,745 and
-// 0.145 s (2^16 and 2^18 within noise of it; 2026-11-24, medians of 9).
+// later ones reuse them), so fewer page faults; 2^17 samples is where the two
+// balance (2^16 and 2^18 are no better).
 constexpr int64_t kStripSamples = int64_t{1} << 17;
 // This path holds strips, not the image, so the whole-image parse limit
 // (ParseLimits::max_samples, 2^31) does not bound it: the memory check below

@@ -1,4 +1,4 @@
-// Coded code-blocks kept on disk between Tier-1 and Tier-2 (issue 17): a
+// Coded code-blocks kept on disk between Tier-1 and Tier-2: a
 // streamed encode of a very large image holds every code-block's bytes until
 // the packets are written, since the packet order (B.12) is not the order
 // in which the rows of code-blocks are coded. Past a budget the blocks' bytes

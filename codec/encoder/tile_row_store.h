@@ -1,4 +1,4 @@
-// A streamed encode of a tiled image (issue 17; codec/api/encode_streamed.h):
+// A streamed encode of a tiled image (codec/api/encode_streamed.h):
 // the image is read one row of tiles at a time (B-7..B-10: the tiles of one
 // row share their rows on the reference grid, B-12 on each component's
 // grid), held at the samples' width (one byte for up to 8 bits, two for up

@@ -1,5 +1,5 @@
 // How a copy of rows between pageable host memory and the device splits
-// into chunks that fit a pinned staging buffer (issue 15; the copier is
+// into chunks that fit a pinned staging buffer (the copier is
 // cuda/staged_copy.h). Header-only and free of CUDA, so that CI's CPU
 // tests check the split.
 #pragma once

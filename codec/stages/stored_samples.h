@@ -1,9 +1,9 @@
-// A tile's samples as a file stores them (issue 15, deliver 2: "samples go
-// up as stored, 8 or 16-bit"): the device runner (device_tile_stages.h)
-// narrows each plane's int32 samples on the host into a pinned buffer of 1
-// or 2 bytes a sample, copies that up (a quarter or half of the int32
-// bytes) and widens it on the device. Plain C++, so that CI checks the
-// narrowing and the widening rule on the CPU.
+// A tile's samples as a file stores them (up to 8 bits in a byte, up to 16
+// in two; the precision is SIZ's, Table A.11): the device runner
+// (device_tile_stages.h) narrows each plane's int32 samples on the host into
+// a pinned buffer of 1 or 2 bytes a sample, copies that up (a quarter or half
+// of the int32 bytes) and widens it on the device. Plain C++, so that CI
+// checks the narrowing and the widening rule on the CPU.
 #pragma once
 
 #include <cstddef>

@@ -207,8 +207,7 @@ class StreamedTile::Impl {
   // of one allocation, each of the band's width by its tallest code-block
   // row: in buffers of their own, under 2 MiB each, they lie in 4 KiB pages,
   // one page fault per page on first touch; one allocation lies mostly in
-  // transparent huge pages (large_buffer.h). 3840x2048 RGB HT lossless, one
-  // thread, this project's VM: 6,805 page faults before, 3,453 after.
+  // transparent huge pages (large_buffer.h), so far fewer faults.
   void make_band_buffers() {
     const int buffers = decode_ahead() ? 2 : 1;
     constexpr size_t kAlign = 64;  // each piece on a cache line of its own
@@ -222,8 +221,7 @@ class StreamedTile::Impl {
     }
     if (total == 0) return;
     // From a 2 MiB boundary: an allocation starts on a 4 KiB page, and the
-    // part before its first huge page would be small pages (this image: some
-    // 900 page faults more).
+    // part before its first huge page would be small pages, a fault each.
     constexpr size_t kHugePage = size_t{1} << 21;
     const std::shared_ptr<std::byte[]> arena = allocate_large(total + kHugePage);
     size_t at = (kHugePage - reinterpret_cast<uintptr_t>(arena.get()) % kHugePage) % kHugePage;

@@ -1,4 +1,4 @@
-// A tile decoded row by row in bounded memory (issue 17): the inverse DWT of
+// A tile decoded row by row in bounded memory: the inverse DWT of
 // each plane runs line by line (dwt/line_inverse.h), and when it needs rows
 // of a subband that are not decoded yet, the next row of that subband's
 // code-blocks is block-decoded and dequantised on the pool, through the same

@@ -15,10 +15,10 @@
 namespace mallat::dwt::cpu {
 namespace {
 
-// Columns per vertical strip (measured on 4096 x 4096, wavefront.h): wide
-// enough that the per-row work of a sweep is spread over many columns and
-// a row is eight whole cache lines, narrow enough that the
-// strip's scratch copy (128 x 4096 x 4 bytes = 2 MiB) mostly stays in L2.
+// Columns per vertical strip (wavefront.h): wide enough that the per-row
+// work of a sweep is spread over many columns and a row is eight whole cache
+// lines, narrow enough that the strip's scratch copy (128 x 4096 x 4 bytes
+// = 2 MiB) mostly stays in L2.
 constexpr int64_t kStripWidth = 128;
 
 // Per-thread scratch that grows to the largest line or strip seen.

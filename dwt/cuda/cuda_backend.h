@@ -14,7 +14,8 @@ namespace mallat::dwt::cuda {
 // (e.g. 35, "CUDA driver version is insufficient") when there are none.
 Result<int> device_count();
 
-// A one-line description: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)" or why none.
+// A one-line description: the device's name, compute capability and SM count
+// ("NAME (sm_90, 132 SMs)"), or why there is none.
 std::string device_status();
 
 struct CudaBackendOptions {

@@ -6,12 +6,11 @@
 // writes the inner 64 - 2H columns by R rows once. One read and one write of
 // the level's region in device memory (the halo re-reads hit L1 or L2).
 //
-// Measured and dropped (H200): 32 rows per warp (136 registers, lower
-// occupancy, slower); walking each warp down 4 chunks of 16 rows carrying
-// the halo in registers (loads of a chunk wait for the previous one: 20%
-// slower); a shared-memory tile of 64 x 32 with barriers per step
-// (instruction-bound, 35-45% of copy bandwidth); blocks of 8 warps stacked
-// vertically to share halo rows in L1 (5/3 forward 74% -> 64%).
+// Dropped as slower: 32 rows per warp (more registers, lower occupancy);
+// walking each warp down chunks of 16 rows carrying the halo in registers
+// (the loads of a chunk wait for the previous one); a shared-memory tile of
+// 64 x 32 with barriers per step (instruction-bound, far from the copy
+// bandwidth); blocks of 8 warps stacked vertically to share halo rows in L1.
 #pragma once
 
 #include <cstdint>

@@ -7,9 +7,9 @@
 namespace mallat::dwt::cuda {
 namespace {
 
-// Rows each warp outputs: 16 (24 or 20 loaded with the halo) measured
-// faster than 32 on an H200; levels under 4 Msamples take 8 so that more
-// warps share the latency (1920x1080 3-level 9/7: 20.1 -> 17.3 us).
+// Rows each warp outputs: 16 (24 or 20 loaded with the halo), as 32 needs
+// more registers and lowers occupancy; levels under 4 Msamples take 8 so
+// that more warps share the latency.
 constexpr int kRows = 16;
 constexpr int kRowsSmall = 8;
 constexpr int64_t kSmallLevelSamples = int64_t{1} << 22;

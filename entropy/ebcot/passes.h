@@ -27,9 +27,9 @@ namespace mallat::entropy::detail {
 // magnitudes in scan order (the four samples of a column adjacent).
 struct T1State {
   // The CPU's coder reads a column's magnitudes where it needs them (an
-  // out-of-order core overlaps the loads itself; loading every column's
-  // ahead made entropy_benchmark's BM_Encode 26-48% slower on the smallest
-  // magnitudes in two noisy runs on the 2-core VM); see for_each_column.
+  // out-of-order core overlaps the loads itself, so loading every column's
+  // ahead only adds work, most of it on small magnitudes, which code few
+  // symbols); see for_each_column.
   static constexpr bool kLoadAhead = false;
   int width = 0;
   int height = 0;
@@ -263,8 +263,8 @@ MALLAT_HD inline void for_each_row(int rows, Step&& step) {
 // own turn comes (or at the stripe's end: the border column). A state's
 // magnitude storage has a column's room past each stripe's last
 // (T1State's border, T1FixedState's padding). The decoder writes its
-// magnitudes through `m` (it reads few of them; loading every column's
-// ahead cost it more than it saved, H200).
+// magnitudes through `m` (it reads few of them, so loading every column's
+// ahead would cost it more than it saves).
 template <bool kMagnitudes, class State, class Code>
 MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   constexpr bool kAhead = kMagnitudes && State::kLoadAhead;

@@ -301,7 +301,7 @@ class Refuse final : public RowSink {
 
 // Above 2^31 samples decode() refuses the stream at SIZ
 // (ParseLimits::max_samples); the streamed path, which holds strips, is
-// bounded by its memory check alone (issue 17).
+// bounded by its memory check alone.
 TEST(DecodeStreamed, ImagesAboveTheParseLimitAreBoundedByTheMemoryCheck) {
   auto bytes = encode(test_image(64, 64, 3, 8, false), EncodeOptions{});
   ASSERT_TRUE(bytes.ok());

@@ -167,7 +167,7 @@ TEST(HtCodestream, EncoderRefusesWhatItDoesNotWrite) {
 }
 
 // HT rate control: a size target is met from below within 1%, a PSNR target
-// within 0.05 dB (issue 14).
+// within 0.05 dB.
 TEST(HtCodestream, RateTargets) {
   const Image image = testing::generated_image(256, 192, 3, 8, false, 6);
   for (const double ratio : {10.0, 30.0}) {

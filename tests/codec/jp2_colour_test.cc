@@ -93,7 +93,7 @@ TEST(Jp2Colour, ChannelDefinitionsOrderColourAndKeepOpacity) {
 }
 
 TEST(Jp2Colour, ChannelDescribedTwiceTakesTheFirstDescription) {
-  // Issue 16: a cdef that names channel 0 twice (as colour 1, then as
+  // A cdef (I.5.3.6) that names channel 0 twice (as colour 1, then as
   // opacity). OpenJPEG does not refuse it; we read the first description
   // and warn. Channel 1, undescribed, follows in order.
   Jp2File f = with_colour(17);

@@ -1,4 +1,4 @@
-// Issue 16: encoders' quirks that Part 1 forbids and other decoders accept.
+// Encoders' quirks that Part 1 forbids and other decoders accept.
 // Each test makes its stream by editing the output of mallat's encoder (or
 // a shared conformance file), decodes it tolerantly (one warning per kind)
 // and with DecodeOptions::strict (refused, as before), and says what

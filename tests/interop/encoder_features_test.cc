@@ -1,4 +1,4 @@
-// The encoder's optional features (issue 6 item 5): progression changes,
+// The encoder's optional features: progression changes (POC, A.6.6),
 // tile-parts, packed packet headers (PPM, PPT), ROI max-shift and JP2
 // channel definitions / ICC profiles. Each file is decoded by mallat and by
 // opj_decompress; both must give the same samples, and the original ones

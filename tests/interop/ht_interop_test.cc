@@ -1,4 +1,4 @@
-// HTJ2K (15444-15) both ways with the free codecs (issue 14): mallat's HT
+// HTJ2K (15444-15) both ways with the free codecs: mallat's HT
 // codestreams decoded by OpenJPH (ojph_expand), OpenJPEG (opj_decompress,
 // 2.5 decodes HT) and Grok (grk_decompress) give every sample back
 // (lossless) or within 1 (lossy, against mallat's own decode); OpenJPH's

@@ -1,4 +1,4 @@
-// mallat's lossy files (issue 5) decode with opj_decompress and meet their
+// mallat's lossy files decode with opj_decompress and meet their
 // targets: the file size from the file, the PSNR from OpenJPEG's decode
 // against the original.
 #include <gtest/gtest.h>

@@ -1,4 +1,6 @@
-// mallat encode -> opj_decompress -> bit-exact (issue 4: interop tests).
+// mallat encode -> opj_decompress -> bit-exact: mallat's lossless files (the
+// shared images, generated sizes, depths and signs, JP2 and coding options)
+// decode with OpenJPEG to the original samples.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,5 +1,5 @@
 // opj_compress lossy streams -> mallat decode, against opj_decompress of the
-// same stream (issue 5 item 4, issue 6): irreversible 9/7 streams agree
+// same stream: irreversible 9/7 streams agree
 // within 1 in every sample; truncated reversible 5/3 streams (fewer passes
 // than bit-planes, or fewer layers decoded) give identical samples, since
 // both decoders reconstruct at the same mid-points (E.1.1.2).

@@ -1,4 +1,5 @@
-// opj_compress -> mallat decode -> bit-exact (issue 4: interop tests).
+// opj_compress -> mallat decode -> bit-exact: OpenJPEG's lossless files
+// decode with mallat to the original samples.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Issue 19: the digital-cinema and IMF profiles. Generated 12-bit frames of
+// The digital-cinema and IMF profiles. Generated 12-bit frames of
 // 2K and 4K (gradients plus noise, so the byte limits bind) are encoded with
 // each profile; the markers are checked field by field against the profile's
 // rules (15444-1 Amd 1 / Amd 8, as opj_compress sets them), the file and each

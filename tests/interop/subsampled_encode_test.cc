@@ -1,4 +1,4 @@
-// Issue 19: the encoder takes sub-sampled components (B.2, A.5.1). SIZ
+// The encoder takes sub-sampled components (B.2, A.5.1). SIZ
 // carries each XRsiz, YRsiz and the image area; a lossless stream decodes to
 // the input exactly, by mallat and by opj_decompress sample for sample; the
 // colour transform is coded only where components 0..2 share size and

@@ -1,4 +1,4 @@
-// Issue 16 item 3: a component sub-sampled 5x3 at an odd image origin, in
+// A component sub-sampled 5x3 at an odd image origin, in
 // small tiles (B.2, B.3), made by opj_compress. Its size follows B-2, its
 // samples are opj_decompress's, and upsampled it covers the image area
 // (Xsiz - XOsiz by Ysiz - YOsiz) with sample floor(x / XRsiz) - ceil(XOsiz /

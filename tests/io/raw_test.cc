@@ -1,4 +1,4 @@
-// Issue 19: raw planes as opj_compress -F and opj_decompress read and write
+// Raw planes as opj_compress -F and opj_decompress read and write
 // them (io/raw.h): the byte layout, round trips at 8, 12 and 16 bits, signed
 // and unsigned, 4:2:0 and 4:2:2, the -F text, and what is refused.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 17: the strip readers (io/strip_reader.h) give the samples, layout
+// The strip readers (io/strip_reader.h) give the samples, layout
 // and errors read_image gives, whatever the order and size of the strips
 // the components are asked for in: PGX, PAM, and TIFF as libtiff writes it
 // (tiles, strips, planar, BigTIFF) and as the shared test images hold it.

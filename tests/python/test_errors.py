@@ -101,8 +101,8 @@ def test_bad_decode_options(options, message):
 def test_malformed_files_raise_or_decode(testdata):
     """The shared malformed files (fuzzer findings of other decoders): each
     either decodes or raises mallat.Error; the process survives. broken.jpc
-    is left out: it decodes (with warnings), but its 13,798 tiles take 14 s;
-    the C++ robustness tests cover it."""
+    is left out: it decodes (with warnings), but its thousands of tiles
+    make it by far the slowest; the C++ robustness tests cover it."""
     raised = 0
     for path in sorted((testdata / "malformed").iterdir()):
         if path.name == "broken.jpc":

@@ -1,4 +1,4 @@
-// Issue 7 item 4: damaged codestreams. Valid streams truncated at many
+// Damaged codestreams. Valid streams truncated at many
 // points, with bytes flipped (fixed seed) and with marker segment lengths
 // that lie: the decoder never crashes (the sanitizer job runs this too),
 // finishes quickly, and where only packet data is lost it returns the image
@@ -131,7 +131,7 @@ TEST(Corruption, LyingMarkerLengths) {
   }
 }
 
-// Issue 7 item 6: messages about packet data give codestream offsets, and a
+// Messages about packet data give codestream offsets, and a
 // JP2 file's messages say where its codestream starts in the file.
 size_t number_after(const std::string& text, const std::string& prefix) {
   const size_t at = text.find(prefix);

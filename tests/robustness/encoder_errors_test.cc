@@ -1,4 +1,4 @@
-// Issue 7 item 5: the encoder on bad parameters and bad input. Each case
+// The encoder on bad parameters and bad input. Each case
 // gets a message that says what was wrong, a non-zero exit, and no output
 // file, partial or whole.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 7: every file in ../shared/testdata/malformed (inputs that crashed
+// Every file in ../shared/testdata/malformed (inputs that crashed
 // other JPEG 2000 decoders) is decoded or rejected with a message, by the
 // mallat command, within 5 s and 1 GiB of address space, and a rejected file
 // leaves no output behind.

@@ -189,7 +189,7 @@ TEST(DecodeCli, IccProfileKeptOrApplied) {
   EXPECT_EQ(read(dir / "k.tif").icc_profile.size(), 546u);
   ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "s.png").string() + " --icc-to-srgb", &out, dir), 0) << out;
   EXPECT_TRUE(read(dir / "s.png").icc_profile.empty());
-  // Issue 16: PPM cannot hold the profile, so it is applied by default (the
+  // PPM cannot hold the profile, so it is applied by default (the
   // user is told), and --keep-samples writes the samples untouched.
   ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "k.ppm").string(), &out, dir), 0) << out;
   EXPECT_NE(out.find("holds no ICC profile: the file's restricted profile was applied"), std::string::npos) << out;
@@ -264,7 +264,7 @@ TEST(EncodeCli, MaxMemory) {
   EXPECT_NE(out.find("memory limit"), std::string::npos) << out;
   EXPECT_NE(out.find("--max-memory"), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(target));
-  // A streamed encode (issue 17) holds a few rows: the limit on the whole image's samples does not bind it.
+  // A streamed encode holds a few rows: the limit on the whole image's samples does not bind it.
   EXPECT_EQ(testing::run_mallat("encode -i " + in + " -o " + target + " --max-memory 1M", &out, dir), 0) << out;
   EXPECT_TRUE(fs::exists(target));
   fs::remove(target);

@@ -1,6 +1,6 @@
-// `mallat decode` strip by strip (issue 17): the PNM, TIFF, PNG, PGX and raw files are the bytes the
-// whole-image path (--whole-image) writes, on the shared conformance
-// streams and on generated ones; and the peak memory of a decode, measured
+// `mallat decode` strip by strip: the PNM, TIFF, PNG, PGX and raw files are
+// the bytes the whole-image path (--whole-image) writes, on the shared
+// conformance streams and on generated ones; and the peak memory of a decode, measured
 // in a child process, stays under the image's int32 size where the
 // whole-image path's exceeds it, so the test cannot pass by accident.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The command line's HTJ2K options (issue 14): -M 64 and --ht write HT
+// The command line's HTJ2K options (15444-15): -M 64 and --ht write HT
 // code-blocks, .jhc and .jph name HT codestreams and files, other -M values
 // above 63 are refused, and `mallat info` names the block coder and Ccap15.
 #include <gtest/gtest.h>

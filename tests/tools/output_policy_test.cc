@@ -1,4 +1,4 @@
-// Issue 16: every decodable image writes to every output format
+// Every decodable image writes to every output format
 // (tools/output_policy.h). Each image kind that a writer cannot hold as it
 // is, through prepare_output and write_outputs as `mallat decode` runs them
 // and read back: the file holds what the policy says, with a note.

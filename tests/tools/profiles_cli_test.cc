@@ -1,4 +1,4 @@
-// `mallat encode -cinema2K / -cinema4K / -IMF` (issue 19): the flags reach
+// `mallat encode -cinema2K / -cinema4K / -IMF`: the flags reach
 // the codestream whatever their place among the other options, an option
 // that contradicts the profile is an error naming both, a bad profile value
 // is a usage error, and `mallat info` names the profile from Rsiz.

@@ -1,4 +1,4 @@
-// Issue 19 on the command line: encode -F with raw planes (.raw, .yuv,
+// Raw planes on the command line: encode -F with raw planes (.raw, .yuv,
 // .rawl) and with a list of per-component files; decode to raw planes as
 // coded, printing the -F text that reads them back; the errors.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 17 on the command line: `mallat encode` streams a single binary PNM
+// Streamed encode on the command line: `mallat encode` streams a single binary PNM
 // or raw file (tools/encode_streamed.h) and writes the bytes --whole-image
 // writes; its errors leave no output; and its peak memory, measured on a
 // child process, stays well under the image's int32 size while the
