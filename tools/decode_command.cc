@@ -267,8 +267,9 @@ int decode_main(const Args& args) {
   if (asked_cuda && !work.batch && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
                          "more than the device saves; a batch of files uses the device\n");
+  // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
-  if (!work.batch) {
+  if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     if (io::format_from_extension(s.out) == io::Format::kUnknown)
       return usage_error("cannot tell the output format from '" + s.out + "'");

@@ -426,8 +426,9 @@ int encode_main(const Args& given) {
   if (asked_cuda && !placed->device && !work.batch && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
                          "start-up costs more than the device saves; --device-share F uses the device anyway\n");
+  // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
-  if (!work.batch) {
+  if (!is_batch(s.batch)) {
     if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
