@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "codec/api/stage_times.h"
 #include "codec/stages/call_resources.h"
 #include "common/status.h"
 #include "common/thread_pool.h"

@@ -9,7 +9,6 @@
 
 #include <memory>
 
-#include "codec/api/stage_times.h"
 #include "common/thread_pool.h"
 #include "dwt/dwt.h"
 #include "entropy/block_coder.h"
@@ -17,6 +16,7 @@
 namespace mallat::codec {
 
 class DeviceTileContext;  // codec/stages/device_tile_stages.h
+struct StageTimes;        // codec/api/stage_times.h
 
 struct CallResources {
   // A backend made once (dwt::make_backend) and reused by many calls; null:
