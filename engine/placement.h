@@ -2,7 +2,7 @@
 // the batch's lanes, slots and rounds when the options leave them to it.
 // One place for every default; the command line only parses its flags
 // into EngineOptions. The figures behind the defaults are in
-// entropy/cuda/NOTES.md and docs/MEASUREMENTS.md.
+// docs/HISTORY.md (main's name for the measurements' record).
 #pragma once
 
 #include <cstdint>
