@@ -2,7 +2,7 @@
 // the batch's lanes, slots and rounds when the options leave them to it.
 // One place for every default; the command line only parses its flags
 // into EngineOptions. The figures behind the defaults are in
-// docs/HISTORY.md (main's name for the measurements' record).
+// docs/HISTORY.md.
 #pragma once
 
 #include <cstdint>
