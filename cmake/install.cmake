@@ -10,7 +10,7 @@
 # external dependency does: mallat_dependency() below says how a consumer
 # finds it and refuses to configure while it does not know one.
 #
-# Public API: codec/codec.h (codec/api/encode.h, decode.h, coding_types.h),
+# Public API: codec/codec.h (codec/api/encode.h, decode.h, coding_types.h), codec/api/engine.h,
 # io/image_io.h (and io/formats.h), common/image.h and common/status.h. The
 # other headers are installed because those include them (dwt/dwt.h for the
 # backend choice, common/plane_view.h, ...) and because copying every module's
@@ -26,7 +26,7 @@ set(MALLAT_INSTALL_PKGCONFIGDIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 # writes image files links. Exported as mallat::mallat (the name `mallat` is
 # the command's); mallat::mallat is also its name inside this build.
 add_library(mallat_package INTERFACE)
-target_link_libraries(mallat_package INTERFACE mallat_codec mallat_io)
+target_link_libraries(mallat_package INTERFACE mallat_engine mallat_codec mallat_io)
 # The headers are C++20 (std::span in codec/api/decode.h); the modules get it
 # from CMAKE_CXX_STANDARD, which does not travel with exported targets.
 target_compile_features(mallat_package INTERFACE cxx_std_20)

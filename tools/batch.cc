@@ -1,19 +1,11 @@
-// Batch mode of encode and decode (batch.h): the files, then the pipeline.
+// Batch mode of encode and decode (batch.h): the files, then what is printed.
 #include "tools/batch.h"
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <future>
 #include <map>
-#include <mutex>
 #include <system_error>
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "common/timeline.h"
 #include "tools/progress.h"
@@ -96,10 +88,8 @@ Result<BatchPlan> plan_batch(const BatchRequest& request, const std::function<bo
   return plan;
 }
 
-namespace {
-
-// What run_batch prints about a finished file and counts.
-class Reporter {
+// What a batch prints about a finished file and counts.
+class BatchRun::Reporter {
  public:
   Reporter(const std::string& command, const BatchPlan& plan, bool quiet)
       : command_("mallat " + command),
@@ -145,8 +135,6 @@ class Reporter {
   int64_t done_ = 0, failed_ = 0;
 };
 
-}  // namespace
-
 int run_one(const std::string& command, const BatchFile& file, const BatchSteps& steps, bool quiet) {
   BatchItem item;
   item.file = &file;
@@ -160,125 +148,38 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
   return 1;
 }
 
-namespace {
-
-// A batch allocates the same large buffers file after file (a 3840x2048
-// RGB raster is 23.6 MB). glibc maps each above its adaptive threshold
-// afresh and unmaps it when freed, so every file pays the kernel's page
-// faults and clearing again; up to 32 MB (glibc's most for the threshold)
-// they are kept in the heap instead, and freed memory is not trimmed back
-// to the system (the process's memory stays at its peak until it exits).
-// H200 machine, session 14, 64 copies of the mosaic, -I -r 20 decode with
-// the GPU, medians of 3-4 alternated rounds, ms a batch: 819 -> 792 (run
-// A, GLIBC_TUNABLES with the same values), 810 -> 780 and 737 -> 725 (runs
-// B and C, this call); docs/HISTORY.md, "2026-11-25, 11:13-12:38 UTC".
-void keep_large_blocks() {
-#ifdef __GLIBC__
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+BatchRun::BatchRun(const std::string& command, const BatchPlan& plan, bool quiet)
+    : command_(command), plan_(plan), items_(plan.files.size()),
+      reporter_(std::make_unique<Reporter>(command, plan, quiet)) {
+  for (size_t i = 0; i < items_.size(); ++i) items_[i].file = &plan.files[i];
 }
 
-}  // namespace
+BatchRun::~BatchRun() = default;
 
-int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
-              int files_at_once, int files_ahead) {
-  keep_large_blocks();
-  const size_t n = plan.files.size();
-  std::vector<BatchItem> items(n);
-  for (size_t i = 0; i < n; ++i) items[i].file = &plan.files[i];
+bool BatchRun::begin() {
   std::error_code ec;
-  const fs::path folder = plan.files[0].out.parent_path();
+  const fs::path folder = plan_.files[0].out.parent_path();
   if (!folder.empty() && !fs::is_directory(folder, ec) && !fs::create_directories(folder, ec)) {
-    std::fprintf(stderr, "mallat %s: cannot make the output folder %s: %s\n", command.c_str(), folder.string().c_str(),
-                 ec.message().c_str());
-    return 1;
+    std::fprintf(stderr, "mallat %s: cannot make the output folder %s: %s\n", command_.c_str(),
+                 folder.string().c_str(), ec.message().c_str());
+    return false;
   }
-
-  Reporter reporter(command, plan, quiet);
-  if (!plan.skipped.empty()) {
+  if (!plan_.skipped.empty()) {
     std::string names;
-    for (size_t i = 0; i < plan.skipped.size() && i < 5; ++i) names += (i ? ", " : "") + plan.skipped[i];
-    if (plan.skipped.size() > 5) names += ", ...";
-    reporter.note("note: left out " + std::to_string(plan.skipped.size()) +
-                  " file(s) of a kind it does not read: " + names);
+    for (size_t i = 0; i < plan_.skipped.size() && i < 5; ++i) names += (i ? ", " : "") + plan_.skipped[i];
+    if (plan_.skipped.size() > 5) names += ", ...";
+    reporter_->note("note: left out " + std::to_string(plan_.skipped.size()) +
+                    " file(s) of a kind it does not read: " + names);
   }
-  // Each file on a thread of its own: read, wait for a free lane, code,
-  // write. At most `files_at_once` files code at a time (each in a lane of
-  // its own) and at most `lanes + files_ahead` are started and not yet written,
-  // in whatever order they finish: reading runs ahead of the lanes, no lane
-  // waits for a slow file before it to finish, and each file is written as
-  // soon as it is coded, beside the others' writes. Files are reported in
-  // order.
-  const size_t lanes = files_at_once < 1 ? 1 : static_cast<size_t>(files_at_once);
-  const size_t in_flight_limit = lanes + static_cast<size_t>(files_ahead < 1 ? 1 : files_ahead);
-  std::mutex mutex;
-  std::condition_variable lane_freed, file_done;
-  std::vector<bool> lane_busy(lanes, false);
-  size_t in_flight = 0;
-  const auto free_lane = [&] { return std::find(lane_busy.begin(), lane_busy.end(), false) - lane_busy.begin(); };
-  // With MALLAT_TIMELINE each step is a span of its file (common/timeline.h).
-  const auto file_of = [&items](const BatchItem& item) { return static_cast<int>(&item - items.data()); };
-  const auto read_and_code = [&](BatchItem& item) {
-    timeline::set_tag({file_of(item), -1});
-    Status status;
-    {
-      timeline::Span span("read");
-      status = steps.read(item);
-    }
-    if (!status.ok()) return status;
-    std::unique_lock<std::mutex> lock(mutex);
-    {
-      timeline::Span span("lane_wait");
-      lane_freed.wait(lock, [&] { return free_lane() < static_cast<std::ptrdiff_t>(lanes); });
-    }
-    item.lane = static_cast<int>(free_lane());
-    lane_busy[static_cast<size_t>(item.lane)] = true;
-    lock.unlock();
-    timeline::set_tag({file_of(item), item.lane});
-    {
-      timeline::Span span("code");
-      status = steps.code(item);
-    }
-    lock.lock();
-    lane_busy[static_cast<size_t>(item.lane)] = false;
-    lane_freed.notify_one();
-    return status;
-  };
-  const auto one_file = [&](BatchItem& item) {
-    Status status = read_and_code(item);
-    if (status.ok()) {
-      timeline::Span span("write");
-      status = steps.write(item);
-    }
-    // The file's image and bytes are not needed any more.
-    item.image = Image();
-    item.bytes = {};
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      --in_flight;
-    }
-    file_done.notify_one();
-    return status;
-  };
-  std::vector<std::future<Status>> files(n);
-  size_t reported = 0;
-  for (size_t i = 0; i < n; ++i) {
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      file_done.wait(lock, [&] { return in_flight < in_flight_limit; });
-      ++in_flight;
-    }
-    files[i] = std::async(std::launch::async, [&one_file, &item = items[i]] { return one_file(item); });
-    while (reported < i && files[reported].wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-      reporter.finished(items[reported], files[reported].get());
-      ++reported;
-    }
-  }
-  for (; reported < n; ++reported) reporter.finished(items[reported], files[reported].get());
+  return true;
+}
+
+void BatchRun::finished(size_t i, const Status& status) { reporter_->finished(items_[i], status); }
+
+int BatchRun::end() {
   if (const std::string problem = timeline::write_recorded(); !problem.empty())
-    std::fprintf(stderr, "mallat %s: %s\n", command.c_str(), problem.c_str());
-  return reporter.summary();
+    std::fprintf(stderr, "mallat %s: %s\n", command_.c_str(), problem.c_str());
+  return reporter_->summary();
 }
 
 }  // namespace mallat::tools

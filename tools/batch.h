@@ -1,14 +1,15 @@
 // Batch mode of `mallat encode` and `mallat decode`: many files, one
 // process. Which files (a folder's, several -i, opj_compress's -ImgDir) and
-// where their outputs go (-o DIR, -OutFor EXT), then a small pipeline: the
-// next file is read and the previous one written while the current one is
-// coded, each codec call using the -threads pool. A bad file is reported by
-// name and the others go on.
+// where their outputs go (-o DIR, -OutFor EXT); the engine's batch
+// (codec/api/engine.h) reads, codes and writes them, and BatchRun prints
+// each file's messages and the progress. A bad file is reported by name and
+// the others go on. One file runs the same steps in turn (run_one).
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,14 +59,9 @@ struct BatchItem {
   std::vector<uint8_t> raster;  // decode: the samples as a PNM raster, where the decoder gave them so
   uint64_t pixels = 0;          // the image's width x height, for the progress figures
   std::vector<std::string> messages;  // warnings and notes for the user, printed in order
-  int lane = 0;                 // which of run_batch's coding lanes codes it, 0..files_at_once-1
 };
 
-// The three steps of a file; an error's message names the file. `read` and
-// `write` run on their own threads beside `code` of another file; at most
-// run_batch's `files_at_once` `code` calls run at once, each in its own lane
-// (BatchItem::lane: a lane's calls run one at a time, so they may share a
-// DWT backend).
+// The three steps of one file; an error's message names the file.
 struct BatchSteps {
   std::function<Status(BatchItem&)> read, code, write;
 };
@@ -75,13 +71,30 @@ struct BatchSteps {
 // status: 0 written, 1 failed.
 int run_one(const std::string& command, const BatchFile& file, const BatchSteps& steps, bool quiet);
 
-// Runs every file; prints notes and errors ("mallat <command>: ..."), the
-// progress (progress.h) and a summary line "N done, M failed, T s, R MP/s"
-// (not when quiet). Codes up to `files_at_once` files at a time (so that a
-// device coder can put their blocks in one launch, entropy/hybrid/coalesced_launch.h)
-// and reads up to `files_ahead` more meanwhile (each held in memory until
-// written). Returns the exit status: 0 when every file was written, else 1.
-int run_batch(const std::string& command, const BatchPlan& plan, const BatchSteps& steps, bool quiet,
-              int files_at_once = 1, int files_ahead = 2);
+// A batch's output and reporting around the engine's batch: notes and
+// errors ("mallat <command>: ..."), the progress (progress.h) and a summary
+// line "N done, M failed, T s, R MP/s" (not when quiet).
+class BatchRun {
+ public:
+  BatchRun(const std::string& command, const BatchPlan& plan, bool quiet);
+  ~BatchRun();
+  // Makes the output folder and notes the files left out; false, with the
+  // error printed, when the folder cannot be made.
+  bool begin();
+  // File i's state: its messages and pixels, which the engine's hooks fill.
+  BatchItem& item(size_t i) { return items_[i]; }
+  // File i is finished: its messages, then its error, and the progress.
+  void finished(size_t i, const Status& status);
+  // The MALLAT_TIMELINE spans written and the summary printed; returns the
+  // exit status: 0 when every file was written, else 1.
+  int end();
+
+ private:
+  class Reporter;
+  std::string command_;
+  const BatchPlan& plan_;
+  std::vector<BatchItem> items_;
+  std::unique_ptr<Reporter> reporter_;
+};
 
 }  // namespace mallat::tools

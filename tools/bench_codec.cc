@@ -2,8 +2,8 @@
 // every file read, encoded and written, then the written file read, decoded
 // and written, in one process; one warm-up round, then N timed rounds, and
 // per stage the median over the rounds of its time summed over the files.
-// The DWT backend (--device) is made once and shared by every call, as a
-// batch shares it.
+// One engine (codec/api/engine.h) codes every call, so its DWT backend,
+// pools and device coders are made once and shared, as a batch shares them.
 #include "tools/bench_codec.h"
 
 #include <algorithm>
@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "codec/codec.h"
+#include "codec/api/engine.h"
 #include "codec/stages/device_tile_stages.h"
 #include "common/thread_pool.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"
 #include "tools/decode_output.h"
-#include "tools/device_placement.h"
+#include "engine/engine_impl.h"
 
 namespace mallat::tools {
 namespace {
@@ -205,17 +206,26 @@ fs::path decoded_name(const fs::path& dir, size_t i, const fs::path& input) {
   return dir / ("decoded" + std::to_string(i) + (keep ? input.extension().string() : ".pam"));
 }
 
+// Adds one call's stage times to a round's.
+void add_stage_times(codec::StageTimes& sum, const codec::StageTimes& call) {
+  sum.colour_transform_ms += call.colour_transform_ms;
+  sum.dwt_ms += call.dwt_ms;
+  sum.block_coding_ms += call.block_coding_ms;
+  sum.rate_allocation_ms += call.rate_allocation_ms;
+  sum.tier2_ms += call.tier2_ms;
+}
+
 struct Bench {
   std::vector<fs::path> files;
   int runs = 5, warmup = 1;
-  std::optional<dwt::BackendKind> dwt_device;  // --dwt-device: where the DWT runs, whatever --device
+  std::optional<Device> dwt_device;  // --dwt-device: where the DWT runs, whatever --device
   codec::EncodeOptions encode;
   codec::DecodeOptions decode;
+  std::unique_ptr<Engine> engine;
   fs::path dir;
 
   Status encode_round(Round& r, uint64_t* pixels) {
-    encode.stage_times = &r.stages;
-    const entropy::DeviceCodingTimes before = device_times(encode.block_encoder_instance.get());
+    const entropy::DeviceCodingTimes before = device_times(engine->impl().encoder());
     const codec::DeviceTileTimes tiles_before = tile_times();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
@@ -224,23 +234,25 @@ struct Bench {
       r.read += ms_since(t);
       *pixels += static_cast<uint64_t>(image.width()) * static_cast<uint64_t>(image.height());
       t = std::chrono::steady_clock::now();
-      auto bytes = codec::encode(image, encode);
+      codec::EncodeReport report;
+      auto bytes = engine->encode(image, encode, &report);
       r.call += ms_since(t);
+      add_stage_times(r.stages, report.stage_times);
       if (!bytes.ok()) return bytes.status().with_context(files[i].string());
       t = std::chrono::steady_clock::now();
       MALLAT_RETURN_IF_ERROR(io::write_file_atomically(dir / ("coded" + std::to_string(i)), *bytes));
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
-    r.device = since(before, device_times(encode.block_encoder_instance.get()));
+    r.device = since(before, device_times(engine->impl().encoder()));
     r.tiles = tile_times() - tiles_before;
     return Status::Ok();
   }
 
   // The device runner's times so far (zeros without one).
   codec::DeviceTileTimes tile_times() const {
-    return encode.device_tile_context ? codec::device_tile_times(*encode.device_tile_context)
-                                      : codec::DeviceTileTimes{};
+    codec::DeviceTileContext* tiles = engine->impl().encode_tiles();
+    return tiles ? codec::device_tile_times(*tiles) : codec::DeviceTileTimes{};
   }
   // A coder's device times so far (zeros without a coder).
   template <class Coder>
@@ -257,8 +269,7 @@ struct Bench {
   }
 
   Status decode_round(Round& r) {
-    decode.stage_times = &r.stages;
-    const entropy::DeviceCodingTimes before = device_times(decode.block_decoder_instance.get());
+    const entropy::DeviceCodingTimes before = device_times(engine->impl().decoder());
     const codec::DeviceDecodeTimes decoded_before = decoded_times();
     const auto start = std::chrono::steady_clock::now();
     for (size_t i = 0; i < files.size(); ++i) {
@@ -270,8 +281,10 @@ struct Bench {
       // image fits one (codec::decode's raster overload), written as it is
       // where the output keeps every sample (tools/decode_output.h).
       std::vector<uint8_t> raster;
-      auto image = codec::decode(bytes, decode, nullptr, &raster);
+      codec::DecodeReport report;
+      auto image = engine->decode(bytes, decode, &report, &raster);
       r.call += ms_since(t);
+      add_stage_times(r.stages, report.stage_times);
       if (!image.ok()) return image.status().with_context("decoding " + files[i].string() + "'s codestream");
       t = std::chrono::steady_clock::now();
       const fs::path out = decoded_name(dir, i, files[i]);
@@ -290,14 +303,14 @@ struct Bench {
       r.write += ms_since(t);
     }
     r.whole = ms_since(start);
-    r.device = since(before, device_times(decode.block_decoder_instance.get()));
+    r.device = since(before, device_times(engine->impl().decoder()));
     r.decoded = decoded_times() - decoded_before;
     return Status::Ok();
   }
 
   codec::DeviceDecodeTimes decoded_times() const {
-    return decode.device_tile_context ? codec::device_decode_times(*decode.device_tile_context)
-                                      : codec::DeviceDecodeTimes{};
+    codec::DeviceTileContext* tiles = engine->impl().decode_tiles();
+    return tiles ? codec::device_decode_times(*tiles) : codec::DeviceDecodeTimes{};
   }
 
   Status run() {
@@ -314,20 +327,20 @@ struct Bench {
     }
     const double megapixels = static_cast<double>(pixels) / 1e6;
     std::printf("mallat bench codec: %zu files, %.1f MP; DWT %s, %d threads; median of %d rounds after %d warm-up\n",
-                files.size(), megapixels, encode.dwt_instance->name().c_str(),
+                files.size(), megapixels, engine->dwt_name().c_str(),
                 encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
     report("encode", encode_lines(), encodes, files.size(), megapixels);
     if (median_of(encodes, [](const Round& r) { return double(r.tiles.tiles); }) > 0) {
       report_tiles(encodes);
-    } else if (encode.block_encoder_instance) {
-      std::printf("  Tier-1: %s\n", encode.block_encoder_instance->name().c_str());
+    } else if (engine->impl().encoder()) {
+      std::printf("  Tier-1: %s\n", engine->block_encoder_name().c_str());
       report_device("quantisation + Tier-1", device_lines(), encodes);
     }
     report("decode", decode_lines(), decodes, files.size(), megapixels);
     if (median_of(decodes, [](const Round& r) { return double(r.decoded.tiles); }) > 0) {
       report_decoded_tiles(decodes);
-    } else if (decode.block_decoder_instance) {
-      std::printf("  Tier-1: %s\n", decode.block_decoder_instance->name().c_str());
+    } else if (engine->impl().decoder()) {
+      std::printf("  Tier-1: %s\n", engine->block_decoder_name().c_str());
       report_device("Tier-1 + dequantisation", decode_device_lines(), decodes);
     }
     return Status::Ok();
@@ -359,7 +372,8 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
     if (a == "--dwt-device") {
       if (!has_value) return invalid_argument("option " + a + " needs a value");
       MALLAT_ASSIGN_OR_RETURN(const dwt::BackendKind kind, dwt::parse_backend_kind(args[++i]));
-      bench.dwt_device = kind;
+      bench.dwt_device = kind == dwt::BackendKind::kCpu ? Device::kCpu : kind == dwt::BackendKind::kCuda ? Device::kCuda
+                                                                                                      : Device::kAuto;
       continue;
     }
     if (a == "--runs" || a == "--warmup") {
@@ -378,32 +392,23 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
         if (name == a && !row.value.empty() && has_value) encode_args.push_back(args[++i]);
   }
   if (bench.files.empty()) return invalid_argument("no image files given");
-  bool whole_tiles = false;
-  MALLAT_ASSIGN_OR_RETURN(bench.encode, parse_encode_codec_options(encode_args, &whole_tiles));
-  // --device as the commands place it (device_placement.h), the DWT where
-  // --dwt-device says; the device coder's start is waited for in the
-  // warm-up round.
-  entropy::DeviceCoderOptions coder;
-  coder.wait_for_device = true;
-  bench.decode.dwt_backend = bench.encode.dwt_backend;
-  MALLAT_RETURN_IF_ERROR(place_encode_device(bench.encode, coder));
-  MALLAT_RETURN_IF_ERROR(place_decode_device(bench.decode, coder));
-  if (bench.dwt_device) bench.encode.dwt_backend = *bench.dwt_device;
-  // One backend for every call of the benchmark, made before the clock runs.
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
-                          dwt::make_backend(bench.encode.dwt_backend, bench.encode.threads));
-  bench.encode.dwt_instance = std::move(backend);
-  MALLAT_ASSIGN_OR_RETURN(bench.encode.block_encoder_instance,
-                          codec::block_encoder_for(bench.encode, *bench.encode.dwt_instance));
-  // --device-stages all: the tiles the device runner covers go to it whole
-  // (its start is waited for by the warm-up round's first tile).
-  if (whole_tiles && bench.encode.block_encoder_instance)
-    bench.encode.device_tile_context = codec::start_device_tile_context();
+  MALLAT_ASSIGN_OR_RETURN(EncodeCommandOptions parsed, parse_encode_command_options(encode_args));
+  bench.encode = parsed.codec;
+  bench.encode.time_stages = true;
   bench.decode.threads = bench.encode.threads;
-  bench.decode.dwt_instance = bench.encode.dwt_instance;
-  if (whole_tiles && bench.decode.block_decoder_instance)
-    bench.decode.device_tile_context = bench.encode.device_tile_context ? bench.encode.device_tile_context
-                                                                        : codec::start_device_tile_context(1, 1, codec::DeviceTileUse::kDecode);
+  bench.decode.time_stages = true;
+  // --device as the commands' engine places it, for one file at a time but
+  // started whatever its size, the DWT where --dwt-device says; the device
+  // coder's start is waited for in the warm-up round.
+  EngineOptions engine = parsed.engine;
+  engine.threads = bench.encode.threads;
+  engine.device_for_one_item = true;
+  engine.wait_for_device = true;
+  engine.keep_device_until_exit = true;
+  if (bench.dwt_device) engine.dwt = *bench.dwt_device;
+  bench.engine = std::make_unique<Engine>(engine);
+  MALLAT_RETURN_IF_ERROR(bench.engine->prepare_encode(bench.encode, Workload{}).status());
+  MALLAT_RETURN_IF_ERROR(bench.engine->prepare_decode(bench.decode, Workload{}).status());
   return Status::Ok();
 }
 

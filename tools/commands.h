@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/api/engine.h"
 #include "tools/option_table.h"
 
 namespace mallat::tools {
@@ -20,17 +21,21 @@ int compare_main(const Args& args);
 int convert_main(const Args& args);
 int bench_main(const Args& args);
 
-// encode's, decode's and transcode's option tables (codec_commands.cc, transcode_command.cc), for
-// the tests; bench dwt's is in bench_dwt.h.
+// encode's, decode's and transcode's option tables (encode_command.cc, decode_command.cc,
+// transcode_command.cc), for the tests; bench dwt's is in bench_dwt.h.
 CommandOptions encode_options();
 CommandOptions decode_options();
 CommandOptions transcode_options();
 
 // encode's options applied to `args` (no -i, -o or -ImgDir): the codec's
-// options, with the container -OutFor names (a codestream without it). For
-// `mallat bench codec`, which takes encode's options; `whole_tiles`, when
-// given, says whether --device-stages asked for whole tiles on the device.
-Result<codec::EncodeOptions> parse_encode_codec_options(const Args& args, bool* whole_tiles = nullptr);
+// options, with the container -OutFor names (a codestream without it), and
+// the engine's (--device, --device-stages, ...). For `mallat bench codec`,
+// which takes encode's options.
+struct EncodeCommandOptions {
+  codec::EncodeOptions codec;
+  EngineOptions engine;
+};
+Result<EncodeCommandOptions> parse_encode_command_options(const Args& args);
 
 // `mallat info` of a .j2k/.jp2 file (jpeg2000_info.cc): whether `path`
 // starts like one, and the report; returns the exit status.

@@ -1,20 +1,33 @@
-// decode's three steps for one file (tools/batch.h): read the file, decode
-// it (a lane's options; PNM output as a byte raster where the image allows,
-// codec/api/decode.h), write it through the output policy (decode_output.h).
-// The single-file command and the batch run the same steps, so a batch
-// writes the same bytes.
+// decode's steps for one file (tools/batch.h): read the file, decode it
+// through the engine (PNM output as a byte raster where the image allows,
+// codec/api/decode.h), write it through the output policy
+// (decode_output.h). The single-file command and the batch's hooks write
+// with the same code, so a batch writes the same bytes.
 #pragma once
 
-#include <span>
+#include <filesystem>
 
 #include "codec/api/decode.h"
+#include "codec/api/engine.h"
 #include "tools/batch.h"
 #include "tools/decode_output.h"
 
 namespace mallat::tools {
 
-// `lanes`: each lane's decoding options (BatchItem::lane picks one);
-// `output` and `reduce` (-r) for the output policy.
-BatchSteps decode_steps(const DecodeOutputOptions& output, int reduce, std::span<const codec::DecodeOptions> lanes);
+// Raw planes are the components as coded: decode applies no JP2 colour
+// (palette, cdef, sYCC, ICC) for them, and says how to read them back.
+bool writes_raw_planes(const std::filesystem::path& out);
+// PNM output takes the samples as its raster where the image allows.
+bool writes_pnm(const std::filesystem::path& out);
+
+// Writes item.image (or item.raster, where the decoder gave it) to
+// item.file->out through the output policy (`output`, -r's `reduce`); its
+// notes go to item.messages.
+Status write_decoded(const DecodeOutputOptions& output, int reduce, BatchItem& item);
+
+// The three steps, decoding with `options` through `engine`; both stay
+// alive while the steps run.
+BatchSteps decode_steps(const DecodeOutputOptions& output, int reduce, Engine& engine,
+                        const codec::DecodeOptions& options);
 
 }  // namespace mallat::tools

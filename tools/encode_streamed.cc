@@ -3,16 +3,16 @@
 #include <string>
 #include <utility>
 
-#include "codec/api/encode_streamed.h"
 #include "io/file.h"
 
 namespace mallat::tools {
 
-BatchSteps encode_streamed_steps(const codec::EncodeOptions& opt, std::shared_ptr<io::StripReader> reader) {
+BatchSteps encode_streamed_steps(Engine& engine, const codec::EncodeOptions& opt,
+                                 std::shared_ptr<io::StripReader> reader) {
   BatchSteps steps;
   steps.read = [](BatchItem&) { return Status::Ok(); };
   steps.code = [](BatchItem&) { return Status::Ok(); };
-  steps.write = [&opt, reader = std::move(reader)](BatchItem& item) {
+  steps.write = [&engine, &opt, reader = std::move(reader)](BatchItem& item) {
     const std::string in = item.file->in.string();
     // The reader's and the output's errors name their files already; the
     // encoder's get the input's name, as the whole-image encode gives it.
@@ -31,7 +31,7 @@ BatchSteps encode_streamed_steps(const codec::EncodeOptions& opt, std::shared_pt
         if (!s.ok() && own_error.ok()) own_error = s;
         return s;
       };
-      return codec::encode_streamed(source, opt, out, &report);
+      return engine.encode_streamed(source, opt, out, &report);
     });
     for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + in + ": " + n);
     if (status.ok()) return status;

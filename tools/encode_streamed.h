@@ -7,12 +7,15 @@
 #include <memory>
 
 #include "codec/api/encode.h"
+#include "codec/api/engine.h"
 #include "io/strip_reader.h"
 #include "tools/batch.h"
 
 namespace mallat::tools {
 
-// `opt` stays alive while the steps run.
-BatchSteps encode_streamed_steps(const codec::EncodeOptions& opt, std::shared_ptr<io::StripReader> reader);
+// Encodes through `engine` (Tier-1 as it placed it); `engine` and `opt`
+// stay alive while the steps run.
+BatchSteps encode_streamed_steps(Engine& engine, const codec::EncodeOptions& opt,
+                                 std::shared_ptr<io::StripReader> reader);
 
 }  // namespace mallat::tools

@@ -5,10 +5,9 @@
 #include <new>
 #include <string>
 
-#include "entropy/hybrid/hybrid_block_encoder.h"
 #include "tools/cli_doc.h"
 #include "tools/commands.h"
-#include "tools/device_placement.h"
+#include "codec/api/engine.h"
 
 namespace {
 
@@ -71,8 +70,8 @@ int main(int argc, char** argv) {
     const int status = run(argc, argv);
     // A device coder (encode --device cuda) is neither torn down nor, if
     // still starting, waited for: every file is written and closed by now,
-    // so leave at once (tools/device_placement.h).
-    if (mallat::tools::device_coder_started() || mallat::entropy::device_starts_in_flight() > 0) {
+    // so leave at once (EngineOptions::keep_device_until_exit).
+    if (mallat::Engine::device_started_in_process()) {
       std::fflush(nullptr);
       std::_Exit(status);
     }

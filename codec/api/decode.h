@@ -19,8 +19,6 @@
 
 namespace mallat::codec {
 
-class DeviceTileContext;  // codec/stages/device_tile_stages.h
-
 struct Jp2File;  // codec/jp2/jp2_boxes.h: the boxes of a JP2 file
 
 struct DecodeOptions {
@@ -48,24 +46,8 @@ struct DecodeOptions {
   // (codec/codestream/memory_limit.h); 0 = default_memory_limit().
   uint64_t max_memory = 0;
   dwt::BackendKind dwt_backend = dwt::BackendKind::kCpu;  // as EncodeOptions
-  std::shared_ptr<dwt::Backend> dwt_instance;  // as EncodeOptions: wins over dwt_backend; one call at a time
-  StageTimes* stage_times = nullptr;           // as EncodeOptions: each stage's time added when set
-  // When set, the whole-tile decoder decodes Part 1 code-blocks through it
-  // (the hybrid device + CPU decoder of entropy::make_device_block_decoder,
-  // which the command line's --device cuda sets for a batch: the samples
-  // are the CPU decoder's); HT blocks and a streamed decode's stay on the
-  // CPU. Made once and reused by many calls, which may run at once (a batch's
-  // --batch-files lanes share its launches, entropy/hybrid/coalesced_launch.h).
-  std::shared_ptr<entropy::BlockDecoder> block_decoder_instance;
-  // When set (made by codec/stages/device_tile_stages.h's
-  // make_device_tile_context or start_device_tile_context), a tile the
-  // device runner covers (a whole decode of Part 1 code-blocks, components
-  // of at most 16 bits; 5/3 or 9/7) is decoded on the GPU whole: Tier-1,
-  // reconstruction, inverse DWT, inverse colour transform, DC shift and
-  // clamp there, the samples back at their stored width, the CPU path's
-  // bit for bit; other tiles take the path above. Calls at once may share
-  // it: each tile waits for a free slot of it.
-  std::shared_ptr<DeviceTileContext> device_tile_context;
+  // Each stage's time into DecodeReport::stage_times (stage_times.h).
+  bool time_stages = false;
   // A JP2 file's header applied to the decoded components (Annex I): palette
   // and cmap, cdef, the first colr (an enumerated space or a restricted ICC
   // profile), then sYCC converted to RGB: the image as opj_decompress gives
@@ -89,6 +71,8 @@ struct DecodeReport {
   std::vector<std::string> warnings;
   // A JP2 file's boxes as decode parsed them (once); null for a raw codestream.
   std::shared_ptr<const Jp2File> jp2;
+  // Each stage's time, where DecodeOptions::time_stages asked for it.
+  StageTimes stage_times;
 };
 
 // The one decoding entry point: a raw codestream, or a JP2 file whose

@@ -20,10 +20,6 @@
 
 namespace mallat::codec {
 
-// The device runner's resources (codec/stages/device_tile_stages.h).
-class DeviceTileContext;
-
-
 struct EncodeOptions {
   Container container = Container::kCodestream;
   int resolutions = 6;           // -n: decomposition levels + 1 (1..33)
@@ -108,35 +104,18 @@ struct EncodeOptions {
   // start from profile_options() (codec/api/profile.h).
   Profile profile;
   int threads = 0;               // 0 = all cores
-  // The CPU by default: with a whole file per process the CUDA backend's
-  // start-up and copies cost more than the transform saves (README,
-  // "Measured figures": lossless encode 0.35 s against 0.77 s on an H100
-  // machine with 16 cores).
+  // Where the DWT runs for this call: the CPU by default (for whole files
+  // the CUDA backend's start-up and plane copies cost more than the
+  // transform saves). kCuda (or kAuto that finds a device) puts the DWT on
+  // the device and Part 1 Tier-1 on the device and the CPU together, the
+  // same bytes. Thread pools, device contexts and batches that outlive one
+  // call belong to mallat::Engine (codec/api/engine.h), which decides what
+  // runs where for its own calls: there this field and `threads` give way
+  // to EngineOptions::dwt and EngineOptions::threads.
   dwt::BackendKind dwt_backend = dwt::BackendKind::kCpu;
-  // A backend made once (dwt::make_backend) and reused by many calls, so
-  // that a batch pays a device's start-up and buffers once; when set it is
-  // used and dwt_backend is ignored. A backend serves one call at a time:
-  // calls that share one must not overlap.
-  std::shared_ptr<dwt::Backend> dwt_instance;
-  // Tier-1 follows the DWT: where the DWT runs on CUDA (dwt_backend kCuda,
-  // kAuto that found a device, or a CUDA dwt_instance) Part 1 code-blocks
-  // are coded on the device and the CPU together (the hybrid coder of
-  // entropy::make_device_block_encoder; HT blocks stay on the CPU), with the
-  // same bytes as the CPU coder. The command line's --device cuda keeps the
-  // DWT on the CPU and sets block_encoder_instance (tools/device_placement.h). A coder made once and reused by many calls, as
-  // dwt_instance (a batch allocates its device memory once): when set it
-  // codes the Part 1 code-blocks, whatever the DWT. One call at a time.
-  std::shared_ptr<entropy::BlockEncoder> block_encoder_instance;
-  // When set (made by codec/stages/device_tile_stages.h's
-  // make_device_tile_context or start_device_tile_context), a tile the
-  // device runner covers (Part 1 code-blocks, no ROI; 5/3 or 9/7) goes to
-  // the GPU whole: DC shift, RCT or ICT, DWT, the 9/7's quantisation and
-  // Tier-1 there, only the blocks' bytes back, the codestream the CPU
-  // path's; other tiles, and a streamed encode, take the path above. Calls
-  // at once may share it: each tile waits for a free slot of it.
-  std::shared_ptr<DeviceTileContext> device_tile_context;
-  // When set, each stage's time is added to it (stage_times.h).
-  StageTimes* stage_times = nullptr;
+  // Each stage's time into EncodeReport::stage_times (stage_times.h); the
+  // stages then run timed one by one, with the same results.
+  bool time_stages = false;
   std::string comment = "Created by mallat";
 };
 
@@ -149,6 +128,8 @@ struct EncodeReport {
   // bytes with their pass tables (EncodeOptions::coded_memory_budget).
   uint64_t spilled_blocks = 0;
   uint64_t spilled_bytes = 0;
+  // Each stage's time, where EncodeOptions::time_stages asked for it.
+  StageTimes stage_times;
 };
 
 // Components may differ in size when each is the B-2 extent of the image
@@ -157,13 +138,5 @@ struct EncodeReport {
 // (reference_grid_size, common/image.h), placed at -d's origin.
 Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options,
                                     EncodeReport* report = nullptr);
-
-// The Part 1 block coder encode uses with DWT backend `backend`
-// (EncodeOptions::block_encoder_instance): the options' coder when set,
-// else a device coder made now where the backend is CUDA's, else null (the
-// CPU's coders). A batch calls it once and sets the result as
-// block_encoder_instance, so its files share the device's buffers.
-Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOptions& options,
-                                                                 const dwt::Backend& backend);
 
 }  // namespace mallat::codec

@@ -1,9 +1,11 @@
 // Wall time per pipeline stage of one encode or decode call, for benchmarks
-// (`mallat bench codec`). A caller that wants the figures points
-// EncodeOptions::stage_times or DecodeOptions::stage_times at one of these;
-// the codec adds each stage's steady-clock time to it (it never resets it),
-// and measures nothing when the pointer is null. One call at a time per
-// StageTimes: the codec runs its stages in turn, never two at once.
+// (`mallat bench codec`). A caller that wants the figures sets
+// EncodeOptions::time_stages or DecodeOptions::time_stages and reads them
+// from the call's report (or, inside the library, points
+// CallResources::stage_times at one: the codec adds each stage's
+// steady-clock time to it, never resets it, and measures nothing when the
+// pointer is null). One call at a time per StageTimes: the codec runs its
+// stages in turn, never two at once.
 #pragma once
 
 #include <chrono>

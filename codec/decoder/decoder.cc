@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "codec/api/decode.h"
+#include "codec/decoder/decode_call.h"
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "codec/jp2/jp2_colour.h"
@@ -66,10 +68,10 @@ Result<dwt::Rect> region_in(const dwt::Rect& region, const dwt::Rect& area, Deco
 // order. raster: where set, the samples go there when the image fits bytes
 // (decode's raster overload), else it is left empty.
 Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace color_space,
-                                const DecodeOptions& options, DecodeReport* report, bool* all_components,
-                                std::vector<uint8_t>* raster) {
+                                const DecodeOptions& options, const CallResources& resources, DecodeReport* report,
+                                bool* all_components, std::vector<uint8_t>* raster) {
   Result<Codestream> parsed = [&] {
-    StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms), "headers");
+    StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "headers");
     return parse_codestream(stream);
   }();
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, std::move(parsed));
@@ -112,10 +114,12 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
     bytes = raster->data();
   }
 
-  ThreadPool pool(options.threads);
+  std::optional<ThreadPool> own_pool;
+  if (!resources.pool) own_pool.emplace(options.threads);
+  ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
-                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+                          dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
   for (const Tile& tile : cs.tiles) {
     if (options.tile >= 0 && tile.index != options.tile) continue;
     // -d: a tile outside the region is not read past its tile-part headers.
@@ -133,7 +137,7 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
       if (report) report->warnings.push_back(missing);
       continue;
     }
-    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, selection.decoded, stream, pool, *backend, ox, oy, image,
+    MALLAT_RETURN_IF_ERROR(decode_tile(cs, tile, options, resources, selection.decoded, stream, pool, *backend, ox, oy, image,
                                            bytes, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
@@ -147,11 +151,11 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
 
 // decode's body; `raster` as decode's raster overload, which empties it
 // again where this fails.
-Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
-                          std::vector<uint8_t>* raster) {
+Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& options,
+                          const CallResources& resources, DecodeReport* report, std::vector<uint8_t>* raster) {
   bool all_components = true;
   if (detect_container(data) != Container::kJp2)
-    return decode_codestream(data, ColorSpace::kUnknown, options, report, &all_components, raster);
+    return decode_codestream(data, ColorSpace::kUnknown, options, resources, report, &all_components, raster);
   MALLAT_ASSIGN_OR_RETURN(Jp2File parsed, parse_jp2(data, options.strict));
   const auto jp2 = std::make_shared<const Jp2File>(std::move(parsed));
   if (report) {
@@ -172,7 +176,8 @@ Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& op
                                     (!jp2->palette && jp2->component_mapping.empty() &&
                                      jp2->channel_definitions.empty() && color_space != ColorSpace::kYcc);
   auto image = decode_codestream(data.subspan(jp2->codestream_offset, jp2->codestream_length), color_space,
-                                 options, report, &all_components, header_keeps_samples ? raster : nullptr);
+                                 options, resources, report, &all_components,
+                                 header_keeps_samples ? raster : nullptr);
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
@@ -192,17 +197,23 @@ Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& op
 
 }  // namespace
 
-Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options,
-                     DecodeReport* report) {
-  return decode_file(data, options, report, nullptr);
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, const CallResources& resources,
+                     DecodeReport* report, std::vector<uint8_t>* raster) {
+  if (raster) raster->clear();
+  Result<Image> image = decode_file(data, options, resources, report, raster);
+  if (!image.ok() && raster) raster->clear();
+  return image;
 }
 
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
                      std::vector<uint8_t>* raster) {
-  if (raster) raster->clear();
-  Result<Image> image = decode_file(data, options, report, raster);
-  if (!image.ok() && raster) raster->clear();
-  return image;
+  CallResources resources;
+  if (options.time_stages && report) resources.stage_times = &report->stage_times;
+  return decode(data, options, resources, report, raster);
+}
+
+Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report) {
+  return decode(data, options, report, nullptr);
 }
 
 }  // namespace mallat::codec

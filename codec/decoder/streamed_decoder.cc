@@ -83,7 +83,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   ThreadPool pool(options.threads);
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
-                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+                          dwt::given_or_made_backend(nullptr, options.dwt_backend, options.threads));
   // One tile row at a time: its tiles' packets read, then its rows taken
   // from all of them strip by strip (each tile's columns to their place,
   // tile_output.h), so that a row of tiles is never held whole either.

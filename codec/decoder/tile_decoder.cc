@@ -32,11 +32,11 @@ namespace {
 
 class TileDecoder {
  public:
-  TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
-              std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+  TileDecoder(const Codestream& cs, const Tile& tile, const DecodeOptions& options, const CallResources& resources,
+              std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
               std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, DecodeReport* report,
               QuirkCounts& quirks)
-      : cs_(cs), tile_(tile), options_(options), decoded_(decoded), stream_(stream), pool_(pool), dwt_(dwt),
+      : cs_(cs), tile_(tile), options_(options), resources_(resources), decoded_(decoded), stream_(stream), pool_(pool), dwt_(dwt),
         origin_x_(origin_x), origin_y_(origin_y), report_(report), quirks_(quirks) {
     plane_of_.assign(cs.main.siz.components.size(), -1);
     for (size_t p = 0; p < decoded.size(); ++p) plane_of_[static_cast<size_t>(decoded[p])] = static_cast<int>(p);
@@ -48,7 +48,7 @@ class TileDecoder {
     MALLAT_RETURN_IF_ERROR(read_parameters());
     find_region(image);
     {
-      StageClock clock(stage_sink(options_.stage_times, &StageTimes::tier2_ms), "tier2");
+      StageClock clock(stage_sink(resources_.stage_times, &StageTimes::tier2_ms), "tier2");
       MALLAT_RETURN_IF_ERROR(gather_packets());
     }
     return run_inverse_stages(image, raster);
@@ -180,16 +180,16 @@ class TileDecoder {
     for (size_t slot : slots) tile.blocks.push_back(decode_one(slot));
     if (!windows_.empty()) place_in_bands(slots, tile);
     tile.describe_block = [&](size_t i) { return describe(slots[i]); };
-    tile.part1_decoder = options_.block_decoder_instance.get();
+    tile.part1_decoder = resources_.block_decoder.get();
     tile.colour_transform = colour_transform();
     tile.image = &image;
     tile.raster = raster;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
-    const std::unique_ptr<TileStages> stages = options_.device_tile_context
-                                                   ? make_device_tile_stages(pool_, dwt_, *options_.device_tile_context)
+    const std::unique_ptr<TileStages> stages = resources_.device_tiles
+                                                   ? make_device_tile_stages(pool_, dwt_, *resources_.device_tiles)
                                                    : make_cpu_tile_stages(pool_, dwt_);
-    StageTimes* times = options_.stage_times;
+    StageTimes* times = resources_.stage_times;
     if (!times) return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
     if (stages->keeps_whole(tile)) {
       // On the device whole: one span for every stage.
@@ -394,6 +394,7 @@ class TileDecoder {
   const Codestream& cs_;
   const Tile& tile_;
   const DecodeOptions& options_;
+  const CallResources& resources_;
   std::span<const int> decoded_;  // the codestream component of each plane
   std::vector<int> plane_of_;     // per codestream component: its plane, or -1 when not decoded
   std::span<const uint8_t> stream_;
@@ -414,10 +415,11 @@ class TileDecoder {
 }  // namespace
 
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
-                   std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool,
-                   dwt::Backend& dwt, std::span<const int64_t> origin_x, std::span<const int64_t> origin_y,
-                   Image& image, uint8_t* raster, DecodeReport* report, QuirkCounts& quirks) {
-  TileDecoder decoder(cs, tile, options, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
+                   const CallResources& resources, std::span<const int> decoded, std::span<const uint8_t> stream,
+                   ThreadPool& pool, dwt::Backend& dwt, std::span<const int64_t> origin_x,
+                   std::span<const int64_t> origin_y, Image& image, uint8_t* raster, DecodeReport* report,
+                   QuirkCounts& quirks) {
+  TileDecoder decoder(cs, tile, options, resources, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
   return decoder.decode(image, raster);
 }
 
@@ -425,6 +427,8 @@ Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const
                                                      const DecodeOptions& options, std::span<const int> decoded,
                                                      std::span<const uint8_t> stream, ThreadPool& pool,
                                                      dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks) {
+  // A streamed decode's blocks stay on the CPU, untimed.
+  static const CallResources kStreamedResources;
   // The decoder holds the tile's packets, which the streamed tile's blocks
   // read until its last row: the two live together.
   struct Open final : TileStream {
@@ -433,7 +437,7 @@ Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const
     Open(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
          std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
          QuirkCounts& quirks)
-        : decoder(cs, tile, options, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
+        : decoder(cs, tile, options, kStreamedResources, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
     StreamedTile& rows() override { return *streamed; }
     bool colour_transform() const override { return decoder.colour_transform(); }
   };

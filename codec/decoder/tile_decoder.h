@@ -10,6 +10,7 @@
 #include "codec/api/decode.h"
 #include "codec/codestream/codestream_header.h"
 #include "codec/decoder/quirks.h"
+#include "codec/stages/call_resources.h"
 #include "common/image.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
@@ -32,7 +33,7 @@ class StreamedTile;  // codec/stages/streamed_tile.h
 // there as a binary PNM's raster, not into the image's components
 // (DecodeTile::raster; the image fits_bytes).
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
-                   std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+                   const CallResources& resources, std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
                    uint8_t* raster, DecodeReport* report, QuirkCounts& quirks);
 

@@ -39,7 +39,6 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   MALLAT_ASSIGN_OR_RETURN(setup.tile_progression_changes, tile_progression_changes(main, options));
   setup.image = &image;
   setup.main = &main;
-  setup.stage_times = options.stage_times;
   const int levels = main.cod.component.levels;
   const bool reversible = main.cod.component.reversible;
   MALLAT_ASSIGN_OR_RETURN(std::vector<double> norms,

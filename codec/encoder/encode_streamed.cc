@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codec/api/profile.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/encoder/encode_tiles.h"
 #include "codec/encoder/tile_row_store.h"
 
@@ -25,6 +26,13 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
 
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
                        EncodeReport* report) {
+  CallResources resources;
+  if (options.time_stages && report) resources.stage_times = &report->stage_times;
+  return encode_streamed(source, options, resources, sink, report);
+}
+
+Status encode_streamed(const RowSource& source, const EncodeOptions& options, const CallResources& resources,
+                       const FileSink& sink, EncodeReport* report) {
   if (const std::string why = why_not_streamed(source.layout, options); !why.empty())
     return unsupported("streamed encoding: " + why);
   TileCoding coding;
@@ -37,7 +45,7 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
     MALLAT_ASSIGN_OR_RETURN(const TileRowReader rows, tile_rows->rows_of(index));
     return tile.code_rows(index, rows);
   };
-  return encode_tiles(source.layout, options, report, coding).status();
+  return encode_tiles(source.layout, options, resources, report, coding).status();
 }
 
 }  // namespace mallat::codec

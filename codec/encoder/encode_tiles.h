@@ -11,6 +11,7 @@
 #include "codec/api/encode.h"
 #include "codec/api/encode_streamed.h"
 #include "codec/encoder/tile_encoder.h"
+#include "codec/stages/call_resources.h"
 
 namespace mallat::codec {
 
@@ -26,7 +27,8 @@ struct TileCoding {
   const FileSink* sink = nullptr;
 };
 
-Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& options, EncodeReport* report,
+Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& options,
+                                          const CallResources& resources, EncodeReport* report,
                                           const TileCoding& coding);
 
 }  // namespace mallat::codec

@@ -7,12 +7,15 @@
 // assembly (file_assembly.h) have files of their own.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "codec/api/encode.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "codec/jp2/jp2_colour.h"
 #include "codec/encoder/coding_setup.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/encoder/file_assembly.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/rate_control.h"
@@ -24,9 +27,9 @@
 
 namespace mallat::codec {
 
-Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOptions& options,
-                                                               const dwt::Backend& backend) {
-  if (options.block_encoder_instance) return options.block_encoder_instance;
+Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const CallResources& resources,
+                                                                 const dwt::Backend& backend) {
+  if (resources.block_encoder) return resources.block_encoder;
   if (backend.name().rfind("cuda", 0) != 0) return std::shared_ptr<entropy::BlockEncoder>();
   // The CUDA DWT has started the device already: the call waits for the
   // coder's start rather than coding its blocks on the CPU alone.
@@ -36,7 +39,8 @@ Result<std::shared_ptr<entropy::BlockEncoder>> block_encoder_for(const EncodeOpt
   return std::shared_ptr<entropy::BlockEncoder>(std::move(made));
 }
 
-Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& given, EncodeReport* report,
+Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& given,
+                                          const CallResources& resources, EncodeReport* report,
                                           const TileCoding& coding) {
   MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, given, coding.with_samples));
   // A profile's parameters that depend on the image, and its checks.
@@ -46,13 +50,16 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   MALLAT_ASSIGN_OR_RETURN(TileCodingSetup setup, coding_setup(image, main, options));
+  setup.stage_times = resources.stage_times;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
-                          dwt::given_or_made_backend(options.dwt_instance, options.dwt_backend, options.threads));
+                          dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<entropy::BlockEncoder> part1_coder,
-                          block_encoder_for(options, *backend));
+                          block_encoder_for(resources, *backend));
   setup.part1_coder = part1_coder.get();
-  setup.device_tiles = options.device_tile_context.get();
-  ThreadPool pool(options.threads);
+  setup.device_tiles = resources.device_tiles.get();
+  std::optional<ThreadPool> own_pool;
+  if (!resources.pool) own_pool.emplace(options.threads);
+  ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&
                           std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
@@ -99,7 +106,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         initial += b.initial_distortion;
       }
     }
-    StageClock clock(stage_sink(options.stage_times, &StageTimes::rate_allocation_ms), "pcrd");
+    StageClock clock(stage_sink(resources.stage_times, &StageTimes::rate_allocation_ms), "pcrd");
     ComponentCaps caps;
     if (options.max_component_bytes > 0) {
       caps.max_bytes.assign(image.num_components(), static_cast<double>(options.max_component_bytes));
@@ -113,7 +120,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }
   }
-  StageClock clock(stage_sink(options.stage_times, &StageTimes::tier2_ms), "tier2");
+  StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
     MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
     if (report) {
@@ -125,16 +132,23 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   return assembler.file(layers);
 }
 
-Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, EncodeReport* report) {
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& given, const CallResources& resources,
+                                    EncodeReport* report) {
   TileCoding coding;
   coding.code = [](TileEncoder& tile, int index, int) { return tile.code(index); };
   MALLAT_ASSIGN_OR_RETURN(const bool search, step_search_wanted(given));
   if (search) {
-    return encode_searching_steps(image, given, [&](const EncodeOptions& o, bool first) {
-      return encode_tiles(image, o, first ? report : nullptr, coding);
+    return encode_searching_steps(image, given, resources, [&](const EncodeOptions& o, bool first) {
+      return encode_tiles(image, o, resources, first ? report : nullptr, coding);
     });
   }
-  return encode_tiles(image, given, report, coding);
+  return encode_tiles(image, given, resources, report, coding);
+}
+
+Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& options, EncodeReport* report) {
+  CallResources resources;
+  if (options.time_stages && report) resources.stage_times = &report->stage_times;
+  return encode(image, options, resources, report);
 }
 
 }  // namespace mallat::codec

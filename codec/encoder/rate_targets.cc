@@ -81,7 +81,6 @@ Result<std::vector<uint8_t>> meet_psnr_targets(const Image& image, const EncodeO
       d.layers = static_cast<int>(l) + 1;
       d.threads = options.threads;
       d.dwt_backend = options.dwt_backend;
-      d.dwt_instance = options.dwt_instance;
       d.apply_jp2_header = false;  // the components as encoded, whatever the JP2 header says of them
       MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(file, d));
       MALLAT_ASSIGN_OR_RETURN(const ImageComparison cmp, compare_images(image, decoded));

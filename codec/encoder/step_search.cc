@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codec/api/decode.h"
+#include "codec/decoder/decode_call.h"
 #include "common/metrics.h"
 
 namespace mallat::codec {
@@ -21,7 +22,7 @@ Result<bool> step_search_wanted(const EncodeOptions& options) {
 }
 
 Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const EncodeOptions& options,
-                                                    const EncodeWith& encode_with) {
+                                                    const CallResources& resources, const EncodeWith& encode_with) {
   const bool smallest_file = options.rate_kind == EncodeOptions::RateKind::kPsnr;
   std::vector<uint8_t> best;
   double best_mse = 0;
@@ -39,9 +40,10 @@ Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const En
     DecodeOptions d;
     d.threads = options.threads;
     d.dwt_backend = options.dwt_backend;
-    d.dwt_instance = options.dwt_instance;
     d.apply_jp2_header = false;  // the components as encoded, as -q's check decodes them
-    MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(*file, d));
+    CallResources decoding;
+    decoding.dwt = resources.dwt;
+    MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(*file, d, decoding, nullptr, nullptr));
     MALLAT_ASSIGN_OR_RETURN(const ImageComparison cmp, compare_images(image, decoded));
     const double mse = cmp.overall.mse;
     const bool better = best.empty() ||

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/stages/call_resources.h"
 #include "common/image.h"
 #include "common/status.h"
 
@@ -32,8 +33,9 @@ Result<bool> step_search_wanted(const EncodeOptions& options);
 using EncodeWith = std::function<Result<std::vector<uint8_t>>(const EncodeOptions& options, bool first)>;
 
 // The search: options.step_search encodes through `encode_with`, each with
-// base_step_scale multiplied by 2^(k/N); the best file as above.
+// base_step_scale multiplied by 2^(k/N); the best file as above, each
+// decoded with the resources' DWT backend.
 Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const EncodeOptions& options,
-                                                    const EncodeWith& encode_with);
+                                                    const CallResources& resources, const EncodeWith& encode_with);
 
 }  // namespace mallat::codec

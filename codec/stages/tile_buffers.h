@@ -166,7 +166,7 @@ struct DecodeTile {
   // component, resolution, place and codestream byte); may be empty.
   std::function<std::string(size_t)> describe_block;
   // When set, Part 1 code-blocks are decoded through it
-  // (DecodeOptions::block_decoder_instance).
+  // (CallResources::block_decoder).
   entropy::BlockDecoder* part1_decoder = nullptr;
 
   // kOutput's: the inverse colour transform on planes 0..2 (G.2 or G.3),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/api/engine.h"
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "io/file.h"
@@ -112,10 +113,20 @@ py::bytes to_bytes(const std::vector<uint8_t>& v) {
   return py::bytes(reinterpret_cast<const char*>(v.data()), v.size());
 }
 
+// Each call runs on an engine of its own (codec/api/engine.h), on the CPU
+// with `threads` threads: its pool and buffers are the call's, so calls
+// from several Python threads never share them.
+Engine call_engine(int threads) {
+  EngineOptions engine;
+  engine.threads = threads;
+  return Engine(engine);
+}
+
 py::bytes encode_image(const Image& image, const codec::EncodeOptions& options) {
   auto encoded = [&] {
     py::gil_scoped_release nogil;
-    return codec::encode(image, options);
+    Engine engine = call_engine(options.threads);
+    return engine.encode(image, options);
   }();
   return to_bytes(value_or_throw(std::move(encoded)));
 }
@@ -163,7 +174,8 @@ Image decode_bytes(std::span<const uint8_t> data, int reduce, int layers, int th
   codec::DecodeReport report;
   auto image = [&] {
     py::gil_scoped_release nogil;
-    return codec::decode(data, options, &report);
+    Engine engine = call_engine(threads);
+    return engine.decode(data, options, &report);
   }();
   Image decoded = value_or_throw(std::move(image));
   warn_decode(report.warnings);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "common/image.h"
@@ -155,11 +156,11 @@ TEST(DeviceTileContext, StartingOrNotTheBytesAreTheCpuPaths) {
   cpu.threads = 2;
   const Result<std::vector<uint8_t>> want = encode(scene.image, cpu);
   ASSERT_TRUE(want.ok()) << want.status().message();
-  EncodeOptions whole = cpu;
-  whole.device_tile_context = start_device_tile_context();
-  const Result<std::vector<uint8_t>> first = encode(scene.image, whole);
-  const Status started = wait_started(*whole.device_tile_context);
-  const Result<std::vector<uint8_t>> second = encode(scene.image, whole);
+  CallResources whole;
+  whole.device_tiles = start_device_tile_context();
+  const Result<std::vector<uint8_t>> first = encode(scene.image, cpu, whole, nullptr);
+  const Status started = wait_started(*whole.device_tiles);
+  const Result<std::vector<uint8_t>> second = encode(scene.image, cpu, whole, nullptr);
   ASSERT_TRUE(first.ok()) << first.status().message();
   ASSERT_TRUE(second.ok()) << second.status().message();
   EXPECT_TRUE(*first == *want);

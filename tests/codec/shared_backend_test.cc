@@ -1,11 +1,14 @@
-// EncodeOptions/DecodeOptions::dwt_instance (one DWT backend made once and
-// reused by many calls) and ::stage_times (each stage's time): neither
-// changes a byte of what encode writes or a sample of what decode gives.
+// CallResources::dwt (one DWT backend made once and reused by many calls)
+// and EncodeOptions/DecodeOptions::time_stages (each stage's time in the
+// report): neither changes a byte of what encode writes or a sample of what
+// decode gives.
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "codec/codec.h"
+#include "codec/decoder/decode_call.h"
+#include "codec/encoder/encode_call.h"
 #include "common/image.h"
 
 namespace mallat::codec {
@@ -36,16 +39,16 @@ TEST(SharedBackend, ManyCallsShareOneBackendAndWriteTheSameFiles) {
         own.rate_values = {30, 10};
       }
       EncodeOptions shared = own;
-      shared.dwt_instance = backend;
-      shared.dwt_backend = dwt::BackendKind::kReference;  // ignored: the instance wins
-      const auto a = encode(image, own), b = encode(image, shared);
+      shared.dwt_backend = dwt::BackendKind::kReference;  // ignored: the resources' backend wins
+      CallResources resources;
+      resources.dwt = backend;
+      const auto a = encode(image, own), b = encode(image, shared, resources, nullptr);
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_EQ(*a, *b) << reversible << " " << n;
       DecodeOptions d;
       d.threads = 2;
       const auto x = decode(*a, d);
-      d.dwt_instance = backend;
-      const auto y = decode(*a, d);
+      const auto y = decode(*a, d, resources, nullptr, nullptr);
       ASSERT_TRUE(x.ok() && y.ok());
       for (int c = 0; c < n; ++c) EXPECT_EQ(x->components[c].samples, y->components[c].samples);
     }
@@ -60,11 +63,12 @@ TEST(StageTimes, TimedStagesGiveTheSameFilesAndEveryStageIsMeasured) {
     plain.reversible = reversible;
     plain.rate_kind = EncodeOptions::RateKind::kRatio;
     plain.rate_values = {20};
-    StageTimes encode_times;
     EncodeOptions timed = plain;
-    timed.stage_times = &encode_times;
-    const auto a = encode(image, plain), b = encode(image, timed);
+    timed.time_stages = true;
+    EncodeReport report;
+    const auto a = encode(image, plain), b = encode(image, timed, &report);
     ASSERT_TRUE(a.ok() && b.ok());
+    const StageTimes& encode_times = report.stage_times;
     EXPECT_EQ(*a, *b);
     EXPECT_GT(encode_times.colour_transform_ms, 0);
     EXPECT_GT(encode_times.dwt_ms, 0);
@@ -72,13 +76,14 @@ TEST(StageTimes, TimedStagesGiveTheSameFilesAndEveryStageIsMeasured) {
     EXPECT_GT(encode_times.rate_allocation_ms, 0);
     EXPECT_GT(encode_times.tier2_ms, 0);
 
-    StageTimes decode_times;
     DecodeOptions d;
     d.threads = 2;
     const auto x = decode(*a, d);
-    d.stage_times = &decode_times;
-    const auto y = decode(*a, d);
+    d.time_stages = true;
+    DecodeReport decoded;
+    const auto y = decode(*a, d, &decoded);
     ASSERT_TRUE(x.ok() && y.ok());
+    const StageTimes& decode_times = decoded.stage_times;
     for (int c = 0; c < 3; ++c) EXPECT_EQ(x->components[c].samples, y->components[c].samples);
     EXPECT_GT(decode_times.tier2_ms, 0);
     EXPECT_GT(decode_times.block_coding_ms, 0);

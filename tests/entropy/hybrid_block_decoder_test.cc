@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/decoder/decode_call.h"
 #include "common/image.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
@@ -400,9 +401,9 @@ TEST(HybridDecode, ImagesAreTheCpuPathsWhateverTheSplit) {
       o.wait_for_device = true;
       o.min_device_blocks = 0;
       auto script = std::make_shared<entropy::testing::HostDecodeScript>();
-      DecodeOptions hybrid = cpu;
-      hybrid.block_decoder_instance = entropy::make_hybrid_block_decoder(entropy::testing::host_start(script), o);
-      const auto got = decode(*coded, hybrid);
+      CallResources hybrid;
+      hybrid.block_decoder = entropy::make_hybrid_block_decoder(entropy::testing::host_start(script), o);
+      const auto got = decode(*coded, cpu, hybrid, nullptr, nullptr);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->components.size(), want->components.size());
       for (size_t c = 0; c < want->components.size(); ++c) {
@@ -410,7 +411,7 @@ TEST(HybridDecode, ImagesAreTheCpuPathsWhateverTheSplit) {
             << "variant " << variant << " share " << share << " component " << c;
       }
       // HT blocks stay on the CPU.
-      EXPECT_EQ(hybrid.block_decoder_instance->device_times().device_blocks > 0, variant != 4) << variant;
+      EXPECT_EQ(hybrid.block_decoder->device_times().device_blocks > 0, variant != 4) << variant;
     }
   }
 }

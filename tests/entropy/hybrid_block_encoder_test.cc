@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/encoder/encode_call.h"
 #include "common/image.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
@@ -483,12 +484,12 @@ TEST(HybridEncode, FilesAreTheCpuPathsWhateverTheSplit) {
       o.wait_for_device = true;
       o.min_device_blocks = 0;
       auto script = std::make_shared<entropy::testing::HostDeviceScript>();
-      EncodeOptions hybrid = cpu;
-      hybrid.block_encoder_instance = entropy::make_hybrid_block_encoder(entropy::testing::host_start(script), o);
-      const auto got = encode(image, hybrid);
+      CallResources hybrid;
+      hybrid.block_encoder = entropy::make_hybrid_block_encoder(entropy::testing::host_start(script), o);
+      const auto got = encode(image, cpu, hybrid, nullptr);
       ASSERT_TRUE(got.ok()) << got.status().message();
       EXPECT_TRUE(*want == *got) << "lossless " << lossless << " share " << share;
-      EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u);
+      EXPECT_GT(hybrid.block_encoder->device_times().device_blocks, 0u);
     }
   }
 }

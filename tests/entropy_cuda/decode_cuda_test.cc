@@ -1,5 +1,5 @@
-// The decoder with whole tiles on the device (DecodeOptions::
-// device_tile_context, codec/stages/device_tile_stages.h) gives the CPU
+// The decoder with whole tiles on the device (CallResources::device_tiles,
+// codec/stages/device_tile_stages.h) gives the CPU
 // path's samples, every one: lossless and 9/7 streams at rate targets and
 // with every pass, tiles, mode switches, 16-bit grey, four components,
 // signed 12-bit, a reduced resolution, as int32 samples and as a byte
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/decoder/decode_call.h"
 #include "codec/stages/device_tile_stages.h"
 #include "tests/entropy_cuda/cuda_cases.h"
 
@@ -73,11 +74,11 @@ void whole_tiles_give_the_cpu_paths_samples(const std::shared_ptr<DeviceTileCont
       DecodeOptions cpu;
       cpu.threads = 4;
       cpu.reduce = reduce;
-      DecodeOptions whole = cpu;
-      whole.device_tile_context = device;
+      CallResources whole;
+      whole.device_tiles = device;
       const uint64_t before = device_decode_times(*device).tiles;
       const auto want = decode(*stream, cpu);
-      const auto got = decode(*stream, whole);
+      const auto got = decode(*stream, cpu, whole, nullptr, nullptr);
       ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
       ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
       EXPECT_EQ(differs(*want, *got), "") << c.name << ", reduce " << reduce;
@@ -88,7 +89,7 @@ void whole_tiles_give_the_cpu_paths_samples(const std::shared_ptr<DeviceTileCont
       // where the image fits them, the same samples in the image where not.
       std::vector<uint8_t> want_raster, got_raster;
       const auto want_bytes = decode(*stream, cpu, nullptr, &want_raster);
-      const auto got_bytes = decode(*stream, whole, nullptr, &got_raster);
+      const auto got_bytes = decode(*stream, cpu, whole, nullptr, &got_raster);
       ASSERT_TRUE(want_bytes.ok() && got_bytes.ok()) << c.name;
       EXPECT_EQ(differs(*want_bytes, *got_bytes), "") << c.name << ", reduce " << reduce << ", raster";
       EXPECT_TRUE(want_raster == got_raster) << c.name << ", reduce " << reduce;
@@ -103,10 +104,10 @@ void whole_tiles_give_the_cpu_paths_samples(const std::shared_ptr<DeviceTileCont
   ASSERT_TRUE(stream.ok());
   DecodeOptions cpu;
   cpu.region = dwt::Rect{10, 20, 150, 120};
-  DecodeOptions whole = cpu;
-  whole.device_tile_context = device;
+  CallResources whole;
+  whole.device_tiles = device;
   const auto want = decode(*stream, cpu);
-  const auto got = decode(*stream, whole);
+  const auto got = decode(*stream, cpu, whole, nullptr, nullptr);
   ASSERT_TRUE(want.ok() && got.ok());
   EXPECT_EQ(differs(*want, *got), "") << "region";
 }
@@ -162,11 +163,11 @@ TEST(DecodeCuda, DamagedCodeBlockBytesGiveTheCpuPathsResult) {
       }
       DecodeOptions cpu;
       cpu.threads = 4;
-      DecodeOptions whole = cpu;
-      whole.device_tile_context = *device;
+      CallResources whole;
+      whole.device_tiles = *device;
       const uint64_t before = device_decode_times(**device).tiles;
       const auto want = decode(damaged, cpu);
-      const auto got = decode(damaged, whole);
+      const auto got = decode(damaged, cpu, whole, nullptr, nullptr);
       const std::string where = c.name + ", seed " + std::to_string(seed);
       ASSERT_EQ(want.ok(), got.ok()) << where << ": " << (want.ok() ? got : want).status().message();
       if (!want.ok()) {
@@ -200,16 +201,16 @@ TEST(DecodeCuda, LongBlocksAndStagedBytesGiveTheCpuPathsSamples) {
   ASSERT_GT(stream->size(), size_t{5} << 20);  // the bytes go up staged
   DecodeOptions cpu;
   cpu.threads = 4;
-  DecodeOptions whole = cpu;
-  whole.device_tile_context = shared;
+  CallResources whole;
+  whole.device_tiles = shared;
   const auto want = decode(*stream, cpu);
   ASSERT_TRUE(want.ok()) << want.status().message();
-  const auto got = decode(*stream, whole);
+  const auto got = decode(*stream, cpu, whole, nullptr, nullptr);
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(differs(*want, *got), "");
   std::vector<uint8_t> want_raster, got_raster;
   ASSERT_TRUE(decode(*stream, cpu, nullptr, &want_raster).ok());
-  ASSERT_TRUE(decode(*stream, whole, nullptr, &got_raster).ok());
+  ASSERT_TRUE(decode(*stream, cpu, whole, nullptr, &got_raster).ok());
   EXPECT_FALSE(got_raster.empty());
   EXPECT_TRUE(want_raster == got_raster);
   EXPECT_EQ(device_decode_times(*shared).tiles, 2u);  // both decodes on the device
@@ -240,9 +241,10 @@ TEST(DecodeCuda, LanesSharingTheRunnersSlotsGiveTheCpuPathsSamples) {
     lanes.emplace_back([&, i] {
       DecodeOptions o;
       o.threads = 2;
-      o.device_tile_context = shared;
+      CallResources slots;
+      slots.device_tiles = shared;
       for (int round = 0; round < 3; ++round) {
-        const auto got = decode(streams[i], o);
+        const auto got = decode(streams[i], o, slots, nullptr, nullptr);
         if (!got.ok()) wrong[i] = got.status().message();
         else if (const std::string d = differs(want[i], *got); !d.empty()) wrong[i] = d;
       }

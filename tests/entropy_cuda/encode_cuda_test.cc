@@ -1,5 +1,5 @@
 // The encoder with Tier-1 on the GPU and the CPU together (the hybrid coder:
-// EncodeOptions::dwt_backend kCuda, or block_encoder_instance, at several
+// EncodeOptions::dwt_backend kCuda, or CallResources::block_encoder, at several
 // device shares) writes the CPU path's codestream byte for byte:
 // lossless, 9/7 at a rate target and with every pass, several tiles, mode switches, a 16-bit
 // image and an HT image (whose blocks stay on the CPU); and with whole tiles
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/stages/device_tile_stages.h"
 #include "common/image.h"
 #include "entropy/block_coder.h"
@@ -55,13 +56,14 @@ TEST(EncodeCuda, DeviceTier1WritesTheCpuPathsBytes) {
       for (dwt::BackendKind dwt : {dwt::BackendKind::kCuda, dwt::BackendKind::kCpu}) {
         EncodeOptions hybrid = c.options;
         hybrid.dwt_backend = dwt;
-        hybrid.block_encoder_instance = forced(share);
-        ASSERT_NE(hybrid.block_encoder_instance, nullptr);
-        const auto split = encode(c.image, hybrid);
+        CallResources coder;
+        coder.block_encoder = forced(share);
+        ASSERT_NE(coder.block_encoder, nullptr);
+        const auto split = encode(c.image, hybrid, coder, nullptr);
         ASSERT_TRUE(split.ok()) << c.name << ": " << split.status().message();
         EXPECT_TRUE(*want == *split) << c.name << ", device share " << share;
         if (!c.options.style.ht) {
-          EXPECT_GT(hybrid.block_encoder_instance->device_times().device_blocks, 0u) << c.name;
+          EXPECT_GT(coder.block_encoder->device_times().device_blocks, 0u) << c.name;
         }
       }
     }
@@ -75,20 +77,20 @@ TEST(EncodeCuda, TheDeviceCoderIsChosenWithTheCudaDwtAndSharedByCalls) {
   auto cpu_dwt = dwt::make_backend(dwt::BackendKind::kCpu, 4);
   auto cuda_dwt = dwt::make_backend(dwt::BackendKind::kCuda, 4);
   ASSERT_TRUE(cpu_dwt.ok() && cuda_dwt.ok());
-  auto none = block_encoder_for(options, **cpu_dwt);
+  auto none = block_encoder_for(CallResources{}, **cpu_dwt);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, nullptr);
-  auto made = block_encoder_for(options, **cuda_dwt);
+  auto made = block_encoder_for(CallResources{}, **cuda_dwt);
   ASSERT_TRUE(made.ok()) << made.status().message();
   ASSERT_NE(*made, nullptr);
   EXPECT_NE((*made)->name().find("ebcot on"), std::string::npos) << (*made)->name();
   // One coder for many calls of different sizes (its buffers grow and are
   // reused), with the CPU's DWT: the Part 1 blocks still go to the device.
   for (const Case& c : cases()) {
-    EncodeOptions shared = c.options;
-    shared.block_encoder_instance = *made;
+    CallResources shared;
+    shared.block_encoder = *made;
     const auto want = encode(c.image, c.options);
-    const auto got = encode(c.image, shared);
+    const auto got = encode(c.image, c.options, shared, nullptr);
     ASSERT_TRUE(want.ok() && got.ok()) << c.name;
     EXPECT_TRUE(*want == *got) << c.name;
   }
@@ -101,10 +103,10 @@ TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
   const std::shared_ptr<entropy::BlockEncoder> coder = forced(1.0, 7);
   ASSERT_NE(coder, nullptr);
   for (const Case& c : cases()) {
-    EncodeOptions parts = c.options;
-    parts.block_encoder_instance = coder;
+    CallResources parts;
+    parts.block_encoder = coder;
     const auto want = encode(c.image, c.options);
-    const auto got = encode(c.image, parts);
+    const auto got = encode(c.image, c.options, parts, nullptr);
     ASSERT_TRUE(want.ok() && got.ok()) << c.name;
     EXPECT_TRUE(*want == *got) << c.name;
   }
@@ -156,10 +158,10 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   fine.base_step_scale = 1.0 / 64;  // many planes, few fraction bits
   all.push_back({"-I fine steps", photo_like(120, 90, 3, 8, 18), fine});
   for (const Case& c : all) {
-    EncodeOptions whole = c.options;
-    whole.device_tile_context = *device;
+    CallResources whole;
+    whole.device_tiles = *device;
     const auto want = encode(c.image, c.options);
-    const auto got = encode(c.image, whole);
+    const auto got = encode(c.image, c.options, whole, nullptr);
     ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
     ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
     EXPECT_TRUE(*want == *got) << c.name << ": " << want->size() << " bytes on the CPU, " << got->size()
@@ -172,10 +174,10 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   beyond.components[1].samples[5] = 300;
   beyond.components[2].samples[77] = -3;
   for (const EncodeOptions& o : {base, irreversible}) {
-    EncodeOptions whole = o;
-    whole.device_tile_context = *device;
+    CallResources whole;
+    whole.device_tiles = *device;
     const auto want = encode(beyond, o);
-    const auto got = encode(beyond, whole);
+    const auto got = encode(beyond, o, whole, nullptr);
     ASSERT_EQ(want.ok(), got.ok()) << (want.ok() ? got.status().message() : want.status().message());
     if (want.ok()) {
       EXPECT_TRUE(*want == *got) << (o.reversible ? "5/3" : "9/7");
@@ -184,7 +186,7 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
 }
 
 // A batch's lanes share the runner's slots (start_device_tile_context with
-// 2 slots, as tools/batch_lanes.cc gives 4 lanes 4): four callers on
+// 2 slots, as an engine's lanes share them): four callers on
 // threads of their own, each tile on the first free slot, every codestream
 // the CPU path's, every tile counted once.
 TEST(EncodeCuda, LanesSharingTheRunnersSlotsWriteTheCpuPathsBytes) {
@@ -205,9 +207,10 @@ TEST(EncodeCuda, LanesSharingTheRunnersSlotsWriteTheCpuPathsBytes) {
     lanes.emplace_back([&, i] {
       EncodeOptions o = all[i].options;
       o.threads = 2;
-      o.device_tile_context = shared;
+      CallResources slots;
+      slots.device_tiles = shared;
       for (int round = 0; round < 3; ++round) {
-        const auto got = encode(all[i].image, o);
+        const auto got = encode(all[i].image, o, slots, nullptr);
         if (!got.ok()) wrong[i] = got.status().message();
         else if (*got != want[i]) wrong[i] = "other bytes in round " + std::to_string(round);
       }

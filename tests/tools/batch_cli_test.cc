@@ -121,7 +121,7 @@ TEST(BatchCli, DecodeFolderMatchesSingleFiles) {
   fs::remove_all(dir);
 }
 
-// --batch-files K codes K files at once (tools/batch_lanes.h): the same
+// --batch-files K codes K files at once (engine/placement.h): the same
 // files as one at a time, a bad file failing alone among them.
 TEST(BatchCli, SeveralFilesAtOnceWriteTheSameFiles) {
   const fs::path dir = testing::make_temp_dir("batch-files");
@@ -217,7 +217,7 @@ TEST(BatchCli, DeviceNamesTheDwtChoice) {
   fs::remove_all(dir);
 }
 
-// --device cuda (tools/device_placement.h): Tier-1 on the GPU and the CPU
+// --device cuda (engine/placement.h): Tier-1 on the GPU and the CPU
 // with the CPU's DWT, the device started in the background; a file done
 // before it is up is coded on the CPU and the process does not wait for it.
 // Without CUDA in the build it is an error; with CUDA and no device, a note.
@@ -290,7 +290,7 @@ TEST(BatchCli, DeviceCudaWritesTheCpuPathsFiles) {
 }
 
 // --device-share (encode and decode), --device-slots and --device-rounds
-// (tools/device_options.h): bad values are named.
+// (tools/engine_options.h): bad values are named.
 TEST(BatchCli, DeviceRoundOptionsNameBadValues) {
   const fs::path dir = testing::make_temp_dir("batch-device-options");
   std::string out;

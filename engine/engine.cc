@@ -1,0 +1,378 @@
+// mallat::Engine (codec/api/engine.h): the placement (placement.h) decided
+// once per workload, lanes made once and reused (lanes.h), batches through
+// the pipeline (batch_pipeline.h), each call through the codec's entry
+// points over the lane's resources (codec/encoder/encode_call.h,
+// codec/decoder/decode_call.h).
+#include "codec/api/engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "codec/decoder/decode_call.h"
+#include "codec/encoder/encode_call.h"
+#include "codec/stages/device_tile_plan.h"
+#include "codec/stages/device_tile_stages.h"
+#include "common/timeline.h"
+#include "engine/batch_pipeline.h"
+#include "engine/engine_impl.h"
+#include "engine/lanes.h"
+#include "engine/placement.h"
+#include "entropy/hybrid/hybrid_block_encoder.h"
+#include "io/file.h"
+#include "io/image_io.h"
+
+namespace mallat {
+namespace {
+
+// What engines with keep_device_until_exit started: never destroyed, so
+// that a process leaving with std::_Exit neither tears CUDA down nor waits
+// for a start-up.
+struct KeptDevices {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<void>> kept;
+  std::atomic<bool> any{false};
+};
+KeptDevices& kept_devices() {
+  static auto* kept = new KeptDevices;
+  return *kept;
+}
+
+dwt::BackendKind backend_kind(Device device) {
+  switch (device) {
+    case Device::kCpu: return dwt::BackendKind::kCpu;
+    case Device::kCuda: return dwt::BackendKind::kCuda;
+    case Device::kAuto: return dwt::BackendKind::kAuto;
+  }
+  return dwt::BackendKind::kCpu;
+}
+
+uint64_t samples_of(const Image& image) {
+  uint64_t samples = 0;
+  for (const Component& c : image.components)
+    samples += static_cast<uint64_t>(c.width) * static_cast<uint64_t>(c.height);
+  return samples;
+}
+
+Status with_path(const Status& status, const std::string& path) {
+  return status.ok() || path.empty() ? status : status.with_context(path);
+}
+
+// A batch that cannot start (its device asked for and missing): every item
+// fails with why, each finished in order.
+template <class Results, class Hooks>
+Results fail_every(const Status& why, Results& results, const Hooks& hooks) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    results[i].status = why;
+    if (hooks.done) hooks.done(i, results[i]);
+  }
+  return std::move(results);
+}
+
+}  // namespace
+
+Engine::Impl::Impl(EngineOptions options) : options_(std::move(options)) {}
+
+std::string Engine::Impl::dwt_name() {
+  for (Side* side : {&encode_, &decode_}) {
+    const std::vector<engine::Lane*> lanes = side->lanes.all();
+    if (!lanes.empty()) return lanes[0]->resources.dwt->name();
+  }
+  return "";
+}
+
+void Engine::Impl::keep(std::shared_ptr<void> device) {
+  started_ = true;
+  if (!options_.keep_device_until_exit || !device) return;
+  KeptDevices& kept = kept_devices();
+  std::lock_guard<std::mutex> lock(kept.mutex);
+  kept.kept.push_back(std::move(device));
+  kept.any = true;
+}
+
+Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side) {
+  auto lane = std::make_unique<engine::Lane>();
+  lane->pool = std::make_unique<ThreadPool>(options_.threads);
+  lane->times = std::make_unique<codec::StageTimes>();
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
+                          dwt::make_backend(backend_kind(options_.dwt), options_.threads));
+  lane->resources.dwt = std::move(backend);
+  lane->resources.pool = lane->pool.get();
+  share_with(side, *lane);
+  if (&side == &encode_ && !lane->resources.block_encoder) {
+    // The CUDA DWT (EngineOptions::dwt) brings Tier-1 to the device too.
+    MALLAT_ASSIGN_OR_RETURN(lane->resources.block_encoder,
+                            codec::block_encoder_for(lane->resources, *lane->resources.dwt));
+    if (lane->resources.block_encoder) ++coders_made_;
+  }
+  ++lanes_made_;
+  ++pools_made_;
+  return lane;
+}
+
+void Engine::Impl::share_with(const Side& side, engine::Lane& lane) const {
+  if (&side == &encode_) {
+    if (encoder_) lane.resources.block_encoder = encoder_;
+  } else {
+    lane.resources.block_decoder = decoder_;
+  }
+  lane.resources.device_tiles = side.placement.whole_tiles ? side.tiles : nullptr;
+}
+
+Status Engine::Impl::grow(Side& side, int lanes) {
+  return side.lanes.grow_to(lanes, [&]() { return make_lane(side); });
+}
+
+void Engine::Impl::start_tiles(Side& side, bool batch, int most, codec::DeviceTileUse use) {
+  if (side.tiles) return;
+  if (batch) {
+    const int slots = options_.device_tile_slots > 0 ? options_.device_tile_slots
+                                                     : std::min(std::max(side.placement.files_at_once, 1), most);
+    side.tiles = codec::start_device_tile_context(slots, slots, use);
+  } else {
+    side.tiles = codec::start_device_tile_context(1, 1, use);
+  }
+  ++contexts_made_;
+  keep(side.tiles);
+}
+
+template <class Coder, class Make>
+Status Engine::Impl::start_coder(bool start, std::shared_ptr<Coder>& coder, const Make& make) {
+  if (options_.device == Device::kCpu || coder) return Status::Ok();
+  // kCuda in a build without CUDA is an error, started or not; kAuto then
+  // stays on the CPU, as it does where the coder cannot be made.
+  const bool asked_cuda = options_.device == Device::kCuda;
+  if (!start) {
+    const Status built = entropy::device_block_encoder_built();
+    return asked_cuda ? built.with_context("--device cuda") : Status::Ok();
+  }
+  auto made = make();
+  if (!made.ok()) return asked_cuda ? made.status().with_context("--device cuda") : Status::Ok();
+  coder = std::move(made).value();
+  ++coders_made_;
+  keep(coder);
+  return Status::Ok();
+}
+
+Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& options, const Workload& work) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Placement placement;
+  placement.files_at_once = engine::encode_files_at_once(options_);
+  entropy::DeviceCoderOptions coder =
+      engine::device_coder_options(options_, work.batch, placement.files_at_once);
+  coder.expected_samples = work.expected_samples;
+  // A batch whose every tile goes to the device whole leaves the hybrid
+  // coder nothing to code, so its start-up makes no room for a file's
+  // blocks.
+  if (work.batch && engine::whole_tiles(options_.device_stages, true) &&
+      codec::device_takes_every_tile(options.style.ht, !options.roi.empty())) {
+    coder.expected_samples = 0;
+  }
+  // One image too small to gain what CUDA's start-up costs the CPU stages
+  // runs on the CPU alone; a share given asks for the device whatever the
+  // size.
+  const bool start = work.batch || options_.device_share >= 0 || options_.device_for_one_item ||
+                     engine::device_pays_for_one_item(work.expected_samples);
+  MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
+  placement.device = encoder_ != nullptr;
+  placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
+  placement.files_ahead = engine::files_ahead(options_, placement.whole_tiles);
+  encode_.placement = placement;
+  encode_.prepared = true;
+  if (placement.whole_tiles) start_tiles(encode_, work.batch, engine::kWholeTileSlots, codec::DeviceTileUse::kEncode);
+  for (engine::Lane* lane : encode_.lanes.all()) share_with(encode_, *lane);
+  return placement;
+}
+
+Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, const Workload& work) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Placement placement;
+  placement.files_at_once = engine::decode_files_at_once(options_);
+  const entropy::DeviceCoderOptions coder =
+      engine::device_coder_options(options_, work.batch, placement.files_at_once);
+  // One file is decoded on the CPU alone: CUDA's start-up costs it more
+  // than the device's share saves.
+  const bool start = work.batch || options_.device_for_one_item;
+  MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
+  placement.device = decoder_ != nullptr;
+  placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
+  placement.files_ahead = engine::files_ahead(options_, false);
+  decode_.placement = placement;
+  decode_.prepared = true;
+  if (placement.whole_tiles)
+    start_tiles(decode_, work.batch, engine::kWholeTileDecodeSlots, codec::DeviceTileUse::kDecode);
+  for (engine::Lane* lane : decode_.lanes.all()) share_with(decode_, *lane);
+  return placement;
+}
+
+codec::CallResources Engine::Impl::resources_for(engine::Lane& lane, bool time_stages) const {
+  codec::CallResources resources = lane.resources;
+  if (time_stages || options_.time_stages || timeline::enabled()) {
+    *lane.times = codec::StageTimes{};
+    resources.stage_times = lane.times.get();
+  }
+  return resources;
+}
+
+Result<engine::LaneSet::Held> Engine::Impl::lane_for_one(Side& side) {
+  MALLAT_RETURN_IF_ERROR(grow(side, 1));
+  return side.lanes.acquire();
+}
+
+Result<std::vector<uint8_t>> Engine::Impl::encode(const Image& image, const codec::EncodeOptions& options,
+                                                  codec::EncodeReport* report) {
+  if (!encode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_encode(options, {false, samples_of(image)}).status());
+  MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(encode_));
+  const codec::CallResources resources = resources_for(held.lane(), options.time_stages);
+  Result<std::vector<uint8_t>> bytes = codec::encode(image, options, resources, report);
+  if (report && resources.stage_times) report->stage_times = *resources.stage_times;
+  return bytes;
+}
+
+Status Engine::Impl::encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
+                                     const codec::FileSink& sink, codec::EncodeReport* report) {
+  if (!encode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_encode(options, {false, samples_of(source.layout)}).status());
+  MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(encode_));
+  const codec::CallResources resources = resources_for(held.lane(), options.time_stages);
+  const Status status = codec::encode_streamed(source, options, resources, sink, report);
+  if (report && resources.stage_times) report->stage_times = *resources.stage_times;
+  return status;
+}
+
+Result<Image> Engine::Impl::decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                                   codec::DecodeReport* report, std::vector<uint8_t>* raster) {
+  if (!decode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_decode(options, {false, 0}).status());
+  MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(decode_));
+  const codec::CallResources resources = resources_for(held.lane(), options.time_stages);
+  Result<Image> image = codec::decode(data, options, resources, report, raster);
+  if (report && resources.stage_times) report->stage_times = *resources.stage_times;
+  return image;
+}
+
+std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem> items,
+                                                     const codec::EncodeOptions& options, const EncodeHooks& hooks) {
+  std::vector<EncodeResult> results(items.size());
+  Status ready = Status::Ok();
+  if (!encode_.prepared) ready = prepare_encode(options, {true, 0}).status();
+  if (ready.ok()) ready = grow(encode_, encode_.placement.files_at_once);
+  if (!ready.ok()) return fail_every(ready, results, hooks);
+  std::vector<Image> images(items.size());
+  engine::PipelineSteps steps;
+  steps.read = [&](size_t i) -> Status {
+    if (items[i].image) return Status::Ok();
+    Result<Image> image = hooks.read ? hooks.read(i) : io::read_image(items[i].path);
+    if (!image.ok()) return with_path(image.status(), hooks.read ? "" : items[i].path);
+    images[i] = std::move(*image);
+    return Status::Ok();
+  };
+  steps.code = [&](size_t i, engine::Lane& lane) -> Status {
+    const Image& image = items[i].image ? *items[i].image : images[i];
+    const codec::CallResources resources = resources_for(lane, options.time_stages);
+    Result<std::vector<uint8_t>> bytes = codec::encode(image, options, resources, &results[i].report);
+    if (resources.stage_times) results[i].report.stage_times = *resources.stage_times;
+    images[i] = Image();
+    if (!bytes.ok()) return with_path(bytes.status(), items[i].path);
+    results[i].bytes = std::move(*bytes);
+    return Status::Ok();
+  };
+  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  steps.release = [&](size_t i) { images[i] = Image(); };
+  steps.finished = [&](size_t i, const Status& status) {
+    results[i].status = status;
+    if (hooks.done) hooks.done(i, results[i]);
+  };
+  engine::run_pipeline(items.size(), encode_.lanes, encode_.placement.files_at_once, encode_.placement.files_ahead,
+                       steps);
+  return results;
+}
+
+std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem> items,
+                                                     const codec::DecodeOptions& options, const DecodeHooks& hooks) {
+  std::vector<DecodeResult> results(items.size());
+  Status ready = Status::Ok();
+  if (!decode_.prepared) ready = prepare_decode(options, {true, 0}).status();
+  if (ready.ok()) ready = grow(decode_, decode_.placement.files_at_once);
+  if (!ready.ok()) return fail_every(ready, results, hooks);
+  std::vector<std::vector<uint8_t>> data(items.size());
+  engine::PipelineSteps steps;
+  steps.read = [&](size_t i) -> Status {
+    if (!items[i].data.empty()) return Status::Ok();
+    Result<std::vector<uint8_t>> bytes = hooks.read ? hooks.read(i) : io::read_file(items[i].path);
+    if (!bytes.ok()) return bytes.status();
+    data[i] = std::move(*bytes);
+    return Status::Ok();
+  };
+  steps.code = [&](size_t i, engine::Lane& lane) -> Status {
+    const std::span<const uint8_t> bytes = !items[i].data.empty() ? items[i].data : std::span<const uint8_t>(data[i]);
+    codec::DecodeOptions own = options;
+    if (!items[i].apply_jp2_header) own.apply_jp2_header = false;
+    const codec::CallResources resources = resources_for(lane, options.time_stages);
+    DecodeResult& result = results[i];
+    Result<Image> image =
+        codec::decode(bytes, own, resources, &result.report, items[i].raster ? &result.raster : nullptr);
+    if (resources.stage_times) result.report.stage_times = *resources.stage_times;
+    data[i] = {};
+    if (!image.ok()) return with_path(image.status(), items[i].path);
+    result.image = std::move(*image);
+    return Status::Ok();
+  };
+  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  steps.release = [&](size_t i) { data[i] = {}; };
+  steps.finished = [&](size_t i, const Status& status) {
+    results[i].status = status;
+    if (hooks.done) hooks.done(i, results[i]);
+  };
+  engine::run_pipeline(items.size(), decode_.lanes, decode_.placement.files_at_once, decode_.placement.files_ahead,
+                       steps);
+  return results;
+}
+
+Engine::Engine(EngineOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Engine::~Engine() = default;
+
+const EngineOptions& Engine::options() const { return impl_->options(); }
+
+Result<Placement> Engine::prepare_encode(const codec::EncodeOptions& options, const Workload& work) {
+  return impl_->prepare_encode(options, work);
+}
+Result<Placement> Engine::prepare_decode(const codec::DecodeOptions& options, const Workload& work) {
+  return impl_->prepare_decode(options, work);
+}
+Result<std::vector<uint8_t>> Engine::encode(const Image& image, const codec::EncodeOptions& options,
+                                            codec::EncodeReport* report) {
+  return impl_->encode(image, options, report);
+}
+Status Engine::encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
+                               const codec::FileSink& sink, codec::EncodeReport* report) {
+  return impl_->encode_streamed(source, options, sink, report);
+}
+Result<Image> Engine::decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                             codec::DecodeReport* report, std::vector<uint8_t>* raster) {
+  return impl_->decode(data, options, report, raster);
+}
+std::vector<EncodeResult> Engine::encode_batch(std::span<const EncodeItem> items, const codec::EncodeOptions& options,
+                                               const EncodeHooks& hooks) {
+  return impl_->encode_batch(items, options, hooks);
+}
+std::vector<DecodeResult> Engine::decode_batch(std::span<const DecodeItem> items, const codec::DecodeOptions& options,
+                                               const DecodeHooks& hooks) {
+  return impl_->decode_batch(items, options, hooks);
+}
+EngineCounts Engine::counts() const { return impl_->counts(); }
+Status Engine::encode_device_status() const {
+  return impl_->encoder() ? impl_->encoder()->device_status() : Status::Ok();
+}
+Status Engine::decode_device_status() const {
+  return impl_->decoder() ? impl_->decoder()->device_status() : Status::Ok();
+}
+std::string Engine::dwt_name() const { return impl_->dwt_name(); }
+std::string Engine::block_encoder_name() const { return impl_->encoder() ? impl_->encoder()->name() : ""; }
+std::string Engine::block_decoder_name() const { return impl_->decoder() ? impl_->decoder()->name() : ""; }
+bool Engine::device_started() const { return impl_->started(); }
+bool Engine::device_started_in_process() {
+  return kept_devices().any || entropy::device_starts_in_flight() > 0;
+}
+
+}  // namespace mallat

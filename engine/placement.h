@@ -1,0 +1,84 @@
+// The placement rule: what an engine (codec/api/engine.h) runs where, and
+// the batch's lanes, slots and rounds when the options leave them to it.
+// One place for every default; the command line only parses its flags
+// into EngineOptions. The figures behind the defaults are in
+// docs/HISTORY.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "codec/api/engine.h"
+#include "entropy/block_coder.h"
+
+namespace mallat::engine {
+
+// Items coded at once when EngineOptions::files_at_once is 0: with the
+// device's Tier-1 a lane spends about half of each file waiting for its
+// launch, so a third lane keeps the device fed; more lanes gain nothing.
+inline constexpr int kDefaultBatchFiles = 3;
+
+// The same for a batch encode whose tiles go to the device whole: more
+// lanes than the device's slots (kWholeTileSlots), so that the other lanes
+// run their CPU stages (reading, narrowing, rate allocation, Tier-2) while
+// the slots' tiles are on the device.
+inline constexpr int kWholeTileBatchFiles = 12;
+
+// The same for a batch decode whose tiles go to the device whole, on
+// kWholeTileDecodeSlots slots (more slots hold more device memory for
+// little gain).
+inline constexpr int kWholeTileDecodeBatchFiles = 8;
+
+// The device's slots that a batch's lanes share when tiles go to the
+// device whole (at most this many tiles on the device at once; a lane
+// holds a slot only while its tile is there): K lanes get min(K, 8) for an
+// encode and min(K, 6) for a decode, unless EngineOptions::device_tile_slots.
+inline constexpr int kWholeTileSlots = 8;
+inline constexpr int kWholeTileDecodeSlots = 6;
+
+// A batch's tiles go to the device whole unless DeviceStages::kTier1.
+inline constexpr bool kBatchWholeTiles = true;
+
+// A batch's device share when EngineOptions::device_share is not given:
+// every Part 1 block on the device, fixed. In a batch the CPU's threads have
+// other files' stages to run, so the device's share of one file's blocks is
+// worth more than the adapted split (which balances one file's two sides).
+inline constexpr double kBatchDeviceShare = 1.0;
+
+// A batch's rounds: 2 slots, each round closing as soon as a slot is free.
+// One file's blocks fill few of the device's warps, so two files' launches
+// side by side cost little more than one, and no file waits for company.
+inline constexpr int kBatchDeviceSlots = 2;
+
+// Whether a workload's tiles go to the device whole: as asked, else for a
+// batch (kBatchWholeTiles) and not for one item.
+bool whole_tiles(DeviceStages stages, bool batch);
+
+// K for an encode or decode: EngineOptions::files_at_once where above 0,
+// else the default of its path (whole tiles on a device or not).
+int encode_files_at_once(const EngineOptions& options);
+int decode_files_at_once(const EngineOptions& options);
+
+// Items a batch reads ahead of its lanes: 2, or 4 where the device takes
+// whole tiles, whose lanes finish a file faster than one is read; or
+// EngineOptions::files_ahead where above 0.
+int files_ahead(const EngineOptions& options, bool whole_tiles_on_device);
+
+// Whether one image of about `expected_samples` samples gains from the
+// device. CUDA's start-up on its background thread slows the CPU stages of
+// the same process even when no block goes to the device, and the device's
+// share of Tier-1 pays for that only on large images: one image of fewer
+// than 128 M samples is coded on the CPU alone, CUDA never started. 0
+// (unknown) is taken as small.
+bool device_pays_for_one_item(uint64_t expected_samples);
+
+// About the samples of the file at `path`, or of the first file by name in
+// it when it is a folder: its size in bytes (about its samples for 8-bit
+// PNM and raw, more for 16-bit, less for PNG); 0 when there is none.
+uint64_t expected_samples_of(const std::string& path);
+
+// The device coder's options for a workload coding `files_at_once` items
+// at a time; `batch`: a batch of items, whose defaults differ.
+entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once);
+
+}  // namespace mallat::engine

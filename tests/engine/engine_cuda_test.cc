@@ -1,0 +1,104 @@
+// mallat::Engine with Device::kCuda (codec/api/engine.h): a batch through
+// one engine twice starts the device once (one Tier-1 coder, one runner
+// context of tile slots, the lanes made once), and its files are the CPU
+// path's byte for byte, decoded back to the CPU path's samples. Labelled
+// gpu: without a device each test skips and says why.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/api/engine.h"
+#include "codec/codec.h"
+#include "dwt/dwt.h"
+#include "entropy/block_coder.h"
+#include "tests/engine/engine_images.h"
+
+namespace mallat {
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                                   \
+  do {                                                                          \
+    const Status built = entropy::device_block_encoder_built();                 \
+    if (!built.ok()) GTEST_SKIP() << "no CUDA in this build: " << built.message(); \
+    auto probe = dwt::make_backend(dwt::BackendKind::kCuda, 1);                 \
+    if (!probe.ok()) GTEST_SKIP() << "no CUDA device: " << probe.status().message(); \
+  } while (0)
+
+TEST(EngineCuda, ASecondBatchReusesTheDeviceTheFirstStarted) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<Image> images = testing::engine_test_images();
+  codec::EncodeOptions o;
+  o.threads = 4;
+  std::vector<std::vector<uint8_t>> want;
+  for (const Image& image : images) want.push_back(codec::encode(image, o).value());
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  EngineOptions e;
+  e.device = Device::kCuda;
+  e.threads = 4;
+  e.files_at_once = 3;
+  Engine engine(e);
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<EncodeResult> got = engine.encode_batch(items, o);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      EXPECT_TRUE(got[i].bytes == want[i]) << "call " << call << ", item " << i;
+    }
+    const EngineCounts counts = engine.counts();
+    EXPECT_EQ(counts.lanes, 3) << "call " << call;
+    EXPECT_EQ(counts.device_coders, 1) << "call " << call;
+    EXPECT_EQ(counts.device_contexts, 1) << "call " << call;
+  }
+  EXPECT_TRUE(engine.device_started());
+  EXPECT_TRUE(engine.encode_device_status().ok()) << engine.encode_device_status().message();
+
+  std::vector<DecodeItem> coded(want.size());
+  for (size_t i = 0; i < want.size(); ++i) coded[i].data = want[i];
+  codec::DecodeOptions d;
+  d.threads = 4;
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<DecodeResult> got = engine.decode_batch(coded, d);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      const Image cpu = codec::decode(want[i], d).value();
+      for (size_t c = 0; c < cpu.components.size(); ++c)
+        EXPECT_TRUE(got[i].image.components[c].samples == cpu.components[c].samples) << i << " " << c;
+    }
+    const EngineCounts counts = engine.counts();
+    EXPECT_EQ(counts.lanes, 6) << "call " << call;
+    EXPECT_EQ(counts.device_coders, 2) << "call " << call;     // the encoder and the decoder
+    EXPECT_EQ(counts.device_contexts, 2) << "call " << call;   // a context per direction
+  }
+}
+
+// One image asked onto the device (device_for_one_item) gets it, where the
+// placement rule alone would keep a small image on the CPU.
+TEST(EngineCuda, OneImageGetsTheDeviceWhenAsked) {
+  SKIP_WITHOUT_DEVICE();
+  const Image image = testing::engine_test_image(256, 192, 3, 7);
+  codec::EncodeOptions o;
+  o.threads = 4;
+  const std::vector<uint8_t> want = codec::encode(image, o).value();
+  EngineOptions e;
+  e.device = Device::kCuda;
+  e.threads = 4;
+  {
+    Engine by_rule(e);
+    ASSERT_TRUE(by_rule.encode(image, o).ok());
+    EXPECT_EQ(by_rule.counts().device_coders, 0);
+  }
+  e.device_for_one_item = true;
+  e.wait_for_device = true;
+  Engine asked(e);
+  for (int call = 0; call < 2; ++call) {
+    const auto got = asked.encode(image, o);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_TRUE(*got == want) << call;
+  }
+  EXPECT_EQ(asked.counts().device_coders, 1);
+  EXPECT_EQ(asked.counts().lanes, 1);
+}
+
+}  // namespace
+}  // namespace mallat

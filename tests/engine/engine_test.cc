@@ -1,0 +1,250 @@
+// mallat::Engine on the CPU (codec/api/engine.h): a batch through one engine
+// twice makes its lanes (a pool and a DWT backend each) once; a bad item in
+// the middle of a batch fails alone, the others coming out in order and
+// equal to single-image results; in-memory and path inputs give the same
+// files and images; the hooks replace reading and writing; stage times
+// come back in the reports.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codec/api/engine.h"
+#include "codec/codec.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tests/engine/engine_images.h"
+#include "tests/testdata.h"
+
+namespace mallat {
+namespace {
+
+using testing::engine_test_images;
+
+codec::EncodeOptions lossy() {
+  codec::EncodeOptions o;
+  o.threads = 2;
+  o.reversible = false;
+  o.rate_kind = codec::EncodeOptions::RateKind::kRatio;
+  o.rate_values = {20};
+  return o;
+}
+
+EngineOptions two_lanes() {
+  EngineOptions e;
+  e.threads = 2;
+  e.files_at_once = 2;
+  return e;
+}
+
+// What codec::encode gives each image alone.
+std::vector<std::vector<uint8_t>> single_files(const std::vector<Image>& images, const codec::EncodeOptions& o) {
+  std::vector<std::vector<uint8_t>> files;
+  for (const Image& image : images) files.push_back(codec::encode(image, o).value());
+  return files;
+}
+
+bool same_samples(const Image& a, const Image& b) {
+  if (a.components.size() != b.components.size()) return false;
+  for (size_t c = 0; c < a.components.size(); ++c)
+    if (a.components[c].samples != b.components[c].samples) return false;
+  return true;
+}
+
+TEST(Engine, ASecondBatchReusesTheLanesTheFirstMade) {
+  const std::vector<Image> images = engine_test_images();
+  const codec::EncodeOptions o = lossy();
+  const std::vector<std::vector<uint8_t>> want = single_files(images, o);
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  Engine engine(two_lanes());
+  EXPECT_EQ(engine.counts().lanes, 0);  // made on first use
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<EncodeResult> got = engine.encode_batch(items, o);
+    ASSERT_EQ(got.size(), images.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      EXPECT_TRUE(got[i].bytes == want[i]) << "call " << call << ", item " << i;
+    }
+    const EngineCounts counts = engine.counts();
+    EXPECT_EQ(counts.lanes, 2) << "call " << call;
+    EXPECT_EQ(counts.thread_pools, 2) << "call " << call;
+    EXPECT_EQ(counts.device_coders, 0);
+    EXPECT_EQ(counts.device_contexts, 0);
+  }
+  EXPECT_FALSE(engine.device_started());
+
+  // Decoding: its own lanes, made once too; the images are decode()'s.
+  std::vector<DecodeItem> coded(want.size());
+  for (size_t i = 0; i < want.size(); ++i) coded[i].data = want[i];
+  codec::DecodeOptions d;
+  d.threads = 2;
+  for (int call = 0; call < 2; ++call) {
+    const std::vector<DecodeResult> got = engine.decode_batch(coded, d);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      EXPECT_TRUE(same_samples(got[i].image, codec::decode(want[i], d).value())) << "call " << call << ", item " << i;
+    }
+    EXPECT_EQ(engine.counts().lanes, 4) << "call " << call;
+  }
+  // A single call takes a lane the batches made.
+  const auto one = engine.encode(images[0], o);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_TRUE(*one == want[0]);
+  EXPECT_EQ(engine.counts().lanes, 4);
+}
+
+TEST(Engine, ABadItemFailsAloneAndTheOthersComeOutInOrder) {
+  std::vector<Image> images = engine_test_images();
+  const codec::EncodeOptions o = lossy();
+  const std::vector<std::vector<uint8_t>> want = single_files(images, o);
+  const Image empty;  // no components: encode refuses it
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  items[2].image = &empty;
+  std::vector<size_t> done;
+  EncodeHooks hooks;
+  hooks.done = [&](size_t i, EncodeResult& result) {
+    done.push_back(i);
+    EXPECT_EQ(result.status.ok(), i != 2) << i;
+  };
+  Engine engine(two_lanes());
+  const std::vector<EncodeResult> got = engine.encode_batch(items, o, hooks);
+  ASSERT_EQ(got.size(), images.size());
+  EXPECT_EQ(done, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (i == 2) {
+      EXPECT_FALSE(got[i].status.ok());
+      EXPECT_TRUE(got[i].bytes.empty());
+      continue;
+    }
+    ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+    EXPECT_TRUE(got[i].bytes == want[i]) << i;
+  }
+
+  // Decoding: damaged bytes in the middle (no codestream at all), and a
+  // missing file named by its path.
+  std::vector<DecodeItem> coded(want.size() + 1);
+  for (size_t i = 0; i < want.size(); ++i) coded[i].data = want[i];
+  const std::vector<uint8_t> junk(100, 0x5A);
+  coded[1].data = junk;
+  coded[want.size()].path = "/nonexistent/engine-test.j2k";
+  codec::DecodeOptions d;
+  d.threads = 2;
+  const std::vector<DecodeResult> decoded = engine.decode_batch(coded, d);
+  ASSERT_EQ(decoded.size(), coded.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (i == 1) {
+      EXPECT_FALSE(decoded[i].status.ok());
+      continue;
+    }
+    ASSERT_TRUE(decoded[i].status.ok()) << i << ": " << decoded[i].status.message();
+    EXPECT_TRUE(same_samples(decoded[i].image, codec::decode(want[i], d).value())) << i;
+  }
+  EXPECT_FALSE(decoded.back().status.ok());
+  EXPECT_NE(decoded.back().status.message().find("engine-test.j2k"), std::string::npos)
+      << decoded.back().status.message();
+}
+
+TEST(Engine, PathsAndMemoryGiveTheSameFilesAndImages) {
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::make_temp_dir("engine-paths");
+  const std::vector<Image> images = engine_test_images();
+  codec::EncodeOptions o;
+  o.threads = 2;
+  std::vector<EncodeItem> in_memory(images.size()), from_paths(images.size());
+  for (size_t i = 0; i < images.size(); ++i) {
+    const fs::path path = dir / ("image" + std::to_string(i) + (images[i].num_components() == 1 ? ".pgm" : ".ppm"));
+    ASSERT_TRUE(io::write_image(images[i], path).ok());
+    in_memory[i].image = &images[i];
+    from_paths[i].path = path.string();
+  }
+  Engine engine(two_lanes());
+  const std::vector<EncodeResult> a = engine.encode_batch(in_memory, o);
+  // The write hook takes the bytes: they go to files that decode reads back.
+  std::vector<fs::path> written(images.size());
+  EncodeHooks hooks;
+  hooks.write = [&](size_t i, EncodeResult& result) {
+    written[i] = dir / ("coded" + std::to_string(i) + ".j2k");
+    return io::write_file_atomically(written[i], result.bytes);
+  };
+  const std::vector<EncodeResult> b = engine.encode_batch(from_paths, o, hooks);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_TRUE(a[i].status.ok() && b[i].status.ok()) << i;
+    EXPECT_TRUE(a[i].bytes == b[i].bytes) << i;
+    EXPECT_TRUE(io::read_file(written[i]).value() == a[i].bytes) << i;
+  }
+
+  codec::DecodeOptions d;
+  d.threads = 2;
+  std::vector<DecodeItem> memory_items(a.size()), path_items(a.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    memory_items[i].data = a[i].bytes;
+    path_items[i].path = written[i].string();
+  }
+  const std::vector<DecodeResult> x = engine.decode_batch(memory_items, d);
+  const std::vector<DecodeResult> y = engine.decode_batch(path_items, d);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_TRUE(x[i].status.ok() && y[i].status.ok()) << i;
+    EXPECT_TRUE(same_samples(x[i].image, y[i].image)) << i;
+    EXPECT_TRUE(same_samples(x[i].image, images[i])) << i;  // lossless
+  }
+  // A read hook stands in for the files.
+  DecodeHooks read_hook;
+  read_hook.read = [&](size_t i) { return io::read_file(written[i]); };
+  std::vector<DecodeItem> named(a.size());
+  for (size_t i = 0; i < a.size(); ++i) named[i].path = "not read: the hook reads";
+  const std::vector<DecodeResult> z = engine.decode_batch(named, d, read_hook);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_TRUE(z[i].status.ok()) << i << ": " << z[i].status.message();
+    EXPECT_TRUE(same_samples(z[i].image, images[i])) << i;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Engine, StageTimesComeBackInTheReport) {
+  const Image image = testing::engine_test_image(300, 200, 3, 9);
+  EngineOptions e;
+  e.threads = 2;
+  e.time_stages = true;
+  Engine engine(e);
+  const codec::EncodeOptions o = lossy();
+  codec::EncodeReport report;
+  const auto bytes = engine.encode(image, o, &report);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  EXPECT_TRUE(*bytes == codec::encode(image, o).value());
+  EXPECT_GT(report.stage_times.dwt_ms, 0);
+  EXPECT_GT(report.stage_times.block_coding_ms, 0);
+  EXPECT_GT(report.stage_times.tier2_ms, 0);
+  codec::DecodeReport decoded;
+  codec::DecodeOptions d;
+  ASSERT_TRUE(engine.decode(*bytes, d, &decoded).ok());
+  EXPECT_GT(decoded.stage_times.dwt_ms, 0);
+  EXPECT_GT(decoded.stage_times.block_coding_ms, 0);
+}
+
+// Without a device in the build or the machine, kAuto stays on the CPU
+// with the same files; kCpu never starts a device.
+TEST(Engine, TheCpuEngineStartsNoDevice) {
+  const std::vector<Image> images = engine_test_images();
+  const codec::EncodeOptions o = lossy();
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  Engine engine(two_lanes());
+  const Result<Placement> placed = engine.prepare_encode(o, Workload{true, 0});
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_FALSE(placed->device);
+  EXPECT_FALSE(placed->whole_tiles);
+  EXPECT_EQ(placed->files_at_once, 2);
+  EXPECT_EQ(placed->files_ahead, 2);
+  engine.encode_batch(items, o);
+  EXPECT_FALSE(engine.device_started());
+  EXPECT_EQ(engine.counts().device_coders, 0);
+}
+
+}  // namespace
+}  // namespace mallat

@@ -1,0 +1,146 @@
+// What encode's and decode's engine flags parse into (tools/engine_options.h)
+// and what the engine's placement makes of them (engine/placement.h): the
+// device coder's options, whole tiles, lanes and files read ahead, and the
+// expected image size a command gives the device's start-up.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/placement.h"
+#include "tests/testdata.h"
+#include "tools/engine_options.h"
+
+namespace mallat::tools {
+namespace {
+
+using Close = entropy::DeviceCoderOptions::RoundClose;
+
+TEST(EngineOptions, OneFileKeepsTheCodersDefaults) {
+  const entropy::DeviceCoderOptions coder = engine::device_coder_options(EngineOptions{}, /*batch=*/false, 1);
+  const entropy::DeviceCoderOptions defaults;
+  EXPECT_EQ(coder.device_share, defaults.device_share);
+  EXPECT_EQ(coder.adapt, defaults.adapt);
+  EXPECT_EQ(coder.device_slots, 1);
+  EXPECT_EQ(coder.coalesce_close, Close::kWindow);
+  EXPECT_EQ(coder.coalesce_callers, 1);
+  EXPECT_FALSE(coder.wait_for_device);
+}
+
+TEST(EngineOptions, ABatchGivesTheGpuEveryBlockInTwoSlotsThatCloseWhenFree) {
+  const entropy::DeviceCoderOptions coder = engine::device_coder_options(EngineOptions{}, /*batch=*/true, 3);
+  EXPECT_EQ(coder.device_share, engine::kBatchDeviceShare);
+  EXPECT_FALSE(coder.adapt);
+  EXPECT_EQ(coder.device_slots, engine::kBatchDeviceSlots);
+  EXPECT_EQ(coder.coalesce_close, Close::kSlotFree);
+  EXPECT_EQ(coder.coalesce_callers, 3);
+}
+
+TEST(EngineOptions, GivenValuesWinOverEitherDefault) {
+  EngineOptions options;
+  ASSERT_TRUE(parse_device_share("0.25", &options).ok());
+  ASSERT_TRUE(parse_device_slots("3", &options).ok());
+  ASSERT_TRUE(parse_device_rounds("idle", &options).ok());
+  for (bool batch : {false, true}) {
+    const entropy::DeviceCoderOptions coder = engine::device_coder_options(options, batch, 2);
+    EXPECT_EQ(coder.device_share, 0.25) << batch;
+    EXPECT_FALSE(coder.adapt) << batch;
+    EXPECT_EQ(coder.device_slots, 3) << batch;
+    EXPECT_EQ(coder.coalesce_close, Close::kDeviceIdle) << batch;
+  }
+  ASSERT_TRUE(parse_device_rounds("window", &options).ok());
+  EXPECT_EQ(engine::device_coder_options(options, true, 2).coalesce_close, Close::kWindow);
+  EXPECT_FALSE(parse_device_slots("0", &options).ok());
+  EXPECT_FALSE(parse_device_slots("5", &options).ok());
+  EXPECT_FALSE(parse_device_rounds("soon", &options).ok());
+}
+
+// --device-tile-slots: 1..16, unset (0) until given; a bad value names the
+// option.
+TEST(EngineOptions, TileSlotsFromOneToSixteen) {
+  EngineOptions options;
+  EXPECT_EQ(options.device_tile_slots, 0);
+  ASSERT_TRUE(parse_device_tile_slots("12", &options).ok());
+  EXPECT_EQ(options.device_tile_slots, 12);
+  for (const char* bad : {"0", "17", "x", "4.5", ""}) {
+    const Status s = parse_device_tile_slots(bad, &options);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("--device-tile-slots"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(options.device_tile_slots, 12);
+}
+
+// --device-stages: whole tiles on the device by default for a batch, not
+// for one file, either as asked; a bad value names the option.
+TEST(EngineOptions, WholeTilesForABatchUnlessAskedOtherwise) {
+  EngineOptions options;
+  EXPECT_TRUE(engine::whole_tiles(options.device_stages, /*batch=*/true));
+  EXPECT_FALSE(engine::whole_tiles(options.device_stages, /*batch=*/false));
+  ASSERT_TRUE(parse_device_stages("all", &options).ok());
+  EXPECT_TRUE(engine::whole_tiles(options.device_stages, false));
+  ASSERT_TRUE(parse_device_stages("tier1", &options).ok());
+  EXPECT_FALSE(engine::whole_tiles(options.device_stages, true));
+  const Status bad = parse_device_stages("dwt", &options);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("--device-stages"), std::string::npos) << bad.message();
+}
+
+// --device: cpu, cuda, auto ("reference" is taken as auto); anything else
+// names the option.
+TEST(EngineOptions, DeviceNames) {
+  Device device = Device::kCpu;
+  ASSERT_TRUE(parse_device("cuda", &device).ok());
+  EXPECT_EQ(device, Device::kCuda);
+  ASSERT_TRUE(parse_device("auto", &device).ok());
+  EXPECT_EQ(device, Device::kAuto);
+  ASSERT_TRUE(parse_device("cpu", &device).ok());
+  EXPECT_EQ(device, Device::kCpu);
+  const Status bad = parse_device("gpu", &device);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("--device"), std::string::npos) << bad.message();
+}
+
+// A batch whose tiles go to the device whole codes more files at once and
+// reads 4 ahead; --batch-files wins over either default.
+TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
+  EngineOptions options;
+  EXPECT_EQ(engine::encode_files_at_once(options), engine::kDefaultBatchFiles);
+  EXPECT_EQ(engine::decode_files_at_once(options), engine::kDefaultBatchFiles);
+  options.device = Device::kCuda;
+  EXPECT_EQ(engine::encode_files_at_once(options), engine::kWholeTileBatchFiles);
+  EXPECT_EQ(engine::decode_files_at_once(options), engine::kWholeTileDecodeBatchFiles);
+  ASSERT_TRUE(parse_device_stages("tier1", &options).ok());
+  EXPECT_EQ(engine::encode_files_at_once(options), engine::kDefaultBatchFiles);
+  ASSERT_TRUE(parse_batch_files("5", &options.files_at_once).ok());
+  EXPECT_EQ(engine::encode_files_at_once(options), 5);
+  EXPECT_EQ(engine::decode_files_at_once(options), 5);
+  EXPECT_FALSE(parse_batch_files("17", &options.files_at_once).ok());
+  EXPECT_EQ(engine::files_ahead(EngineOptions{}, true), 4);
+  EXPECT_EQ(engine::files_ahead(EngineOptions{}, false), 2);
+}
+
+// One image gains from the device only from 128 M samples; unknown is small.
+TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
+  EXPECT_FALSE(engine::device_pays_for_one_item(0));
+  EXPECT_FALSE(engine::device_pays_for_one_item((uint64_t{1} << 27) - 1));
+  EXPECT_TRUE(engine::device_pays_for_one_item(uint64_t{1} << 27));
+}
+
+TEST(EngineOptions, TheExpectedSizeIsTheFilesOrAFoldersFirstByName) {
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::make_temp_dir("engine-options");
+  const auto write = [](const fs::path& p, size_t bytes) { std::ofstream(p, std::ios::binary) << std::string(bytes, 'x'); };
+  write(dir / "b.ppm", 300);
+  write(dir / "a.ppm", 100);
+  write(dir / "c.ppm", 500);
+  fs::create_directory(dir / "0-folder");  // not a file: passed over
+  EXPECT_EQ(engine::expected_samples_of((dir / "c.ppm").string()), 500u);
+  EXPECT_EQ(engine::expected_samples_of(dir.string()), 100u);
+  EXPECT_EQ(engine::expected_samples_of((dir / "0-folder").string()), 0u);  // empty folder
+  EXPECT_EQ(engine::expected_samples_of((dir / "missing").string()), 0u);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mallat::tools

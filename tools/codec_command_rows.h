@@ -1,0 +1,77 @@
+// What encode and decode share on the command line (encode_command.cc,
+// decode_command.cc): the -i, -ImgDir, -OutFor, --device and --fsync rows
+// of their option tables (option_table.h), the single-file form's check,
+// and the note a device that did not start leaves.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "codec/api/engine.h"
+#include "tools/batch.h"
+#include "tools/engine_options.h"
+#include "tools/option_table.h"
+#include "tools/option_values.h"
+
+namespace mallat::tools {
+
+inline constexpr std::string_view kDeviceHelp =
+    "cpu (default), cuda, or auto (cuda when the build has it). With cuda, a batch of files sends each tile of Part "
+    "1 code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, quantisation and "
+    "Tier-1 there, decode Tier-1 through the inverse colour transform; HT tiles, ROI and -d regions stay on the CPU. "
+    "One file (or --device-stages tier1) codes Part 1 Tier-1 (EBCOT) blocks on the GPU and the CPU threads at once, "
+    "the rest on the CPU. CUDA starts in the background while the input is read; a batch starts it once. Its "
+    "start-up slows the CPU stages beside it, so a single file of less than about 128 MB (about 40 "
+    "megapixels of 8-bit RGB) is encoded on the CPU alone, and a single file is decoded on the CPU alone. "
+    "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
+
+// -i, -ImgDir and -OutFor, which encode and decode share (batch.h).
+template <typename Settings>
+Status add_input(Settings& s, const std::string& v) {
+  s.batch.inputs.push_back(v);
+  return Status::Ok();
+}
+template <typename Settings>
+Option<Settings> image_dir_row(std::string_view help) {
+  return {{"-ImgDir"}, "DIR", help, "images", [](Settings& s, const std::string& v) {
+            s.batch.image_dir = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> out_format_row(std::string_view help, std::string_view example) {
+  return {{"-OutFor"}, "EXT", help, example, [](Settings& s, const std::string& v) {
+            s.batch.out_format = v;
+            return Status::Ok();
+          }};
+}
+template <typename Settings>
+Option<Settings> device_row() {
+  return {{"--device", "--dwt"}, "D", kDeviceHelp, "cpu", [](Settings& s, const std::string& v) {
+            return parse_device(v, &s.engine.device);
+          }};
+}
+
+template <typename Settings>
+Option<Settings> fsync_row() {
+  return {{"--fsync"}, "", kFsyncHelp, "", [](Settings& s, const std::string&) {
+            s.fsync = true;
+            return Status::Ok();
+          }};
+}
+
+// What is wrong with the arguments of the single-file form (one -i file, -o
+// not a folder); empty when nothing is.
+std::string single_file_problem(const BatchRequest& request);
+
+// After a command with --device cuda whose device did not start (`device`
+// says why): a note that Tier-1 ran on the CPU (the output is the same).
+// Nothing otherwise.
+void note_device_fallback(const char* command, const Status& device, bool asked_cuda, bool quiet);
+
+// The engine options every command's engine starts from: `engine` as
+// parsed, -threads for its lanes, and its device kept to the process's end
+// (tools/main.cc leaves with std::_Exit once every file is written).
+EngineOptions command_engine_options(EngineOptions engine, int threads);
+
+}  // namespace mallat::tools

@@ -1,0 +1,290 @@
+// mallat decode, with opj_decompress's option names where the meaning is
+// the same. Its options are one table (tools/option_table.h) that both the
+// parser and --help read; they fill the codec's options (plain values), the
+// output policy's (decode_output.h) and the engine's (codec/api/engine.h),
+// which decides what runs where.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "codec/codec.h"
+#include "codec/api/engine.h"
+#include "codec/jp2/jp2_colour.h"
+#include "io/file.h"
+#include "io/image_io.h"
+#include "tools/batch.h"
+#include "tools/codec_command_rows.h"
+#include "tools/commands.h"
+#include "tools/decode_output.h"
+#include "tools/decode_steps.h"
+#include "tools/decode_streamed.h"
+#include "tools/engine_options.h"
+#include "tools/option_values.h"
+
+namespace mallat::tools {
+namespace {
+
+// The text --help prints before the option list.
+const char kDecodeIntro[] =
+    "usage: mallat decode -i IN -o OUT [options]\n"
+    "Decodes a JPEG 2000 codestream (.j2k, .j2c, .jhc) or JP2/JPH file, Part 1 or HT (HTJ2K)\n"
+    "code-blocks, to an image; OUT's extension\n"
+    "picks the format (PNG, TIFF, PNM, PGX, BMP). For a JP2 file the palette (pclr, cmap)\n"
+    "is expanded, channels are ordered by cdef (opacity kept as alpha) and sYCC becomes\n"
+    "RGB; a restricted ICC profile is written into PNG and TIFF output and applied (sRGB)\n"
+    "for PNM, PAM and BMP. Every image writes to every format, each change in a note:\n"
+    "components of several sizes are upsampled for PNM, PAM, PNG, TIFF and BMP (all\n"
+    "sub-sampled alike: written at their size); channels a format cannot hold are left\n"
+    "out (PPM/PGM, BMP: 1 or 3; PNG, TIFF: up to 4; PAM (.pam): any); signed samples are\n"
+    "offset to unsigned and precisions scaled to one the format holds. PGX output of N > 1\n"
+    "components writes OUT's stem + _0.pgx .. _<N-1>.pgx. OUT ending in .raw (.yuv) or .rawl writes\n"
+    "the components as coded, one after another at their own sizes, big- or little-endian, with no\n"
+    "JP2 colour applied, and prints the -F text that reads them back (mallat encode, opj_compress).\n"
+    "Every file is written, or none.\n"
+    "Batch: -i DIR, several -i or -ImgDir DIR, with -o OUTDIR and -OutFor EXT: each .j2k, .j2c,\n"
+    ".jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
+
+// What decode's options fill in.
+struct DecodeSettings {
+  std::string out;
+  BatchRequest batch;  // -i (one or more), -ImgDir, -OutFor
+  codec::DecodeOptions codec;
+  DecodeOutputOptions output;
+  bool partial_given = false;  // -allow-partial, whatever the order of --strict
+  bool quiet = false;          // -quiet
+  bool fsync = false;          // --fsync
+  EngineOptions engine;        // --device, --batch-files, --device-share, --device-slots, ... (engine_options.h)
+};
+
+using DecodeOption = Option<DecodeSettings>;
+
+const std::vector<DecodeOption>& decode_table() {
+  static const std::vector<DecodeOption> table = {
+      {{"-i"}, "IN",
+       "the codestream (.j2k, .j2c, .jhc) or JP2/JPH file to decode (required); a folder, or -i given again, "
+       "decodes a batch",
+       "in.jp2", add_input<DecodeSettings>},
+      {{"-o"}, "OUT",
+       "the image to write; its extension picks the format: .png, .tif, .pgm/.ppm/.pnm, .pam, .pgx, .bmp, or raw "
+       "planes .raw/.yuv (big-endian), .rawl (required); for a batch the folder to write into (made when missing)",
+       "out.ppm", [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
+      image_dir_row<DecodeSettings>(
+          "decode every .j2k, .j2c, .jhc, .jp2 and .jph file in the folder DIR (as opj_decompress), into -o OUTDIR "
+          "or, without -o, beside them"),
+      out_format_row<DecodeSettings>(
+          "a batch's output format (required for a batch): png, tif, ppm, pgm, pam, pgx or bmp, with or without "
+          "the dot",
+          "png"),
+      {{"-r"}, "N", "reduce: discard the N highest resolution levels", "1",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 32, &x)) return invalid_argument("-r must be 0..32, got '" + v + "'");
+         s.codec.reduce = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-l"}, "N", "decode only the first N quality layers", "1",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 1, 65535, &x)) return invalid_argument("-l must be 1..65535, got '" + v + "'");
+         s.codec.layers = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-t"}, "N", "decode only tile N", "0",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t x;
+         if (!parse_int(v, 0, 65534, &x)) return invalid_argument("-t must be a tile index, got '" + v + "'");
+         s.codec.tile = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"-d"}, "x0,y0,x1,y1",
+       "decode only this region of the reference grid (image coordinates at full resolution, also with -r; as "
+       "opj_decompress -d): the output is the region alone, cut to the image with a warning; only the tiles and "
+       "code-blocks it needs are decoded",
+       "0,0,1024,1024",
+       [](DecodeSettings& s, const std::string& v) {
+         std::vector<int> c;
+         if (!parse_ints(v, 0, INT32_MAX, &c) || c.size() != 4)
+           return invalid_argument("-d must be x0,y0,x1,y1 (four integers >= 0), got '" + v + "'");
+         if (c[0] >= c[2] || c[1] >= c[3])
+           return invalid_argument("-d region " + v + " is empty: x0 < x1 and y0 < y1 are needed");
+         s.codec.region = dwt::Rect{c[0], c[1], c[2], c[3]};
+         return Status::Ok();
+       }},
+      {{"-c"}, "C,...",
+       "decode and write only these components (counted from 0, Csiz at most 16384), in the order listed, as "
+       "opj_decompress -c; only their code-blocks are decoded. Under the colour transform (RCT/ICT) asking for "
+       "any of 0..2 decodes all three and writes those listed (R, G, B; opj_decompress writes Y, Cb, Cr). A JP2 "
+       "file's palette, cdef, ICC profile and sYCC are applied only when every component is listed in order",
+       "2,0",
+       [](DecodeSettings& s, const std::string& v) {
+         if (!parse_ints(v, 0, 16383, &s.codec.components))
+           return invalid_argument("-c must be component indices 0..16383 separated by commas, got '" + v + "'");
+         return Status::Ok();
+       }},
+      {{"-p"}, "B[C|S],...",
+       "force the precision of components to B bits (0: keep), per component, the last repeating; C clips "
+       "(default), S scales (down by a right shift, up by (2^B-1)/(2^b-1)), as opj_decompress",
+       "8S,0,12C",
+       [](DecodeSettings& s, const std::string& v) {
+         auto requests = codec::parse_precision_requests(v);
+         if (!requests.ok()) return requests.status();
+         s.output.precision = std::move(*requests);
+         return Status::Ok();
+       }},
+      {{"-upsample"}, "", "bring sub-sampled components to the image size (any format)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.upsample = true; return Status::Ok(); }},
+      {{"-force-rgb"}, "", "write greyscale as RGB (the grey channel three times)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
+      {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
+       [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
+      {{"--whole-image"}, "",
+       "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
+       "PGX or raw planes (.raw/.rawl) is decoded and written strip by strip when the stream allows (no -d/-t, no JP2 "
+       "palette, cdef, ICC or sYCC, components of one size), in a fraction of the memory, the same bytes, if it uses "
+       "the 5/3, has 64 M decoded samples or more, or is decoded with 1 or 2 threads (see --streamed)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
+      {{"--streamed"}, "",
+       "decode strip by strip whatever the stream (where the stream and format allow); without it, a stream with a 9/7 "
+       "component under 64 M samples takes the whole-image path at 3 threads or more (there it is the faster: the "
+       "streamed inverse DWT runs on one thread), every other the streamed path (the faster, holding no whole-image "
+       "planes)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.streamed = true; return Status::Ok(); }},
+      {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
+       "formats other than PNG and TIFF, which keep the profile)", "",
+       [](DecodeSettings& s, const std::string&) { s.output.icc_to_srgb = true; return Status::Ok(); }},
+      {{"--keep-samples"}, "", "write the samples as decoded, never converted to sRGB by the file's ICC profile", "",
+       [](DecodeSettings& s, const std::string&) { s.output.keep_samples = true; return Status::Ok(); }},
+      {{"--strict"}, "", "validate: refuse what Part 1 forbids but encoders write (coding passes below the last "
+       "bit-plane, zero bit-planes beyond Mb, too few QCD step sizes, a second ihdr, pclr without cmap, a cdef "
+       "naming a channel twice) and, unless -allow-partial is given too, a stream cut short; by default each is "
+       "decoded as OpenJPEG does, with one warning per kind", "",
+       [](DecodeSettings& s, const std::string&) {
+         s.codec.strict = true;
+         if (!s.partial_given) s.codec.allow_partial = false;
+         return Status::Ok();
+       }},
+      {{"-allow-partial"}, "",
+       "decode a stream cut short or with damaged packets as far as it goes, with a warning (the default; with "
+       "--strict, keeps that)", "",
+       [](DecodeSettings& s, const std::string&) {
+         s.partial_given = true;
+         s.codec.allow_partial = true;
+         return Status::Ok();
+       }},
+      {{"-quiet"}, "", "print no warnings, notes, progress or summary, only errors", "",
+       [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
+      {{"-threads"}, "N",
+       "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
+       [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
+      device_row<DecodeSettings>(),
+      fsync_row<DecodeSettings>(),
+      batch_files_row<DecodeSettings>(kDecodeBatchFilesHelp),
+      device_share_row<DecodeSettings>(),
+      device_slots_row<DecodeSettings>(),
+      device_tile_slots_row<DecodeSettings>(),
+      device_rounds_row<DecodeSettings>(),
+      device_stages_row<DecodeSettings>(kDecodeDeviceStagesHelp),
+      {{"--max-memory"}, "S",
+       "refuse a stream whose headers need more memory than S bytes (K, M or G suffix: 1024-based); default: half "
+       "of the machine's memory or ulimit -v",
+       "1G", [](DecodeSettings& s, const std::string& v) { return parse_max_memory(v, &s.codec.max_memory); }},
+  };
+  return table;
+}
+
+}  // namespace
+
+CommandOptions decode_options() { return command_options<DecodeSettings>("decode", decode_table()); }
+
+namespace {
+
+bool is_codestream_name(const std::filesystem::path& p) {
+  return output_container(p.string()) != codec::Container::kUnknown;
+}
+
+// A batch through the engine: each file read whole, decoded with `opt` (a
+// PNM's raster where the image allows; no JP2 colour for raw planes),
+// written through the output policy and reported in order (batch.h).
+int decode_batch(const DecodeSettings& s, Engine& engine, const BatchPlan& plan) {
+  BatchRun run("decode", plan, s.quiet);
+  if (!run.begin()) return 1;
+  std::vector<DecodeItem> items(plan.files.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    items[i].path = plan.files[i].in.string();
+    items[i].raster = writes_pnm(plan.files[i].out);
+    items[i].apply_jp2_header = !writes_raw_planes(plan.files[i].out);
+  }
+  // The decoder's warnings come first, whether or not the file decoded.
+  std::vector<char> warned(items.size(), 0);
+  const auto warn = [&](size_t i, const DecodeResult& result) {
+    if (warned[i]) return;
+    warned[i] = 1;
+    for (const auto& w : result.report.warnings)
+      run.item(i).messages.push_back("mallat decode: warning: " + items[i].path + ": " + w);
+  };
+  DecodeHooks hooks;
+  hooks.write = [&](size_t i, DecodeResult& result) {
+    warn(i, result);
+    BatchItem& item = run.item(i);
+    item.image = std::move(result.image);
+    item.raster = std::move(result.raster);
+    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+    const Status written = write_decoded(s.output, s.codec.reduce, item);
+    item.image = Image();
+    item.raster = {};
+    return written;
+  };
+  hooks.done = [&](size_t i, DecodeResult& result) {
+    warn(i, result);
+    run.finished(i, result.status);
+  };
+  engine.decode_batch(items, s.codec, hooks);
+  return run.end();
+}
+
+}  // namespace
+
+int decode_main(const Args& args) {
+  auto usage_error = [](const std::string& m) { return fail("decode", m + " (see --help)", 2); };
+  DecodeSettings s;
+  Result<Parsed> parsed = parse_options(decode_table(), args, s);
+  if (!parsed.ok()) return usage_error(parsed.status().message());
+  if (*parsed == Parsed::kHelp) {
+    std::fputs(help_text(kDecodeIntro, option_texts(decode_table())).c_str(), stdout);
+    return 0;
+  }
+  s.output.threads = s.codec.threads;
+  io::set_durable_writes(s.fsync);
+  // The engine decides what runs where: a batch decodes Part 1 code-blocks
+  // on the device and the CPU together, one file on the CPU alone
+  // (engine/placement.h).
+  const bool asked_cuda = s.engine.device == Device::kCuda;
+  Engine engine(command_engine_options(s.engine, s.codec.threads));
+  const Workload work{is_batch(s.batch), 0};
+  Result<Placement> placed = engine.prepare_decode(s.codec, work);
+  if (!placed.ok()) return fail("decode", placed.status().message());
+  if (asked_cuda && !work.batch && !s.quiet)
+    std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
+                         "more than the device saves; a batch of files uses the device\n");
+  // An -o folder makes a batch of one -i file too (batch.h).
+  s.batch.output = s.out;
+  if (!is_batch(s.batch)) {
+    if (const std::string problem = single_file_problem(s.batch); !problem.empty()) return usage_error(problem);
+    if (io::format_from_extension(s.out) == io::Format::kUnknown)
+      return usage_error("cannot tell the output format from '" + s.out + "'");
+    const BatchFile file{s.batch.inputs[0], s.out};
+    if (const std::optional<int> rc = decode_one_streamed(file, s.codec, s.output, s.quiet)) return *rc;
+    return run_one("decode", file, decode_steps(s.output, s.codec.reduce, engine, s.codec), s.quiet);
+  }
+  Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
+  if (!plan.ok()) return usage_error(plan.status().message());
+  if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
+    return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
+                       s.batch.out_format + "'");
+  const int status = decode_batch(s, engine, *plan);
+  note_device_fallback("decode", engine.decode_device_status(), asked_cuda, s.quiet);
+  return status;
+}
+
+}  // namespace mallat::tools
