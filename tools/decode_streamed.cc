@@ -201,19 +201,15 @@ std::optional<StreamShape> stream_shape(std::span<const uint8_t> file, int reduc
 
 }  // namespace
 
-// Measured (bench/decode_threads.sh, the 3840x2048 mosaic
-// decoded to PPM, medians of 7, 2026-11-25, runs A and B of session 15): on
-// the H200 machine's host under `taskset` for 1 to 16 cores, the streamed
-// path was the faster at every count for 5/3 streams (at 16: HT lossless 56
-// against 71 ms, Part 1 lossless 150-157 against 158-167, the 5/3 at -r 20
-// 68 against 76), and for the 9/7 (Part 1 and HT, -I -r 20) up to 2 cores
-// (2: 226 against 252 ms, HT 126 against 159) but not from 3 or 4 (4: 164
-// against 148, 16: 120 against 81, HT 96 against 68): the 9/7's Tier-1 is
-// cheap, and the streamed inverse DWT runs on one thread. On this project's
-// 2-core VM at 2 threads streamed was the faster for all five streams (HT
-// lossless 106 against 132 ms, 9/7 207 against 225, Part 1 lossless 585
-// against 651). From 64 M samples the streamed path is taken for its memory
-// at any thread count.
+// Which path one file takes when neither --streamed nor --whole-image is
+// given: the streamed path holds no whole-image planes and writes strips as
+// they come, so it wins wherever its inverse DWT keeps up; that DWT runs on
+// one thread (dwt/line_inverse.h), which is enough for a 5/3 stream, whose
+// Tier-1 dominates, but not for a 9/7 stream on more than two threads, where
+// the whole image's parallel inverse DWT is the faster. From 64 M samples
+// the streamed path is taken for its memory at any thread count.
+// bench/decode_threads.sh measures both paths per thread count
+// (docs/PERFORMANCE.md).
 bool streamed_by_default(uint64_t decoded_samples, bool irreversible, int threads) {
   constexpr uint64_t kStreamFromSamples = uint64_t{1} << 26;
   constexpr int kIrreversibleStreamsUpTo = 2;  // threads

@@ -1,4 +1,4 @@
-// mallat decode of one file strip by strip (issue 17): the codec's streamed
+// mallat decode of one file strip by strip: the codec's streamed
 // decode (codec/api/decode_streamed.h) into a strip writer
 // (io/strip_writer.h), each strip through the same output policy as a whole
 // image (decode_output.h), so the file is the one the whole-image path

@@ -1,4 +1,4 @@
-// Every decodable image to every output format (issue 16): what `mallat
+// Every decodable image to every output format: what `mallat
 // decode` changes so that the format can hold the image, each change said in
 // a note. PGX holds anything (one file per component), raw planes what the
 // decoder gives (one precision and signedness, up to 16 bits); the interleaved

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The public API from eight threads at once under ThreadSanitizer (issue 18:
-# the Python module calls encode/decode from many threads with the GIL
+# The public API from eight threads at once under ThreadSanitizer (the
+# Python module calls encode/decode from many threads with the GIL
 # released). Builds tests/threads/concurrent_codec_test with -fsanitize=thread
 # in BUILD_DIR (default build-tsan) and runs it; any data race fails it.
 #   tools/tsan_check.sh [extra CMake options]

@@ -1,4 +1,4 @@
-// Streamed decoding (issue 17): the image handed over in strips of rows, top
+// Streamed decoding: the image handed over in strips of rows, top
 // to bottom, never held whole. Only API types appear here; the machinery is
 // codec/decoder/streamed_decoder.cc and codec/stages/streamed_tile.h.
 #pragma once

@@ -1,4 +1,4 @@
-// Streamed, line-based encoding in bounded memory (issue 17): the image's
+// Streamed, line-based encoding in bounded memory: the image's
 // rows are read a strip at a time as the line-based DWT (dwt/line_forward.h)
 // needs them, each row of code-blocks is quantised and Tier-1 coded on the
 // pool once its subband rows are in, and the rows are then dropped; what
