@@ -5,6 +5,7 @@
 #include <string>
 
 #include "entropy/cpu_block_coder.h"
+#include "entropy/device_coders.h"
 
 namespace mallat::entropy {
 
@@ -15,7 +16,12 @@ Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecod
   layout.jobs.resize(blocks.size());
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToDecode& b = blocks[k];
-    if (b.style.ht) return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch is HT");
+    // EBCOT's jobs: another coder's blocks are its own device coder's
+    // (entropy/device_coders.h).
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
+                              block_coder_name(coder));
+    }
     size_t length = 0;
     for (std::span<const uint8_t> piece : b.pieces) length += piece.size();
     if (length > std::numeric_limits<uint32_t>::max() ||

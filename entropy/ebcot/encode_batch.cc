@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "entropy/device_coders.h"
+
 namespace mallat::entropy {
 
 uint32_t t1_slot_capacity(size_t samples, int planes) {
@@ -22,7 +24,12 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToEncode& b = blocks[k];
     const int64_t w = b.coefficients.width, h = b.coefficients.height;
-    if (b.style.ht) return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch is HT");
+    // EBCOT's jobs: another coder's blocks are its own device coder's
+    // (entropy/device_coders.h).
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
+                              block_coder_name(coder));
+    }
     if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
       return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: " + std::to_string(w) +
                               "x" + std::to_string(h) + " is outside A.6.1 (sides 1..1024, at most 4096 samples)");

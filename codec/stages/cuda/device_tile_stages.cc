@@ -21,6 +21,7 @@
 #include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/device_decode_plan.h"
+#include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/stored_samples.h"
@@ -39,12 +40,8 @@ using dwt::cuda::check_cuda;
 // Tier-1's code-blocks per warp: where several slots launch side by side
 // (a batch's lanes share them) all 32 lanes of a warp, since their launches
 // fill the GPU together; a slot alone, the choice by batch size (0:
-// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks). H200
-// machine, 2026-11-24, 64 copies of the mosaic, lossless, 4 lanes, 3
-// alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1; 2: 36.4,
-// 37.0, 36.3; 8: 36.7, 36.9, 36.9; 16: 36.0, 34.8, 37.0; 32: 35.3, 34.0,
-// 35.0. One tile alone (`mallat bench codec`): the kernel 57.4 ms at 32,
-// 36.7 by batch size (entropy/cuda/NOTES.md).
+// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks), which a
+// lone tile's kernel runs fastest at.
 int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
