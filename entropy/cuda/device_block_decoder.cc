@@ -1,4 +1,4 @@
-// One launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
+// EBCOT's launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
 // the pool gathers each block's bytes and segment lengths into pinned
 // buffers, then one upload, one launch, one download of the samples into a
 // pinned buffer, and each block's samples are copied to their place. The
@@ -17,9 +17,9 @@
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaT1DecodeDevice final : public T1DecodeDevice {
+class CudaEbcotBlockDecoder final : public DeviceBlockDecoder {
  public:
-  explicit CudaT1DecodeDevice(std::unique_ptr<T1DeviceDecoder> device) : device_(std::move(device)) {}
+  explicit CudaEbcotBlockDecoder(std::unique_ptr<T1DeviceDecoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
@@ -75,9 +75,9 @@ class CudaT1DecodeDevice final : public T1DecodeDevice {
 
 }  // namespace
 
-Result<std::unique_ptr<T1DecodeDevice>> make_cuda_t1_decode_device() {
+Result<std::unique_ptr<DeviceBlockDecoder>> make_ebcot_device_block_decoder() {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceDecoder> device, T1DeviceDecoder::create());
-  return std::unique_ptr<T1DecodeDevice>(new CudaT1DecodeDevice(std::move(device)));
+  return std::unique_ptr<DeviceBlockDecoder>(new CudaEbcotBlockDecoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -1,4 +1,4 @@
-// One launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
+// EBCOT's launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
 // the pool gathers each block into one pinned buffer, then one upload, one
 // launch, one download, and each block's slot becomes its EncodedCodeBlock.
 // The bytes are encode_code_block's (entropy/ebcot/shared_encoder.h), so the rate
@@ -17,9 +17,9 @@
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaT1Device final : public T1Device {
+class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
  public:
-  explicit CudaT1Device(std::unique_ptr<T1DeviceEncoder> device) : device_(std::move(device)) {}
+  explicit CudaEbcotBlockEncoder(std::unique_ptr<T1DeviceEncoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
@@ -68,9 +68,9 @@ class CudaT1Device final : public T1Device {
 
 }  // namespace
 
-Result<std::unique_ptr<T1Device>> make_cuda_t1_device() {
+Result<std::unique_ptr<DeviceBlockEncoder>> make_ebcot_device_block_encoder() {
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceEncoder> device, T1DeviceEncoder::create());
-  return std::unique_ptr<T1Device>(new CudaT1Device(std::move(device)));
+  return std::unique_ptr<DeviceBlockEncoder>(new CudaEbcotBlockEncoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -57,9 +57,7 @@ void gather_t1_decode_block(const BlockToDecode& block, const T1DecodeJob& job, 
 }
 
 void decode_block_on_cpu(const BlockToDecode& b, DecodedBlock& out) {
-  Result<DecodedCodeBlockInfo> info = decode_code_block(detail::joined_input(b), out.samples);
-  out.status = info.status();
-  if (info.ok()) out.info = *info;
+  detail::decode_one_block(detail::decode_ebcot_block, b, out);
 }
 
 void finish_device_decoded_block(const BlockToDecode& block, const SharedT1DecodeResult& result,

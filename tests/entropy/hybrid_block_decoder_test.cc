@@ -39,9 +39,9 @@ struct HostDecodeScript {
 
 // The shared decoder over the gathered jobs on the host, into one sample
 // buffer as the device fills it, finished as the CUDA device finishes.
-class HostT1DecodeDevice final : public T1DecodeDevice {
+class HostEbcotDecodeDevice final : public DeviceBlockDecoder {
  public:
-  explicit HostT1DecodeDevice(std::shared_ptr<HostDecodeScript> script) : script_(std::move(script)) {}
+  explicit HostEbcotDecodeDevice(std::shared_ptr<HostDecodeScript> script) : script_(std::move(script)) {}
   std::string name() const override { return "host"; }
 
   Status prepare(std::span<const BlockToDecode> blocks, std::span<const DecodedBlock> out) override {
@@ -88,10 +88,15 @@ class HostT1DecodeDevice final : public T1DecodeDevice {
   std::vector<SharedT1DecodeResult> results_;
 };
 
-T1DecodeDeviceStart host_start(std::shared_ptr<HostDecodeScript> script) {
-  return [script]() -> Result<std::unique_ptr<T1DecodeDevice>> {
-    return std::unique_ptr<T1DecodeDevice>(new HostT1DecodeDevice(script));
+DeviceBlockDecoderStart host_start(std::shared_ptr<HostDecodeScript> script) {
+  return [script]() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
+    return std::unique_ptr<DeviceBlockDecoder>(new HostEbcotDecodeDevice(script));
   };
+}
+
+// `start` as the EBCOT decoder's device.
+DeviceBlockDecoders ebcot_on(DeviceBlockDecoderStart start) {
+  return device_block_decoders(BlockCoderKind::kEbcot, std::move(start));
 }
 
 // Every 40th decode case (whole, cut, damaged) and the bad ones; each
@@ -167,7 +172,7 @@ TEST(HybridBlockDecoder, EverySplitGivesTheCpuDecodersSamples) {
   ThreadPool pool(3);
   for (double share : {0.0, 0.1, 0.5, 0.9, 1.0}) {
     auto script = std::make_shared<HostDecodeScript>();
-    auto coder = make_hybrid_block_decoder(host_start(script), options_with(share));
+    auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options_with(share));
     Outputs o(*b);
     ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok()) << share;
     expect_cpu_decoding(*b, o);
@@ -183,7 +188,7 @@ TEST(HybridBlockDecoder, EverySplitGivesTheCpuDecodersSamples) {
 TEST(HybridBlockDecoder, TheCallersWorkRunsOnceAfterEachDecodedBlock) {
   const auto b = some_blocks();
   ThreadPool pool(4);
-  auto coder = make_hybrid_block_decoder(host_start(std::make_shared<HostDecodeScript>()), options_with(0.6));
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(std::make_shared<HostDecodeScript>())), options_with(0.6));
   Outputs o(*b);
   std::vector<std::atomic<int>> each(b->blocks.size());
   std::vector<std::atomic<int>> items(7);
@@ -210,12 +215,12 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   auto script = std::make_shared<HostDecodeScript>();
-  T1DecodeDeviceStart slow = [released, script]() -> Result<std::unique_ptr<T1DecodeDevice>> {
+  DeviceBlockDecoderStart slow = [released, script]() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
     released.wait();
-    return std::unique_ptr<T1DecodeDevice>(new HostT1DecodeDevice(script));
+    return std::unique_ptr<DeviceBlockDecoder>(new HostEbcotDecodeDevice(script));
   };
   {
-    auto coder = make_hybrid_block_decoder(slow, options_with(0.5, /*wait=*/false));
+    auto coder = make_hybrid_block_decoder(ebcot_on(slow), options_with(0.5, /*wait=*/false));
     EXPECT_EQ(coder->name(), "ebcot decoding on the CPU until the device has started");
     Outputs o(*b);
     ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok());
@@ -224,10 +229,10 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
     release.set_value();
   }
   // Failed to start: the CPU, and the reason.
-  T1DecodeDeviceStart broken = []() -> Result<std::unique_ptr<T1DecodeDevice>> {
+  DeviceBlockDecoderStart broken = []() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
     return device_error("no device here");
   };
-  auto coder = make_hybrid_block_decoder(broken, options_with(0.5));
+  auto coder = make_hybrid_block_decoder(ebcot_on(broken), options_with(0.5));
   Outputs o(*b);
   ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok());
   expect_cpu_decoding(*b, o);
@@ -237,7 +242,7 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
   // batch; device_status says why.
   auto failing = std::make_shared<HostDecodeScript>();
   failing->fail_run = true;
-  auto failing_coder = make_hybrid_block_decoder(host_start(failing), options_with(0.5));
+  auto failing_coder = make_hybrid_block_decoder(ebcot_on(host_start(failing)), options_with(0.5));
   for (int batch = 0; batch < 2; ++batch) {
     Outputs f(*b);
     ASSERT_TRUE(failing_coder->decode(b->blocks, f.out, pool).ok());
@@ -254,7 +259,7 @@ TEST(HybridBlockDecoder, TheShareFollowsTheMeasuredRatesAndSmallBatchesStayOnThe
   script->run_delay = std::chrono::milliseconds(300);  // a slow device
   DeviceCoderOptions o = options_with(0.9);
   o.adapt = true;
-  auto coder = make_hybrid_block_decoder(host_start(script), o);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), o);
   uint64_t device_blocks = 0;
   for (int batch = 0; batch < 3; ++batch) {
     Outputs out(*b);
@@ -267,7 +272,7 @@ TEST(HybridBlockDecoder, TheShareFollowsTheMeasuredRatesAndSmallBatchesStayOnThe
   }
   DeviceCoderOptions small = options_with(0.5);
   small.min_device_blocks = b->blocks.size() + 1;
-  auto small_coder = make_hybrid_block_decoder(host_start(script), small);
+  auto small_coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), small);
   Outputs out(*b);
   ASSERT_TRUE(small_coder->decode(b->blocks, out.out, pool).ok());
   EXPECT_EQ(small_coder->device_times().device_blocks, 0u);
@@ -282,7 +287,7 @@ TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
   DeviceCoderOptions options = options_with(0.5);
   options.coalesce_callers = 2;
   options.coalesce_window_ms = 60000;
-  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options);
   // The second caller's blocks in the reverse order (their pieces still b's).
   Batch reversed;
   reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
@@ -301,7 +306,7 @@ TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
 
   DeviceCoderOptions alone = options;
   alone.coalesce_window_ms = 20;
-  auto single = make_hybrid_block_decoder(host_start(script), alone);
+  auto single = make_hybrid_block_decoder(ebcot_on(host_start(script)), alone);
   Outputs o(*b);
   ASSERT_TRUE(single->decode(b->blocks, o.out, pool).ok());
   expect_cpu_decoding(*b, o);
@@ -319,7 +324,7 @@ TEST(HybridBlockDecoder, TwoSlotsAndRoundsThatCloseWhenFreeGiveEachCallerItsSamp
   options.coalesce_window_ms = 600000;  // never reached
   options.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
   options.device_slots = 2;
-  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options);
   Batch reversed;
   reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
   reversed.blocks.assign(b->blocks.rbegin(), b->blocks.rend());
@@ -401,7 +406,7 @@ TEST(HybridDecode, ImagesAreTheCpuPathsWhateverTheSplit) {
       o.min_device_blocks = 0;
       auto script = std::make_shared<entropy::testing::HostDecodeScript>();
       DecodeOptions hybrid = cpu;
-      hybrid.block_decoder_instance = entropy::make_hybrid_block_decoder(entropy::testing::host_start(script), o);
+      hybrid.block_decoder_instance = entropy::make_hybrid_block_decoder(entropy::testing::ebcot_on(entropy::testing::host_start(script)), o);
       const auto got = decode(*coded, hybrid);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->components.size(), want->components.size());
