@@ -24,9 +24,8 @@ struct T1DeviceDecoder::Impl {
   DeviceBuffer<SharedT1DecodeResult> results;
   DeviceBuffer<T1FixedState> states;
   // The jobs and their order staged in page-locked memory: copies from
-  // pageable memory go through the driver's own staging, which four slots'
-  // uploads side by side waited for (H200 machine, 2026-11-25: a batch's
-  // tile upload 18.9 ms on average with 8 lanes on 4 slots).
+  // pageable memory go through the driver's own staging, which several
+  // slots' uploads side by side wait for.
   HostBuffer<T1DecodeJob> jobs_host;
   HostBuffer<uint32_t> order_host;
   size_t sample_count = 0;
@@ -120,10 +119,9 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   d.args.results = d.results.data();
   d.args.count = static_cast<uint32_t>(n);
   d.args.states = d.states.data();
-  // About 24 warps per SM, twice the encoder's: measured on the H200
-  // (entropy_cuda_decode_bench, entropy/cuda/NOTES.md), 5760 64x64 blocks
-  // decoded fastest at 2 a warp (22.6 ms; 29.3 at 4, the encoder's rule),
-  // 46080 at 16 (73 ms; 84 at 29).
+  // About 24 warps per SM, twice the encoder's (entropy_cuda_decode_bench
+  // measures it): a tile's 5760 64x64 blocks decode fastest at 2 a warp
+  // rather than the encoder's 4, eight tiles' at 16.
   constexpr int kWarpsPerSm = 24;
   d.args.blocks_per_warp = static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp
                                                                          : auto_blocks_per_warp(n, d.sms, kWarpsPerSm));

@@ -58,11 +58,11 @@ Status start_t1_device(int& sms, cudaStream_t& stream);
 enum class T1StateMemory { kLocal, kGlobal };
 
 // Code-blocks per warp for a batch of `count` on `sms` SMs: about 12 warps
-// per SM, never fewer than 1 or more than 32 blocks a warp. Measured on the
-// H200 (tests/entropy_cuda/run_on_device.sh bench): 5760 64x64 blocks ran
-// fastest at 2..4 per warp (34..36 ms; 58 ms at 32), 46080 at 32 (94 ms;
-// 150 ms at 8): a warp's lanes diverge at almost every symbol, so a small
-// batch gains from more, emptier warps, and a large one fills the SMs anyway.
+// per SM, never fewer than 1 or more than 32 blocks a warp
+// (tests/entropy_cuda/run_on_device.sh bench measures it): a tile's 5760
+// 64x64 blocks code fastest at 2..4 per warp, eight tiles' at 32. A warp's
+// lanes diverge at almost every symbol, so a small batch gains from more,
+// emptier warps, and a large one fills the SMs anyway.
 // `warps_per_sm` is the encoder's 12 by default; the decoder asks for 24
 // (entropy/cuda/ebcot/device_decoder.cc says why).
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
