@@ -25,7 +25,7 @@ namespace mallat::codec {
 struct DeviceDecodePlan : DevicePlaneLayout {
   // The blocks with passes, in block order (batched[k] is job k's block).
   std::vector<size_t> batched;
-  entropy::T1DecodeBatchLayout t1;
+  entropy::EbcotDecodeBatchLayout t1;
   // Every block inside its plane, those without passes too.
   std::vector<DequantiseJob> dequantise;
   // Planes its blocks do not cover whole, zero-filled first (decode_blocks'

@@ -46,7 +46,7 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.style = b.style;
     s.fraction_bits = b.fraction_bits;
   }
-  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
+  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_ebcot_batch(shapes));
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
     const EncodeBlock& b = tile.blocks[i];
     const BlockPlace& at = b.place;

@@ -47,7 +47,7 @@ struct DevicePlaneLayout {
 DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes);
 
 struct DeviceTilePlan : DevicePlaneLayout {
-  entropy::T1DeviceBatchLayout t1;
+  entropy::EbcotDeviceBatchLayout t1;
   // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
   // quantised on the way (Annex E).
   std::vector<GatherJob> gather;

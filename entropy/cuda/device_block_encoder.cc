@@ -19,17 +19,17 @@ namespace {
 
 class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
  public:
-  explicit CudaEbcotBlockEncoder(std::unique_ptr<T1DeviceEncoder> device) : device_(std::move(device)) {}
+  explicit CudaEbcotBlockEncoder(std::unique_ptr<EbcotDeviceEncoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
     return pinned_.reserve(layout_.coefficients);
   }
 
-  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
+  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     {
@@ -47,8 +47,8 @@ class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
 
   Status reserve(size_t coefficients, size_t blocks) override {
     MALLAT_RETURN_IF_ERROR(pinned_.reserve(coefficients));
-    // Slots for 64x64 blocks of 16 coded planes (t1_slot_capacity).
-    return device_->reserve(blocks, coefficients, t1_slot_capacity(4096, 16));
+    // Slots for 64x64 blocks of 16 coded planes (ebcot_slot_capacity).
+    return device_->reserve(blocks, coefficients, ebcot_slot_capacity(4096, 16));
   }
 
   Result<EncodedCodeBlock> finish(size_t k) override {
@@ -57,19 +57,19 @@ class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
   }
 
  private:
-  std::unique_ptr<T1DeviceEncoder> device_;
+  std::unique_ptr<EbcotDeviceEncoder> device_;
   std::span<const BlockToEncode> blocks_;
-  T1DeviceBatchLayout layout_;
+  EbcotDeviceBatchLayout layout_;
   // Page-locked: the copy to the device runs at the bus's speed and needs
   // no staging copy.
   PinnedBuffer<int32_t> pinned_;
-  T1DeviceBatchResult result_;  // kept, so its buffers are reused
+  EbcotDeviceBatchResult result_;  // kept, so its buffers are reused
 };
 
 }  // namespace
 
 Result<std::unique_ptr<DeviceBlockEncoder>> make_ebcot_device_block_encoder() {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceEncoder> device, T1DeviceEncoder::create());
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<EbcotDeviceEncoder> device, EbcotDeviceEncoder::create());
   return std::unique_ptr<DeviceBlockEncoder>(new CudaEbcotBlockEncoder(std::move(device)));
 }
 

@@ -9,10 +9,10 @@
 
 namespace mallat::entropy {
 
-Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecode> blocks,
+Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockToDecode> blocks,
                                                     std::span<const DecodedBlock> out) {
   if (out.size() != blocks.size()) return invalid_argument("a Tier-1 decoding batch and its outputs differ in size");
-  T1DecodeBatchLayout layout;
+  EbcotDecodeBatchLayout layout;
   layout.jobs.resize(blocks.size());
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToDecode& b = blocks[k];
@@ -30,7 +30,7 @@ Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecod
     }
     const int64_t w = out[k].samples.width, h = out[k].samples.height;
     const bool shape_ok = w >= 1 && h >= 1 && w <= kMaxCodeBlockSide && h <= kMaxCodeBlockSide;
-    T1DecodeJob& job = layout.jobs[k];
+    EbcotDecodeJob& job = layout.jobs[k];
     job.byte_offset = layout.bytes;
     job.sample_offset = layout.samples;
     job.length = static_cast<uint32_t>(length);
@@ -50,7 +50,7 @@ Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecod
   return layout;
 }
 
-void gather_t1_decode_block(const BlockToDecode& block, const T1DecodeJob& job, uint8_t* bytes, uint32_t* segments) {
+void gather_ebcot_decode_block(const BlockToDecode& block, const EbcotDecodeJob& job, uint8_t* bytes, uint32_t* segments) {
   uint8_t* at = bytes + job.byte_offset;
   for (std::span<const uint8_t> piece : block.pieces) at = std::copy(piece.begin(), piece.end(), at);
   std::copy(block.segment_lengths.begin(), block.segment_lengths.end(), segments + job.segment_offset);

@@ -49,11 +49,11 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
     buffer_.assign(layout_.coefficients, 0);
     return Status::Ok();
   }
-  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
+  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
@@ -70,7 +70,7 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
     slots_.assign(n * capacity, 0);
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < n; ++j) {
-      const T1DeviceJob& job = layout_.jobs[j];
+      const EbcotDeviceJob& job = layout_.jobs[j];
       const SharedT1Block block{buffer_.data() + job.coefficient_offset, job.width, job.height, job.width,
                                 static_cast<BandOrientation>(job.orientation), job.num_bitplanes,
                                 CodeBlockStyle::from_byte(job.style), job.fraction_bits};
@@ -97,7 +97,7 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
  private:
   std::shared_ptr<HostDeviceScript> script_;
   std::span<const BlockToEncode> blocks_;
-  T1DeviceBatchLayout layout_;
+  EbcotDeviceBatchLayout layout_;
   std::vector<int32_t> buffer_;
   std::vector<SharedT1Result> results_;
   std::vector<CodingPass> passes_;

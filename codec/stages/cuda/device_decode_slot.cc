@@ -39,7 +39,7 @@ int decode_blocks_per_warp(int sharing, size_t bytes, size_t blocks) {
 }  // namespace
 
 Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create(int sharing) {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1, entropy::cuda::T1DeviceDecoder::create());
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::TileDecoder> t1, entropy::cuda::TileDecoder::create());
   auto slot = std::unique_ptr<DeviceDecodeSlot>(new DeviceDecodeSlot(sharing, std::move(t1)));
   for (int i = 0; i < kSteps; ++i) {
     MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event e, dwt::cuda::make_event(true));
@@ -57,7 +57,7 @@ Status DeviceDecodeSlot::gather(const DecodeTile& tile, const DeviceDecodePlan& 
   auto* segments = reinterpret_cast<uint32_t*>(segments_host_.data());
   pool.parallel_for(static_cast<int64_t>(plan.batched.size()), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
-    entropy::gather_t1_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
+    entropy::gather_ebcot_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
   });
   return Status::Ok();
 }
@@ -209,7 +209,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
     // Bytes too many to be pinned (common/host_staging.h) go up through the
     // copier's pinned chunks (staged_copy.h), which with Tier-1's rule above
     // is what makes a lossless batch faster (the rule alone is not).
-    entropy::cuda::T1DeviceDecoder::BytesCopy staged;
+    entropy::cuda::TileDecoder::BytesCopy staged;
     if (plan.t1.bytes > kPinnedMostBytes) {
       staged = [&](uint8_t* to, cudaStream_t st) {
         return copier_.upload_bytes(bytes_host_.data(), reinterpret_cast<std::byte*>(to), plan.t1.bytes, st, pool);
