@@ -13,7 +13,7 @@
 
 #include "codec/decoder/decode_call.h"
 #include "codec/encoder/encode_call.h"
-#include "codec/stages/device_tile_plan.h"
+#include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_stages.h"
 #include "common/timeline.h"
 #include "engine/batch_pipeline.h"
@@ -167,7 +167,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // coder nothing to code, so its start-up makes no room for a file's
   // blocks.
   if (work.batch && engine::whole_tiles(options_.device_stages, true) &&
-      codec::device_takes_every_tile(options.style.ht, !options.roi.empty())) {
+      codec::device_encode_options_problem(options.style, !options.roi.empty()).empty()) {
     coder.expected_samples = 0;
   }
   // One image too small to gain what CUDA's start-up costs the CPU stages

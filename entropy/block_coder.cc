@@ -5,8 +5,7 @@
 #include "entropy/hybrid/hybrid_block_encoder.h"
 
 #ifdef MALLAT_HAVE_CUDA
-#include "entropy/cuda/device_block_decoder.h"
-#include "entropy/cuda/device_block_encoder.h"
+#include "entropy/cuda/device_block_coders.h"
 #endif
 
 namespace mallat::entropy {
@@ -31,7 +30,7 @@ Status device_block_encoder_built() {
 Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCoderOptions& options) {
   MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
 #ifdef MALLAT_HAVE_CUDA
-  return make_hybrid_block_encoder(cuda::make_cuda_t1_device, options);
+  return make_hybrid_block_encoder(cuda::device_block_encoders(), options);
 #else
   (void)options;
   return unsupported("unreachable");
@@ -41,7 +40,7 @@ Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCode
 Result<std::unique_ptr<BlockDecoder>> make_device_block_decoder(const DeviceCoderOptions& options) {
   MALLAT_RETURN_IF_ERROR(device_block_encoder_built());
 #ifdef MALLAT_HAVE_CUDA
-  return make_hybrid_block_decoder(cuda::make_cuda_t1_decode_device, options);
+  return make_hybrid_block_decoder(cuda::device_block_decoders(), options);
 #else
   (void)options;
   return unsupported("unreachable");

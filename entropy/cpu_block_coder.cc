@@ -96,6 +96,19 @@ void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work
   });
 }
 
+EncodeOneBlock one_block_encoder(BlockCoderKind coder) {
+  return coder == BlockCoderKind::kHt ? encode_ht_block : encode_ebcot_block;
+}
+DecodeOneBlock one_block_decoder(BlockCoderKind coder) {
+  return coder == BlockCoderKind::kHt ? decode_ht_block : decode_ebcot_block;
+}
+
+void decode_one_block(DecodeOneBlock decode, const BlockToDecode& b, DecodedBlock& out) {
+  Result<DecodedCodeBlockInfo> info = decode(joined_input(b), out.samples);
+  out.status = info.status();
+  if (info.ok()) out.info = *info;
+}
+
 std::unique_ptr<BlockEncoder> make_cpu_block_encoder(std::string name, EncodeOneBlock encode) {
   return std::make_unique<CpuBlockEncoder>(std::move(name), encode);
 }

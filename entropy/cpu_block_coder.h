@@ -28,6 +28,20 @@ CodeBlockToDecode joined_input(const BlockToDecode& b);
 void for_blocks_and_items(ThreadPool& pool, size_t blocks, const BatchWork& work,
                           const std::function<void(size_t)>& block);
 
+// Each coder's one block (entropy/ebcot/block_coder.cc, entropy/ht/block_coder.cc),
+// and the one block of `coder`: what its CPU coder runs per item, for the
+// hybrid coders' CPU side.
+Result<EncodedCodeBlock> encode_ebcot_block(const BlockToEncode& block);
+Result<DecodedCodeBlockInfo> decode_ebcot_block(const CodeBlockToDecode& in, PlaneView<int32_t> out);
+Result<EncodedCodeBlock> encode_ht_block(const BlockToEncode& block);
+Result<DecodedCodeBlockInfo> decode_ht_block(const CodeBlockToDecode& in, PlaneView<int32_t> out);
+EncodeOneBlock one_block_encoder(BlockCoderKind coder);
+DecodeOneBlock one_block_decoder(BlockCoderKind coder);
+
+// `decode` on `b` (its pieces joined) into `out`: samples, info and status,
+// as the CPU decoder leaves them.
+void decode_one_block(DecodeOneBlock decode, const BlockToDecode& b, DecodedBlock& out);
+
 std::unique_ptr<BlockEncoder> make_cpu_block_encoder(std::string name, EncodeOneBlock encode);
 std::unique_ptr<BlockDecoder> make_cpu_block_decoder(std::string name, DecodeOneBlock decode);
 

@@ -6,36 +6,6 @@
 
 namespace mallat::codec {
 
-std::string device_decode_unsupported(const DecodeTile& tile) {
-  if (!tile.windows.empty()) return "a region is decoded on the CPU";
-  if (tile.image == nullptr) return "no image to write the tile to";
-  if (tile.planes.size() != tile.image->components.size()) return "the planes are not the image's components";
-  if (tile.origin_x.size() < tile.planes.size() || tile.origin_y.size() < tile.planes.size())
-    return "no place in the image for every plane";
-  if (tile.colour_transform) {
-    if (std::string why = colour_planes_problem(tile.planes); !why.empty()) return why;
-  }
-  for (size_t c = 0; c < tile.planes.size(); ++c) {
-    const Component& comp = tile.image->components[c];
-    const TilePlane& plane = tile.planes[c];
-    // 16 bits at most: a 9/7 sample rounds as the CPU's does up to 24
-    // (round_shift_and_clamp), and the stored types hold them.
-    if (comp.precision > 16) return "components of more than 16 bits are decoded on the CPU";
-    const int64_t x = plane.rect.x0 - tile.origin_x[c], y = plane.rect.y0 - tile.origin_y[c];
-    if (x < 0 || y < 0 || x + plane.width() > comp.width || y + plane.height() > comp.height)
-      return "component " + std::to_string(c) + " does not hold the whole tile";
-  }
-  for (const DecodeBlock& b : tile.blocks) {
-    if (b.coded.style.ht) return "HT code-blocks are decoded on the CPU";
-    if (!b.status.ok()) return "a code-block with an error";
-    if (b.place.component < 0 || static_cast<size_t>(b.place.component) >= tile.planes.size() ||
-        !b.place.inside(tile.planes[static_cast<size_t>(b.place.component)])) {
-      return "a code-block outside its plane";
-    }
-  }
-  return "";
-}
-
 namespace {
 
 // The raster's layout for the output (DeviceDecodePlan::interleaved), where
@@ -81,7 +51,7 @@ Result<DeviceDecodePlan> plan_device_decode(const DecodeTile& tile) {
     batch.push_back(b.coded);
     shapes.push_back({PlaneView<int32_t>{nullptr, b.place.width, b.place.height, b.place.width}, {}, Status::Ok()});
   }
-  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_decode_batch(batch, shapes));
+  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_ebcot_decode_batch(batch, shapes));
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     if (covered[c] != static_cast<int64_t>(tile.planes[c].count())) plan.zero_filled.push_back(c);
   }

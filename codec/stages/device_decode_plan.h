@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/inverse_jobs.h"
 #include "codec/stages/tile_buffers.h"
@@ -24,7 +25,7 @@ namespace mallat::codec {
 struct DeviceDecodePlan : DevicePlaneLayout {
   // The blocks with passes, in block order (batched[k] is job k's block).
   std::vector<size_t> batched;
-  entropy::T1DecodeBatchLayout t1;
+  entropy::EbcotDecodeBatchLayout t1;
   // Every block inside its plane, those without passes too.
   std::vector<DequantiseJob> dequantise;
   // Planes its blocks do not cover whole, zero-filled first (decode_blocks'
@@ -41,14 +42,7 @@ struct DeviceDecodePlan : DevicePlaneLayout {
   std::vector<int64_t> image_x, image_y;
 };
 
-// Why the device runner does not take every inverse stage of `tile`, or
-// empty when it does: a whole decode (no region), Part 1 code-blocks with
-// no error found before decoding, each inside its plane, a plane for each
-// image component holding the tile inside it, a colour transform's planes
-// of one size and wavelet, components of at most 16 bits.
-std::string device_decode_unsupported(const DecodeTile& tile);
-
-// The plan of a tile that device_decode_unsupported accepts.
+// The plan of a tile that device_decode_unsupported (device_rule.h) accepts.
 Result<DeviceDecodePlan> plan_device_decode(const DecodeTile& tile);
 
 // What the device's reconstruction does for `job`, on the host: its block's

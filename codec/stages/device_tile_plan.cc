@@ -6,43 +6,6 @@
 
 namespace mallat::codec {
 
-std::string colour_planes_problem(std::span<const TilePlane> planes) {
-  if (planes.size() < 3) return "a colour transform needs three planes";
-  for (size_t c = 1; c < 3; ++c) {
-    if (planes[c].wavelet != planes[0].wavelet || planes[c].width() != planes[0].width() ||
-        planes[c].height() != planes[0].height()) {
-      return "the colour transform's planes differ in size or wavelet";
-    }
-  }
-  return "";
-}
-
-std::string device_tile_unsupported(const EncodeTile& tile) {
-  if (tile.image == nullptr) return "no image to read the tile from";
-  if (tile.planes.size() > tile.image->components.size()) return "more planes than the image has components";
-  if (tile.colour_transform) {
-    if (std::string why = colour_planes_problem(tile.planes); !why.empty()) return why;
-  }
-  for (size_t c = 0; c < tile.planes.size(); ++c) {
-    const Component& comp = tile.image->components[c];
-    const TilePlane& plane = tile.planes[c];
-    if (tile.source_x[c] < 0 || tile.source_y[c] < 0 || tile.source_x[c] + plane.width() > comp.width ||
-        tile.source_y[c] + plane.height() > comp.height ||
-        comp.samples.size() < static_cast<size_t>(comp.width * comp.height)) {
-      return "component " + std::to_string(c) + " does not hold the tile's samples";
-    }
-  }
-  for (const EncodeBlock& b : tile.blocks) {
-    if (b.style.ht) return "HT code-blocks are coded on the CPU";
-    if (b.roi_shift != 0) return "ROI (Annex H) is coded on the CPU";
-    if (b.place.component < 0 || static_cast<size_t>(b.place.component) >= tile.planes.size() ||
-        !b.place.inside(tile.planes[static_cast<size_t>(b.place.component)])) {
-      return "a code-block outside its plane";
-    }
-  }
-  return "";
-}
-
 DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes) {
   DevicePlaneLayout plan;
   constexpr int64_t kRowAlign = 32;    // samples: 128-byte rows
@@ -83,7 +46,7 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.style = b.style;
     s.fraction_bits = b.fraction_bits;
   }
-  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
+  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_ebcot_batch(shapes));
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
     const EncodeBlock& b = tile.blocks[i];
     const BlockPlace& at = b.place;

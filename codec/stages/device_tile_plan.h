@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/stages/device_rule.h"
 #include "codec/stages/gather_job.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
@@ -42,34 +43,18 @@ struct DevicePlaneLayout {
   uint64_t stored_size = 0;
 };
 
-// Why the colour transform cannot run on `planes` (fewer than three, or
-// planes 0..2 of other sizes or wavelets), or empty: both runners' rule.
-std::string colour_planes_problem(std::span<const TilePlane> planes);
-
 // The layout of `planes`, plane c stored in `stored_bytes[c]` bytes a sample.
 DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes);
 
 struct DeviceTilePlan : DevicePlaneLayout {
-  entropy::T1DeviceBatchLayout t1;
+  entropy::EbcotDeviceBatchLayout t1;
   // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
   // quantised on the way (Annex E).
   std::vector<GatherJob> gather;
   std::vector<QuantiseJob> quantise;
 };
 
-// Why the device runner does not take every forward stage of `tile`, or
-// empty when it does: Part 1 code-blocks, no ROI shift, each block inside
-// its plane, the image's components holding the tile's samples, a colour
-// transform's planes of one size and wavelet. 5/3 and 9/7 planes both.
-std::string device_tile_unsupported(const EncodeTile& tile);
-
-// The part of device_tile_unsupported's rules that an encode's options
-// decide for every tile (Part 1 code-blocks, no ROI): whether the runner
-// will take them all, as far as the options tell (a command's start-up,
-// tools/codec_commands.cc).
-inline bool device_takes_every_tile(bool ht, bool roi) { return !ht && !roi; }
-
-// The plan of a tile that device_tile_unsupported accepts.
+// The plan of a tile that device_tile_unsupported (device_rule.h) accepts.
 Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
 
 // What the device's gather does (codec/stages/cuda/), on the host: block

@@ -1,5 +1,5 @@
-// The device runner (tile_stages.h; issue 15, deliver 2). Forward: for a tile it covers (device_tile_plan.h:
-// device_tile_unsupported), the tile's samples go up once and DC shift,
+// The device runner (tile_stages.h). Forward: for a tile it covers (the
+// rule of device_rule.h: device_tile_unsupported), the tile's samples go up once and DC shift,
 // RCT or ICT (G.1.2, G.2, G.3), the 5/3 or 9/7 DWT (Annex F, dwt/cuda),
 // the 9/7's quantisation (Annex E) and Tier-1 (Annex D, entropy/cuda) run
 // on the GPU one after another on one stream; only the code-blocks' bytes
@@ -8,7 +8,7 @@
 // per-sample rules, the DWT's and Tier-1's own equality), so the codestream
 // is the CPU path's. Any other tile, or a range of stages other than all
 // of them, runs through the CPU runner (make_cpu_tile_stages), with the
-// same results. Inverse, for a tile it covers (device_decode_plan.h:
+// same results. Inverse, for a tile it covers (device_rule.h:
 // device_decode_unsupported): the code-blocks' bytes go up as Tier-2 found
 // them, and Tier-1 decoding, reconstruction (E.1, H.1), the inverse DWT,
 // the inverse RCT or ICT, DC shift and clamp run on the GPU; the samples
@@ -40,13 +40,11 @@ class DeviceTileContext;
 Result<std::shared_ptr<DeviceTileContext>> make_device_tile_context(int sharing = 1);
 
 // The same with `slots` slots, started on a thread of its own: it returns
-// at once, so that a batch reads its first files while CUDA starts (0.3-0.8
-// s); the runner's first tile waits for the start. Where the device cannot start, every tile
-// goes to the CPU runner (the same output); wait_started says why. Coding
-// the first files on the CPU meanwhile instead was slower: 41.3-45.1 ms an
-// image against 35.5-36.8 (H200 machine, 2026-11-24, 64 copies of the
-// 3840x2048 mosaic, lossless, 4 lanes, -threads 16, 3 alternated rounds):
-// the CPU's files held the lanes and slowed CUDA's start-up.
+// at once, so that a batch reads its first files while CUDA starts; the
+// runner's first tile waits for the start. Where the device cannot start,
+// every tile goes to the CPU runner (the same output); wait_started says
+// why. The first files are not coded on the CPU meanwhile: they would hold
+// the lanes and slow CUDA's start-up, which costs a batch more.
 //
 // `use`: what the slots are started for, on that thread: Tier-1 encoders
 // for an encode, the decoding side and the inverse kernels for a decode;

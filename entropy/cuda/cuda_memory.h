@@ -27,13 +27,13 @@ inline Status check_cuda(cudaError_t err, const char* what) {
 // Where a GrowingBuffer lives: device memory; host memory by
 // common/host_staging.h's size rule; or host memory pinned whatever its
 // size (the hybrid coders' buffers, whose copies overlap the CPU's share of
-// a batch and which session 13 did not measure pageable).
+// a batch).
 enum class BufferKind { kDevice, kHost, kPinned };
 
 // Room for at least `count` Ts, growing by half again at least: a hybrid
 // coder's share of a batch moves a little from batch to batch, and freeing
 // and allocating each time costs more than a launch (page-locking host
-// memory about 0.5 ms a MB). The content is not kept when it grows.
+// memory is slow). The content is not kept when it grows.
 template <class T, BufferKind kKind>
 class GrowingBuffer {
  public:

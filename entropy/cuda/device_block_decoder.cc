@@ -1,4 +1,4 @@
-// One launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
+// EBCOT's launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
 // the pool gathers each block's bytes and segment lengths into pinned
 // buffers, then one upload, one launch, one download of the samples into a
 // pinned buffer, and each block's samples are copied to their place. The
@@ -17,22 +17,22 @@
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaT1DecodeDevice final : public T1DecodeDevice {
+class CudaEbcotBlockDecoder final : public DeviceBlockDecoder {
  public:
-  explicit CudaT1DecodeDevice(std::unique_ptr<T1DeviceDecoder> device) : device_(std::move(device)) {}
+  explicit CudaEbcotBlockDecoder(std::unique_ptr<EbcotDeviceDecoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
   Status prepare(std::span<const BlockToDecode> blocks, std::span<const DecodedBlock> out) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_decode_batch(blocks, out));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_decode_batch(blocks, out));
     MALLAT_RETURN_IF_ERROR(bytes_.reserve(layout_.bytes));
     MALLAT_RETURN_IF_ERROR(segments_.reserve(layout_.segments));
     return samples_.reserve(layout_.samples);
   }
 
   void gather(size_t k) override {
-    gather_t1_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
+    gather_ebcot_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
   }
 
   Status run(DeviceCodingTimes& times) override {
@@ -63,9 +63,9 @@ class CudaT1DecodeDevice final : public T1DecodeDevice {
   }
 
  private:
-  std::unique_ptr<T1DeviceDecoder> device_;
+  std::unique_ptr<EbcotDeviceDecoder> device_;
   std::span<const BlockToDecode> blocks_;
-  T1DecodeBatchLayout layout_;
+  EbcotDecodeBatchLayout layout_;
   // Page-locked: the copies run at the bus's speed with no staging copy.
   PinnedBuffer<uint8_t> bytes_;
   PinnedBuffer<uint32_t> segments_;
@@ -75,9 +75,9 @@ class CudaT1DecodeDevice final : public T1DecodeDevice {
 
 }  // namespace
 
-Result<std::unique_ptr<T1DecodeDevice>> make_cuda_t1_decode_device() {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceDecoder> device, T1DeviceDecoder::create());
-  return std::unique_ptr<T1DecodeDevice>(new CudaT1DecodeDevice(std::move(device)));
+Result<std::unique_ptr<DeviceBlockDecoder>> make_ebcot_device_block_decoder() {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<EbcotDeviceDecoder> device, EbcotDeviceDecoder::create());
+  return std::unique_ptr<DeviceBlockDecoder>(new CudaEbcotBlockDecoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -1,4 +1,4 @@
-// One launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
+// EBCOT's launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
 // the pool gathers each block into one pinned buffer, then one upload, one
 // launch, one download, and each block's slot becomes its EncodedCodeBlock.
 // The bytes are encode_code_block's (entropy/ebcot/shared_encoder.h), so the rate
@@ -17,19 +17,19 @@
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaT1Device final : public T1Device {
+class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
  public:
-  explicit CudaT1Device(std::unique_ptr<T1DeviceEncoder> device) : device_(std::move(device)) {}
+  explicit CudaEbcotBlockEncoder(std::unique_ptr<EbcotDeviceEncoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
     return pinned_.reserve(layout_.coefficients);
   }
 
-  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
+  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     {
@@ -47,8 +47,8 @@ class CudaT1Device final : public T1Device {
 
   Status reserve(size_t coefficients, size_t blocks) override {
     MALLAT_RETURN_IF_ERROR(pinned_.reserve(coefficients));
-    // Slots for 64x64 blocks of 16 coded planes (t1_slot_capacity).
-    return device_->reserve(blocks, coefficients, t1_slot_capacity(4096, 16));
+    // Slots for 64x64 blocks of 16 coded planes (ebcot_slot_capacity).
+    return device_->reserve(blocks, coefficients, ebcot_slot_capacity(4096, 16));
   }
 
   Result<EncodedCodeBlock> finish(size_t k) override {
@@ -57,20 +57,20 @@ class CudaT1Device final : public T1Device {
   }
 
  private:
-  std::unique_ptr<T1DeviceEncoder> device_;
+  std::unique_ptr<EbcotDeviceEncoder> device_;
   std::span<const BlockToEncode> blocks_;
-  T1DeviceBatchLayout layout_;
+  EbcotDeviceBatchLayout layout_;
   // Page-locked: the copy to the device runs at the bus's speed and needs
   // no staging copy.
   PinnedBuffer<int32_t> pinned_;
-  T1DeviceBatchResult result_;  // kept, so its buffers are reused
+  EbcotDeviceBatchResult result_;  // kept, so its buffers are reused
 };
 
 }  // namespace
 
-Result<std::unique_ptr<T1Device>> make_cuda_t1_device() {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceEncoder> device, T1DeviceEncoder::create());
-  return std::unique_ptr<T1Device>(new CudaT1Device(std::move(device)));
+Result<std::unique_ptr<DeviceBlockEncoder>> make_ebcot_device_block_encoder() {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<EbcotDeviceEncoder> device, EbcotDeviceEncoder::create());
+  return std::unique_ptr<DeviceBlockEncoder>(new CudaEbcotBlockEncoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -6,16 +6,20 @@
 
 namespace mallat::entropy {
 
+Result<EncodedCodeBlock> detail::encode_ebcot_block(const BlockToEncode& b) {
+  return encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style, b.fraction_bits);
+}
+
+Result<DecodedCodeBlockInfo> detail::decode_ebcot_block(const CodeBlockToDecode& in, PlaneView<int32_t> out) {
+  return decode_code_block(in, out);
+}
+
 std::unique_ptr<BlockEncoder> make_ebcot_block_encoder() {
-  return detail::make_cpu_block_encoder("ebcot", [](const BlockToEncode& b) {
-    return encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style, b.fraction_bits);
-  });
+  return detail::make_cpu_block_encoder("ebcot", detail::encode_ebcot_block);
 }
 
 std::unique_ptr<BlockDecoder> make_ebcot_block_decoder() {
-  return detail::make_cpu_block_decoder("ebcot", [](const CodeBlockToDecode& in, PlaneView<int32_t> out) {
-    return decode_code_block(in, out);
-  });
+  return detail::make_cpu_block_decoder("ebcot", detail::decode_ebcot_block);
 }
 
 }  // namespace mallat::entropy

@@ -5,17 +5,23 @@
 #include <string>
 
 #include "entropy/cpu_block_coder.h"
+#include "entropy/device_coders.h"
 
 namespace mallat::entropy {
 
-Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecode> blocks,
+Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockToDecode> blocks,
                                                     std::span<const DecodedBlock> out) {
   if (out.size() != blocks.size()) return invalid_argument("a Tier-1 decoding batch and its outputs differ in size");
-  T1DecodeBatchLayout layout;
+  EbcotDecodeBatchLayout layout;
   layout.jobs.resize(blocks.size());
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToDecode& b = blocks[k];
-    if (b.style.ht) return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch is HT");
+    // EBCOT's jobs: another coder's blocks are its own device coder's
+    // (entropy/device_coders.h).
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
+                              block_coder_name(coder));
+    }
     size_t length = 0;
     for (std::span<const uint8_t> piece : b.pieces) length += piece.size();
     if (length > std::numeric_limits<uint32_t>::max() ||
@@ -24,7 +30,7 @@ Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecod
     }
     const int64_t w = out[k].samples.width, h = out[k].samples.height;
     const bool shape_ok = w >= 1 && h >= 1 && w <= kMaxCodeBlockSide && h <= kMaxCodeBlockSide;
-    T1DecodeJob& job = layout.jobs[k];
+    EbcotDecodeJob& job = layout.jobs[k];
     job.byte_offset = layout.bytes;
     job.sample_offset = layout.samples;
     job.length = static_cast<uint32_t>(length);
@@ -44,16 +50,14 @@ Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecod
   return layout;
 }
 
-void gather_t1_decode_block(const BlockToDecode& block, const T1DecodeJob& job, uint8_t* bytes, uint32_t* segments) {
+void gather_ebcot_decode_block(const BlockToDecode& block, const EbcotDecodeJob& job, uint8_t* bytes, uint32_t* segments) {
   uint8_t* at = bytes + job.byte_offset;
   for (std::span<const uint8_t> piece : block.pieces) at = std::copy(piece.begin(), piece.end(), at);
   std::copy(block.segment_lengths.begin(), block.segment_lengths.end(), segments + job.segment_offset);
 }
 
 void decode_block_on_cpu(const BlockToDecode& b, DecodedBlock& out) {
-  Result<DecodedCodeBlockInfo> info = decode_code_block(detail::joined_input(b), out.samples);
-  out.status = info.status();
-  if (info.ok()) out.info = *info;
+  detail::decode_one_block(detail::decode_ebcot_block, b, out);
 }
 
 void finish_device_decoded_block(const BlockToDecode& block, const SharedT1DecodeResult& result,

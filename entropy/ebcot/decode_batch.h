@@ -1,7 +1,7 @@
 // The host side of a Tier-1 decoding batch for a device, in plain C++ so
 // that CI tests it without a GPU (tests/entropy/hybrid_block_decoder_test.cc):
 // where each code-block's codeword bytes, segment lengths and samples go in
-// the batch's three buffers (T1DecodeJob, read by entropy/cuda/
+// the batch's three buffers (EbcotDecodeJob, read by entropy/cuda/
 // entropy/cuda/ebcot/decode_kernel.cuh), and how a block the device decoded becomes the
 // DecodedBlock that decode_code_block would give.
 #pragma once
@@ -19,8 +19,8 @@
 namespace mallat::entropy {
 
 // A batch's jobs and the bytes, segment lengths and samples they need.
-struct T1DecodeBatchLayout {
-  std::vector<T1DecodeJob> jobs;
+struct EbcotDecodeBatchLayout {
+  std::vector<EbcotDecodeJob> jobs;
   size_t bytes = 0;
   size_t segments = 0;
   size_t samples = 0;
@@ -29,12 +29,12 @@ struct T1DecodeBatchLayout {
 // Jobs for `blocks` (all Part 1) decoding into `out`'s sizes, packed one
 // after another in block order. An error for an HT block or a batch past
 // the jobs' 32-bit offsets.
-Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecode> blocks,
+Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockToDecode> blocks,
                                                     std::span<const DecodedBlock> out);
 
 // Copies block `k`'s pieces (joined) and segment lengths to its job's
 // places in `bytes` and `segments`.
-void gather_t1_decode_block(const BlockToDecode& block, const T1DecodeJob& job, uint8_t* bytes,
+void gather_ebcot_decode_block(const BlockToDecode& block, const EbcotDecodeJob& job, uint8_t* bytes,
                             uint32_t* segments);
 
 // Block `block` as the device left it: `result` and the job's samples

@@ -9,7 +9,7 @@ namespace mallat::entropy {
 
 // One code-block of a device batch: its samples are `width` x `height`, row
 // after row, from `coefficient_offset` in the batch's coefficient buffer.
-struct T1DeviceJob {
+struct EbcotDeviceJob {
   uint64_t coefficient_offset = 0;
   uint16_t width = 0;
   uint16_t height = 0;
@@ -24,7 +24,7 @@ struct T1DeviceJob {
 // codeword segment lengths and its samples at their offsets in the batch's
 // buffers, and BlockToDecode's numbers. Sizes outside A.6.1 are kept as 0,
 // which the kernel rejects as decode_code_block does.
-struct T1DecodeJob {
+struct EbcotDecodeJob {
   uint64_t byte_offset = 0;
   uint64_t sample_offset = 0;
   uint32_t length = 0;

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include "entropy/device_coders.h"
+
 namespace mallat::entropy {
 
-uint32_t t1_slot_capacity(size_t samples, int planes) {
+uint32_t ebcot_slot_capacity(size_t samples, int planes) {
   // A magnitude bit per sample and plane and a sign bit per sample; per
   // pass 8 bytes for a termination (D.4: TERMALL ends every pass, the lazy
   // passes' raw segments each end on a byte, the MQ flush writes up to 5);
@@ -15,14 +17,19 @@ uint32_t t1_slot_capacity(size_t samples, int planes) {
   return static_cast<uint32_t>((bits + 7) / 8 + 8 * 3 * p + 16);
 }
 
-Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> blocks) {
-  T1DeviceBatchLayout layout;
+Result<EbcotDeviceBatchLayout> lay_out_ebcot_batch(std::span<const BlockToEncode> blocks) {
+  EbcotDeviceBatchLayout layout;
   layout.jobs.resize(blocks.size());
   size_t largest = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToEncode& b = blocks[k];
     const int64_t w = b.coefficients.width, h = b.coefficients.height;
-    if (b.style.ht) return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch is HT");
+    // EBCOT's jobs: another coder's blocks are its own device coder's
+    // (entropy/device_coders.h).
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
+                              block_coder_name(coder));
+    }
     if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
       return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: " + std::to_string(w) +
                               "x" + std::to_string(h) + " is outside A.6.1 (sides 1..1024, at most 4096 samples)");
@@ -32,7 +39,7 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
                               std::to_string(b.num_bitplanes) + " with " + std::to_string(b.fraction_bits) +
                               " fraction bits (at most 31 together)");
     }
-    T1DeviceJob& job = layout.jobs[k];
+    EbcotDeviceJob& job = layout.jobs[k];
     job.coefficient_offset = layout.coefficients;
     job.width = static_cast<uint16_t>(w);
     job.height = static_cast<uint16_t>(h);
@@ -41,13 +48,13 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
     job.style = b.style.to_byte();
     job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
     layout.coefficients += static_cast<size_t>(w * h);
-    largest = std::max<size_t>(largest, t1_slot_capacity(static_cast<size_t>(w * h), b.num_bitplanes));
+    largest = std::max<size_t>(largest, ebcot_slot_capacity(static_cast<size_t>(w * h), b.num_bitplanes));
   }
   layout.slot_capacity = static_cast<uint32_t>(std::max<size_t>(largest, 64));
   return layout;
 }
 
-void gather_t1_block(const BlockToEncode& block, const T1DeviceJob& job, int32_t* buffer) {
+void gather_ebcot_block(const BlockToEncode& block, const EbcotDeviceJob& job, int32_t* buffer) {
   int32_t* out = buffer + job.coefficient_offset;
   const PlaneView<const int32_t>& in = block.coefficients;
   for (int64_t y = 0; y < in.height; ++y) {
@@ -99,7 +106,7 @@ Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const S
   return encoded_from_slot(result, passes, slot, slot_capacity);
 }
 
-void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& layout) {
+void lay_out_ebcot_packed(std::span<const SharedT1Result> results, EbcotPackedLayout& layout) {
   layout.byte_offset.resize(results.size() + 1);
   layout.pass_offset.resize(results.size() + 1);
   uint64_t bytes = 0, passes = 0;

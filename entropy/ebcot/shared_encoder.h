@@ -129,7 +129,7 @@ struct SharedT1Result {
 };
 
 // What a block keeps when a batch's outputs are packed one after another
-// (T1DeviceEncoder::download_packed): its bytes and passes where it was
+// (EbcotDeviceEncoder::download_packed): its bytes and passes where it was
 // coded, nothing where it failed (an overflowing block is coded again on
 // the CPU). One rule for the device's packing and the host's reading.
 MALLAT_HD inline uint32_t packed_bytes(const SharedT1Result& r) {

@@ -9,21 +9,25 @@
 
 namespace mallat::entropy {
 
+Result<EncodedCodeBlock> detail::encode_ht_block(const BlockToEncode& b) {
+  HtEncodeSettings settings;
+  settings.cleanup_plane = b.ht_cleanup_plane;
+  settings.refinement = b.ht_refinement;
+  settings.vertical_causal = b.style.vertical_causal;
+  settings.distortions = b.ht_distortions;
+  return encode_ht_code_block(b.coefficients, b.num_bitplanes, b.fraction_bits, settings);
+}
+
+Result<DecodedCodeBlockInfo> detail::decode_ht_block(const CodeBlockToDecode& in, PlaneView<int32_t> out) {
+  return decode_ht_code_block(in, out);
+}
+
 std::unique_ptr<BlockEncoder> make_ht_block_encoder() {
-  return detail::make_cpu_block_encoder("ht", [](const BlockToEncode& b) {
-    HtEncodeSettings settings;
-    settings.cleanup_plane = b.ht_cleanup_plane;
-    settings.refinement = b.ht_refinement;
-    settings.vertical_causal = b.style.vertical_causal;
-    settings.distortions = b.ht_distortions;
-    return encode_ht_code_block(b.coefficients, b.num_bitplanes, b.fraction_bits, settings);
-  });
+  return detail::make_cpu_block_encoder("ht", detail::encode_ht_block);
 }
 
 std::unique_ptr<BlockDecoder> make_ht_block_decoder() {
-  return detail::make_cpu_block_decoder("ht", [](const CodeBlockToDecode& in, PlaneView<int32_t> out) {
-    return decode_ht_code_block(in, out);
-  });
+  return detail::make_cpu_block_decoder("ht", detail::decode_ht_block);
 }
 
 }  // namespace mallat::entropy

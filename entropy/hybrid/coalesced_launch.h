@@ -1,6 +1,6 @@
-// Many callers' device blocks in one launch (issue 15: the kernels are
-// latency-bound at a block per thread, so 8 images' blocks take about 2.5x
-// one image's time, docs/HISTORY.md). Concurrent calls of a hybrid
+// Many callers' device blocks in one launch (the kernels are latency-bound
+// at a block per thread, so several images' blocks take far less than
+// their sum of one image's time). Concurrent calls of a hybrid
 // coder (files of a batch coded at once, tools/batch.h) join a round. The
 // device has `slots` sets of buffers (each with its own stream), so up to
 // that many rounds hold it at once: one gathering or finishing on the CPU

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -21,6 +22,7 @@
 #include "common/timeline.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
+#include "entropy/device_coders.h"
 #include "entropy/hybrid/coalesced_launch.h"
 
 namespace mallat::entropy::detail {
@@ -215,5 +217,55 @@ class SplitState {
   DeviceCodingTimes times_;
   Status failure_;
 };
+
+// One coder's device side in a hybrid coder: its devices (one per slot),
+// the rounds its callers join with `Lists` of their blocks, and its share.
+template <class Device, class Lists>
+struct DeviceLane {
+  DeviceLane(const std::function<Result<std::unique_ptr<Device>>()>& make,
+             const std::function<Status(Device&)>& prepare, const DeviceCoderOptions& options)
+      : slots(options.device_slots, make, prepare),
+        launches(round_rule(options)),
+        state(std::clamp(options.device_share, 0.0, 1.0)) {}
+  // Why the device is not used: a start that failed, else a failed launch.
+  Status status() const {
+    const Status started = slots.start_failure();
+    return started.ok() ? state.failure() : started;
+  }
+  DeviceSlots<Device> slots;
+  CoalescedLaunches<Lists> launches;
+  SplitState state;
+};
+
+// A hybrid coder's lanes by coder (BlockCoderKind), null for a coder
+// without a device: their names ("<what> on <device> + CPU", `what` of each
+// coder from `what_of`, joined by "; "), their times summed, and the first
+// one's reason not to use its device.
+template <class Lane>
+using Lanes = std::array<std::unique_ptr<Lane>, kBlockCoderKinds>;
+template <class Lane>
+std::string lanes_name(const Lanes<Lane>& lanes, const std::function<std::string(size_t coder)>& what_of) {
+  std::string name;
+  for (size_t c = 0; c < lanes.size(); ++c) {
+    if (lanes[c]) name += (name.empty() ? "" : "; ") + lanes[c]->slots.first().coder_name(what_of(c));
+  }
+  return name.empty() ? "the CPU alone (no coder has a device)" : name;
+}
+template <class Lane>
+DeviceCodingTimes lanes_times(const Lanes<Lane>& lanes) {
+  DeviceCodingTimes times;
+  for (const auto& lane : lanes) {
+    if (lane) times += lane->state.times();
+  }
+  return times;
+}
+template <class Lane>
+Status lanes_status(const Lanes<Lane>& lanes) {
+  for (const auto& lane : lanes) {
+    if (!lane) continue;
+    if (Status s = lane->status(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
 
 }  // namespace mallat::entropy::detail

@@ -40,20 +40,20 @@ struct HostDecodeScript {
 
 // The shared decoder over the gathered jobs on the host, into one sample
 // buffer as the device fills it, finished as the CUDA device finishes.
-class HostT1DecodeDevice final : public T1DecodeDevice {
+class HostEbcotDecodeDevice final : public DeviceBlockDecoder {
  public:
-  explicit HostT1DecodeDevice(std::shared_ptr<HostDecodeScript> script) : script_(std::move(script)) {}
+  explicit HostEbcotDecodeDevice(std::shared_ptr<HostDecodeScript> script) : script_(std::move(script)) {}
   std::string name() const override { return "host"; }
 
   Status prepare(std::span<const BlockToDecode> blocks, std::span<const DecodedBlock> out) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_decode_batch(blocks, out));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_decode_batch(blocks, out));
     bytes_.assign(layout_.bytes, 0);
     segments_.assign(layout_.segments, 0);
     return Status::Ok();
   }
   void gather(size_t k) override {
-    gather_t1_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
+    gather_ebcot_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
   }
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
@@ -64,7 +64,7 @@ class HostT1DecodeDevice final : public T1DecodeDevice {
     results_.assign(layout_.jobs.size(), {});
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < layout_.jobs.size(); ++j) {
-      const T1DecodeJob& job = layout_.jobs[j];
+      const EbcotDecodeJob& job = layout_.jobs[j];
       const SharedT1DecodeBlock b = shared_block_of(job, bytes_.data(), segments_.data());
       results_[j] = decode_code_block_shared(b, *state, samples_.data() + job.sample_offset, job.width);
     }
@@ -82,17 +82,22 @@ class HostT1DecodeDevice final : public T1DecodeDevice {
  private:
   std::shared_ptr<HostDecodeScript> script_;
   std::span<const BlockToDecode> blocks_;
-  T1DecodeBatchLayout layout_;
+  EbcotDecodeBatchLayout layout_;
   std::vector<uint8_t> bytes_;
   std::vector<uint32_t> segments_;
   std::vector<int32_t> samples_;
   std::vector<SharedT1DecodeResult> results_;
 };
 
-T1DecodeDeviceStart host_start(std::shared_ptr<HostDecodeScript> script) {
-  return [script]() -> Result<std::unique_ptr<T1DecodeDevice>> {
-    return std::unique_ptr<T1DecodeDevice>(new HostT1DecodeDevice(script));
+DeviceBlockDecoderStart host_start(std::shared_ptr<HostDecodeScript> script) {
+  return [script]() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
+    return std::unique_ptr<DeviceBlockDecoder>(new HostEbcotDecodeDevice(script));
   };
+}
+
+// `start` as the EBCOT decoder's device.
+DeviceBlockDecoders ebcot_on(DeviceBlockDecoderStart start) {
+  return device_block_decoders(BlockCoderKind::kEbcot, std::move(start));
 }
 
 // Every 40th decode case (whole, cut, damaged) and the bad ones; each
@@ -168,7 +173,7 @@ TEST(HybridBlockDecoder, EverySplitGivesTheCpuDecodersSamples) {
   ThreadPool pool(3);
   for (double share : {0.0, 0.1, 0.5, 0.9, 1.0}) {
     auto script = std::make_shared<HostDecodeScript>();
-    auto coder = make_hybrid_block_decoder(host_start(script), options_with(share));
+    auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options_with(share));
     Outputs o(*b);
     ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok()) << share;
     expect_cpu_decoding(*b, o);
@@ -184,7 +189,7 @@ TEST(HybridBlockDecoder, EverySplitGivesTheCpuDecodersSamples) {
 TEST(HybridBlockDecoder, TheCallersWorkRunsOnceAfterEachDecodedBlock) {
   const auto b = some_blocks();
   ThreadPool pool(4);
-  auto coder = make_hybrid_block_decoder(host_start(std::make_shared<HostDecodeScript>()), options_with(0.6));
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(std::make_shared<HostDecodeScript>())), options_with(0.6));
   Outputs o(*b);
   std::vector<std::atomic<int>> each(b->blocks.size());
   std::vector<std::atomic<int>> items(7);
@@ -211,12 +216,12 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   auto script = std::make_shared<HostDecodeScript>();
-  T1DecodeDeviceStart slow = [released, script]() -> Result<std::unique_ptr<T1DecodeDevice>> {
+  DeviceBlockDecoderStart slow = [released, script]() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
     released.wait();
-    return std::unique_ptr<T1DecodeDevice>(new HostT1DecodeDevice(script));
+    return std::unique_ptr<DeviceBlockDecoder>(new HostEbcotDecodeDevice(script));
   };
   {
-    auto coder = make_hybrid_block_decoder(slow, options_with(0.5, /*wait=*/false));
+    auto coder = make_hybrid_block_decoder(ebcot_on(slow), options_with(0.5, /*wait=*/false));
     EXPECT_EQ(coder->name(), "ebcot decoding on the CPU until the device has started");
     Outputs o(*b);
     ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok());
@@ -225,10 +230,10 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
     release.set_value();
   }
   // Failed to start: the CPU, and the reason.
-  T1DecodeDeviceStart broken = []() -> Result<std::unique_ptr<T1DecodeDevice>> {
+  DeviceBlockDecoderStart broken = []() -> Result<std::unique_ptr<DeviceBlockDecoder>> {
     return device_error("no device here");
   };
-  auto coder = make_hybrid_block_decoder(broken, options_with(0.5));
+  auto coder = make_hybrid_block_decoder(ebcot_on(broken), options_with(0.5));
   Outputs o(*b);
   ASSERT_TRUE(coder->decode(b->blocks, o.out, pool).ok());
   expect_cpu_decoding(*b, o);
@@ -238,7 +243,7 @@ TEST(HybridBlockDecoder, ADeviceThatDoesNotStartOrFailsIsHandled) {
   // batch; device_status says why.
   auto failing = std::make_shared<HostDecodeScript>();
   failing->fail_run = true;
-  auto failing_coder = make_hybrid_block_decoder(host_start(failing), options_with(0.5));
+  auto failing_coder = make_hybrid_block_decoder(ebcot_on(host_start(failing)), options_with(0.5));
   for (int batch = 0; batch < 2; ++batch) {
     Outputs f(*b);
     ASSERT_TRUE(failing_coder->decode(b->blocks, f.out, pool).ok());
@@ -255,7 +260,7 @@ TEST(HybridBlockDecoder, TheShareFollowsTheMeasuredRatesAndSmallBatchesStayOnThe
   script->run_delay = std::chrono::milliseconds(300);  // a slow device
   DeviceCoderOptions o = options_with(0.9);
   o.adapt = true;
-  auto coder = make_hybrid_block_decoder(host_start(script), o);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), o);
   uint64_t device_blocks = 0;
   for (int batch = 0; batch < 3; ++batch) {
     Outputs out(*b);
@@ -268,7 +273,7 @@ TEST(HybridBlockDecoder, TheShareFollowsTheMeasuredRatesAndSmallBatchesStayOnThe
   }
   DeviceCoderOptions small = options_with(0.5);
   small.min_device_blocks = b->blocks.size() + 1;
-  auto small_coder = make_hybrid_block_decoder(host_start(script), small);
+  auto small_coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), small);
   Outputs out(*b);
   ASSERT_TRUE(small_coder->decode(b->blocks, out.out, pool).ok());
   EXPECT_EQ(small_coder->device_times().device_blocks, 0u);
@@ -283,7 +288,7 @@ TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
   DeviceCoderOptions options = options_with(0.5);
   options.coalesce_callers = 2;
   options.coalesce_window_ms = 60000;
-  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options);
   // The second caller's blocks in the reverse order (their pieces still b's).
   Batch reversed;
   reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
@@ -302,7 +307,7 @@ TEST(HybridBlockDecoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnSamples) {
 
   DeviceCoderOptions alone = options;
   alone.coalesce_window_ms = 20;
-  auto single = make_hybrid_block_decoder(host_start(script), alone);
+  auto single = make_hybrid_block_decoder(ebcot_on(host_start(script)), alone);
   Outputs o(*b);
   ASSERT_TRUE(single->decode(b->blocks, o.out, pool).ok());
   expect_cpu_decoding(*b, o);
@@ -320,7 +325,7 @@ TEST(HybridBlockDecoder, TwoSlotsAndRoundsThatCloseWhenFreeGiveEachCallerItsSamp
   options.coalesce_window_ms = 600000;  // never reached
   options.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
   options.device_slots = 2;
-  auto coder = make_hybrid_block_decoder(host_start(script), options);
+  auto coder = make_hybrid_block_decoder(ebcot_on(host_start(script)), options);
   Batch reversed;
   reversed.cases.assign(b->cases.rbegin(), b->cases.rend());
   reversed.blocks.assign(b->blocks.rbegin(), b->blocks.rend());
@@ -346,7 +351,7 @@ TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   const auto b = some_blocks();
   Outputs o(*b);
   std::vector<BlockToDecode> blocks = b->blocks;
-  Result<T1DecodeBatchLayout> layout = lay_out_t1_decode_batch(blocks, o.out);
+  Result<EbcotDecodeBatchLayout> layout = lay_out_ebcot_decode_batch(blocks, o.out);
   ASSERT_TRUE(layout.ok());
   size_t bytes = 0, samples = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
@@ -359,12 +364,12 @@ TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   }
   EXPECT_EQ(layout->bytes, bytes);
   o.out[3].samples.width = 2000;
-  layout = lay_out_t1_decode_batch(blocks, o.out);
+  layout = lay_out_ebcot_decode_batch(blocks, o.out);
   ASSERT_TRUE(layout.ok());
   EXPECT_EQ(layout->jobs[3].width, 0);
   blocks[5].style.ht = true;
-  EXPECT_FALSE(lay_out_t1_decode_batch(blocks, o.out).ok());
-  EXPECT_FALSE(lay_out_t1_decode_batch(blocks, std::span<const DecodedBlock>(o.out).first(3)).ok());
+  EXPECT_FALSE(lay_out_ebcot_decode_batch(blocks, o.out).ok());
+  EXPECT_FALSE(lay_out_ebcot_decode_batch(blocks, std::span<const DecodedBlock>(o.out).first(3)).ok());
 }
 
 }  // namespace
@@ -402,7 +407,7 @@ TEST(HybridDecode, ImagesAreTheCpuPathsWhateverTheSplit) {
       o.min_device_blocks = 0;
       auto script = std::make_shared<entropy::testing::HostDecodeScript>();
       CallResources hybrid;
-      hybrid.block_decoder = entropy::make_hybrid_block_decoder(entropy::testing::host_start(script), o);
+      hybrid.block_decoder = entropy::make_hybrid_block_decoder(entropy::testing::ebcot_on(entropy::testing::host_start(script)), o);
       const auto got = decode(*coded, cpu, hybrid, nullptr, nullptr);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->components.size(), want->components.size());

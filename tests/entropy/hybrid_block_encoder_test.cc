@@ -23,6 +23,7 @@
 #include "entropy/block_coder.h"
 #include "entropy/hybrid/hybrid_block_encoder.h"
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/device_coders.h"
 #include "entropy/ebcot/encode_batch.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/textured_image.h"
@@ -43,18 +44,18 @@ struct HostDeviceScript {
 
 // The shared encoder over the gathered jobs on the host, into slots as the
 // device fills them, finished as the CUDA device finishes them.
-class HostT1Device final : public T1Device {
+class HostEbcotDevice final : public DeviceBlockEncoder {
  public:
-  explicit HostT1Device(std::shared_ptr<HostDeviceScript> script) : script_(std::move(script)) {}
+  explicit HostEbcotDevice(std::shared_ptr<HostDeviceScript> script) : script_(std::move(script)) {}
   std::string name() const override { return "host"; }
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
     buffer_.assign(layout_.coefficients, 0);
     return Status::Ok();
   }
-  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
+  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
@@ -71,7 +72,7 @@ class HostT1Device final : public T1Device {
     slots_.assign(n * capacity, 0);
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < n; ++j) {
-      const T1DeviceJob& job = layout_.jobs[j];
+      const EbcotDeviceJob& job = layout_.jobs[j];
       const SharedT1Block block{buffer_.data() + job.coefficient_offset, job.width, job.height, job.width,
                                 static_cast<BandOrientation>(job.orientation), job.num_bitplanes,
                                 CodeBlockStyle::from_byte(job.style), job.fraction_bits};
@@ -98,15 +99,20 @@ class HostT1Device final : public T1Device {
  private:
   std::shared_ptr<HostDeviceScript> script_;
   std::span<const BlockToEncode> blocks_;
-  T1DeviceBatchLayout layout_;
+  EbcotDeviceBatchLayout layout_;
   std::vector<int32_t> buffer_;
   std::vector<SharedT1Result> results_;
   std::vector<CodingPass> passes_;
   std::vector<uint8_t> slots_;
 };
 
-T1DeviceStart host_start(std::shared_ptr<HostDeviceScript> script) {
-  return [script]() -> Result<std::unique_ptr<T1Device>> { return std::unique_ptr<T1Device>(new HostT1Device(script)); };
+DeviceBlockEncoderStart host_start(std::shared_ptr<HostDeviceScript> script) {
+  return [script]() -> Result<std::unique_ptr<DeviceBlockEncoder>> { return std::unique_ptr<DeviceBlockEncoder>(new HostEbcotDevice(script)); };
+}
+
+// `start` as the EBCOT coder's device.
+DeviceBlockEncoders ebcot_on(DeviceBlockEncoderStart start) {
+  return device_block_encoders(BlockCoderKind::kEbcot, std::move(start));
 }
 
 struct Batch {
@@ -145,7 +151,7 @@ TEST(HybridBlockEncoder, EverySplitGivesTheCpuCodersBytes) {
   ThreadPool pool(3);
   for (double share : {0.0, 0.1, 0.5, 0.9, 1.0}) {
     auto script = std::make_shared<HostDeviceScript>();
-    auto coder = make_hybrid_block_encoder(host_start(script), options_with(share));
+    auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), options_with(share));
     std::vector<EncodedCodeBlock> out(b.blocks.size());
     ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok()) << share;
     expect_cpu_bytes(b, out);
@@ -156,6 +162,36 @@ TEST(HybridBlockEncoder, EverySplitGivesTheCpuCodersBytes) {
     EXPECT_EQ(script->runs.load(), share > 0 ? 1 : 0) << share;
     EXPECT_EQ(coder->name(), "ebcot on host + CPU");
   }
+}
+
+// The device table (entropy/device_coders.h) decides which coders' devices
+// run: one offered for a coder whose row is off (HT) is never started, and
+// beside EBCOT's it changes nothing; every batch gets the CPU coders' bytes.
+TEST(HybridBlockEncoder, ADeviceForACoderWhoseRowIsOffIsNotStarted) {
+  if (device_encodes(BlockCoderKind::kHt)) GTEST_SKIP() << "HT has a device encoder";
+  const Batch b = some_blocks();
+  ThreadPool pool(2);
+  auto ebcot = std::make_shared<HostDeviceScript>();
+  auto ht = std::make_shared<HostDeviceScript>();
+  DeviceBlockEncoders both = ebcot_on(host_start(ebcot));
+  both.start[static_cast<size_t>(BlockCoderKind::kHt)] = host_start(ht);
+  auto coder = make_hybrid_block_encoder(both, options_with(1.0));
+  std::vector<EncodedCodeBlock> out(b.blocks.size());
+  ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
+  expect_cpu_bytes(b, out);
+  EXPECT_EQ(ebcot->runs.load(), 1);
+  EXPECT_EQ(ht->runs.load(), 0);
+  EXPECT_EQ(coder->name(), "ebcot on host + CPU");
+
+  auto ht_alone = make_hybrid_block_encoder(device_block_encoders(BlockCoderKind::kHt, host_start(ht)),
+                                            options_with(1.0));
+  std::vector<EncodedCodeBlock> cpu_out(b.blocks.size());
+  ASSERT_TRUE(ht_alone->encode(b.blocks, cpu_out, pool).ok());
+  expect_cpu_bytes(b, cpu_out);
+  EXPECT_EQ(ht->runs.load(), 0);
+  EXPECT_EQ(ht_alone->device_times().device_blocks, 0u);
+  EXPECT_EQ(ht_alone->name(), "the CPU alone (no coder has a device)");
+  EXPECT_TRUE(ht_alone->device_status().ok());
 }
 
 TEST(HybridBlockEncoder, TheCallersWorkRunsOncePerBlockBeforeItIsCoded) {
@@ -178,7 +214,7 @@ TEST(HybridBlockEncoder, TheCallersWorkRunsOncePerBlockBeforeItIsCoded) {
   work.items = 5;
   work.item = [&](int64_t i) { items[static_cast<size_t>(i)].fetch_add(1); };
   ThreadPool pool(4);
-  auto coder = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), options_with(0.6));
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(std::make_shared<HostDeviceScript>())), options_with(0.6));
   std::vector<EncodedCodeBlock> out(blocks.size());
   ASSERT_TRUE(coder->encode(blocks, out, pool, work).ok());
   for (auto& e : each) EXPECT_EQ(e.load(), 1);
@@ -192,11 +228,11 @@ TEST(HybridBlockEncoder, BatchesBeforeTheDeviceIsUpGoToTheCpu) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   auto script = std::make_shared<HostDeviceScript>();
-  T1DeviceStart slow = [released, script]() -> Result<std::unique_ptr<T1Device>> {
+  DeviceBlockEncoderStart slow = [released, script]() -> Result<std::unique_ptr<DeviceBlockEncoder>> {
     released.wait();
-    return std::unique_ptr<T1Device>(new HostT1Device(script));
+    return std::unique_ptr<DeviceBlockEncoder>(new HostEbcotDevice(script));
   };
-  auto coder = make_hybrid_block_encoder(slow, options_with(0.5, /*wait=*/false));
+  auto coder = make_hybrid_block_encoder(ebcot_on(slow), options_with(0.5, /*wait=*/false));
   EXPECT_GE(device_starts_in_flight(), 1);
   EXPECT_EQ(coder->name(), "ebcot on the CPU until the device has started");
   std::vector<EncodedCodeBlock> out(b.blocks.size());
@@ -216,8 +252,8 @@ TEST(HybridBlockEncoder, BatchesBeforeTheDeviceIsUpGoToTheCpu) {
 TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
   const Batch b = some_blocks();
   ThreadPool pool(2);
-  T1DeviceStart none = []() -> Result<std::unique_ptr<T1Device>> { return device_error("no CUDA device: test"); };
-  auto coder = make_hybrid_block_encoder(none, options_with(0.5));
+  DeviceBlockEncoderStart none = []() -> Result<std::unique_ptr<DeviceBlockEncoder>> { return device_error("no CUDA device: test"); };
+  auto coder = make_hybrid_block_encoder(ebcot_on(none), options_with(0.5));
   std::vector<EncodedCodeBlock> out(b.blocks.size());
   ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
   expect_cpu_bytes(b, out);
@@ -232,13 +268,13 @@ TEST(HybridBlockEncoder, OneSlotThatFailsToStartLeavesEveryBatchToTheCpu) {
   ThreadPool pool(2);
   auto script = std::make_shared<HostDeviceScript>();
   auto made = std::make_shared<std::atomic<int>>(0);
-  T1DeviceStart second_fails = [script, made]() -> Result<std::unique_ptr<T1Device>> {
+  DeviceBlockEncoderStart second_fails = [script, made]() -> Result<std::unique_ptr<DeviceBlockEncoder>> {
     if (made->fetch_add(1) == 1) return device_error("no room: test");
-    return std::unique_ptr<T1Device>(new HostT1Device(script));
+    return std::unique_ptr<DeviceBlockEncoder>(new HostEbcotDevice(script));
   };
   DeviceCoderOptions o = options_with(1.0);
   o.device_slots = 2;
-  auto coder = make_hybrid_block_encoder(second_fails, o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(second_fails), o);
   // Waits (1 s at most) for the failing start, whichever slot's it is.
   for (int i = 0; i < 200 && coder->device_status().ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::vector<EncodedCodeBlock> out(b.blocks.size());
@@ -252,7 +288,7 @@ TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
   auto script = std::make_shared<HostDeviceScript>();
   DeviceCoderOptions o = options_with(0.5);
   o.expected_samples = 1'000'000;
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
   const Batch b = some_blocks();
   ThreadPool pool(2);
   std::vector<EncodedCodeBlock> out(b.blocks.size());
@@ -260,7 +296,7 @@ TEST(HybridBlockEncoder, TheStartUpMakesRoomForTheExpectedImage) {
   EXPECT_EQ(script->reserved_coefficients, 750'000u);    // the share with half again for its moves
   EXPECT_EQ(script->reserved_blocks, 750'000u / 2048 + 1);
   auto none = std::make_shared<HostDeviceScript>();
-  auto plain = make_hybrid_block_encoder(host_start(none), options_with(0.5));
+  auto plain = make_hybrid_block_encoder(ebcot_on(host_start(none)), options_with(0.5));
   ASSERT_TRUE(plain->encode(b.blocks, out, pool).ok());
   EXPECT_EQ(none->reserved_coefficients, 0u);
 }
@@ -270,7 +306,7 @@ TEST(HybridBlockEncoder, ADeviceThatFailsToRunLeavesItsBlocksToTheCpu) {
   ThreadPool pool(2);
   auto script = std::make_shared<HostDeviceScript>();
   script->fail_run = true;
-  auto coder = make_hybrid_block_encoder(host_start(script), options_with(0.5));
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), options_with(0.5));
   for (int batch = 0; batch < 2; ++batch) {
     std::vector<EncodedCodeBlock> out(b.blocks.size());
     ASSERT_TRUE(coder->encode(b.blocks, out, pool).ok());
@@ -313,7 +349,7 @@ TEST(HybridBlockEncoder, ConcurrentCallersShareOneLaunchAndGetTheirOwnBlocks) {
   DeviceCoderOptions o = options_with(0.6);
   o.coalesce_callers = 3;
   o.coalesce_window_ms = 60000;  // only the third caller closes the round
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
   const auto outs = encode_at_once(*coder, batches);
   for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
   EXPECT_EQ(script->runs.load(), 1);
@@ -328,7 +364,7 @@ TEST(HybridBlockEncoder, ACallerAloneLaunchesWhenTheWindowEnds) {
   DeviceCoderOptions o = options_with(0.5);
   o.coalesce_callers = 4;
   o.coalesce_window_ms = 30;
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
   for (int call = 0; call < 2; ++call) {
     const auto outs = encode_at_once(*coder, {b});
     expect_cpu_bytes(b, outs[0]);
@@ -344,7 +380,7 @@ TEST(HybridBlockEncoder, AFailingSharedLaunchLeavesEachCallersBlocksToTheCpu) {
   DeviceCoderOptions o = options_with(0.5);
   o.coalesce_callers = 2;
   o.coalesce_window_ms = 60000;
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
   const auto outs = encode_at_once(*coder, batches);
   for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
   EXPECT_EQ(script->runs.load(), 1);
@@ -373,7 +409,7 @@ TEST(HybridBlockEncoder, RoundsCloseWhenTheDeviceIsFree) {
     o.coalesce_window_ms = 600000;  // never reached: a free device closes the round
     o.coalesce_close = close;
     o.device_slots = slots;
-    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
     const auto outs = encode_at_once(*coder, batches);
     for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
     // The first caller goes alone; the two that came during its 300 ms
@@ -399,7 +435,7 @@ TEST(HybridBlockEncoder, TwoSlotsRunTwoRoundsAtOnce) {
     o.coalesce_callers = 1;  // a round per caller
     o.coalesce_close = DeviceCoderOptions::RoundClose::kSlotFree;
     o.device_slots = 2;
-    auto coder = make_hybrid_block_encoder(host_start(script), o);
+    auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
     const auto outs = encode_at_once(*coder, batches);
     for (size_t i = 0; i < batches.size(); ++i) expect_cpu_bytes(batches[i], outs[i]);
     EXPECT_LE(script->most_running.load(), 2);
@@ -418,13 +454,13 @@ TEST(HybridBlockEncoder, SmallBatchesAndLaunchLimitsAreKept) {
   ThreadPool pool(2);
   DeviceCoderOptions o = options_with(1.0);
   o.min_device_blocks = b.blocks.size() + 1;
-  auto small = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), o);
+  auto small = make_hybrid_block_encoder(ebcot_on(host_start(std::make_shared<HostDeviceScript>())), o);
   std::vector<EncodedCodeBlock> out(b.blocks.size());
   ASSERT_TRUE(small->encode(b.blocks, out, pool).ok());
   EXPECT_EQ(small->device_times().device_blocks, 0u);
   o.min_device_blocks = 0;
   o.max_blocks_per_launch = 7;
-  auto limited = make_hybrid_block_encoder(host_start(std::make_shared<HostDeviceScript>()), o);
+  auto limited = make_hybrid_block_encoder(ebcot_on(host_start(std::make_shared<HostDeviceScript>())), o);
   ASSERT_TRUE(limited->encode(b.blocks, out, pool).ok());
   expect_cpu_bytes(b, out);
   EXPECT_EQ(limited->device_times().device_blocks, 7u);
@@ -438,7 +474,7 @@ TEST(HybridBlockEncoder, TheShareFollowsTheMeasuredRates) {
   script->run_delay = std::chrono::milliseconds(300);
   DeviceCoderOptions o = options_with(0.8);
   o.adapt = true;
-  auto coder = make_hybrid_block_encoder(host_start(script), o);
+  auto coder = make_hybrid_block_encoder(ebcot_on(host_start(script)), o);
   std::vector<EncodedCodeBlock> out(b.blocks.size());
   // The device's 300 ms delay is in its time and not the pool's, so the
   // share at which both would finish together is below 1/2 however loaded
@@ -485,7 +521,7 @@ TEST(HybridEncode, FilesAreTheCpuPathsWhateverTheSplit) {
       o.min_device_blocks = 0;
       auto script = std::make_shared<entropy::testing::HostDeviceScript>();
       CallResources hybrid;
-      hybrid.block_encoder = entropy::make_hybrid_block_encoder(entropy::testing::host_start(script), o);
+      hybrid.block_encoder = entropy::make_hybrid_block_encoder(entropy::testing::ebcot_on(entropy::testing::host_start(script)), o);
       const auto got = encode(image, cpu, hybrid, nullptr);
       ASSERT_TRUE(got.ok()) << got.status().message();
       EXPECT_TRUE(*want == *got) << "lossless " << lossless << " share " << share;

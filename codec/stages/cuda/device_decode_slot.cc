@@ -26,11 +26,9 @@ namespace {
 // blocks). Beside other slots' launches, a tile whose blocks carry many
 // bytes (long decodes) takes 16 a warp, so that the slots' launches fit
 // the GPU together instead of queueing; a tile of short blocks keeps the
-// rule, whose many warps hide their latency better. H200 machine, session
-// 14 (run E, 64 copies of the mosaic, 6 slots over 8 lanes, medians of 3
-// alternated rounds, ms a batch), by batch size / 4 / 8 / 16 / 32 a warp:
-// lossless (about 1.4 KB a block) 1395 / 1207 / 1125 / 1059 / 1143;
-// -I -r 20 (about 0.2 KB a block) 769 / 810 / 847 / 973 / 1069.
+// rule, whose many warps hide their latency better: a lossless batch (about
+// 1.4 KB a block) ran fastest at 16 a warp, a lossy one (about 0.2 KB a
+// block) by batch size.
 constexpr size_t kLongBlockBytes = 512;
 
 int decode_blocks_per_warp(int sharing, size_t bytes, size_t blocks) {
@@ -41,7 +39,7 @@ int decode_blocks_per_warp(int sharing, size_t bytes, size_t blocks) {
 }  // namespace
 
 Result<std::unique_ptr<DeviceDecodeSlot>> DeviceDecodeSlot::create(int sharing) {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1, entropy::cuda::T1DeviceDecoder::create());
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<entropy::cuda::TileDecoder> t1, entropy::cuda::TileDecoder::create());
   auto slot = std::unique_ptr<DeviceDecodeSlot>(new DeviceDecodeSlot(sharing, std::move(t1)));
   for (int i = 0; i < kSteps; ++i) {
     MALLAT_ASSIGN_OR_RETURN(dwt::cuda::Event e, dwt::cuda::make_event(true));
@@ -59,7 +57,7 @@ Status DeviceDecodeSlot::gather(const DecodeTile& tile, const DeviceDecodePlan& 
   auto* segments = reinterpret_cast<uint32_t*>(segments_host_.data());
   pool.parallel_for(static_cast<int64_t>(plan.batched.size()), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
-    entropy::gather_t1_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
+    entropy::gather_ebcot_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
   });
   return Status::Ok();
 }
@@ -154,9 +152,9 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
 // The stored samples down, queued on `s` (the caller waits for them): an
 // interleaved output (DeviceDecodePlan::interleaved) straight into the
 // tile's rows of the raster, the pixels' bytes as they are; otherwise into
-// stored_host_, for widen. Plain copies, staged by the driver where the memory is pageable:
-// through the copier's pinned chunks (staged_copy.h) the -I -r 20 batch
-// was slower (session 14, run G: 765-795 ms against 742-753).
+// stored_host_, for widen. Plain copies, staged by the driver where the
+// memory is pageable: through the copier's pinned chunks (staged_copy.h) a
+// lossy batch was slower.
 Status DeviceDecodeSlot::download(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
   if (plan.interleaved) {
     const OutputPlane& first = plan.output[0];
@@ -209,10 +207,9 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   if (n > 0) {
     MALLAT_RETURN_IF_ERROR(t1_->set_blocks_per_warp(decode_blocks_per_warp(sharing_, plan.t1.bytes, n)));
     // Bytes too many to be pinned (common/host_staging.h) go up through the
-    // copier's pinned chunks (staged_copy.h): with Tier-1's rule above, the
-    // lossless batch 1401 -> 1070 ms (session 14, run G; the rule alone
-    // gave nothing: 1439 -> 1401).
-    entropy::cuda::T1DeviceDecoder::BytesCopy staged;
+    // copier's pinned chunks (staged_copy.h), which with Tier-1's rule above
+    // is what makes a lossless batch faster (the rule alone is not).
+    entropy::cuda::TileDecoder::BytesCopy staged;
     if (plan.t1.bytes > kPinnedMostBytes) {
       staged = [&](uint8_t* to, cudaStream_t st) {
         return copier_.upload_bytes(bytes_host_.data(), reinterpret_cast<std::byte*>(to), plan.t1.bytes, st, pool);

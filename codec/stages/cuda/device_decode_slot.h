@@ -17,7 +17,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "dwt/cuda/device_buffer.h"
-#include "entropy/cuda/ebcot/device_decoder.h"
+#include "entropy/cuda/tile_block_coders.h"
 
 namespace mallat::codec {
 
@@ -36,7 +36,7 @@ class DeviceDecodeSlot {
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times);
 
  private:
-  DeviceDecodeSlot(int sharing, std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1)
+  DeviceDecodeSlot(int sharing, std::unique_ptr<entropy::cuda::TileDecoder> t1)
       : sharing_(sharing), t1_(std::move(t1)) {}
   Status gather(const DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool);
   Status inverse(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s);
@@ -44,7 +44,7 @@ class DeviceDecodeSlot {
   void widen(DecodeTile& tile, const DeviceDecodePlan& plan, ThreadPool& pool) const;
 
   int sharing_ = 1;
-  std::unique_ptr<entropy::cuda::T1DeviceDecoder> t1_;
+  std::unique_ptr<entropy::cuda::TileDecoder> t1_;
   dwt::cuda::DeviceArena planes_, out_, scratch_[2], jobs_, stored_;
   dwt::cuda::HostArena bytes_host_, segments_host_, stored_host_, results_host_;
   cuda::StagedCopier copier_;  // pageable codeword bytes up (staged_copy.h)

@@ -21,6 +21,7 @@
 #include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/device_decode_plan.h"
+#include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_plan.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/stored_samples.h"
@@ -29,7 +30,7 @@
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/tile_block_coders.h"
 #include "entropy/ebcot/encode_batch.h"
 
 namespace mallat::codec {
@@ -39,12 +40,8 @@ using dwt::cuda::check_cuda;
 // Tier-1's code-blocks per warp: where several slots launch side by side
 // (a batch's lanes share them) all 32 lanes of a warp, since their launches
 // fill the GPU together; a slot alone, the choice by batch size (0:
-// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks). H200
-// machine, 2026-11-24, 64 copies of the mosaic, lossless, 4 lanes, 3
-// alternated rounds, ms per image: by batch size 36.3, 35.6, 37.1; 2: 36.4,
-// 37.0, 36.3; 8: 36.7, 36.9, 36.9; 16: 36.0, 34.8, 37.0; 32: 35.3, 34.0,
-// 35.0. One tile alone (`mallat bench codec`): the kernel 57.4 ms at 32,
-// 36.7 by batch size (docs/HISTORY.md).
+// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks), which a
+// lone tile's kernel runs fastest at.
 int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
@@ -63,7 +60,7 @@ class DeviceTileSlot {
       MALLAT_ASSIGN_OR_RETURN(decoder_, DeviceDecodeSlot::create(sharing_));
     }
     if (use == DeviceTileUse::kEncode && !t1_) {
-      MALLAT_ASSIGN_OR_RETURN(t1_, entropy::cuda::T1DeviceEncoder::create(kStateMemory, blocks_per_warp(sharing_)));
+      MALLAT_ASSIGN_OR_RETURN(t1_, entropy::cuda::TileEncoder::create(kStateMemory, blocks_per_warp(sharing_)));
     }
     return Status::Ok();
   }
@@ -85,11 +82,11 @@ class DeviceTileSlot {
   Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s);
-  Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::T1DeviceBatchView& result,
+  Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
                 const int32_t* coefficients, ThreadPool& pool);
 
   int sharing_ = 1;
-  std::unique_ptr<entropy::cuda::T1DeviceEncoder> t1_;
+  std::unique_ptr<entropy::cuda::TileEncoder> t1_;
   std::unique_ptr<DeviceDecodeSlot> decoder_;
   dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
@@ -368,7 +365,7 @@ Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients,
 // samples on the device (entropy::finish_packed_device_block: the same
 // bytes).
 Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
-                                 const entropy::cuda::T1DeviceBatchView& result, const int32_t* coefficients,
+                                 const entropy::cuda::TileEncodedBatch& result, const int32_t* coefficients,
                                  ThreadPool& pool) {
   const size_t n = tile.blocks.size();
   if (result.results.size() != n) {
@@ -388,7 +385,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
     entropy::BlockToEncode block;
     std::vector<int32_t> samples;
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
-      const entropy::T1DeviceJob& job = plan.t1.jobs[i];
+      const entropy::EbcotDeviceJob& job = plan.t1.jobs[i];
       samples.resize(size_t{job.width} * job.height);
       const Status copied = check_cuda(cudaMemcpy(samples.data(), coefficients + job.coefficient_offset,
                                                   samples.size() * sizeof(int32_t), cudaMemcpyDeviceToHost),
@@ -464,7 +461,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(t1_->encode());
   MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
-  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::T1DeviceBatchView result, t1_->download_packed());
+  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::TileEncodedBatch result, t1_->download_packed());
   MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_download"));
   {

@@ -1,19 +1,16 @@
 // Copies of rows from pageable host memory to the device through two
-// pinned chunks (issue 15): the pool's threads fill one chunk while the
-// device copies up the other.
+// pinned chunks: the pool's threads fill one chunk while the device copies
+// up the other.
 //
 // Why: the driver stages a copy from or to pageable memory itself, slowly
-// and for all of the process's copies together. H200 machine (session 14,
-// run C, bench/d2h_copies.sh, the other direction: a
-// 3840x2048 RGB raster, 23.6 MB, down from 1, 4, 8 and 12 threads at once,
-// each on its own stream): into pageable memory already touched 2.6, 4.2,
-// 8.9 and 12.2 ms a copy (9-13 GB/s for all), into pinned memory 0.44,
-// 1.64, 3.14 and 4.77 ms (51-54 GB/s). Pinning a tile's whole buffer
-// instead costs 0.37 ms a MB while the first tiles wait, so a slot pins
-// only two chunks of kPinnedMostBytes (common/host_staging.h). Used where
-// it was measured to pay: a lossless tile's codeword bytes
-// (device_decode_slot.cc). Not for a decode's samples down (slower for
-// the -I -r 20 batch) nor an encode's up (no gain): session 14, run G.
+// and for all of the process's copies together, several times slower than
+// a copy from pinned memory when several threads copy at once
+// (bench/d2h_copies.sh measures it). Pinning a tile's
+// whole buffer instead costs the first tiles a wait, so a slot pins only
+// two chunks of kPinnedMostBytes (common/host_staging.h). Used where it
+// pays: a lossless tile's codeword bytes (device_decode_slot.cc). Not for a
+// decode's samples down (a lossy batch was slower through it) nor an
+// encode's up (no gain).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,6 +1,6 @@
 // The Tier-1 decoding kernel's arguments and its launcher (host code; the
 // kernel is in entropy/cuda/ebcot/decode_kernel.cuh, the launch in entropy/cuda/ebcot/decode_launch.cu). A
-// batch is plain device data: the jobs (T1DecodeJob), every block's codeword
+// batch is plain device data: the jobs (EbcotDecodeJob), every block's codeword
 // bytes and segment lengths packed at the job's offsets, and per job its
 // samples at its offset in one buffer and a result.
 #pragma once
@@ -19,7 +19,7 @@ namespace mallat::entropy::cuda {
 // puts blocks of like work side by side so a warp's threads finish
 // together) with states[t] as its working state.
 struct T1DecodeArgs {
-  const T1DecodeJob* jobs = nullptr;
+  const EbcotDecodeJob* jobs = nullptr;
   const uint32_t* order = nullptr;
   const uint8_t* bytes = nullptr;
   const uint32_t* segment_lengths = nullptr;

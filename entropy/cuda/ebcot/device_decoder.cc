@@ -12,11 +12,11 @@ namespace mallat::entropy::cuda {
 
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the decoder.
-struct T1DeviceDecoder::Impl {
+struct EbcotDeviceDecoder::Impl {
   cudaStream_t stream = nullptr;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
   int sms = 1;
-  DeviceBuffer<T1DecodeJob> jobs;
+  DeviceBuffer<EbcotDecodeJob> jobs;
   DeviceBuffer<uint32_t> order;
   DeviceBuffer<uint8_t> bytes;
   DeviceBuffer<uint32_t> segments;
@@ -24,10 +24,9 @@ struct T1DeviceDecoder::Impl {
   DeviceBuffer<SharedT1DecodeResult> results;
   DeviceBuffer<T1FixedState> states;
   // The jobs and their order staged in page-locked memory: copies from
-  // pageable memory go through the driver's own staging, which four slots'
-  // uploads side by side waited for (H200 machine, 2026-11-25: a batch's
-  // tile upload 18.9 ms on average with 8 lanes on 4 slots).
-  HostBuffer<T1DecodeJob> jobs_host;
+  // pageable memory go through the driver's own staging, which several
+  // slots' uploads side by side wait for.
+  HostBuffer<EbcotDecodeJob> jobs_host;
   HostBuffer<uint32_t> order_host;
   size_t sample_count = 0;
   T1DecodeArgs args;
@@ -37,18 +36,18 @@ struct T1DeviceDecoder::Impl {
   }
 };
 
-T1DeviceDecoder::T1DeviceDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-T1DeviceDecoder::~T1DeviceDecoder() = default;
+EbcotDeviceDecoder::EbcotDeviceDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EbcotDeviceDecoder::~EbcotDeviceDecoder() = default;
 
-Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_warp) {
-  auto decoder = std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::make_unique<Impl>()));
+Result<std::unique_ptr<EbcotDeviceDecoder>> EbcotDeviceDecoder::create(int blocks_per_warp) {
+  auto decoder = std::unique_ptr<EbcotDeviceDecoder>(new EbcotDeviceDecoder(std::make_unique<Impl>()));
   MALLAT_RETURN_IF_ERROR(decoder->set_blocks_per_warp(blocks_per_warp));
   MALLAT_RETURN_IF_ERROR(start_t1_device(decoder->impl_->sms, decoder->impl_->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_decode_kernel());
   return decoder;
 }
 
-Status T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
+Status EbcotDeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 decoding on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
@@ -57,7 +56,7 @@ Status T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   return Status::Ok();
 }
 
-Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {
+Status EbcotDeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {
   Impl& d = *impl_;
   MALLAT_RETURN_IF_ERROR(d.jobs.reserve(jobs));
   MALLAT_RETURN_IF_ERROR(d.order.reserve(jobs));
@@ -68,10 +67,10 @@ Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size
   return d.states.reserve(jobs);
 }
 
-Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
+Status EbcotDeviceDecoder::upload(std::span<const EbcotDecodeJob> jobs, std::span<const uint8_t> bytes,
                                std::span<const uint32_t> segments, size_t samples, const BytesCopy& copy_bytes) {
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const T1DecodeJob& j = jobs[i];
+    const EbcotDecodeJob& j = jobs[i];
     const uint64_t n = uint64_t{j.width} * j.height;
     if (j.byte_offset + j.length > bytes.size() || uint64_t{j.segment_offset} + j.num_segments > segments.size() ||
         j.sample_offset + n > samples) {
@@ -95,7 +94,7 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   std::copy(jobs.begin(), jobs.end(), d.jobs_host.data());
   std::copy(order.begin(), order.end(), d.order_host.data());
   MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.jobs.data(), d.jobs_host.data(), n * sizeof(T1DecodeJob), cudaMemcpyHostToDevice, s),
+      cudaMemcpyAsync(d.jobs.data(), d.jobs_host.data(), n * sizeof(EbcotDecodeJob), cudaMemcpyHostToDevice, s),
       "copying the decoding jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(
       cudaMemcpyAsync(d.order.data(), d.order_host.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s),
@@ -120,32 +119,31 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   d.args.results = d.results.data();
   d.args.count = static_cast<uint32_t>(n);
   d.args.states = d.states.data();
-  // About 24 warps per SM, twice the encoder's: measured on the H200
-  // (entropy_cuda_decode_bench, docs/HISTORY.md), 5760 64x64 blocks
-  // decoded fastest at 2 a warp (22.6 ms; 29.3 at 4, the encoder's rule),
-  // 46080 at 16 (73 ms; 84 at 29).
+  // About 24 warps per SM, twice the encoder's (entropy_cuda_decode_bench
+  // measures it): a tile's 5760 64x64 blocks decode fastest at 2 a warp
+  // rather than the encoder's 4, eight tiles' at 16.
   constexpr int kWarpsPerSm = 24;
   d.args.blocks_per_warp = static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp
                                                                          : auto_blocks_per_warp(n, d.sms, kWarpsPerSm));
   return Status::Ok();
 }
 
-Status T1DeviceDecoder::decode() {
+Status EbcotDeviceDecoder::decode() {
   MALLAT_RETURN_IF_ERROR(launch());
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_decode_kernel");
 }
 
-Status T1DeviceDecoder::launch() { return launch_t1_decode(impl_->args, impl_->stream); }
-cudaStream_t T1DeviceDecoder::stream() const { return impl_->stream; }
-const int32_t* T1DeviceDecoder::device_samples() const { return impl_->args.samples; }
-const SharedT1DecodeResult* T1DeviceDecoder::device_results() const { return impl_->args.results; }
+Status EbcotDeviceDecoder::launch() { return launch_t1_decode(impl_->args, impl_->stream); }
+cudaStream_t EbcotDeviceDecoder::stream() const { return impl_->stream; }
+const int32_t* EbcotDeviceDecoder::device_samples() const { return impl_->args.samples; }
+const SharedT1DecodeResult* EbcotDeviceDecoder::device_results() const { return impl_->args.results; }
 
-Result<double> T1DeviceDecoder::time_decode(int warmup, int runs) {
+Result<double> EbcotDeviceDecoder::time_decode(int warmup, int runs) {
   return median_launch_ms(
       impl_->stream, [this] { return launch_t1_decode(impl_->args, impl_->stream); }, warmup, runs);
 }
 
-Status T1DeviceDecoder::download(std::span<SharedT1DecodeResult> results, std::span<int32_t> samples) {
+Status EbcotDeviceDecoder::download(std::span<SharedT1DecodeResult> results, std::span<int32_t> samples) {
   const Impl& d = *impl_;
   if (results.size() != d.args.count || samples.size() != d.sample_count) {
     return invalid_argument("downloading a Tier-1 decoding batch into buffers of another size");

@@ -27,7 +27,7 @@ std::string t1_device_name() {
          std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
-Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
+Result<EncodedCodeBlock> EbcotDeviceBatchResult::block(size_t i) const {
   if (i >= results.size()) return invalid_argument("no job " + std::to_string(i) + " in the batch");
   Result<EncodedCodeBlock> e = encoded_from_slot(results[i], passes.data() + i * kMaxCodingPasses,
                                                  slots.data() + i * slot_capacity, slot_capacity);
@@ -37,7 +37,7 @@ Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
 
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the encoder.
-struct T1DeviceEncoder::Impl {
+struct EbcotDeviceEncoder::Impl {
   enum Buffer {
     kJobs,
     kOrder,
@@ -64,7 +64,7 @@ struct T1DeviceEncoder::Impl {
   HostBuffer<uint64_t> host_totals;  // the device's packed totals: bytes, passes
   HostBuffer<CodingPass> host_passes;
   HostBuffer<uint8_t> host_bytes;
-  T1PackedLayout packed;
+  EbcotPackedLayout packed;
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);
@@ -91,8 +91,8 @@ struct T1DeviceEncoder::Impl {
   }
 };
 
-T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-T1DeviceEncoder::~T1DeviceEncoder() = default;
+EbcotDeviceEncoder::EbcotDeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+EbcotDeviceEncoder::~EbcotDeviceEncoder() = default;
 
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
   const size_t warps = static_cast<size_t>(std::max(1, warps_per_sm)) * static_cast<size_t>(std::max(1, sms));
@@ -112,7 +112,7 @@ Status start_t1_device(int& sms, cudaStream_t& stream) {
   return check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 
-Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+Result<std::unique_ptr<EbcotDeviceEncoder>> EbcotDeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
@@ -122,13 +122,13 @@ Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory m
   impl->blocks_per_warp = blocks_per_warp;
   MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
-  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+  return std::unique_ptr<EbcotDeviceEncoder>(new EbcotDeviceEncoder(std::move(impl)));
 }
 
-Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
+Status EbcotDeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
   Impl& d = *impl_;
   const size_t n = jobs;
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(EbcotDeviceJob)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
@@ -144,7 +144,7 @@ namespace {
 
 // Every job's samples within the batch's `coefficients`, and room for a
 // block's bytes in its slot.
-Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
+Status check_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
   for (size_t i = 0; i < jobs.size(); ++i) {
     const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
     if (jobs[i].coefficient_offset + samples > coefficients) {
@@ -159,14 +159,14 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
 
 }  // namespace
 
-Result<int32_t*> T1DeviceEncoder::coefficient_buffer(size_t count) {
+Result<int32_t*> EbcotDeviceEncoder::coefficient_buffer(size_t count) {
   MALLAT_RETURN_IF_ERROR(impl_->reserve(Impl::kCoefficients, count * sizeof(int32_t)));
   return impl_->as<int32_t>(Impl::kCoefficients);
 }
 
-cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
+cudaStream_t EbcotDeviceEncoder::stream() const { return impl_->stream; }
 
-Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+Status EbcotDeviceEncoder::upload(std::span<const EbcotDeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients.size(), slot_capacity));
   MALLAT_RETURN_IF_ERROR(reserve(jobs.size(), coefficients.size(), slot_capacity));
@@ -177,7 +177,7 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
   return upload_jobs(jobs, coefficients.size(), slot_capacity);
 }
 
-Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients,
+Status EbcotDeviceEncoder::upload_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients,
                                     uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients, slot_capacity));
   if (coefficients * sizeof(int32_t) > impl_->size[Impl::kCoefficients]) {
@@ -194,14 +194,14 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t co
   const size_t n = jobs.size();
   MALLAT_RETURN_IF_ERROR(reserve(n, coefficients, slot_capacity));
   cudaStream_t s = d.stream;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(EbcotDeviceJob),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the job order"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
-  d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
+  d.args.jobs = d.as<const EbcotDeviceJob>(Impl::kJobs);
   d.args.order = d.as<const uint32_t>(Impl::kOrder);
   d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
   d.args.slots = d.as<uint8_t>(Impl::kSlots);
@@ -215,12 +215,12 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t co
   return Status::Ok();
 }
 
-Status T1DeviceEncoder::encode() {
+Status EbcotDeviceEncoder::encode() {
   MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
 }
 
-Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
+Result<double> EbcotDeviceEncoder::time_encode(int warmup, int runs) {
   return median_launch_ms(
       impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
 }
@@ -246,7 +246,7 @@ Status copy_batch_down(const T1EncodeArgs& args, cudaStream_t s, SharedT1Result*
 
 }  // namespace
 
-Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
+Status EbcotDeviceEncoder::download(EbcotDeviceBatchResult& out) {
   const Impl& d = *impl_;
   const size_t n = d.args.count;
   out.slot_capacity = d.args.slot_capacity;
@@ -256,7 +256,7 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
 }
 
-Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
+Result<EbcotDeviceBatchView> EbcotDeviceEncoder::download_packed() {
   Impl& d = *impl_;
   const size_t n = d.args.count;
   const cudaStream_t s = d.stream;
@@ -283,7 +283,7 @@ Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
                                     "copying the packed passes' total"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "packing a Tier-1 batch"));
   const std::span<const SharedT1Result> results(d.host_results.data(), n);
-  lay_out_t1_packed(results, d.packed);
+  lay_out_ebcot_packed(results, d.packed);
   const uint64_t bytes = d.packed.byte_offset[n], passes = d.packed.pass_offset[n];
   if (bytes != d.host_totals.data()[0] || passes != d.host_totals.data()[1]) {
     return device_error("the device packed " + std::to_string(d.host_totals.data()[0]) + " bytes and " +
@@ -299,7 +299,7 @@ Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
                                                     passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
                                     "copying the packed passes"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a packed Tier-1 batch"));
-  T1DeviceBatchView view;
+  EbcotDeviceBatchView view;
   view.results = results;
   view.bytes = d.host_bytes.data();
   view.byte_offset = d.packed.byte_offset.data();

@@ -26,7 +26,7 @@ std::string t1_device_name();
 
 // A downloaded batch: per job its result, kMaxCodingPasses pass slots and
 // slot_capacity byte slots (entropy/cuda/ebcot/encode_launch.h).
-struct T1DeviceBatchResult {
+struct EbcotDeviceBatchResult {
   uint32_t slot_capacity = 0;
   std::vector<SharedT1Result> results;
   std::vector<CodingPass> passes;
@@ -41,7 +41,7 @@ struct T1DeviceBatchResult {
 // pass_offset[i] (packed_bytes and packed_passes of them,
 // entropy/ebcot/shared_encoder.h), in host memory its encoder keeps until its next
 // download_packed or its end.
-struct T1DeviceBatchView {
+struct EbcotDeviceBatchView {
   std::span<const SharedT1Result> results;
   const uint8_t* bytes = nullptr;
   const uint64_t* byte_offset = nullptr;
@@ -51,29 +51,29 @@ struct T1DeviceBatchView {
 
 // Device 0 made current (its waits sleeping rather than spinning where the
 // context is new), its SM count, and a non-blocking stream of the caller's
-// (T1DeviceEncoder, T1DeviceDecoder); an error when there is no device.
+// (EbcotDeviceEncoder, EbcotDeviceDecoder); an error when there is no device.
 Status start_t1_device(int& sms, cudaStream_t& stream);
 
 // Where the kernel keeps each thread's working state (entropy/cuda/ebcot/encode_kernel.cuh).
 enum class T1StateMemory { kLocal, kGlobal };
 
 // Code-blocks per warp for a batch of `count` on `sms` SMs: about 12 warps
-// per SM, never fewer than 1 or more than 32 blocks a warp. Measured on the
-// H200 (tests/entropy_cuda/run_on_device.sh bench): 5760 64x64 blocks ran
-// fastest at 2..4 per warp (34..36 ms; 58 ms at 32), 46080 at 32 (94 ms;
-// 150 ms at 8): a warp's lanes diverge at almost every symbol, so a small
-// batch gains from more, emptier warps, and a large one fills the SMs anyway.
+// per SM, never fewer than 1 or more than 32 blocks a warp
+// (tests/entropy_cuda/run_on_device.sh bench measures it): a tile's 5760
+// 64x64 blocks code fastest at 2..4 per warp, eight tiles' at 32. A warp's
+// lanes diverge at almost every symbol, so a small batch gains from more,
+// emptier warps, and a large one fills the SMs anyway.
 // `warps_per_sm` is the encoder's 12 by default; the decoder asks for 24
 // (entropy/cuda/ebcot/device_decoder.cc says why).
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
-class T1DeviceEncoder {
+class EbcotDeviceEncoder {
  public:
   // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes,
   // or 0 to choose by batch size (auto_blocks_per_warp).
-  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
+  static Result<std::unique_ptr<EbcotDeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
                                                          int blocks_per_warp = 0);
-  ~T1DeviceEncoder();
+  ~EbcotDeviceEncoder();
 
   // Copies a batch to the device (device memory grows as needed and is
   // reused): the jobs, their coefficients (each job's at its offset), and
@@ -82,7 +82,7 @@ class T1DeviceEncoder {
   // `coefficients` in all and slots of `slot_capacity` bytes needs, so that
   // its upload does not (a start-up on a background thread calls it).
   Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
-  Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
+  Status upload(std::span<const EbcotDeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);
   // A batch whose coefficients a caller's kernels write on the device
   // (codec/stages/cuda/: the tile's own DWT output gathered there): room
@@ -91,7 +91,7 @@ class T1DeviceEncoder {
   Result<int32_t*> coefficient_buffer(size_t count);
   // The jobs of such a batch (as upload's, every job's samples within the
   // `coefficients` that coefficient_buffer made room for); only they go up.
-  Status upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
+  Status upload_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
   // The stream every copy and launch of this encoder is enqueued on.
   cudaStream_t stream() const;
   // Encodes the uploaded batch in one launch and waits for it.
@@ -99,17 +99,17 @@ class T1DeviceEncoder {
   // Device time of one encode(), in ms: the median of `runs` launches timed
   // by CUDA events, after `warmup` untimed ones.
   Result<double> time_encode(int warmup, int runs);
-  Status download(T1DeviceBatchResult& out);
+  Status download(EbcotDeviceBatchResult& out);
   // The coded bytes and passes packed one after another on the device
   // (launch_t1_pack), then down with the results: the slots hold room for
   // each block's worst case (a photo's tile: 37 MB of slots and 8 MB of
   // pass slots for about 8 MB coded), and what comes down lands in host
   // buffers kept from batch to batch (common/host_staging.h).
-  Result<T1DeviceBatchView> download_packed();
+  Result<EbcotDeviceBatchView> download_packed();
 
  private:
   struct Impl;
-  explicit T1DeviceEncoder(std::unique_ptr<Impl> impl);
+  explicit EbcotDeviceEncoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -10,7 +10,7 @@ namespace mallat::entropy::cuda {
 
 // Codes job j with `state` as its working state.
 __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1FixedState& state) {
-  const T1DeviceJob job = args.jobs[j];
+  const EbcotDeviceJob job = args.jobs[j];
   SharedT1Block block;
   block.coefficients = args.coefficients + job.coefficient_offset;
   block.width = job.width;

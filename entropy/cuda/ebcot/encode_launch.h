@@ -20,7 +20,7 @@ namespace mallat::entropy::cuda {
 // together); job j's outputs are slots[j * slot_capacity ...],
 // passes[j * kMaxCodingPasses ...] and results[j].
 struct T1EncodeArgs {
-  const T1DeviceJob* jobs = nullptr;
+  const EbcotDeviceJob* jobs = nullptr;
   const uint32_t* order = nullptr;
   const int32_t* coefficients = nullptr;
   uint8_t* slots = nullptr;
@@ -45,7 +45,7 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
 
 // Enqueues the packing of a coded batch (entropy/cuda/ebcot/pack_kernel.cuh) on `stream`:
 // byte_offset and pass_offset (count + 1 entries each, the last the
-// totals) as lay_out_t1_packed lays them, then each job's bytes and passes
+// totals) as lay_out_ebcot_packed lays them, then each job's bytes and passes
 // to `bytes` and `passes` (room for the slots' worst case).
 Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
                       CodingPass* passes, cudaStream_t stream);

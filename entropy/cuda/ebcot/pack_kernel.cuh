@@ -2,7 +2,7 @@
 // each job's slot holds room for its worst case, but the host needs only
 // what was coded, about a fifth of the slots for a photo's tile. The rule
 // of what a block keeps is packed_bytes / packed_passes
-// (entropy/ebcot/shared_encoder.h), which the host's lay_out_t1_packed follows too.
+// (entropy/ebcot/shared_encoder.h), which the host's lay_out_ebcot_packed follows too.
 #pragma once
 
 #include <cstdint>
