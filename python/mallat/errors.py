@@ -19,8 +19,9 @@ class CorruptDataError(Error, ValueError):
 
 
 class UnsupportedError(Error, ValueError):
-    """Legal input that this build cannot code yet (HT code-blocks, more than
-    16 bits to the encoder, sub-sampled components together)."""
+    """Legal input that this build cannot code (for example more than 16 bits
+    to the encoder, components above 31 bits, a subband needing more
+    bit-planes than the block coder holds)."""
 
 
 class ResourceLimitError(Error, MemoryError):
