@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# --device cuda against --device cpu, byte for byte: each PPM of DIR encoded alone (with --device-share 1, so that one
+# file uses the device) and the folder as a batch, with each of several option sets (lossless, -I -r 20, HT, every
+# mode switch, a PSNR target), then the batch's files decoded both ways. Prints one line per option set and the
+# number of files that differ (0 expected: the GPU path gives the CPU path's bytes); timings are not taken.
+# Usage, on a machine with a GPU:  bash bench/gpu_same_bytes.sh MALLAT DIR
+set -uo pipefail
+M=${1:?usage: gpu_same_bytes.sh MALLAT DIR}
+IN=${2:?usage: gpu_same_bytes.sh MALLAT DIR}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+t=$(mktemp -d)
+bad=0
+for o in "" "-I -r 20" "--ht" "-M 63" "-I -q 40"; do
+  # shellcheck disable=SC2086
+  for f in "$IN"/*.ppm; do
+    b=$(basename "$f" .ppm)
+    $M encode -i "$f" -o "$t/$b.cpu.j2k" $o -quiet --device cpu
+    $M encode -i "$f" -o "$t/$b.gpu.j2k" $o -quiet --device cuda --device-share 1
+    cmp -s "$t/$b.cpu.j2k" "$t/$b.gpu.j2k" || { echo "differs: one-file encode of $b [$o]"; bad=$((bad + 1)); }
+  done
+  rm -rf "$t/ec" "$t/eg" "$t/dc" "$t/dg"
+  # shellcheck disable=SC2086
+  $M encode -i "$IN" -o "$t/ec" -OutFor j2k $o -quiet --device cpu
+  # shellcheck disable=SC2086
+  $M encode -i "$IN" -o "$t/eg" -OutFor j2k $o -quiet --device cuda
+  for f in "$t"/ec/*.j2k; do
+    cmp -s "$f" "$t/eg/$(basename "$f")" || { echo "differs: batch encode of $(basename "$f") [$o]"; bad=$((bad + 1)); }
+  done
+  $M decode -i "$t/ec" -o "$t/dc" -OutFor ppm -quiet --device cpu
+  $M decode -i "$t/ec" -o "$t/dg" -OutFor ppm -quiet --device cuda
+  for f in "$t"/dc/*.ppm; do
+    cmp -s "$f" "$t/dg/$(basename "$f")" || { echo "differs: batch decode of $(basename "$f") [$o]"; bad=$((bad + 1)); }
+  done
+  echo "options [$o]: $(find "$t/eg" -name '*.j2k' | wc -l) files encoded, $(find "$t/dg" -name '*.ppm' | wc -l) decoded with --device cuda"
+done
+echo "--device cuda against --device cpu: $bad differing" | tee "$OUT/same.txt"
+rm -rf "$t"
+[ "$bad" = 0 ]
