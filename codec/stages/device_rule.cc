@@ -101,10 +101,4 @@ std::string device_encode_options_problem(const entropy::CodeBlockStyle& style, 
   return device_block_problem(style, roi ? 1 : 0, DeviceDirection::kEncode);
 }
 
-bool device_takes_every_tile(bool ht, bool roi) {
-  entropy::CodeBlockStyle style;
-  style.ht = ht;
-  return device_encode_options_problem(style, roi).empty();
-}
-
 }  // namespace mallat::codec

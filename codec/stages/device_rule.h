@@ -1,8 +1,8 @@
 // What the device takes: the one rule, for the device runner's whole tiles
 // (encode and decode, device_tile_stages.h), the planners
-// (device_tile_plan.h, device_decode_plan.h) and a command's start-up
-// (device_takes_every_tile). The per-coder part, which coders have a device
-// coder in which direction, is entropy/device_coders.h; a GPU HT coder
+// (device_tile_plan.h, device_decode_plan.h) and the engine's placement
+// (device_encode_options_problem). The per-coder part, which coders have a
+// device coder in which direction, is entropy/device_coders.h; a GPU HT coder
 // switches HT on there and this rule follows. Plain C++, tested as pure
 // functions in CI (tests/codec/device_rule_test.cc).
 //
@@ -55,11 +55,8 @@ std::string device_decode_unsupported(const DecodeTile& tile);
 
 // The part of device_tile_unsupported that an encode's options decide for
 // every tile: blocks of `style`, an ROI (`roi`: some blocks shifted). Empty
-// when the runner will take every tile as far as the options tell.
+// when the runner will take every tile as far as the options tell (the
+// engine then starts no hybrid coder's room for a batch's blocks).
 std::string device_encode_options_problem(const entropy::CodeBlockStyle& style, bool roi);
-
-// device_encode_options_problem as a yes or no, for a command's start-up
-// (tools/): HT code-blocks (`ht`), an ROI (`roi`).
-bool device_takes_every_tile(bool ht, bool roi);
 
 }  // namespace mallat::codec
