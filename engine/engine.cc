@@ -71,6 +71,18 @@ Results fail_every(const Status& why, Results& results, const Hooks& hooks) {
   return std::move(results);
 }
 
+// A batch's write and finish steps, the same for both directions: the
+// caller's write hook on the item's result, then its status and the done
+// hook, in order.
+template <class Results, class Hooks>
+void hook_steps(Results& results, const Hooks& hooks, engine::PipelineSteps& steps) {
+  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  steps.finished = [&](size_t i, const Status& status) {
+    results[i].status = status;
+    if (hooks.done) hooks.done(i, results[i]);
+  };
+}
+
 }  // namespace
 
 Engine::Impl::Impl(EngineOptions options) : options_(std::move(options)) {}
@@ -277,12 +289,8 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
     results[i].bytes = std::move(*bytes);
     return Status::Ok();
   };
-  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  hook_steps(results, hooks, steps);
   steps.release = [&](size_t i) { images[i] = Image(); };
-  steps.finished = [&](size_t i, const Status& status) {
-    results[i].status = status;
-    if (hooks.done) hooks.done(i, results[i]);
-  };
   engine::run_pipeline(items.size(), encode_.lanes, encode_.placement.files_at_once, encode_.placement.files_ahead,
                        steps);
   return results;
@@ -318,12 +326,8 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     result.image = std::move(*image);
     return Status::Ok();
   };
-  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  hook_steps(results, hooks, steps);
   steps.release = [&](size_t i) { data[i] = {}; };
-  steps.finished = [&](size_t i, const Status& status) {
-    results[i].status = status;
-    if (hooks.done) hooks.done(i, results[i]);
-  };
   engine::run_pipeline(items.size(), decode_.lanes, decode_.placement.files_at_once, decode_.placement.files_ahead,
                        steps);
   return results;

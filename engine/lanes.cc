@@ -29,12 +29,11 @@ std::vector<Lane*> LaneSet::all() {
 
 LaneSet::Held LaneSet::acquire(int limit) {
   std::unique_lock<std::mutex> lock(mutex_);
+  const size_t end = limit > 0 ? std::min(busy_.size(), static_cast<size_t>(limit)) : busy_.size();
   const auto first_free = [&] {
-    const size_t end = limit > 0 ? std::min(busy_.size(), static_cast<size_t>(limit)) : busy_.size();
     return static_cast<size_t>(std::find(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(end), false) -
                                busy_.begin());
   };
-  const size_t end = limit > 0 ? std::min(busy_.size(), static_cast<size_t>(limit)) : busy_.size();
   freed_.wait(lock, [&] { return first_free() < end; });
   const size_t index = first_free();
   busy_[index] = true;

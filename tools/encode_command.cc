@@ -298,6 +298,11 @@ namespace {
 
 bool is_image_name(const std::filesystem::path& p) { return io::format_from_extension(p) != io::Format::kUnknown; }
 
+// The encoder's notes on `item`'s file, for the user.
+void add_notes(BatchItem& item, const codec::EncodeReport& report) {
+  for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
+}
+
 // encode's steps for one file (batch.h), coded through `engine`; `s`,
 // `engine` and `opt` stay alive while they run.
 BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt) {
@@ -316,7 +321,7 @@ BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::En
     codec::EncodeReport report;
     auto bytes = engine.encode(item.image, opt, &report);
     if (!bytes.ok()) return bytes.status().with_context(item.file->in.string());
-    for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
+    add_notes(item, report);
     item.image = Image();
     item.bytes = std::move(*bytes);
     return Status::Ok();
@@ -341,8 +346,7 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
   };
   hooks.write = [&](size_t i, EncodeResult& result) {
     BatchItem& item = run.item(i);
-    for (const auto& n : result.report.notes)
-      item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
+    add_notes(item, result.report);
     const Status written = io::write_file_atomically(item.file->out, result.bytes);
     result.bytes = {};
     return written;
