@@ -3,7 +3,9 @@
 // backward-growing ones (VLC, MagRef), each with its bit-stuffing rule so
 // that no two bytes read as a marker. Readers never read outside the bytes
 // they are given: past the end they supply the standard's fill (1s for
-// MagSgn and MEL, 0s for the others). Internal to the HT coder.
+// MagSgn and MEL, 0s for the others). The writers put their bytes into a
+// growing std::vector, or on the device into a bounded buffer (BoundedBytes);
+// the readers run on both (host_device.h). Internal to the HT coder.
 #pragma once
 
 #include <algorithm>
@@ -12,26 +14,54 @@
 #include <span>
 #include <vector>
 
+#include "common/host_device.h"
 #include "common/plane_view.h"
 
 namespace mallat::entropy::ht {
 
-// MEL exponents by state k (Annex C, MEL decoding): a run of 2^e zero
-// events is one bit.
-inline constexpr int kMelExponent[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+// MEL exponent of state k (Annex C, MEL decoding: 0 0 0 1 1 1 2 2 2 3 3 4
+// 5 for k = 0..12): a run of 2^e zero events is one bit.
+MALLAT_HD constexpr int mel_exponent(int k) { return k < 11 ? k / 3 : k - 7; }
+
+// A byte sink of fixed capacity with std::vector's few calls the writers
+// make: bytes past the capacity are not written but remembered as an
+// overflow, which the caller checks once at the end.
+class BoundedBytes {
+ public:
+  MALLAT_HD BoundedBytes(uint8_t* data, uint32_t capacity) : data_(data), capacity_(capacity) {}
+  MALLAT_HD void push_back(uint8_t byte) {
+    if (size_ < capacity_) {
+      data_[size_++] = byte;
+    } else {
+      overflow_ = true;
+    }
+  }
+  MALLAT_HD void pop_back() { --size_; }
+  MALLAT_HD void clear() { size_ = 0; }
+  MALLAT_HD uint32_t size() const { return size_; }
+  MALLAT_HD uint8_t* data() const { return data_; }
+  MALLAT_HD bool overflow() const { return overflow_; }
+
+ private:
+  uint8_t* data_;
+  uint32_t capacity_;
+  uint32_t size_ = 0;
+  bool overflow_ = false;
+};
 
 // ---- writers ---------------------------------------------------------------
 
 // Bytes written most significant bit first (MEL) or least significant bit
 // first (the others) into a growing buffer.
-class MelEncoder {
+template <class Out>
+class BasicMelEncoder {
  public:
-  explicit MelEncoder(std::vector<uint8_t>& out) : out_(out) { out_.clear(); }
+  MALLAT_HD explicit BasicMelEncoder(Out& out) : out_(out) { out_.clear(); }
 
   // One event: true when the quad (or quad pair) is significant.
-  void encode(bool event) {
+  MALLAT_HD void encode(bool event) {
     if (!event) {
-      if (++run_ >= (1 << kMelExponent[k_])) {
+      if (++run_ >= (1 << mel_exponent(k_))) {
         emit(1);
         run_ = 0;
         if (k_ < 12) ++k_;
@@ -39,7 +69,7 @@ class MelEncoder {
       return;
     }
     emit(0);
-    for (int t = kMelExponent[k_]; t > 0;) emit((run_ >> --t) & 1);
+    for (int t = mel_exponent(k_); t > 0;) emit((run_ >> --t) & 1);
     run_ = 0;
     if (k_ > 0) --k_;
   }
@@ -48,15 +78,15 @@ class MelEncoder {
   // of it). Gives the last byte's bits (left-aligned) and the mask of the
   // bits that matter in it (a stuffed MSB included); nothing is written for
   // it yet, since it may be fused with the VLC stream's last byte.
-  void finish(uint8_t& last, uint8_t& mask) {
+  MALLAT_HD void finish(uint8_t& last, uint8_t& mask) {
     if (run_ > 0) emit(1);
     last = static_cast<uint8_t>(tmp_ << remaining_);
     mask = static_cast<uint8_t>(0xFF << remaining_);
   }
-  const std::vector<uint8_t>& bytes() const { return out_; }
+  MALLAT_HD const Out& bytes() const { return out_; }
 
  private:
-  void emit(int bit) {
+  MALLAT_HD void emit(int bit) {
     tmp_ = (tmp_ << 1) | bit;
     if (--remaining_ == 0) {
       out_.push_back(static_cast<uint8_t>(tmp_));
@@ -65,50 +95,57 @@ class MelEncoder {
       tmp_ = 0;
     }
   }
-  std::vector<uint8_t>& out_;
+  Out& out_;
   int k_ = 0, run_ = 0;
   uint32_t tmp_ = 0;
   int remaining_ = 8;
 };
+using MelEncoder = BasicMelEncoder<std::vector<uint8_t>>;
 
-inline uint64_t low_bits(uint64_t v, int n) { return v & ((uint64_t{1} << n) - 1); }
+MALLAT_HD inline uint64_t low_bits(uint64_t v, int n) { return v & ((uint64_t{1} << n) - 1); }
 
 // A stream written least significant bit first through a 64-bit
 // accumulator; `Stream::emit_byte` takes whole bytes off it, by its own
 // stuffing rule.
-template <class Stream>
+template <class Stream, class Out>
 class BitWriter {
  public:
   // The low `n` bits of v, n <= 32.
-  void put(uint64_t v, int n) {
+  MALLAT_HD void put(uint64_t v, int n) {
     acc_ |= low_bits(v, n) << bits_;
     bits_ += n;
     while (bits_ >= 8) static_cast<Stream*>(this)->emit_byte();
   }
-  int pending_bits() const { return bits_; }
-  uint8_t pending() const { return static_cast<uint8_t>(acc_); }
-  std::vector<uint8_t>& bytes() { return out_; }
+  MALLAT_HD int pending_bits() const { return bits_; }
+  MALLAT_HD uint8_t pending() const { return static_cast<uint8_t>(acc_); }
+  MALLAT_HD Out& bytes() { return out_; }
 
  protected:
-  BitWriter(std::vector<uint8_t>& out, uint64_t acc, int bits) : out_(out), acc_(acc), bits_(bits) { out_.clear(); }
-  void take(uint8_t byte, int n) {
+  MALLAT_HD BitWriter(Out& out, uint64_t acc, int bits) : out_(out), acc_(acc), bits_(bits) { out_.clear(); }
+  MALLAT_HD void take(uint8_t byte, int n) {
     out_.push_back(byte);
     acc_ >>= n;
     bits_ -= n;
   }
-  std::vector<uint8_t>& out_;
+  Out& out_;
   uint64_t acc_;
   int bits_;
 };
 
 // MagSgn and SigProp: least significant bit first; after a 0xFF byte the
 // next byte's MSB is a stuffed 0.
-class ForwardWriter : public BitWriter<ForwardWriter> {
- public:
-  explicit ForwardWriter(std::vector<uint8_t>& out) : BitWriter(out, 0, 0) {}
-  bool after_ff() const { return stuff_; }
+template <class Out>
+class BasicForwardWriter : public BitWriter<BasicForwardWriter<Out>, Out> {
+  using Base = BitWriter<BasicForwardWriter<Out>, Out>;
 
-  void emit_byte() {
+ protected:
+  using Base::acc_, Base::bits_, Base::out_, Base::take;
+
+ public:
+  MALLAT_HD explicit BasicForwardWriter(Out& out) : Base(out, 0, 0) {}
+  MALLAT_HD bool after_ff() const { return stuff_; }
+
+  MALLAT_HD void emit_byte() {
     const auto byte = static_cast<uint8_t>(acc_ & (stuff_ ? 0x7F : 0xFF));
     take(byte, stuff_ ? 7 : 8);
     stuff_ = byte == 0xFF;
@@ -117,7 +154,7 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
   // MagSgn's termination: the last byte padded with 1s (the decoder's fill
   // past the end), and dropped if that makes it 0xFF, as is a final 0xFF
   // byte: a segment does not end in 0xFF, and the fill supplies it.
-  void finish_with_ones() {
+  MALLAT_HD void finish_with_ones() {
     while (bits_ >= 8) emit_byte();
     if (bits_ > 0) {
       const int capacity = stuff_ ? 7 : 8;
@@ -137,14 +174,20 @@ class ForwardWriter : public BitWriter<ForwardWriter> {
 // VLC and MagRef: bytes in reverse order (the first one written ends the
 // segment), least significant bit first; after a byte above 0x8F, a byte
 // whose low 7 bits are all 1 carries only those 7 (its MSB a stuffed 0).
-class BackwardWriter : public BitWriter<BackwardWriter> {
+template <class Out>
+class BasicBackwardWriter : public BitWriter<BasicBackwardWriter<Out>, Out> {
+  using Base = BitWriter<BasicBackwardWriter<Out>, Out>;
+
+ protected:
+  using Base::acc_, Base::bits_, Base::take;
+
  public:
   // `out` receives the bytes in writing order (reverse of the stream's);
   // the stream starts with `initial_count` bits already in its first byte.
-  BackwardWriter(std::vector<uint8_t>& out, uint32_t initial_bits, int initial_count)
-      : BitWriter(out, initial_bits, initial_count) {}
+  MALLAT_HD BasicBackwardWriter(Out& out, uint32_t initial_bits, int initial_count)
+      : Base(out, initial_bits, initial_count) {}
 
-  void emit_byte() {
+  MALLAT_HD void emit_byte() {
     const bool stuffed = above_8f_ && (acc_ & 0x7F) == 0x7F;
     const auto byte = static_cast<uint8_t>(stuffed ? 0x7F : acc_);
     take(byte, stuffed ? 7 : 8);
@@ -152,7 +195,7 @@ class BackwardWriter : public BitWriter<BackwardWriter> {
   }
 
   // Writes the pending bits as a byte of their own (zeros above them).
-  void flush() {
+  MALLAT_HD void flush() {
     if (bits_ > 0) take(static_cast<uint8_t>(acc_), bits_);
   }
 
@@ -162,6 +205,9 @@ class BackwardWriter : public BitWriter<BackwardWriter> {
   bool above_8f_ = true;
 };
 
+using ForwardWriter = BasicForwardWriter<std::vector<uint8_t>>;
+using BackwardWriter = BasicBackwardWriter<std::vector<uint8_t>>;
+
 // ---- readers ---------------------------------------------------------------
 
 // A stream read least significant bit first through a 64-bit accumulator
@@ -170,24 +216,24 @@ template <class Stream>
 class BitReader {
  public:
   // At least 32 valid bits, first bit lowest.
-  uint64_t look() {
+  MALLAT_HD uint64_t look() {
     if (bits_ < 32) static_cast<Stream*>(this)->refill();
     return acc_;
   }
-  void advance(int n) {
+  MALLAT_HD void advance(int n) {
     acc_ >>= n;
     bits_ -= n;
   }
   // n <= 32.
-  uint64_t read(int n) {
+  MALLAT_HD uint64_t read(int n) {
     const uint64_t v = low_bits(look(), n);
     advance(n);
     return v;
   }
 
  protected:
-  BitReader(uint64_t acc, int bits) : acc_(acc), bits_(bits) {}
-  void add(uint8_t byte, int n) {
+  MALLAT_HD BitReader(uint64_t acc, int bits) : acc_(acc), bits_(bits) {}
+  MALLAT_HD void add(uint8_t byte, int n) {
     acc_ |= low_bits(byte, n) << bits_;
     bits_ += n;
   }
@@ -199,9 +245,9 @@ class BitReader {
 // byte dropped.
 class ForwardReader : public BitReader<ForwardReader> {
  public:
-  ForwardReader(const uint8_t* data, size_t size, uint8_t fill)
+  MALLAT_HD ForwardReader(const uint8_t* data, size_t size, uint8_t fill)
       : BitReader(0, 0), p_(data), end_(data + size), fill_(fill) {}
-  void refill() {
+  MALLAT_HD void refill() {
     while (bits_ <= 56) {
       const uint8_t byte = p_ < end_ ? *p_++ : fill_;
       add(byte, stuff_ ? 7 : 8);
@@ -222,9 +268,9 @@ class BackwardReader : public BitReader<BackwardReader> {
   // Reads [begin, end) from end - 1 down. `acc`/`bits` are bits already
   // taken from the byte at `end` (VLC: the locator byte's upper nibble), and
   // `above_8f` whether that byte counts as above 0x8F for unstuffing.
-  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f)
+  MALLAT_HD BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f)
       : BitReader(acc, bits), begin_(begin), p_(end), above_8f_(above_8f) {}
-  void refill() {
+  MALLAT_HD void refill() {
     while (bits_ <= 56) {
       const uint8_t byte = p_ > begin_ ? *--p_ : 0;
       add(byte, above_8f_ && (byte & 0x7F) == 0x7F ? 7 : 8);
@@ -244,9 +290,9 @@ class BackwardReader : public BitReader<BackwardReader> {
 // as 1s (OpenJPH and the standard's decoder do the same); past the end 1s.
 class MelDecoder {
  public:
-  MelDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+  MALLAT_HD MelDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
 
-  bool decode() {
+  MALLAT_HD bool decode() {
     for (;;) {
       if (zeros_ > 0) {
         --zeros_;
@@ -256,7 +302,7 @@ class MelDecoder {
         one_ = false;
         return true;
       }
-      const int e = kMelExponent[k_];
+      const int e = mel_exponent(k_);
       if (bit()) {
         zeros_ = 1 << e;
         if (k_ < 12) ++k_;
@@ -271,7 +317,7 @@ class MelDecoder {
   }
 
  private:
-  int bit() {
+  MALLAT_HD int bit() {
     if (bits_ == 0) {
       uint8_t byte = 0xFF;
       if (p_ < end_) {
@@ -309,8 +355,7 @@ struct CleanupLayout {
 
 // false when the segment cannot be a cleanup segment (Lcup < 2, Scup
 // below 2, beyond Lcup or beyond 4079, whose high byte would be 0xFF).
-inline bool cleanup_layout(std::span<const uint8_t> segment, CleanupLayout& layout) {
-  const auto lcup = static_cast<int64_t>(segment.size());
+MALLAT_HD inline bool cleanup_layout(const uint8_t* segment, int64_t lcup, CleanupLayout& layout) {
   if (lcup < 2) return false;
   const uint8_t locator = segment[static_cast<size_t>(lcup - 2)];
   layout.scup = segment[static_cast<size_t>(lcup - 1)] << 4 | (locator & 0xF);
@@ -321,6 +366,10 @@ inline bool cleanup_layout(std::span<const uint8_t> segment, CleanupLayout& layo
   layout.vlc_bits = static_cast<uint64_t>(nibble & ((1 << layout.vlc_count) - 1));
   layout.vlc_above_8f = (locator | 0x0F) > 0x8F;
   return true;
+}
+
+inline bool cleanup_layout(std::span<const uint8_t> segment, CleanupLayout& layout) {
+  return cleanup_layout(segment.data(), static_cast<int64_t>(segment.size()), layout);
 }
 
 // A block all zero: what a segment that cannot be decoded gives.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/host_device.h"
 #include "entropy/ht/bit_streams.h"
 
 namespace mallat::entropy::ht {
@@ -19,7 +20,7 @@ struct Uvlc {
   uint32_t prefix = 0, suffix = 0;
   int prefix_length = 0, suffix_length = 0;
 };
-inline Uvlc uvlc(int u) {
+MALLAT_HD inline Uvlc uvlc(int u) {
   if (u == 0) return {};
   if (u == 1) return {1, 0, 1, 0};
   if (u == 2) return {2, 0, 2, 0};
@@ -30,7 +31,7 @@ inline Uvlc uvlc(int u) {
 // Two quads' residuals: both prefixes, then both suffixes.
 // Vlc: BackwardWriter, or one derived from it with a faster put.
 template <class Vlc>
-inline void put_uvlc_pair(Vlc& vlc, int u0, int u1) {
+MALLAT_HD inline void put_uvlc_pair(Vlc& vlc, int u0, int u1) {
   const Uvlc a = uvlc(u0), b = uvlc(u1);
   vlc.put(a.prefix, a.prefix_length);
   vlc.put(b.prefix, b.prefix_length);
@@ -41,7 +42,8 @@ inline void put_uvlc_pair(Vlc& vlc, int u0, int u1) {
 // The MEL and VLC streams meet in the middle of the MEL+VLC part: their
 // last bytes are fused into one when the bits each needs agree (Annex C,
 // as OpenJPH terminates them), else written one each.
-inline void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<uint8_t>& mel_bytes) {
+template <class Mel, class Vlc, class Out>
+MALLAT_HD inline void terminate_mel_vlc(Mel& mel, Vlc& vlc, Out& mel_bytes) {
   uint8_t mel_last = 0, mel_mask = 0;
   mel.finish(mel_last, mel_mask);
   const int vlc_bits = vlc.pending_bits();
@@ -59,13 +61,13 @@ inline void terminate_mel_vlc(MelEncoder& mel, BackwardWriter& vlc, std::vector<
 }
 
 // A quad pair's residuals u[0], u[1] (0: none coded).
-template <class Vlc>
-inline void put_uvlc(Vlc& vlc, MelEncoder& mel, bool initial, const int u[2]) {
+template <class Vlc, class Mel>
+MALLAT_HD inline void put_uvlc(Vlc& vlc, Mel& mel, bool initial, const int u[2]) {
   if (initial && u[0] > 0 && u[1] > 0) {
     // In the initial row a quad pair with both residuals non-zero says
     // by a MEL event whether both exceed 2 (then each is coded less 2);
     // if not and the first exceeds 2, the second (1 or 2) is one bit.
-    const bool both_above_2 = std::min(u[0], u[1]) > 2;
+    const bool both_above_2 = u[0] > 2 && u[1] > 2;
     mel.encode(both_above_2);
     if (both_above_2) {
       put_uvlc_pair(vlc, u[0] - 2, u[1] - 2);
@@ -82,23 +84,32 @@ inline void put_uvlc(Vlc& vlc, MelEncoder& mel, bool initial, const int u[2]) {
   }
 }
 
-// The segment: MagSgn (finished), MEL and VLC terminated together, then
-// the interface locator. The VLC writer holds fewer than 8 bits.
-inline void finish_segment(MelEncoder& mel, BackwardWriter& vlc, const std::vector<uint8_t>& ms_bytes,
-                           std::vector<uint8_t>& mel_bytes, const std::vector<uint8_t>& vlc_bytes,
-                           std::vector<uint8_t>& segment) {
+// After the MagSgn bytes already in `segment`: MEL and VLC terminated
+// together, then the interface locator. The VLC writer holds fewer than 8
+// bits. Out: std::vector or BoundedBytes (whose overflow the caller checks).
+template <class Mel, class Vlc, class Out>
+MALLAT_HD inline void append_mel_vlc(Mel& mel, Vlc& vlc, Out& mel_bytes, const Out& vlc_bytes, Out& segment) {
   terminate_mel_vlc(mel, vlc, mel_bytes);
   const size_t scup = mel_bytes.size() + vlc_bytes.size();
-  segment.clear();
-  segment.reserve(ms_bytes.size() + scup);
-  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
-  segment.insert(segment.end(), mel_bytes.begin(), mel_bytes.end());
-  segment.insert(segment.end(), vlc_bytes.rbegin(), vlc_bytes.rend());
+  for (size_t i = 0; i < mel_bytes.size(); ++i) segment.push_back(mel_bytes.data()[i]);
+  for (size_t i = vlc_bytes.size(); i > 0; --i) segment.push_back(vlc_bytes.data()[i - 1]);
   // The interface locator word: Scup's high 8 bits in the last byte, its
   // low 4 in the low nibble of the byte before.
   const size_t lcup = segment.size();
-  segment[lcup - 1] = static_cast<uint8_t>(scup >> 4);
-  segment[lcup - 2] = static_cast<uint8_t>((segment[lcup - 2] & 0xF0) | (scup & 0xF));
+  if (lcup < scup || lcup < 2) return;  // a bounded segment that overflowed
+  uint8_t* bytes = segment.data();
+  bytes[lcup - 1] = static_cast<uint8_t>(scup >> 4);
+  bytes[lcup - 2] = static_cast<uint8_t>((bytes[lcup - 2] & 0xF0) | (scup & 0xF));
+}
+
+// The segment: MagSgn (finished), then append_mel_vlc.
+inline void finish_segment(MelEncoder& mel, BackwardWriter& vlc, const std::vector<uint8_t>& ms_bytes,
+                           std::vector<uint8_t>& mel_bytes, const std::vector<uint8_t>& vlc_bytes,
+                           std::vector<uint8_t>& segment) {
+  segment.clear();
+  segment.reserve(ms_bytes.size() + mel_bytes.size() + vlc_bytes.size() + 2);
+  segment.insert(segment.end(), ms_bytes.begin(), ms_bytes.end());
+  append_mel_vlc(mel, vlc, mel_bytes, vlc_bytes, segment);
 }
 
 }  // namespace mallat::entropy::ht

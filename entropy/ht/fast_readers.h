@@ -208,7 +208,7 @@ class MelDecoder {
     }
     for (;;) {
       if (bits_ < 8) refill();
-      const int e = kMelExponent[k_];
+      const int e = mel_exponent(k_);
       if (acc_ >> 63) {
         // A run of 2^e zeros.
         acc_ <<= 1;

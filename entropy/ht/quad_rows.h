@@ -9,57 +9,66 @@
 #include <utility>
 #include <vector>
 
+#include "common/host_device.h"
 #include "entropy/ht/vlc_tables.h"
 
 namespace mallat::entropy::ht {
 
 class QuadRows {
  public:
-  // A block `quads_wide` quads wide, before its initial row.
-  void reset(int64_t quads_wide) {
+  // The widest block, 1024 samples (A.6.1), in quads.
+  static constexpr int kMaxQuadsWide = 512;
+
+  // A block `quads_wide` quads wide (at most kMaxQuadsWide), before its
+  // initial row.
+  MALLAT_HD void reset(int64_t quads_wide) {
     // A zero border on each side.
-    rho_above_.assign(static_cast<size_t>(quads_wide + 2), 0);
-    rho_row_.assign(rho_above_.size(), 0);
-    e_above_.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
-    e_row_.assign(e_above_.size(), 0);
+    for (int64_t i = 0; i < quads_wide + 2; ++i) rho_[0][i] = rho_[1][i] = 0;
+    for (int64_t i = 0; i < 2 * quads_wide + 4; ++i) e_[0][i] = e_[1][i] = 0;
+    row_ = 0;
     initial_ = true;
   }
-  bool initial() const { return initial_; }
+  MALLAT_HD bool initial() const { return initial_; }
 
   // c_q of quad q of the current row, whose quads left of q are set.
-  int context(int64_t q) const {
-    const auto i = static_cast<size_t>(q);
-    return initial_ ? initial_row_context(rho_row_[i])
-                    : other_row_context(rho_row_[i], rho_above_[i], rho_above_[i + 1], rho_above_[i + 2]);
+  MALLAT_HD int context(int64_t q) const {
+    const uint8_t* row = rho_[row_];
+    const uint8_t* above = rho_[row_ ^ 1];
+    return initial_ ? initial_row_context(row[q]) : other_row_context(row[q], above[q], above[q + 1], above[q + 2]);
   }
 
   // kappa_q: 1, or for a quad with two or more significant samples below
   // the initial row, the largest exponent among the four samples above its
   // own and its neighbours' columns, less 1.
-  int kappa(int64_t q, int rho) const {
+  MALLAT_HD int kappa(int64_t q, int rho) const {
     // The initial row's exponents above are all 0 (reset), so its kappa is
     // 1 without a test of its own.
-    const int* above = &e_above_[static_cast<size_t>(2 * q)];
-    const int from_above = std::max(1, std::max(std::max(above[0], above[1]), std::max(above[2], above[3])) - 1);
-    return (rho & (rho - 1)) == 0 ? 1 : from_above;  // at most one sample: 1
+    if ((rho & (rho - 1)) == 0) return 1;  // at most one sample
+    const uint8_t* above = e_[row_ ^ 1] + 2 * q;
+    int largest = above[0];
+    for (int i = 1; i < 4; ++i) largest = above[i] > largest ? above[i] : largest;
+    return largest > 2 ? largest - 1 : 1;
   }
 
   // Quad q's pattern and its bottom samples' exponents.
-  void set(int64_t q, int rho, int e_bottom_left, int e_bottom_right) {
-    rho_row_[static_cast<size_t>(q + 1)] = rho;
-    e_row_[static_cast<size_t>(2 * q + 1)] = e_bottom_left;
-    e_row_[static_cast<size_t>(2 * q + 2)] = e_bottom_right;
+  MALLAT_HD void set(int64_t q, int rho, int e_bottom_left, int e_bottom_right) {
+    rho_[row_][q + 1] = static_cast<uint8_t>(rho);
+    e_[row_][2 * q + 1] = static_cast<uint8_t>(e_bottom_left);
+    e_[row_][2 * q + 2] = static_cast<uint8_t>(e_bottom_right);
   }
-  void set_rho(int64_t q, int rho) { rho_row_[static_cast<size_t>(q + 1)] = rho; }
+  MALLAT_HD void set_rho(int64_t q, int rho) { rho_[row_][q + 1] = static_cast<uint8_t>(rho); }
 
-  void next_row() {
-    std::swap(rho_above_, rho_row_);
-    std::swap(e_above_, e_row_);
+  MALLAT_HD void next_row() {
+    row_ ^= 1;
     initial_ = false;
   }
 
  private:
-  std::vector<int> rho_above_, rho_row_, e_above_, e_row_;
+  // Two rows' worth each, the current one at index row_; a pattern is at
+  // most 15 and an exponent at most 32.
+  uint8_t rho_[2][kMaxQuadsWide + 2];
+  uint8_t e_[2][2 * kMaxQuadsWide + 4];
+  int row_ = 0;
   bool initial_ = true;
 };
 

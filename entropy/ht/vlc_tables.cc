@@ -69,4 +69,10 @@ const VlcEncodeTables& vlc_encode_tables() {
   return tables;
 }
 
+SharedVlcTables host_vlc_tables() {
+  const VlcDecodeTables& d = vlc_decode_tables();
+  const VlcEncodeTables& e = vlc_encode_tables();
+  return {d.initial_row.data(), d.other_rows.data(), e.initial_row.data(), e.other_rows.data()};
+}
+
 }  // namespace mallat::entropy::ht

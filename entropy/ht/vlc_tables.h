@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 
+#include "common/host_device.h"
+
 namespace mallat::entropy::ht {
 
 // One row of the standard's codeword tables.
@@ -29,11 +31,11 @@ struct VlcDecodeTables {
 };
 const VlcDecodeTables& vlc_decode_tables();
 
-inline int decoded_length(uint16_t e) { return e & 7; }
-inline int decoded_u_off(uint16_t e) { return (e >> 3) & 1; }
-inline int decoded_rho(uint16_t e) { return (e >> 4) & 15; }
-inline int decoded_e_1(uint16_t e) { return (e >> 8) & 15; }
-inline int decoded_e_k(uint16_t e) { return e >> 12; }
+MALLAT_HD inline int decoded_length(uint16_t e) { return e & 7; }
+MALLAT_HD inline int decoded_u_off(uint16_t e) { return (e >> 3) & 1; }
+MALLAT_HD inline int decoded_rho(uint16_t e) { return (e >> 4) & 15; }
+MALLAT_HD inline int decoded_e_1(uint16_t e) { return (e >> 8) & 15; }
+MALLAT_HD inline int decoded_e_k(uint16_t e) { return e >> 12; }
 
 // Encoding: indexed by c_q << 8 | rho << 4 | emb, where emb is the set of
 // samples whose exponent equals U_q when u_q > 0 (else 0). Entry bits: 0-3
@@ -48,9 +50,20 @@ struct VlcEncodeTables {
 };
 const VlcEncodeTables& vlc_encode_tables();
 
-inline int encoded_e_k(uint16_t e) { return e & 15; }
-inline int encoded_length(uint16_t e) { return (e >> 4) & 7; }
-inline uint32_t encoded_bits(uint16_t e) { return e >> 8; }
+// The tables where the coder runs, for the code both sides share
+// (entropy/ht/shared_*.h): the host's from host_vlc_tables(), the device's
+// copies of the same (entropy/cuda/ht/).
+struct SharedVlcTables {
+  const uint16_t* decode_initial = nullptr;
+  const uint16_t* decode_other = nullptr;
+  const uint16_t* encode_initial = nullptr;
+  const uint16_t* encode_other = nullptr;
+};
+SharedVlcTables host_vlc_tables();
+
+MALLAT_HD inline int encoded_e_k(uint16_t e) { return e & 15; }
+MALLAT_HD inline int encoded_length(uint16_t e) { return (e >> 4) & 7; }
+MALLAT_HD inline uint32_t encoded_bits(uint16_t e) { return e >> 8; }
 
 // A quad's samples in the order of rho's bits (15444-15 Annex C): 0 top
 // left, 1 bottom left, 2 top right, 3 bottom right.
@@ -58,7 +71,7 @@ inline uint32_t encoded_bits(uint16_t e) { return e >> 8; }
 // Quad context c_q in the initial quad row: from the quad to the left, bit
 // 0 its left column (either sample), bit 1 its top right, bit 2 its bottom
 // right sample.
-inline int initial_row_context(int rho_left) {
+MALLAT_HD inline int initial_row_context(int rho_left) {
   return ((rho_left | rho_left >> 1) & 1) | ((rho_left >> 1) & 6);
 }
 
@@ -67,7 +80,7 @@ inline int initial_row_context(int rho_left) {
 // above); bit 1 the two to the left (the right column of the quad to the
 // left); bit 2 the one above the top-right sample (bottom right of the quad
 // above) and the one above-right of it (bottom left of the quad above-right).
-inline int other_row_context(int rho_left, int rho_above_left, int rho_above, int rho_above_right) {
+MALLAT_HD inline int other_row_context(int rho_left, int rho_above_left, int rho_above, int rho_above_right) {
   const int nw_n = ((rho_above_left >> 3) | (rho_above >> 1)) & 1;
   const int w_sw = ((rho_left >> 2) | (rho_left >> 3)) & 1;
   const int ne_nf = ((rho_above >> 3) | (rho_above_right >> 1)) & 1;
