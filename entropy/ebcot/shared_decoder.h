@@ -120,6 +120,19 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
 
 }  // namespace detail
 
+// Whether decode_code_block rejects the block's parameters
+// (check_decode_parameters, entropy/ebcot/internal.cc): a size outside
+// A.6.1, Mb outside 0..31, P outside 0..Mb, more passes than the planes
+// allow (HT's passes count as Part 1's, 15444-15 Annex B).
+MALLAT_HD inline bool bad_decode_parameters(const SharedT1DecodeBlock& block) {
+  const int w = block.width, h = block.height;
+  const int planes = block.num_bitplanes - block.zero_bitplanes;
+  const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
+  return w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples ||
+         block.num_bitplanes < 0 || block.num_bitplanes > kMaxBitPlanes || block.zero_bitplanes < 0 || planes < 0 ||
+         block.num_passes < 0 || block.num_passes > max_passes;
+}
+
 // Decodes one code-block into `samples` (row after row, `stride` values
 // apart) with `s` as its working state (about 40 KB: a thread's own).
 MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1DecodeBlock& block, T1FixedState& s,
@@ -128,11 +141,7 @@ MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1Dec
   const int w = block.width;
   const int h = block.height;
   const int planes = block.num_bitplanes - block.zero_bitplanes;
-  const int max_passes = planes > 0 ? 3 * planes - 2 : 0;
-  // check_decode_parameters (entropy/ebcot/internal.cc).
-  if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples ||
-      block.num_bitplanes < 0 || block.num_bitplanes > kMaxBitPlanes || block.zero_bitplanes < 0 || planes < 0 ||
-      block.num_passes < 0 || block.num_passes > max_passes) {
+  if (bad_decode_parameters(block)) {
     result.status = SharedT1DecodeStatus::kBadParameters;
     return result;
   }

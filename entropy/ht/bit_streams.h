@@ -41,6 +41,7 @@ class BoundedBytes {
   MALLAT_HD uint32_t size() const { return size_; }
   MALLAT_HD uint8_t* data() const { return data_; }
   MALLAT_HD bool overflow() const { return overflow_; }
+  MALLAT_HD void fail() { overflow_ = true; }
 
  private:
   uint8_t* data_;

@@ -8,36 +8,11 @@
 #include <vector>
 
 #include "entropy/ht/passes.h"
+#include "entropy/ht/shared_code_block.h"
 #include "entropy/ebcot/internal.h"
 
 namespace mallat::entropy {
 namespace {
-
-// The cleanup's decrease from an all-zero block: m^2 less the error left
-// (ht::squared_error) of every sample significant at `shift`. In integers
-// while no sum can overflow (magnitudes below 2^24: squares below 2^48, at
-// most 2^12 of them), else in doubles.
-template <class Sum>
-Sum cleanup_decrease_in(PlaneView<const int32_t> c, int shift) {
-  Sum sum = 0;
-  const uint32_t low = (uint32_t{1} << shift) - 1;
-  const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
-  for (int64_t y = 0; y < c.height; ++y) {
-    const int32_t* row = c.row(y);
-    for (int64_t x = 0; x < c.width; ++x) {
-      const uint32_t m = row[x] < 0 ? 0u - static_cast<uint32_t>(row[x]) : static_cast<uint32_t>(row[x]);
-      if ((m >> shift) == 0) continue;
-      const int64_t e = static_cast<int64_t>(m & low) - half;
-      sum += static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
-    }
-  }
-  return sum;
-}
-
-double cleanup_decrease(PlaneView<const int32_t> c, int shift, uint32_t all) {
-  if (all < (uint32_t{1} << 24)) return static_cast<double>(cleanup_decrease_in<int64_t>(c, shift));
-  return cleanup_decrease_in<double>(c, shift);
-}
 
 // Bytes [offset, offset + length) of data, cut to what data has.
 std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offset, uint64_t length) {
@@ -70,7 +45,7 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   out.zero_bitplanes = num_bitplanes - 1 - p;
   ht::encode_cleanup(coefficients, shift, out.data);
   const auto lcup = static_cast<uint32_t>(out.data.size());
-  out.passes.push_back({lcup, true, settings.distortions ? cleanup_decrease(coefficients, shift, all) : 0.0});
+  out.passes.push_back({lcup, true, settings.distortions ? ht_cleanup_decrease(coefficients, shift, all) : 0.0});
   out.num_passes = 1;
   if (settings.refinement) {
     thread_local std::vector<uint8_t> refinement;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/plane_view.h"
+#include "entropy/ht/shared_refinement.h"
 
 namespace mallat::entropy::ht {
 
@@ -42,24 +43,9 @@ bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, P
 void encode_cleanup_reference(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment);
 bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
-// The squared error of a magnitude m known down to plane k, reconstructed
-// at the middle of its interval (E.1.1.2): m itself while m >> k is 0.
-inline double squared_error(uint32_t m, int k) {
-  if ((uint64_t{m} >> k) == 0) return static_cast<double>(uint64_t{m} * m);
-  const int64_t e = static_cast<int64_t>(m & ((uint64_t{1} << k) - 1)) - (k > 0 ? int64_t{1} << (k - 1) : 0);
-  return static_cast<double>(e * e);
-}
-
 // The refinement segment: SigProp (forward from its start) and MagRef
 // (backward from its end) for plane `shift`, the cleanup having coded the
-// planes above it.
-struct RefinementCoded {
-  // The bytes from the segment's start a decoder needs for SigProp alone
-  // (never ending in 0xFF).
-  uint32_t sigprop_length = 0;
-  // Each pass's decrease of squared error in the coefficients' units.
-  double sigprop_decrease = 0.0, magref_decrease = 0.0;
-};
+// planes above it (entropy/ht/shared_refinement.h, which says how).
 RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
                                   std::vector<uint8_t>& segment);
 
@@ -69,8 +55,11 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
 void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
                        PlaneView<int32_t> samples);
 
-// The plain version decode_refinement (entropy/ht/refinement_decoder.cc) is tested
-// against: flags per sample, the scan as the encoder's (entropy/ht/refinement.cc).
+// The plain versions encode_refinement and decode_refinement
+// (entropy/ht/refinement_coder.cc) are tested against: flags per sample
+// (entropy/ht/refinement.cc).
+RefinementCoded encode_refinement_reference(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
+                                            std::vector<uint8_t>& segment);
 void decode_refinement_reference(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
                                  PlaneView<int32_t> samples);
 

@@ -1,6 +1,8 @@
-// The HT refinement passes (15444-15 Annex C), both directions: SigProp
-// and MagRef for the plane below the cleanup's, sharing one codeword
-// segment (SigProp forward from its start, MagRef backward from its end).
+// The HT refinement passes (15444-15 Annex C), both directions, the plain
+// references the shared coder (entropy/ht/shared_refinement.h, the CPU's and
+// the GPU's) is tested against: SigProp and MagRef for the plane below the
+// cleanup's, sharing one codeword segment (SigProp forward from its start,
+// MagRef backward from its end), with a flag per sample.
 //
 // Both scan stripes of 4 rows, column by column, top to bottom in a
 // column. SigProp visits the samples not yet significant that have a
@@ -49,7 +51,7 @@ class Flags {
 };
 thread_local std::vector<uint8_t> Flags::flags_;
 
-uint32_t magnitude_of(int32_t v) { return v < 0 ? 0u - static_cast<uint32_t>(v) : static_cast<uint32_t>(v); }
+using detail::magnitude_of;
 
 // Calls visit(x, y, last_row) in SigProp's and MagRef's order (last_row:
 // the stripe's 4th row), and group_end() after each group of 4 columns of a
@@ -107,8 +109,8 @@ void magref_pass(Flags& flags, int64_t width, int64_t height, Refine&& refine) {
 
 }  // namespace
 
-RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
-                                  std::vector<uint8_t>& segment) {
+RefinementCoded encode_refinement_reference(PlaneView<const int32_t> coefficients, int shift,
+                                            bool vertical_causal, std::vector<uint8_t>& segment) {
   RefinementCoded coded;
   const int64_t width = coefficients.width, height = coefficients.height;
   Flags flags(width, height);
@@ -136,27 +138,7 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
     coded.magref_decrease += squared_error(m, shift + 1) - squared_error(m, shift);
   });
 
-  // Joint termination: the two streams' last bytes meet; fused into one
-  // when the bits each needs agree (a stuffed 0 after a SigProp 0xFF
-  // included), else written one each.
-  const int sp_bits = sigprop.pending_bits();
-  const uint8_t sp_last = sigprop.pending();
-  const auto sp_mask =
-      static_cast<uint8_t>((sp_bits > 0 ? 0xFF >> (8 - sp_bits) : 0) | (sigprop.after_ff() ? 0x80 : 0));
-  const size_t sp_full = segment.size();
-  coded.sigprop_length = static_cast<uint32_t>(sp_full + (sp_mask != 0 ? 1 : 0));
-  const int mr_bits = magref.pending_bits();
-  const uint8_t mr_last = magref.pending();
-  const auto mr_mask = static_cast<uint8_t>(mr_bits > 0 ? 0xFF >> (8 - mr_bits) : 0);
-  if ((sp_mask | mr_mask) != 0) {
-    const auto fuse = static_cast<uint8_t>(sp_last | mr_last);
-    if ((((fuse ^ sp_last) & sp_mask) | ((fuse ^ mr_last) & mr_mask)) == 0) {
-      segment.push_back(fuse);
-    } else {
-      segment.push_back(sp_last);
-      magref.flush();
-    }
-  }
+  coded.sigprop_length = terminate_refinement(sigprop, magref, segment);
   segment.insert(segment.end(), magref_bytes.rbegin(), magref_bytes.rend());
   return coded;
 }

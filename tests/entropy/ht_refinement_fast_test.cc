@@ -1,7 +1,9 @@
-// The fast HT refinement decoder (entropy/ht/refinement_decoder.cc)
-// against its plain reference (decode_refinement_reference,
-// entropy/ht/refinement.cc): the same samples from SigProp alone and from SigProp
-// and MagRef, in both vertical modes, over blocks the encoder refined at
+// The shared HT refinement coder (entropy/ht/shared_refinement.h, run by
+// entropy/ht/refinement_coder.cc and on the GPU) against its plain
+// references (encode_refinement_reference, decode_refinement_reference,
+// entropy/ht/refinement.cc): the same bytes, SigProp length and decreases
+// (to the bit) when encoding, and the same samples from SigProp alone and
+// from SigProp and MagRef when decoding, in both vertical modes, over blocks the encoder refined at
 // random planes (random and Laplacian coefficients, every shape of
 // ht_test_blocks.h, strided views) and over random bytes as the segment
 // (which drive the readers' stuffing and their fill past the end).
@@ -52,8 +54,13 @@ void check_coded(PlaneView<const int32_t> v, int p, const std::string& what) {
     }
   }
   for (bool causal : {false, true}) {
-    std::vector<uint8_t> segment;
-    ht::encode_refinement(v, p - 1, causal, segment);
+    std::vector<uint8_t> segment, plain;
+    const ht::RefinementCoded coded = ht::encode_refinement(v, p - 1, causal, segment);
+    const ht::RefinementCoded expected = ht::encode_refinement_reference(v, p - 1, causal, plain);
+    ASSERT_EQ(segment, plain) << what << (causal ? " causal" : "");
+    EXPECT_EQ(coded.sigprop_length, expected.sigprop_length) << what;
+    EXPECT_EQ(coded.sigprop_decrease, expected.sigprop_decrease) << what;
+    EXPECT_EQ(coded.magref_decrease, expected.magref_decrease) << what;
     expect_same_refinement(cleanup, w, h, segment, p - 1, what + (causal ? " coded causal" : " coded"));
   }
 }

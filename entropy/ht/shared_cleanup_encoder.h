@@ -1,0 +1,135 @@
+// The HT cleanup pass, encoder side (15444-15 Annex C), as one plain source
+// for the CPU and the GPU (common/host_device.h): quads of 2x2 samples in
+// rows of quads, each coded as its significance pattern rho and exponent
+// information through the context-adaptive VLC (with MEL events for quads in
+// the all-insignificant context), the exponent bound's residual u_q through
+// the UVLC, and each significant sample's low magnitude bits and sign in
+// MagSgn. On the CPU it is the reference the fast encoder
+// (entropy/ht/cleanup_encoder.cc) is tested against; on the device it is
+// what the HT encoding kernel runs (entropy/cuda/ht/). Internal to the HT
+// coder.
+#pragma once
+
+#include <cstdint>
+
+#include "common/host_device.h"
+#include "common/plane_view.h"
+#include "entropy/ht/bit_streams.h"
+#include "entropy/ht/cleanup_encoding.h"
+#include "entropy/ht/quad_rows.h"
+#include "entropy/ht/shared_cleanup_decoder.h"
+#include "entropy/ht/vlc_tables.h"
+
+namespace mallat::entropy::ht {
+
+// Working state of the cleanup encoder: the quad rows and the MEL and VLC
+// streams' bytes until they join MagSgn's in the segment.
+struct CleanupEncodeState {
+  // At most 1024 quads and 512 pairs of them: per quad a MEL event and a
+  // VLC codeword (7 bits) with its UVLC (8), per pair an initial-row MEL
+  // event, each MEL event at most 6 bits; every byte may carry only 7.
+  static constexpr uint32_t kMelCapacity = (1536 * 6 + 6) / 7 + 4;
+  static constexpr uint32_t kVlcCapacity = (1024 * 15 + 6) / 7 + 4;
+  QuadRows rows;
+  uint8_t mel[kMelCapacity];
+  uint8_t vlc[kVlcCapacity];
+};
+
+// The most bytes a cleanup segment of `samples` samples with magnitudes
+// below 2^planes takes: MagSgn at most planes + 1 bits a sample (the
+// exponent bound exceeds the planes by at most one), MEL and VLC, each byte
+// possibly carrying 7.
+MALLAT_HD constexpr uint32_t cleanup_capacity(uint32_t samples, int planes) {
+  return (samples * static_cast<uint32_t>(planes + 1) + 6) / 7 + CleanupEncodeState::kMelCapacity +
+         CleanupEncodeState::kVlcCapacity;
+}
+
+namespace detail {
+
+// One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
+// E = bit width of 2 mu - 1 (0 for an insignificant sample).
+struct Quad {
+  int rho = 0;
+  int e_max = 0;
+  int e[4] = {0, 0, 0, 0};
+  uint64_t v[4] = {0, 0, 0, 0};
+
+  // The samples whose exponent is `e`, as a pattern like rho's.
+  MALLAT_HD int samples_at(int e_value) const {
+    return (e[0] == e_value ? 1 : 0) | (e[1] == e_value ? 2 : 0) | (e[2] == e_value ? 4 : 0) |
+           (e[3] == e_value ? 8 : 0);
+  }
+};
+
+MALLAT_HD inline Quad load_quad(PlaneView<const int32_t> c, int64_t x, int64_t y, int shift) {
+  Quad q;
+  for (int n = 0; n < 4; ++n) {
+    const int64_t xx = x + (n >> 1), yy = y + (n & 1);
+    if (xx >= c.width || yy >= c.height) continue;
+    const int32_t value = c.at(xx, yy);
+    const uint32_t magnitude = value < 0 ? 0u - static_cast<uint32_t>(value) : static_cast<uint32_t>(value);
+    const uint64_t mu = magnitude >> shift;
+    if (mu == 0) continue;
+    q.rho |= 1 << n;
+    q.e[n] = bit_width(2 * mu - 1);
+    q.v[n] = 2 * (mu - 1) + (value < 0 ? 1 : 0);
+    q.e_max = q.e[n] > q.e_max ? q.e[n] : q.e_max;
+  }
+  return q;
+}
+
+}  // namespace detail
+
+// Encodes the cleanup segment coding every magnitude |c| >> shift (below
+// 2^31, not all zero; a block at most 1024 wide and 4096 samples) into
+// `segment`, which the caller checks for overflow.
+MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficients, int shift,
+                                            const SharedVlcTables& tables, CleanupEncodeState& state,
+                                            BoundedBytes& segment) {
+  BoundedBytes mel_bytes(state.mel, CleanupEncodeState::kMelCapacity);
+  BoundedBytes vlc_bytes(state.vlc, CleanupEncodeState::kVlcCapacity);
+  BasicMelEncoder<BoundedBytes> mel(mel_bytes);
+  // MagSgn straight into the segment: it comes first there.
+  BasicForwardWriter<BoundedBytes> ms(segment);
+  // The VLC stream starts below the interface locator: a whole byte for
+  // Scup's high 8 bits, then the low nibble of the next one (filled in at
+  // the end; 0xF while coding, as the decoder's unstuffing sees 1s there).
+  BasicBackwardWriter<BoundedBytes> vlc(vlc_bytes, 0xF, 4);
+  vlc_bytes.push_back(0xFF);
+
+  const int64_t width = coefficients.width, height = coefficients.height;
+  const int64_t quads_wide = (width + 1) / 2;
+  QuadRows& rows = state.rows;
+  rows.reset(quads_wide);
+  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
+    const bool initial = rows.initial();
+    const uint16_t* table = initial ? tables.encode_initial : tables.encode_other;
+    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+      int u[2] = {0, 0};
+      for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
+        const int64_t q = qx + j;
+        const detail::Quad quad = detail::load_quad(coefficients, 2 * q, y, shift);
+        const int c_q = rows.context(q);
+        const int kappa = rows.kappa(q, quad.rho);
+        const int bound = quad.e_max > kappa ? quad.e_max : kappa;  // U_q
+        u[j] = bound - kappa;
+        const int emb = u[j] > 0 ? quad.samples_at(bound) : 0;
+        const uint16_t entry = table[c_q << 8 | quad.rho << 4 | emb];
+        vlc.put(encoded_bits(entry), encoded_length(entry));
+        if (c_q == 0) mel.encode(quad.rho != 0);
+        const int e_k = encoded_e_k(entry);
+        for (int n = 0; n < 4; ++n) {
+          if (quad.rho >> n & 1) ms.put(quad.v[n], bound - (e_k >> n & 1));
+        }
+        rows.set(q, quad.rho, quad.e[1], quad.e[3]);
+      }
+      put_uvlc(vlc, mel, initial, u);
+    }
+  }
+
+  ms.finish_with_ones();
+  append_mel_vlc(mel, vlc, mel_bytes, vlc_bytes, segment);
+  if (mel_bytes.overflow() || vlc_bytes.overflow()) segment.fail();
+}
+
+}  // namespace mallat::entropy::ht
