@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # --device cuda against --device cpu, byte for byte: each PPM of DIR encoded alone (with --device-share 1, so that one
-# file uses the device) and the folder as a batch, with each of several option sets (lossless, -I -r 20, HT, every
-# mode switch, a PSNR target), then the batch's files decoded both ways. Prints one line per option set and the
-# number of files that differ (0 expected: the GPU path gives the CPU path's bytes); timings are not taken.
+# file uses the device) and the folder as a batch, with each of several option sets (lossless, -I -r 20, HT lossless,
+# lossy and vertically causal, every mode switch, a PSNR target), then the batch's files decoded both ways. Prints one
+# line per option set and the number of files that differ (0 expected: the GPU path gives the CPU path's bytes);
+# timings are not taken.
 # Usage, on a machine with a GPU:  bash bench/gpu_same_bytes.sh MALLAT DIR
 set -uo pipefail
 M=${1:?usage: gpu_same_bytes.sh MALLAT DIR}
@@ -10,7 +11,7 @@ IN=${2:?usage: gpu_same_bytes.sh MALLAT DIR}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 t=$(mktemp -d)
 bad=0
-for o in "" "-I -r 20" "--ht" "-M 63" "-I -q 40"; do
+for o in "" "-I -r 20" "--ht" "--ht -I -r 20" "--ht -M 8" "-M 63" "-I -q 40"; do
   # shellcheck disable=SC2086
   for f in "$IN"/*.ppm; do
     b=$(basename "$f" .ppm)

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/host_device.h"
 
@@ -26,7 +27,12 @@ struct PlaneView {
     return PlaneView{data + y0 * stride + x0, w, h, stride};
   }
 
-  MALLAT_HD operator PlaneView<const T>() const { return PlaneView<const T>{data, width, height, stride}; }
+  // A view of const samples from one of mutable samples.
+  MALLAT_HD operator PlaneView<const T>() const
+    requires(!std::is_const_v<T>)
+  {
+    return PlaneView<const T>{data, width, height, stride};
+  }
 };
 
 }  // namespace mallat

@@ -5,9 +5,9 @@
 // says so, make_device_block_encoder / _decoder start a device only for
 // those, and the device runner's tiles follow the same rows.
 //
-// A GPU HT coder switches HT's row on here (one line) once it implements
-// DeviceBlockEncoder / DeviceBlockDecoder (entropy/hybrid/device_block_coder.h)
-// and registers its start in entropy/cuda/device_block_coders.cc.
+// A coder's row goes on once its device coder implements DeviceBlockEncoder /
+// DeviceBlockDecoder (entropy/hybrid/device_block_coder.h) and registers its
+// start in entropy/cuda/device_block_coders.cc.
 #pragma once
 
 #include <array>
@@ -30,7 +30,7 @@ struct DeviceCoderRow {
 // Indexed by BlockCoderKind.
 inline constexpr std::array<DeviceCoderRow, kBlockCoderKinds> kDeviceCoders = {{
     {true, true},    // kEbcot: Part 1, Annex D (entropy/cuda/ebcot/)
-    {false, false},  // kHt: 15444-15, not on the device yet
+    {true, true},    // kHt: 15444-15 (entropy/cuda/ht/)
 }};
 
 constexpr bool device_encodes(BlockCoderKind coder) { return kDeviceCoders[static_cast<size_t>(coder)].encode; }

@@ -43,10 +43,10 @@ const char kUsage[] =
     "CPU together); decode uses the same -threads. --dwt-device cpu|cuda puts the DWT of both\n"
     "on that device instead of the CPU (a device backend's uploads and downloads are part of\n"
     "its DWT time). --device cuda --device-stages all sends the tiles the device runner covers\n"
-    "(5/3 or 9/7, Part 1, no ROI) to the GPU whole, and reports its steps (narrowing, upload, colour and\n"
-    "DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1; the decode's\n"
-    "tiles too (gathering, upload, Tier-1 kernel, the inverse stages, download, widening) within\n"
-    "Tier-1 + dequantisation.\n"
+    "(5/3 or 9/7, Part 1 or HT, no ROI) to the GPU whole, and reports its steps (narrowing, upload,\n"
+    "colour and DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1; the\n"
+    "decode's tiles too (gathering, upload, Tier-1 kernel, the inverse stages, download, widening)\n"
+    "within Tier-1 + dequantisation; with the Tier-1 kernels' rate in samples a second.\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -60,6 +60,7 @@ struct Round {
   entropy::DeviceCodingTimes device;  // a device block coder's part of block coding
   codec::DeviceTileTimes tiles;       // the device runner's, when it took whole tiles
   codec::DeviceDecodeTimes decoded;   // the same when it decoded whole tiles
+  uint64_t samples = 0;               // the round's images' samples, every component
 };
 
 // A line of the report: a name and how to get its figure from a round.
@@ -165,6 +166,14 @@ void report_device(const char* stage, const std::vector<Line>& lines, const std:
   report_steps(lines, rounds);
 }
 
+// The Tier-1 kernels' own rate when the device took every tile: the round's
+// samples over the kernels' time.
+void report_kernel_rate(const std::vector<Round>& rounds, double (*kernel_ms)(const Round&)) {
+  const double ms = median_of(rounds, kernel_ms);
+  const double samples = median_of(rounds, [](const Round& r) { return double(r.samples); });
+  if (ms > 0) std::printf("    %-36s %10.2f Gsamples/s\n", "Tier-1 kernel rate", samples / (ms * 1e6));
+}
+
 // The device runner's steps (--device-stages all), within "quantisation +
 // Tier-1", where the whole tile's time is counted.
 void report_tiles(const std::vector<Round>& rounds) {
@@ -180,6 +189,7 @@ void report_tiles(const std::vector<Round>& rounds) {
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},
   };
   report_steps(lines, rounds);
+  report_kernel_rate(rounds, [](const Round& r) { return r.tiles.tier1_ms; });
 }
 
 // The device runner's inverse steps, within "Tier-1 + dequantisation",
@@ -196,6 +206,7 @@ void report_decoded_tiles(const std::vector<Round>& rounds) {
       {"widening into the image (CPU)", [](const Round& r) { return r.decoded.widen_ms; }},
   };
   report_steps(lines, rounds);
+  report_kernel_rate(rounds, [](const Round& r) { return r.decoded.tier1_ms; });
 }
 
 // Where the decoded images are written: the input's format when it has
@@ -233,6 +244,7 @@ struct Bench {
       MALLAT_ASSIGN_OR_RETURN(const Image image, io::read_image(files[i]));
       r.read += ms_since(t);
       *pixels += static_cast<uint64_t>(image.width()) * static_cast<uint64_t>(image.height());
+      for (const Component& c : image.components) r.samples += static_cast<uint64_t>(c.width * c.height);
       t = std::chrono::steady_clock::now();
       codec::EncodeReport report;
       auto bytes = engine->encode(image, encode, &report);
@@ -321,6 +333,7 @@ struct Bench {
       pixels = 0;
       MALLAT_RETURN_IF_ERROR(encode_round(e, &pixels));
       MALLAT_RETURN_IF_ERROR(decode_round(d));
+      d.samples = e.samples;
       if (round < warmup) continue;
       encodes.push_back(e);
       decodes.push_back(d);

@@ -180,7 +180,7 @@ class TileDecoder {
     for (size_t slot : slots) tile.blocks.push_back(decode_one(slot));
     if (!windows_.empty()) place_in_bands(slots, tile);
     tile.describe_block = [&](size_t i) { return describe(slots[i]); };
-    tile.part1_decoder = resources_.block_decoder.get();
+    tile.hybrid_decoder = resources_.block_decoder.get();
     tile.colour_transform = colour_transform();
     tile.image = &image;
     tile.raster = raster;

@@ -53,9 +53,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   setup.stage_times = resources.stage_times;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
-  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<entropy::BlockEncoder> part1_coder,
+  MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<entropy::BlockEncoder> hybrid_coder,
                           block_encoder_for(resources, *backend));
-  setup.part1_coder = part1_coder.get();
+  setup.hybrid_coder = hybrid_coder.get();
   setup.device_tiles = resources.device_tiles.get();
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);

@@ -238,7 +238,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
   auto code_ready = [&](std::vector<ReadyRow>& ready, const entropy::BatchWork& beside) -> Status {
     EncodeTile batch;
     batch.ht_distortions = setup_.distortions;
-    batch.part1_coder = setup_.part1_coder;
+    batch.hybrid_coder = setup_.hybrid_coder;
     std::vector<size_t> slots;
     for (ReadyRow& r : ready) {
       const int plane = static_cast<int>(batch.planes.size());

@@ -38,7 +38,8 @@ Status TileEncoder::code(int index) {
                                                  : make_cpu_tile_stages(pool_, dwt_);
   EncodeTile tile = planes();
   tile.ht_distortions = setup_.distortions;
-  tile.part1_coder = setup_.part1_coder;
+  tile.hybrid_coder = setup_.hybrid_coder;
+  tile.codes_blocks_again = setup_.ht_candidates && main.cod.component.style.ht;
   tile.blocks = std::move(blocks);
   const size_t count = tile.blocks.size();
   // A runner that keeps the tile on a device needs no host planes.

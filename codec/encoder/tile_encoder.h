@@ -56,8 +56,8 @@ struct TileCodingSetup {
   bool distortions = true;
   // When set, the forward stages' times are added to it (stage_times.h).
   StageTimes* stage_times = nullptr;
-  // When set, Part 1 code-blocks are coded through it (EncodeTile::part1_coder).
-  entropy::BlockEncoder* part1_coder = nullptr;
+  // When set, code-blocks are coded through it (EncodeTile::hybrid_coder).
+  entropy::BlockEncoder* hybrid_coder = nullptr;
   // When set, tiles run their forward stages through the device runner
   // (codec/stages/device_tile_stages.h), which takes the tiles it covers
   // whole on the GPU and hands the others to the CPU runner.

@@ -25,16 +25,14 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
 }  // namespace
 
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
-                       ThreadPool& pool, const entropy::BatchWork& work, entropy::BlockDecoder* part1) {
+                       ThreadPool& pool, const entropy::BatchWork& work, entropy::BlockDecoder* hybrid) {
   using entropy::BlockCoderKind;
   auto kind_of = [&](size_t k) { return entropy::block_coder_kind(batch[k].style); };
   bool one_kind = true;
   for (size_t k = 1; k < batch.size(); ++k) one_kind = one_kind && kind_of(k) == kind_of(0);
   if (one_kind) {
     const entropy::CodeBlockStyle style = batch.empty() ? entropy::CodeBlockStyle{} : batch[0].style;
-    if (part1 != nullptr && entropy::block_coder_kind(style) == BlockCoderKind::kEbcot) {
-      return part1->decode(batch, out, pool, work);
-    }
+    if (hybrid != nullptr) return hybrid->decode(batch, out, pool, work);
     MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> coder, entropy::make_block_decoder(style));
     return coder->decode(batch, out, pool, work);
   }
@@ -53,7 +51,7 @@ Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<
     }
     MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<entropy::BlockDecoder> own,
                             entropy::make_block_decoder(sub[0].style));
-    entropy::BlockDecoder* const coder = part1 != nullptr && kind == BlockCoderKind::kEbcot ? part1 : own.get();
+    entropy::BlockDecoder* const coder = hybrid != nullptr ? hybrid : own.get();
     entropy::BatchWork w;
     if (first) {
       w.items = work.items;
@@ -80,11 +78,7 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
       const std::unique_ptr<entropy::BlockEncoder> coder,
       coder_for<entropy::BlockEncoder>(std::span<const EncodeBlock>(tile.blocks),
                                        [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
-  entropy::BlockEncoder* const use =
-      tile.part1_coder != nullptr && !tile.blocks.empty() &&
-              entropy::block_coder_kind(tile.blocks[0].style) == entropy::BlockCoderKind::kEbcot
-          ? tile.part1_coder
-          : coder.get();
+  entropy::BlockEncoder* const use = tile.hybrid_coder != nullptr ? tile.hybrid_coder : coder.get();
   // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
   // block of Mb <= p has nothing there and stays out of the batch.
   std::vector<entropy::BlockToEncode> batch;
@@ -166,7 +160,7 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
       dequantise_block(tile, batched[k]);
     };
   }
-  MALLAT_RETURN_IF_ERROR(decode_by_coder(batch, out, pool, work, tile.part1_decoder));
+  MALLAT_RETURN_IF_ERROR(decode_by_coder(batch, out, pool, work, tile.hybrid_decoder));
   for (size_t k = 0; k < batched.size(); ++k) {
     DecodeBlock& b = tile.blocks[batched[k]];
     b.info = out[k].info;

@@ -32,8 +32,9 @@ Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const 
 // components whose COC styles differ): `batch` decoded in one batch per
 // block coder (entropy::make_block_decoder), the caller's beside-work run
 // with the first. decode_blocks and the transcoder decode through it.
-// `part1`, when set, decodes the Part 1 blocks.
+// `hybrid`, when set, decodes every coder's blocks (the device's coders
+// and the CPU's, entropy/hybrid/hybrid_block_decoder.h).
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
-                       ThreadPool& pool, const entropy::BatchWork& work = {}, entropy::BlockDecoder* part1 = nullptr);
+                       ThreadPool& pool, const entropy::BatchWork& work = {}, entropy::BlockDecoder* hybrid = nullptr);
 
 }  // namespace mallat::codec

@@ -51,7 +51,7 @@ Result<DeviceDecodePlan> plan_device_decode(const DecodeTile& tile) {
     batch.push_back(b.coded);
     shapes.push_back({PlaneView<int32_t>{nullptr, b.place.width, b.place.height, b.place.width}, {}, Status::Ok()});
   }
-  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_ebcot_decode_batch(batch, shapes));
+  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_decode_batch(batch, shapes));
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     if (covered[c] != static_cast<int64_t>(tile.planes[c].count())) plan.zero_filled.push_back(c);
   }

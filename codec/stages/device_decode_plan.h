@@ -1,6 +1,6 @@
 // Where a tile's data lies on the device when the device runner
 // (device_tile_stages.h) takes every inverse stage of it: the Tier-1
-// decoding batch of its code-blocks (entropy/ebcot/decode_batch.h), per block
+// decoding batch of its code-blocks (entropy/t1_decode_batch.h), per block
 // the reconstruction into its packed place in the planes (inverse_jobs.h),
 // the planes laid out as the forward runner's (device_tile_plan.h), and per
 // plane the output into its component's stored samples. Plain C++ with no
@@ -18,14 +18,14 @@
 #include "codec/stages/inverse_jobs.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
-#include "entropy/ebcot/decode_batch.h"
+#include "entropy/t1_decode_batch.h"
 
 namespace mallat::codec {
 
 struct DeviceDecodePlan : DevicePlaneLayout {
   // The blocks with passes, in block order (batched[k] is job k's block).
   std::vector<size_t> batched;
-  entropy::EbcotDecodeBatchLayout t1;
+  entropy::T1DecodeBatchLayout t1;
   // Every block inside its plane, those without passes too.
   std::vector<DequantiseJob> dequantise;
   // Planes its blocks do not cover whole, zero-filled first (decode_blocks'

@@ -37,6 +37,10 @@ std::string colour_planes_problem(std::span<const TilePlane> planes) {
 
 namespace {
 
+// A device batch is of one coder (entropy/t1_encode_batch.h); a tile whose
+// blocks need both (HTMIXED, or COC styles that differ) is the CPU stages'.
+constexpr const char* kMixedCoders = "a tile whose code-blocks need two block coders";
+
 // Whether block `place` lies inside one of `planes`.
 bool inside_a_plane(const BlockPlace& place, std::span<const TilePlane> planes) {
   return place.component >= 0 && static_cast<size_t>(place.component) < planes.size() &&
@@ -47,6 +51,7 @@ bool inside_a_plane(const BlockPlace& place, std::span<const TilePlane> planes) 
 
 std::string device_tile_unsupported(const EncodeTile& tile) {
   if (tile.image == nullptr) return "no image to read the tile from";
+  if (tile.codes_blocks_again) return "rate control codes the blocks again from the host's coefficients";
   if (tile.planes.size() > tile.image->components.size()) return "more planes than the image has components";
   if (tile.colour_transform) {
     if (std::string why = colour_planes_problem(tile.planes); !why.empty()) return why;
@@ -65,6 +70,7 @@ std::string device_tile_unsupported(const EncodeTile& tile) {
     if (std::string why = device_block_problem(b.style, b.roi_shift, DeviceDirection::kEncode); !why.empty()) {
       return why;
     }
+    if (entropy::block_coder_kind(b.style) != entropy::block_coder_kind(tile.blocks[0].style)) return kMixedCoders;
     if (!inside_a_plane(b.place, tile.planes)) return "a code-block outside its plane";
   }
   return "";
@@ -90,6 +96,9 @@ std::string device_decode_unsupported(const DecodeTile& tile) {
   for (const DecodeBlock& b : tile.blocks) {
     if (std::string why = device_block_problem(b.coded.style, b.roi_shift, DeviceDirection::kDecode); !why.empty()) {
       return why;
+    }
+    if (entropy::block_coder_kind(b.coded.style) != entropy::block_coder_kind(tile.blocks[0].coded.style)) {
+      return kMixedCoders;
     }
     if (!b.status.ok()) return "a code-block with an error";
     if (!inside_a_plane(b.place, tile.planes)) return "a code-block outside its plane";

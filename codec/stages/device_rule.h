@@ -42,13 +42,15 @@ std::string device_region_problem(bool region);
 std::string colour_planes_problem(std::span<const TilePlane> planes);
 
 // Every forward stage of `tile`: its blocks by device_block_problem, each
-// inside its plane, the image's components holding the tile's samples, a
-// colour transform's planes by colour_planes_problem. 5/3 and 9/7 planes.
+// inside its plane, all of one block coder, the image's components holding
+// the tile's samples, a colour transform's planes by colour_planes_problem,
+// and no caller that codes the blocks again (EncodeTile::codes_blocks_again).
+// 5/3 and 9/7 planes.
 std::string device_tile_unsupported(const EncodeTile& tile);
 
 // Every inverse stage of `tile`: a whole decode (device_region_problem),
 // its blocks by device_block_problem with no error found before decoding,
-// each inside its plane, a plane for each image component holding the tile
+// all of one block coder, each inside its plane, a plane for each image component holding the tile
 // inside it, a colour transform's planes by colour_planes_problem,
 // components by device_precision_problem.
 std::string device_decode_unsupported(const DecodeTile& tile);

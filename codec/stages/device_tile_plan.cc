@@ -45,8 +45,11 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.num_bitplanes = b.num_bitplanes;
     s.style = b.style;
     s.fraction_bits = b.fraction_bits;
+    s.ht_cleanup_plane = tile.ht_cleanup_plane;
+    s.ht_refinement = tile.ht_refinement;
+    s.ht_distortions = tile.ht_distortions;
   }
-  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_ebcot_batch(shapes));
+  MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
     const EncodeBlock& b = tile.blocks[i];
     const BlockPlace& at = b.place;

@@ -1,6 +1,6 @@
 // Where a tile's data lies on the device when the device runner
 // (device_tile_stages.h) takes every forward stage of it: its planes in one
-// buffer, the Tier-1 batch of its code-blocks (entropy/ebcot/encode_batch.h)
+// buffer, the Tier-1 batch of its code-blocks (entropy/t1_encode_batch.h)
 // and, per block, the copy from its packed place in the DWT's output to its
 // job's samples. Plain C++ with no CUDA, so that CI checks the plan against
 // the CPU's own gathering (tests/codec/device_tile_plan_test.cc).
@@ -15,7 +15,7 @@
 #include "codec/stages/gather_job.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 
 namespace mallat::codec {
 
@@ -47,7 +47,7 @@ struct DevicePlaneLayout {
 DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes);
 
 struct DeviceTilePlan : DevicePlaneLayout {
-  entropy::EbcotDeviceBatchLayout t1;
+  entropy::T1DeviceBatchLayout t1;
   // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
   // quantised on the way (Annex E).
   std::vector<GatherJob> gather;

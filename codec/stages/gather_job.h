@@ -10,7 +10,7 @@
 namespace mallat::codec {
 
 // `height` rows of `width` samples from `source` (in a buffer of rows of
-// `pitch` samples) to `target`, row after row without stride (EbcotDeviceJob's
+// `pitch` samples) to `target`, row after row without stride (T1DeviceJob's
 // layout). Offsets count samples.
 struct GatherJob {
   uint64_t source = 0;

@@ -113,9 +113,14 @@ struct EncodeTile {
   bool ht_refinement = false;
   // Whether HT passes need their distortion decreases (a rate target).
   bool ht_distortions = true;
-  // When set, kBlockCoding codes the tile's Part 1 code-blocks through it
-  // (a device coder made once per encode) instead of the CPU's EBCOT coder.
-  entropy::BlockEncoder* part1_coder = nullptr;
+  // The caller codes the blocks again after the forward stages (HT rate
+  // control at other planes), so the quantised coefficients must stay in
+  // the host's planes: no runner may keep the tile on a device.
+  bool codes_blocks_again = false;
+  // When set, kBlockCoding codes the tile's code-blocks through it (the
+  // hybrid coder of the device's coders and the CPU's, made once per
+  // encode) instead of a CPU coder made for the call.
+  entropy::BlockEncoder* hybrid_coder = nullptr;
 };
 
 // A code-block on the decoder's side.
@@ -165,9 +170,9 @@ struct DecodeTile {
   // Names block i in a message of the block decoder (the decoder says which
   // component, resolution, place and codestream byte); may be empty.
   std::function<std::string(size_t)> describe_block;
-  // When set, Part 1 code-blocks are decoded through it
-  // (CallResources::block_decoder).
-  entropy::BlockDecoder* part1_decoder = nullptr;
+  // When set, code-blocks are decoded through it (the hybrid decoder,
+  // CallResources::block_decoder).
+  entropy::BlockDecoder* hybrid_decoder = nullptr;
 
   // kOutput's: the inverse colour transform on planes 0..2 (G.2 or G.3),
   // and where the samples go: origin_x[c], origin_y[c] are the image's

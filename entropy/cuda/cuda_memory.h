@@ -1,5 +1,5 @@
 // CUDA host-side helpers the Tier-1 device coders share (device_block_encoder.cc,
-// entropy/cuda/ebcot/device_decoder.cc, device_block_decoder.cc): errors as Statuses, page-locked
+// entropy/cuda/t1_device_decoder.cc, device_block_decoder.cc): errors as Statuses, page-locked
 // host buffers and device buffers that grow and are kept, a wall clock per
 // step, and a launch's device time. Host code.
 #pragma once

@@ -9,9 +9,8 @@ namespace mallat::entropy::cuda {
 DeviceBlockEncoderStart device_block_encoder_start(BlockCoderKind coder) {
   switch (coder) {
     case BlockCoderKind::kEbcot:
-      return make_ebcot_device_block_encoder;
     case BlockCoderKind::kHt:
-      break;
+      return make_t1_device_block_encoder;
   }
   return {};
 }
@@ -19,9 +18,8 @@ DeviceBlockEncoderStart device_block_encoder_start(BlockCoderKind coder) {
 DeviceBlockDecoderStart device_block_decoder_start(BlockCoderKind coder) {
   switch (coder) {
     case BlockCoderKind::kEbcot:
-      return make_ebcot_device_block_decoder;
     case BlockCoderKind::kHt:
-      break;
+      return make_t1_device_block_decoder;
   }
   return {};
 }

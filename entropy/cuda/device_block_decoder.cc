@@ -10,29 +10,29 @@
 #include <vector>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/ebcot/device_decoder.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
-#include "entropy/ebcot/decode_batch.h"
+#include "entropy/cuda/t1_device_decoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
+#include "entropy/t1_decode_batch.h"
 
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaEbcotBlockDecoder final : public DeviceBlockDecoder {
+class CudaT1BlockDecoder final : public DeviceBlockDecoder {
  public:
-  explicit CudaEbcotBlockDecoder(std::unique_ptr<EbcotDeviceDecoder> device) : device_(std::move(device)) {}
+  explicit CudaT1BlockDecoder(std::unique_ptr<T1DeviceDecoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
   Status prepare(std::span<const BlockToDecode> blocks, std::span<const DecodedBlock> out) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_decode_batch(blocks, out));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_decode_batch(blocks, out));
     MALLAT_RETURN_IF_ERROR(bytes_.reserve(layout_.bytes));
     MALLAT_RETURN_IF_ERROR(segments_.reserve(layout_.segments));
     return samples_.reserve(layout_.samples);
   }
 
   void gather(size_t k) override {
-    gather_ebcot_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
+    gather_t1_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
   }
 
   Status run(DeviceCodingTimes& times) override {
@@ -63,9 +63,9 @@ class CudaEbcotBlockDecoder final : public DeviceBlockDecoder {
   }
 
  private:
-  std::unique_ptr<EbcotDeviceDecoder> device_;
+  std::unique_ptr<T1DeviceDecoder> device_;
   std::span<const BlockToDecode> blocks_;
-  EbcotDecodeBatchLayout layout_;
+  T1DecodeBatchLayout layout_;
   // Page-locked: the copies run at the bus's speed with no staging copy.
   PinnedBuffer<uint8_t> bytes_;
   PinnedBuffer<uint32_t> segments_;
@@ -75,9 +75,9 @@ class CudaEbcotBlockDecoder final : public DeviceBlockDecoder {
 
 }  // namespace
 
-Result<std::unique_ptr<DeviceBlockDecoder>> make_ebcot_device_block_decoder() {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<EbcotDeviceDecoder> device, EbcotDeviceDecoder::create());
-  return std::unique_ptr<DeviceBlockDecoder>(new CudaEbcotBlockDecoder(std::move(device)));
+Result<std::unique_ptr<DeviceBlockDecoder>> make_t1_device_block_decoder() {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceDecoder> device, T1DeviceDecoder::create());
+  return std::unique_ptr<DeviceBlockDecoder>(new CudaT1BlockDecoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

@@ -11,11 +11,11 @@
 
 namespace mallat::entropy::cuda {
 
-// A DeviceBlockDecoder over EbcotDeviceDecoder (entropy/cuda/ebcot/device_decoder.h):
+// A DeviceBlockDecoder over T1DeviceDecoder (entropy/cuda/t1_device_decoder.h):
 // one launch per prepare/run, its device memory and pinned host buffers
 // kept from launch to launch (grown by half at least), so one made for many
 // calls allocates once. Its making is CUDA's start-up (context, stream, the
 // kernel's module), which the hybrid decoder runs on a background thread.
-Result<std::unique_ptr<DeviceBlockDecoder>> make_ebcot_device_block_decoder();
+Result<std::unique_ptr<DeviceBlockDecoder>> make_t1_device_block_decoder();
 
 }  // namespace mallat::entropy::cuda

@@ -11,25 +11,25 @@
 #include <string>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/cuda/t1_device_encoder.h"
+#include "entropy/t1_encode_batch.h"
 
 namespace mallat::entropy::cuda {
 namespace {
 
-class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
+class CudaT1BlockEncoder final : public DeviceBlockEncoder {
  public:
-  explicit CudaEbcotBlockEncoder(std::unique_ptr<EbcotDeviceEncoder> device) : device_(std::move(device)) {}
+  explicit CudaT1BlockEncoder(std::unique_ptr<T1DeviceEncoder> device) : device_(std::move(device)) {}
 
   std::string name() const override { return t1_device_name(); }
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
     return pinned_.reserve(layout_.coefficients);
   }
 
-  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
+  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], pinned_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     {
@@ -57,20 +57,20 @@ class CudaEbcotBlockEncoder final : public DeviceBlockEncoder {
   }
 
  private:
-  std::unique_ptr<EbcotDeviceEncoder> device_;
+  std::unique_ptr<T1DeviceEncoder> device_;
   std::span<const BlockToEncode> blocks_;
-  EbcotDeviceBatchLayout layout_;
+  T1DeviceBatchLayout layout_;
   // Page-locked: the copy to the device runs at the bus's speed and needs
   // no staging copy.
   PinnedBuffer<int32_t> pinned_;
-  EbcotDeviceBatchResult result_;  // kept, so its buffers are reused
+  T1DeviceBatchResult result_;  // kept, so its buffers are reused
 };
 
 }  // namespace
 
-Result<std::unique_ptr<DeviceBlockEncoder>> make_ebcot_device_block_encoder() {
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<EbcotDeviceEncoder> device, EbcotDeviceEncoder::create());
-  return std::unique_ptr<DeviceBlockEncoder>(new CudaEbcotBlockEncoder(std::move(device)));
+Result<std::unique_ptr<DeviceBlockEncoder>> make_t1_device_block_encoder() {
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<T1DeviceEncoder> device, T1DeviceEncoder::create());
+  return std::unique_ptr<DeviceBlockEncoder>(new CudaT1BlockEncoder(std::move(device)));
 }
 
 }  // namespace mallat::entropy::cuda

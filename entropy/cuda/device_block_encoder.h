@@ -11,11 +11,11 @@
 
 namespace mallat::entropy::cuda {
 
-// A DeviceBlockEncoder over EbcotDeviceEncoder (entropy/cuda/ebcot/device_encoder.h):
+// A DeviceBlockEncoder over T1DeviceEncoder (entropy/cuda/t1_device_encoder.h):
 // one launch per prepare/run, its device memory and pinned host buffer kept
 // from launch to launch (grown as needed), so one made for many calls
 // allocates once. Its making is CUDA's start-up (context, stream, the
 // kernel's module), which the hybrid coder runs on a background thread.
-Result<std::unique_ptr<DeviceBlockEncoder>> make_ebcot_device_block_encoder();
+Result<std::unique_ptr<DeviceBlockEncoder>> make_t1_device_block_encoder();
 
 }  // namespace mallat::entropy::cuda

@@ -20,7 +20,7 @@
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/contexts.h"
-#include "entropy/ebcot/device_job.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
@@ -166,9 +166,9 @@ MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1Dec
 }
 
 // The block a device batch's job names: its bytes and segment lengths at the
-// job's offsets in the batch's buffers (entropy/ebcot/decode_batch.h lays them out); the
+// job's offsets in the batch's buffers (entropy/t1_decode_batch.h lays them out); the
 // kernel and the host stand-in of the hybrid decoder's tests read jobs alike.
-MALLAT_HD inline SharedT1DecodeBlock shared_block_of(const EbcotDecodeJob& job, const uint8_t* bytes,
+MALLAT_HD inline SharedT1DecodeBlock shared_block_of(const T1DecodeJob& job, const uint8_t* bytes,
                                                      const uint32_t* segment_lengths) {
   SharedT1DecodeBlock block;
   block.data = bytes + job.byte_offset;

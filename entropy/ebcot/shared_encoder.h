@@ -24,6 +24,7 @@
 #include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
+#include "entropy/t1_device_job.h"
 
 namespace mallat::entropy {
 
@@ -128,8 +129,24 @@ struct SharedT1Result {
   SharedT1Status status = SharedT1Status::kOk;
 };
 
+// The block a device batch's job names, its coefficients at the job's offset
+// in the batch's buffer (entropy/t1_encode_batch.h lays them out); either
+// coder's kernel reads jobs alike.
+MALLAT_HD inline SharedT1Block shared_block_of(const T1DeviceJob& job, const int32_t* coefficients) {
+  SharedT1Block block;
+  block.coefficients = coefficients + job.coefficient_offset;
+  block.width = job.width;
+  block.height = job.height;
+  block.stride = job.width;
+  block.orientation = static_cast<BandOrientation>(job.orientation);
+  block.num_bitplanes = job.num_bitplanes;
+  block.style = CodeBlockStyle::from_byte(job.style);
+  block.fraction_bits = job.fraction_bits;
+  return block;
+}
+
 // What a block keeps when a batch's outputs are packed one after another
-// (EbcotDeviceEncoder::download_packed): its bytes and passes where it was
+// (T1DeviceEncoder::download_packed): its bytes and passes where it was
 // coded, nothing where it failed (an overflowing block is coded again on
 // the CPU). One rule for the device's packing and the host's reading.
 MALLAT_HD inline uint32_t packed_bytes(const SharedT1Result& r) {

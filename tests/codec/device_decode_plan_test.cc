@@ -73,7 +73,7 @@ void replays_as_the_cpu_runner(dwt::Wavelet wavelet, bool raster = false) {
   std::vector<entropy::SharedT1DecodeResult> results(plan->batched.size());
   for (size_t k = 0; k < plan->batched.size(); ++k) {
     const DecodeBlock& b = want.tile.blocks[plan->batched[k]];
-    const entropy::EbcotDecodeJob& job = plan->t1.jobs[k];
+    const entropy::T1DecodeJob& job = plan->t1.jobs[k];
     ASSERT_EQ(job.width, b.place.width);
     entropy::DecodedBlock out{{t1.data() + job.sample_offset, b.place.width, b.place.height, b.place.width}, {}, {}};
     entropy::decode_block_on_cpu(b.coded, out);

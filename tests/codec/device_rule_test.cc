@@ -32,15 +32,17 @@ TEST(DeviceRule, CodersFollowTheirRows) {
       EXPECT_EQ(device_block_problem(style, 0, d).empty(), on) << entropy::block_coder_name(coder);
     }
   }
-  EXPECT_TRUE(entropy::device_encodes(entropy::BlockCoderKind::kEbcot));
-  EXPECT_TRUE(entropy::device_decodes(entropy::BlockCoderKind::kEbcot));
+  for (const entropy::BlockCoderKind coder : {entropy::BlockCoderKind::kEbcot, entropy::BlockCoderKind::kHt}) {
+    EXPECT_TRUE(entropy::device_encodes(coder));
+    EXPECT_TRUE(entropy::device_decodes(coder));
+  }
 }
 
 TEST(DeviceRule, EveryReason) {
   const entropy::CodeBlockStyle part1;
-  // Coders: HT has no device coder yet, either way.
-  EXPECT_EQ(device_block_problem(ht_style(), 0, DeviceDirection::kEncode), "HT code-blocks are coded on the CPU");
-  EXPECT_EQ(device_block_problem(ht_style(), 0, DeviceDirection::kDecode), "HT code-blocks are decoded on the CPU");
+  // Coders: both have device coders, either way.
+  EXPECT_EQ(device_block_problem(ht_style(), 0, DeviceDirection::kEncode), "");
+  EXPECT_EQ(device_block_problem(ht_style(), 0, DeviceDirection::kDecode), "");
   // Every Part 1 mode switch, HTMIXED's bit without HT's included.
   for (int bit = 0; bit < 8; ++bit) {
     if (bit == 6) continue;
@@ -52,8 +54,7 @@ TEST(DeviceRule, EveryReason) {
   // on the device.
   EXPECT_EQ(device_block_problem(part1, 3, DeviceDirection::kEncode), "ROI (Annex H) is coded on the CPU");
   EXPECT_EQ(device_block_problem(part1, 3, DeviceDirection::kDecode), "");
-  // The coder's reason comes first.
-  EXPECT_EQ(device_block_problem(ht_style(), 3, DeviceDirection::kEncode), "HT code-blocks are coded on the CPU");
+  EXPECT_EQ(device_block_problem(ht_style(), 3, DeviceDirection::kEncode), "ROI (Annex H) is coded on the CPU");
   // Sample depth: a decode's at most 16 bits, an encode's any.
   EXPECT_EQ(device_precision_problem(16, DeviceDirection::kDecode), "");
   EXPECT_EQ(device_precision_problem(17, DeviceDirection::kDecode),
@@ -65,7 +66,7 @@ TEST(DeviceRule, EveryReason) {
   // Options.
   EXPECT_EQ(device_encode_options_problem(part1, false), "");
   EXPECT_EQ(device_encode_options_problem(part1, true), "ROI (Annex H) is coded on the CPU");
-  EXPECT_EQ(device_encode_options_problem(ht_style(), false), "HT code-blocks are coded on the CPU");
+  EXPECT_EQ(device_encode_options_problem(ht_style(), false), "");
   EXPECT_NE(device_encode_options_problem(ht_style(), true), "");
 }
 
@@ -96,8 +97,13 @@ TEST(DeviceRule, TheForwardPlannerAgrees) {
   agree(scene.tile(false, dwt::Wavelet::k97), "");
   EncodeTile ht = scene.tile(false);
   for (EncodeBlock& b : ht.blocks) b.style.ht = true;
-  agree(ht, device_encode_options_problem(ht_style(), false));
-  EXPECT_NE(device_encode_options_problem(ht_style(), false), "");
+  agree(ht, "");
+  EncodeTile mixed = scene.tile(false);
+  mixed.blocks[1].style.ht = true;
+  agree(mixed, "a tile whose code-blocks need two block coders");
+  EncodeTile again = scene.tile(false);
+  again.codes_blocks_again = true;
+  agree(again, "rate control codes the blocks again from the host's coefficients");
   const EncodeTile roi = scene.tile(false, dwt::Wavelet::k53, 2);
   agree(roi, device_encode_options_problem({}, true));
   EXPECT_NE(device_encode_options_problem({}, true), "");
@@ -150,7 +156,12 @@ TEST(DeviceRule, TheInversePlannerAgrees) {
   {
     BareDecodeTile s(scene);
     s.tile.blocks[4].coded.style.ht = true;
-    agree(s.tile, device_block_problem(ht_style(), 0, DeviceDirection::kDecode));
+    agree(s.tile, "a tile whose code-blocks need two block coders");
+  }
+  {
+    BareDecodeTile s(scene);
+    for (DecodeBlock& b : s.tile.blocks) b.coded.style.ht = true;
+    agree(s.tile, "");
   }
   {
     BareDecodeTile s(scene);

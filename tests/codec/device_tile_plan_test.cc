@@ -60,7 +60,7 @@ TEST(DeviceTilePlan, GathersWhatTheCpuRunnerCodes) {
   ASSERT_TRUE(cpu->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, want).ok());
   for (size_t i = 0; i < want.blocks.size(); ++i) {
     const EncodeBlock& b = want.blocks[i];
-    const entropy::EbcotDeviceJob& job = plan->t1.jobs[i];
+    const entropy::T1DeviceJob& job = plan->t1.jobs[i];
     ASSERT_EQ(job.width, b.place.width);
     ASSERT_EQ(job.height, b.place.height);
     EXPECT_EQ(job.orientation, static_cast<uint8_t>(b.orientation));
@@ -112,7 +112,7 @@ TEST(DeviceTilePlan, QuantisesAsTheCpuRunner) {
     EXPECT_EQ(found.energy, cpu_found.energy) << "block " << job.block;  // bit for bit
     clipped += found.clipped;
     const EncodeBlock& b = want.blocks[job.block];
-    const entropy::EbcotDeviceJob& t1 = plan->t1.jobs[job.block];
+    const entropy::T1DeviceJob& t1 = plan->t1.jobs[job.block];
     EXPECT_EQ(t1.fraction_bits, b.fraction_bits);
     const PlaneView<const int32_t> placed = b.place.in(PlaneView<const int32_t>(want.planes[b.place.component].ints()));
     for (int64_t y = 0; y < b.place.height; ++y)

@@ -22,7 +22,7 @@
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
 #include "entropy/hybrid/hybrid_block_decoder.h"
-#include "entropy/ebcot/decode_batch.h"
+#include "entropy/t1_decode_batch.h"
 #include "entropy/ebcot/shared_decoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
@@ -47,13 +47,13 @@ class HostEbcotDecodeDevice final : public DeviceBlockDecoder {
 
   Status prepare(std::span<const BlockToDecode> blocks, std::span<const DecodedBlock> out) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_decode_batch(blocks, out));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_decode_batch(blocks, out));
     bytes_.assign(layout_.bytes, 0);
     segments_.assign(layout_.segments, 0);
     return Status::Ok();
   }
   void gather(size_t k) override {
-    gather_ebcot_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
+    gather_t1_decode_block(blocks_[k], layout_.jobs[k], bytes_.data(), segments_.data());
   }
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
@@ -64,7 +64,7 @@ class HostEbcotDecodeDevice final : public DeviceBlockDecoder {
     results_.assign(layout_.jobs.size(), {});
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < layout_.jobs.size(); ++j) {
-      const EbcotDecodeJob& job = layout_.jobs[j];
+      const T1DecodeJob& job = layout_.jobs[j];
       const SharedT1DecodeBlock b = shared_block_of(job, bytes_.data(), segments_.data());
       results_[j] = decode_code_block_shared(b, *state, samples_.data() + job.sample_offset, job.width);
     }
@@ -82,7 +82,7 @@ class HostEbcotDecodeDevice final : public DeviceBlockDecoder {
  private:
   std::shared_ptr<HostDecodeScript> script_;
   std::span<const BlockToDecode> blocks_;
-  EbcotDecodeBatchLayout layout_;
+  T1DecodeBatchLayout layout_;
   std::vector<uint8_t> bytes_;
   std::vector<uint32_t> segments_;
   std::vector<int32_t> samples_;
@@ -351,7 +351,7 @@ TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   const auto b = some_blocks();
   Outputs o(*b);
   std::vector<BlockToDecode> blocks = b->blocks;
-  Result<EbcotDecodeBatchLayout> layout = lay_out_ebcot_decode_batch(blocks, o.out);
+  Result<T1DecodeBatchLayout> layout = lay_out_t1_decode_batch(blocks, o.out);
   ASSERT_TRUE(layout.ok());
   size_t bytes = 0, samples = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
@@ -364,12 +364,12 @@ TEST(HybridBlockDecoder, LayoutRejectsHtAndKeepsBadShapesForTheKernelToReject) {
   }
   EXPECT_EQ(layout->bytes, bytes);
   o.out[3].samples.width = 2000;
-  layout = lay_out_ebcot_decode_batch(blocks, o.out);
+  layout = lay_out_t1_decode_batch(blocks, o.out);
   ASSERT_TRUE(layout.ok());
   EXPECT_EQ(layout->jobs[3].width, 0);
   blocks[5].style.ht = true;
-  EXPECT_FALSE(lay_out_ebcot_decode_batch(blocks, o.out).ok());
-  EXPECT_FALSE(lay_out_ebcot_decode_batch(blocks, std::span<const DecodedBlock>(o.out).first(3)).ok());
+  EXPECT_FALSE(lay_out_t1_decode_batch(blocks, o.out).ok());
+  EXPECT_FALSE(lay_out_t1_decode_batch(blocks, std::span<const DecodedBlock>(o.out).first(3)).ok());
 }
 
 }  // namespace

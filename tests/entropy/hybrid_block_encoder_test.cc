@@ -24,7 +24,7 @@
 #include "entropy/hybrid/hybrid_block_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/device_coders.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/textured_image.h"
 #include "tests/entropy/t1_shared_cases.h"
@@ -51,11 +51,11 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
 
   Status prepare(std::span<const BlockToEncode> blocks) override {
     blocks_ = blocks;
-    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_ebcot_batch(blocks));
+    MALLAT_ASSIGN_OR_RETURN(layout_, lay_out_t1_batch(blocks));
     buffer_.assign(layout_.coefficients, 0);
     return Status::Ok();
   }
-  void gather(size_t k) override { gather_ebcot_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
+  void gather(size_t k) override { gather_t1_block(blocks_[k], layout_.jobs[k], buffer_.data()); }
 
   Status run(DeviceCodingTimes& times) override {
     script_->runs.fetch_add(1);
@@ -72,7 +72,7 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
     slots_.assign(n * capacity, 0);
     auto state = std::make_unique<T1FixedState>();
     for (size_t j = 0; j < n; ++j) {
-      const EbcotDeviceJob& job = layout_.jobs[j];
+      const T1DeviceJob& job = layout_.jobs[j];
       const SharedT1Block block{buffer_.data() + job.coefficient_offset, job.width, job.height, job.width,
                                 static_cast<BandOrientation>(job.orientation), job.num_bitplanes,
                                 CodeBlockStyle::from_byte(job.style), job.fraction_bits};
@@ -99,7 +99,7 @@ class HostEbcotDevice final : public DeviceBlockEncoder {
  private:
   std::shared_ptr<HostDeviceScript> script_;
   std::span<const BlockToEncode> blocks_;
-  EbcotDeviceBatchLayout layout_;
+  T1DeviceBatchLayout layout_;
   std::vector<int32_t> buffer_;
   std::vector<SharedT1Result> results_;
   std::vector<CodingPass> passes_;

@@ -1,4 +1,4 @@
-// The host side of a Tier-1 device batch (entropy/ebcot/encode_batch.h), tested
+// The host side of a Tier-1 device batch (entropy/t1_encode_batch.h), tested
 // without a GPU: the jobs and the gathered coefficients run through the
 // shared encoder on the CPU, as the kernel runs them, and each slot finished
 // as the device block coder finishes it must give encode_code_block's
@@ -11,7 +11,7 @@
 
 #include "common/thread_pool.h"
 #include "entropy/ebcot/ebcot.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/t1_shared_cases.h"
 
@@ -52,7 +52,7 @@ struct HostRun {
   std::vector<uint8_t> slots;
 };
 
-HostRun run_jobs(const EbcotDeviceBatchLayout& layout, const std::vector<int32_t>& buffer, uint32_t capacity) {
+HostRun run_jobs(const T1DeviceBatchLayout& layout, const std::vector<int32_t>& buffer, uint32_t capacity) {
   auto state = std::make_unique<T1FixedState>();
   HostRun run;
   const size_t n = layout.jobs.size();
@@ -60,7 +60,7 @@ HostRun run_jobs(const EbcotDeviceBatchLayout& layout, const std::vector<int32_t
   run.passes.resize(n * kMaxCodingPasses);
   run.slots.resize(n * capacity);
   for (size_t j = 0; j < n; ++j) {
-    const EbcotDeviceJob& job = layout.jobs[j];
+    const T1DeviceJob& job = layout.jobs[j];
     const SharedT1Block block{buffer.data() + job.coefficient_offset, job.width, job.height, job.width,
                               static_cast<BandOrientation>(job.orientation), job.num_bitplanes,
                               CodeBlockStyle::from_byte(job.style), job.fraction_bits};
@@ -76,24 +76,24 @@ std::vector<SharedCase> some_cases() {
   return some;
 }
 
-std::vector<int32_t> gather(const EbcotDeviceBatchLayout& layout, const std::vector<BlockToEncode>& blocks) {
+std::vector<int32_t> gather(const T1DeviceBatchLayout& layout, const std::vector<BlockToEncode>& blocks) {
   std::vector<int32_t> buffer(layout.coefficients, -1);
   ThreadPool pool(2);
   pool.parallel_for(static_cast<int64_t>(blocks.size()),
-                    [&](int64_t k) { gather_ebcot_block(blocks[k], layout.jobs[k], buffer.data()); });
+                    [&](int64_t k) { gather_t1_block(blocks[k], layout.jobs[k], buffer.data()); });
   return buffer;
 }
 
 TEST(Tier1DeviceBatch, JobsPackEveryBlockInOrderAndGatherSkipsTheStride) {
   const std::vector<SharedCase> cases = some_cases();
   const StridedCases in = strided(cases);
-  Result<EbcotDeviceBatchLayout> layout = lay_out_ebcot_batch(in.blocks);
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(in.blocks);
   ASSERT_TRUE(layout.ok()) << layout.status().message();
   ASSERT_EQ(layout->jobs.size(), cases.size());
   const std::vector<int32_t> buffer = gather(*layout, in.blocks);
   uint64_t offset = 0;
   for (size_t k = 0; k < cases.size(); ++k) {
-    const EbcotDeviceJob& job = layout->jobs[k];
+    const T1DeviceJob& job = layout->jobs[k];
     EXPECT_EQ(job.coefficient_offset, offset);
     EXPECT_EQ(job.width, cases[k].width);
     EXPECT_EQ(job.height, cases[k].height);
@@ -114,7 +114,7 @@ TEST(Tier1DeviceBatch, JobsPackEveryBlockInOrderAndGatherSkipsTheStride) {
 TEST(Tier1DeviceBatch, FinishedSlotsAreTheCpuCodersBlocks) {
   const std::vector<SharedCase> cases = some_cases();
   const StridedCases in = strided(cases);
-  Result<EbcotDeviceBatchLayout> layout = lay_out_ebcot_batch(in.blocks);
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(in.blocks);
   ASSERT_TRUE(layout.ok()) << layout.status().message();
   const HostRun run = run_jobs(*layout, gather(*layout, in.blocks), layout->slot_capacity);
   size_t overflowed = 0;
@@ -140,7 +140,7 @@ TEST(Tier1DeviceBatch, AnOverflowedSlotIsCodedAgainOnTheCpu) {
   std::vector<SharedCase> cases = {laplacian_case(64, 64, 700, 5, 16), laplacian_case(32, 16, 40, 6, 12)};
   cases[1].style = CodeBlockStyle::from_byte(0x3F);
   const StridedCases in = strided(cases);
-  Result<EbcotDeviceBatchLayout> layout = lay_out_ebcot_batch(in.blocks);
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(in.blocks);
   ASSERT_TRUE(layout.ok());
   constexpr uint32_t kTiny = 24;
   const HostRun run = run_jobs(*layout, gather(*layout, in.blocks), kTiny);
@@ -181,15 +181,15 @@ TEST(Tier1DeviceBatch, ADeviceFailureOtherThanOverflowIsAnError) {
   EXPECT_NE(got.status().message().find("does not fit its slot"), std::string::npos) << got.status().message();
 }
 
-// The packed download (EbcotDeviceEncoder::download_packed): the slots'
-// bytes and passes packed as entropy/cuda/ebcot/pack_kernel.cuh packs them, at the offsets
-// lay_out_ebcot_packed gives, finish as the slots do; an overflowed block packs
+// The packed download (T1DeviceEncoder::download_packed): the slots'
+// bytes and passes packed as entropy/cuda/t1_pack_kernel.cuh packs them, at the offsets
+// lay_out_t1_packed gives, finish as the slots do; an overflowed block packs
 // nothing and is coded again, a failed one packs nothing and is an error.
 TEST(Tier1DeviceBatch, PackedBlocksAreTheSlotsBlocks) {
   std::vector<SharedCase> cases = some_cases();
   cases.push_back(laplacian_case(64, 64, 700, 5, 16));  // overflows the tiny slots below
   const StridedCases in = strided(cases);
-  Result<EbcotDeviceBatchLayout> layout = lay_out_ebcot_batch(in.blocks);
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(in.blocks);
   ASSERT_TRUE(layout.ok()) << layout.status().message();
   const uint32_t capacity = layout->slot_capacity;
   HostRun run = run_jobs(*layout, gather(*layout, in.blocks), capacity);
@@ -197,8 +197,8 @@ TEST(Tier1DeviceBatch, PackedBlocksAreTheSlotsBlocks) {
   // The last block as if its slot had been too small, the first failed.
   run.results[n - 1].status = SharedT1Status::kOutputOverflow;
   run.results[0].status = SharedT1Status::kMagnitudeTooLarge;
-  EbcotPackedLayout packed;
-  lay_out_ebcot_packed(run.results, packed);
+  T1PackedLayout packed;
+  lay_out_t1_packed(run.results, packed);
   ASSERT_EQ(packed.byte_offset.size(), n + 1);
   std::vector<uint8_t> bytes(packed.byte_offset[n]);
   std::vector<CodingPass> passes(packed.pass_offset[n]);
@@ -252,7 +252,7 @@ TEST(Tier1DeviceBatch, BlocksTheDeviceCannotTakeAreNamed) {
   for (const Bad& bad : {Bad{block(64, 64, 8, 0, true), "is HT"}, Bad{block(0, 4, 8, 0, false), "outside A.6.1"},
                          Bad{block(64, 64, 20, 12, false), "at most 31"}}) {
     const std::vector<BlockToEncode> blocks = {good, bad.b};
-    Result<EbcotDeviceBatchLayout> layout = lay_out_ebcot_batch(blocks);
+    Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(blocks);
     ASSERT_FALSE(layout.ok()) << bad.says;
     EXPECT_NE(layout.status().message().find("code-block 1"), std::string::npos) << layout.status().message();
     EXPECT_NE(layout.status().message().find(bad.says), std::string::npos) << layout.status().message();

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "entropy/ebcot/ebcot.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
 
@@ -107,7 +107,7 @@ inline std::vector<SharedCase> shared_cases() {
 }
 
 // The shared encoder's successful output as encode_code_block returns it
-// (the device batch's conversion, entropy/ebcot/encode_batch.h).
+// (the device batch's conversion, entropy/t1_encode_batch.h).
 inline EncodedCodeBlock to_encoded(const SharedT1Result& r, const uint8_t* buffer, const CodingPass* passes) {
   Result<EncodedCodeBlock> e = encoded_from_slot(r, passes, buffer, r.length + 2);
   EXPECT_TRUE(e.ok()) << e.status().message();

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
@@ -33,10 +33,10 @@ constexpr int kSide = 64;
 constexpr int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
 
 // encode_code_block over blocks [begin, end).
-void encode_range(const std::vector<int32_t>& samples, const std::vector<EbcotDeviceJob>& jobs, size_t begin,
+void encode_range(const std::vector<int32_t>& samples, const std::vector<T1DeviceJob>& jobs, size_t begin,
                   size_t end) {
   for (size_t i = begin; i < end; ++i) {
-    const EbcotDeviceJob& j = jobs[i];
+    const T1DeviceJob& j = jobs[i];
     auto e = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
                                static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                CodeBlockStyle::from_byte(j.style));
@@ -60,10 +60,10 @@ int main(int argc, char** argv) {
   const double scales[] = {0.5, 2, 8, 32};
 
   std::vector<int32_t> samples;
-  std::vector<EbcotDeviceJob> jobs;
+  std::vector<T1DeviceJob> jobs;
   for (int i = 0; i < kBlocksPerImage; ++i) {
     const std::vector<int32_t> v = laplacian_block(scales[i % 4], static_cast<unsigned>(i + 1));
-    EbcotDeviceJob j;
+    T1DeviceJob j;
     j.coefficient_offset = samples.size();
     j.width = kSide;
     j.height = kSide;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   const size_t one_image = samples.size();
   for (int k = 1; k < images; ++k) {
     for (int i = 0; i < kBlocksPerImage; ++i) {
-      EbcotDeviceJob j = jobs[i];
+      T1DeviceJob j = jobs[i];
       j.coefficient_offset += k * one_image;
       jobs.push_back(j);
     }
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
                             Variant{cuda::T1StateMemory::kGlobal, 8}, Variant{cuda::T1StateMemory::kGlobal, 4},
                             Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
                             Variant{cuda::T1StateMemory::kGlobal, 0}}) {
-      auto encoder = cuda::EbcotDeviceEncoder::create(v.memory, v.blocks_per_warp);
+      auto encoder = cuda::T1DeviceEncoder::create(v.memory, v.blocks_per_warp);
       if (!encoder.ok()) {
         std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
         return 2;
@@ -114,11 +114,11 @@ int main(int argc, char** argv) {
                     v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local",
                     v.blocks_per_warp > 0 ? v.blocks_per_warp : 0, v.blocks_per_warp > 0 ? "" : " (auto)");
       report(name, *ms / 1e3, jobs.size());
-      cuda::EbcotDeviceBatchResult out;
+      cuda::T1DeviceBatchResult out;
       st = (*encoder)->download(out);
       size_t mismatches = 0, bytes = 0;
       for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
-        const EbcotDeviceJob& j = jobs[i];
+        const T1DeviceJob& j = jobs[i];
         auto want = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
                                       static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                       CodeBlockStyle::from_byte(j.style));
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   std::vector<CodingPass> passes(kMaxCodingPasses);
   report("CPU shared encoder, 1 thread", median_seconds(cpu_runs, [&] {
            for (int i = 0; i < kBlocksPerImage; ++i) {
-             const EbcotDeviceJob& j = jobs[i];
+             const T1DeviceJob& j = jobs[i];
              const SharedT1Block block{samples.data() + j.coefficient_offset, j.width, j.height, j.width,
                                        static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
                                        CodeBlockStyle::from_byte(j.style), 0};

@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "entropy/cuda/ebcot/device_decoder.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/t1_device_decoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "tests/entropy/laplacian_block.h"
 #include "tests/entropy_cuda/bench_timing.h"
@@ -45,13 +45,13 @@ int main(int argc, char** argv) {
     coded[i] = *encode_code_block({v.data(), kSide, kSide, kSide}, static_cast<BandOrientation>(1 + i % 3), 16, style);
     lengths[i] = codeword_segment_lengths(coded[i], coded[i].num_passes);
   }
-  std::vector<EbcotDecodeJob> jobs;
+  std::vector<T1DecodeJob> jobs;
   std::vector<uint8_t> bytes;
   std::vector<uint32_t> segments;
   size_t samples = 0;
   for (int copy = 0; copy < images; ++copy) {
     for (int i = 0; i < kBlocks; ++i) {
-      EbcotDecodeJob j;
+      T1DecodeJob j;
       j.byte_offset = bytes.size();
       j.sample_offset = samples;
       j.length = static_cast<uint32_t>(coded[i].data.size());
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
               kBlocks * 4096.0 / cpu_s / 1e6);
 
   for (int per_warp : {0, 1, 2, 4, 8, 16, 32}) {
-    auto device = cuda::EbcotDeviceDecoder::create(per_warp);
+    auto device = cuda::T1DeviceDecoder::create(per_warp);
     if (!device.ok()) {
       std::printf("error: %s\n", device.status().message().c_str());
       return 1;

@@ -12,9 +12,9 @@
 
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
-#include "entropy/cuda/ebcot/device_decoder.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
-#include "entropy/ebcot/decode_batch.h"
+#include "entropy/cuda/t1_device_decoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
+#include "entropy/t1_decode_batch.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
 
 namespace mallat::entropy::testing {
@@ -66,15 +66,15 @@ std::vector<DecodeCase> all_cases() {
 TEST(Tier1CudaDecode, KernelMatchesTheCpuDecoderOnEveryCase) {
   SKIP_WITHOUT_DEVICE();
   Batch b(all_cases());
-  Result<EbcotDecodeBatchLayout> layout = lay_out_ebcot_decode_batch(b.blocks, b.out);
+  Result<T1DecodeBatchLayout> layout = lay_out_t1_decode_batch(b.blocks, b.out);
   ASSERT_TRUE(layout.ok()) << layout.status().message();
   std::vector<uint8_t> bytes(layout->bytes);
   std::vector<uint32_t> segments(layout->segments);
   for (size_t k = 0; k < b.blocks.size(); ++k) {
-    gather_ebcot_decode_block(b.blocks[k], layout->jobs[k], bytes.data(), segments.data());
+    gather_t1_decode_block(b.blocks[k], layout->jobs[k], bytes.data(), segments.data());
   }
   for (int blocks_per_warp : {0, 1, 16, 32}) {
-    auto device = cuda::EbcotDeviceDecoder::create(blocks_per_warp);
+    auto device = cuda::T1DeviceDecoder::create(blocks_per_warp);
     ASSERT_TRUE(device.ok()) << device.status().message();
     Status s = (*device)->upload(layout->jobs, bytes, segments, layout->samples);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -93,9 +93,9 @@ TEST(Tier1CudaDecode, KernelMatchesTheCpuDecoderOnEveryCase) {
 
 TEST(Tier1CudaDecode, UploadRejectsJobsPastTheirBuffers) {
   SKIP_WITHOUT_DEVICE();
-  auto device = cuda::EbcotDeviceDecoder::create();
+  auto device = cuda::T1DeviceDecoder::create();
   ASSERT_TRUE(device.ok()) << device.status().message();
-  EbcotDecodeJob job;
+  T1DecodeJob job;
   job.width = 64;
   job.height = 64;
   job.length = 10;

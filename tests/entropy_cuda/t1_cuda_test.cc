@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "tests/entropy/t1_shared_cases.h"
 
 namespace mallat::entropy::testing {
 namespace {
 
-using cuda::EbcotDeviceBatchResult;
-using cuda::EbcotDeviceEncoder;
-using entropy::EbcotDeviceJob;
+using cuda::T1DeviceBatchResult;
+using cuda::T1DeviceEncoder;
+using entropy::T1DeviceJob;
 using cuda::T1StateMemory;
 
 #define SKIP_WITHOUT_DEVICE()                                         \
@@ -30,12 +30,12 @@ using cuda::T1StateMemory;
   } while (0)
 
 // Runs the cases as one batch on the device with slots of `slot_capacity`.
-EbcotDeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
+T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
                                   T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 0) {
-  std::vector<EbcotDeviceJob> jobs;
+  std::vector<T1DeviceJob> jobs;
   std::vector<int32_t> coefficients;
   for (const SharedCase& c : cases) {
-    EbcotDeviceJob j;
+    T1DeviceJob j;
     j.coefficient_offset = coefficients.size();
     j.width = static_cast<uint16_t>(c.width);
     j.height = static_cast<uint16_t>(c.height);
@@ -46,8 +46,8 @@ EbcotDeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint3
     jobs.push_back(j);
     coefficients.insert(coefficients.end(), c.samples.begin(), c.samples.end());
   }
-  EbcotDeviceBatchResult out;
-  Result<std::unique_ptr<EbcotDeviceEncoder>> encoder = EbcotDeviceEncoder::create(memory, blocks_per_warp);
+  T1DeviceBatchResult out;
+  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(memory, blocks_per_warp);
   EXPECT_TRUE(encoder.ok()) << encoder.status().message();
   if (!encoder.ok()) return out;
   Status st = (*encoder)->upload(jobs, coefficients, slot_capacity);
@@ -59,7 +59,7 @@ EbcotDeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint3
   return out;
 }
 
-void expect_as_cpu(const std::vector<SharedCase>& cases, const EbcotDeviceBatchResult& device) {
+void expect_as_cpu(const std::vector<SharedCase>& cases, const T1DeviceBatchResult& device) {
   ASSERT_EQ(device.results.size(), cases.size());
   int failures = 0;
   for (size_t i = 0; i < cases.size() && failures < 5; ++i) {
@@ -119,12 +119,12 @@ TEST(Tier1Cuda, SmallSlotsOverflowAndSpoilNoOtherBlock) {
     cases.push_back(small ? laplacian_case(8, 8, 1, 50 + i, 4) : laplacian_case(64, 64, 64, 50 + i, 14));
   }
   const uint32_t capacity = 96;
-  const EbcotDeviceBatchResult device = run_on_device(cases, capacity);
+  const T1DeviceBatchResult device = run_on_device(cases, capacity);
   ASSERT_EQ(device.results.size(), cases.size());
   for (size_t i = 0; i < cases.size(); ++i) {
     if (i % 2 == 0) {
       std::vector<SharedCase> one{cases[i]};
-      EbcotDeviceBatchResult single;
+      T1DeviceBatchResult single;
       single.slot_capacity = device.slot_capacity;
       single.results = {device.results[i]};
       single.passes.assign(device.passes.begin() + static_cast<ptrdiff_t>(i * kMaxCodingPasses),
@@ -151,7 +151,7 @@ TEST(Tier1Cuda, AutoBlocksPerWarpAimsAtTwelveWarpsPerSm) {
 TEST(Tier1Cuda, BlocksPerWarpOutsideOneTo32AreRefused) {
   SKIP_WITHOUT_DEVICE();
   for (int bad : {-1, 33}) {
-    Result<std::unique_ptr<EbcotDeviceEncoder>> encoder = EbcotDeviceEncoder::create(T1StateMemory::kGlobal, bad);
+    Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(T1StateMemory::kGlobal, bad);
     ASSERT_FALSE(encoder.ok());
     EXPECT_NE(encoder.status().message().find("code-blocks per warp"), std::string::npos);
   }
@@ -159,10 +159,10 @@ TEST(Tier1Cuda, BlocksPerWarpOutsideOneTo32AreRefused) {
 
 TEST(Tier1Cuda, JobsPastTheCoefficientsAreRefused) {
   SKIP_WITHOUT_DEVICE();
-  Result<std::unique_ptr<EbcotDeviceEncoder>> encoder = EbcotDeviceEncoder::create();
+  Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create();
   ASSERT_TRUE(encoder.ok()) << encoder.status().message();
   std::vector<int32_t> coefficients(100);
-  EbcotDeviceJob job;
+  T1DeviceJob job;
   job.width = 10;
   job.height = 11;
   job.num_bitplanes = 8;

@@ -57,7 +57,7 @@ Status DeviceDecodeSlot::gather(const DecodeTile& tile, const DeviceDecodePlan& 
   auto* segments = reinterpret_cast<uint32_t*>(segments_host_.data());
   pool.parallel_for(static_cast<int64_t>(plan.batched.size()), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
-    entropy::gather_ebcot_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
+    entropy::gather_t1_decode_block(tile.blocks[plan.batched[i]].coded, plan.t1.jobs[i], bytes, segments);
   });
   return Status::Ok();
 }

@@ -31,7 +31,7 @@
 #include "dwt/cuda/plane_transform.h"
 #include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/tile_block_coders.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 
 namespace mallat::codec {
 
@@ -385,7 +385,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
     entropy::BlockToEncode block;
     std::vector<int32_t> samples;
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
-      const entropy::EbcotDeviceJob& job = plan.t1.jobs[i];
+      const entropy::T1DeviceJob& job = plan.t1.jobs[i];
       samples.resize(size_t{job.width} * job.height);
       const Status copied = check_cuda(cudaMemcpy(samples.data(), coefficients + job.coefficient_offset,
                                                   samples.size() * sizeof(int32_t), cudaMemcpyDeviceToHost),

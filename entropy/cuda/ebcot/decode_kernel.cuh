@@ -1,16 +1,16 @@
 // The Tier-1 decoding kernel: one code-block per thread, running the shared
 // decoder (entropy/ebcot/shared_decoder.h), the same source the CPU tests hold
-// to decode_code_block. Device code only; launched by entropy/cuda/ebcot/decode_launch.cu.
+// to decode_code_block. Device code only; launched by entropy/cuda/t1_decode_launch.cu.
 #pragma once
 
-#include "entropy/cuda/ebcot/decode_launch.h"
+#include "entropy/cuda/t1_decode_launch.h"
 #include "entropy/ebcot/shared_decoder.h"
 
 namespace mallat::entropy::cuda {
 
 // Decodes job j with `state` as its working state.
 __device__ inline void t1_decode_job(const T1DecodeArgs& args, uint32_t j, T1FixedState& state) {
-  const EbcotDecodeJob job = args.jobs[j];
+  const T1DecodeJob job = args.jobs[j];
   const SharedT1DecodeBlock block = shared_block_of(job, args.bytes, args.segment_lengths);
   args.results[j] = decode_code_block_shared(block, state, args.samples + job.sample_offset, job.width);
 }

@@ -1,25 +1,16 @@
 // The Tier-1 encoding kernel: one code-block per thread, running the shared
 // encoder (entropy/ebcot/shared_encoder.h), the same source the CPU tests hold
-// to encode_code_block. Device code only; launched by entropy/cuda/ebcot/encode_launch.cu.
+// to encode_code_block. Device code only; launched by entropy/cuda/t1_encode_launch.cu.
 #pragma once
 
-#include "entropy/cuda/ebcot/encode_launch.h"
+#include "entropy/cuda/t1_encode_launch.h"
 #include "entropy/ebcot/shared_encoder.h"
 
 namespace mallat::entropy::cuda {
 
 // Codes job j with `state` as its working state.
 __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1FixedState& state) {
-  const EbcotDeviceJob job = args.jobs[j];
-  SharedT1Block block;
-  block.coefficients = args.coefficients + job.coefficient_offset;
-  block.width = job.width;
-  block.height = job.height;
-  block.stride = job.width;
-  block.orientation = static_cast<BandOrientation>(job.orientation);
-  block.num_bitplanes = job.num_bitplanes;
-  block.style = CodeBlockStyle::from_byte(job.style);
-  block.fraction_bits = job.fraction_bits;
+  const SharedT1Block block = shared_block_of(args.jobs[j], args.coefficients);
   const SharedT1Output out{args.slots + static_cast<size_t>(j) * args.slot_capacity, args.slot_capacity,
                            args.passes + static_cast<size_t>(j) * kMaxCodingPasses};
   args.results[j] = encode_code_block_shared(block, state, out);

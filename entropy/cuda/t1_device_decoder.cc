@@ -1,4 +1,4 @@
-#include "entropy/cuda/ebcot/device_decoder.h"
+#include "entropy/cuda/t1_device_decoder.h"
 
 #include <algorithm>
 #include <numeric>
@@ -6,27 +6,30 @@
 #include <vector>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/ht/vlc_tables_device.h"
+#include "entropy/cuda/t1_device_encoder.h"
 
 namespace mallat::entropy::cuda {
 
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the decoder.
-struct EbcotDeviceDecoder::Impl {
+struct T1DeviceDecoder::Impl {
   cudaStream_t stream = nullptr;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
   int sms = 1;
-  DeviceBuffer<EbcotDecodeJob> jobs;
+  DeviceBuffer<T1DecodeJob> jobs;
   DeviceBuffer<uint32_t> order;
   DeviceBuffer<uint8_t> bytes;
   DeviceBuffer<uint32_t> segments;
   DeviceBuffer<int32_t> samples;
   DeviceBuffer<SharedT1DecodeResult> results;
   DeviceBuffer<T1FixedState> states;
+  DeviceBuffer<HtBlockState> ht_states;
+  DeviceVlcTables vlc;
   // The jobs and their order staged in page-locked memory: copies from
   // pageable memory go through the driver's own staging, which several
   // slots' uploads side by side wait for.
-  HostBuffer<EbcotDecodeJob> jobs_host;
+  HostBuffer<T1DecodeJob> jobs_host;
   HostBuffer<uint32_t> order_host;
   size_t sample_count = 0;
   T1DecodeArgs args;
@@ -36,18 +39,19 @@ struct EbcotDeviceDecoder::Impl {
   }
 };
 
-EbcotDeviceDecoder::EbcotDeviceDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-EbcotDeviceDecoder::~EbcotDeviceDecoder() = default;
+T1DeviceDecoder::T1DeviceDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+T1DeviceDecoder::~T1DeviceDecoder() = default;
 
-Result<std::unique_ptr<EbcotDeviceDecoder>> EbcotDeviceDecoder::create(int blocks_per_warp) {
-  auto decoder = std::unique_ptr<EbcotDeviceDecoder>(new EbcotDeviceDecoder(std::make_unique<Impl>()));
+Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_warp) {
+  auto decoder = std::unique_ptr<T1DeviceDecoder>(new T1DeviceDecoder(std::make_unique<Impl>()));
   MALLAT_RETURN_IF_ERROR(decoder->set_blocks_per_warp(blocks_per_warp));
   MALLAT_RETURN_IF_ERROR(start_t1_device(decoder->impl_->sms, decoder->impl_->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_decode_kernel());
+  MALLAT_RETURN_IF_ERROR(decoder->impl_->vlc.upload());
   return decoder;
 }
 
-Status EbcotDeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
+Status T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 decoding on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
@@ -56,7 +60,7 @@ Status EbcotDeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   return Status::Ok();
 }
 
-Status EbcotDeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {
+Status T1DeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, size_t samples) {
   Impl& d = *impl_;
   MALLAT_RETURN_IF_ERROR(d.jobs.reserve(jobs));
   MALLAT_RETURN_IF_ERROR(d.order.reserve(jobs));
@@ -67,10 +71,14 @@ Status EbcotDeviceDecoder::reserve(size_t jobs, size_t bytes, size_t segments, s
   return d.states.reserve(jobs);
 }
 
-Status EbcotDeviceDecoder::upload(std::span<const EbcotDecodeJob> jobs, std::span<const uint8_t> bytes,
+Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
                                std::span<const uint32_t> segments, size_t samples, const BytesCopy& copy_bytes) {
+  const auto ht_job = [](const T1DecodeJob& job) { return CodeBlockStyle::from_byte(job.style).ht; };
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const EbcotDecodeJob& j = jobs[i];
+    const T1DecodeJob& j = jobs[i];
+    if (ht_job(j) != ht_job(jobs[0])) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the decoding batch is of another block coder");
+    }
     const uint64_t n = uint64_t{j.width} * j.height;
     if (j.byte_offset + j.length > bytes.size() || uint64_t{j.segment_offset} + j.num_segments > segments.size() ||
         j.sample_offset + n > samples) {
@@ -94,7 +102,7 @@ Status EbcotDeviceDecoder::upload(std::span<const EbcotDecodeJob> jobs, std::spa
   std::copy(jobs.begin(), jobs.end(), d.jobs_host.data());
   std::copy(order.begin(), order.end(), d.order_host.data());
   MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(d.jobs.data(), d.jobs_host.data(), n * sizeof(EbcotDecodeJob), cudaMemcpyHostToDevice, s),
+      cudaMemcpyAsync(d.jobs.data(), d.jobs_host.data(), n * sizeof(T1DecodeJob), cudaMemcpyHostToDevice, s),
       "copying the decoding jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(
       cudaMemcpyAsync(d.order.data(), d.order_host.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice, s),
@@ -118,7 +126,16 @@ Status EbcotDeviceDecoder::upload(std::span<const EbcotDecodeJob> jobs, std::spa
   d.args.samples = d.samples.data();
   d.args.results = d.results.data();
   d.args.count = static_cast<uint32_t>(n);
-  d.args.states = d.states.data();
+  // Each coder's working states, one per thread.
+  d.args.ht = n > 0 && ht_job(jobs[0]);
+  if (d.args.ht) {
+    MALLAT_RETURN_IF_ERROR(d.ht_states.reserve(n));
+  } else {
+    MALLAT_RETURN_IF_ERROR(d.states.reserve(n));
+  }
+  d.args.states = d.args.ht ? nullptr : d.states.data();
+  d.args.ht_states = d.args.ht ? d.ht_states.data() : nullptr;
+  d.args.vlc = d.vlc.tables();
   // About 24 warps per SM, twice the encoder's (entropy_cuda_decode_bench
   // measures it): a tile's 5760 64x64 blocks decode fastest at 2 a warp
   // rather than the encoder's 4, eight tiles' at 16.
@@ -128,22 +145,22 @@ Status EbcotDeviceDecoder::upload(std::span<const EbcotDecodeJob> jobs, std::spa
   return Status::Ok();
 }
 
-Status EbcotDeviceDecoder::decode() {
+Status T1DeviceDecoder::decode() {
   MALLAT_RETURN_IF_ERROR(launch());
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_decode_kernel");
 }
 
-Status EbcotDeviceDecoder::launch() { return launch_t1_decode(impl_->args, impl_->stream); }
-cudaStream_t EbcotDeviceDecoder::stream() const { return impl_->stream; }
-const int32_t* EbcotDeviceDecoder::device_samples() const { return impl_->args.samples; }
-const SharedT1DecodeResult* EbcotDeviceDecoder::device_results() const { return impl_->args.results; }
+Status T1DeviceDecoder::launch() { return launch_t1_decode(impl_->args, impl_->stream); }
+cudaStream_t T1DeviceDecoder::stream() const { return impl_->stream; }
+const int32_t* T1DeviceDecoder::device_samples() const { return impl_->args.samples; }
+const SharedT1DecodeResult* T1DeviceDecoder::device_results() const { return impl_->args.results; }
 
-Result<double> EbcotDeviceDecoder::time_decode(int warmup, int runs) {
+Result<double> T1DeviceDecoder::time_decode(int warmup, int runs) {
   return median_launch_ms(
       impl_->stream, [this] { return launch_t1_decode(impl_->args, impl_->stream); }, warmup, runs);
 }
 
-Status EbcotDeviceDecoder::download(std::span<SharedT1DecodeResult> results, std::span<int32_t> samples) {
+Status T1DeviceDecoder::download(std::span<SharedT1DecodeResult> results, std::span<int32_t> samples) {
   const Impl& d = *impl_;
   if (results.size() != d.args.count || samples.size() != d.sample_count) {
     return invalid_argument("downloading a Tier-1 decoding batch into buffers of another size");

@@ -1,5 +1,5 @@
 // Host side of Tier-1 decoding on the GPU: uploads a batch of code-blocks
-// (EbcotDecodeJob, entropy/ebcot/decode_batch.h), runs t1_decode_kernel over it in
+// (T1DecodeJob, entropy/t1_decode_batch.h), runs t1_decode_kernel over it in
 // one launch, times it, and brings back each block's result and the samples.
 // The decoder reaches it through the device block decoder
 // (device_block_decoder.h); the GPU tests and the benchmark
@@ -14,22 +14,22 @@
 #include <span>
 
 #include "common/status.h"
-#include "entropy/cuda/ebcot/decode_launch.h"
-#include "entropy/ebcot/device_job.h"
+#include "entropy/cuda/t1_decode_launch.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/ebcot/shared_decoder.h"
 
 namespace mallat::entropy::cuda {
 
-class EbcotDeviceDecoder {
+class T1DeviceDecoder {
  public:
   // `blocks_per_warp`: 1..32 code-blocks decoded by each warp's first
   // lanes, or 0 to choose by batch size (auto_blocks_per_warp,
-  // entropy/cuda/ebcot/device_encoder.h).
-  static Result<std::unique_ptr<EbcotDeviceDecoder>> create(int blocks_per_warp = 0);
+  // entropy/cuda/t1_device_encoder.h).
+  static Result<std::unique_ptr<T1DeviceDecoder>> create(int blocks_per_warp = 0);
   // The same choice for the batches uploaded from now on; a value outside
   // 0..32 is an error and changes nothing.
   Status set_blocks_per_warp(int blocks_per_warp);
-  ~EbcotDeviceDecoder();
+  ~T1DeviceDecoder();
 
   // Allocates now the device memory a batch of `jobs` blocks with `bytes`
   // codeword bytes, `segments` segment lengths and `samples` samples needs
@@ -42,7 +42,7 @@ class EbcotDeviceDecoder {
   // given, puts the bytes at its device address on the stream instead of
   // one copy (the device runner's staged copier, for pageable bytes).
   using BytesCopy = std::function<Status(uint8_t* device, cudaStream_t s)>;
-  Status upload(std::span<const EbcotDecodeJob> jobs, std::span<const uint8_t> bytes,
+  Status upload(std::span<const T1DecodeJob> jobs, std::span<const uint8_t> bytes,
                 std::span<const uint32_t> segments, size_t samples, const BytesCopy& copy_bytes = {});
   // Decodes the uploaded batch in one launch and waits for it.
   Status decode();
@@ -65,7 +65,7 @@ class EbcotDeviceDecoder {
 
  private:
   struct Impl;
-  explicit EbcotDeviceDecoder(std::unique_ptr<Impl> impl);
+  explicit T1DeviceDecoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

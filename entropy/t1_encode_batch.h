@@ -1,7 +1,7 @@
 // The host side of a Tier-1 batch for a device coder, in plain C++ so that
 // CI tests it without a GPU (tests/entropy/t1_device_batch_test.cc): where
 // each code-block's coefficients go in the one upload buffer and what its
-// job says (EbcotDeviceJob, read by the kernel of entropy/cuda/), how large each
+// job says (T1DeviceJob, read by the kernel of entropy/cuda/), how large each
 // block's output slot is, and how a slot the device filled becomes the
 // EncodedCodeBlock that encode_code_block would give.
 #pragma once
@@ -13,15 +13,16 @@
 
 #include "common/status.h"
 #include "entropy/block_coder.h"
-#include "entropy/ebcot/device_job.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/ebcot/shared_encoder.h"
 
 namespace mallat::entropy {
 
 // A batch's jobs, the coefficients they need in all and the bytes of each
-// output slot.
-struct EbcotDeviceBatchLayout {
-  std::vector<EbcotDeviceJob> jobs;
+// output slot; all its blocks are of one coder.
+struct T1DeviceBatchLayout {
+  BlockCoderKind coder = BlockCoderKind::kEbcot;
+  std::vector<T1DeviceJob> jobs;
   size_t coefficients = 0;
   uint32_t slot_capacity = 0;
 };
@@ -34,14 +35,19 @@ struct EbcotDeviceBatchLayout {
 // not certain.
 uint32_t ebcot_slot_capacity(size_t samples, int planes);
 
-// Jobs for `blocks` (all Part 1), packed one after another in block order.
-// A block the device cannot take (shape outside A.6.1, Mb + F above 31) is
-// an error naming it.
-Result<EbcotDeviceBatchLayout> lay_out_ebcot_batch(std::span<const BlockToEncode> blocks);
+// The output slot of an HT block (ht_slot_capacity, entropy/ht/shared_code_block.h:
+// room for the worst case, so an HT block never overflows).
+uint32_t ht_slot_capacity_of(size_t samples, int bits);
+
+// Jobs for `blocks` (all of one coder, EBCOT or HT), packed one after another
+// in block order. A block the device cannot take (shape outside A.6.1, Mb + F
+// above 31, another coder than the first block's, HT settings the CPU coder
+// refuses) is an error naming it.
+Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> blocks);
 
 // Copies block `k`'s coefficients to its job's place in `buffer` (which has
 // layout.coefficients values), row after row without stride.
-void gather_ebcot_block(const BlockToEncode& block, const EbcotDeviceJob& job, int32_t* buffer);
+void gather_t1_block(const BlockToEncode& block, const T1DeviceJob& job, int32_t* buffer);
 
 // A device's output for one block as encode_code_block returns it: its
 // result, its kMaxCodingPasses pass slots and its byte slot of
@@ -63,10 +69,10 @@ Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const S
 // entropy/ebcot/shared_encoder.h, in job order): block i's bytes from byte_offset[i]
 // and its passes from pass_offset[i]; each offset array has one more entry,
 // the totals.
-struct EbcotPackedLayout {
+struct T1PackedLayout {
   std::vector<uint64_t> byte_offset, pass_offset;
 };
-void lay_out_ebcot_packed(std::span<const SharedT1Result> results, EbcotPackedLayout& layout);
+void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& layout);
 
 // finish_device_block for a packed batch: a coded block's packed_bytes at
 // `bytes` and packed_passes at `passes`.

@@ -1,11 +1,12 @@
-#include "entropy/cuda/ebcot/device_encoder.h"
+#include "entropy/cuda/t1_device_encoder.h"
 
 #include <algorithm>
 #include <numeric>
 #include <string>
 
 #include "entropy/cuda/cuda_memory.h"
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/cuda/ht/vlc_tables_device.h"
+#include "entropy/t1_encode_batch.h"
 
 namespace mallat::entropy::cuda {
 
@@ -27,7 +28,7 @@ std::string t1_device_name() {
          std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
-Result<EncodedCodeBlock> EbcotDeviceBatchResult::block(size_t i) const {
+Result<EncodedCodeBlock> T1DeviceBatchResult::block(size_t i) const {
   if (i >= results.size()) return invalid_argument("no job " + std::to_string(i) + " in the batch");
   Result<EncodedCodeBlock> e = encoded_from_slot(results[i], passes.data() + i * kMaxCodingPasses,
                                                  slots.data() + i * slot_capacity, slot_capacity);
@@ -37,7 +38,7 @@ Result<EncodedCodeBlock> EbcotDeviceBatchResult::block(size_t i) const {
 
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the encoder.
-struct EbcotDeviceEncoder::Impl {
+struct T1DeviceEncoder::Impl {
   enum Buffer {
     kJobs,
     kOrder,
@@ -50,6 +51,7 @@ struct EbcotDeviceEncoder::Impl {
     kPassOffsets,
     kPackedBytes,
     kPackedPasses,
+    kHtStates,
     kBuffers
   };
   cudaStream_t stream = nullptr;
@@ -59,12 +61,13 @@ struct EbcotDeviceEncoder::Impl {
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
+  DeviceVlcTables vlc;
   // download_packed's, on the host.
   HostBuffer<SharedT1Result> host_results;
   HostBuffer<uint64_t> host_totals;  // the device's packed totals: bytes, passes
   HostBuffer<CodingPass> host_passes;
   HostBuffer<uint8_t> host_bytes;
-  EbcotPackedLayout packed;
+  T1PackedLayout packed;
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);
@@ -91,8 +94,8 @@ struct EbcotDeviceEncoder::Impl {
   }
 };
 
-EbcotDeviceEncoder::EbcotDeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-EbcotDeviceEncoder::~EbcotDeviceEncoder() = default;
+T1DeviceEncoder::T1DeviceEncoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+T1DeviceEncoder::~T1DeviceEncoder() = default;
 
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
   const size_t warps = static_cast<size_t>(std::max(1, warps_per_sm)) * static_cast<size_t>(std::max(1, sms));
@@ -112,7 +115,7 @@ Status start_t1_device(int& sms, cudaStream_t& stream) {
   return check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
 }
 
-Result<std::unique_ptr<EbcotDeviceEncoder>> EbcotDeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
@@ -122,13 +125,14 @@ Result<std::unique_ptr<EbcotDeviceEncoder>> EbcotDeviceEncoder::create(T1StateMe
   impl->blocks_per_warp = blocks_per_warp;
   MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
   MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
-  return std::unique_ptr<EbcotDeviceEncoder>(new EbcotDeviceEncoder(std::move(impl)));
+  MALLAT_RETURN_IF_ERROR(impl->vlc.upload());
+  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
 
-Status EbcotDeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
+Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
   Impl& d = *impl_;
   const size_t n = jobs;
-  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(EbcotDeviceJob)));
+  MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kJobs, n * sizeof(T1DeviceJob)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrder, n * sizeof(uint32_t)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kCoefficients, coefficients * sizeof(int32_t)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
@@ -142,10 +146,16 @@ Status EbcotDeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t sl
 
 namespace {
 
-// Every job's samples within the batch's `coefficients`, and room for a
-// block's bytes in its slot.
-Status check_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
+// Whether job i is an HT block (a batch is of one coder).
+bool ht_job(const T1DeviceJob& job) { return CodeBlockStyle::from_byte(job.style).ht; }
+
+// Every job's samples within the batch's `coefficients`, all of one coder,
+// and room for a block's bytes in its slot.
+Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity) {
   for (size_t i = 0; i < jobs.size(); ++i) {
+    if (ht_job(jobs[i]) != ht_job(jobs[0])) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the batch is of another block coder");
+    }
     const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
     if (jobs[i].coefficient_offset + samples > coefficients) {
       return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(samples) +
@@ -159,14 +169,14 @@ Status check_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients, uin
 
 }  // namespace
 
-Result<int32_t*> EbcotDeviceEncoder::coefficient_buffer(size_t count) {
+Result<int32_t*> T1DeviceEncoder::coefficient_buffer(size_t count) {
   MALLAT_RETURN_IF_ERROR(impl_->reserve(Impl::kCoefficients, count * sizeof(int32_t)));
   return impl_->as<int32_t>(Impl::kCoefficients);
 }
 
-cudaStream_t EbcotDeviceEncoder::stream() const { return impl_->stream; }
+cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
 
-Status EbcotDeviceEncoder::upload(std::span<const EbcotDeviceJob> jobs, std::span<const int32_t> coefficients,
+Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients.size(), slot_capacity));
   MALLAT_RETURN_IF_ERROR(reserve(jobs.size(), coefficients.size(), slot_capacity));
@@ -177,7 +187,7 @@ Status EbcotDeviceEncoder::upload(std::span<const EbcotDeviceJob> jobs, std::spa
   return upload_jobs(jobs, coefficients.size(), slot_capacity);
 }
 
-Status EbcotDeviceEncoder::upload_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients,
+Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients,
                                     uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients, slot_capacity));
   if (coefficients * sizeof(int32_t) > impl_->size[Impl::kCoefficients]) {
@@ -194,14 +204,14 @@ Status EbcotDeviceEncoder::upload_jobs(std::span<const EbcotDeviceJob> jobs, siz
   const size_t n = jobs.size();
   MALLAT_RETURN_IF_ERROR(reserve(n, coefficients, slot_capacity));
   cudaStream_t s = d.stream;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(EbcotDeviceJob),
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the job order"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
-  d.args.jobs = d.as<const EbcotDeviceJob>(Impl::kJobs);
+  d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
   d.args.order = d.as<const uint32_t>(Impl::kOrder);
   d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
   d.args.slots = d.as<uint8_t>(Impl::kSlots);
@@ -212,15 +222,22 @@ Status EbcotDeviceEncoder::upload_jobs(std::span<const EbcotDeviceJob> jobs, siz
   d.args.blocks_per_warp =
       static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : auto_blocks_per_warp(n, d.sms));
   d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
+  d.args.ht = n > 0 && ht_job(jobs[0]);
+  d.args.ht_states = nullptr;
+  if (d.args.ht) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kHtStates, n * sizeof(HtBlockState)));
+    d.args.ht_states = d.as<HtBlockState>(Impl::kHtStates);
+  }
+  d.args.vlc = d.vlc.tables();
   return Status::Ok();
 }
 
-Status EbcotDeviceEncoder::encode() {
+Status T1DeviceEncoder::encode() {
   MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
 }
 
-Result<double> EbcotDeviceEncoder::time_encode(int warmup, int runs) {
+Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
   return median_launch_ms(
       impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
 }
@@ -246,7 +263,7 @@ Status copy_batch_down(const T1EncodeArgs& args, cudaStream_t s, SharedT1Result*
 
 }  // namespace
 
-Status EbcotDeviceEncoder::download(EbcotDeviceBatchResult& out) {
+Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   const Impl& d = *impl_;
   const size_t n = d.args.count;
   out.slot_capacity = d.args.slot_capacity;
@@ -256,7 +273,7 @@ Status EbcotDeviceEncoder::download(EbcotDeviceBatchResult& out) {
   return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
 }
 
-Result<EbcotDeviceBatchView> EbcotDeviceEncoder::download_packed() {
+Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
   Impl& d = *impl_;
   const size_t n = d.args.count;
   const cudaStream_t s = d.stream;
@@ -283,7 +300,7 @@ Result<EbcotDeviceBatchView> EbcotDeviceEncoder::download_packed() {
                                     "copying the packed passes' total"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "packing a Tier-1 batch"));
   const std::span<const SharedT1Result> results(d.host_results.data(), n);
-  lay_out_ebcot_packed(results, d.packed);
+  lay_out_t1_packed(results, d.packed);
   const uint64_t bytes = d.packed.byte_offset[n], passes = d.packed.pass_offset[n];
   if (bytes != d.host_totals.data()[0] || passes != d.host_totals.data()[1]) {
     return device_error("the device packed " + std::to_string(d.host_totals.data()[0]) + " bytes and " +
@@ -299,7 +316,7 @@ Result<EbcotDeviceBatchView> EbcotDeviceEncoder::download_packed() {
                                                     passes * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
                                     "copying the packed passes"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "downloading a packed Tier-1 batch"));
-  EbcotDeviceBatchView view;
+  T1DeviceBatchView view;
   view.results = results;
   view.bytes = d.host_bytes.data();
   view.byte_offset = d.packed.byte_offset.data();

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "entropy/cuda/ebcot/encode_launch.h"
+#include "entropy/cuda/t1_encode_launch.h"
 #include "entropy/ebcot/ebcot.h"
 
 namespace mallat::entropy::cuda {
@@ -25,8 +25,8 @@ std::string t1_device_unavailable();
 std::string t1_device_name();
 
 // A downloaded batch: per job its result, kMaxCodingPasses pass slots and
-// slot_capacity byte slots (entropy/cuda/ebcot/encode_launch.h).
-struct EbcotDeviceBatchResult {
+// slot_capacity byte slots (entropy/cuda/t1_encode_launch.h).
+struct T1DeviceBatchResult {
   uint32_t slot_capacity = 0;
   std::vector<SharedT1Result> results;
   std::vector<CodingPass> passes;
@@ -41,7 +41,7 @@ struct EbcotDeviceBatchResult {
 // pass_offset[i] (packed_bytes and packed_passes of them,
 // entropy/ebcot/shared_encoder.h), in host memory its encoder keeps until its next
 // download_packed or its end.
-struct EbcotDeviceBatchView {
+struct T1DeviceBatchView {
   std::span<const SharedT1Result> results;
   const uint8_t* bytes = nullptr;
   const uint64_t* byte_offset = nullptr;
@@ -51,7 +51,7 @@ struct EbcotDeviceBatchView {
 
 // Device 0 made current (its waits sleeping rather than spinning where the
 // context is new), its SM count, and a non-blocking stream of the caller's
-// (EbcotDeviceEncoder, EbcotDeviceDecoder); an error when there is no device.
+// (T1DeviceEncoder, T1DeviceDecoder); an error when there is no device.
 Status start_t1_device(int& sms, cudaStream_t& stream);
 
 // Where the kernel keeps each thread's working state (entropy/cuda/ebcot/encode_kernel.cuh).
@@ -64,16 +64,16 @@ enum class T1StateMemory { kLocal, kGlobal };
 // lanes diverge at almost every symbol, so a small batch gains from more,
 // emptier warps, and a large one fills the SMs anyway.
 // `warps_per_sm` is the encoder's 12 by default; the decoder asks for 24
-// (entropy/cuda/ebcot/device_decoder.cc says why).
+// (entropy/cuda/t1_device_decoder.cc says why).
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
-class EbcotDeviceEncoder {
+class T1DeviceEncoder {
  public:
   // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes,
   // or 0 to choose by batch size (auto_blocks_per_warp).
-  static Result<std::unique_ptr<EbcotDeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
+  static Result<std::unique_ptr<T1DeviceEncoder>> create(T1StateMemory memory = T1StateMemory::kGlobal,
                                                          int blocks_per_warp = 0);
-  ~EbcotDeviceEncoder();
+  ~T1DeviceEncoder();
 
   // Copies a batch to the device (device memory grows as needed and is
   // reused): the jobs, their coefficients (each job's at its offset), and
@@ -82,7 +82,7 @@ class EbcotDeviceEncoder {
   // `coefficients` in all and slots of `slot_capacity` bytes needs, so that
   // its upload does not (a start-up on a background thread calls it).
   Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
-  Status upload(std::span<const EbcotDeviceJob> jobs, std::span<const int32_t> coefficients,
+  Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);
   // A batch whose coefficients a caller's kernels write on the device
   // (codec/stages/cuda/: the tile's own DWT output gathered there): room
@@ -91,7 +91,7 @@ class EbcotDeviceEncoder {
   Result<int32_t*> coefficient_buffer(size_t count);
   // The jobs of such a batch (as upload's, every job's samples within the
   // `coefficients` that coefficient_buffer made room for); only they go up.
-  Status upload_jobs(std::span<const EbcotDeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
+  Status upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
   // The stream every copy and launch of this encoder is enqueued on.
   cudaStream_t stream() const;
   // Encodes the uploaded batch in one launch and waits for it.
@@ -99,17 +99,17 @@ class EbcotDeviceEncoder {
   // Device time of one encode(), in ms: the median of `runs` launches timed
   // by CUDA events, after `warmup` untimed ones.
   Result<double> time_encode(int warmup, int runs);
-  Status download(EbcotDeviceBatchResult& out);
+  Status download(T1DeviceBatchResult& out);
   // The coded bytes and passes packed one after another on the device
   // (launch_t1_pack), then down with the results: the slots hold room for
   // each block's worst case (a photo's tile: 37 MB of slots and 8 MB of
   // pass slots for about 8 MB coded), and what comes down lands in host
   // buffers kept from batch to batch (common/host_staging.h).
-  Result<EbcotDeviceBatchView> download_packed();
+  Result<T1DeviceBatchView> download_packed();
 
  private:
   struct Impl;
-  explicit EbcotDeviceEncoder(std::unique_ptr<Impl> impl);
+  explicit T1DeviceEncoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,6 +1,7 @@
 // Launches t1_decode_kernel over a batch (launcher apart from the kernel).
 #include "entropy/cuda/ebcot/decode_kernel.cuh"
-#include "entropy/cuda/ebcot/decode_launch.h"
+#include "entropy/cuda/ht/decode_kernel.cuh"
+#include "entropy/cuda/t1_decode_launch.h"
 
 #include <string>
 
@@ -15,7 +16,12 @@ Status launch_t1_decode(const T1DecodeArgs& args, cudaStream_t stream) {
   // One warp per CUDA block, so a batch of a few thousand code-blocks still
   // spreads over every SM.
   const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
-  t1_decode_kernel<<<warps, 32, 0, stream>>>(args);
+  if (args.ht) {
+    if (args.ht_states == nullptr) return invalid_argument("HT decoding kernel: no working states");
+    ht_decode_kernel<<<warps, 32, 0, stream>>>(args);
+  } else {
+    t1_decode_kernel<<<warps, 32, 0, stream>>>(args);
+  }
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) {
     return device_error(std::string("t1_decode_kernel launch: ") + cudaGetErrorString(err));
@@ -25,8 +31,11 @@ Status launch_t1_decode(const T1DecodeArgs& args, cudaStream_t stream) {
 
 Status load_t1_decode_kernel() {
   cudaFuncAttributes attributes{};
-  const cudaError_t err = cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&t1_decode_kernel));
-  if (err != cudaSuccess) return device_error(std::string("loading t1_decode_kernel: ") + cudaGetErrorString(err));
+  for (const void* kernel :
+       {reinterpret_cast<const void*>(&t1_decode_kernel), reinterpret_cast<const void*>(&ht_decode_kernel)}) {
+    const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel);
+    if (err != cudaSuccess) return device_error(std::string("loading t1_decode_kernel: ") + cudaGetErrorString(err));
+  }
   return Status::Ok();
 }
 

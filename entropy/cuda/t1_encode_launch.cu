@@ -1,7 +1,9 @@
-// Launches t1_encode_kernel over a batch (launcher apart from the kernel).
+// Launches a batch's encoding kernel, EBCOT's or HT's (launcher apart from
+// the kernels).
 #include "entropy/cuda/ebcot/encode_kernel.cuh"
-#include "entropy/cuda/ebcot/encode_launch.h"
-#include "entropy/cuda/ebcot/pack_kernel.cuh"
+#include "entropy/cuda/ht/encode_kernel.cuh"
+#include "entropy/cuda/t1_encode_launch.h"
+#include "entropy/cuda/t1_pack_kernel.cuh"
 
 #include <string>
 
@@ -15,7 +17,10 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   }
   const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
   const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
-  if (args.states != nullptr) {
+  if (args.ht) {
+    if (args.ht_states == nullptr) return invalid_argument("HT kernel: no working states");
+    ht_encode_kernel<<<blocks, kT1EncodeThreads, 0, stream>>>(args);
+  } else if (args.states != nullptr) {
     t1_encode_kernel<true><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
   } else {
     t1_encode_kernel<false><<<blocks, kT1EncodeThreads, 0, stream>>>(args);
@@ -41,6 +46,7 @@ Status load_t1_encode_kernel() {
   cudaFuncAttributes attributes{};
   for (const void* kernel : {reinterpret_cast<const void*>(&t1_encode_kernel<true>),
                              reinterpret_cast<const void*>(&t1_encode_kernel<false>),
+                             reinterpret_cast<const void*>(&ht_encode_kernel),
                              reinterpret_cast<const void*>(&t1_pack_offsets_kernel),
                              reinterpret_cast<const void*>(&t1_pack_kernel)}) {
     const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel);

@@ -1,4 +1,4 @@
-#include "entropy/ebcot/decode_batch.h"
+#include "entropy/t1_decode_batch.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,18 +9,17 @@
 
 namespace mallat::entropy {
 
-Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockToDecode> blocks,
+Result<T1DecodeBatchLayout> lay_out_t1_decode_batch(std::span<const BlockToDecode> blocks,
                                                     std::span<const DecodedBlock> out) {
   if (out.size() != blocks.size()) return invalid_argument("a Tier-1 decoding batch and its outputs differ in size");
-  EbcotDecodeBatchLayout layout;
+  T1DecodeBatchLayout layout;
   layout.jobs.resize(blocks.size());
+  if (!blocks.empty()) layout.coder = block_coder_kind(blocks[0].style);
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToDecode& b = blocks[k];
-    // EBCOT's jobs: another coder's blocks are its own device coder's
-    // (entropy/device_coders.h).
-    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
-      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
-                              block_coder_name(coder));
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != layout.coder) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an " + block_coder_name(layout.coder) +
+                              " device batch is " + block_coder_name(coder));
     }
     size_t length = 0;
     for (std::span<const uint8_t> piece : b.pieces) length += piece.size();
@@ -30,7 +29,7 @@ Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockT
     }
     const int64_t w = out[k].samples.width, h = out[k].samples.height;
     const bool shape_ok = w >= 1 && h >= 1 && w <= kMaxCodeBlockSide && h <= kMaxCodeBlockSide;
-    EbcotDecodeJob& job = layout.jobs[k];
+    T1DecodeJob& job = layout.jobs[k];
     job.byte_offset = layout.bytes;
     job.sample_offset = layout.samples;
     job.length = static_cast<uint32_t>(length);
@@ -50,14 +49,14 @@ Result<EbcotDecodeBatchLayout> lay_out_ebcot_decode_batch(std::span<const BlockT
   return layout;
 }
 
-void gather_ebcot_decode_block(const BlockToDecode& block, const EbcotDecodeJob& job, uint8_t* bytes, uint32_t* segments) {
+void gather_t1_decode_block(const BlockToDecode& block, const T1DecodeJob& job, uint8_t* bytes, uint32_t* segments) {
   uint8_t* at = bytes + job.byte_offset;
   for (std::span<const uint8_t> piece : block.pieces) at = std::copy(piece.begin(), piece.end(), at);
   std::copy(block.segment_lengths.begin(), block.segment_lengths.end(), segments + job.segment_offset);
 }
 
 void decode_block_on_cpu(const BlockToDecode& b, DecodedBlock& out) {
-  detail::decode_one_block(detail::decode_ebcot_block, b, out);
+  detail::decode_one_block(detail::one_block_decoder(block_coder_kind(b.style)), b, out);
 }
 
 void finish_device_decoded_block(const BlockToDecode& block, const SharedT1DecodeResult& result,

@@ -1,6 +1,6 @@
 // The Tier-1 decoding kernel's arguments and its launcher (host code; the
-// kernel is in entropy/cuda/ebcot/decode_kernel.cuh, the launch in entropy/cuda/ebcot/decode_launch.cu). A
-// batch is plain device data: the jobs (EbcotDecodeJob), every block's codeword
+// kernel is in entropy/cuda/ebcot/decode_kernel.cuh, the launch in entropy/cuda/t1_decode_launch.cu). A
+// batch is plain device data: the jobs (T1DecodeJob), every block's codeword
 // bytes and segment lengths packed at the job's offsets, and per job its
 // samples at its offset in one buffer and a result.
 #pragma once
@@ -10,8 +10,9 @@
 #include <cstdint>
 
 #include "common/status.h"
-#include "entropy/ebcot/device_job.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/ebcot/shared_decoder.h"
+#include "entropy/ht/shared_code_block.h"
 
 namespace mallat::entropy::cuda {
 
@@ -19,7 +20,7 @@ namespace mallat::entropy::cuda {
 // puts blocks of like work side by side so a warp's threads finish
 // together) with states[t] as its working state.
 struct T1DecodeArgs {
-  const EbcotDecodeJob* jobs = nullptr;
+  const T1DecodeJob* jobs = nullptr;
   const uint32_t* order = nullptr;
   const uint8_t* bytes = nullptr;
   const uint32_t* segment_lengths = nullptr;
@@ -29,6 +30,11 @@ struct T1DecodeArgs {
   T1FixedState* states = nullptr;
   // Code-blocks each warp decodes, 1..32 (as the encoding kernel's).
   uint32_t blocks_per_warp = 32;
+  // An HT batch (entropy/cuda/ht/decode_kernel.cuh): its kernel runs instead,
+  // with ht_states in place of states and the VLC tables' device copies.
+  bool ht = false;
+  HtBlockState* ht_states = nullptr;
+  ht::SharedVlcTables vlc;
 };
 
 // Enqueues one launch over the batch on `stream`; reports launch errors.

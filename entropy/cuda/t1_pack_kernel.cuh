@@ -1,13 +1,13 @@
-// Packing a coded batch's outputs (launch_t1_pack, entropy/cuda/ebcot/encode_launch.h):
+// Packing a coded batch's outputs (launch_t1_pack, entropy/cuda/t1_encode_launch.h):
 // each job's slot holds room for its worst case, but the host needs only
 // what was coded, about a fifth of the slots for a photo's tile. The rule
 // of what a block keeps is packed_bytes / packed_passes
-// (entropy/ebcot/shared_encoder.h), which the host's lay_out_ebcot_packed follows too.
+// (entropy/ebcot/shared_encoder.h), which the host's lay_out_t1_packed follows too.
 #pragma once
 
 #include <cstdint>
 
-#include "entropy/cuda/ebcot/encode_launch.h"
+#include "entropy/cuda/t1_encode_launch.h"
 #include "entropy/ebcot/shared_encoder.h"
 
 namespace mallat::entropy::cuda {

@@ -1,5 +1,5 @@
 // The Tier-1 encoding kernel's arguments and its launcher (host code; the
-// kernel is in entropy/cuda/ebcot/encode_kernel.cuh, the launch in entropy/cuda/ebcot/encode_launch.cu).
+// kernel is in entropy/cuda/ebcot/encode_kernel.cuh, the launch in entropy/cuda/t1_encode_launch.cu).
 // A batch is plain device data: the jobs, every block's coefficients in one
 // buffer at the job's offset, and per job a fixed output slot of bytes, a
 // slot of kMaxCodingPasses passes and a result.
@@ -10,8 +10,9 @@
 #include <cstdint>
 
 #include "common/status.h"
-#include "entropy/ebcot/device_job.h"
+#include "entropy/t1_device_job.h"
 #include "entropy/ebcot/shared_encoder.h"
+#include "entropy/ht/shared_code_block.h"
 
 namespace mallat::entropy::cuda {
 
@@ -20,7 +21,7 @@ namespace mallat::entropy::cuda {
 // together); job j's outputs are slots[j * slot_capacity ...],
 // passes[j * kMaxCodingPasses ...] and results[j].
 struct T1EncodeArgs {
-  const EbcotDeviceJob* jobs = nullptr;
+  const T1DeviceJob* jobs = nullptr;
   const uint32_t* order = nullptr;
   const int32_t* coefficients = nullptr;
   uint8_t* slots = nullptr;
@@ -33,6 +34,12 @@ struct T1EncodeArgs {
   T1FixedState* states = nullptr;
   // Code-blocks each warp codes, 1..32 (entropy/cuda/ebcot/encode_kernel.cuh).
   uint32_t blocks_per_warp = 32;
+  // An HT batch (entropy/cuda/ht/encode_kernel.cuh): its kernel runs instead,
+  // with one HtBlockState per thread in device memory and the VLC tables'
+  // device copies.
+  bool ht = false;
+  HtBlockState* ht_states = nullptr;
+  ht::SharedVlcTables vlc;
 };
 
 // Threads per CUDA block: one warp, so that a batch of a few thousand
@@ -43,9 +50,9 @@ inline constexpr int kT1EncodeThreads = 32;
 // args.states asks for); reports launch errors.
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
 
-// Enqueues the packing of a coded batch (entropy/cuda/ebcot/pack_kernel.cuh) on `stream`:
+// Enqueues the packing of a coded batch (entropy/cuda/t1_pack_kernel.cuh) on `stream`:
 // byte_offset and pass_offset (count + 1 entries each, the last the
-// totals) as lay_out_ebcot_packed lays them, then each job's bytes and passes
+// totals) as lay_out_t1_packed lays them, then each job's bytes and passes
 // to `bytes` and `passes` (room for the slots' worst case).
 Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
                       CodingPass* passes, cudaStream_t stream);

@@ -1,9 +1,11 @@
-#include "entropy/ebcot/encode_batch.h"
+#include "entropy/t1_encode_batch.h"
 
 #include <algorithm>
 #include <string>
 
+#include "entropy/cpu_block_coder.h"
 #include "entropy/device_coders.h"
+#include "entropy/ht/shared_code_block.h"
 
 namespace mallat::entropy {
 
@@ -17,18 +19,21 @@ uint32_t ebcot_slot_capacity(size_t samples, int planes) {
   return static_cast<uint32_t>((bits + 7) / 8 + 8 * 3 * p + 16);
 }
 
-Result<EbcotDeviceBatchLayout> lay_out_ebcot_batch(std::span<const BlockToEncode> blocks) {
-  EbcotDeviceBatchLayout layout;
+uint32_t ht_slot_capacity_of(size_t samples, int bits) {
+  return ht_slot_capacity(static_cast<uint32_t>(samples), bits);
+}
+
+Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> blocks) {
+  T1DeviceBatchLayout layout;
   layout.jobs.resize(blocks.size());
+  if (!blocks.empty()) layout.coder = block_coder_kind(blocks[0].style);
   size_t largest = 0;
   for (size_t k = 0; k < blocks.size(); ++k) {
     const BlockToEncode& b = blocks[k];
     const int64_t w = b.coefficients.width, h = b.coefficients.height;
-    // EBCOT's jobs: another coder's blocks are its own device coder's
-    // (entropy/device_coders.h).
-    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != BlockCoderKind::kEbcot) {
-      return invalid_argument("code-block " + std::to_string(k) + " of an EBCOT device batch is " +
-                              block_coder_name(coder));
+    if (const BlockCoderKind coder = block_coder_kind(b.style); coder != layout.coder) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an " + block_coder_name(layout.coder) +
+                              " device batch is " + block_coder_name(coder));
     }
     if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
       return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: " + std::to_string(w) +
@@ -39,7 +44,14 @@ Result<EbcotDeviceBatchLayout> lay_out_ebcot_batch(std::span<const BlockToEncode
                               std::to_string(b.num_bitplanes) + " with " + std::to_string(b.fraction_bits) +
                               " fraction bits (at most 31 together)");
     }
-    EbcotDeviceJob& job = layout.jobs[k];
+    const bool ht = layout.coder == BlockCoderKind::kHt;
+    if (ht && (b.ht_cleanup_plane < 0 || (b.num_bitplanes > 0 && b.ht_cleanup_plane >= b.num_bitplanes) ||
+               (b.ht_refinement && b.ht_cleanup_plane == 0))) {
+      return invalid_argument("code-block " + std::to_string(k) + " of an HT device batch: cleanup plane " +
+                              std::to_string(b.ht_cleanup_plane) + (b.ht_refinement ? " with refinement" : "") +
+                              " for Mb = " + std::to_string(b.num_bitplanes));
+    }
+    T1DeviceJob& job = layout.jobs[k];
     job.coefficient_offset = layout.coefficients;
     job.width = static_cast<uint16_t>(w);
     job.height = static_cast<uint16_t>(h);
@@ -47,14 +59,18 @@ Result<EbcotDeviceBatchLayout> lay_out_ebcot_batch(std::span<const BlockToEncode
     job.num_bitplanes = static_cast<uint8_t>(b.num_bitplanes);
     job.style = b.style.to_byte();
     job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
+    job.ht_cleanup_plane = static_cast<uint8_t>(ht ? b.ht_cleanup_plane : 0);
+    job.ht_flags = static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.ht_distortions ? kHtDistortions : 0));
     layout.coefficients += static_cast<size_t>(w * h);
-    largest = std::max<size_t>(largest, ebcot_slot_capacity(static_cast<size_t>(w * h), b.num_bitplanes));
+    const auto samples = static_cast<size_t>(w * h);
+    largest = std::max<size_t>(largest, ht ? ht_slot_capacity_of(samples, b.num_bitplanes + b.fraction_bits)
+                                           : ebcot_slot_capacity(samples, b.num_bitplanes));
   }
   layout.slot_capacity = static_cast<uint32_t>(std::max<size_t>(largest, 64));
   return layout;
 }
 
-void gather_ebcot_block(const BlockToEncode& block, const EbcotDeviceJob& job, int32_t* buffer) {
+void gather_t1_block(const BlockToEncode& block, const T1DeviceJob& job, int32_t* buffer) {
   int32_t* out = buffer + job.coefficient_offset;
   const PlaneView<const int32_t>& in = block.coefficients;
   for (int64_t y = 0; y < in.height; ++y) {
@@ -76,11 +92,10 @@ EncodedCodeBlock coded_block(const SharedT1Result& result, const CodingPass* pas
   return e;
 }
 
-// A block whose bytes overflowed its slot, coded again on the CPU (the
-// same bytes the device would have given).
+// A block whose bytes overflowed its slot, coded again by its coder on the
+// CPU (the same bytes the device would have given).
 Result<EncodedCodeBlock> code_again(const BlockToEncode& block) {
-  return encode_code_block(block.coefficients, block.orientation, block.num_bitplanes, block.style,
-                           block.fraction_bits);
+  return detail::one_block_encoder(block_coder_kind(block.style))(block);
 }
 
 }  // namespace
@@ -106,7 +121,7 @@ Result<EncodedCodeBlock> finish_device_block(const BlockToEncode& block, const S
   return encoded_from_slot(result, passes, slot, slot_capacity);
 }
 
-void lay_out_ebcot_packed(std::span<const SharedT1Result> results, EbcotPackedLayout& layout) {
+void lay_out_t1_packed(std::span<const SharedT1Result> results, T1PackedLayout& layout) {
   layout.byte_offset.resize(results.size() + 1);
   layout.pass_offset.resize(results.size() + 1);
   uint64_t bytes = 0, passes = 0;
