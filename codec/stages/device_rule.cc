@@ -93,12 +93,18 @@ std::string device_decode_unsupported(const DecodeTile& tile) {
     if (x < 0 || y < 0 || x + plane.width() > comp.width || y + plane.height() > comp.height)
       return "component " + std::to_string(c) + " does not hold the whole tile";
   }
+  // The coder of the first block with passes; a block without any is all
+  // zero whatever its style says, and is not decoded.
+  const DecodeBlock* first = nullptr;
   for (const DecodeBlock& b : tile.blocks) {
     if (std::string why = device_block_problem(b.coded.style, b.roi_shift, DeviceDirection::kDecode); !why.empty()) {
       return why;
     }
-    if (entropy::block_coder_kind(b.coded.style) != entropy::block_coder_kind(tile.blocks[0].coded.style)) {
-      return kMixedCoders;
+    if (b.coded.num_passes > 0) {
+      if (first == nullptr) first = &b;
+      if (entropy::block_coder_kind(b.coded.style) != entropy::block_coder_kind(first->coded.style)) {
+        return kMixedCoders;
+      }
     }
     if (!b.status.ok()) return "a code-block with an error";
     if (!inside_a_plane(b.place, tile.planes)) return "a code-block outside its plane";

@@ -85,7 +85,13 @@ inline std::vector<Case> cases() {
   all.push_back({"-I -r 20 16-bit grey", photo_like(260, 180, 1, 16, 9), lossy});
   EncodeOptions ht = base;
   ht.style.ht = true;
-  all.push_back({"HT lossless (CPU blocks)", photo_like(200, 150, 3, 8, 10), ht});
+  all.push_back({"HT lossless", photo_like(200, 150, 3, 8, 10), ht});
+  EncodeOptions ht_lossy = lossy;
+  ht_lossy.style.ht = true;
+  all.push_back({"HT -I -r 20", photo_like(230, 160, 3, 8, 19), ht_lossy});
+  EncodeOptions ht_causal = base;
+  ht_causal.style = entropy::CodeBlockStyle::from_byte(0x48);  // HT, vertically causal
+  all.push_back({"HT lossless vertically causal 16-bit grey", photo_like(190, 140, 1, 16, 20), ht_causal});
   return all;
 }
 

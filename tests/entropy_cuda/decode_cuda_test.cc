@@ -3,8 +3,8 @@
 // path's samples, every one: lossless and 9/7 streams at rate targets and
 // with every pass, tiles, mode switches, 16-bit grey, four components,
 // signed 12-bit, a reduced resolution, as int32 samples and as a byte
-// raster; HT streams and a region decode, which the runner leaves to the
-// CPU, too. Labelled gpu: without a device
+// raster; HT streams (lossless, at a rate target, vertically causal); and a
+// region decode, which the runner leaves to the CPU. Labelled gpu: without a device
 // each test skips and says why.
 #include <gtest/gtest.h>
 
@@ -82,8 +82,7 @@ void whole_tiles_give_the_cpu_paths_samples(const std::shared_ptr<DeviceTileCont
       ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
       ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
       EXPECT_EQ(differs(*want, *got), "") << c.name << ", reduce " << reduce;
-      const bool ht = c.options.style.ht;
-      EXPECT_EQ(device_decode_times(*device).tiles > before, !ht) << c.name << ", reduce " << reduce;
+      EXPECT_GT(device_decode_times(*device).tiles, before) << c.name << ", reduce " << reduce;
       // The samples as a raster (decode's raster overload): the device
       // runner interleaves its stored bytes into it; the CPU runner's bytes
       // where the image fits them, the same samples in the image where not.

@@ -1,4 +1,5 @@
-// Device-only Tier-1 encoding throughput against the CPU coder, on a
+// Device-only Tier-1 encoding throughput against the CPU coder (EBCOT's, or
+// HT's for a style byte with bit 6 set, e.g. 0x40), on a
 // 3840x2048x3 image's worth of Laplacian 64x64 code-blocks (5760 blocks,
 // 23.6 Msamples; Laplacian scales 0.5, 2, 8, 32 in turn, the mix of a
 // photo's high-pass subbands from coarse to fine; Mb 16; the orientations
@@ -6,10 +7,10 @@
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
 // GPU: CUDA events around the launch, median of `runs` after `warmup`, with
 // the threads' states in global memory and in local memory, and 32 down to 1
-// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh); the output is checked against encode_code_block
-// block by block. CPU: the
-// blocks of one image through encode_code_block on 1 thread and on all
-// hardware threads (and the shared coder on 1 thread), median of 3 runs.
+// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh; the HT kernel keeps its states in global
+// memory either way); the output is checked against the CPU coder block by block. CPU: the
+// blocks of one image through the coder on 1 thread and on all hardware
+// threads (and EBCOT's shared coder on 1 thread), median of 3 runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "entropy/cpu_block_coder.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/shared_encoder.h"
@@ -32,15 +34,21 @@ namespace {
 constexpr int kSide = 64;
 constexpr int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
 
-// encode_code_block over blocks [begin, end).
+// Job j through its coder's CPU coder (lossless: HT's cleanup at plane 0).
+Result<EncodedCodeBlock> cpu_encode(const std::vector<int32_t>& samples, const T1DeviceJob& j) {
+  BlockToEncode b;
+  b.coefficients = {samples.data() + j.coefficient_offset, j.width, j.height, j.width};
+  b.orientation = static_cast<BandOrientation>(j.orientation);
+  b.num_bitplanes = j.num_bitplanes;
+  b.style = CodeBlockStyle::from_byte(j.style);
+  return detail::one_block_encoder(block_coder_kind(b.style))(b);
+}
+
+// The CPU coder over blocks [begin, end).
 void encode_range(const std::vector<int32_t>& samples, const std::vector<T1DeviceJob>& jobs, size_t begin,
                   size_t end) {
   for (size_t i = begin; i < end; ++i) {
-    const T1DeviceJob& j = jobs[i];
-    auto e = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
-                               static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
-                               CodeBlockStyle::from_byte(j.style));
-    if (!e.ok()) std::abort();
+    if (!cpu_encode(samples, jobs[i]).ok()) std::abort();
   }
 }
 
@@ -95,7 +103,8 @@ int main(int argc, char** argv) {
       int blocks_per_warp;
     };
     for (const Variant v : {Variant{cuda::T1StateMemory::kLocal, 32}, Variant{cuda::T1StateMemory::kGlobal, 32},
-                            Variant{cuda::T1StateMemory::kGlobal, 8}, Variant{cuda::T1StateMemory::kGlobal, 4},
+                            Variant{cuda::T1StateMemory::kGlobal, 16}, Variant{cuda::T1StateMemory::kGlobal, 8},
+                            Variant{cuda::T1StateMemory::kGlobal, 4},
                             Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
                             Variant{cuda::T1StateMemory::kGlobal, 0}}) {
       auto encoder = cuda::T1DeviceEncoder::create(v.memory, v.blocks_per_warp);
@@ -119,25 +128,23 @@ int main(int argc, char** argv) {
       size_t mismatches = 0, bytes = 0;
       for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
         const T1DeviceJob& j = jobs[i];
-        auto want = encode_code_block({samples.data() + j.coefficient_offset, j.width, j.height, j.width},
-                                      static_cast<BandOrientation>(j.orientation), j.num_bitplanes,
-                                      CodeBlockStyle::from_byte(j.style));
+        auto want = cpu_encode(samples, j);
         auto got = out.block(i);
         bytes += got.ok() ? got->data.size() : 0;
         if (!got.ok() || got->data != want->data || got->passes.size() != want->passes.size()) ++mismatches;
       }
-      std::printf("  output: %zu of %d blocks differ from encode_code_block; %.2f MB coded per image\n",
+      std::printf("  output: %zu of %d blocks differ from the CPU coder; %.2f MB coded per image\n",
                   st.ok() ? mismatches : kBlocksPerImage, kBlocksPerImage, static_cast<double>(bytes) / 1e6);
     }
   }
 
   const int cpu_runs = 3;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  report("CPU encode_code_block, 1 thread", median_seconds(cpu_runs, [&] {
+  report("CPU coder, 1 thread", median_seconds(cpu_runs, [&] {
            encode_range(samples, jobs, 0, kBlocksPerImage);
          }), kBlocksPerImage);
   char label[64];
-  std::snprintf(label, sizeof label, "CPU encode_code_block, %u threads", threads);
+  std::snprintf(label, sizeof label, "CPU coder, %u threads", threads);
   report(label, median_seconds(cpu_runs, [&] {
            std::vector<std::thread> pool;
            for (unsigned t = 0; t < threads; ++t) {
@@ -147,6 +154,7 @@ int main(int argc, char** argv) {
            }
            for (auto& th : pool) th.join();
          }), kBlocksPerImage);
+  if (CodeBlockStyle::from_byte(style).ht) return 0;
   auto state = std::make_unique<T1FixedState>();
   std::vector<uint8_t> buffer(24 * 1024);
   std::vector<CodingPass> passes(kMaxCodingPasses);

@@ -1,13 +1,14 @@
 // Device-only Tier-1 decoding throughput against the CPU decoder, on the
 // code-blocks of t1_cuda_bench.cc (a 3840x2048x3 image's worth of Laplacian
 // 64x64 blocks, 5760 blocks, 23.6 Msamples; scales 0.5, 2, 8, 32; Mb 16),
-// encoded with encode_code_block, `images` copies in one launch.
+// encoded by the style's CPU coder (EBCOT's, or HT's for a style byte with
+// bit 6 set, e.g. 0x40), `images` copies in one launch.
 //   entropy_cuda_decode_bench [runs] [warmup] [images] [style byte]
 // GPU: CUDA events around the launch, median of `runs` after `warmup`, for
-// auto and 1..32 code-blocks per warp; the samples are checked against
-// decode_code_block block by block. Also the upload and download of one
-// batch (wall time, pageable host memory). CPU: decode_code_block over one
-// image on all hardware threads, median of 3.
+// auto and 1..32 code-blocks per warp; the samples are checked against the
+// CPU decoder block by block. Also the upload and download of one batch
+// (wall time, pageable host memory). CPU: the CPU decoder over one image on
+// all hardware threads, median of 3.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "entropy/cpu_block_coder.h"
 #include "entropy/cuda/t1_device_decoder.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
@@ -42,7 +44,12 @@ int main(int argc, char** argv) {
   std::vector<std::vector<uint32_t>> lengths(kBlocks);
   for (int i = 0; i < kBlocks; ++i) {
     const std::vector<int32_t> v = laplacian_block(scales[i % 4], static_cast<unsigned>(i + 1));
-    coded[i] = *encode_code_block({v.data(), kSide, kSide, kSide}, static_cast<BandOrientation>(1 + i % 3), 16, style);
+    BlockToEncode b;
+    b.coefficients = {v.data(), kSide, kSide, kSide};
+    b.orientation = static_cast<BandOrientation>(1 + i % 3);
+    b.num_bitplanes = 16;
+    b.style = style;
+    coded[i] = *detail::one_block_encoder(block_coder_kind(style))(b);
     lengths[i] = codeword_segment_lengths(coded[i], coded[i].num_passes);
   }
   std::vector<T1DecodeJob> jobs;
@@ -84,13 +91,14 @@ int main(int argc, char** argv) {
         for (int i; (i = next.fetch_add(1)) < kBlocks;) {
           const CodeBlockToDecode in{coded[i].data, lengths[i], coded[i].num_passes, coded[i].zero_bitplanes, 16,
                                      static_cast<BandOrientation>(1 + i % 3), style};
-          (void)decode_code_block(in, {cpu_out.data() + static_cast<size_t>(i) * kSide * kSide, kSide, kSide, kSide});
+          (void)detail::one_block_decoder(block_coder_kind(style))(
+              in, {cpu_out.data() + static_cast<size_t>(i) * kSide * kSide, kSide, kSide, kSide});
         }
       });
     }
     for (std::thread& t : pool) t.join();
   });
-  std::printf("CPU decode_code_block, %u threads, one image: %.2f ms (%.0f Msamples/s)\n", threads, cpu_s * 1e3,
+  std::printf("CPU decoder, %u threads, one image: %.2f ms (%.0f Msamples/s)\n", threads, cpu_s * 1e3,
               kBlocks * 4096.0 / cpu_s / 1e6);
 
   for (int per_warp : {0, 1, 2, 4, 8, 16, 32}) {
