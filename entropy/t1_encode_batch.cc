@@ -60,7 +60,8 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
     job.style = b.style.to_byte();
     job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
     job.ht_cleanup_plane = static_cast<uint8_t>(ht ? b.ht_cleanup_plane : 0);
-    job.ht_flags = static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.ht_distortions ? kHtDistortions : 0));
+    job.ht_flags =
+        static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.ht_distortions ? kHtDistortions : 0));
     layout.coefficients += static_cast<size_t>(w * h);
     const auto samples = static_cast<size_t>(w * h);
     largest = std::max<size_t>(largest, ht ? ht_slot_capacity_of(samples, b.num_bitplanes + b.fraction_bits)

@@ -102,6 +102,10 @@ int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm) {
   return static_cast<int>(std::clamp<size_t>((count + warps - 1) / warps, 1, 32));
 }
 
+int auto_ht_blocks_per_warp(size_t count, int sms) {
+  return std::min(auto_blocks_per_warp(count, sms), kHtMaxBlocksPerWarp);
+}
+
 Status start_t1_device(int& sms, cudaStream_t& stream) {
   const std::string unavailable = t1_device_unavailable();
   if (!unavailable.empty()) return device_error(unavailable);
@@ -219,10 +223,11 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t co
   d.args.passes = d.as<CodingPass>(Impl::kPasses);
   d.args.results = d.as<SharedT1Result>(Impl::kResults);
   d.args.count = static_cast<uint32_t>(n);
-  d.args.blocks_per_warp =
-      static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : auto_blocks_per_warp(n, d.sms));
   d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   d.args.ht = n > 0 && ht_job(jobs[0]);
+  d.args.blocks_per_warp = static_cast<uint32_t>(
+      d.blocks_per_warp > 0 ? d.blocks_per_warp
+                            : (d.args.ht ? auto_ht_blocks_per_warp(n, d.sms) : auto_blocks_per_warp(n, d.sms)));
   d.args.ht_states = nullptr;
   if (d.args.ht) {
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kHtStates, n * sizeof(HtBlockState)));

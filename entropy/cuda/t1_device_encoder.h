@@ -67,6 +67,15 @@ enum class T1StateMemory { kLocal, kGlobal };
 // (entropy/cuda/t1_device_decoder.cc says why).
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
+// The same for an HT batch, both directions: about 12 warps per SM, at most
+// kHtMaxBlocksPerWarp blocks a warp. An HT block is a few passes over its
+// quads, each lane waiting on its own loads and stores: a tile's blocks code
+// and decode fastest at 4 a warp, eight tiles' at 8, and fuller warps are
+// slower (entropy_cuda_bench and entropy_cuda_decode_bench with style 0x40
+// measure it).
+inline constexpr int kHtMaxBlocksPerWarp = 8;
+int auto_ht_blocks_per_warp(size_t count, int sms);
+
 class T1DeviceEncoder {
  public:
   // `blocks_per_warp`: 1..32 code-blocks coded by each warp's first lanes,
