@@ -186,7 +186,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // runs on the CPU alone; a share given asks for the device whatever the
   // size.
   const bool start = work.batch || options_.device_share >= 0 || options_.device_for_one_item ||
-                     engine::device_pays_for_one_item(work.expected_samples);
+                     engine::device_pays_for_one_item(work.expected_samples, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);

@@ -28,7 +28,9 @@ int files_ahead(const EngineOptions& options, bool whole_tiles_on_device) {
   return whole_tiles_on_device ? 4 : 2;
 }
 
-bool device_pays_for_one_item(uint64_t expected_samples) { return expected_samples >= (uint64_t{1} << 27); }
+bool device_pays_for_one_item(uint64_t expected_samples, bool ht) {
+  return !ht && expected_samples >= (uint64_t{1} << 27);
+}
 
 uint64_t expected_samples_of(const std::string& path) {
   namespace fs = std::filesystem;

@@ -69,8 +69,10 @@ int files_ahead(const EngineOptions& options, bool whole_tiles_on_device);
 // the same process even when no block goes to the device, and the device's
 // share of Tier-1 pays for that only on large images: one image of fewer
 // than 128 M samples is coded on the CPU alone, CUDA never started. 0
-// (unknown) is taken as small.
-bool device_pays_for_one_item(uint64_t expected_samples);
+// (unknown) is taken as small. Nor does one HT image (`ht`) of any size: the
+// CPU's HT coder keeps up with the DWT, and its streamed encoder holds a
+// strip where the device's whole-image encode holds every plane.
+bool device_pays_for_one_item(uint64_t expected_samples, bool ht);
 
 // About the samples of the file at `path`, or of the first file by name in
 // it when it is a folder: its size in bytes (about its samples for 8-bit

@@ -45,12 +45,12 @@ inline constexpr std::string_view kDeviceRoundsHelp =
     "as soon as a slot is free and no other launch is under way (the files that came meanwhile together)";
 
 inline constexpr std::string_view kDeviceStagesHelp =
-    "with --device cuda: 'all' (a batch's default) sends each tile of Part 1 code-blocks without ROI to the GPU "
-    "whole (its samples up; DC shift, RCT or ICT, DWT, the 9/7's quantisation and Tier-1 there; only the blocks' "
-    "bytes back), other tiles (HT, ROI) as "
+    "with --device cuda: 'all' (a batch's default) sends each tile of Part 1 or HT code-blocks without ROI to the "
+    "GPU whole (its samples up; DC shift, RCT or ICT, DWT, the 9/7's quantisation and Tier-1 there; only the "
+    "blocks' bytes back), other tiles (ROI, an HT rate target's) as "
     "'tier1'; 'tier1' (one file's default) runs colour and DWT on the CPU and shares Tier-1 as --device-share "
-    "says. One file uses the GPU at all only from 128 M samples or with --device-share. The output is the same "
-    "either way";
+    "says. One Part 1 file uses the GPU at all only from 128 M samples or with --device-share, one HT file only "
+    "with --device-share. The output is the same either way";
 
 // --device-share, --device-slots, --device-tile-slots, --device-rounds and
 // --device-stages for a table whose Settings has `EngineOptions engine`.

@@ -122,9 +122,10 @@ TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
 
 // One image gains from the device only from 128 M samples; unknown is small.
 TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
-  EXPECT_FALSE(engine::device_pays_for_one_item(0));
-  EXPECT_FALSE(engine::device_pays_for_one_item((uint64_t{1} << 27) - 1));
-  EXPECT_TRUE(engine::device_pays_for_one_item(uint64_t{1} << 27));
+  EXPECT_FALSE(engine::device_pays_for_one_item(0, false));
+  EXPECT_FALSE(engine::device_pays_for_one_item((uint64_t{1} << 27) - 1, false));
+  EXPECT_TRUE(engine::device_pays_for_one_item(uint64_t{1} << 27, false));
+  EXPECT_FALSE(engine::device_pays_for_one_item(uint64_t{1} << 27, true));  // HT: the CPU's streamed encoder
 }
 
 TEST(EngineOptions, TheExpectedSizeIsTheFilesOrAFoldersFirstByName) {
