@@ -222,10 +222,10 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
-// The Part 1 coder on the GPU and the CPU together
+// The block coders on the GPU and the CPU together
 // (entropy/hybrid/hybrid_block_encoder.h over entropy/cuda/device_block_encoder.h):
-// each batch of Part 1 blocks split between one launch and the pool, byte
-// for byte encode_code_block's output; HT batches on the CPU's HT coder.
+// each batch (one coder's blocks, EBCOT's or HT's) split between one launch
+// and the pool, byte for byte the CPU coder's output.
 // The device starts on a background thread now; its memory is allocated
 // once and reused by every call, so a caller coding many images makes one.
 // An error when this build has no CUDA; a device that fails to start leaves
@@ -235,11 +235,10 @@ Result<std::unique_ptr<BlockEncoder>> make_device_block_encoder(const DeviceCode
 // make_device_block_encoder gives. Starts nothing.
 Status device_block_encoder_built();
 
-// The Part 1 decoder on the GPU and the CPU together
+// The block decoders on the GPU and the CPU together
 // (entropy/hybrid/hybrid_block_decoder.h over entropy/cuda/device_block_decoder.h):
-// each batch of Part 1 blocks split between one launch and the pool, the
-// samples and info decode_code_block gives; HT batches on the CPU's HT
-// decoder. As make_device_block_encoder: the device starts in the
+// each batch (one coder's blocks) split between one launch and the pool, the
+// samples and info the CPU decoder gives. As make_device_block_encoder: the device starts in the
 // background now, its memory is kept for later calls, an error when this
 // build has no CUDA (device_block_encoder_built), every batch on the CPU
 // when the device fails to start (device_status says why).

@@ -1,9 +1,10 @@
 // The device coders this build has, by block coder: the registry that
 // make_device_block_encoder / _decoder (entropy/block_coder.cc) read. Each
 // coder's device side implements DeviceBlockEncoder / DeviceBlockDecoder
-// (entropy/hybrid/device_block_coder.h); EBCOT's are
-// device_block_encoder.h and device_block_decoder.h. A GPU HT coder adds
-// its starts here and switches its row on in entropy/device_coders.h.
+// (entropy/hybrid/device_block_coder.h); EBCOT's and HT's are
+// device_block_encoder.h and device_block_decoder.h (one Tier-1 batch layer
+// for both, entropy/t1_encode_batch.h). Another coder's would add its starts
+// here and switch its row on in entropy/device_coders.h.
 // Plain C++; built only with CUDA.
 #pragma once
 

@@ -1,8 +1,10 @@
-// EBCOT's launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h):
+// A coder's launch on the device for the hybrid decoder (entropy/hybrid/hybrid_block_decoder.h),
+// EBCOT's or HT's:
 // the pool gathers each block's bytes and segment lengths into pinned
 // buffers, then one upload, one launch, one download of the samples into a
 // pinned buffer, and each block's samples are copied to their place. The
-// samples are decode_code_block's (entropy/ebcot/shared_decoder.h).
+// samples are the CPU decoder's (entropy/ebcot/shared_decoder.h,
+// entropy/ht/shared_code_block.h).
 #include "entropy/cuda/device_block_decoder.h"
 
 #include <span>

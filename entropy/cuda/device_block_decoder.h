@@ -1,4 +1,4 @@
-// EBCOT's device block decoder on CUDA (a DeviceBlockDecoder,
+// The device block decoder on CUDA, EBCOT's and HT's (a DeviceBlockDecoder,
 // entropy/hybrid/device_block_coder.h): plain C++, so that the registry
 // (device_block_coders.h) can name it without CUDA's headers. Built only
 // with CUDA.

@@ -1,7 +1,9 @@
-// EBCOT's launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h):
+// A coder's launch on the device for the hybrid coder (entropy/hybrid/hybrid_block_encoder.h),
+// EBCOT's or HT's (one batch is one coder's):
 // the pool gathers each block into one pinned buffer, then one upload, one
 // launch, one download, and each block's slot becomes its EncodedCodeBlock.
-// The bytes are encode_code_block's (entropy/ebcot/shared_encoder.h), so the rate
+// The bytes are the CPU coder's (entropy/ebcot/shared_encoder.h,
+// entropy/ht/shared_code_block.h), so the rate
 // allocator sees the same passes and the codestream is the CPU path's.
 #include "entropy/cuda/device_block_encoder.h"
 

@@ -1,4 +1,4 @@
-// EBCOT's device block encoder on CUDA (a DeviceBlockEncoder,
+// The device block encoder on CUDA, EBCOT's and HT's (a DeviceBlockEncoder,
 // entropy/hybrid/device_block_coder.h): plain C++, so that the registry
 // (device_block_coders.h) can name it without CUDA's headers. Built only
 // with CUDA.

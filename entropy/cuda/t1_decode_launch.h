@@ -1,5 +1,6 @@
-// The Tier-1 decoding kernel's arguments and its launcher (host code; the
-// kernel is in entropy/cuda/ebcot/decode_kernel.cuh, the launch in entropy/cuda/t1_decode_launch.cu). A
+// The Tier-1 decoding kernels' arguments and their launcher (host code; the
+// kernels are in entropy/cuda/ebcot/decode_kernel.cuh and
+// entropy/cuda/ht/decode_kernel.cuh, the launch in entropy/cuda/t1_decode_launch.cu). A
 // batch is plain device data: the jobs (T1DecodeJob), every block's codeword
 // bytes and segment lengths packed at the job's offsets, and per job its
 // samples at its offset in one buffer and a result.

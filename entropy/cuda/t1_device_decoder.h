@@ -1,6 +1,6 @@
 // Host side of Tier-1 decoding on the GPU: uploads a batch of code-blocks
-// (T1DecodeJob, entropy/t1_decode_batch.h), runs t1_decode_kernel over it in
-// one launch, times it, and brings back each block's result and the samples.
+// (T1DecodeJob, entropy/t1_decode_batch.h; all EBCOT's or all HT's), runs
+// that coder's decoding kernel over it in one launch, times it, and brings back each block's result and the samples.
 // The decoder reaches it through the device block decoder
 // (device_block_decoder.h); the GPU tests and the benchmark
 // (tests/entropy_cuda) use it directly.

@@ -1,5 +1,5 @@
-// Host side of Tier-1 encoding on the GPU: uploads a batch of code-blocks,
-// runs t1_encode_kernel over it in one launch, times it, and brings back each
+// Host side of Tier-1 encoding on the GPU: uploads a batch of code-blocks
+// (all EBCOT's or all HT's), runs that coder's kernel over it in one launch, times it, and brings back each
 // block's bytes, passes and status. The encoder reaches it through the
 // device block coder (device_block_encoder.h); the GPU tests and the
 // benchmark (tests/entropy_cuda) use it directly.

@@ -1,5 +1,6 @@
-// The Tier-1 encoding kernel's arguments and its launcher (host code; the
-// kernel is in entropy/cuda/ebcot/encode_kernel.cuh, the launch in entropy/cuda/t1_encode_launch.cu).
+// The Tier-1 encoding kernels' arguments and their launcher (host code; the
+// kernels are in entropy/cuda/ebcot/encode_kernel.cuh and
+// entropy/cuda/ht/encode_kernel.cuh, the launch in entropy/cuda/t1_encode_launch.cu).
 // A batch is plain device data: the jobs, every block's coefficients in one
 // buffer at the job's offset, and per job a fixed output slot of bytes, a
 // slot of kMaxCodingPasses passes and a result.
