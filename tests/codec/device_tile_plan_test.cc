@@ -132,7 +132,9 @@ TEST(DeviceTilePlan, TilesItDoesNotCoverSayWhy) {
   EXPECT_EQ(device_tile_unsupported(mixed), "");
   EncodeTile ht = scene.tile(false);
   ht.blocks[5].style.ht = true;
-  EXPECT_NE(device_tile_unsupported(ht).find("HT"), std::string::npos);
+  EXPECT_NE(device_tile_unsupported(ht).find("two block coders"), std::string::npos);
+  for (EncodeBlock& b : ht.blocks) b.style.ht = true;
+  EXPECT_EQ(device_tile_unsupported(ht), "");
   EncodeTile roi = scene.tile(false);
   roi.blocks[0].roi_shift = 2;
   EXPECT_NE(device_tile_unsupported(roi).find("ROI"), std::string::npos);
