@@ -34,7 +34,7 @@ def check_installed(python, venv, cwd, env):
     assert "mallat.numcodecs.Jpeg2000" in lines[1]
     files = run([python, "-c", "import mallat, os; print(sorted(os.listdir(os.path.dirname(mallat.__file__))))"],
                 cwd=cwd, env=env)
-    for name in ("_version.py", "errors.py"):
+    for name in ("py.typed", "_mallat.pyi", "_version.py", "errors.py"):
         assert f"'{name}'" in files
 
 
