@@ -313,7 +313,9 @@ class Engine:
         errors: "raise" (default): the first item's error (in order) is
             raised; "return": a failed item's place holds its exception
             (a mallat.Error) and the others are coded.
-        The other options are encode()'s, the same for every image.
+        lossless, rate, bpp, psnr, ht, tile, levels, jp2, bits: as encode()
+            (same defaults), the same for every image.
+        Errors: as encode(), for an option; each image's as its item's.
         """
         raise_errors = _raise_errors(errors)
         arrays = [_image_array(image, f"image {i}") for i, image in enumerate(images)]
@@ -332,8 +334,9 @@ class Engine:
             raised; "return": a failed item's place holds its exception
             (a mallat.Error, MissingFileError for a path that does not exist)
             and the others are decoded.
-        reduce, layers: as decode(), for every item.
+        reduce, layers: as decode() (same defaults), for every item.
         components: as decode(), picked from each item decoded whole.
+        Errors: as decode(), for an option; each item's as its item's.
         Problems the decoder tolerated are issued as DecodeWarning, naming
         the item.
         """
@@ -415,7 +418,11 @@ def read_image(path: Union[str, "os.PathLike[str]"]) -> np.ndarray:
 
 
 def write_image(path: Union[str, "os.PathLike[str]"], image: np.ndarray, *, bits: Optional[int] = None) -> None:
-    """Write an array as PNG, TIFF, PNM, PGX or BMP (from the extension),
-    atomically (a temporary file renamed into place)."""
+    """Write an array as PNG, TIFF, PNM, PGX or BMP (the format from the
+    suffix), atomically (a temporary file renamed into place).
+
+    bits: int | None = None. The samples' precision, as encode() takes it.
+    Errors: FileError (MissingFileError where the folder does not exist),
+    InvalidArgumentError for an array the format cannot hold."""
     array = _image_array(image)
     _mallat.write_image(os.fspath(path), array, _bits(array, bits))
