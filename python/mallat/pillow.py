@@ -27,7 +27,6 @@ code-blocks; default for .jph names).
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from PIL import Image, ImageFile
