@@ -18,10 +18,12 @@ namespace {
 // The sample type of a dtype in this machine's byte order; none for others.
 std::optional<SampleType> sample_type_of(const py::dtype& dt) {
   if (!dt.attr("isnative").cast<bool>()) return std::nullopt;
-  const char kind = dt.kind();
+  // Through the dtype's attributes, not pybind11's view of the C struct:
+  // numpy 2 moved the item size within it.
+  const char kind = dt.attr("kind").cast<std::string>()[0];
   if (kind != 'u' && kind != 'i') return std::nullopt;
   const bool u = kind == 'u';
-  switch (dt.itemsize()) {
+  switch (dt.attr("itemsize").cast<int>()) {
     case 1: return u ? SampleType::kUint8 : SampleType::kInt8;
     case 2: return u ? SampleType::kUint16 : SampleType::kInt16;
     case 4: return u ? SampleType::kUint32 : SampleType::kInt32;

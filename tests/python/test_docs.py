@@ -1,6 +1,7 @@
 """docs/PYTHON.md's Python examples and the README's, run in order in one
 namespace (as a reader would type them), in a folder holding photo.png (a
-480 x 640 RGB image): every example runs and its asserts hold."""
+480 x 640 RGB image) and frames.dcm (three 12-bit HTJ2K frames): every
+example runs and its asserts hold."""
 
 import os
 import pathlib
@@ -11,6 +12,7 @@ import pytest
 
 import mallat
 from conftest import random_image
+from test_pydicom import HT_LOSSLESS, dicom_file
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -28,6 +30,8 @@ def test_examples_run(page, tmp_path, monkeypatch):
     assert blocks, f"{page} has no Python example"
     monkeypatch.chdir(tmp_path)
     mallat.write_image("photo.png", random_image((480, 640, 3), np.uint8, seed=3))
+    frames = [random_image((64, 80), np.uint16, seed=s, bits=12) for s in range(3)]
+    dicom_file(frames, HT_LOSSLESS, 12, "MONOCHROME2", ht=True).save_as("frames.dcm")
     namespace = {"__name__": "__docs__"}
     for block in blocks:
         exec(compile(block, f"{page} example", "exec"), namespace)
