@@ -31,11 +31,12 @@ from typing import List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _mallat
+from ._mallat import DeviceArray
 from ._version import version as __version__
 from .errors import (CorruptDataError, DecodeWarning, DeviceError, Error, FileError, InternalError,
                      InvalidArgumentError, MissingFileError, ResourceLimitError, UnsupportedError)
 
-__all__ = ["Engine", "encode", "decode", "info", "read_image", "write_image", "Error", "InvalidArgumentError",
+__all__ = ["Engine", "DeviceArray", "encode", "decode", "info", "read_image", "write_image", "Error", "InvalidArgumentError",
            "CorruptDataError", "UnsupportedError", "ResourceLimitError", "FileError", "MissingFileError",
            "DeviceError", "InternalError", "DecodeWarning", "__version__"]
 
@@ -61,7 +62,15 @@ def _threads(threads):
     return 0 if threads is None else _whole(threads, "threads", 0)
 
 
+_DLPACK_CUDA = 2  # DLPack's kDLCUDA
+
+
 def _image_array(image, what="image"):
+    if not isinstance(image, np.ndarray) and hasattr(image, "__dlpack_device__") \
+            and image.__dlpack_device__()[0] == _DLPACK_CUDA:
+        # A device tensor (torch, CuPy, a DeviceArray): its samples copied to
+        # the host, where the encoder reads them.
+        image = _mallat.host_array_from_dlpack(image.__dlpack__())
     array = np.asarray(image)
     if not array.dtype.isnative:  # big-endian data on a little-endian machine, say
         array = array.astype(array.dtype.newbyteorder("="))
@@ -119,7 +128,8 @@ def _encode_options(*, lossless=None, rate=None, bpp=None, psnr=None, ht=False, 
 _ENCODE_DOC = """Encode a numpy image as JPEG 2000; returns the bytes.
 
     image: (height, width) or (height, width, channels) array of uint8, int8,
-        uint16, int16, uint32 or int32, any strides. Each channel is a
+        uint16, int16, uint32 or int32, any strides, or a C-ordered tensor of
+        a CUDA device exporting __dlpack__ (copied to the host). Each channel is a
         component; 3 channels are coded as RGB (with the reversible or
         irreversible colour transform, Annex G), 4 as RGB + alpha, 2 as grey +
         alpha (a JP2 file says so in its cdef box).
@@ -324,8 +334,8 @@ class Engine:
         return self._engine.encode_batch(arrays, [_bits(a, bits) for a in arrays], options, raise_errors)
 
     def decode_batch(self, data: Sequence[Data], *, errors: str = "raise", reduce: int = 0,
-                     layers: Optional[int] = None,
-                     components: Union[int, Sequence[int], None] = None) -> List[Union[np.ndarray, Error]]:
+                     layers: Optional[int] = None, components: Union[int, Sequence[int], None] = None,
+                     out: Optional[str] = None) -> List[Union[np.ndarray, DeviceArray, Error]]:
         """Decode a list of codestreams or JP2 files (bytes-like or paths),
         several at once (a batch's lanes, and its tiles on the device where
         the engine has one); returns their arrays in the same order.
@@ -336,11 +346,19 @@ class Engine:
             and the others are decoded.
         reduce, layers: as decode() (same defaults), for every item.
         components: as decode(), picked from each item decoded whole.
-        Errors: as decode(), for an option; each item's as its item's.
+        out: None (default): numpy arrays; "cuda": DeviceArray objects in the
+            current CUDA device's memory, exporting __dlpack__ and
+            __dlpack_device__ (torch.from_dlpack takes them as they are). Each
+            image is decoded on the host and copied to the device.
+        Errors: as decode(), for an option; each item's as its item's;
+            DeviceError for out="cuda" without a device or without CUDA in
+            this build.
         Problems the decoder tolerated are issued as DecodeWarning, naming
         the item.
         """
         raise_errors = _raise_errors(errors)
+        if out not in (None, "cuda"):
+            raise InvalidArgumentError(f"out={out!r} must be None or 'cuda'")
         chosen, squeeze = _components(components)
         reduce = _whole(reduce, "reduce", 0)
         layers = 0 if layers is None else _whole(layers, "layers", 1)
@@ -359,6 +377,8 @@ class Engine:
             for r in results:
                 if isinstance(r, Exception):
                     raise r
+        if out == "cuda":
+            results = [DeviceArray(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r for r in results]
         return results
 
 

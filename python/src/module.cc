@@ -13,6 +13,7 @@
 #include "io/image_io.h"
 #include "python/src/array_image.h"
 #include "python/src/arrays.h"
+#include "python/src/device_array.h"
 #include "python/src/engine.h"
 #include "python/src/errors.h"
 #include "python/src/stream_info.h"
@@ -54,6 +55,7 @@ PYBIND11_MODULE(_mallat, m) {
   m.doc() = "mallat's JPEG 2000 codec; use the mallat package, which checks the arguments.";
   mp::register_error_translator();
   mp::bind_engine(m);
+  mp::bind_device_arrays(m);
   m.def("read_image", &mp::read_image, py::arg("path"));
   m.def("write_image", &mp::write_image, py::arg("path"), py::arg("image"), py::arg("bits"));
   m.def("info", &mp::info, py::arg("data"));

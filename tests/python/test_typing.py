@@ -26,7 +26,8 @@ def stub_functions():
                 visit(node.body, prefix + node.name + ".")
             elif isinstance(node, ast.FunctionDef) and not any(
                     isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
-                found[prefix + node.name] = [a.arg for a in node.args.args if a.arg != "self"]
+                found[prefix + node.name] = [a.arg for a in node.args.args + node.args.kwonlyargs
+                                             if a.arg != "self"]
             elif isinstance(node, ast.FunctionDef):
                 found[prefix + node.name] = "property"
     visit(tree.body, "")
@@ -38,7 +39,7 @@ def runtime_parameters(obj):
     first = obj.__doc__.splitlines()[0]
     inside = first[first.index("(") + 1:first.rindex(")")]
     return [p.split(":")[0].strip() for p in re.split(r",\s*(?![^\[]*\])", inside)
-            if p and p.split(":")[0].strip() != "self"]
+            if p and p.split(":")[0].strip() not in ("self", "*")]
 
 
 def test_stub_matches_the_extension():
