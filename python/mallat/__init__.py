@@ -260,7 +260,7 @@ class Engine:
 
     The placement rule decides what goes to the device: one small item stays
     on the CPU, a batch's tiles go to the device whole. Calls release the GIL;
-    several threads may share an engine (their calls take its lanes in turn).
+    several threads may share an engine (its calls run one at a time).
     Errors: InvalidArgumentError for a device name that is not one of the three.
     """
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,7 @@ class PyEngine {
     const codec::EncodeOptions o = encode_options(options);
     auto encoded = [&] {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> one_call(calls_);
       Result<Image> image = image_from_array(a, bits);
       if (!image.ok()) return Result<std::vector<uint8_t>>(image.status());
       return engine_->encode(*image, o);
@@ -104,6 +106,7 @@ class PyEngine {
     const codec::EncodeOptions o = encode_options(options);
     auto encoded = [&] {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> one_call(calls_);
       Result<Image> image = io::read_image(path);
       if (!image.ok()) return Result<std::vector<uint8_t>>(image.status());
       return engine_->encode(*image, o);
@@ -121,6 +124,7 @@ class PyEngine {
     std::vector<EncodeResult> results;
     {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> one_call(calls_);
       const std::vector<EncodeItem> items(views.size());  // each read by the hook
       EncodeHooks hooks;
       // Each array becomes an Image on its item's thread (`read`), so the
@@ -191,6 +195,7 @@ class PyEngine {
     std::vector<DecodeResult> results;
     {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> one_call(calls_);
       results = engine_->decode_batch(items, options);
     }
     for (size_t i = 0; i < results.size(); ++i)
@@ -216,6 +221,7 @@ class PyEngine {
     codec::DecodeReport report;
     auto image = [&] {
       py::gil_scoped_release nogil;
+      const std::lock_guard<std::mutex> one_call(calls_);
       return engine_->decode(data, options, &report);
     }();
     Image decoded = value_or_throw(std::move(image));
@@ -224,6 +230,10 @@ class PyEngine {
   }
 
   std::unique_ptr<Engine> engine_;
+  // An engine's calls from several Python threads run one at a time: a
+  // single item's call holds the engine's one lane anyway, and the first
+  // call prepares the placement, which two first calls at once would race on.
+  std::mutex calls_;
 };
 
 }  // namespace

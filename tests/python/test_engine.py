@@ -2,6 +2,8 @@
 and out in order, with each item's error raised or returned in its place;
 the same bytes and arrays as the module's functions, on any device."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,14 @@ def test_the_gil_is_released_during_a_batch():
     engine = mallat.Engine("cpu", threads=1)
     images = [random_image((384, 384, 3), np.uint8, seed=s) for s in range(4)]
     assert_gil_released(lambda: engine.encode_batch(images))
+
+
+def test_one_engine_shared_by_threads_gives_the_sequential_results():
+    engine = mallat.Engine("cpu", threads=2)
+    expected = [mallat.encode(image) for image in IMAGES]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(lambda i: (engine.encode(IMAGES[i]), engine.decode_batch([expected[i]])[0]),
+                            range(len(IMAGES))))
+    for (data, decoded), want, image in zip(got, expected, IMAGES):
+        assert data == want
+        np.testing.assert_array_equal(decoded, image)
