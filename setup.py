@@ -15,6 +15,7 @@ Environment:
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -52,7 +53,7 @@ class CMakeBuild(build_ext):
             configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                          "-DMALLAT_BUILD_TESTS=OFF", "-DMALLAT_PYTHON=ON",
                          f"-DPython_EXECUTABLE={sys.executable}"]
-            configure += os.environ.get("CMAKE_ARGS", "").split()
+            configure += shlex.split(os.environ.get("CMAKE_ARGS", ""))
             subprocess.run(configure, check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.run(["cmake", "--build", str(build), "--target", "_mallat", "-j", jobs], check=True)
