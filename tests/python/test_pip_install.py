@@ -1,7 +1,7 @@
 """`pip install .` and `python3 -m build --wheel` (pyproject.toml, setup.py)
 into fresh virtual environments made with --system-site-packages (numpy and
 numcodecs come from Debian): the package installs from the source tree,
-imports and codes. The extension is taken from this build (setup.py's
+imports and codes, and the wheel installs and imports likewise. The extension is taken from this build (setup.py's
 MALLAT_CMAKE_BUILD_DIR) rather than compiled again; setup.py's own
 configure-and-build path is the same CMake target."""
 
@@ -42,9 +42,12 @@ def test_pip_install_and_wheel(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["MALLAT_CMAKE_BUILD_DIR"] = os.environ["MALLAT_BUILD_DIR"]
 
+    # The venvs have no pip of their own (installing it is most of a venv's
+    # making): the system's pip installs into them (pip --python).
     venv = tmp_path / "pip"
-    python = fresh_venv(venv)
-    run([python, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-index", SOURCE], env=env, cwd=tmp_path)
+    python = fresh_venv(venv, "--without-pip")
+    run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-build-isolation", "--no-index",
+         SOURCE], env=env, cwd=tmp_path)
     check_installed(python, venv, tmp_path, env)
 
     dist = tmp_path / "dist"
@@ -53,8 +56,6 @@ def test_pip_install_and_wheel(tmp_path):
     wheels = list(dist.glob("mallat-*.whl"))
     assert len(wheels) == 1, wheels
     venv = tmp_path / "wheel"
-    # Without pip of its own (its set-up is most of a venv's making): the
-    # system's pip installs into it.
     python = fresh_venv(venv, "--without-pip")
     run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", wheels[0]], env=env,
         cwd=tmp_path)
