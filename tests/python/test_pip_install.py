@@ -23,8 +23,8 @@ def run(command, **kwargs):
     return done.stdout
 
 
-def fresh_venv(path, *options):
-    run([sys.executable, "-m", "venv", "--system-site-packages", *options, path])
+def fresh_venv(path):
+    run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", path])
     return path / "bin" / "python"
 
 
@@ -45,7 +45,7 @@ def test_pip_install_and_wheel(tmp_path):
     # The venvs have no pip of their own (installing it is most of a venv's
     # making): the system's pip installs into them (pip --python).
     venv = tmp_path / "pip"
-    python = fresh_venv(venv, "--without-pip")
+    python = fresh_venv(venv)
     run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-build-isolation", "--no-index",
          SOURCE], env=env, cwd=tmp_path)
     check_installed(python, venv, tmp_path, env)
@@ -56,7 +56,7 @@ def test_pip_install_and_wheel(tmp_path):
     wheels = list(dist.glob("mallat-*.whl"))
     assert len(wheels) == 1, wheels
     venv = tmp_path / "wheel"
-    python = fresh_venv(venv, "--without-pip")
+    python = fresh_venv(venv)
     run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", wheels[0]], env=env,
         cwd=tmp_path)
     check_installed(python, venv, tmp_path, env)
