@@ -18,13 +18,9 @@ import sys
 import tempfile
 import time
 
-import dask.array as da
 import numpy as np
-import zarr
-from distributed import Client, LocalCluster
 
 import mallat
-import mallat.dask
 
 SUFFIXES = {".png", ".tif", ".tiff", ".ppm", ".pgm", ".pnm", ".pgx", ".bmp"}
 
@@ -61,6 +57,12 @@ def main():
     if not paths:
         print(f"no image files in {args.images}", file=sys.stderr)
         return 1
+    # Dask and Zarr once there is work for them (their import takes seconds).
+    import dask.array as da
+    import zarr
+    from distributed import Client, LocalCluster
+
+    import mallat.dask
 
     if args.scheduler:
         cluster, client = None, Client(args.scheduler)
