@@ -14,7 +14,8 @@ build=${BUILD_DIR:-build}
 
 packages=(cmake g++ make pkg-config libpng-dev libtiff-dev libgtest-dev libbenchmark-dev
           libopenjp2-tools grokj2k-tools openjph-tools python3-numpy python3-matplotlib
-          python3-dev pybind11-dev python3-pytest python3-numcodecs python3-zarr python3-distributed python3-dask)
+          python3-dev pybind11-dev python3-pytest python3-numcodecs python3-zarr python3-distributed python3-dask
+          python3-setuptools python3-wheel python3-venv python3-pip python3-build python3-pil python3-pydicom)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

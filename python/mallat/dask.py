@@ -19,7 +19,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import mallat
-from mallat import _mallat
 
 
 def _write_atomic(path, data):
@@ -33,14 +32,13 @@ def _write_atomic(path, data):
 def _encode_file(source, target, options):
     # The image is read by the codec's own readers (PNG, TIFF, PNM, PGX, BMP)
     # so its precision and colour space reach the codestream as they are.
-    _write_atomic(target, _mallat.encode_file(source, options))
+    threads, options = options
+    _write_atomic(target, mallat._default_engine(threads)._engine.encode_file(source, options))
     return target
 
 
 def _decode_file(source, target, reduce, layers, threads):
-    with open(source, "rb") as f:
-        data = f.read()
-    _mallat.decode_to_file(data, target, reduce, layers, threads)
+    mallat._default_engine(threads)._engine.decode_to_file(mallat._byte_view(source), target, reduce, layers)
     return target
 
 
@@ -91,7 +89,7 @@ def encode_files(paths, out_dir, client=None, *, jp2=True, threads=1, **options)
     Returns the output paths in the order of `paths`. An error in any file
     is raised here, with the codec's message naming the file.
     """
-    settings = mallat._encode_options(jp2=jp2, threads=threads, **options)
+    settings = (mallat._threads(threads), mallat._encode_options(jp2=jp2, **options))
     sources, targets = _targets(paths, out_dir, ".jp2" if jp2 else ".j2k")
     return _run(_encode_file, sources, targets, (settings,), client)
 

@@ -33,6 +33,11 @@ class FileError(Error, OSError):
     """A file could not be read or written."""
 
 
+class MissingFileError(FileError, FileNotFoundError):
+    """A file to read (or the folder of one to write) does not exist: caught
+    by ``except mallat.FileError`` and by ``except FileNotFoundError``."""
+
+
 class DeviceError(Error, RuntimeError):
     """A CUDA call failed or no device is present."""
 

@@ -66,12 +66,14 @@ class Jpeg2000(Codec):
                                               "smallest dtype that holds `bits`, Zarr needs the array's")
         # Check the options now rather than at the first chunk.
         self._options = mallat._encode_options(lossless=lossless, rate=rate, bpp=bpp, psnr=psnr, ht=ht,
-                                               tile=tile, levels=levels, threads=threads)
+                                               tile=tile, levels=levels)
+        mallat._threads(threads)
 
     def encode(self, buf):
         array = _chunk_image(ensure_ndarray(buf))
-        return mallat._mallat.encode(mallat._image_array(array, "the chunk"),
-                                     mallat._bits(array, self.bits), self._options)
+        array = mallat._image_array(array, "the chunk")
+        engine = mallat._default_engine(self._threads)._engine
+        return engine.encode(array, mallat._bits(array, self.bits), self._options)
 
     def decode(self, buf, out=None):
         threads = self._threads

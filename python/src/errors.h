@@ -3,6 +3,8 @@
 // of mallat.errors that matches its ErrorCode, carrying the codec's message.
 #pragma once
 
+#include <pybind11/pybind11.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -29,8 +31,13 @@ T value_or_throw(Result<T>&& result) {
   return std::move(result).value();
 }
 
-// The name of the mallat.errors class for `code` ("CorruptDataError", ...).
-const char* exception_class_name(ErrorCode code);
+// The name of the mallat.errors class for an error ("CorruptDataError",
+// ...): a file that does not exist is a MissingFileError (a FileError and a
+// FileNotFoundError).
+const char* exception_class_name(ErrorCode code, const std::string& message);
+
+// The exception of mallat.errors for an error that is not OK, not raised.
+pybind11::object exception_for(const Status& status);
 
 // Registers the translator from CodecError to mallat.errors' classes.
 void register_error_translator();

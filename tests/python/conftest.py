@@ -3,6 +3,8 @@ PYTHONPATH at the build tree's python/ folder)."""
 
 import os
 import pathlib
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -39,3 +41,20 @@ def random_image(shape, dtype, seed=0, bits=None):
 def psnr(a, b, peak):
     mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
     return float("inf") if mse == 0 else 10 * np.log10(peak * peak / mse)
+
+
+def assert_gil_released(work):
+    """While another thread runs `work`, this one keeps running Python: the
+    longest pause between its loop iterations is far below the work's time
+    alone (with the GIL held it would be all of it)."""
+    start = time.perf_counter()
+    work()
+    alone = time.perf_counter() - start
+    worker = threading.Thread(target=work)
+    worker.start()
+    ticks = []
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    longest = max(np.diff(ticks)) if len(ticks) > 1 else alone
+    assert longest < alone / 3, f"longest pause {longest:.3f} s during {alone:.3f} s of work"

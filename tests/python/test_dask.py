@@ -3,7 +3,10 @@ JPEG 2000 and back, and a Dask array to Zarr with JPEG 2000 chunks. The
 cluster is shut down at the end of the module."""
 
 import logging
+import pathlib
 import shutil
+import subprocess
+import sys
 
 import dask.array as da
 import numpy as np
@@ -80,3 +83,20 @@ def test_without_a_cluster_files_run_on_threads_here(images, tmp_path):
             np.testing.assert_array_equal(mallat.decode(f.read()), mallat.read_image(source))
     with pytest.raises(ValueError, match="would both be written"):
         mallat.dask.encode_files([images[0], images[0]], tmp_path)
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "python" / "examples" / "dask_example.py"
+
+
+def test_the_example_makes_its_images_and_checks_them(client, tmp_path):
+    """docs/PYTHON.md's Dask example, on this module's cluster."""
+    run = subprocess.run([sys.executable, EXAMPLE, "--out", tmp_path, client.scheduler.address],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 files encoded" in run.stdout and "equal the originals: True" in run.stdout
+    assert len(list((tmp_path / "png").iterdir())) == 4
+
+
+def test_the_example_fails_without_images(tmp_path):
+    run = subprocess.run([sys.executable, EXAMPLE, "--images", tmp_path], capture_output=True, text=True)
+    assert run.returncode == 1 and "no image files" in run.stderr

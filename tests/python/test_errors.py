@@ -36,7 +36,8 @@ def test_sample_outside_bits_is_named():
     ({"bits": 0}, mallat.InvalidArgumentError, "bits=0"),
     ({"rate": 10, "bpp": 1}, mallat.InvalidArgumentError, "one of rate=, bpp= and psnr="),
     ({"rate": [10, 20]}, mallat.InvalidArgumentError, "out of order"),
-    ({"bpp": -1}, mallat.InvalidArgumentError, ">= 0"),
+    ({"bpp": -1}, mallat.InvalidArgumentError, r"bpp=-1: each target must be a number >= 0"),
+    ({"rate": [20, float("nan")]}, mallat.InvalidArgumentError, r"rate=\[20, nan\]"),
     ({"levels": 40}, ValueError, "resolutions"),
     ({"tile": (0, 8)}, mallat.InvalidArgumentError, "tile=0"),
     ({"threads": -1}, mallat.InvalidArgumentError, "threads=-1"),
@@ -74,11 +75,22 @@ def test_truncated_tile_data_decodes_with_a_warning():
     assert image.shape == IMAGE.shape
 
 
-def test_missing_file_is_an_os_error(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        mallat.decode(tmp_path / "absent.j2k")
-    with pytest.raises(mallat.FileError, match="absent.png"):
-        mallat.read_image(tmp_path / "absent.png")
+@pytest.mark.parametrize("call", [
+    lambda path: mallat.decode(path / "absent.j2k"),
+    lambda path: mallat.info(path / "absent.j2k"),
+    lambda path: mallat.read_image(path / "absent.png"),
+    lambda path: mallat.write_image(path / "no-folder" / "x.png", IMAGE),
+])
+def test_missing_file_is_a_file_error_and_a_file_not_found_error(tmp_path, call):
+    with pytest.raises(mallat.FileError, match="absent|no-folder") as caught:
+        call(tmp_path)
+    assert isinstance(caught.value, FileNotFoundError) and isinstance(caught.value, mallat.MissingFileError)
+
+
+def test_unreadable_file_is_a_file_error_only(tmp_path):
+    with pytest.raises(mallat.FileError) as caught:
+        mallat.decode(tmp_path)  # a folder
+    assert not isinstance(caught.value, FileNotFoundError)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -14,7 +14,8 @@ def test_installed_package_imports_and_codes(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     site = tmp_path / os.environ["MALLAT_PYTHON_INSTALL_DIR"]
     assert sorted(p.name for p in (site / "mallat").glob("*.py")) == [
-        "__init__.py", "_version.py", "dask.py", "errors.py", "numcodecs.py"]
+        "__init__.py", "_version.py", "dask.py", "errors.py", "numcodecs.py", "pillow.py", "pydicom.py"]
+    assert (site / "mallat" / "py.typed").is_file() and (site / "mallat" / "_mallat.pyi").is_file()
     script = ("import mallat, numcodecs, numpy; "
               "a = numpy.arange(600, dtype=numpy.uint16).reshape(20, 30); "
               "assert (mallat.decode(mallat.encode(a)) == a).all(); "
