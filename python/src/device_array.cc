@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 #endif
 
+#include <pybind11/stl.h>
+
 #include "python/src/errors.h"
 
 namespace py = pybind11;
