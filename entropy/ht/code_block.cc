@@ -26,9 +26,10 @@ Sum cleanup_decrease_in(PlaneView<const int32_t> c, int shift) {
     const int32_t* row = c.row(y);
     for (int64_t x = 0; x < c.width; ++x) {
       const uint32_t m = row[x] < 0 ? 0u - static_cast<uint32_t>(row[x]) : static_cast<uint32_t>(row[x]);
-      if ((m >> shift) == 0) continue;
+      // Without a branch, so that the loop runs in vector lanes.
       const int64_t e = static_cast<int64_t>(m & low) - half;
-      sum += static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+      const Sum d = static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+      sum += (m >> shift) != 0 ? d : Sum{0};
     }
   }
   return sum;
@@ -75,7 +76,7 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   if (settings.refinement) {
     thread_local std::vector<uint8_t> refinement;
     const ht::RefinementCoded coded =
-        ht::encode_refinement(coefficients, shift - 1, settings.vertical_causal, refinement);
+        ht::encode_refinement_by_columns(coefficients, shift - 1, settings.vertical_causal, refinement);
     out.data.insert(out.data.end(), refinement.begin(), refinement.end());
     const auto total = static_cast<uint32_t>(out.data.size());
     const double keep = settings.distortions ? 1.0 : 0.0;

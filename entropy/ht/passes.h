@@ -62,6 +62,11 @@ struct RefinementCoded {
 };
 RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
                                   std::vector<uint8_t>& segment);
+// The same bytes and decreases by columns of stripe nibbles, passing over
+// columns with nothing to code (entropy/ht/refinement_encoder.cc); the one
+// the block coder uses, encode_refinement its reference.
+RefinementCoded encode_refinement_by_columns(PlaneView<const int32_t> coefficients, int shift,
+                                             bool vertical_causal, std::vector<uint8_t>& segment);
 
 // Applies `passes` (1: SigProp, 2: SigProp and MagRef) of a refinement
 // segment at plane `plane` to a block the cleanup decoded (its non-zero

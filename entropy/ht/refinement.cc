@@ -17,6 +17,7 @@
 
 #include "entropy/ht/bit_streams.h"
 #include "entropy/ht/passes.h"
+#include "entropy/ht/refinement_end.h"
 
 namespace mallat::entropy::ht {
 namespace {
@@ -135,7 +136,12 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
     magref.put(m >> shift & 1, 1);
     coded.magref_decrease += squared_error(m, shift + 1) - squared_error(m, shift);
   });
+  finish_refinement_segment(sigprop, magref, magref_bytes, segment, coded);
+  return coded;
+}
 
+void finish_refinement_segment(ForwardWriter& sigprop, BackwardWriter& magref, std::vector<uint8_t>& magref_bytes,
+                               std::vector<uint8_t>& segment, RefinementCoded& coded) {
   // Joint termination: the two streams' last bytes meet; fused into one
   // when the bits each needs agree (a stuffed 0 after a SigProp 0xFF
   // included), else written one each.
@@ -158,7 +164,6 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
     }
   }
   segment.insert(segment.end(), magref_bytes.rbegin(), magref_bytes.rend());
-  return coded;
 }
 
 void decode_refinement_reference(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
