@@ -15,6 +15,9 @@ draws the rate/PSNR curves to a PNG.
 
 With --ht, mallat's HTJ2K path (-M 64, the same targets) is one more codec,
 "mallat-ht", so the deltas show what HT code-blocks cost against Part 1's;
+--ht-full adds "mallat-ht-full", HT with --ht-rate full (every plane coded
+under the target, the slower mode), so both modes are compared; a table
+gives each codec's mean time per encode at each target;
 the PSNR of each HT codec minus mallat's Part 1 at each target is printed
 too (every codec lands at or below the target's size). With --ojph,
 OpenJPH's HT encoder is another, "ojph-ht": it has no rate control, so for
@@ -24,7 +27,7 @@ converted to PNM by `mallat convert`, its decoder ojph_expand. It shows
 where a reference HT encoder stands at the same sizes.
 
 usage: /usr/bin/python3 bench/rate_psnr.py [--images DIR] [--mallat build/tools/mallat]
-       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']] [--ojph]
+       [--bpp 0.125,0.25,0.5,1,2] [--out rate_psnr] [--threads 1] [--ht [--ht-args '--step-search 2']] [--ht-full] [--ojph]
 """
 import argparse
 import csv
@@ -143,6 +146,8 @@ def main():
     ap.add_argument("--ht", action="store_true", help="also mallat -M 64 (HTJ2K) as codec mallat-ht")
     ap.add_argument("--ht-args", default="", help="more mallat encode options for mallat-ht only, e.g. "
                     "'--step-search 2'")
+    ap.add_argument("--ht-full", action="store_true",
+                    help="also mallat-ht with --ht-rate full (every plane coded) as codec mallat-ht-full")
     ap.add_argument("--ojph", action="store_true",
                     help="also OpenJPH's HT encoder (ojph_compress, -qstep searched per target) as codec ojph-ht")
     ap.add_argument("--min-pixels", type=int, default=0,
@@ -155,6 +160,9 @@ def main():
     if not names:
         raise SystemExit(f"no PPM/BMP/TIFF images in {args.images}")
     codecs = ["mallat", "opj"] + (["grok"] if shutil.which("grk_compress") else []) + (["mallat-ht"] if args.ht else [])
+    if args.ht_full:
+        codecs.append("mallat-ht-full")
+    ours = ("mallat", "mallat-ht", "mallat-ht-full")
     if args.ojph:
         if not (shutil.which("ojph_compress") and shutil.which("ojph_expand")):
             raise SystemExit("--ojph needs ojph_compress and ojph_expand (Debian: apt-get install openjph-tools)")
@@ -190,15 +198,17 @@ def main():
                         if os.path.exists(f):
                             os.remove(f)
                     t = str(args.threads)
-                    if codec in ("mallat", "mallat-ht"):
+                    if codec in ours:
                         enc = [args.mallat, "encode", "-i", src, "-o", j2k, "-threads", t]
                         if target is not None:
                             enc += ["-I", "--bpp", f"{target:g}"]
-                        if codec == "mallat-ht":
+                        if codec != "mallat":
                             enc += ["-M", "64"] + args.ht_args.split()
+                        if codec == "mallat-ht-full":
+                            enc += ["--ht-rate", "full"]
                     if codec == "ojph-ht":
                         rc, te, log = ojph_encode(pnm, j2k, None if target is None else int(target * w * h / 8))
-                    elif codec not in ("mallat", "mallat-ht"):
+                    elif codec not in ours:
                         tool = "opj_compress" if codec == "opj" else "grk_compress"
                         enc = [tool, "-i", src, "-o", j2k] + (["-threads", t] if codec == "opj" else ["-H", t])
                         if target is not None:
@@ -208,8 +218,8 @@ def main():
                     if rc != 0 or not os.path.exists(j2k):
                         print(f"\n{name} {label} {codec}: encode failed: {log.strip()[:200]}", file=sys.stderr)
                         continue
-                    decoder = {"mallat": "mallat", "mallat-ht": "mallat", "opj": "opj_decompress",
-                               "grok": "grk_decompress", "ojph-ht": "ojph_expand"}[codec]
+                    decoder = {"mallat": "mallat", "mallat-ht": "mallat", "mallat-ht-full": "mallat",
+                               "opj": "opj_decompress", "grok": "grk_decompress", "ojph-ht": "ojph_expand"}[codec]
                     if decoder == "mallat":
                         rc, td, log = run([args.mallat, "decode", "-i", j2k, "-o", out, "-threads", t])
                         if rc != 0:
@@ -262,6 +272,12 @@ def main():
             means[c].append((bpp, psnr))
             cells.append(f"{bpp:11.4f} {psnr:12.3f}")
         print(f"{l:>10} " + " ".join(cells))
+    # Time per encode (the command's wall time, reading and writing
+    # included), mean over the images, per target.
+    print(f"{'target bpp':>10} " + " ".join(f"{c + ' enc ms':>16}" for c in codecs))
+    for l in labels:
+        cells = [f"{1000 * np.mean([float(by[(n, c, l)]['encode_s']) for n in complete]):16.1f}" for c in codecs]
+        print(f"{l:>10} " + " ".join(cells))
     lossy = len(targets)
     for peer in codecs[1:]:
         rates, psnrs = [], []
@@ -280,7 +296,7 @@ def main():
     # 15444-15 against Part 1 at the same size: every codec lands at or below
     # each target's size, so each HT codec's PSNR minus mallat's Part 1's at
     # the same target is the measure, read directly.
-    ht = [c for c in codecs if c in ("mallat-ht", "ojph-ht")]
+    ht = [c for c in codecs if c in ("mallat-ht", "mallat-ht-full", "ojph-ht")]
     if ht and complete and lossy:
         print(f"{'target bpp':>10} " + " ".join(f"{c + ' - Part 1':>18}" for c in ht)
               + "   (PSNR minus mallat's Part 1 at the same target, dB: mean, then lowest image)")

@@ -138,12 +138,29 @@ const std::vector<EncodeOption>& encode_table() {
        }},
       {{"--step-search"}, "N",
        "HT (-M 64 -I) with -r, --bpp or -q: encode with N base step sizes 2^(k/N) and keep the file with the "
-       "smallest error (-q: the smallest file); N times the encode time (default 1: no search)",
+       "smallest error (-q: the smallest file); N times the encode time (default 1: no search); each encode "
+       "in the --ht-rate mode given",
        "2",
        [](EncodeSettings& s, const std::string& v) {
          int64_t x;
          if (!parse_int(v, 1, 16, &x)) return invalid_argument("--step-search must be 1..16, got '" + v + "'");
          s.codec.step_search = static_cast<int>(x);
+         return Status::Ok();
+       }},
+      {{"--ht-rate"}, "MODE",
+       "HT (-M 64) with -r, --bpp or -q: estimated (default) estimates each code-block's cleanup pass at every "
+       "bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
+       "estimates, and codes each block at the plane it reaches and, where the estimate is not clear, one "
+       "neighbour plane (the coarser with SigProp and MagRef), coding a finer plane where those cannot come "
+       "within 0.5% of a size target; rate allocation chooses among what was coded; the image is read whole. "
+       "full codes every block at every plane and lets rate allocation choose among all of them (slower, a "
+       "little closer in quality; PNM, PAM, PGX, TIFF and raw input is then encoded streamed)",
+       "full",
+       [](EncodeSettings& s, const std::string& v) {
+         if (v != "estimated" && v != "full")
+           return invalid_argument("--ht-rate must be estimated or full, got '" + v + "'");
+         s.codec.ht_rate = v == "full" ? codec::EncodeOptions::HtRate::kEveryPlane
+                                       : codec::EncodeOptions::HtRate::kEstimated;
          return Status::Ok();
        }},
       {{"-GuardBits"}, "N", "guard bits 0..7 (default 2)", "1",

@@ -75,6 +75,21 @@ struct EncodeOptions {
   // planes fall decides what PCRD can choose; N times the encode time
   // (step_search.h).
   int step_search = 1;
+  // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):
+  //   kEstimated (the default): each block's cleanup pass at every plane
+  //     is estimated from counts gathered while quantising (bytes and
+  //     distortion); one slope for the whole image, chosen for the target
+  //     on those estimates, picks a plane per block, and the block is coded
+  //     at that plane and, where the estimate is not clear, one neighbour
+  //     (the coarser of the two with SigProp and MagRef); PCRD chooses
+  //     among those. Where what was coded cannot reach the target,
+  //     the blocks at the end of their range are coded one plane further
+  //     (codec/encoder/ht_rate.h). With per-component byte caps every plane
+  //     is coded, as for kEveryPlane.
+  //   kEveryPlane (--ht-rate full): every block at every plane it has, PCRD
+  //     choosing among all of them.
+  enum class HtRate { kEstimated, kEveryPlane };
+  HtRate ht_rate = HtRate::kEstimated;
   // Rate targets, one per quality layer (PCRD rate allocation):
   //   kRatio (-r): compression ratios, decreasing; the file is at most
   //     (sum of component precisions x width x height / 8) / ratio bytes, as

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "codec/encoder/ht_rate.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/synthesis_norms.h"
 #include "quant/step_size.h"
@@ -60,6 +61,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   setup.colour_weight = colour_weights(main);
   setup.ht_candidates = main.cod.component.style.ht && (options.rate_kind != EncodeOptions::RateKind::kNone ||
                                                         options.max_file_bytes > 0 || options.max_component_bytes > 0);
+  setup.ht_estimated = setup.ht_candidates && ht_rate_by_estimates(options);
   setup.distortions = options.rate_kind != EncodeOptions::RateKind::kNone || options.max_file_bytes > 0 ||
                       options.max_component_bytes > 0;
   return setup;

@@ -10,6 +10,7 @@
 #include "codec/api/profile.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/encode_tiles.h"
+#include "codec/encoder/ht_rate.h"
 #include "codec/encoder/tile_row_store.h"
 
 namespace mallat::codec {
@@ -19,6 +20,9 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
     return "PSNR targets (-q) decode what was written and compare it with the whole image";
   if (o.step_search > 1) return "the step search (--step-search) decodes each file and compares it with the whole image";
   if (o.profile.kind != ProfileKind::kNone) return "profiles (cinema, IMF) are encoded from the whole image";
+  if (ht_rate_by_estimates(o))
+    return "HT code-blocks under a rate target choose their planes from the whole image's estimates (--ht-rate "
+           "full codes every plane, streamed)";
   const Result<GridSize> grid = reference_grid_size(layout, o.image_x0, o.image_y0);
   if (!grid.ok()) return grid.status().message();
   return "";

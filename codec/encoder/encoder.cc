@@ -6,6 +6,7 @@
 // share (coding_setup.h), the layer targets (rate_targets.h) and the file's
 // assembly (file_assembly.h) have files of their own.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "codec/encoder/coding_setup.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/file_assembly.h"
+#include "codec/encoder/ht_rate.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/rate_control.h"
 #include "codec/encoder/rate_targets.h"
@@ -95,17 +97,29 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       for (const CodedBlock& b : tile->blocks()) all.push_back(b.coded.num_passes);
     layers.assign(targets.size(), all);
   } else {
-    std::vector<CodeBlockHull> hulls;
-    hulls.reserve(blocks);
     // The decoded image is rounded to integers: about 1/12 of a squared
     // sample value more per sample on the irreversible path.
     double initial = main.cod.component.reversible ? 0.0 : sample_count(image) / 12.0;
-    for (const auto& tile : tiles) {
-      for (const CodedBlock& b : tile->blocks()) {
-        hulls.push_back(convex_hull(b.truncation_points(), b.weight));
-        initial += b.initial_distortion;
+    for (const auto& tile : tiles)
+      for (const CodedBlock& b : tile->blocks()) initial += b.initial_distortion;
+    if (setup.ht_estimated) {
+      MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, targets.back(), initial));
+      // -q: the decode's error exceeds the allocator's estimate a little
+      // (meet_psnr_targets corrects the target), so the planes for 0.5 dB
+      // more are coded too.
+      if (targets.back().kind == LayerTarget::Kind::kDistortion) {
+        const LayerTarget more{LayerTarget::Kind::kDistortion, targets.back().value * std::pow(10.0, -0.05)};
+        MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial));
       }
     }
+    std::vector<CodeBlockHull> hulls;
+    auto list_hulls = [&] {
+      hulls.clear();
+      hulls.reserve(blocks);
+      for (const auto& tile : tiles)
+        for (const CodedBlock& b : tile->blocks()) hulls.push_back(convex_hull(b.truncation_points(), b.weight));
+    };
+    list_hulls();
     StageClock clock(stage_sink(resources.stage_times, &StageTimes::rate_allocation_ms), "pcrd");
     ComponentCaps caps;
     if (options.max_component_bytes > 0) {
@@ -116,6 +130,21 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     }
     auto bytes_of = [&](const LayerPasses& l) { return assembler.bytes(l, !caps.max_bytes.empty()); };
     MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+    // HT blocks coded by estimates: while a byte target is missed by more
+    // than its last half per cent (or a distortion target at all), the
+    // blocks the allocation took whole are coded one plane finer and it
+    // runs again (ht_rate.h).
+    for (int round = 0; setup.ht_estimated && round < 3; ++round) {
+      if (targets.back().kind == LayerTarget::Kind::kBytes) {
+        MALLAT_ASSIGN_OR_RETURN(const LayerBytes now, bytes_of(layers));
+        if (static_cast<double>(now.file) >= 0.995 * targets.back().value) break;
+      }
+      MALLAT_ASSIGN_OR_RETURN(const size_t more, code_further_ht_planes(tiles, layers.back()));
+      if (more == 0) break;
+      list_hulls();
+      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+    }
+    for (const auto& tile : tiles) tile->release_kept_tile();
     if (options.rate_kind == EncodeOptions::RateKind::kPsnr) {
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }

@@ -154,6 +154,10 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
 
 Status TileEncoder::code_rows(int index, const TileRowReader& read) {
   const MainHeader& main = *setup_.main;
+  // The planes of an HT block are chosen from the whole image's estimates,
+  // after its rows have gone (why_not_streamed refuses it first).
+  if (setup_.ht_estimated && main.cod.component.style.ht)
+    return unsupported("streamed encoding: HT rate control by estimates needs the whole image");
   MALLAT_ASSIGN_OR_RETURN(const std::vector<EncodeBlock> blocks, prepare(index));
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;

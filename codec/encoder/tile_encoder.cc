@@ -33,7 +33,7 @@ Result<std::vector<EncodeBlock>> TileEncoder::prepare(int index) {
 Status TileEncoder::code(int index) {
   const MainHeader& main = *setup_.main;
   MALLAT_ASSIGN_OR_RETURN(std::vector<EncodeBlock> blocks, prepare(index));
-  const std::unique_ptr<TileStages> stages = setup_.device_tiles != nullptr
+  std::unique_ptr<TileStages> stages = setup_.device_tiles != nullptr
                                                  ? make_device_tile_stages(pool_, dwt_, *setup_.device_tiles)
                                                  : make_cpu_tile_stages(pool_, dwt_);
   EncodeTile tile = planes();
@@ -46,6 +46,16 @@ Status TileEncoder::code(int index) {
   if (!stages->keeps_whole(tile)) {
     for (TilePlane& plane : tile.planes) plane.allocate();
   }
+  if (setup_.ht_estimated && main.cod.component.style.ht && !stages->keeps_whole(tile)) {
+    // Rate control chooses the planes to code from every tile's estimates
+    // (ht_rate.h): the indices wait here until it has.
+    tile.ht_statistics = true;
+    MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile, ForwardStage::kQuantisation));
+    for (size_t slot = 0; slot < count; ++slot) account_estimated(slot, tile);
+    kept_ = std::make_unique<EncodeTile>(std::move(tile));
+    kept_stages_ = std::move(stages);
+    return Status::Ok();
+  }
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   if (setup_.ht_candidates && main.cod.component.style.ht) {
@@ -57,13 +67,13 @@ Status TileEncoder::code(int index) {
 
 // Every forward stage; timed one by one when the setup asks (the results
 // are those of running them together, tile_stages.h).
-Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
+Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile, ForwardStage last) {
   StageTimes* times = setup_.stage_times;
-  if (!times) return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
+  if (!times) return stages.forward(ForwardStage::kComponentTransform, last, tile);
   if (stages.keeps_whole(tile)) {
     // One call keeps the tile on the device; its time is the blocks'.
     StageClock clock(&times->block_coding_ms, "device_tile");
-    return stages.forward(ForwardStage::kComponentTransform, ForwardStage::kBlockCoding, tile);
+    return stages.forward(ForwardStage::kComponentTransform, last, tile);
   }
   {
     StageClock clock(&times->colour_transform_ms, "colour");
@@ -73,8 +83,40 @@ Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile) {
     StageClock clock(&times->dwt_ms, "dwt");
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kDwt, ForwardStage::kDwt, tile));
   }
-  StageClock clock(&times->block_coding_ms, "quant_tier1");
-  return stages.forward(ForwardStage::kQuantisation, ForwardStage::kBlockCoding, tile);
+  StageClock clock(&times->block_coding_ms, last == ForwardStage::kBlockCoding ? "quant_tier1" : "quant");
+  return stages.forward(ForwardStage::kQuantisation, last, tile);
+}
+
+std::span<const entropy::HtPlaneEstimate> TileEncoder::ht_estimates() const {
+  if (!kept_) return {};
+  return kept_->ht_estimates;
+}
+
+Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, bool refinement) {
+  if (!kept_) return Status::Ok();
+  StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "ht_planes");
+  EncodeTile& tile = *kept_;
+  tile.ht_block_planes.assign(planes.begin(), planes.end());
+  // A plane a block was coded at already is not coded again.
+  for (size_t slot = 0; slot < planes.size(); ++slot) {
+    const CodedBlock::HtTruncation& ht = *blocks_[slot].ht;
+    if (std::find(ht.planes.begin(), ht.planes.end(), planes[slot]) != ht.planes.end()) tile.ht_block_planes[slot] = -1;
+  }
+  tile.ht_refinement = refinement;
+  MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+  for (size_t slot = 0; slot < planes.size(); ++slot) {
+    if (tile.ht_block_planes[slot] < 0 || tile.coded[slot].num_passes == 0) continue;
+    CodedBlock& b = blocks_[slot];
+    b.ht->candidates.push_back(std::move(tile.coded[slot]));
+    b.ht->planes.push_back(planes[slot]);
+    b.list_ht_points();
+  }
+  return Status::Ok();
+}
+
+void TileEncoder::release_kept_tile() {
+  kept_.reset();
+  kept_stages_.reset();
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
@@ -84,6 +126,7 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
     CodedBlock& b = blocks_[slot_of(i)];
     if (!b.ht) b.ht = std::make_unique<CodedBlock::HtTruncation>();
     b.ht->candidates.push_back(b.coded);
+    b.ht->planes.push_back(0);
     top = std::max(top, tile.blocks[i].num_bitplanes);
   }
   // A block's planes end where its cleanup has nothing left to code; every
@@ -98,37 +141,41 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
     for (size_t i = 0; i < tile.blocks.size(); ++i) {
       if (tile.coded[i].num_passes == 0) continue;
       blocks_[slot_of(i)].ht->candidates.push_back(std::move(tile.coded[i]));
+      blocks_[slot_of(i)].ht->planes.push_back(static_cast<int8_t>(p));
       any = true;
     }
     if (!any) break;
   }
-  for (size_t i = 0; i < tile.blocks.size(); ++i) {
-    CodedBlock& b = blocks_[slot_of(i)];
-    struct Point {
-      uint32_t bytes;
-      double gain;
-      HtChoice choice;
-    };
-    std::vector<Point> points;
-    for (size_t c = 0; c < b.ht->candidates.size(); ++c) {
-      double gain = 0;
-      const std::vector<entropy::CodingPass>& passes = b.ht->candidates[c].passes;
-      for (size_t k = 0; k < passes.size(); ++k) {
-        gain += passes[k].distortion_decrease;
-        points.push_back({passes[k].cumulative_length, gain, {static_cast<int>(c), static_cast<int>(k) + 1}});
-      }
-    }
-    std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
-      return x.bytes != y.bytes ? x.bytes < y.bytes : x.gain > y.gain;
-    });
-    double before = 0;
-    for (const Point& pt : points) {
-      b.ht->points.push_back(pt.choice);
-      b.ht->truncation.push_back({pt.bytes, true, pt.gain - before});
-      before = pt.gain;
+  for (size_t i = 0; i < tile.blocks.size(); ++i) blocks_[slot_of(i)].list_ht_points();
+  return Status::Ok();
+}
+
+void CodedBlock::list_ht_points() {
+  struct Point {
+    uint32_t bytes;
+    double gain;
+    HtChoice choice;
+  };
+  std::vector<Point> points;
+  for (size_t c = 0; c < ht->candidates.size(); ++c) {
+    double gain = 0;
+    const std::vector<entropy::CodingPass>& passes = ht->candidates[c].passes;
+    for (size_t k = 0; k < passes.size(); ++k) {
+      gain += passes[k].distortion_decrease;
+      points.push_back({passes[k].cumulative_length, gain, {static_cast<int>(c), static_cast<int>(k) + 1}});
     }
   }
-  return Status::Ok();
+  std::sort(points.begin(), points.end(), [](const Point& x, const Point& y) {
+    return x.bytes != y.bytes ? x.bytes < y.bytes : x.gain > y.gain;
+  });
+  ht->points.clear();
+  ht->truncation.clear();
+  double before = 0;
+  for (const Point& pt : points) {
+    ht->points.push_back(pt.choice);
+    ht->truncation.push_back({pt.bytes, true, pt.gain - before});
+    before = pt.gain;
+  }
 }
 
 EncodeTile TileEncoder::planes() const {
@@ -194,15 +241,36 @@ Status TileEncoder::keep_or_spill(size_t slot) {
   return Status::Ok();
 }
 
+void TileEncoder::take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const {
+  // The error with nothing sent, in units of Delta^2; Tier-1's units are
+  // those of the shifted indices, which `weight` takes back.
+  const quant::QuantizationError& e = tile.quantisation[i];
+  out.clipped = e.clipped;
+  out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[i].roi_shift) * out.weight;
+}
+
+void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile) {
+  CodedBlock& out = blocks_[slot];
+  const EncodeBlock& block = tile.blocks[slot];
+  out.coded = {};
+  out.coded.zero_bitplanes = block.num_bitplanes;
+  out.ht = std::make_unique<CodedBlock::HtTruncation>();
+  const entropy::HtPlaneEstimate& e = tile.ht_estimates[slot];
+  out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
+  if (irreversible_) {
+    take_quantisation_error(out, tile, slot);
+    return;
+  }
+  // Reversible: the indices are the coefficients, and their energy is what
+  // every pass together removes.
+  out.initial_distortion = e.energy * out.weight;
+}
+
 void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   CodedBlock& out = blocks_[slot];
   out.coded = std::move(tile.coded[i]);
   if (irreversible_) {
-    // The error with nothing sent, in units of Delta^2; Tier-1's units are
-    // those of the shifted indices, which `weight` takes back.
-    const quant::QuantizationError& e = tile.quantisation[i];
-    out.clipped = e.clipped;
-    out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[i].roi_shift) * out.weight;
+    take_quantisation_error(out, tile, i);
     return;
   }
   // Reversible: the coefficients are the integers Tier-1 measured against;
@@ -245,7 +313,7 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
   // its passes (one layer: encode() allows no more).
   LayerPasses chosen_passes;
   std::vector<int> candidate;
-  if (!blocks_.empty() && blocks_[0].ht && !blocks_[0].ht->points.empty()) {
+  if (!blocks_.empty() && blocks_[0].ht) {
     chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
     candidate.assign(blocks_.size(), 0);
     for (size_t l = 0; l < layers.size(); ++l) {
@@ -260,7 +328,11 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
     what.layers = &chosen_passes;
     what.first_block = 0;
     what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
-      return &blocks_[slot].ht->candidates[static_cast<size_t>(candidate[slot])];
+      const CodedBlock& b = blocks_[slot];
+      // A block without candidates (nothing to code, or none chosen) sends
+      // no pass.
+      if (b.ht->candidates.empty()) return &b.coded;
+      return &b.ht->candidates[static_cast<size_t>(candidate[slot])];
     };
   }
   what.sop = main.cod.sop;

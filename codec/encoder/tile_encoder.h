@@ -51,6 +51,10 @@ struct TileCodingSetup {
   // HT code-blocks under rate control: code each at every plane it has
   // (CodedBlock::ht).
   bool ht_candidates = false;
+  // With ht_candidates: estimate each block's planes while quantising and
+  // code only those that rate control chooses (EncodeOptions::HtRate,
+  // ht_rate.h), instead of every plane.
+  bool ht_estimated = false;
   // Whether the passes' distortion decreases are needed: under a rate
   // target only (otherwise every pass is sent); HT coders skip them.
   bool distortions = true;
@@ -94,12 +98,20 @@ struct CodedBlock {
   // cumulative distortion decrease truncation[i] holds as passes would.
   struct HtTruncation {
     std::vector<entropy::EncodedCodeBlock> candidates;
+    // candidates[c]'s cleanup plane.
+    std::vector<int8_t> planes;
+    // The highest plane at which the block's cleanup codes anything (-1:
+    // none), for coding one plane coarser.
+    int top_plane = -1;
     std::vector<HtChoice> points;
     std::vector<entropy::CodingPass> truncation;
   };
   // Null unless so coded: one pointer a block, not three vectors, since a
   // 50000x50000 image has 2.4 million blocks.
   std::unique_ptr<HtTruncation> ht;
+  // The truncation points of ht's candidates (HtTruncation::points,
+  // truncation), listed again after candidates are added.
+  void list_ht_points();
 
   // Whether coded.data and coded.passes are in TileCodingSetup::spill, at
   // `spilled` (coded keeps its counts and zero bit-planes).
@@ -131,6 +143,18 @@ class TileEncoder {
   Status code_rows(int index, const TileRowReader& rows);
   const MainHeader& main_header() const { return *setup_.main; }
 
+  // Under TileCodingSetup::ht_estimated, code() stops after quantisation
+  // and keeps the tile's indices: each block's estimate (by slot, as
+  // blocks()) for rate control to choose planes from, ...
+  std::span<const entropy::HtPlaneEstimate> ht_estimates() const;
+  // ... then the blocks coded at planes[slot] (none where negative, or
+  // where the block has that plane already), with SigProp and MagRef above
+  // plane 0 when `refinement`, added to each block's candidates; as often
+  // as rate control asks.
+  Status code_ht_planes(std::span<const int8_t> planes, bool refinement = true);
+  // Frees the kept tile once rate control has what it needs.
+  void release_kept_tile();
+
   std::vector<CodedBlock>& blocks() { return blocks_; }
   // The component of the code-block in `slot` (blocks() is indexed by slot).
   int component_of(size_t slot) const { return precincts_.place(slot).component; }
@@ -158,12 +182,21 @@ class TileEncoder {
   void account(size_t slot, EncodeTile& tile, size_t i);
   // The tile's layout, precincts and per-slot blocks for code() and code_rows().
   Result<std::vector<EncodeBlock>> prepare(int index);
-  // Every forward stage, timed one by one when the setup asks.
-  Status run_forward_stages(TileStages& stages, EncodeTile& tile);
+  // Rate control's view of block i of `tile` (slot i) quantised and not
+  // coded: no passes yet, its candidates to come (code_ht_planes).
+  void account_estimated(size_t slot, const EncodeTile& tile);
+  // The error with nothing sent of an irreversible block, from quantisation.
+  void take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const;
+  // The forward stages up to `last`, timed one by one when the setup asks.
+  Status run_forward_stages(TileStages& stages, EncodeTile& tile, ForwardStage last = ForwardStage::kBlockCoding);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and
   // lists their truncation points (CodedBlock::ht); tile.blocks[i]
   // is slot slots[i] (all slots in order when `slots` is empty).
   Status code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots = {});
+
+  // The tile after quantisation and its runner, kept for code_ht_planes.
+  std::unique_ptr<EncodeTile> kept_;
+  std::unique_ptr<TileStages> kept_stages_;
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

@@ -80,20 +80,22 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
                                        [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
   entropy::BlockEncoder* const use = tile.hybrid_coder != nullptr ? tile.hybrid_coder : coder.get();
   // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
-  // block of Mb <= p has nothing there and stays out of the batch.
+  // block of Mb <= p has nothing there and stays out of the batch, as does
+  // one whose own plane (ht_block_planes) is negative.
   std::vector<entropy::BlockToEncode> batch;
   std::vector<size_t> index;
   batch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const EncodeBlock& b = tile.blocks[i];
-    if (tile.ht_cleanup_plane > 0 && tile.ht_cleanup_plane >= b.num_bitplanes) {
+    const int plane = tile.ht_block_planes.empty() ? tile.ht_cleanup_plane : tile.ht_block_planes[i];
+    if (plane < 0 || (plane > 0 && plane >= b.num_bitplanes)) {
       tile.coded[i].zero_bitplanes = b.num_bitplanes;
       continue;
     }
     batch.push_back({b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
                      b.fraction_bits});
-    batch.back().ht_cleanup_plane = tile.ht_cleanup_plane;
-    batch.back().ht_refinement = tile.ht_refinement;
+    batch.back().ht_cleanup_plane = plane;
+    batch.back().ht_refinement = tile.ht_refinement && plane > 0;
     batch.back().ht_distortions = tile.ht_distortions;
     index.push_back(i);
   }

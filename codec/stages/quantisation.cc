@@ -31,8 +31,17 @@ quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i) {
 
 void quantise_blocks(EncodeTile& tile, ThreadPool& pool) {
   tile.quantisation.assign(tile.blocks.size(), {});
-  pool.parallel_for(static_cast<int64_t>(tile.blocks.size()),
-                    [&](int64_t i) { tile.quantisation[i] = quantise_block(tile, static_cast<size_t>(i)); });
+  tile.ht_estimates.assign(tile.ht_statistics ? tile.blocks.size() : 0, {});
+  pool.parallel_for(static_cast<int64_t>(tile.blocks.size()), [&](int64_t i) {
+    tile.quantisation[i] = quantise_block(tile, static_cast<size_t>(i));
+    if (!tile.ht_statistics) return;
+    // While the block's indices are in cache.
+    const EncodeBlock& b = tile.blocks[i];
+    entropy::HtPlaneStatistics statistics;
+    entropy::gather_ht_plane_statistics(b.place.in(tile.planes[b.place.component].ints()), b.fraction_bits,
+                                        statistics);
+    tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics, b.fraction_bits);
+  });
 }
 
 void dequantise_block(const DecodeTile& tile, size_t i) {

@@ -22,7 +22,8 @@ struct DecodeTile;
 // found (nothing for the 5/3, whose coefficients are the indices).
 quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i);
 
-// kQuantisation on its own: every block, on the pool.
+// kQuantisation on its own: every block, on the pool; with
+// tile.ht_statistics, each block's HT plane estimate after it.
 void quantise_blocks(EncodeTile& tile, ThreadPool& pool);
 
 // Decoder, block i of `tile` (decoded, with passes): its values become

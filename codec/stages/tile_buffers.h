@@ -36,6 +36,7 @@
 #include "dwt/geometry.h"
 #include "entropy/block_coder.h"
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ht/plane_estimate.h"
 #include "quant/quantize.h"
 
 namespace mallat::codec {
@@ -111,6 +112,16 @@ struct EncodeTile {
   // tile's blocks at several planes (codec/encoder/tile_encoder.h).
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
+  // When not empty, block i's cleanup plane instead of ht_cleanup_plane
+  // (a negative plane: the block is not coded, its result left empty), each
+  // block above plane 0 with SigProp and MagRef when ht_refinement is set:
+  // rate control codes each block at the planes its estimate chose.
+  std::vector<int8_t> ht_block_planes;
+  // When set, kQuantisation run as a stage of its own also estimates each
+  // HT block's cleanup at every plane into ht_estimates
+  // (entropy/ht/plane_estimate.h).
+  bool ht_statistics = false;
+  std::vector<entropy::HtPlaneEstimate> ht_estimates;
   // Whether HT passes need their distortion decreases (a rate target).
   bool ht_distortions = true;
   // The caller codes the blocks again after the forward stages (HT rate

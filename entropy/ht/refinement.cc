@@ -137,7 +137,6 @@ RefinementCoded encode_refinement_reference(PlaneView<const int32_t> coefficient
     magref.put(m >> shift & 1, 1);
     coded.magref_decrease += squared_error(m, shift + 1) - squared_error(m, shift);
   });
-
   coded.sigprop_length = terminate_refinement(sigprop, magref, segment);
   segment.insert(segment.end(), magref_bytes.rbegin(), magref_bytes.rend());
   return coded;

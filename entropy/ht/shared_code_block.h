@@ -59,9 +59,10 @@ MALLAT_HD Sum ht_cleanup_decrease_in(PlaneView<const int32_t> c, int shift) {
     const int32_t* row = c.row(y);
     for (int64_t x = 0; x < c.width; ++x) {
       const uint32_t m = ht::detail::magnitude_of(row[x]);
-      if ((m >> shift) == 0) continue;
+      // Without a branch, so that the CPU's loop runs in vector lanes.
       const int64_t e = static_cast<int64_t>(m & low) - half;
-      sum += static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+      const Sum d = static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+      sum += (m >> shift) != 0 ? d : Sum{0};
     }
   }
   return sum;

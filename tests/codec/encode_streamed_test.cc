@@ -64,7 +64,12 @@ TEST(EncodeStreamed, SameBytesAsEncodeForEveryOption) {
       {"precincts", [](EncodeOptions& o) { o.precincts = {{5, 5}, {4, 4}}; o.xcb = o.ycb = 4; }},
       {"code-blocks 32x16", [](EncodeOptions& o) { o.xcb = 5; o.ycb = 4; }},
       {"HT", [](EncodeOptions& o) { o.style.ht = true; }},
-      {"HT -r 20", [](EncodeOptions& o) { o.style.ht = true; o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {20}; }},
+      {"HT -r 20 --ht-rate full", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.rate_kind = EncodeOptions::RateKind::kRatio;
+         o.rate_values = {20};
+         o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+       }},
       {"layers -r 40,20,10", [](EncodeOptions& o) { o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {40, 20, 10}; }},
       {"9/7 --bpp 0.5,2", [](EncodeOptions& o) { o.reversible = false; o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel; o.rate_values = {0.5, 2}; }},
       {"RPCL SOP EPH TLM PLT", [](EncodeOptions& o) { o.order = ProgressionOrder::kRPCL; o.sop = o.eph = o.tlm = o.plt = true; }},

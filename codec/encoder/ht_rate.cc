@@ -1,0 +1,169 @@
+#include "codec/encoder/ht_rate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mallat::codec {
+
+bool ht_rate_by_estimates(const EncodeOptions& o) {
+  const bool target = o.rate_kind != EncodeOptions::RateKind::kNone || o.max_file_bytes > 0;
+  return o.style.ht && target && o.max_component_bytes == 0 && o.ht_rate == EncodeOptions::HtRate::kEstimated;
+}
+
+namespace {
+
+// A block's estimated cleanup points from its top plane down, as passes for
+// convex_hull: pass k is the cleanup at plane top - k.
+std::vector<entropy::CodingPass> estimated_passes(const entropy::HtPlaneEstimate& e) {
+  std::vector<entropy::CodingPass> passes;
+  uint32_t bytes = 0;
+  double before = 0;
+  for (int p = e.planes - 1; p >= 0; --p) {
+    bytes = std::max(bytes + 1, static_cast<uint32_t>(std::lround(e.bytes[p])));
+    const double decrease = e.decrease[p];
+    passes.push_back({bytes, true, std::max(0.0, decrease - before)});
+    before = std::max(before, decrease);
+  }
+  return passes;
+}
+
+// On the irreversible path, a block whose estimated hull slopes on both
+// sides of its chosen plane lie further than this factor from the global
+// slope is coded at that plane alone. The reversible path's integers at
+// low planes fit the byte model less closely: there every block gets its
+// neighbour.
+constexpr double kSureRatio = 1.3;
+
+struct EstimatedPoint {
+  double slope;
+  uint32_t block;
+  uint32_t index;
+};
+
+}  // namespace
+
+std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate> estimates,
+                                          std::span<const double> weights, const LayerTarget& target,
+                                          double initial_distortion, double sure_ratio) {
+  std::vector<CodeBlockHull> hulls(estimates.size());
+  std::vector<EstimatedPoint> points;
+  for (size_t b = 0; b < estimates.size(); ++b) {
+    hulls[b] = convex_hull(estimated_passes(estimates[b]), weights[b]);
+    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
+      points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+  }
+  std::sort(points.begin(), points.end(), [](const EstimatedPoint& x, const EstimatedPoint& y) {
+    if (x.slope != y.slope) return x.slope > y.slope;
+    return x.block != y.block ? x.block < y.block : x.index < y.index;
+  });
+  // The global slope: the last point, in slope order, within the target.
+  double bytes = 0, distortion = initial_distortion;
+  double slope = std::numeric_limits<double>::max();
+  for (const EstimatedPoint& pt : points) {
+    const CodeBlockHull& h = hulls[pt.block];
+    const double more = h.bytes[pt.index] - (pt.index > 0 ? h.bytes[pt.index - 1] : 0.0);
+    const double less = h.gain[pt.index] - (pt.index > 0 ? h.gain[pt.index - 1] : 0.0);
+    if (target.kind == LayerTarget::Kind::kBytes && bytes + more > target.value) break;
+    if (target.kind == LayerTarget::Kind::kDistortion && distortion <= target.value) break;
+    bytes += more;
+    distortion -= less;
+    slope = pt.slope;
+  }
+  std::vector<HtPlanePair> chosen(estimates.size());
+  for (size_t b = 0; b < estimates.size(); ++b) {
+    const CodeBlockHull& h = hulls[b];
+    if (h.slope.empty() || h.slope[0] < slope / 2) continue;
+    const int top = estimates[b].planes - 1;
+    // The hull points the slope takes are a prefix; the last one's plane.
+    size_t k = 0;
+    while (k + 1 < h.slope.size() && h.slope[k + 1] >= slope) ++k;
+    if (h.slope[k] < slope) {
+      // Near the slope but not taken: its first point alone.
+      chosen[b].plane = static_cast<int8_t>(top - (h.passes[0] - 1));
+      continue;
+    }
+    const int plane = top - (h.passes[k] - 1);
+    chosen[b].plane = static_cast<int8_t>(plane);
+    // The neighbour on the side whose slope lies nearer the global one
+    // (by ratio): where the estimate is more likely to be on the wrong side.
+    const bool has_finer = plane > 0;
+    const bool has_coarser = plane < top;
+    const double above = h.slope[k];
+    const double below = k + 1 < h.slope.size() ? h.slope[k + 1] : 0.0;
+    const double to_coarser = above / slope;
+    const double to_finer = below > 0 ? slope / below : std::numeric_limits<double>::infinity();
+    // Both boundaries far from the slope: the estimate's errors (a few per
+    // cent of bytes) would not move the block's plane. Plane 0 has no
+    // refinement passes below it: without plane 1 coded with them, the
+    // block would have one point.
+    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) continue;
+    const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
+    chosen[b].neighbour = static_cast<int8_t>(coarser ? (has_coarser ? plane + 1 : -1) : plane - 1);
+  }
+  return chosen;
+}
+
+Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
+                             double initial_distortion) {
+  std::vector<entropy::HtPlaneEstimate> estimates;
+  std::vector<double> weights;
+  for (const auto& tile : tiles) {
+    const std::span<const entropy::HtPlaneEstimate> e = tile->ht_estimates();
+    const std::vector<CodedBlock>& blocks = tile->blocks();
+    for (size_t slot = 0; slot < blocks.size(); ++slot) {
+      // A tile coded at every plane (a device runner kept it whole) has no
+      // estimates: nothing more to code there.
+      estimates.push_back(slot < e.size() ? e[slot] : entropy::HtPlaneEstimate{});
+      weights.push_back(blocks[slot].weight);
+    }
+  }
+  const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
+  const std::vector<HtPlanePair> chosen = choose_ht_planes(
+      estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio);
+  size_t first = 0;
+  for (const auto& tile : tiles) {
+    const size_t n = tile->blocks().size();
+    // The pair's coarser plane with SigProp and MagRef, which fill the gap
+    // between the two cleanups; the finer one's cleanup alone.
+    std::vector<int8_t> coarser(n), finer(n);
+    bool any_finer = false;
+    for (size_t slot = 0; slot < n; ++slot) {
+      const HtPlanePair& c = chosen[first + slot];
+      coarser[slot] = std::max(c.plane, c.neighbour);
+      finer[slot] = c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
+      any_finer = any_finer || finer[slot] >= 0;
+    }
+    MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, true));
+    if (any_finer) MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(finer, false));
+    first += n;
+  }
+  return Status::Ok();
+}
+
+Result<size_t> code_further_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles,
+                                      std::span<const int> chosen) {
+  size_t first = 0, coded = 0;
+  for (const auto& tile : tiles) {
+    const std::vector<CodedBlock>& blocks = tile->blocks();
+    std::vector<int8_t> planes(blocks.size(), -1);
+    bool any = false;
+    for (size_t slot = 0; slot < blocks.size(); ++slot) {
+      const CodedBlock::HtTruncation* ht = blocks[slot].ht.get();
+      const int point = chosen[first + slot];
+      if (!ht || ht->planes.empty() || point == 0) continue;
+      const int finest = *std::min_element(ht->planes.begin(), ht->planes.end());
+      const HtChoice& c = ht->points[static_cast<size_t>(point) - 1];
+      const auto candidate = static_cast<size_t>(c.candidate);
+      if (finest == 0 || ht->planes[candidate] != finest || c.passes != ht->candidates[candidate].num_passes) continue;
+      planes[slot] = static_cast<int8_t>(finest - 1);
+      any = true;
+      ++coded;
+    }
+    if (any) MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(planes));
+    first += blocks.size();
+  }
+  return coded;
+}
+
+}  // namespace mallat::codec

@@ -1,0 +1,64 @@
+// HT rate control by estimates (EncodeOptions::HtRate::kEstimated). An HT
+// cleanup pass cannot be truncated (15444-15 Annex B), so a block meets a
+// rate target only at the planes it was coded at. Instead of coding every
+// plane, each block's cleanup is estimated at every plane while it is
+// quantised (entropy/ht/plane_estimate.h); one slope for the whole image is
+// chosen on those estimates for the target (PCRD on estimated hulls), and
+// each block is coded at the plane that slope reaches and, unless the
+// slope lies well between the block's estimated slopes there, at the
+// neighbour plane on the nearer side: the coarser of the two with SigProp
+// and MagRef for the plane below it (points between the two cleanups), the
+// finer one's cleanup alone. PCRD then chooses among what was coded
+// (CodedBlock::ht). Where the file falls
+// short of its target and PCRD took all that was coded of a block (the
+// estimates were off), that block is coded one plane finer and PCRD runs
+// again, a few rounds at most.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "codec/api/encode.h"
+#include "codec/encoder/rate_control.h"
+#include "codec/encoder/tile_encoder.h"
+#include "common/status.h"
+#include "entropy/ht/plane_estimate.h"
+
+namespace mallat::codec {
+
+// Whether an encode with `options` codes its HT blocks by estimates: HT
+// code-blocks, a rate target or a file limit, no per-component caps, and
+// HtRate::kEstimated.
+bool ht_rate_by_estimates(const EncodeOptions& options);
+
+// The planes one block is coded at (-1: none).
+struct HtPlanePair {
+  int8_t plane = -1;
+  int8_t neighbour = -1;
+};
+
+// For each block (estimates[i], whose Tier-1 distortion weighs weights[i]
+// in the image): its planes for `target` (bytes or distortion, of the whole
+// file), `initial_distortion` being the image's error with nothing sent.
+// A block none of whose estimated points reaches half the slope gets none;
+// one whose estimated slopes on both sides of its plane lie further than
+// `sure_ratio` from the global slope, no neighbour (unless its plane is 0).
+std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate> estimates,
+                                          std::span<const double> weights, const LayerTarget& target,
+                                          double initial_distortion, double sure_ratio);
+
+// Codes every tile's blocks at their chosen planes (the tiles quantised and
+// kept by TileEncoder::code under TileCodingSetup::ht_estimated).
+Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
+                             double initial_distortion);
+
+// After an allocation whose last layer takes chosen[b] points of block b
+// (over all tiles in order), codes one plane finer each block whose point
+// is its finest candidate's last pass: the target wants more of it than
+// was coded. Returns how many blocks were coded.
+Result<size_t> code_further_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles,
+                                      std::span<const int> chosen);
+
+}  // namespace mallat::codec

@@ -1,0 +1,64 @@
+// What an HT code-block's cleanup pass would cost and remove at each plane,
+// estimated from one pass over its quantisation indices, without coding it.
+// Rate control under a size or quality target then codes a block at the
+// plane a global slope chooses and one neighbour, not at every plane
+// (complexity-constrained HT encoding; 15444-15 Annex B's cleanup pass
+// cannot be truncated, so each plane is a separate coding).
+//
+// Everything here is plain fixed-size arrays per block, filled from the
+// block's samples alone, so that a device coder can compute them one block
+// per thread group beside quantisation (docs/ARCHITECTURE.md, "HT rate
+// control").
+#pragma once
+
+#include <cstdint>
+
+#include "common/plane_view.h"
+
+namespace mallat::entropy {
+
+// Bit lengths of an index magnitude: 0..31 (Mb + F <= 31).
+inline constexpr int kHtPlanes = 32;
+
+// Counts over one block's quantisation indices, by the bit length of the
+// index magnitude v = |q| >> F (F fraction bits below the index).
+struct HtPlaneStatistics {
+  // quads[b]: 2x2 quads (15444-15 B.2, quads at even rows and columns, cut
+  // at the block's edges) whose largest v has bit length b.
+  uint32_t quads[kHtPlanes] = {};
+  // samples[b][l]: samples of bit length l (1 <= l <= b) in quads of bit
+  // length b. A sample significant at plane p (l > p) costs about b - p
+  // MagSgn bits: its quad's exponent bound (B.3's U_q).
+  uint16_t samples[kHtPlanes][kHtPlanes] = {};
+  // energy[l]: the sum of |q|^2 of the samples of bit length l, in units of
+  // the index squared (the fraction bits counted).
+  double energy[kHtPlanes] = {};
+};
+
+// The estimate per cleanup plane p: bytes of the cleanup segment coding
+// v >> p, and the decrease of squared error from an all-zero block that it
+// brings, in Tier-1's units (the index squared; entropy/ebcot/ebcot.h's
+// distortion_decrease), the decoder reconstructing at the middle of each
+// interval (E.1.1.2).
+struct HtPlaneEstimate {
+  // Bit length of the largest v: the cleanup at any plane p >= planes codes
+  // nothing.
+  int planes = 0;
+  float bytes[kHtPlanes] = {};
+  float decrease[kHtPlanes] = {};
+  // The squared error with nothing sent (index units).
+  double energy = 0;
+};
+
+// One pass over the block's indices (two's complement, `fraction_bits` F
+// below each index).
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out);
+
+// The estimate from the statistics: bytes from a fitted model of the three
+// streams (MagSgn bits of the significant samples, VLC codewords per
+// significant quad, MEL and VLC symbols of the insignificant quads),
+// decreases from the energies less the error left in each significant
+// sample (a uniform error over its interval).
+HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& statistics, int fraction_bits);
+
+}  // namespace mallat::entropy

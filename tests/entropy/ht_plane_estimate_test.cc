@@ -1,0 +1,76 @@
+// The HT plane estimates (entropy/ht/plane_estimate.h) against the HT block
+// coder itself: the counts add up to the block, the top plane is the
+// largest magnitude's, and at every plane the estimated decrease is near
+// the cleanup's measured one and the estimated bytes near its segment's.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "entropy/ht/code_block.h"
+#include "entropy/ht/plane_estimate.h"
+#include "tests/entropy/laplacian_block.h"
+
+namespace mallat::entropy {
+namespace {
+
+TEST(HtPlaneEstimate, CountsCoverTheBlock) {
+  const std::vector<int32_t> v = laplacian_block(20.0, 7);
+  HtPlaneStatistics s;
+  gather_ht_plane_statistics({v.data(), 64, 64, 64}, 0, s);
+  uint64_t quads = 0, significant = 0, largest = 0, nonzero = 0;
+  for (int b = 0; b < kHtPlanes; ++b) {
+    quads += s.quads[b];
+    for (int l = 0; l < kHtPlanes; ++l) significant += s.samples[b][l];
+  }
+  for (int32_t x : v) {
+    largest = std::max<uint64_t>(largest, static_cast<uint64_t>(std::abs(x)));
+    nonzero += x != 0;
+  }
+  EXPECT_EQ(quads, 32u * 32u);
+  EXPECT_EQ(significant, nonzero);
+  EXPECT_EQ(estimate_ht_planes(s, 0).planes, std::bit_width(largest));
+}
+
+TEST(HtPlaneEstimate, AnEmptyBlockHasNoPlanes) {
+  const std::vector<int32_t> v(16 * 8, 0);
+  HtPlaneStatistics s;
+  gather_ht_plane_statistics({v.data(), 16, 8, 16}, 2, s);
+  const HtPlaneEstimate e = estimate_ht_planes(s, 2);
+  EXPECT_EQ(e.planes, 0);
+  EXPECT_EQ(e.energy, 0.0);
+}
+
+// Laplacian blocks with F fraction bits below their indices, every plane.
+TEST(HtPlaneEstimate, NearTheCoderAtEveryPlane) {
+  for (double scale : {2.0, 8.0, 40.0, 300.0}) {
+    for (int fraction_bits : {0, 3}) {
+      std::vector<int32_t> v = laplacian_block(scale * (1 << fraction_bits), 11);
+      HtPlaneStatistics s;
+      gather_ht_plane_statistics({v.data(), 64, 64, 64}, fraction_bits, s);
+      const HtPlaneEstimate e = estimate_ht_planes(s, fraction_bits);
+      const int mb = e.planes;
+      for (int p = 0; p < mb; ++p) {
+        HtEncodeSettings settings;
+        settings.cleanup_plane = p;
+        const Result<EncodedCodeBlock> coded = encode_ht_code_block({v.data(), 64, 64, 64}, mb, fraction_bits, settings);
+        ASSERT_TRUE(coded.ok());
+        const std::string what = "scale " + std::to_string(scale) + " F " + std::to_string(fraction_bits) + " p " +
+                                 std::to_string(p);
+        const double bytes = coded->passes[0].cumulative_length;
+        const double decrease = coded->passes[0].distortion_decrease;
+        // A uniform error within each interval: within a few per cent of
+        // all the energy.
+        EXPECT_NEAR(e.decrease[p], decrease, 0.03 * e.energy) << what;
+        // The model's bytes: within a third of the segment's, or 24 bytes.
+        EXPECT_NEAR(e.bytes[p], bytes, std::max(24.0, bytes / 3)) << what;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mallat::entropy
