@@ -148,8 +148,9 @@ const std::vector<EncodeOption>& encode_table() {
          return Status::Ok();
        }},
       {{"--ht-rate"}, "MODE",
-       "HT (-M 64) with -r, --bpp or -q: estimated (default) estimates each code-block's cleanup pass at every "
-       "bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
+       "HT (-M 64) with -r, --bpp or -q: auto (default) is estimated, except for one file of 128 M samples or more "
+       "that can be read streamed, which is full (its memory then a strip's). estimated estimates each "
+       "code-block's cleanup pass at every bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
        "estimates, and codes each block at the plane it reaches and, where the estimate is not clear, one "
        "neighbour plane (the coarser with SigProp and MagRef), coding a finer plane where those cannot come "
        "within 0.5% of a size target; rate allocation chooses among what was coded; the image is read whole. "
@@ -157,10 +158,10 @@ const std::vector<EncodeOption>& encode_table() {
        "little closer in quality; PNM, PAM, PGX, TIFF and raw input is then encoded streamed)",
        "full",
        [](EncodeSettings& s, const std::string& v) {
-         if (v != "estimated" && v != "full")
-           return invalid_argument("--ht-rate must be estimated or full, got '" + v + "'");
-         s.codec.ht_rate = v == "full" ? codec::EncodeOptions::HtRate::kEveryPlane
-                                       : codec::EncodeOptions::HtRate::kEstimated;
+         using HtRate = codec::EncodeOptions::HtRate;
+         if (v != "auto" && v != "estimated" && v != "full")
+           return invalid_argument("--ht-rate must be auto, estimated or full, got '" + v + "'");
+         s.codec.ht_rate = v == "full" ? HtRate::kEveryPlane : v == "auto" ? HtRate::kAuto : HtRate::kEstimated;
          return Status::Ok();
        }},
       {{"-GuardBits"}, "N", "guard bits 0..7 (default 2)", "1",

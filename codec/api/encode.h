@@ -76,7 +76,11 @@ struct EncodeOptions {
   // (step_search.h).
   int step_search = 1;
   // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):
-  //   kEstimated (the default): each block's cleanup pass at every plane
+  //   kAuto (the default): kEstimated, except in a streamed encode
+  //     (encode_streamed.h) of an image of 2^27 samples or more, which codes
+  //     every plane (kEveryPlane) so that it streams, its memory a strip's:
+  //     kEstimated reads the image whole.
+  //   kEstimated: each block's cleanup pass at every plane
   //     is estimated from counts gathered while quantising (bytes and
   //     distortion); one slope for the whole image, chosen for the target
   //     on those estimates, picks a plane per block, and the block is coded
@@ -88,8 +92,8 @@ struct EncodeOptions {
   //     is coded, as for kEveryPlane.
   //   kEveryPlane (--ht-rate full): every block at every plane it has, PCRD
   //     choosing among all of them.
-  enum class HtRate { kEstimated, kEveryPlane };
-  HtRate ht_rate = HtRate::kEstimated;
+  enum class HtRate { kAuto, kEstimated, kEveryPlane };
+  HtRate ht_rate = HtRate::kAuto;
   // Rate targets, one per quality layer (PCRD rate allocation):
   //   kRatio (-r): compression ratios, decreasing; the file is at most
   //     (sum of component precisions x width x height / 8) / ratio bytes, as

@@ -15,7 +15,26 @@
 
 namespace mallat::codec {
 
-std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
+namespace {
+
+// An image this large read whole holds every plane (EncodeOptions::HtRate::kAuto).
+constexpr uint64_t kStreamedEveryPlaneSamples = uint64_t{1} << 27;
+
+// The options a streamed encode of `layout` runs with: kAuto's HT rate
+// control codes every plane for a large image, which then streams.
+EncodeOptions streamed_options(const Image& layout, EncodeOptions o) {
+  uint64_t samples = 0;
+  for (const Component& c : layout.components) samples += static_cast<uint64_t>(c.width) * c.height;
+  if (o.ht_rate == EncodeOptions::HtRate::kAuto && samples >= kStreamedEveryPlaneSamples) {
+    o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string why_not_streamed(const Image& layout, const EncodeOptions& given) {
+  const EncodeOptions o = streamed_options(layout, given);
   if (o.rate_kind == EncodeOptions::RateKind::kPsnr)
     return "PSNR targets (-q) decode what was written and compare it with the whole image";
   if (o.step_search > 1) return "the step search (--step-search) decodes each file and compares it with the whole image";
@@ -35,8 +54,9 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
   return encode_streamed(source, options, resources, sink, report);
 }
 
-Status encode_streamed(const RowSource& source, const EncodeOptions& options, const CallResources& resources,
+Status encode_streamed(const RowSource& source, const EncodeOptions& given, const CallResources& resources,
                        const FileSink& sink, EncodeReport* report) {
+  const EncodeOptions options = streamed_options(source.layout, given);
   if (const std::string why = why_not_streamed(source.layout, options); !why.empty())
     return unsupported("streamed encoding: " + why);
   TileCoding coding;

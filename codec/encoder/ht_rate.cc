@@ -8,7 +8,7 @@ namespace mallat::codec {
 
 bool ht_rate_by_estimates(const EncodeOptions& o) {
   const bool target = o.rate_kind != EncodeOptions::RateKind::kNone || o.max_file_bytes > 0;
-  return o.style.ht && target && o.max_component_bytes == 0 && o.ht_rate == EncodeOptions::HtRate::kEstimated;
+  return o.style.ht && target && o.max_component_bytes == 0 && o.ht_rate != EncodeOptions::HtRate::kEveryPlane;
 }
 
 namespace {

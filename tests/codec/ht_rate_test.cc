@@ -144,6 +144,23 @@ TEST(HtRateEstimated, StreamedEncodeRefusesIt) {
   EXPECT_EQ(why_not_streamed(layout, o), "");
   o = ht_options(EncodeOptions::RateKind::kNone, 0.0);
   EXPECT_EQ(why_not_streamed(layout, o), "");
+  // The default (kAuto) streams an image of 2^27 samples or more, coding
+  // every plane; kEstimated asked for does not.
+  Image large;
+  large.components.resize(3);
+  for (Component& c : large.components) {
+    c.width = 8192;
+    c.height = 8192;
+    c.precision = 8;
+  }
+  o = ht_options(EncodeOptions::RateKind::kRatio, 10.0);
+  EXPECT_EQ(o.ht_rate, EncodeOptions::HtRate::kAuto);
+  EXPECT_EQ(why_not_streamed(large, o), "");
+  large.components.resize(1);
+  EXPECT_NE(why_not_streamed(large, o), "");  // 64 M samples: read whole
+  large.components.resize(3);
+  o.ht_rate = EncodeOptions::HtRate::kEstimated;
+  EXPECT_NE(why_not_streamed(large, o), "");
 }
 
 }  // namespace
