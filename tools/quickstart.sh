@@ -12,38 +12,70 @@ cd "$(dirname "$0")/.."
 mode=${1:-demo}
 build=${BUILD_DIR:-build}
 
+# Each phase's wall time and CPU time (user+sys of every process it ran),
+# printed as it ends and again at the end, so a CI log shows where the time
+# goes; CPU time stays meaningful on a machine shared with other jobs.
+phase_summary=()
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+cpu_now() {
+  # `times` in this shell (not a subshell, whose counts start at zero): its
+  # second line is the children's user and system time, as 1m2.5s.
+  times >"$times_file"
+  cpu=$(awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%.2f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' \
+    "$times_file")
+}
+phase() {
+  local name=$1 wall0=$EPOCHREALTIME cpu0 line
+  shift
+  cpu_now
+  cpu0=$cpu
+  "$@"
+  cpu_now
+  line=$(awk -v n="$name" -v w0="$wall0" -v w1="$EPOCHREALTIME" -v c0="$cpu0" -v c1="$cpu" \
+    'BEGIN { printf "%-16s %7.1f s wall %8.1f s CPU", n, w1 - w0, c1 - c0 }')
+  echo "quickstart: phase $line" >&2
+  phase_summary+=("$line")
+}
+print_phases() {
+  echo "quickstart: phases (wall time; CPU = user+sys of every process the phase ran):"
+  printf '  %s\n' "${phase_summary[@]}"
+}
+
 packages=(cmake g++ make pkg-config libpng-dev libtiff-dev libgtest-dev libbenchmark-dev
           libopenjp2-tools grokj2k-tools openjph-tools python3-numpy python3-matplotlib
           python3-dev pybind11-dev python3-pytest python3-numcodecs python3-zarr python3-distributed python3-dask
           python3-setuptools python3-wheel python3-venv python3-pip python3-build python3-pil python3-pydicom)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "quickstart: installing ${missing[*]}"
-  sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+install_missing() {
+  local missing=() p sudo=""
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "quickstart: installing ${missing[*]}"
+    [[ $(id -u) -eq 0 ]] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+phase install install_missing
 
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 [[ "${CI:-}" == "true" ]] && cmake_args+=(-DMALLAT_WERROR=ON)
 # shellcheck disable=SC2206
 cmake_args+=(${MALLAT_CMAKE_ARGS:-})
-cmake -S . -B "$build" "${cmake_args[@]}" >/dev/null
+phase configure cmake -S . -B "$build" "${cmake_args[@]}" >/dev/null
 if [[ "$mode" == demo ]]; then
   # The demo runs the CLI alone: only its target is built, not the tests
   # (the same configuration, so `test` can use this build folder after it).
-  cmake --build "$build" -j "$(nproc)" --target mallat
+  phase build cmake --build "$build" -j "$(nproc)" --target mallat
 else
-  cmake --build "$build" -j "$(nproc)"
+  phase build cmake --build "$build" -j "$(nproc)"
 fi
 
 case "$mode" in
   test)
-    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+    phase tests ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
     # The decoder again under AddressSanitizer and UBSan: every malformed
     # file, the fuzz regressions, round trips and interop tests.
     # MALLAT_SANITIZE_JOB=0 leaves this out.
@@ -51,17 +83,18 @@ case "$mode" in
       sanitize_build="${build}-sanitize"
       # -O1: ASan and UBSan find the same faults as at -O3, and the build
       # is quicker.
-      cmake -S . -B "$sanitize_build" -DCMAKE_BUILD_TYPE=Release -DMALLAT_SANITIZE=ON \
+      phase sanitize-config cmake -S . -B "$sanitize_build" -DCMAKE_BUILD_TYPE=Release -DMALLAT_SANITIZE=ON \
         -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" -DMALLAT_CUDA=OFF "${cmake_args[@]:1}" >/dev/null
-      cmake --build "$sanitize_build" -j "$(nproc)" --target sanitizer_checks
-      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+      phase sanitize-build cmake --build "$sanitize_build" -j "$(nproc)" --target sanitizer_checks
+      phase sanitize-tests env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$sanitize_build" --output-on-failure -j "$(nproc)" -L 'robustness|interop'
     fi
     # The API from eight threads at once under ThreadSanitizer (the Python
     # module's use). MALLAT_TSAN_JOB=0 leaves this out.
     if [[ "${MALLAT_TSAN_JOB:-1}" != 0 ]]; then
-      BUILD_DIR="${build}-tsan" tools/tsan_check.sh "${cmake_args[@]:1}"
+      phase tsan env BUILD_DIR="${build}-tsan" tools/tsan_check.sh "${cmake_args[@]:1}"
     fi
+    print_phases
     ;;
   demo)
     # The main job: a lossless encode and decode, checked sample for sample,
