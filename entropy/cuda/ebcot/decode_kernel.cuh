@@ -4,6 +4,7 @@
 #pragma once
 
 #include "entropy/cuda/t1_decode_launch.h"
+#include "entropy/cuda/thread_block.cuh"
 #include "entropy/ebcot/shared_decoder.h"
 
 namespace mallat::entropy::cuda {
@@ -19,11 +20,8 @@ __device__ inline void t1_decode_job(const T1DecodeArgs& args, uint32_t j, T1Fix
 // warp working (entropy/cuda/ebcot/encode_kernel.cuh says why), each thread's state its own
 // contiguous T1FixedState in device memory.
 __global__ void __launch_bounds__(32) t1_decode_kernel(T1DecodeArgs args) {
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (lane >= args.blocks_per_warp) return;
-  const uint32_t t = warp * args.blocks_per_warp + lane;
-  if (t >= args.count) return;
+  const uint32_t t = thread_block(args.blocks_per_warp, args.count);
+  if (t == kNoBlock) return;
   t1_decode_job(args, args.order[t], args.states[t]);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "entropy/cuda/t1_encode_launch.h"
+#include "entropy/cuda/thread_block.cuh"
 #include "entropy/ebcot/shared_encoder.h"
 
 namespace mallat::entropy::cuda {
@@ -28,11 +29,8 @@ __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1Fix
 // 32 times as many cache lines. The benchmark measures both.
 template <bool kGlobalState>
 __global__ void __launch_bounds__(kT1EncodeThreads) t1_encode_kernel(T1EncodeArgs args) {
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (lane >= args.blocks_per_warp) return;
-  const uint32_t t = warp * args.blocks_per_warp + lane;
-  if (t >= args.count) return;
+  const uint32_t t = thread_block(args.blocks_per_warp, args.count);
+  if (t == kNoBlock) return;
   if constexpr (kGlobalState) {
     t1_encode_job(args, args.order[t], args.states[t]);
   } else {

@@ -8,16 +8,14 @@
 #pragma once
 
 #include "entropy/cuda/t1_decode_launch.h"
+#include "entropy/cuda/thread_block.cuh"
 #include "entropy/ht/shared_code_block.h"
 
 namespace mallat::entropy::cuda {
 
 __global__ void __launch_bounds__(32) ht_decode_kernel(T1DecodeArgs args) {
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (lane >= args.blocks_per_warp) return;
-  const uint32_t t = warp * args.blocks_per_warp + lane;
-  if (t >= args.count) return;
+  const uint32_t t = thread_block(args.blocks_per_warp, args.count);
+  if (t == kNoBlock) return;
   const uint32_t j = args.order[t];
   const T1DecodeJob& job = args.jobs[j];
   const SharedT1DecodeBlock block = shared_block_of(job, args.bytes, args.segment_lengths);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "entropy/cuda/t1_encode_launch.h"
+#include "entropy/cuda/thread_block.cuh"
 #include "entropy/ht/shared_code_block.h"
 
 namespace mallat::entropy::cuda {
@@ -14,11 +15,8 @@ namespace mallat::entropy::cuda {
 // warp working (as EBCOT's kernel, which says why), each thread's state its
 // own HtBlockState in args.ht_states.
 __global__ void __launch_bounds__(kT1EncodeThreads) ht_encode_kernel(T1EncodeArgs args) {
-  const uint32_t lane = threadIdx.x % 32;
-  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
-  if (lane >= args.blocks_per_warp) return;
-  const uint32_t t = warp * args.blocks_per_warp + lane;
-  if (t >= args.count) return;
+  const uint32_t t = thread_block(args.blocks_per_warp, args.count);
+  if (t == kNoBlock) return;
   const uint32_t j = args.order[t];
   const T1DeviceJob& job = args.jobs[j];
   const HtBlockSettings settings{job.ht_cleanup_plane, (job.ht_flags & kHtRefinement) != 0,
