@@ -210,7 +210,7 @@ TEST(EncodeCuda, LanesSharingTheRunnersSlotsWriteTheCpuPathsBytes) {
       for (int round = 0; round < 3; ++round) {
         const auto got = encode(all[i].image, o, slots, nullptr);
         if (!got.ok()) wrong[i] = got.status().message();
-        else if (*got != want[i]) wrong[i] = "other bytes in round " + std::to_string(round);
+        else if (*got != want[i]) wrong[i] = std::string("other bytes in round ").append(std::to_string(round));
       }
     });
   }
