@@ -42,7 +42,7 @@ double psnr_of(const Image& image, const std::vector<uint8_t>& file) {
 // The shared photograph `name` into `out`; the test fails without it.
 void read_photo(const char* name, Image& out) {
   MALLAT_REQUIRE_TESTDATA("images");
-  auto image = io::read_image(testing::testdata_dir() / "images" / name);
+  auto image = io::read_image(mallat::testing::testdata_dir() / "images" / name);
   ASSERT_TRUE(image.ok()) << name << ": " << image.status().to_string();
   out = std::move(image).value();
 }
