@@ -18,15 +18,10 @@
 #include "entropy/t1_decode_batch.h"
 #include "entropy/t1_encode_batch.h"
 #include "tests/entropy/ht_test_blocks.h"
+#include "tests/entropy_cuda/skip_without_device.h"
 
 namespace mallat::entropy {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    const std::string why = cuda::t1_device_unavailable(); \
-    if (!why.empty()) GTEST_SKIP() << why;                 \
-  } while (0)
 
 struct EncodeCase {
   ht_test::Block block;

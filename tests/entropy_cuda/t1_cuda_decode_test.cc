@@ -16,15 +16,10 @@
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/t1_decode_batch.h"
 #include "tests/entropy/t1_shared_decoder_cases.h"
+#include "tests/entropy_cuda/skip_without_device.h"
 
 namespace mallat::entropy::testing {
 namespace {
-
-#define SKIP_WITHOUT_DEVICE()                              \
-  do {                                                     \
-    const std::string why = cuda::t1_device_unavailable(); \
-    if (!why.empty()) GTEST_SKIP() << why;                 \
-  } while (0)
 
 // The cases as BlockToDecode (one piece each) and outputs of their sizes.
 struct Batch {

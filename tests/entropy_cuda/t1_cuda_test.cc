@@ -14,6 +14,7 @@
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "tests/entropy/t1_shared_cases.h"
+#include "tests/entropy_cuda/skip_without_device.h"
 
 namespace mallat::entropy::testing {
 namespace {
@@ -22,12 +23,6 @@ using cuda::T1DeviceBatchResult;
 using cuda::T1DeviceEncoder;
 using entropy::T1DeviceJob;
 using cuda::T1StateMemory;
-
-#define SKIP_WITHOUT_DEVICE()                                         \
-  do {                                                                \
-    const std::string why = cuda::t1_device_unavailable();            \
-    if (!why.empty()) GTEST_SKIP() << why;                            \
-  } while (0)
 
 // Runs the cases as one batch on the device with slots of `slot_capacity`.
 T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
