@@ -19,10 +19,6 @@ uint32_t ebcot_slot_capacity(size_t samples, int planes) {
   return static_cast<uint32_t>((bits + 7) / 8 + 8 * 3 * p + 16);
 }
 
-uint32_t ht_slot_capacity_of(size_t samples, int bits) {
-  return ht_slot_capacity(static_cast<uint32_t>(samples), bits);
-}
-
 Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> blocks) {
   T1DeviceBatchLayout layout;
   layout.jobs.resize(blocks.size());
@@ -63,8 +59,11 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
     job.ht_flags =
         static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.ht_distortions ? kHtDistortions : 0));
     layout.coefficients += static_cast<size_t>(w * h);
+    // An HT block's slot holds its worst case (shared_code_block.h), so it
+    // never overflows.
     const auto samples = static_cast<size_t>(w * h);
-    largest = std::max<size_t>(largest, ht ? ht_slot_capacity_of(samples, b.num_bitplanes + b.fraction_bits)
+    largest = std::max<size_t>(largest, ht ? ht_slot_capacity(static_cast<uint32_t>(samples),
+                                                               b.num_bitplanes + b.fraction_bits)
                                            : ebcot_slot_capacity(samples, b.num_bitplanes));
   }
   layout.slot_capacity = static_cast<uint32_t>(std::max<size_t>(largest, 64));

@@ -35,10 +35,6 @@ struct T1DeviceBatchLayout {
 // not certain.
 uint32_t ebcot_slot_capacity(size_t samples, int planes);
 
-// The output slot of an HT block (ht_slot_capacity, entropy/ht/shared_code_block.h:
-// room for the worst case, so an HT block never overflows).
-uint32_t ht_slot_capacity_of(size_t samples, int bits);
-
 // Jobs for `blocks` (all of one coder, EBCOT or HT), packed one after another
 // in block order. A block the device cannot take (shape outside A.6.1, Mb + F
 // above 31, another coder than the first block's, HT settings the CPU coder
