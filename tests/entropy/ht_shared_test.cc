@@ -180,6 +180,28 @@ TEST(HtShared, DamagedStreamsDecodeAsTheCpuCoder) {
   }
 }
 
+// A slot too small for a block says so (the device batch then codes the
+// block again on the CPU) and nothing is written past it.
+TEST(HtShared, ASlotTooSmallOverflowsWithinItself) {
+  ht_test::Block b;
+  b.w = 64;
+  b.h = 64;
+  b.mb = 16;
+  b.v = laplacian_block(40.0, 5);
+  static HtBlockState state;
+  for (const bool refinement : {false, true}) {
+    const uint32_t full = ht_slot_capacity(4096, b.mb);
+    for (const uint32_t capacity : {full / 8, full / 40}) {
+      std::vector<uint8_t> slot(capacity + 64, 0xAB);
+      CodingPass passes[3];
+      const SharedT1Result r = encode_ht_block_shared(shared_block(b, false), {refinement ? 1 : 0, refinement, true},
+                                                      state, {slot.data(), capacity, passes}, ht::host_vlc_tables());
+      EXPECT_EQ(r.status, SharedT1Status::kOutputOverflow) << capacity;
+      for (size_t i = capacity; i < slot.size(); ++i) ASSERT_EQ(slot[i], 0xAB) << capacity << " at " << i;
+    }
+  }
+}
+
 TEST(HtShared, RejectsWhatTheCpuCoderRejects) {
   std::mt19937 rng(17);
   ht_test::Block b = ht_test::random_block(rng, 0);
