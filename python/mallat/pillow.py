@@ -64,6 +64,15 @@ def _to_mode(array, mode, precision, signed):
     return values.astype(np.uint16 if target == 16 else np.uint8)
 
 
+def _set_mode(image, mode):
+    # Newer Pillow releases keep the mode in _mode behind a read-only
+    # property (assigning `mode` raises there); older ones in `mode` itself.
+    if isinstance(getattr(type(image), "mode", None), property):
+        image._mode = mode
+    else:
+        image.mode = mode
+
+
 class MallatJpeg2000ImageFile(ImageFile.ImageFile):
     format = FORMAT
     format_description = "JPEG 2000 (ISO/IEC 15444, mallat)"
@@ -83,7 +92,7 @@ class MallatJpeg2000ImageFile(ImageFile.ImageFile):
             self._array = mallat.decode(self._data)
             components = 1 if self._array.ndim == 2 else self._array.shape[2]
             self._precision = max(self._precision, 8) if self._array.itemsize == 1 else self._precision
-        self.mode = _mode(components, self._precision)
+        _set_mode(self, _mode(components, self._precision))
         if facts["container"] == "jp2":
             self.custom_mimetype = "image/jp2"
         self._size = (facts["width"], facts["height"])
