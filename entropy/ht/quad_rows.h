@@ -14,6 +14,17 @@
 
 namespace mallat::entropy::ht {
 
+// kappa_q (C.3.3): 1, or for a quad with two or more significant samples
+// below the initial row, the largest exponent among the four samples above
+// its own and its neighbours' columns (e0..e3), less 1. The initial row's
+// exponents above are all 0, so its kappa is 1 without a test of its own.
+MALLAT_HD inline int kappa_of(int rho, int e0, int e1, int e2, int e3) {
+  if ((rho & (rho - 1)) == 0) return 1;  // at most one sample
+  const int a = e0 > e1 ? e0 : e1, b = e2 > e3 ? e2 : e3;
+  const int largest = a > b ? a : b;
+  return largest > 2 ? largest - 1 : 1;
+}
+
 class QuadRows {
  public:
   // The widest block, 1024 samples (A.6.1), in quads.
@@ -31,32 +42,31 @@ class QuadRows {
   MALLAT_HD bool initial() const { return initial_; }
 
   // c_q of quad q of the current row, whose quads left of q are set.
-  MALLAT_HD int context(int64_t q) const {
+  MALLAT_HD int context(int q) const {
     const uint8_t* row = rho_[row_];
     const uint8_t* above = rho_[row_ ^ 1];
     return initial_ ? initial_row_context(row[q]) : other_row_context(row[q], above[q], above[q + 1], above[q + 2]);
   }
 
-  // kappa_q: 1, or for a quad with two or more significant samples below
-  // the initial row, the largest exponent among the four samples above its
-  // own and its neighbours' columns, less 1.
-  MALLAT_HD int kappa(int64_t q, int rho) const {
-    // The initial row's exponents above are all 0 (reset), so its kappa is
-    // 1 without a test of its own.
-    if ((rho & (rho - 1)) == 0) return 1;  // at most one sample
+  // kappa_q of quad q (kappa_of) from the row above.
+  MALLAT_HD int kappa(int q, int rho) const {
     const uint8_t* above = e_[row_ ^ 1] + 2 * q;
-    int largest = above[0];
-    for (int i = 1; i < 4; ++i) largest = above[i] > largest ? above[i] : largest;
-    return largest > 2 ? largest - 1 : 1;
+    return kappa_of(rho, above[0], above[1], above[2], above[3]);
   }
 
+  // The row above's patterns (quad q at index q + 1) and bottom samples'
+  // exponents (column x at index x + 1), each with a zero border, for a
+  // coder that walks them in registers (the encoder's sliding windows).
+  MALLAT_HD const uint8_t* rho_above() const { return rho_[row_ ^ 1]; }
+  MALLAT_HD const uint8_t* e_above() const { return e_[row_ ^ 1]; }
+
   // Quad q's pattern and its bottom samples' exponents.
-  MALLAT_HD void set(int64_t q, int rho, int e_bottom_left, int e_bottom_right) {
+  MALLAT_HD void set(int q, int rho, int e_bottom_left, int e_bottom_right) {
     rho_[row_][q + 1] = static_cast<uint8_t>(rho);
     e_[row_][2 * q + 1] = static_cast<uint8_t>(e_bottom_left);
     e_[row_][2 * q + 2] = static_cast<uint8_t>(e_bottom_right);
   }
-  MALLAT_HD void set_rho(int64_t q, int rho) { rho_[row_][q + 1] = static_cast<uint8_t>(rho); }
+  MALLAT_HD void set_rho(int q, int rho) { rho_[row_][q + 1] = static_cast<uint8_t>(rho); }
 
   MALLAT_HD void next_row() {
     row_ ^= 1;

@@ -47,12 +47,14 @@ MALLAT_HD constexpr uint32_t cleanup_capacity(uint32_t samples, int planes) {
 namespace detail {
 
 // One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
-// E = bit width of 2 mu - 1 (0 for an insignificant sample).
+// E = bit width of 2 mu - 1 (0 for an insignificant sample). Magnitudes are
+// at most 2^31, so 2 mu - 1 and v fit 32 bits: the quad is measured in
+// 32-bit arithmetic, which the device runs at twice 64-bit's rate.
 struct Quad {
   int rho = 0;
   int e_max = 0;
   int e[4] = {0, 0, 0, 0};
-  uint64_t v[4] = {0, 0, 0, 0};
+  uint32_t v[4] = {0, 0, 0, 0};
 
   // The samples whose exponent is `e`, as a pattern like rho's.
   MALLAT_HD int samples_at(int e_value) const {
@@ -61,21 +63,40 @@ struct Quad {
   }
 };
 
-MALLAT_HD inline Quad load_quad(PlaneView<const int32_t> c, int64_t x, int64_t y, int shift) {
-  Quad q;
-  for (int n = 0; n < 4; ++n) {
-    const int64_t xx = x + (n >> 1), yy = y + (n & 1);
-    if (xx >= c.width || yy >= c.height) continue;
-    const int32_t value = c.at(xx, yy);
-    const uint32_t magnitude = value < 0 ? 0u - static_cast<uint32_t>(value) : static_cast<uint32_t>(value);
-    const uint64_t mu = magnitude >> shift;
-    if (mu == 0) continue;
-    q.rho |= 1 << n;
-    q.e[n] = bit_width(2 * mu - 1);
-    q.v[n] = 2 * (mu - 1) + (value < 0 ? 1 : 0);
-    q.e_max = q.e[n] > q.e_max ? q.e[n] : q.e_max;
-  }
-  return q;
+// Bit width of a nonzero v.
+MALLAT_HD inline int bit_width_nonzero(uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return 32 - __clz(static_cast<int>(v));
+#else
+  return 32 - __builtin_clz(v);
+#endif
+}
+
+// Sample n of a quad, of value `value`, into q.
+MALLAT_HD inline void add_sample(Quad& q, int n, int32_t value, int shift) {
+  const uint32_t magnitude = value < 0 ? 0u - static_cast<uint32_t>(value) : static_cast<uint32_t>(value);
+  const uint32_t mu = magnitude >> shift;
+  if (mu == 0) return;
+  q.rho |= 1 << n;
+  q.e[n] = bit_width_nonzero(2 * mu - 1);
+  q.v[n] = 2 * (mu - 1) + (value < 0 ? 1u : 0u);
+  q.e_max = q.e[n] > q.e_max ? q.e[n] : q.e_max;
+}
+
+// Quad q of the quad row whose samples are in rows `top` and `bottom`
+// (null for the last row of a block of odd height), `width` samples wide:
+// samples 0..3 at (2q, 0), (2q, 1), (2q + 1, 0), (2q + 1, 1) of the pair
+// (C.1); those outside the block are insignificant. Each sample by its own
+// call, so that the quad's arrays stay in registers on the device.
+MALLAT_HD inline Quad load_quad(const int32_t* top, const int32_t* bottom, int width, int q, int shift) {
+  const int x = 2 * q;
+  const bool right = x + 1 < width;
+  Quad quad;
+  add_sample(quad, 0, top[x], shift);
+  add_sample(quad, 1, bottom ? bottom[x] : 0, shift);
+  add_sample(quad, 2, right ? top[x + 1] : 0, shift);
+  add_sample(quad, 3, right && bottom ? bottom[x + 1] : 0, shift);
+  return quad;
 }
 
 }  // namespace detail
@@ -97,20 +118,35 @@ MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficient
   BasicBackwardWriter<BoundedBytes> vlc(vlc_bytes, 0xF, 4);
   vlc_bytes.push_back(0xFF);
 
-  const int64_t width = coefficients.width, height = coefficients.height;
-  const int64_t quads_wide = (width + 1) / 2;
+  // Indices in 32 bits (a block has at most 4096 samples), which the
+  // device runs at twice 64-bit's rate.
+  const int width = static_cast<int>(coefficients.width), height = static_cast<int>(coefficients.height);
+  const int quads_wide = (width + 1) / 2;
   QuadRows& rows = state.rows;
   rows.reset(quads_wide);
-  for (int64_t y = 0; y < height; y += 2, rows.next_row()) {
+  for (int y = 0; y < height; y += 2, rows.next_row()) {
     const bool initial = rows.initial();
     const uint16_t* table = initial ? tables.encode_initial : tables.encode_other;
-    for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+    const int32_t* top = coefficients.row(y);
+    const int32_t* bottom = y + 1 < height ? coefficients.row(y + 1) : nullptr;
+    // c_q and kappa_q (C.3.1, C.3.3) from sliding windows over the row
+    // above, each value read once: the patterns of the quads above-left,
+    // above and above-right of quad q, and the exponents of the four
+    // samples above columns 2q - 1 .. 2q + 2; rho_left is the pattern of
+    // the quad to the left (0 at the row's start).
+    const uint8_t* rho_above = rows.rho_above();
+    const uint8_t* e_above = rows.e_above();
+    int rho_left = 0, rho_nw = rho_above[0], rho_n = rho_above[1];
+    int e_w = e_above[0], e_n = e_above[1];
+    for (int qx = 0; qx < quads_wide; qx += 2) {
       int u[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
-        const int64_t q = qx + j;
-        const detail::Quad quad = detail::load_quad(coefficients, 2 * q, y, shift);
-        const int c_q = rows.context(q);
-        const int kappa = rows.kappa(q, quad.rho);
+        const int q = qx + j;
+        const detail::Quad quad = detail::load_quad(top, bottom, width, q, shift);
+        const int rho_ne = rho_above[q + 2];
+        const int e_s = e_above[2 * q + 2], e_e = e_above[2 * q + 3];
+        const int c_q = initial ? initial_row_context(rho_left) : other_row_context(rho_left, rho_nw, rho_n, rho_ne);
+        const int kappa = kappa_of(quad.rho, e_w, e_n, e_s, e_e);
         const int bound = quad.e_max > kappa ? quad.e_max : kappa;  // U_q
         u[j] = bound - kappa;
         const int emb = u[j] > 0 ? quad.samples_at(bound) : 0;
@@ -122,6 +158,11 @@ MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficient
           if (quad.rho >> n & 1) ms.put(quad.v[n], bound - (e_k >> n & 1));
         }
         rows.set(q, quad.rho, quad.e[1], quad.e[3]);
+        rho_left = quad.rho;
+        rho_nw = rho_n;
+        rho_n = rho_ne;
+        e_w = e_s;
+        e_n = e_e;
       }
       put_uvlc(vlc, mel, initial, u);
     }
