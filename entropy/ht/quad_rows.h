@@ -41,22 +41,10 @@ class QuadRows {
   }
   MALLAT_HD bool initial() const { return initial_; }
 
-  // c_q of quad q of the current row, whose quads left of q are set.
-  MALLAT_HD int context(int q) const {
-    const uint8_t* row = rho_[row_];
-    const uint8_t* above = rho_[row_ ^ 1];
-    return initial_ ? initial_row_context(row[q]) : other_row_context(row[q], above[q], above[q + 1], above[q + 2]);
-  }
-
-  // kappa_q of quad q (kappa_of) from the row above.
-  MALLAT_HD int kappa(int q, int rho) const {
-    const uint8_t* above = e_[row_ ^ 1] + 2 * q;
-    return kappa_of(rho, above[0], above[1], above[2], above[3]);
-  }
-
   // The row above's patterns (quad q at index q + 1) and bottom samples'
-  // exponents (column x at index x + 1), each with a zero border, for a
-  // coder that walks them in registers (the encoder's sliding windows).
+  // exponents (column x at index x + 1), each with a zero border, which the
+  // coders walk in sliding windows (initial_row_context,
+  // other_row_context and kappa_of give c_q and kappa_q from them).
   MALLAT_HD const uint8_t* rho_above() const { return rho_[row_ ^ 1]; }
   MALLAT_HD const uint8_t* e_above() const { return e_[row_ ^ 1]; }
 
@@ -66,7 +54,6 @@ class QuadRows {
     e_[row_][2 * q + 1] = static_cast<uint8_t>(e_bottom_left);
     e_[row_][2 * q + 2] = static_cast<uint8_t>(e_bottom_right);
   }
-  MALLAT_HD void set_rho(int q, int rho) { rho_[row_][q + 1] = static_cast<uint8_t>(rho); }
 
   MALLAT_HD void next_row() {
     row_ ^= 1;

@@ -120,18 +120,30 @@ MALLAT_HD inline bool decode_cleanup_shared(const uint8_t* segment, int64_t leng
     const uint16_t* table = initial ? tables.decode_initial : tables.decode_other;
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : nullptr;
+    // c_q and kappa_q (C.3.1, C.3.3) from sliding windows over the row
+    // above, as the encoder's (shared_cleanup_encoder.h): the patterns of
+    // the quads above-left and above of the next quad to decode with the
+    // pattern of the last one decoded, and the exponents above columns
+    // 2q - 1 and 2q of the next quad whose samples come.
+    const uint8_t* rho_above = rows.rho_above();
+    const uint8_t* e_above = rows.e_above();
+    int rho_left = 0, rho_nw = rho_above[0], rho_n = rho_above[1];
+    int e_w = e_above[0], e_n = e_above[1];
     for (int qx = 0; qx < quads_wide; qx += 2) {
       uint16_t entry[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int q = qx + j;
-        const int c_q = rows.context(q);
+        const int rho_ne = rho_above[q + 2];
+        const int c_q = initial ? initial_row_context(rho_left) : other_row_context(rho_left, rho_nw, rho_n, rho_ne);
         // In context 0 a MEL event says whether the quad is significant
         // at all; only then does it have a codeword.
         if (c_q != 0 || mel.decode()) {
           entry[j] = table[c_q << 7 | (vlc.look() & 0x7F)];
           vlc.advance(decoded_length(entry[j]));
         }
-        rows.set_rho(q, decoded_rho(entry[j]));
+        rho_left = decoded_rho(entry[j]);
+        rho_nw = rho_n;
+        rho_n = rho_ne;
       }
       int u[2];
       detail::read_uvlc_pair(vlc, mel, initial, decoded_u_off(entry[0]), decoded_u_off(entry[1]), u);
@@ -139,7 +151,10 @@ MALLAT_HD inline bool decode_cleanup_shared(const uint8_t* segment, int64_t leng
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int q = qx + j;
         const int rho = decoded_rho(entry[j]);
-        const int bound = u[j] + rows.kappa(q, rho);  // U_q
+        const int e_s = e_above[2 * q + 2], e_e = e_above[2 * q + 3];
+        const int bound = u[j] + kappa_of(rho, e_w, e_n, e_s, e_e);  // U_q
+        e_w = e_s;
+        e_n = e_e;
         if (bound > planes_above + 1) {
           detail::clear(out);
           return false;
