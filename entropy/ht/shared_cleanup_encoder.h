@@ -49,7 +49,8 @@ namespace detail {
 // One quad: rho, and per sample v = 2 (mu - 1) + sign and the exponent
 // E = bit width of 2 mu - 1 (0 for an insignificant sample). Magnitudes are
 // at most 2^31, so 2 mu - 1 and v fit 32 bits: the quad is measured in
-// 32-bit arithmetic, which the device runs at twice 64-bit's rate.
+// 32-bit arithmetic (one instruction a step on the device, where 64-bit
+// takes two).
 struct Quad {
   int rho = 0;
   int e_max = 0;
@@ -118,8 +119,7 @@ MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficient
   BasicBackwardWriter<BoundedBytes> vlc(vlc_bytes, 0xF, 4);
   vlc_bytes.push_back(0xFF);
 
-  // Indices in 32 bits (a block has at most 4096 samples), which the
-  // device runs at twice 64-bit's rate.
+  // Indices in 32 bits (a block has at most 4096 samples), as the quads.
   const int width = static_cast<int>(coefficients.width), height = static_cast<int>(coefficients.height);
   const int quads_wide = (width + 1) / 2;
   QuadRows& rows = state.rows;
