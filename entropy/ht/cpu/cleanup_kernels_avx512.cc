@@ -1,0 +1,107 @@
+// The HT cleanup kernels for AVX-512 (F, CD, BW, VL, on top of the AVX2
+// build's set; through the target attribute, used only where the CPU
+// reports them all): the encoder measures eight quads (sixteen columns of a
+// row pair) at once, with the lanes' leading zero counts and mask
+// registers; the decoder as the AVX2 build's, two quads' eight samples at
+// once (quad_pair_values_avx2, entropy/ht/magsgn_quad.h).
+#include "entropy/ht/cpu/cleanup_kernels.h"
+
+#if MALLAT_HT_X86
+// GCC 12's AVX-512 intrinsics start their results from an undefined vector
+// (_mm512_undefined_epi32), which its -Wmaybe-uninitialized takes for a use
+// of an uninitialised value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "entropy/ht/magsgn_quad.h"
+
+#define MALLAT_HT_ISA avx512
+#define MALLAT_HT_ISA_NAME "avx512"
+#define MALLAT_HT_KERNEL [[gnu::target(MALLAT_HT_AVX512_TARGET)]]
+
+#include "entropy/ht/cpu/cleanup_encoder_kernel.h"
+
+namespace mallat::entropy::ht::cpu::avx512 {
+
+// Sixteen samples of one row at `shift` (Annex C.3.1, C.3.5): v = 2 (mu - 1)
+// + sign and E = bit width of 2 mu - 1, both 0 where insignificant.
+struct Lanes {
+  __m512i v, e;
+  __mmask16 significant;
+};
+[[gnu::target(MALLAT_HT_AVX512_TARGET), gnu::always_inline]] inline Lanes measure_lanes(__m512i s, __m128i shift) {
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i mu = _mm512_srl_epi32(_mm512_abs_epi32(s), shift);
+  const __mmask16 significant = _mm512_test_epi32_mask(mu, mu);
+  const __m512i v = _mm512_maskz_or_epi32(significant, _mm512_slli_epi32(_mm512_sub_epi32(mu, one), 1),
+                                          _mm512_srli_epi32(s, 31));
+  const __m512i twice_less_one = _mm512_sub_epi32(_mm512_add_epi32(mu, mu), one);
+  const __m512i e = _mm512_maskz_sub_epi32(significant, _mm512_set1_epi32(32), _mm512_lzcnt_epi32(twice_less_one));
+  return {v, e, significant};
+}
+
+// Lanes of the top and bottom rows (columns x..x+15) in quad order: quads
+// 0..3 (each top left, bottom left, top right, bottom right), then 4..7.
+[[gnu::target(MALLAT_HT_AVX512_TARGET), gnu::always_inline]] inline void to_quads(__m512i top, __m512i bottom,
+                                                                                 __m512i& q0123, __m512i& q4567) {
+  const __m512i low = _mm512_unpacklo_epi32(top, bottom);   // quads 0 2 4 6
+  const __m512i high = _mm512_unpackhi_epi32(top, bottom);  // quads 1 3 5 7
+  q0123 = _mm512_permutex2var_epi64(low, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), high);
+  q4567 = _mm512_permutex2var_epi64(low, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), high);
+}
+
+// Each quad's largest exponent in all four of its lanes.
+[[gnu::target(MALLAT_HT_AVX512_TARGET), gnu::always_inline]] inline __m512i largest(__m512i e) {
+  e = _mm512_max_epu32(e, _mm512_shuffle_epi32(e, _MM_PERM_CDAB));
+  return _mm512_max_epu32(e, _mm512_shuffle_epi32(e, _MM_PERM_BADC));
+}
+
+struct Steps {
+  static constexpr bool kVector = true, kPairs = true;
+
+  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static int64_t measure_quads(
+      const int32_t* top, const int32_t* bottom, int64_t quads, int shift, const MeasuredQuads& m) {
+    const __m128i count = _mm_cvtsi32_si128(shift);
+    int64_t q = 0;
+    for (; q + 8 <= quads; q += 8) {
+      const int64_t x = 2 * q;
+      const Lanes t = measure_lanes(_mm512_loadu_si512(top + x), count);
+      const Lanes b = measure_lanes(_mm512_loadu_si512(bottom + x), count);
+      // The bottom row's exponents per column, for the next row's kappa.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(m.e_bottom + x), _mm512_cvtepi32_epi8(b.e));
+      // rho: the top row's significance at even bits, the bottom's at odd,
+      // a nibble per quad, then a byte per quad (pdep).
+      const uint64_t nibbles = _pdep_u32(t.significant, 0x55555555u) | _pdep_u32(b.significant, 0xAAAAAAAAu);
+      const uint64_t rho = _pdep_u64(nibbles, 0x0F0F0F0F0F0F0F0Full);
+      std::memcpy(m.rho + q, &rho, 8);
+      __m512i v0123, v4567, e0123, e4567;
+      to_quads(t.v, b.v, v0123, v4567);
+      to_quads(t.e, b.e, e0123, e4567);
+      _mm512_storeu_si512(m.v + 4 * q, v0123);
+      _mm512_storeu_si512(m.v + 4 * q + 16, v4567);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(m.e + 4 * q), _mm512_cvtepi32_epi8(e0123));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(m.e + 4 * q + 16), _mm512_cvtepi32_epi8(e4567));
+      // Each quad's largest exponent, lane 0 of each quad's.
+      const __m512i most = _mm512_permutex2var_epi32(
+          largest(e0123), _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0), largest(e4567));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(m.e_max + q), _mm512_cvtepi32_epi8(most));
+    }
+    return q;
+  }
+
+  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static void quad_pair_values(
+      fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
+      int32_t* bottom, uint8_t* e_bottom) {
+    quad_pair_values_avx2(ms, code, bound, total, p, top, bottom, e_bottom);
+  }
+};
+
+}  // namespace mallat::entropy::ht::cpu::avx512
+
+#include "entropy/ht/cpu/cleanup_kernels_isa.h"
+
+#endif
