@@ -245,6 +245,31 @@ class MagSgnRow {
     return qx + 1 < quads_wide_ ? quad(qx) & quad(qx + 1) : quad(qx);
   }
 
+  // Quads qx..qx + 3 (qx a multiple of 4; those the row has): the sixteen
+  // samples at once by Steps::quad_four_values where the four quads are
+  // whole and their bounds allow it, else two pairs.
+  [[gnu::always_inline]] bool four(int64_t qx) {
+    if constexpr (Steps::kFours) {
+      if (qx + 3 < whole_quads_) {
+        const int64_t x = 2 * qx;
+        uint32_t code[4];
+        std::memcpy(code, codes_ + qx, sizeof code);
+        if (((code[0] | code[1] | code[2] | code[3]) & 0xF0) == 0) {  // no MagSgn bits
+          std::memset(top_ + x, 0, 8 * sizeof(int32_t));
+          std::memset(bottom_ + x, 0, 8 * sizeof(int32_t));
+          std::memset(e_row_ + x + 1, 0, 8);
+          return true;
+        }
+        const int32_t* bound = bounds_ + qx;
+        if (std::max(std::max(bound[0], bound[1]), std::max(bound[2], bound[3])) <= vector_bound_) {
+          Steps::quad_four_values(ms_, code, bound, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
+          return true;
+        }
+      }
+    }
+    return qx + 2 < quads_wide_ ? pair(qx) & pair(qx + 2) : pair(qx);
+  }
+
  private:
   // Two quads with both columns: the eight samples at once where both
   // bounds allow it (entropy/ht/magsgn_quad.h), else a quad at a time.
@@ -320,8 +345,9 @@ class MagSgnRow {
 // pair of quads of each per step (Annex C.3's order within each stream is
 // kept: the streams are apart), so that the VLC's serial chain of codeword
 // lengths and the MagSgn's work overlap in the processor.
-// Steps: kVector (quads four samples at once in 64-bit vector lanes) and
-// kPairs (two quads at once by Steps::quad_pair_values).
+// Steps: kVector (quads four samples at once in 64-bit vector lanes),
+// kPairs (two quads at once by Steps::quad_pair_values) and kFours (four
+// quads at once by Steps::quad_four_values).
 template <class Steps>
 [[gnu::always_inline]] inline bool decode_kernel(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
@@ -361,10 +387,20 @@ template <class Steps>
     bool ok = true;
     if (y + 2 < height) {
       VlcRow<false> next(vlc, mel, quads_wide, rows);
-      for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-        next.pair(qx);
-        ok &= magsgn.pair(qx);
+      if constexpr (Steps::kFours) {
+        for (int64_t qx = 0; qx < quads_wide; qx += 4) {
+          next.pair(qx);
+          if (qx + 2 < quads_wide) next.pair(qx + 2);
+          ok &= magsgn.four(qx);
+        }
+      } else {
+        for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+          next.pair(qx);
+          ok &= magsgn.pair(qx);
+        }
       }
+    } else if constexpr (Steps::kFours) {
+      for (int64_t qx = 0; qx < quads_wide; qx += 4) ok &= magsgn.four(qx);
     } else {
       for (int64_t qx = 0; qx < quads_wide; qx += 2) ok &= magsgn.pair(qx);
     }
