@@ -242,7 +242,9 @@ class MagSgnRow {
     if constexpr (Steps::kPairs) {
       if (qx + 1 < whole_quads_) return whole_pair(qx);
     }
-    return qx + 1 < quads_wide_ ? quad(qx) & quad(qx + 1) : quad(qx);
+    if (qx + 1 >= quads_wide_) return quad(qx);
+    const bool first = quad(qx);
+    return quad(qx + 1) && first;
   }
 
   // Quads qx..qx + 3 (qx a multiple of 4; those the row has): the sixteen
@@ -267,7 +269,9 @@ class MagSgnRow {
         }
       }
     }
-    return qx + 2 < quads_wide_ ? pair(qx) & pair(qx + 2) : pair(qx);
+    if (qx + 2 >= quads_wide_) return pair(qx);
+    const bool first = pair(qx);
+    return pair(qx + 2) && first;
   }
 
  private:
@@ -284,7 +288,10 @@ class MagSgnRow {
       return true;
     }
     const int bound[2] = {bounds_[qx], bounds_[qx + 1]};
-    if (std::max(bound[0], bound[1]) > vector_bound_) return quad(qx) & quad(qx + 1);
+    if (std::max(bound[0], bound[1]) > vector_bound_) {
+      const bool first = quad(qx);
+      return quad(qx + 1) && first;
+    }
     const int total[2] = {
         bound[0] * std::popcount(static_cast<unsigned>(rho0)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[0])))),
         bound[1] * std::popcount(static_cast<unsigned>(rho1)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[1]))))};
