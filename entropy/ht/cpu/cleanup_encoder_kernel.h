@@ -146,6 +146,20 @@ inline void measure_quad(const int32_t* top, const int32_t* bottom, int64_t q, b
   m.e_bottom[x + 1] = m.e[4 * q + 3];
 }
 
+// A row's quads coded ahead of the streams (Steps::code_row, where
+// kRowCodes), in the arrays per quad the serial loop takes: the context
+// c_q, the VLC table entry (codeword, its length, e_k), u_q, U_q, and the
+// quad's MagSgn bits (Annex C.3.5) in one word with their count, which is
+// above 32 where they do not fit (then taken sample by sample).
+struct RowCodes {
+  uint8_t* context;
+  uint16_t* entry;
+  uint8_t* u;
+  uint8_t* bound;
+  uint32_t* ms_bits;
+  uint8_t* ms_length;
+};
+
 // Per quad row: the measures, and what a row leaves for the next
 // (significance for contexts, bottom exponents for kappa) with a zero
 // border on each side.
@@ -154,13 +168,23 @@ struct EncoderRows : QuadRowArrays {
   std::vector<uint32_t> v;
   std::vector<uint8_t> kappa_above;  // per quad, kappa_q where it has two or more significant samples
   std::vector<int32_t> zero_row;     // the bottom row of a last, half quad row
+  std::vector<uint8_t> code_context, code_u, code_bound, code_ms_length;
+  std::vector<uint16_t> code_entry;
+  std::vector<uint32_t> code_ms_bits;
   void reset(int64_t quads_wide) {
+    for (auto* a : {&code_context, &code_u, &code_bound, &code_ms_length}) a->resize(static_cast<size_t>(quads_wide));
+    code_entry.resize(static_cast<size_t>(quads_wide));
+    code_ms_bits.resize(static_cast<size_t>(quads_wide));
     QuadRowArrays::reset(quads_wide);
     e_max.resize(static_cast<size_t>(quads_wide));
     e.resize(static_cast<size_t>(4 * quads_wide));
     v.resize(static_cast<size_t>(4 * quads_wide));
     kappa_above.resize(static_cast<size_t>(quads_wide));
     zero_row.assign(static_cast<size_t>(2 * quads_wide), 0);
+  }
+  RowCodes codes() {
+    return {code_context.data(), code_entry.data(), code_u.data(), code_bound.data(), code_ms_bits.data(),
+            code_ms_length.data()};
   }
   MeasuredQuads measures() {
     return {rho_row.data() + 1, e_max.data(), e.data(), v.data(), e_row.data() + 1};
@@ -172,7 +196,10 @@ struct EncoderRows : QuadRowArrays {
 //                         int64_t quads, int shift, const MeasuredQuads&)
 // measures whole quads (both columns) from quad 0 on, as many as its
 // vector width allows up to `quads`, and returns how many; measure_quad
-// does the rest.
+// does the rest. Where Steps::kRowCodes,
+//   void code_row(bool initial, int64_t quads, const uint8_t* context_above,
+//                 const uint8_t* kappa_above, const MeasuredQuads&, const RowCodes&)
+// codes every quad of the row ahead of the streams (as code_quad below).
 template <class Steps>
 [[gnu::always_inline]] inline void encode_kernel(PlaneView<const int32_t> coefficients, int shift,
                                                  std::vector<uint8_t>& segment) {
@@ -257,11 +284,34 @@ template <class Steps>
       }
       return u;
     };
+    // Quad q coded ahead (Steps::code_row): its codeword, MEL event and
+    // MagSgn bits put; returns its u_q.
+    const RowCodes codes = rows.codes();
+    if constexpr (Steps::kRowCodes) Steps::code_row(initial, quads_wide, context_above, kappa_above, m, codes);
+    const auto put_quad = [&](int64_t q, VlcRun& pair) __attribute__((always_inline)) {
+      const uint16_t entry = codes.entry[q];
+      const int rho = rho_row[q];
+      pair.put(encoded_bits(entry), encoded_length(entry));
+      if (codes.context[q] == 0) mel.encode(rho != 0);
+      const int length = codes.ms_length[q];
+      if (length <= 32) {
+        ms.put(codes.ms_bits[q], length);
+      } else {
+        const int bound = codes.bound[q], e_k = encoded_e_k(entry);
+        for (int n = 0; n < 4; ++n) ms.put(v[4 * q + n], (rho >> n & 1) * (bound - (e_k >> n & 1)));
+      }
+      return static_cast<int>(codes.u[q]);
+    };
     for (int64_t qx = 0; qx < quads_wide; qx += 2) {
       VlcRun pair;
-      int u[2];
-      u[0] = code_quad(qx, pair);
-      u[1] = qx + 1 < quads_wide ? code_quad(qx + 1, pair) : 0;
+      int u[2] = {0, 0};
+      for (int64_t q = qx; q < std::min(qx + 2, quads_wide); ++q) {
+        if constexpr (Steps::kRowCodes) {
+          u[q - qx] = put_quad(q, pair);
+        } else {
+          u[q - qx] = code_quad(q, pair);
+        }
+      }
       put_uvlc(pair, mel, initial, u);
       vlc.put(pair.bits, pair.length);
     }

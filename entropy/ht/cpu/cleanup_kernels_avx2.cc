@@ -51,7 +51,7 @@ struct Lanes {
 }
 
 struct Steps {
-  static constexpr bool kVector = true, kPairs = true, kFours = false;
+  static constexpr bool kVector = true, kPairs = true, kFours = false, kRowCodes = false;
 
   [[gnu::target(MALLAT_HT_AVX2_TARGET)]] static int64_t measure_quads(
       const int32_t* top, const int32_t* bottom, int64_t quads, int shift, const MeasuredQuads& m) {
