@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -160,6 +161,21 @@ struct RowCodes {
   uint8_t* ms_length;
 };
 
+// The VLC encoding tables (entropy/ht/vlc_tables.h) widened to 32 bits for
+// the lanes' gathers: the initial row's, then the other rows'.
+inline const uint32_t* wide_encode_tables() {
+  static const std::array<uint32_t, 2 * 8 * 256> wide = [] {
+    std::array<uint32_t, 2 * 8 * 256> t{};
+    const VlcEncodeTables& tables = vlc_encode_tables();
+    for (size_t i = 0; i < 8 * 256; ++i) {
+      t[i] = tables.initial_row[i];
+      t[8 * 256 + i] = tables.other_rows[i];
+    }
+    return t;
+  }();
+  return wide.data();
+}
+
 // Per quad row: the measures, and what a row leaves for the next
 // (significance for contexts, bottom exponents for kappa) with a zero
 // border on each side.
@@ -197,9 +213,11 @@ struct EncoderRows : QuadRowArrays {
 // measures whole quads (both columns) from quad 0 on, as many as its
 // vector width allows up to `quads`, and returns how many; measure_quad
 // does the rest. Where Steps::kRowCodes,
-//   void code_row(bool initial, int64_t quads, const uint8_t* context_above,
-//                 const uint8_t* kappa_above, const MeasuredQuads&, const RowCodes&)
-// codes every quad of the row ahead of the streams (as code_quad below).
+//   int64_t code_row(bool initial, int64_t quads, const uint8_t* context_above,
+//                    const uint8_t* kappa_above, const MeasuredQuads&, const RowCodes&)
+// codes the row's quads ahead of the streams (as code_quad below) from the
+// first on, as many as its vector width allows up to `quads`, and returns
+// how many; code_quad does the rest.
 template <class Steps>
 [[gnu::always_inline]] inline void encode_kernel(PlaneView<const int32_t> coefficients, int shift,
                                                  std::vector<uint8_t>& segment) {
@@ -287,7 +305,8 @@ template <class Steps>
     // Quad q coded ahead (Steps::code_row): its codeword, MEL event and
     // MagSgn bits put; returns its u_q.
     const RowCodes codes = rows.codes();
-    if constexpr (Steps::kRowCodes) Steps::code_row(initial, quads_wide, context_above, kappa_above, m, codes);
+    int64_t coded = 0;  // the quads code_row coded, from the first on
+    if constexpr (Steps::kRowCodes) coded = Steps::code_row(initial, quads_wide, context_above, kappa_above, m, codes);
     const auto put_quad = [&](int64_t q, VlcRun& pair) __attribute__((always_inline)) {
       const uint16_t entry = codes.entry[q];
       const int rho = rho_row[q];
@@ -306,11 +325,7 @@ template <class Steps>
       VlcRun pair;
       int u[2] = {0, 0};
       for (int64_t q = qx; q < std::min(qx + 2, quads_wide); ++q) {
-        if constexpr (Steps::kRowCodes) {
-          u[q - qx] = put_quad(q, pair);
-        } else {
-          u[q - qx] = code_quad(q, pair);
-        }
+        u[q - qx] = q < coded ? put_quad(q, pair) : code_quad(q, pair);
       }
       put_uvlc(pair, mel, initial, u);
       vlc.put(pair.bits, pair.length);

@@ -17,7 +17,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
 
@@ -62,21 +61,6 @@ struct Lanes {
 [[gnu::target(MALLAT_HT_AVX512_TARGET), gnu::always_inline]] inline __m512i largest(__m512i e) {
   e = _mm512_max_epu32(e, _mm512_shuffle_epi32(e, _MM_PERM_CDAB));
   return _mm512_max_epu32(e, _mm512_shuffle_epi32(e, _MM_PERM_BADC));
-}
-
-// The VLC encoding tables (entropy/ht/vlc_tables.h) widened to 32 bits for
-// the lanes' gathers: the initial row's, then the other rows'.
-const uint32_t* wide_encode_tables() {
-  static const std::array<uint32_t, 2 * 8 * 256> wide = [] {
-    std::array<uint32_t, 2 * 8 * 256> t{};
-    const VlcEncodeTables& tables = vlc_encode_tables();
-    for (size_t i = 0; i < 8 * 256; ++i) {
-      t[i] = tables.initial_row[i];
-      t[8 * 256 + i] = tables.other_rows[i];
-    }
-    return t;
-  }();
-  return wide.data();
 }
 
 // Lanes 4 j..4 j + 3 of `x` (a value per quad), each in the four lanes of
@@ -136,7 +120,7 @@ struct Steps {
   // u_q, the EMB pattern (samples whose E is U_q, where u_q > 0), the
   // table entry by a gather, and the MagSgn bits, m_n = U_q - e_k[n] of each
   // significant sample, packed per quad (a quad per 128 bits).
-  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static void code_row(bool initial, int64_t quads,
+  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static int64_t code_row(bool initial, int64_t quads,
                                                                  const uint8_t* context_above,
                                                                  const uint8_t* kappa_above, const MeasuredQuads& m,
                                                                  const RowCodes& out) {
@@ -203,6 +187,7 @@ struct Steps {
       _mm_mask_storeu_epi8(out.ms_length + q, k,
                            _mm512_cvtepi32_epi8(gather16(length[0], length[1], length[2], length[3], last)));
     }
+    return quads;
   }
 
   [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static void quad_pair_values(
