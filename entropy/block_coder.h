@@ -222,6 +222,11 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
+// The instruction set the CPU HT coder's cleanup pass runs with: "generic",
+// "avx2" or "avx512" (chosen once from the CPU, or the environment variable
+// MALLAT_HT_ISA; entropy/ht/cpu/cleanup_kernels.h).
+const char* ht_cpu_isa_name();
+
 // The block coders on the GPU and the CPU together
 // (entropy/hybrid/hybrid_block_encoder.h over entropy/cuda/device_block_encoder.h):
 // each batch (one coder's blocks, EBCOT's or HT's) split between one launch

@@ -21,6 +21,7 @@
 #include "codec/api/engine.h"
 #include "codec/stages/device_tile_stages.h"
 #include "common/thread_pool.h"
+#include "entropy/block_coder.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/commands.h"
@@ -47,6 +48,9 @@ const char kUsage[] =
     "colour and DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1; the\n"
     "decode's tiles too (gathering, upload, Tier-1 kernel, the inverse stages, download, widening)\n"
     "within Tier-1 + dequantisation; with the Tier-1 kernels' rate in samples a second.\n"
+    "The first line names the DWT backend and the instruction set the CPU HT block coder runs\n"
+    "with (generic, avx2 or avx512: the best this CPU has, or the one the environment variable\n"
+    "MALLAT_HT_ISA names, or the best below it that the CPU has).\n"
     "Intermediate files go to a temporary folder that is removed afterwards.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -339,9 +343,11 @@ struct Bench {
       decodes.push_back(d);
     }
     const double megapixels = static_cast<double>(pixels) / 1e6;
-    std::printf("mallat bench codec: %zu files, %.1f MP; DWT %s, %d threads; median of %d rounds after %d warm-up\n",
-                files.size(), megapixels, engine->dwt_name().c_str(),
-                encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
+    std::printf(
+        "mallat bench codec: %zu files, %.1f MP; DWT %s, HT CPU coder %s, %d threads; median of %d rounds after %d "
+        "warm-up\n",
+        files.size(), megapixels, engine->dwt_name().c_str(), entropy::ht_cpu_isa_name(),
+        encode.threads > 0 ? encode.threads : ThreadPool::hardware_threads(), runs, warmup);
     report("encode", encode_lines(), encodes, files.size(), megapixels);
     if (median_of(encodes, [](const Round& r) { return double(r.tiles.tiles); }) > 0) {
       report_tiles(encodes);

@@ -6,6 +6,7 @@
 #include "entropy/block_coder.h"
 #include "entropy/cpu_block_coder.h"
 #include "entropy/ht/code_block.h"
+#include "entropy/ht/passes.h"
 
 namespace mallat::entropy {
 
@@ -29,5 +30,7 @@ std::unique_ptr<BlockEncoder> make_ht_block_encoder() {
 std::unique_ptr<BlockDecoder> make_ht_block_decoder() {
   return detail::make_cpu_block_decoder("ht", detail::decode_ht_block);
 }
+
+const char* ht_cpu_isa_name() { return ht::cleanup_isa_name(ht::CleanupIsa::kBest); }
 
 }  // namespace mallat::entropy

@@ -1,5 +1,5 @@
 // The HT cleanup pass, decoder side, the plain reference the fast decoder
-// (entropy/ht/cleanup_decoder.cc) is tested against: the shared decoder of
+// (entropy/ht/cpu/cleanup_decoder_kernel.h) is tested against: the shared decoder of
 // entropy/ht/shared_cleanup_decoder.h that the GPU runs too.
 #include "entropy/ht/passes.h"
 #include "entropy/ht/shared_cleanup_decoder.h"

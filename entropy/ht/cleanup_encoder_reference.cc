@@ -1,5 +1,5 @@
 // The HT cleanup pass, encoder side, the plain reference the fast encoder
-// (entropy/ht/cleanup_encoder.cc) is tested against: the shared encoder of
+// (entropy/ht/cpu/cleanup_encoder_kernel.h) is tested against: the shared encoder of
 // entropy/ht/shared_cleanup_encoder.h that the GPU runs too.
 #include <vector>
 

@@ -1,4 +1,4 @@
-// What the HT cleanup encoders (entropy/ht/cleanup_encoder.cc and its plain
+// What the HT cleanup encoders (entropy/ht/cpu/cleanup_encoder_kernel.h and its plain
 // reference) share (15444-15 Annex C): the UVLC codes of a quad pair's
 // residuals, and the segment's assembly from its three streams with the
 // interface locator. Internal to the HT coder.

@@ -1,5 +1,5 @@
 // The HT cleanup pass's bit streams (15444-15 Annex C) read the fast way,
-// for entropy/ht/cleanup_decoder.cc: MagSgn and VLC from copies with the stuffed
+// for entropy/ht/cpu/cleanup_decoder_kernel.h: MagSgn and VLC from copies with the stuffed
 // bits taken out (8 bytes at a time where none of them can be stuffed, else
 // byte by byte), and MEL through a 64-bit accumulator. Same bits as the
 // plain readers of entropy/ht/bit_streams.h (the reference decoder's). Internal.

@@ -1,5 +1,5 @@
 // One quad's samples from the HT cleanup pass's MagSgn stream (15444-15
-// Annex C.3.5-C.3.6) for the fast decoder (entropy/ht/cleanup_decoder.cc): from the
+// Annex C.3.5-C.3.6) for the fast decoder (entropy/ht/cpu/cleanup_decoder_kernel.h): from the
 // quad's significance rho, its exponent bound U_q and the VLC's e_k and e_1,
 // each significant sample n takes m_n = U_q - e_k[n] bits v (the magnitude
 // less 1, times 2, plus the sign), with bit m_n set where e_1 says the
@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <cstring>
 
-#include "entropy/ht/cleanup_isa.h"
+#include "entropy/ht/cpu/cleanup_kernels.h"
 #include "entropy/ht/fast_readers.h"
 
-#if MALLAT_HT_BMI2
+#if MALLAT_HT_X86
 #include <immintrin.h>
 #endif
 
@@ -149,7 +149,7 @@ struct BottomExponents {
           (rho >> 3 & 1) * static_cast<int>(std::bit_width(v[3] | 1))};
 }
 
-#if MALLAT_HT_BMI2
+#if MALLAT_HT_X86
 // Two whole quads side by side (columns x..x+3 of the rows `top` and
 // `bottom`) whose bounds U_q are within K (no clamp, as above) and within
 // 24 (each sample's bits, at most 24, fit 32 bits at any bit offset, and
@@ -160,7 +160,7 @@ struct BottomExponents {
 // the VLC entry (rho, e_k, e_1) of each quad; totals: each quad's sum of
 // m_n. Writes the bottom samples' exponents to e_bottom[0..3] (left to
 // right).
-[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] inline void quad_pair_values_avx2(
+[[gnu::target(MALLAT_HT_AVX2_TARGET)]] inline void quad_pair_values_avx2(
     fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
     int32_t* bottom, uint8_t* e_bottom) {
   // Lane n of each quad (0..3): bit n of rho, e_1 and e_k of that quad.

@@ -15,14 +15,19 @@
 
 namespace mallat::entropy::ht {
 
-// The instruction sets the fast cleanup coders are built for (chosen at run
-// time, so a generic x86-64 build stays portable): kBmi2 adds BMI1/BMI2
-// (shifts by a register without flags, bit-field extraction), LZCNT and
-// POPCNT (and AVX2, which every CPU with BMI2 has, for the decoder's
-// vector lanes); kBest the best this CPU has. The outputs do not depend on it.
-enum class CleanupIsa { kBest, kGeneric, kBmi2 };
+// The instruction sets the fast cleanup coders are built for
+// (entropy/ht/cpu/cleanup_kernels.h; chosen at run time, so a generic
+// x86-64 build stays portable): kAvx2 is AVX2 with BMI1/BMI2, LZCNT and
+// POPCNT; kAvx512 adds AVX-512 F/CD/BW/VL. kBest: the one named by the
+// environment variable MALLAT_HT_ISA (generic, avx2 or avx512) where set,
+// else the best this CPU has. The outputs do not depend on it.
+enum class CleanupIsa { kBest, kGeneric, kAvx2, kAvx512 };
 bool cleanup_isa_available(CleanupIsa isa);
+// kBest resolved; an instruction set this build or CPU lacks resolves to
+// the best it has below that one.
 CleanupIsa resolve_cleanup_isa(CleanupIsa isa);
+// "generic", "avx2" or "avx512": the resolved instruction set's name.
+const char* cleanup_isa_name(CleanupIsa isa);
 
 // The cleanup segment (MagSgn, MEL, VLC and the 12-bit interface locator
 // Scup) coding every magnitude |c| >> shift, which must be below 2^31 and

@@ -70,7 +70,7 @@ class QuadRows {
 };
 
 // The same carried state as byte arrays that the fast coders index
-// directly (entropy/ht/cleanup_encoder.cc, entropy/ht/cleanup_decoder.cc): rho of each
+// directly (entropy/ht/cpu/cleanup_encoder_kernel.h, entropy/ht/cpu/cleanup_decoder_kernel.h): rho of each
 // quad (index q + 1), the bottom samples' exponents (index 2 q + 1 and
 // 2 q + 2), a zero border on each side; and per quad c_q's bits from the
 // row above (contexts_from_above).

@@ -2,7 +2,7 @@
 // for the CPU and the GPU (common/host_device.h): the VLC (with MEL events)
 // and UVLC of a pair of quads, then their samples' MagSgn bits, on the
 // fixed-size QuadRows, no allocation. On the CPU it is the reference the fast
-// decoder (entropy/ht/cleanup_decoder.cc) is tested against; on the device it
+// decoder (entropy/ht/cpu/cleanup_decoder_kernel.h) is tested against; on the device it
 // is what the HT decoding kernel runs (entropy/cuda/ht/). Every read stays
 // inside the segment (bit_streams.h's readers supply the fill past it).
 // Internal to the HT coder.

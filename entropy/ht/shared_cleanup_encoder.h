@@ -5,7 +5,7 @@
 // the all-insignificant context), the exponent bound's residual u_q through
 // the UVLC, and each significant sample's low magnitude bits and sign in
 // MagSgn. On the CPU it is the reference the fast encoder
-// (entropy/ht/cleanup_encoder.cc) is tested against; on the device it is
+// (entropy/ht/cpu/cleanup_encoder_kernel.h) is tested against; on the device it is
 // what the HT encoding kernel runs (entropy/cuda/ht/). Internal to the HT
 // coder.
 #pragma once

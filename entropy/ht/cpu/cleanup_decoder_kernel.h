@@ -1,24 +1,34 @@
-// The HT cleanup pass, decoder side (15444-15 Annex C), the fast way: the
-// same decoding as entropy/ht/cleanup_decoder_reference.cc (the tests hold the two
-// to the same samples), with the destuffed streams of entropy/ht/fast_readers.h, a
-// quad pair's UVLC from one look-up, and the VLC pass of quad row r + 1 in
-// one loop with the MagSgn pass of row r (entropy/ht/magsgn_quad.h: two quads'
-// eight samples at once in AVX2 lanes, else four in 64-bit lanes).
+// The HT cleanup pass, decoder side (15444-15 Annex C), the fast way, as
+// one source for every instruction set's kernel (cleanup_kernels_isa.h
+// includes it in namespace MALLAT_HT_ISA): the same decoding as the plain
+// reference (entropy/ht/cleanup_decoder_reference.cc; the tests hold every
+// build to the same samples), with the destuffed streams of
+// entropy/ht/fast_readers.h, a quad pair's UVLC from one look-up, and the
+// VLC pass of quad row r + 1 in one loop with the MagSgn pass of row r
+// (entropy/ht/magsgn_quad.h; the build's `Steps` reconstruct two quads'
+// eight samples at once in vector lanes where they can).
+#pragma once
+
+#ifndef MALLAT_HT_ISA
+#error "define MALLAT_HT_ISA (the instruction set's namespace) before including this file"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <span>
 #include <vector>
 
-#include "entropy/ht/cleanup_isa.h"
+#include "common/plane_view.h"
+#include "entropy/ht/bit_streams.h"
 #include "entropy/ht/fast_readers.h"
 #include "entropy/ht/magsgn_quad.h"
-#include "entropy/ht/passes.h"
 #include "entropy/ht/quad_rows.h"
 #include "entropy/ht/vlc_tables.h"
 
-namespace mallat::entropy::ht {
-namespace {
+namespace mallat::entropy::ht::cpu::MALLAT_HT_ISA {
+
 
 // A UVLC prefix (Annex C, Table C.4's u_pfx): 1, 01, 001 or 000 (first bit
 // lowest) read from the next 3 bits: u's base, the prefix's and the
@@ -202,8 +212,10 @@ class VlcRow {
 // The MagSgn pass of one quad row (codes, the exponents above in e_above),
 // a quad at a time: its samples into the row's `top` and `bottom` rows and
 // its bottom exponents into e_row. kVector: quads that allow it
-// reconstructed four samples at once.
-template <bool kVector>
+// reconstructed four samples at once, and Steps::quad_pair_values
+// (as quad_pair_values_avx2 of entropy/ht/magsgn_quad.h) two whole quads'
+// eight where kPairs.
+template <bool kVector, class Steps>
 class MagSgnRow {
  public:
   MagSgnRow(fast::ForwardReader& ms, RowState& rows, int32_t* top, int32_t* bottom, int64_t width, int p,
@@ -227,16 +239,42 @@ class MagSgnRow {
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   // false: an exponent bound is beyond K + 1 (a corrupt segment).
   [[gnu::always_inline]] bool pair(int64_t qx) {
-#if MALLAT_HT_BMI2
-    if constexpr (kVector) {
+    if constexpr (Steps::kPairs) {
       if (qx + 1 < whole_quads_) return whole_pair(qx);
     }
-#endif
-    return qx + 1 < quads_wide_ ? quad(qx) & quad(qx + 1) : quad(qx);
+    if (qx + 1 >= quads_wide_) return quad(qx);
+    const bool first = quad(qx);
+    return quad(qx + 1) && first;
+  }
+
+  // Quads qx..qx + 3 (qx a multiple of 4; those the row has): the sixteen
+  // samples at once by Steps::quad_four_values where the four quads are
+  // whole and their bounds allow it, else two pairs.
+  [[gnu::always_inline]] bool four(int64_t qx) {
+    if constexpr (Steps::kFours) {
+      if (qx + 3 < whole_quads_) {
+        const int64_t x = 2 * qx;
+        uint32_t code[4];
+        std::memcpy(code, codes_ + qx, sizeof code);
+        if (((code[0] | code[1] | code[2] | code[3]) & 0xF0) == 0) {  // no MagSgn bits
+          std::memset(top_ + x, 0, 8 * sizeof(int32_t));
+          std::memset(bottom_ + x, 0, 8 * sizeof(int32_t));
+          std::memset(e_row_ + x + 1, 0, 8);
+          return true;
+        }
+        const int32_t* bound = bounds_ + qx;
+        if (std::max(std::max(bound[0], bound[1]), std::max(bound[2], bound[3])) <= vector_bound_) {
+          Steps::quad_four_values(ms_, code, bound, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
+          return true;
+        }
+      }
+    }
+    if (qx + 2 >= quads_wide_) return pair(qx);
+    const bool first = pair(qx);
+    return pair(qx + 2) && first;
   }
 
  private:
-#if MALLAT_HT_BMI2
   // Two quads with both columns: the eight samples at once where both
   // bounds allow it (entropy/ht/magsgn_quad.h), else a quad at a time.
   [[gnu::always_inline]] bool whole_pair(int64_t qx) {
@@ -250,14 +288,16 @@ class MagSgnRow {
       return true;
     }
     const int bound[2] = {bounds_[qx], bounds_[qx + 1]};
-    if (std::max(bound[0], bound[1]) > vector_bound_) return quad(qx) & quad(qx + 1);
+    if (std::max(bound[0], bound[1]) > vector_bound_) {
+      const bool first = quad(qx);
+      return quad(qx + 1) && first;
+    }
     const int total[2] = {
         bound[0] * std::popcount(static_cast<unsigned>(rho0)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[0])))),
         bound[1] * std::popcount(static_cast<unsigned>(rho1)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[1]))))};
-    quad_pair_values_avx2(ms_, code, bound, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
+    Steps::quad_pair_values(ms_, code, bound, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
     return true;
   }
-#endif
 
   // false: quad q's exponent bound is beyond K + 1 (a corrupt segment).
   [[gnu::always_inline]] bool quad(int64_t q) {
@@ -312,8 +352,11 @@ class MagSgnRow {
 // pair of quads of each per step (Annex C.3's order within each stream is
 // kept: the streams are apart), so that the VLC's serial chain of codeword
 // lengths and the MagSgn's work overlap in the processor.
-template <bool kVector>
-[[gnu::always_inline]] inline bool decode(std::span<const uint8_t> segment, int p, int planes_above,
+// Steps: kVector (quads four samples at once in 64-bit vector lanes),
+// kPairs (two quads at once by Steps::quad_pair_values) and kFours (four
+// quads at once by Steps::quad_four_values).
+template <class Steps>
+[[gnu::always_inline]] inline bool decode_kernel(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
   CleanupLayout layout;
   if (!cleanup_layout(segment, layout)) {
@@ -347,14 +390,24 @@ template <bool kVector>
     std::swap(rows.rho_above, rows.rho_row);
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
-    MagSgnRow<kVector> magsgn(ms, rows, top, bottom, width, p, planes_above);
+    MagSgnRow<Steps::kVector, Steps> magsgn(ms, rows, top, bottom, width, p, planes_above);
     bool ok = true;
     if (y + 2 < height) {
       VlcRow<false> next(vlc, mel, quads_wide, rows);
-      for (int64_t qx = 0; qx < quads_wide; qx += 2) {
-        next.pair(qx);
-        ok &= magsgn.pair(qx);
+      if constexpr (Steps::kFours) {
+        for (int64_t qx = 0; qx < quads_wide; qx += 4) {
+          next.pair(qx);
+          if (qx + 2 < quads_wide) next.pair(qx + 2);
+          ok &= magsgn.four(qx);
+        }
+      } else {
+        for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+          next.pair(qx);
+          ok &= magsgn.pair(qx);
+        }
       }
+    } else if constexpr (Steps::kFours) {
+      for (int64_t qx = 0; qx < quads_wide; qx += 4) ok &= magsgn.four(qx);
     } else {
       for (int64_t qx = 0; qx < quads_wide; qx += 2) ok &= magsgn.pair(qx);
     }
@@ -367,26 +420,4 @@ template <bool kVector>
   return true;
 }
 
-bool decode_generic(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out) {
-  return decode<false>(segment, p, planes_above, out);
-}
-
-#if MALLAT_HT_BMI2
-[[gnu::target("avx2,bmi,bmi2,lzcnt,popcnt")]] bool decode_bmi2(std::span<const uint8_t> segment, int p,
-                                                              int planes_above, PlaneView<int32_t> out) {
-  return decode<true>(segment, p, planes_above, out);
-}
-#endif
-
-}  // namespace
-
-bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out,
-                    CleanupIsa isa) {
-#if MALLAT_HT_BMI2
-  if (resolve_cleanup_isa(isa) == CleanupIsa::kBmi2) return decode_bmi2(segment, p, planes_above, out);
-#endif
-  (void)isa;
-  return decode_generic(segment, p, planes_above, out);
-}
-
-}  // namespace mallat::entropy::ht
+}  // namespace mallat::entropy::ht::cpu::MALLAT_HT_ISA
