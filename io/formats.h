@@ -18,6 +18,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "io/file.h"
+#include "io/image_io.h"
 #include "io/raw.h"
 
 namespace mallat::io::detail {
@@ -25,14 +26,15 @@ namespace mallat::io::detail {
 using Bytes = std::span<const uint8_t>;
 
 Result<Image> decode_png(Bytes file, uint64_t max_memory);
-Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace, const PngCompression& compression);
 // PNG written row by row (png.cc; encode_png and the strip writer,
 // strip_writer.h): start() takes the image's geometry, precision and ICC
 // profile (no samples), then rows() in order — every row passes() times
 // when interlaced — then finish(). The bytes go to `sink`.
 class PngRowWriter {
  public:
-  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace, const ByteSink& sink);
+  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace,
+                                                     const PngCompression& compression, const ByteSink& sink);
   ~PngRowWriter();
   int passes() const { return passes_; }
   Status rows(const Image& image, int64_t y0, int64_t y1);

@@ -127,7 +127,7 @@ Status write_image(const Image& image, const std::filesystem::path& path,
   Format format = options.format != Format::kUnknown ? options.format : format_from_extension(path);
   Result<std::vector<uint8_t>> bytes = unsupported("not reached");
   switch (format) {
-    case Format::kPng: bytes = detail::encode_png(image, options.png_interlace); break;
+    case Format::kPng: bytes = detail::encode_png(image, options.png_interlace, options.png); break;
     case Format::kTiff: bytes = detail::encode_tiff(image); break;
     case Format::kPnm:
     case Format::kPam: {
