@@ -7,8 +7,12 @@
 
 namespace mallat {
 
-Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
-                         bool is_signed) {
+namespace {
+
+// make_image's checks and components; `fill`: each component's samples
+// made zero, else only reserved.
+Result<Image> make_components(int64_t width, int64_t height, int num_components, int precision, bool is_signed,
+                              bool fill) {
   if (width <= 0 || height <= 0) return invalid_argument("image size must be positive");
   if (num_components <= 0 || num_components > 16384)
     return invalid_argument("number of components must be 1..16384");
@@ -23,13 +27,29 @@ Result<Image> make_image(int64_t width, int64_t height, int num_components, int 
     c.precision = precision;
     c.is_signed = is_signed;
     try {
-      assign_large(c.samples, static_cast<size_t>(width * height));
+      if (fill) {
+        assign_large(c.samples, static_cast<size_t>(width * height));
+      } else {
+        reserve_large(c.samples, static_cast<size_t>(width * height));
+      }
     } catch (const std::bad_alloc&) {
       return resource_limit("out of memory for a " + std::to_string(width) + "x" +
                             std::to_string(height) + " image");
     }
   }
   return image;
+}
+
+}  // namespace
+
+Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
+                         bool is_signed) {
+  return make_components(width, height, num_components, precision, is_signed, true);
+}
+
+Result<Image> make_image_to_fill(int64_t width, int64_t height, int num_components, int precision,
+                                 bool is_signed) {
+  return make_components(width, height, num_components, precision, is_signed, false);
 }
 
 namespace {

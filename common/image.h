@@ -58,6 +58,11 @@ struct Image {
 // what int64 arithmetic and memory allow.
 Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
                          bool is_signed);
+// The same with each component's samples empty, their storage reserved for
+// width * height: for a reader that appends every sample once, so that the
+// memory is written once rather than zeroed first.
+Result<Image> make_image_to_fill(int64_t width, int64_t height, int num_components, int precision,
+                                 bool is_signed);
 
 // The image area's size on the reference grid, Xsiz - XOsiz by Ysiz - YOsiz
 // (B.2), with the area starting at (x0, y0): a size whose B-2 extent of each

@@ -27,6 +27,15 @@ void assign_large(std::vector<T>& v, size_t n) {
   v.assign(n, T{});
 }
 
+// `v` emptied with room for n elements, advised: for a caller that appends
+// them all (no element is made twice).
+template <typename T>
+void reserve_large(std::vector<T>& v, size_t n) {
+  std::vector<T>().swap(v);
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
+}
+
 // Uninitialised storage for `bytes` bytes, advised.
 inline std::unique_ptr<std::byte[]> allocate_large(size_t bytes) {
   auto storage = std::make_unique_for_overwrite<std::byte[]>(bytes);

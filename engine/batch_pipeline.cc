@@ -1,10 +1,11 @@
 #include "engine/batch_pipeline.h"
 
 #include <algorithm>
-#include <chrono>
 #include <condition_variable>
-#include <future>
 #include <mutex>
+#include <new>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #ifdef __GLIBC__
@@ -37,7 +38,6 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
   const size_t in_flight_limit = static_cast<size_t>(lanes_used) + static_cast<size_t>(ahead < 1 ? 1 : ahead);
   std::mutex mutex;
   std::condition_variable item_done;
-  size_t in_flight = 0;
   const auto read_and_code = [&](size_t i) {
     timeline::set_tag({static_cast<int>(i), -1});
     Status status;
@@ -61,28 +61,53 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
       status = steps.write(i);
     }
     if (steps.release) steps.release(i);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      --in_flight;
-    }
-    item_done.notify_one();
     return status;
   };
-  std::vector<std::future<Status>> items(count);
-  size_t reported = 0;
-  for (size_t i = 0; i < count; ++i) {
+  // The items run on `in_flight_limit` threads made once for the batch,
+  // each taking the next item in order: a thread made per item would cost
+  // its start-up, a cold stack and, in glibc, an arena of its own whose
+  // memory the next items do not reuse.
+  std::vector<Status> statuses(count);
+  std::vector<char> done(count, 0);
+  size_t next = 0;
+  const auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (next == count) return;
+        i = next++;
+      }
+      // What a step throws becomes the item's error, as it did through
+      // std::async's future, rather than ending the process.
+      Status status;
+      try {
+        status = one_item(i);
+      } catch (const std::bad_alloc&) {
+        status = resource_limit("out of memory");
+      } catch (const std::exception& e) {
+        status = internal_error(e.what());
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        statuses[i] = std::move(status);
+        done[i] = 1;
+      }
+      item_done.notify_all();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < std::min(in_flight_limit, count); ++t) threads.emplace_back(worker);
+  for (size_t reported = 0; reported < count; ++reported) {
+    Status status;
     {
       std::unique_lock<std::mutex> lock(mutex);
-      item_done.wait(lock, [&] { return in_flight < in_flight_limit; });
-      ++in_flight;
+      item_done.wait(lock, [&] { return done[reported] != 0; });
+      status = std::move(statuses[reported]);
     }
-    items[i] = std::async(std::launch::async, [&one_item, i] { return one_item(i); });
-    while (reported < i && items[reported].wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-      steps.finished(reported, items[reported].get());
-      ++reported;
-    }
+    steps.finished(reported, status);
   }
-  for (; reported < count; ++reported) steps.finished(reported, items[reported].get());
+  for (std::thread& thread : threads) thread.join();
 }
 
 }  // namespace mallat::engine

@@ -321,13 +321,14 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     Result<Image> image =
         codec::decode(bytes, own, resources, &result.report, items[i].raster ? &result.raster : nullptr);
     if (resources.stage_times) result.report.stage_times = *resources.stage_times;
-    data[i] = {};
+    // A fresh vector, not `= {}`, which empties it and keeps its memory.
+    data[i] = std::vector<uint8_t>();
     if (!image.ok()) return with_path(image.status(), items[i].path);
     result.image = std::move(*image);
     return Status::Ok();
   };
   hook_steps(results, hooks, steps);
-  steps.release = [&](size_t i) { data[i] = {}; };
+  steps.release = [&](size_t i) { data[i] = std::vector<uint8_t>(); };
   engine::run_pipeline(items.size(), decode_.lanes, decode_.placement.files_at_once, decode_.placement.files_ahead,
                        steps);
   return results;

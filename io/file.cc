@@ -7,8 +7,10 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/large_buffer.h"
@@ -73,6 +75,40 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
   }
   bytes.resize(done);
   return bytes;
+}
+
+Result<InputFile> InputFile::open(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return io_error(name + ": is a folder, not a file");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return io_error(name + ": cannot open: " + errno_text());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const std::string reason = errno_text();
+    ::close(fd);
+    return io_error(name + ": cannot find the file size: " + reason);
+  }
+  return InputFile(fd, static_cast<uint64_t>(st.st_size), name);
+}
+
+InputFile::InputFile(InputFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), size_(other.size_), name_(std::move(other.name_)) {}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<size_t> InputFile::read_at(uint64_t offset, uint8_t* out, size_t bytes) const {
+  size_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pread(fd_, out + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error(name_ + ": read failed: " + errno_text());
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return done;
 }
 
 void set_durable_writes(bool on) { durable.store(on, std::memory_order_relaxed); }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -22,6 +23,27 @@ inline constexpr uint64_t kDefaultMaxFileBytes = uint64_t{4} << 30;  // 4 GiB
 // larger than max_bytes (checked before anything is allocated).
 Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path,
                                        uint64_t max_bytes = kDefaultMaxFileBytes);
+
+// A file read in pieces at given offsets (pread), for a reader that converts
+// each piece as it comes: no buffer of the file's size is made and filled.
+class InputFile {
+ public:
+  // Errors name the file: missing, unreadable, a folder.
+  static Result<InputFile> open(const std::filesystem::path& path);
+  InputFile(InputFile&& other) noexcept;
+  InputFile& operator=(InputFile&&) = delete;
+  ~InputFile();
+  uint64_t size() const { return size_; }
+  // Up to `bytes` bytes at `offset` into `out`: how many there were (fewer
+  // only where the file ends; it may have shrunk since it was opened).
+  Result<size_t> read_at(uint64_t offset, uint8_t* out, size_t bytes) const;
+
+ private:
+  InputFile(int fd, uint64_t size, std::string name) : fd_(fd), size_(size), name_(std::move(name)) {}
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string name_;
+};
 
 // Whether the atomic writes below also make each file durable before it
 // is renamed into place: the file's data flushed to the disk (fsync), its

@@ -9,6 +9,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "io/file.h"
+#include "io/image_io.h"
 #include "io/raw.h"
 
 namespace mallat::io::detail {
@@ -24,14 +26,15 @@ namespace mallat::io::detail {
 using Bytes = std::span<const uint8_t>;
 
 Result<Image> decode_png(Bytes file, uint64_t max_memory);
-Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace);
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace, const PngCompression& compression);
 // PNG written row by row (png.cc; encode_png and the strip writer,
 // strip_writer.h): start() takes the image's geometry, precision and ICC
 // profile (no samples), then rows() in order — every row passes() times
 // when interlaced — then finish(). The bytes go to `sink`.
 class PngRowWriter {
  public:
-  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace, const ByteSink& sink);
+  static Result<std::unique_ptr<PngRowWriter>> start(const Image& image, bool interlace,
+                                                     const PngCompression& compression, const ByteSink& sink);
   ~PngRowWriter();
   int passes() const { return passes_; }
   Status rows(const Image& image, int64_t y0, int64_t y1);
@@ -80,14 +83,20 @@ Status encode_pam(const Image& image, const ByteSink& sink, ThreadPool& pool);
 Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, int channels, uint64_t maxval);
 // The raster's sample rules, shared with the strip reader (strip_reader.h):
 // `pixels` interleaved pixels into one plane per channel; returns the
-// largest sample (of one-byte samples only when largest_of_bytes).
+// largest sample (of one-byte samples only when largest_of_bytes). RGB and
+// 16-bit grey go through byte shuffles where the CPU has AVX2; `plain`
+// takes the per-channel loop they are tested against.
 int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
-                            int32_t* const* planes, bool largest_of_bytes);
+                            int32_t* const* planes, bool largest_of_bytes, bool plain = false);
+// The same appended to the samples of each of the image's components
+// (their storage reserved: make_image_to_fill), each sample written once.
+int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                             bool largest_of_bytes);
 // write_binary_raster's conversion: rows [y0, y1) of `image` interleaved
 // into `out`; false when a sample exceeds the precision (the bytes are then
 // not to be used). 8-bit RGB goes through one pass with byte shuffles where
-// the CPU has SSSE3; `per_channel` takes the plain loop over each channel
-// it is tested against.
+// the CPU has SSSE3, 16-bit RGB and grey where it has AVX2; `per_channel`
+// takes the plain loop over each channel they are tested against.
 bool interleave_raster(const Image& image, int64_t y0, int64_t y1, uint8_t* out, bool per_channel = false);
 // The errors for a sample above maxval and a raster shorter than the header says.
 Status check_maxval(int32_t largest, uint64_t maxval);
@@ -103,6 +112,12 @@ struct PnmHeader {
   size_t raster = 0;
 };
 Result<PnmHeader> read_pnm_header(Bytes file);
+// A binary PNM (P5, P6) or PAM (P7) file read from `file` a piece of rows
+// at a time, each converted as it comes: no buffer of the file's size.
+// `head` holds the file's first bytes; nullopt when they are not such a
+// file or do not hold its whole header (the whole file's reader then
+// decides).
+std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory);
 // The PAM header (pam.cc), shared with the strip reader: WIDTH, HEIGHT,
 // DEPTH (pnm.channels), MAXVAL, the raster's start; TUPLTYPE, which
 // set_pam_color reads for the image's colour space and alpha.

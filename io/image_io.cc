@@ -73,6 +73,21 @@ bool can_write(Format format) { return format != Format::kUnknown; }
 
 Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory) {
   if (max_memory == 0) max_memory = default_memory_limit();
+  // A binary PNM or PAM raster is read in pieces, each converted as it
+  // comes. Anything else, or a file that cannot be opened, is read whole
+  // below (whose errors name the problem).
+  if (Result<InputFile> file = InputFile::open(path); file.ok()) {
+    std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(file->size(), 4096)));
+    const Result<size_t> got = file->read_at(0, head.data(), head.size());
+    if (got.ok()) {
+      head.resize(*got);
+      const Format format = format_from_magic(head.data(), head.size());
+      if (std::optional<Result<Image>> image = detail::read_binary_pnm(*file, head, max_memory)) {
+        if (!image->ok()) return image->status().with_context(path.string() + " (" + format_name(format) + ")");
+        return std::move(**image);
+      }
+    }
+  }
   MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file(path));
   Format format = format_from_magic(bytes.data(), bytes.size());
   if (format == Format::kUnknown) format = format_from_extension(path);
@@ -112,7 +127,7 @@ Status write_image(const Image& image, const std::filesystem::path& path,
   Format format = options.format != Format::kUnknown ? options.format : format_from_extension(path);
   Result<std::vector<uint8_t>> bytes = unsupported("not reached");
   switch (format) {
-    case Format::kPng: bytes = detail::encode_png(image, options.png_interlace); break;
+    case Format::kPng: bytes = detail::encode_png(image, options.png_interlace, options.png); break;
     case Format::kTiff: bytes = detail::encode_tiff(image); break;
     case Format::kPnm:
     case Format::kPam: {

@@ -219,9 +219,24 @@ Result<Image> decode_png(Bytes file, uint64_t max_memory) {
 namespace {
 
 // The longjmp frames of the writer's libpng calls (see the top of the file).
+// The PNG_FILTER_ mask of a filter choice.
+int filter_mask(PngFilter filter) {
+  switch (filter) {
+    case PngFilter::kNone: return PNG_FILTER_NONE;
+    case PngFilter::kSub: return PNG_FILTER_SUB;
+    case PngFilter::kUp: return PNG_FILTER_UP;
+    case PngFilter::kAverage: return PNG_FILTER_AVG;
+    case PngFilter::kPaeth: return PNG_FILTER_PAETH;
+    case PngFilter::kAll: return PNG_ALL_FILTERS;
+  }
+  return PNG_ALL_FILTERS;
+}
+
 bool run_png_start(png_structp png, png_infop info, const PngHeader& h, int precision,
-                   const std::vector<uint8_t>& icc, bool interlace, int* passes) {
+                   const std::vector<uint8_t>& icc, bool interlace, const PngCompression& compression, int* passes) {
   if (setjmp(png_jmpbuf(png))) return false;
+  png_set_compression_level(png, compression.level);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, filter_mask(compression.filter));
   png_set_IHDR(png, info, h.width, h.height, h.bit_depth, h.color_type,
                interlace ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -275,7 +290,10 @@ struct PngRowWriter::State {
 PngRowWriter::PngRowWriter() : state_(std::make_unique<State>()) {}
 PngRowWriter::~PngRowWriter() = default;
 
-Result<std::unique_ptr<PngRowWriter>> PngRowWriter::start(const Image& image, bool interlace, const ByteSink& sink) {
+Result<std::unique_ptr<PngRowWriter>> PngRowWriter::start(const Image& image, bool interlace,
+                                                          const PngCompression& compression, const ByteSink& sink) {
+  if (compression.level < 0 || compression.level > 9)
+    return invalid_argument("the PNG compression level must be 0 to 9, not " + std::to_string(compression.level));
   const int n = image.num_components();
   const int precision = image.components[0].precision;
   std::unique_ptr<PngRowWriter> writer(new PngRowWriter());
@@ -303,7 +321,7 @@ Result<std::unique_ptr<PngRowWriter>> PngRowWriter::start(const Image& image, bo
     const std::string space(image.icc_profile.begin() + 16, image.icc_profile.begin() + 20);
     if (space == (n <= 2 ? "GRAY" : "RGB ")) icc = image.icc_profile;
   }
-  if (!run_png_start(st.png, st.info, h, precision, icc, interlace, &writer->passes_)) return st.failed();
+  if (!run_png_start(st.png, st.info, h, precision, icc, interlace, compression, &writer->passes_)) return st.failed();
   return writer;
 }
 
@@ -313,12 +331,20 @@ Status PngRowWriter::rows(const Image& image, int64_t y0, int64_t y1) {
   const int64_t w = image.width();
   st.pixels.resize(st.h.rowbytes * static_cast<size_t>(y1 - y0));
   st.rows.resize(static_cast<size_t>(y1 - y0));
-  st.row.resize(static_cast<size_t>(w) * n);
-  for (int64_t y = y0; y < y1; ++y) {
-    for (int64_t x = 0; x < w; ++x)
-      for (int c = 0; c < n; ++c) st.row[x * n + c] = image.components[c].samples[y * w + x];
-    st.rows[y - y0] = st.pixels.data() + (y - y0) * st.h.rowbytes;
-    pack_msb_first(st.row.data(), 1, st.h.bit_depth, w * n, st.rows[y - y0]);
+  for (int64_t y = y0; y < y1; ++y) st.rows[y - y0] = st.pixels.data() + (y - y0) * st.h.rowbytes;
+  if (st.h.bit_depth >= 8) {
+    // 8- and 16-bit samples are laid out as a binary PNM raster's
+    // (big-endian, PNG 7.1), rows back to back: its conversion serves. The
+    // samples were checked against the precision before.
+    if (!interleave_raster(image, y0, y1, st.pixels.data()))
+      return internal_error("a PNG sample is outside its precision");
+  } else {
+    st.row.resize(static_cast<size_t>(w) * n);
+    for (int64_t y = y0; y < y1; ++y) {
+      for (int64_t x = 0; x < w; ++x)
+        for (int c = 0; c < n; ++c) st.row[x * n + c] = image.components[c].samples[y * w + x];
+      pack_msb_first(st.row.data(), 1, st.h.bit_depth, w * n, st.rows[y - y0]);
+    }
   }
   if (!run_png_rows(st.png, st.rows.data(), static_cast<png_uint_32>(y1 - y0))) return st.failed();
   return Status::Ok();
@@ -329,14 +355,14 @@ Status PngRowWriter::finish() {
   return Status::Ok();
 }
 
-Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace) {
+Result<std::vector<uint8_t>> encode_png(const Image& image, bool interlace, const PngCompression& compression) {
   MALLAT_RETURN_IF_ERROR(check_interleavable(image, "PNG", {1, 2, 3, 4}, 16));
   std::vector<uint8_t> out;
   const ByteSink sink = [&](std::span<const uint8_t> piece) {
     out.insert(out.end(), piece.begin(), piece.end());
     return Status::Ok();
   };
-  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<PngRowWriter> writer, PngRowWriter::start(image, interlace, sink));
+  MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<PngRowWriter> writer, PngRowWriter::start(image, interlace, compression, sink));
   for (int pass = 0; pass < writer->passes(); ++pass) MALLAT_RETURN_IF_ERROR(writer->rows(image, 0, image.height()));
   MALLAT_RETURN_IF_ERROR(writer->finish());
   return out;

@@ -2,8 +2,10 @@
 // precision: the bits needed to hold it (255 -> 8, 4095 -> 12). Samples wider
 // than 8 bits are two bytes, big-endian.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +14,9 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define MALLAT_PNM_SSSE3 1
+#define MALLAT_PNM_X86 1
 #else
-#define MALLAT_PNM_SSSE3 0
+#define MALLAT_PNM_X86 0
 #endif
 
 namespace mallat::io::detail {
@@ -25,25 +27,11 @@ constexpr uint64_t kMaxSide = uint64_t{1} << 24;
 
 }  // namespace
 
-int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
-                            int32_t* const* planes, bool largest_of_bytes) {
-  // Component by component, so that each inner loop writes one plane
-  // through a plain pointer; the largest sample is kept on the way, and the
-  // check against maxval needs no second pass over the image.
-  if (channels == 3 && bytes_per_sample == 1 && !largest_of_bytes) {
-    // 8-bit RGB with maxval 255 (the common case): one pass over the raster
-    // instead of three strided ones (scalar: baseline SSE2 has no byte
-    // shuffle for the compiler to use). Bytes need no check against 255.
-    int32_t* __restrict red = planes[0];
-    int32_t* __restrict green = planes[1];
-    int32_t* __restrict blue = planes[2];
-    for (uint64_t i = 0; i < pixels; ++i) {
-      red[i] = raster[3 * i];
-      green[i] = raster[3 * i + 1];
-      blue[i] = raster[3 * i + 2];
-    }
-    return 0;
-  }
+namespace {
+
+// The plain per-channel loop that the fast paths are tested against.
+int32_t deinterleave_plain(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                           int32_t* const* planes, bool largest_of_bytes) {
   int32_t largest = 0;
   for (int c = 0; c < channels; ++c) {
     int32_t* dst = planes[c];
@@ -65,6 +53,141 @@ int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels
   return largest;
 }
 
+#if MALLAT_PNM_X86
+// Byte masks that gather channel c of the pixels in 48 interleaved bytes
+// (three blocks of 16) into 16 bytes: 16 one-byte samples, or 8 two-byte
+// ones turned little-endian; 0x80 gives 0.
+struct SplitMasks {
+  uint8_t m[3][3][16];  // [channel][block]
+};
+constexpr SplitMasks make_split_masks(int bytes_per_sample) {
+  SplitMasks t{};
+  for (int c = 0; c < 3; ++c) {
+    for (int block = 0; block < 3; ++block) {
+      for (int j = 0; j < 16; ++j) {
+        // Output byte j: sample j (one byte) or byte j % 2 (0: low) of sample j / 2.
+        const int at = bytes_per_sample == 1 ? 3 * j + c : 6 * (j / 2) + 2 * c + (j % 2 == 0 ? 1 : 0);
+        t.m[c][block][j] = static_cast<uint8_t>(at / 16 == block ? at % 16 : 0x80);
+      }
+    }
+  }
+  return t;
+}
+constexpr SplitMasks kSplit8 = make_split_masks(1);
+constexpr SplitMasks kSplit16 = make_split_masks(2);
+
+// Channel c of 48 interleaved bytes.
+[[gnu::target("avx2")]] inline __m128i channel_of(const __m128i* in, const SplitMasks& masks, int c) {
+  __m128i out = _mm_setzero_si128();
+  for (int block = 0; block < 3; ++block) {
+    const __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i*>(masks.m[c][block]));
+    out = _mm_or_si128(out, _mm_shuffle_epi8(in[block], mask));
+  }
+  return out;
+}
+
+// The largest of the 16 bytes (B = 1) or 8 little-endian words (B = 2).
+template <int B>
+[[gnu::target("avx2")]] int32_t largest_lane(__m128i most) {
+  alignas(16) uint8_t lanes[16];
+  _mm_store_si128(reinterpret_cast<__m128i*>(lanes), most);
+  int32_t largest = 0;
+  for (int k = 0; k < 16; k += B) largest = std::max(largest, B == 1 ? lanes[k] : lanes[k] | (lanes[k + 1] << 8));
+  return largest;
+}
+
+// RGB of B bytes a sample (big-endian), 16 / B pixels a step; the largest
+// sample (of bytes, only when `largest_of_bytes`).
+template <int B>
+[[gnu::target("avx2")]] int32_t split_rgb(const uint8_t* raster, uint64_t pixels, int32_t* const* planes,
+                                          bool largest_of_bytes) {
+  constexpr uint64_t kStep = 16 / B;
+  __m128i most = _mm_setzero_si128();
+  uint64_t i = 0;
+  for (; i + kStep <= pixels; i += kStep) {
+    const auto* p = reinterpret_cast<const __m128i*>(raster + 3 * B * i);
+    const __m128i in[3] = {_mm_loadu_si128(p), _mm_loadu_si128(p + 1), _mm_loadu_si128(p + 2)};
+    for (int c = 0; c < 3; ++c) {
+      auto* out = reinterpret_cast<__m256i*>(planes[c] + i);
+      if constexpr (B == 1) {
+        const __m128i bytes = channel_of(in, kSplit8, c);
+        most = _mm_max_epu8(most, bytes);
+        _mm256_storeu_si256(out, _mm256_cvtepu8_epi32(bytes));
+        _mm256_storeu_si256(out + 1, _mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8)));
+      } else {
+        const __m128i words = channel_of(in, kSplit16, c);
+        most = _mm_max_epu16(most, words);
+        _mm256_storeu_si256(out, _mm256_cvtepu16_epi32(words));
+      }
+    }
+  }
+  const bool want = B == 2 || largest_of_bytes;
+  const int32_t rest = deinterleave_plain(raster + 3 * B * i, pixels - i, 3, B,
+                                          std::array<int32_t*, 3>{planes[0] + i, planes[1] + i, planes[2] + i}.data(),
+                                          want);
+  return want ? std::max(largest_lane<B>(most), rest) : 0;
+}
+
+// 16-bit grey, 8 samples a step; the largest sample.
+[[gnu::target("avx2")]] int32_t split_gray16(const uint8_t* raster, uint64_t pixels, int32_t* plane) {
+  const __m128i swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+  __m128i most = _mm_setzero_si128();
+  uint64_t i = 0;
+  for (; i + 8 <= pixels; i += 8) {
+    const __m128i words = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(raster + 2 * i)), swap);
+    most = _mm_max_epu16(most, words);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(plane + i), _mm256_cvtepu16_epi32(words));
+  }
+  int32_t* rest_plane = plane + i;
+  return std::max(largest_lane<2>(most), deinterleave_plain(raster + 2 * i, pixels - i, 1, 2, &rest_plane, true));
+}
+#endif
+
+}  // namespace
+
+int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                            int32_t* const* planes, bool largest_of_bytes, bool plain) {
+#if MALLAT_PNM_X86
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && !plain) {
+    if (channels == 3 && bytes_per_sample == 1) return split_rgb<1>(raster, pixels, planes, largest_of_bytes);
+    if (channels == 3) return split_rgb<2>(raster, pixels, planes, true);
+    if (channels == 1 && bytes_per_sample == 2) return split_gray16(raster, pixels, planes[0]);
+  }
+#endif
+  (void)plain;
+  if (channels == 1 && bytes_per_sample == 1) {
+    // A straight widening, which the compiler vectorises.
+    int32_t* __restrict dst = planes[0];
+    for (uint64_t i = 0; i < pixels; ++i) dst[i] = raster[i];
+    return largest_of_bytes && pixels ? *std::max_element(dst, dst + pixels) : 0;
+  }
+  return deinterleave_plain(raster, pixels, channels, bytes_per_sample, planes, largest_of_bytes);
+}
+
+int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                             bool largest_of_bytes) {
+  // Converted a block at a time into a buffer that stays in the first-level
+  // cache, then appended to each plane: the planes' memory is written once.
+  constexpr uint64_t kBlock = 2048;
+  const int channels = image.num_components();
+  std::vector<int32_t> buffer(static_cast<size_t>(channels) * kBlock);
+  std::vector<int32_t*> block(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) block[c] = buffer.data() + c * kBlock;
+  int32_t largest = 0;
+  const uint64_t pixel_bytes = static_cast<uint64_t>(channels) * bytes_per_sample;
+  for (uint64_t i = 0; i < pixels; i += kBlock) {
+    const uint64_t n = std::min(kBlock, pixels - i);
+    largest = std::max(largest, deinterleave_raster(raster + i * pixel_bytes, n, channels, bytes_per_sample,
+                                                    block.data(), largest_of_bytes));
+    for (int c = 0; c < channels; ++c) {
+      std::vector<int32_t>& samples = image.components[c].samples;
+      samples.insert(samples.end(), block[c], block[c] + n);
+    }
+  }
+  return largest;
+}
+
 Status check_maxval(int32_t largest, uint64_t maxval) {
   if (static_cast<uint64_t>(largest) > maxval)
     return corrupt_data("sample " + std::to_string(largest) + " exceeds maxval " + std::to_string(maxval));
@@ -72,10 +195,15 @@ Status check_maxval(int32_t largest, uint64_t maxval) {
 }
 
 Status check_raster_size(uint64_t available, uint64_t width, uint64_t height, int channels, uint64_t maxval) {
-  const uint64_t need = width * height * channels * (maxval < 256 ? 1 : 2);
+  const int bytes_per_sample = maxval < 256 ? 1 : 2;
+  const uint64_t row_bytes = width * channels * bytes_per_sample;
+  const uint64_t need = row_bytes * height;
   if (available < need)
-    return corrupt_data("truncated: the raster needs " + std::to_string(need) + " bytes, the file has " +
-                        std::to_string(available));
+    return corrupt_data("truncated: the raster of " + std::to_string(width) + "x" + std::to_string(height) + ", " +
+                        std::to_string(channels) + " sample(s) of " + std::to_string(bytes_per_sample) +
+                        " byte(s) a pixel, needs " + std::to_string(need) + " bytes after the header, the file has " +
+                        std::to_string(available) + ": it ends in row " + std::to_string(available / row_bytes) +
+                        " (rows counted from 0)");
   return Status::Ok();
 }
 
@@ -83,15 +211,62 @@ Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, 
   const int bytes_per_sample = maxval < 256 ? 1 : 2;
   MALLAT_RETURN_IF_ERROR(check_raster_size(raster.size(), width, height, channels, maxval));
   const int precision = std::bit_width(maxval);
-  MALLAT_ASSIGN_OR_RETURN(Image image, make_image(static_cast<int64_t>(width), static_cast<int64_t>(height), channels,
-                                                  precision, false));
-  std::vector<int32_t*> planes;
-  for (Component& comp : image.components) planes.push_back(comp.samples.data());
+  MALLAT_ASSIGN_OR_RETURN(Image image, make_image_to_fill(static_cast<int64_t>(width), static_cast<int64_t>(height),
+                                                          channels, precision, false));
   // One-byte samples reach 255 only: their largest is needed under a smaller maxval.
-  const int32_t largest =
-      deinterleave_raster(raster.data(), width * height, channels, bytes_per_sample, planes.data(), maxval < 255);
+  const int32_t largest = append_deinterleaved(raster.data(), width * height, bytes_per_sample, image, maxval < 255);
   MALLAT_RETURN_IF_ERROR(check_maxval(largest, maxval));
   return image;
+}
+
+std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory) {
+  if (head.size() < 3 || head[0] != 'P' || (head[1] != '5' && head[1] != '6' && head[1] != '7')) return std::nullopt;
+  PnmHeader h;
+  std::string tupltype;
+  if (head[1] == '7') {
+    Result<PamHeader> pam = read_pam_header(head);
+    if (!pam.ok()) return std::nullopt;
+    h = pam->pnm;
+    tupltype = std::move(pam->tupltype);
+  } else {
+    Result<PnmHeader> pnm = read_pnm_header(head);
+    if (!pnm.ok()) return std::nullopt;
+    h = *pnm;
+  }
+  // A header that fills `head` may go on past it: the whole file's reader decides.
+  if (h.raster >= head.size() && head.size() < file.size()) return std::nullopt;
+  const Status memory = check_image_memory(h.width, h.height, static_cast<uint64_t>(h.channels), max_memory);
+  if (!memory.ok()) return memory;
+  const uint64_t available = file.size() - std::min<uint64_t>(file.size(), h.raster);
+  if (Status size = check_raster_size(available, h.width, h.height, h.channels, h.maxval); !size.ok()) return size;
+  const int bytes_per_sample = h.maxval < 256 ? 1 : 2;
+  const uint64_t row_bytes = h.width * static_cast<uint64_t>(h.channels) * bytes_per_sample;
+  Result<Image> made = make_image_to_fill(static_cast<int64_t>(h.width), static_cast<int64_t>(h.height), h.channels,
+                                          std::bit_width(h.maxval), false);
+  if (!made.ok()) return made.status();
+  Image& image = *made;
+  // Pieces of whole rows of about 1 MiB, which stay in the second-level
+  // cache from the read to the conversion.
+  const uint64_t rows_per_piece = std::max<uint64_t>(1, (uint64_t{1} << 20) / row_bytes);
+  std::vector<uint8_t> piece(static_cast<size_t>(std::min(rows_per_piece, h.height) * row_bytes));
+  int32_t largest = 0;
+  for (uint64_t y = 0; y < h.height; y += rows_per_piece) {
+    const uint64_t rows = std::min(rows_per_piece, h.height - y);
+    const Result<size_t> got = file.read_at(h.raster + y * row_bytes, piece.data(), rows * row_bytes);
+    if (!got.ok()) return got.status();
+    // The file shrank since its size was taken.
+    if (*got < rows * row_bytes)
+      return check_raster_size(y * row_bytes + *got, h.width, h.height, h.channels, h.maxval);
+    largest = std::max(largest, append_deinterleaved(piece.data(), rows * h.width, bytes_per_sample, image,
+                                                     h.maxval < 255));
+  }
+  if (Status in_range = check_maxval(largest, h.maxval); !in_range.ok()) return in_range;
+  if (h.kind == '7') {
+    set_pam_color(image, tupltype);
+  } else {
+    set_color_from_count(image);
+  }
+  return std::move(image);
 }
 
 Result<PnmHeader> read_pnm_header(Bytes file) {
@@ -161,8 +336,10 @@ Result<Image> decode_pnm(Bytes file, uint64_t max_memory) {
 namespace {
 
 // Rows are converted and written this many bytes at a time: the buffer
-// stays small (no large allocation to fault in) while each write is large.
-constexpr int64_t kChunkBytes = int64_t{4} << 20;
+// stays small (a fresh one faults in few pages, and it stays in the
+// second-level cache from the conversion to the write) while each write is
+// large.
+constexpr int64_t kChunkBytes = int64_t{1} << 20;
 
 // Rows [y0, y1) of the image, interleaved, into `out` (B bytes a sample,
 // big-endian), a channel at a time; false when a sample lies outside
@@ -186,7 +363,7 @@ bool interleave_per_channel(const Image& image, int64_t y0, int64_t y1, uint8_t*
   return over == 0;
 }
 
-#if MALLAT_PNM_SSSE3
+#if MALLAT_PNM_X86
 // Byte masks that put 16 pixels' channel c (16 bytes) at their places in
 // the 48 interleaved bytes, 16 at a time (block 0..2); 0x80 gives 0.
 struct RgbMasks {
@@ -247,24 +424,102 @@ constexpr RgbMasks kRgbMasks = make_rgb_masks();
   }
   return all;
 }
+// The same for 16-bit RGB, 8 pixels a step: each sample's two bytes,
+// big-endian, at their places in the 48 interleaved bytes.
+constexpr RgbMasks make_rgb16_masks() {
+  RgbMasks t{};
+  for (int block = 0; block < 3; ++block) {
+    for (int c = 0; c < 3; ++c) {
+      for (int k = 0; k < 16; ++k) {
+        const int at = 16 * block + k, pixel = at / 6, within = at % 6;
+        // Channel c's 8 samples as 16-bit lanes: the high byte of lane p is byte 2p + 1.
+        t.m[block][c][k] = static_cast<uint8_t>(within / 2 == c ? 2 * pixel + (within % 2 == 0 ? 1 : 0) : 0x80);
+      }
+    }
+  }
+  return t;
+}
+constexpr RgbMasks kRgb16Masks = make_rgb16_masks();
+
+// 8 samples as 16-bit lanes (saturated: one out of range is caught by the
+// caller's `over`), and their OR into `any`.
+[[gnu::target("avx2")]] inline __m128i words_of(const int32_t* p, __m128i& any) {
+  const auto* v = reinterpret_cast<const __m128i*>(p);
+  const __m128i lo = _mm_loadu_si128(v), hi = _mm_loadu_si128(v + 1);
+  any = _mm_or_si128(any, _mm_or_si128(lo, hi));
+  return _mm_packus_epi32(lo, hi);
+}
+
+[[gnu::target("avx2")]] inline uint32_t or_of_lanes(__m128i any) {
+  any = _mm_or_si128(any, _mm_srli_si128(any, 8));
+  any = _mm_or_si128(any, _mm_srli_si128(any, 4));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(any));
+}
+
+// 16-bit RGB in one pass; returns the OR of every sample.
+[[gnu::target("avx2")]] uint32_t interleave_rgb16(const int32_t* r, const int32_t* g, const int32_t* b,
+                                                  int64_t pixels, uint8_t* out) {
+  __m128i any = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 8 <= pixels; i += 8) {
+    const __m128i channel[3] = {words_of(r + i, any), words_of(g + i, any), words_of(b + i, any)};
+    for (int block = 0; block < 3; ++block) {
+      __m128i o = _mm_setzero_si128();
+      for (int c = 0; c < 3; ++c) {
+        const __m128i mask = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRgb16Masks.m[block][c]));
+        o = _mm_or_si128(o, _mm_shuffle_epi8(channel[c], mask));
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 6 * i + 16 * block), o);
+    }
+  }
+  uint32_t all = or_of_lanes(any);
+  for (; i < pixels; ++i) {
+    const int32_t v[3] = {r[i], g[i], b[i]};
+    for (int c = 0; c < 3; ++c) {
+      all |= static_cast<uint32_t>(v[c]);
+      out[6 * i + 2 * c] = static_cast<uint8_t>(v[c] >> 8);
+      out[6 * i + 2 * c + 1] = static_cast<uint8_t>(v[c]);
+    }
+  }
+  return all;
+}
+
+// 16-bit grey, 8 samples a step; returns the OR of every sample.
+[[gnu::target("avx2")]] uint32_t interleave_gray16(const int32_t* g, int64_t pixels, uint8_t* out) {
+  const __m128i swap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+  __m128i any = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 8 <= pixels; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), _mm_shuffle_epi8(words_of(g + i, any), swap));
+  uint32_t all = or_of_lanes(any);
+  for (; i < pixels; ++i) {
+    all |= static_cast<uint32_t>(g[i]);
+    out[2 * i] = static_cast<uint8_t>(g[i] >> 8);
+    out[2 * i + 1] = static_cast<uint8_t>(g[i]);
+  }
+  return all;
+}
 #endif
 
 }  // namespace
 
 bool interleave_raster(const Image& image, int64_t y0, int64_t y1, uint8_t* out, bool per_channel) {
   const int bytes_per_sample = image.components[0].precision <= 8 ? 1 : 2;
-#if MALLAT_PNM_SSSE3
+#if MALLAT_PNM_X86
   static const bool ssse3 = __builtin_cpu_supports("ssse3");
+  static const bool avx2 = __builtin_cpu_supports("avx2");
   const auto maxval = static_cast<uint32_t>(image.components[0].max_value());
   // maxval is 2^precision - 1: a sample is above it exactly when it has a
   // bit above maxval's, so the OR of all of them tells.
-  if (!per_channel && ssse3 && image.num_components() == 3 && bytes_per_sample == 1 &&
-      std::has_single_bit(uint64_t{maxval} + 1)) {
-    const int64_t w = image.width(), at = y0 * w;
-    const uint32_t all = interleave_rgb8(image.components[0].samples.data() + at,
-                                         image.components[1].samples.data() + at,
-                                         image.components[2].samples.data() + at, (y1 - y0) * w, out);
-    return (all & ~maxval) == 0;
+  const int n = image.num_components();
+  if (!per_channel && (n == 1 || n == 3) && std::has_single_bit(uint64_t{maxval} + 1)) {
+    const int64_t w = image.width(), at = y0 * w, pixels = (y1 - y0) * w;
+    const auto plane = [&](int c) { return image.components[c].samples.data() + at; };
+    if (ssse3 && n == 3 && bytes_per_sample == 1)
+      return (interleave_rgb8(plane(0), plane(1), plane(2), pixels, out) & ~maxval) == 0;
+    if (avx2 && n == 3 && bytes_per_sample == 2)
+      return (interleave_rgb16(plane(0), plane(1), plane(2), pixels, out) & ~maxval) == 0;
+    if (avx2 && n == 1 && bytes_per_sample == 2) return (interleave_gray16(plane(0), pixels, out) & ~maxval) == 0;
   }
 #endif
   (void)per_channel;

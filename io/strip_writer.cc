@@ -127,11 +127,12 @@ class TiffStrips final : public Strips {
 // interlaced: Adam7 needs every row in each pass).
 class PngStrips final : public Strips {
  public:
-  PngStrips(std::string name, const ByteSink& sink) : Strips(std::move(name), "PNG", sink) {}
+  PngStrips(std::string name, const PngCompression& compression, const ByteSink& sink)
+      : Strips(std::move(name), "PNG", sink), compression_(compression) {}
 
   Status begin(const Image& header) override {
     MALLAT_RETURN_IF_ERROR(check_header(header, {1, 2, 3, 4}));
-    Result<std::unique_ptr<detail::PngRowWriter>> writer = detail::PngRowWriter::start(header, false, sink_);
+    Result<std::unique_ptr<detail::PngRowWriter>> writer = detail::PngRowWriter::start(header, false, compression_, sink_);
     if (!writer.ok()) return named(writer.status());
     writer_ = std::move(*writer);
     return Status::Ok();
@@ -148,6 +149,7 @@ class PngStrips final : public Strips {
   }
 
  private:
+  PngCompression compression_;
   std::unique_ptr<detail::PngRowWriter> writer_;
 };
 
@@ -328,7 +330,7 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
   return write_file_atomically(path, [&](const ByteSink& sink, const SizeHint& reserve) {
     std::unique_ptr<Strips> writer;
     if (format == Format::kTiff) writer = std::make_unique<TiffStrips>(path.string(), sink);
-    else if (format == Format::kPng) writer = std::make_unique<PngStrips>(path.string(), sink);
+    else if (format == Format::kPng) writer = std::make_unique<PngStrips>(path.string(), options.png, sink);
     else writer = std::make_unique<PnmStrips>(path.string(), sink, reserve, pool);
     MALLAT_RETURN_IF_ERROR(produce(*writer));
     return writer->finish();

@@ -113,7 +113,7 @@ class BatchRun::Reporter {
     }
     // Nothing of a finished file is needed any more.
     item.image = Image();
-    item.bytes = {};
+    item.bytes = std::vector<uint8_t>();
     item.messages.clear();
   }
 

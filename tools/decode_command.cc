@@ -138,6 +138,30 @@ const std::vector<DecodeOption>& decode_table() {
        [](DecodeSettings& s, const std::string&) { s.output.force_rgb = true; return Status::Ok(); }},
       {{"-split-pnm"}, "", "PNM output: one PGM per component, OUT's stem + _<c>.pgm", "",
        [](DecodeSettings& s, const std::string&) { s.output.split_pnm = true; return Status::Ok(); }},
+      {{"--png-level"}, "0-9",
+       "PNG output: zlib's compression level, 0 (stored, no compression) to 9 (smallest file, slowest); default 1 "
+       "(fast, still compressed; libpng's own default is 6, with --png-filter all)", "6",
+       [](DecodeSettings& s, const std::string& v) {
+         int64_t level = 0;
+         if (!parse_int(v, 0, 9, &level)) return invalid_argument("--png-level must be 0 to 9, got '" + v + "'");
+         s.output.png.level = static_cast<int>(level);
+         return Status::Ok();
+       }},
+      {{"--png-filter"}, "F",
+       "PNG output: the row filter, none, sub, up, average, paeth, or all (libpng picks one per row: smaller "
+       "files, several times slower); default sub", "paeth",
+       [](DecodeSettings& s, const std::string& v) {
+         static const std::pair<const char*, io::PngFilter> kFilters[] = {
+             {"none", io::PngFilter::kNone}, {"sub", io::PngFilter::kSub},     {"up", io::PngFilter::kUp},
+             {"average", io::PngFilter::kAverage}, {"paeth", io::PngFilter::kPaeth}, {"all", io::PngFilter::kAll}};
+         for (const auto& [name, filter] : kFilters) {
+           if (v == name) {
+             s.output.png.filter = filter;
+             return Status::Ok();
+           }
+         }
+         return invalid_argument("--png-filter must be none, sub, up, average, paeth or all, got '" + v + "'");
+       }},
       {{"--whole-image"}, "",
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
        "PGX or raw planes (.raw/.rawl) is decoded and written strip by strip when the stream allows (no -d/-t, no JP2 "
@@ -232,7 +256,7 @@ int decode_batch(const DecodeSettings& s, Engine& engine, const BatchPlan& plan)
     item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
     const Status written = write_decoded(s.output, s.codec.reduce, item);
     item.image = Image();
-    item.raster = {};
+    item.raster = std::vector<uint8_t>();
     return written;
   };
   hooks.done = [&](size_t i, DecodeResult& result) {

@@ -99,7 +99,7 @@ Result<bool> write_raster_output(Image& image, std::span<const uint8_t> raster, 
   // An error here is the sample path's too, which gives it with the samples.
   if (!prepare_output(written, reduce, out, options, &said).ok() || !output_keeps_samples(image, written))
     return false;
-  MALLAT_RETURN_IF_ERROR(io::write_strips(out, {.format = format, .threads = options.threads},
+  MALLAT_RETURN_IF_ERROR(io::write_strips(out, {.format = format, .png = options.png, .threads = options.threads},
                                           [&](io::StripWriter& writer) -> Status {
     MALLAT_RETURN_IF_ERROR(writer.begin(written));
     if (!writer.takes_raster()) return internal_error(out.string() + ": the PNM writer takes no raster");
@@ -135,7 +135,7 @@ std::string raw_read_back_message(const Image& image, const fs::path& out) {
 
 Status write_outputs(const Image& image, const fs::path& out, const DecodeOutputOptions& options) {
   const auto paths = output_paths(image, out, options);
-  if (paths.size() == 1) return io::write_image(image, out, {.threads = options.threads});
+  if (paths.size() == 1) return io::write_image(image, out, {.png = options.png, .threads = options.threads});
   std::vector<fs::path> temps;
   auto remove_temps = [&] {
     std::error_code ec;
@@ -154,7 +154,7 @@ Status write_outputs(const Image& image, const fs::path& out, const DecodeOutput
     one.color_space = ColorSpace::kGray;
     const io::Format format = io::format_from_extension(paths[c]);
     Status s = format == io::Format::kPgx ? io::write_pgx_component(image.components[c], temp)
-                                          : io::write_image(one, temp, {.format = format, .threads = options.threads});
+                                          : io::write_image(one, temp, {.format = format, .png = options.png, .threads = options.threads});
     if (!s.ok()) {
       remove_temps();
       return s.with_context(paths[c].string());

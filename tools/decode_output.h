@@ -12,6 +12,7 @@
 #include "codec/jp2/output_conversions.h"
 #include "common/image.h"
 #include "common/status.h"
+#include "io/image_io.h"
 
 namespace mallat::tools {
 
@@ -25,6 +26,7 @@ struct DecodeOutputOptions {
   int threads = 0;          // -threads: for the conversion to the file's format (0: all cores)
   bool whole_image = false;  // --whole-image: decode the whole image, then write it (never strip by strip)
   bool streamed = false;     // --streamed: strip by strip whatever the image's size, where the stream allows
+  io::PngCompression png;    // --png-level, --png-filter
 };
 
 // Applies the options in opj_decompress's order (ICC, precision, upsampling,

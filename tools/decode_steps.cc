@@ -27,12 +27,12 @@ Status write_decoded(const DecodeOutputOptions& output, int reduce, BatchItem& i
     Result<bool> written = write_raster_output(item.image, item.raster, reduce, out, output, &notes);
     if (!written.ok()) return written.status();
     if (*written) {
-      item.raster = {};
+      item.raster = std::vector<uint8_t>();
       note();
       return Status::Ok();
     }
     unpack_raster(item.raster, item.image);
-    item.raster = {};
+    item.raster = std::vector<uint8_t>();
   }
   Status status = prepare_output(item.image, reduce, out, output, &notes);
   if (!status.ok()) return status.with_context(item.file->in.string());
@@ -60,7 +60,7 @@ BatchSteps decode_steps(const DecodeOutputOptions& output, int reduce, Engine& e
     auto image = engine.decode(item.bytes, own, &report, writes_pnm(item.file->out) ? &item.raster : nullptr);
     for (const auto& w : report.warnings) item.messages.push_back("mallat decode: warning: " + in + ": " + w);
     if (!image.ok()) return image.status().with_context(in);
-    item.bytes = {};
+    item.bytes = std::vector<uint8_t>();
     item.image = std::move(*image);
     item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
     return Status::Ok();

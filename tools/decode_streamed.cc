@@ -242,7 +242,7 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   codec::DecodeReport report;
   std::vector<std::string> notes;
   Image written;
-  const Status status = io::write_strips(file.out, {.format = format, .threads = options.threads},
+  const Status status = io::write_strips(file.out, {.format = format, .png = output.png, .threads = options.threads},
                                          [&](io::StripWriter& writer) -> Status {
     StripsToFile sink(writer, file, *data, options.reduce, output);
     Result<bool> done = codec::decode_streamed(data->bytes(), coded, sink, &report);

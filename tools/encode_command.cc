@@ -366,7 +366,7 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
     BatchItem& item = run.item(i);
     add_notes(item, result.report);
     const Status written = io::write_file_atomically(item.file->out, result.bytes);
-    result.bytes = {};
+    result.bytes = std::vector<uint8_t>();
     return written;
   };
   hooks.done = [&](size_t i, EncodeResult& result) { run.finished(i, result.status); };

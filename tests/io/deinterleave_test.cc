@@ -1,11 +1,12 @@
-// The PNM reader's one-pass path for 8-bit RGB (io/pnm.cc) against its
-// plain per-channel loop (the same function asked for the largest byte,
-// which keeps it on the plain path): the same planes for every pixel count
-// around the vector widths, and the samples in their channels. And the
-// writer's one-pass path (interleave_raster) against its per-channel loop:
+// The PNM reader's fast paths (io/pnm.cc: RGB and 16-bit grey) against its
+// plain per-channel loop: the same planes and largest sample for every
+// pixel count around the vector widths, and the samples in their channels;
+// the planes appended block by block equal the raster. And the
+// writer's fast paths (interleave_raster) against its per-channel loop:
 // the same bytes and verdict, also with a sample out of range.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -18,55 +19,97 @@
 namespace mallat::io {
 namespace {
 
-TEST(Deinterleave, RgbOnePassGivesThePerChannelPlanes) {
+TEST(Deinterleave, FastPathsGiveThePlainLoopsPlanes) {
   std::mt19937 random(14);
-  for (uint64_t pixels : {0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 64, 100, 1001}) {
-    std::vector<uint8_t> raster(3 * pixels);
-    for (uint8_t& b : raster) b = static_cast<uint8_t>(random());
-    std::vector<int32_t> fast(3 * pixels, -1), plain(3 * pixels, -2);
-    int32_t* fast_planes[3] = {fast.data(), fast.data() + pixels, fast.data() + 2 * pixels};
-    int32_t* plain_planes[3] = {plain.data(), plain.data() + pixels, plain.data() + 2 * pixels};
-    detail::deinterleave_raster(raster.data(), pixels, 3, 1, fast_planes, false);
-    detail::deinterleave_raster(raster.data(), pixels, 3, 1, plain_planes, true);
-    EXPECT_EQ(fast, plain) << pixels << " pixels";
-    for (uint64_t i = 0; i < pixels; ++i) {
-      ASSERT_EQ(fast[i], raster[3 * i]) << "red of pixel " << i;
-      ASSERT_EQ(fast[pixels + i], raster[3 * i + 1]) << "green of pixel " << i;
-      ASSERT_EQ(fast[2 * pixels + i], raster[3 * i + 2]) << "blue of pixel " << i;
+  for (int channels : {1, 3}) {
+    for (int bytes : {1, 2}) {
+      for (uint64_t pixels : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1001}) {
+        std::vector<uint8_t> raster(pixels * channels * bytes);
+        for (uint8_t& b : raster) b = static_cast<uint8_t>(random());
+        const size_t n = pixels * channels;
+        std::vector<int32_t> fast(n, -1), plain(n, -2);
+        std::vector<int32_t*> fast_planes, plain_planes;
+        for (int c = 0; c < channels; ++c) {
+          fast_planes.push_back(fast.data() + c * pixels);
+          plain_planes.push_back(plain.data() + c * pixels);
+        }
+        const std::string what = std::to_string(channels) + " channels of " + std::to_string(bytes) + " bytes, " +
+                                 std::to_string(pixels) + " pixels";
+        for (bool largest_of_bytes : {false, true}) {
+          const int32_t fast_largest = detail::deinterleave_raster(raster.data(), pixels, channels, bytes,
+                                                                   fast_planes.data(), largest_of_bytes);
+          const int32_t plain_largest = detail::deinterleave_raster(raster.data(), pixels, channels, bytes,
+                                                                    plain_planes.data(), largest_of_bytes, true);
+          EXPECT_EQ(fast, plain) << what;
+          if (bytes == 2 || largest_of_bytes) {
+            EXPECT_EQ(fast_largest, plain_largest) << what;
+          }
+        }
+        for (uint64_t i = 0; i < pixels; ++i) {
+          for (int c = 0; c < channels; ++c) {
+            const uint8_t* at = raster.data() + (i * channels + c) * bytes;
+            ASSERT_EQ(fast[c * pixels + i], bytes == 1 ? at[0] : (at[0] << 8) | at[1])
+                << what << ": channel " << c << " of pixel " << i;
+          }
+        }
+      }
     }
   }
 }
 
-TEST(Interleave, RgbOnePassGivesThePerChannelBytes) {
+TEST(Deinterleave, AppendedPlanesAreTheImagesSamples) {
+  std::mt19937 random(7);
+  // More pixels than one block of the conversion, and not a multiple of it.
+  const int64_t width = 97, height = 53;
+  std::vector<uint8_t> raster(static_cast<size_t>(width * height * 3 * 2));
+  for (uint8_t& b : raster) b = static_cast<uint8_t>(random());
+  Image image = make_image_to_fill(width, height, 3, 16, false).value();
+  const int32_t largest = detail::append_deinterleaved(raster.data(), width * height, 2, image, false);
+  int32_t most = 0;
+  for (int64_t i = 0; i < width * height; ++i) {
+    for (int c = 0; c < 3; ++c) {
+      const uint8_t* at = raster.data() + (i * 3 + c) * 2;
+      ASSERT_EQ(image.components[c].samples.at(static_cast<size_t>(i)), (at[0] << 8) | at[1]) << i;
+      most = std::max(most, (at[0] << 8) | at[1]);
+    }
+  }
+  for (const Component& c : image.components) EXPECT_EQ(c.samples.size(), static_cast<size_t>(width * height));
+  EXPECT_EQ(largest, most);
+}
+
+TEST(Interleave, FastPathsGiveThePerChannelBytes) {
   std::mt19937 random(41);
-  for (int precision : {8, 5}) {
-    for (int64_t width : {1, 3, 15, 16, 17, 31, 33, 100}) {
-      for (int bad = -1; bad < 3; ++bad) {  // the component with a sample out of range, or none
-        const int64_t height = 3;
-        Image image = make_image(width, height, 3, precision, false).value();
-        const int32_t top = (1 << precision) - 1;
-        for (Component& c : image.components) {
-          for (int32_t& v : c.samples) v = static_cast<int32_t>(random() % static_cast<uint32_t>(top + 1));
-        }
-        if (bad >= 0) {
-          auto& samples = image.components[static_cast<size_t>(bad)].samples;
-          samples[static_cast<size_t>(width) + random() % static_cast<size_t>(2 * width)] =
-              random() % 2 ? top + 1 : -1;  // in the rows converted
-        }
-        // Rows 1..2 of 3: the rows asked for, not the image's start.
-        std::vector<uint8_t> fast(static_cast<size_t>(6 * width), 0xAA), plain(fast.size(), 0x55);
-        const bool fast_ok = detail::interleave_raster(image, 1, 3, fast.data());
-        const bool plain_ok = detail::interleave_raster(image, 1, 3, plain.data(), /*per_channel=*/true);
-        const std::string what = std::to_string(width) + " wide, precision " + std::to_string(precision) +
-                                 ", bad component " + std::to_string(bad);
-        EXPECT_EQ(fast_ok, bad < 0) << what;
-        EXPECT_EQ(plain_ok, bad < 0) << what;
-        if (bad < 0) {
+  for (int n : {3, 1}) {
+    for (int precision : {8, 5, 16, 12}) {
+      const int bytes = precision <= 8 ? 1 : 2;
+      for (int64_t width : {1, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100}) {
+        for (int bad = -1; bad < n; ++bad) {  // the component with a sample out of range, or none
+          const int64_t height = 3;
+          Image image = make_image(width, height, n, precision, false).value();
+          const int32_t top = (1 << precision) - 1;
+          for (Component& c : image.components) {
+            for (int32_t& v : c.samples) v = static_cast<int32_t>(random() % static_cast<uint32_t>(top + 1));
+          }
+          if (bad >= 0) {
+            auto& samples = image.components[static_cast<size_t>(bad)].samples;
+            samples[static_cast<size_t>(width) + random() % static_cast<size_t>(2 * width)] =
+                random() % 2 ? top + 1 : -1;  // in the rows converted
+          }
+          // Rows 1..2 of 3: the rows asked for, not the image's start.
+          std::vector<uint8_t> fast(static_cast<size_t>(2 * width * n * bytes), 0xAA), plain(fast.size(), 0x55);
+          const bool fast_ok = detail::interleave_raster(image, 1, 3, fast.data());
+          const bool plain_ok = detail::interleave_raster(image, 1, 3, plain.data(), /*per_channel=*/true);
+          const std::string what = std::to_string(n) + " components " + std::to_string(width) + " wide, precision " +
+                                   std::to_string(precision) + ", bad component " + std::to_string(bad);
+          EXPECT_EQ(fast_ok, bad < 0) << what;
+          EXPECT_EQ(plain_ok, bad < 0) << what;
+          if (bad >= 0) continue;
           EXPECT_EQ(fast, plain) << what;
           for (int64_t i = 0; i < 2 * width; ++i) {
-            for (int c = 0; c < 3; ++c) {
-              ASSERT_EQ(fast[static_cast<size_t>(3 * i + c)], image.components[static_cast<size_t>(c)].samples[static_cast<size_t>(width + i)])
-                  << what << " pixel " << i << " channel " << c;
+            for (int c = 0; c < n; ++c) {
+              const int32_t v = image.components[static_cast<size_t>(c)].samples[static_cast<size_t>(width + i)];
+              const uint8_t* at = fast.data() + (i * n + c) * bytes;
+              ASSERT_EQ(bytes == 1 ? at[0] : (at[0] << 8) | at[1], v) << what << " pixel " << i << " channel " << c;
             }
           }
         }

@@ -47,6 +47,26 @@ TEST_F(Errors, MissingFiles) {
     expect_read_error(dir_ / name, ErrorCode::kIoError);
 }
 
+TEST_F(Errors, TruncatedPnmSaysWhereItEnds) {
+  // 4x3 RGB: 12 bytes a row; the raster ends 5 bytes into row 2.
+  std::string text = "P6\n4 3\n255\n" + std::string(29, '\x7f');
+  Result<Image> image = read_image(write_text("short.ppm", text));
+  ASSERT_FALSE(image.ok());
+  const std::string& m = image.status().message();
+  EXPECT_EQ(image.status().code(), ErrorCode::kCorruptData) << m;
+  EXPECT_NE(m.find("short.ppm (PNM)"), std::string::npos) << m;
+  EXPECT_NE(m.find("truncated"), std::string::npos) << m;
+  EXPECT_NE(m.find("needs 36 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("has 29"), std::string::npos) << m;
+  EXPECT_NE(m.find("ends in row 2"), std::string::npos) << m;
+  // A sample above maxval is found in the raster read in pieces too.
+  text = "P5\n2 2\n100\n" + std::string("\x01\x02\x65\x03");
+  image = read_image(write_text("over.pgm", text));
+  ASSERT_FALSE(image.ok());
+  EXPECT_NE(image.status().message().find("sample 101 exceeds maxval 100"), std::string::npos)
+      << image.status().message();
+}
+
 TEST_F(Errors, TruncatedSharedFilesOfEveryFormat) {
   MALLAT_REQUIRE_TESTDATA("images");
   std::vector<fs::path> sources = {

@@ -74,6 +74,26 @@ TEST_F(RoundTrip, PngInterlacedReadsLikeTheImage) {
   check(random_image(37, 23, 1, 2, false, seed++), "i-2.png", interlaced);
 }
 
+TEST_F(RoundTrip, PngEveryCompressionLevelAndFilterReadsBackEqual) {
+  uint32_t seed = 200;
+  for (int level = 0; level <= 9; ++level) {
+    for (PngFilter filter : {PngFilter::kNone, PngFilter::kSub, PngFilter::kUp, PngFilter::kAverage,
+                             PngFilter::kPaeth, PngFilter::kAll}) {
+      WriteOptions options;
+      options.png = {level, filter};
+      const int n = 1 + static_cast<int>(seed % 4), bits = seed % 2 ? 8 : 16;
+      check(random_image(19, 7, n, bits, false, seed++), file_name("z", level, static_cast<int>(filter), "png"),
+            options);
+    }
+  }
+  // A level outside 0..9 is refused, and no file is left.
+  WriteOptions bad;
+  bad.png.level = 10;
+  EXPECT_EQ(write_image(random_image(4, 4, 3, 8, false, 1), dir_ / "bad.png", bad).code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_FALSE(fs::exists(dir_ / "bad.png"));
+}
+
 TEST_F(RoundTrip, PngOtherPrecisionsKeepTheirValuesInTheNextDepth) {
   // No scaling: a 12-bit sample is stored unchanged in 16 bits (sBIT says 12).
   check(random_image(37, 23, 3, 12, false, 7), "p12.png", {}, 16);

@@ -1,6 +1,6 @@
 // `mallat decode` output options on the JP2 conformance files: one PGX per
-// component, -c, -split-pnm, -p, -force-rgb, -upsample, ICC profiles, and
-// all-or-none writing of several files.
+// component, -c, -split-pnm, -p, -force-rgb, -upsample, ICC profiles, PNG
+// compression, and all-or-none writing of several files.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -126,6 +126,30 @@ TEST(DecodeCli, SplitPnm) {
   ASSERT_EQ(testing::run_mallat("decode -i " + conformance("file1.jp2") + " -o " + (dir / "s.ppm").string() + " -split-pnm", &out, dir), 0) << out;
   EXPECT_FALSE(fs::exists(dir / "s.ppm"));
   for (int c = 0; c < 3; ++c) EXPECT_EQ(read(dir / ("s_" + std::to_string(c) + ".pgm")).num_components(), 1);
+  fs::remove_all(dir);
+}
+
+TEST(DecodeCli, PngLevelAndFilterGiveTheSameSamples) {
+  MALLAT_REQUIRE_TESTDATA("conformance/file1.jp2");
+  const fs::path dir = testing::make_temp_dir("decode-png-level");
+  const std::string in = conformance("file1.jp2");
+  std::string out;
+  ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "ref.ppm").string(), &out, dir), 0) << out;
+  const Image ref = read(dir / "ref.ppm");
+  // Streamed (the default for one PNG) and whole-image writers, the default and other settings.
+  for (const std::string options : {"", "--png-level 0 --png-filter paeth --whole-image"}) {
+    const fs::path png = dir / "x.png";
+    ASSERT_EQ(testing::run_mallat("decode -i " + in + " -o " + png.string() + " " + options, &out, dir), 0) << out;
+    const Image back = read(png);
+    ASSERT_EQ(back.num_components(), ref.num_components()) << options;
+    for (int c = 0; c < ref.num_components(); ++c) EXPECT_EQ(back.components[c].samples, ref.components[c].samples) << options;
+  }
+  for (const char* bad : {"--png-level 10", "--png-level x", "--png-filter fast"}) {
+    EXPECT_EQ(testing::run_mallat("decode -i " + in + " -o " + (dir / "y.png").string() + " " + bad, &out, dir), 2)
+        << bad;
+    EXPECT_NE(out.find(std::string(bad).substr(0, 12)), std::string::npos) << out;
+  }
+  EXPECT_FALSE(fs::exists(dir / "y.png"));
   fs::remove_all(dir);
 }
 
