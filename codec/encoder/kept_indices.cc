@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <span>
 
 #include "common/large_buffer.h"
@@ -48,21 +47,10 @@ void pack(PlaneView<const int32_t> indices, int width, uint8_t* out) {
 
 }  // namespace
 
-Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices) {
-  int32_t lo = 0, hi = 0;
-  for (int64_t y = 0; y < indices.height; ++y) {
-    const int32_t* row = indices.row(y);
-    for (int64_t x = 0; x < indices.width; ++x) {
-      lo = std::min(lo, row[x]);
-      hi = std::max(hi, row[x]);
-    }
-  }
-  auto fits = [&](auto zero) {
-    using T = decltype(zero);
-    return lo >= std::numeric_limits<T>::min() && hi <= std::numeric_limits<T>::max();
-  };
+Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int magnitude_bits) {
   KeptIndices at;
-  at.width = fits(int8_t{}) ? 1 : fits(int16_t{}) ? 2 : 4;
+  // A sign bit above the magnitude's.
+  at.width = magnitude_bits < 8 ? 1 : magnitude_bits < 16 ? 2 : 4;
   const size_t bytes = static_cast<size_t>(indices.width * indices.height) * at.width;
   uint8_t* memory = nullptr;
   {

@@ -32,9 +32,10 @@ class KeptIndexStore {
   // Up to `budget` bytes of packed indices stay in memory.
   explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
 
-  // Packs `indices` (two's complement, row by row) at the fewest bytes per
-  // index that hold every one, and keeps them; from any thread.
-  Result<KeptIndices> keep(PlaneView<const int32_t> indices);
+  // Packs `indices` (two's complement, row by row, every magnitude below
+  // 2^magnitude_bits: the block's HT estimate knows it) at the fewest bytes
+  // per index that hold them, and keeps them; from any thread.
+  Result<KeptIndices> keep(PlaneView<const int32_t> indices, int magnitude_bits);
   // The indices keep() kept, into `out` (the block's size); from any thread.
   Status read(const KeptIndices& at, PlaneView<int32_t> out) const;
 

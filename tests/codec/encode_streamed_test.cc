@@ -221,11 +221,12 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
   for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{1} << 20}) {
     KeptIndexStore store(budget);
     std::vector<KeptIndices> kept;
-    for (const auto& b : blocks) {
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      const std::vector<int32_t>& b = blocks[k];
       // A block inside a wider plane: its rows 40 apart.
       std::vector<int32_t> plane(static_cast<size_t>(40 * 23), 7);
       for (int y = 0; y < 23; ++y) std::copy_n(b.data() + y * 37, 37, plane.data() + y * 40);
-      auto at = store.keep({plane.data(), 37, 23, 40});
+      auto at = store.keep({plane.data(), 37, 23, 40}, k % 3 == 0 ? 7 : k % 3 == 1 ? 15 : 29);
       ASSERT_TRUE(at.ok()) << at.status().message();
       kept.push_back(*at);
     }
