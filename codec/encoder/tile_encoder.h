@@ -144,7 +144,9 @@ class TileEncoder {
   // The same blocks as code(index), the tile's rows (each component's
   // tile-component, B-12) read from `rows` top to bottom as the line-based
   // DWT needs them, each row of code-blocks coded once its subband rows are
-  // in and then dropped (streamed_tile_encoder.cc).
+  // in and then dropped (streamed_tile_encoder.cc); under ht_estimated
+  // only quantised, its indices kept (setup's kept_store) for
+  // code_ht_planes.
   Status code_rows(int index, const TileRowReader& rows);
   const MainHeader& main_header() const { return *setup_.main; }
 
