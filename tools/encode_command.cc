@@ -148,14 +148,15 @@ const std::vector<EncodeOption>& encode_table() {
          return Status::Ok();
        }},
       {{"--ht-rate"}, "MODE",
-       "HT (-M 64) with -r, --bpp or -q: auto (default) is estimated, except for one file of 128 M samples or more "
-       "that can be read streamed, which is full (its memory then a strip's). estimated estimates each "
+       "HT (-M 64) with -r, --bpp or -q: auto (default) is estimated. estimated estimates each "
        "code-block's cleanup pass at every bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
        "estimates, and codes each block at the plane it reaches and, where the estimate is not clear, one "
        "neighbour plane (the coarser with SigProp and MagRef), coding a finer plane where those cannot come "
-       "within 0.5% of a size target; rate allocation chooses among what was coded; the image is read whole. "
+       "within 0.5% of a size target; rate allocation chooses among what was coded. PNM, PAM, PGX, TIFF and raw "
+       "input is encoded streamed (without -q), each block's quantised coefficients kept until the planes are "
+       "chosen, past 256 MiB in a temporary file. "
        "full codes every block at every plane and lets rate allocation choose among all of them (slower, a "
-       "little closer in quality; PNM, PAM, PGX, TIFF and raw input is then encoded streamed)",
+       "little closer in quality)",
        "full",
        [](EncodeSettings& s, const std::string& v) {
          using HtRate = codec::EncodeOptions::HtRate;

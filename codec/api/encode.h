@@ -76,10 +76,9 @@ struct EncodeOptions {
   // (step_search.h).
   int step_search = 1;
   // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):
-  //   kAuto (the default): kEstimated, except in a streamed encode
-  //     (encode_streamed.h) of an image of 2^27 samples or more, which codes
-  //     every plane (kEveryPlane) so that it streams, its memory a strip's:
-  //     kEstimated reads the image whole.
+  //   kAuto (the default): kEstimated, in the whole-image and the streamed
+  //     encode (encode_streamed.h, which keeps each block's quantised
+  //     indices until the planes are chosen: codec/encoder/kept_indices.h).
   //   kEstimated: each block's cleanup pass at every plane
   //     is estimated from counts gathered while quantising (bytes and
   //     distortion); one slope for the whole image, chosen for the target

@@ -54,12 +54,16 @@ Status CodedSpill::write_all(const void* data, size_t size) {
   return Status::Ok();
 }
 
+Status CodedSpill::open() {
+  if (fd_ >= 0) return Status::Ok();
+  const char* tmp = std::getenv("TMPDIR");
+  folder_ = tmp && *tmp ? tmp : "/tmp";
+  MALLAT_ASSIGN_OR_RETURN(fd_, open_unlinked(folder_));
+  return Status::Ok();
+}
+
 Result<SpilledBlock> CodedSpill::put(entropy::EncodedCodeBlock& block) {
-  if (fd_ < 0) {
-    const char* tmp = std::getenv("TMPDIR");
-    folder_ = tmp && *tmp ? tmp : "/tmp";
-    MALLAT_ASSIGN_OR_RETURN(fd_, open_unlinked(folder_));
-  }
+  MALLAT_RETURN_IF_ERROR(open());
   SpilledBlock at{end_, static_cast<uint32_t>(block.data.size()), static_cast<uint32_t>(block.passes.size())};
   MALLAT_RETURN_IF_ERROR(write_all(block.data.data(), block.data.size()));
   MALLAT_RETURN_IF_ERROR(write_all(block.passes.data(), block.passes.size() * sizeof(entropy::CodingPass)));
@@ -69,25 +73,40 @@ Result<SpilledBlock> CodedSpill::put(entropy::EncodedCodeBlock& block) {
   return at;
 }
 
+Result<SpilledBlock> CodedSpill::append(std::span<const uint8_t> bytes) {
+  std::lock_guard<std::mutex> lock(append_mutex_);
+  MALLAT_RETURN_IF_ERROR(open());
+  SpilledBlock at{end_, static_cast<uint32_t>(bytes.size()), 0};
+  MALLAT_RETURN_IF_ERROR(write_all(bytes.data(), bytes.size()));
+  ++blocks_;
+  return at;
+}
+
+Status CodedSpill::read_all(void* data, size_t size, uint64_t offset) const {
+  auto* p = static_cast<uint8_t*>(data);
+  while (size > 0) {
+    const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return io_error("coded-block store in " + folder_ + ": cannot read at byte " + std::to_string(offset) +
+                      (n == 0 ? ": the file ends" : ": " + error_text()));
+    p += n;
+    size -= static_cast<size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
 Status CodedSpill::get(const SpilledBlock& at, entropy::EncodedCodeBlock& block) const {
   block.data.resize(at.data_bytes);
   block.passes.resize(at.passes);
-  auto read_all = [&](void* data, size_t size, uint64_t offset) -> Status {
-    auto* p = static_cast<uint8_t*>(data);
-    while (size > 0) {
-      const ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0)
-        return io_error("coded-block store in " + folder_ + ": cannot read at byte " + std::to_string(offset) +
-                        (n == 0 ? ": the file ends" : ": " + error_text()));
-      p += n;
-      size -= static_cast<size_t>(n);
-      offset += static_cast<uint64_t>(n);
-    }
-    return Status::Ok();
-  };
   MALLAT_RETURN_IF_ERROR(read_all(block.data.data(), at.data_bytes, at.offset));
   return read_all(block.passes.data(), at.passes * sizeof(entropy::CodingPass), at.offset + at.data_bytes);
+}
+
+Status CodedSpill::read(const SpilledBlock& at, std::span<uint8_t> out) const {
+  if (out.size() != at.data_bytes) return internal_error("coded-block store: a read of another size than was stored");
+  return read_all(out.data(), out.size(), at.offset);
 }
 
 }  // namespace mallat::codec

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <span>
 #include <string>
 
 #include "common/status.h"
@@ -35,6 +37,10 @@ class CodedSpill {
   Result<SpilledBlock> put(entropy::EncodedCodeBlock& block);
   // Reads what put() stored back into `block` (its other fields unchanged).
   Status get(const SpilledBlock& at, entropy::EncodedCodeBlock& block) const;
+  // Appends `bytes` alone (no passes), from any thread.
+  Result<SpilledBlock> append(std::span<const uint8_t> bytes);
+  // Reads what append() stored into `out` (its size); from any thread.
+  Status read(const SpilledBlock& at, std::span<uint8_t> out) const;
 
   // Whether `bytes` more of coded blocks may stay in memory under `budget`,
   // counted over every tile of the encode (the store is the encode's one);
@@ -49,7 +55,10 @@ class CodedSpill {
   uint64_t blocks() const { return blocks_; }
 
  private:
+  Status open();
   Status write_all(const void* data, size_t size);
+  Status read_all(void* data, size_t size, uint64_t offset) const;
+  std::mutex append_mutex_;
   int fd_ = -1;
   std::string folder_;
   uint64_t end_ = 0;

@@ -10,38 +10,15 @@
 #include "codec/api/profile.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/encode_tiles.h"
-#include "codec/encoder/ht_rate.h"
 #include "codec/encoder/tile_row_store.h"
 
 namespace mallat::codec {
 
-namespace {
-
-// An image this large read whole holds every plane (EncodeOptions::HtRate::kAuto).
-constexpr uint64_t kStreamedEveryPlaneSamples = uint64_t{1} << 27;
-
-// The options a streamed encode of `layout` runs with: kAuto's HT rate
-// control codes every plane for a large image, which then streams.
-EncodeOptions streamed_options(const Image& layout, EncodeOptions o) {
-  uint64_t samples = 0;
-  for (const Component& c : layout.components) samples += static_cast<uint64_t>(c.width) * c.height;
-  if (o.ht_rate == EncodeOptions::HtRate::kAuto && samples >= kStreamedEveryPlaneSamples) {
-    o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
-  }
-  return o;
-}
-
-}  // namespace
-
-std::string why_not_streamed(const Image& layout, const EncodeOptions& given) {
-  const EncodeOptions o = streamed_options(layout, given);
+std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
   if (o.rate_kind == EncodeOptions::RateKind::kPsnr)
     return "PSNR targets (-q) decode what was written and compare it with the whole image";
   if (o.step_search > 1) return "the step search (--step-search) decodes each file and compares it with the whole image";
   if (o.profile.kind != ProfileKind::kNone) return "profiles (cinema, IMF) are encoded from the whole image";
-  if (ht_rate_by_estimates(o))
-    return "HT code-blocks under a rate target choose their planes from the whole image's estimates (--ht-rate "
-           "full codes every plane, streamed)";
   const Result<GridSize> grid = reference_grid_size(layout, o.image_x0, o.image_y0);
   if (!grid.ok()) return grid.status().message();
   return "";
@@ -54,9 +31,8 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
   return encode_streamed(source, options, resources, sink, report);
 }
 
-Status encode_streamed(const RowSource& source, const EncodeOptions& given, const CallResources& resources,
+Status encode_streamed(const RowSource& source, const EncodeOptions& options, const CallResources& resources,
                        const FileSink& sink, EncodeReport* report) {
-  const EncodeOptions options = streamed_options(source.layout, given);
   if (const std::string why = why_not_streamed(source.layout, options); !why.empty())
     return unsupported("streamed encoding: " + why);
   TileCoding coding;

@@ -74,6 +74,10 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     setup.spill = &spill;
     setup.spill_budget = options.coded_memory_budget;
   }
+  // A streamed encode's HT blocks under rate control by estimates keep
+  // their indices until every block's estimate is in (kept_indices.h).
+  KeptIndexStore kept_store(options.coded_memory_budget);
+  if (coding.sink && setup.ht_estimated) setup.kept_store = &kept_store;
 
   // Every tile is transformed and Tier-1 coded first, so the allocator sees
   // all code-blocks of the image at once.

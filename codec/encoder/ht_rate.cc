@@ -134,8 +134,8 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
       finer[slot] = c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
       any_finer = any_finer || finer[slot] >= 0;
     }
-    MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, true));
-    if (any_finer) MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(finer, false));
+    MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, any_finer ? std::span<const int8_t>(finer)
+                                                                   : std::span<const int8_t>()));
     first += n;
   }
   return Status::Ok();

@@ -50,7 +50,8 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
                                           double initial_distortion, double sure_ratio);
 
 // Codes every tile's blocks at their chosen planes (the tiles quantised and
-// kept by TileEncoder::code under TileCodingSetup::ht_estimated).
+// kept by TileEncoder::code, or each block's by code_rows, under
+// TileCodingSetup::ht_estimated).
 Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
                              double initial_distortion);
 

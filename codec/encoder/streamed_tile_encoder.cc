@@ -7,7 +7,11 @@
 // is quantised and Tier-1 coded on the pool (encode_blocks, the stages' own
 // per-block coding) while the next strip is read and transformed beside it;
 // then its rows are freed. The blocks' coding lands in the same slots as
-// code() puts it, so rate allocation and Tier-2 are unchanged.
+// code() puts it, so rate allocation and Tier-2 are unchanged. Under HT
+// rate control by estimates a row of code-blocks is only quantised, each
+// block's estimate taken and its indices kept (kept_indices.h) until rate
+// control has chosen its planes from every block's estimate
+// (code_kept_planes).
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -17,6 +21,7 @@
 #include "codec/encoder/tile_encoder.h"
 #include "codec/stages/block_coding.h"
 #include "codec/stages/component_transform.h"
+#include "codec/stages/quantisation.h"
 #include "codec/stages/tile_input.h"
 #include "common/large_buffer.h"
 #include "dwt/line_forward.h"
@@ -154,11 +159,16 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
 
 Status TileEncoder::code_rows(int index, const TileRowReader& read) {
   const MainHeader& main = *setup_.main;
-  // The planes of an HT block are chosen from the whole image's estimates,
-  // after its rows have gone (why_not_streamed refuses it first).
-  if (setup_.ht_estimated && main.cod.component.style.ht)
-    return unsupported("streamed encoding: HT rate control by estimates needs the whole image");
   MALLAT_ASSIGN_OR_RETURN(const std::vector<EncodeBlock> blocks, prepare(index));
+  // The planes of an HT block are chosen from the whole image's estimates,
+  // after its rows have gone: its indices wait (code_kept_planes).
+  const bool estimated = setup_.ht_estimated && main.cod.component.style.ht;
+  if (estimated) {
+    if (!setup_.kept_store) return internal_error("streamed encode: HT estimates without a store for the indices");
+    kept_blocks_ = blocks;
+    kept_estimates_.assign(blocks.size(), {});
+    kept_indices_.assign(blocks.size(), {});
+  }
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
   std::vector<ComponentRows> comps(nc);
@@ -258,6 +268,27 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
       for (int64_t i = 0; i < beside.items; ++i) beside.item(i);
       return Status::Ok();
     }
+    if (estimated) {
+      // Quantised and estimated; each block's indices packed on its thread.
+      batch.ht_statistics = true;
+      std::vector<Status> kept(batch.blocks.size());
+      entropy::BatchWork work = beside;
+      work.each = [&](size_t i) {
+        const EncodeBlock& b = batch.blocks[i];
+        Result<KeptIndices> at = setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()),
+                                                         batch.ht_estimates[i].planes + b.fraction_bits);
+        if (at.ok()) kept_indices_[slots[i]] = at.value();
+        kept[i] = at.status();
+      };
+      quantise_blocks(batch, pool_, work);
+      for (size_t i = 0; i < slots.size(); ++i) {
+        MALLAT_RETURN_IF_ERROR(kept[i]);
+        kept_estimates_[slots[i]] = batch.ht_estimates[i];
+        account_estimated(slots[i], batch, i);
+      }
+      for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
+      return Status::Ok();
+    }
     MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, true, beside));
     for (size_t i = 0; i < slots.size(); ++i) {
       account(slots[i], batch, i);
@@ -287,6 +318,69 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
   }
   for (const BandRows& b : bands)
     if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
+  return Status::Ok();
+}
+
+namespace {
+
+// Samples of kept blocks read back and coded in one batch.
+constexpr int64_t kKeptBatchSamples = int64_t{1} << 22;
+
+}  // namespace
+
+Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds) {
+  std::vector<size_t> wanted;
+  for (size_t slot = 0; slot < kept_indices_.size(); ++slot) {
+    for (const std::vector<int8_t>& r : rounds) {
+      if (r[slot] < 0) continue;
+      wanted.push_back(slot);
+      break;
+    }
+  }
+  // One plane for every batch, reused.
+  std::shared_ptr<std::byte[]> storage;
+  uint64_t capacity = 0;
+  for (size_t first = 0; first < wanted.size();) {
+    // The batch's blocks one below the other in a plane of their widest.
+    EncodeTile batch;
+    batch.ht_distortions = setup_.distortions;
+    batch.hybrid_coder = setup_.hybrid_coder;
+    int64_t width = 0, height = 0, samples = 0;
+    size_t end = first;
+    for (; end < wanted.size() && (end == first || samples < kKeptBatchSamples); ++end) {
+      EncodeBlock b = kept_blocks_[wanted[end]];
+      b.place = {0, 0, height, b.place.width, b.place.height};
+      width = std::max(width, b.place.width);
+      height += b.place.height;
+      samples += b.place.width * b.place.height;
+      batch.blocks.push_back(b);
+    }
+    if (static_cast<uint64_t>(width * height) > capacity) {
+      capacity = static_cast<uint64_t>(width * height);
+      storage = allocate_large(capacity * 4);
+    }
+    TilePlane plane;
+    plane.rect = dwt::Rect{0, 0, width, height};
+    plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+    plane.storage = storage;
+    batch.planes.push_back(std::move(plane));
+    MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(end - first), [&](int64_t i) {
+      const EncodeBlock& b = batch.blocks[static_cast<size_t>(i)];
+      return setup_.kept_store->read(kept_indices_[wanted[first + static_cast<size_t>(i)]],
+                                     b.place.in(batch.planes[0].ints()));
+    }));
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      batch.ht_block_planes.clear();
+      for (size_t k = first; k < end; ++k) batch.ht_block_planes.push_back(rounds[r][wanted[k]]);
+      batch.ht_refinement = r == 0;
+      MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, false));
+      for (size_t k = first; k < end; ++k) {
+        const int8_t p = rounds[r][wanted[k]];
+        if (p >= 0) add_ht_candidate(wanted[k], p, std::move(batch.coded[k - first]));
+      }
+    }
+    first = end;
+  }
   return Status::Ok();
 }
 

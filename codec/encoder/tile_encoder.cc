@@ -51,7 +51,7 @@ Status TileEncoder::code(int index) {
     // (ht_rate.h): the indices wait here until it has.
     tile.ht_statistics = true;
     MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile, ForwardStage::kQuantisation));
-    for (size_t slot = 0; slot < count; ++slot) account_estimated(slot, tile);
+    for (size_t slot = 0; slot < count; ++slot) account_estimated(slot, tile, slot);
     kept_ = std::make_unique<EncodeTile>(std::move(tile));
     kept_stages_ = std::move(stages);
     return Status::Ok();
@@ -88,35 +88,51 @@ Status TileEncoder::run_forward_stages(TileStages& stages, EncodeTile& tile, For
 }
 
 std::span<const entropy::HtPlaneEstimate> TileEncoder::ht_estimates() const {
-  if (!kept_) return {};
+  if (!kept_) return kept_estimates_;
   return kept_->ht_estimates;
 }
 
-Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, bool refinement) {
-  if (!kept_) return Status::Ok();
+Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<const int8_t> cleanup_only) {
+  if (!kept_ && kept_indices_.empty()) return Status::Ok();
   StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "ht_planes");
-  EncodeTile& tile = *kept_;
-  tile.ht_block_planes.assign(planes.begin(), planes.end());
   // A plane a block was coded at already is not coded again.
-  for (size_t slot = 0; slot < planes.size(); ++slot) {
-    const CodedBlock::HtTruncation& ht = *blocks_[slot].ht;
-    if (std::find(ht.planes.begin(), ht.planes.end(), planes[slot]) != ht.planes.end()) tile.ht_block_planes[slot] = -1;
-  }
-  tile.ht_refinement = refinement;
-  MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
-  for (size_t slot = 0; slot < planes.size(); ++slot) {
-    if (tile.ht_block_planes[slot] < 0 || tile.coded[slot].num_passes == 0) continue;
-    CodedBlock& b = blocks_[slot];
-    b.ht->candidates.push_back(std::move(tile.coded[slot]));
-    b.ht->planes.push_back(planes[slot]);
-    b.list_ht_points();
+  auto fresh = [&](std::span<const int8_t> asked) {
+    std::vector<int8_t> p(asked.begin(), asked.end());
+    for (size_t slot = 0; slot < p.size(); ++slot) {
+      const CodedBlock::HtTruncation& ht = *blocks_[slot].ht;
+      if (std::find(ht.planes.begin(), ht.planes.end(), p[slot]) != ht.planes.end()) p[slot] = -1;
+    }
+    return p;
+  };
+  std::vector<std::vector<int8_t>> rounds{fresh(planes)};
+  if (!cleanup_only.empty()) rounds.push_back(fresh(cleanup_only));
+  if (!kept_) return code_kept_planes(rounds);
+  EncodeTile& tile = *kept_;
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    tile.ht_block_planes = rounds[r];
+    tile.ht_refinement = r == 0;
+    MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+    for (size_t slot = 0; slot < rounds[r].size(); ++slot) {
+      if (rounds[r][slot] >= 0) add_ht_candidate(slot, rounds[r][slot], std::move(tile.coded[slot]));
+    }
   }
   return Status::Ok();
+}
+
+void TileEncoder::add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock&& coded) {
+  if (coded.num_passes == 0) return;
+  CodedBlock& b = blocks_[slot];
+  b.ht->candidates.push_back(std::move(coded));
+  b.ht->planes.push_back(plane);
+  b.list_ht_points();
 }
 
 void TileEncoder::release_kept_tile() {
   kept_.reset();
   kept_stages_.reset();
+  std::vector<EncodeBlock>().swap(kept_blocks_);
+  std::vector<entropy::HtPlaneEstimate>().swap(kept_estimates_);
+  std::vector<KeptIndices>().swap(kept_indices_);
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
@@ -249,16 +265,16 @@ void TileEncoder::take_quantisation_error(CodedBlock& out, const EncodeTile& til
   out.initial_distortion = std::ldexp(e.energy, 2 * tile.blocks[i].roi_shift) * out.weight;
 }
 
-void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile) {
+void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile, size_t i) {
   CodedBlock& out = blocks_[slot];
-  const EncodeBlock& block = tile.blocks[slot];
+  const EncodeBlock& block = tile.blocks[i];
   out.coded = {};
   out.coded.zero_bitplanes = block.num_bitplanes;
   out.ht = std::make_unique<CodedBlock::HtTruncation>();
-  const entropy::HtPlaneEstimate& e = tile.ht_estimates[slot];
+  const entropy::HtPlaneEstimate& e = tile.ht_estimates[i];
   out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
   if (irreversible_) {
-    take_quantisation_error(out, tile, slot);
+    take_quantisation_error(out, tile, i);
     return;
   }
   // Reversible: the indices are the coefficients, and their energy is what

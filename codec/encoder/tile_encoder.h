@@ -15,6 +15,7 @@
 
 #include "codec/api/stage_times.h"
 #include "codec/encoder/coded_spill.h"
+#include "codec/encoder/kept_indices.h"
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
@@ -71,6 +72,10 @@ struct TileCodingSetup {
   // memory pass `spill_budget` go to it (coded_spill.h).
   CodedSpill* spill = nullptr;
   uint64_t spill_budget = 0;
+  // A streamed encode under ht_estimated: each block's indices wait here
+  // for rate control's choice, in memory up to the store's budget
+  // (kept_indices.h).
+  KeptIndexStore* kept_store = nullptr;
 };
 
 // One truncation point of an HT code-block under rate control: the first
@@ -139,19 +144,22 @@ class TileEncoder {
   // The same blocks as code(index), the tile's rows (each component's
   // tile-component, B-12) read from `rows` top to bottom as the line-based
   // DWT needs them, each row of code-blocks coded once its subband rows are
-  // in and then dropped (streamed_tile_encoder.cc).
+  // in and then dropped (streamed_tile_encoder.cc); under ht_estimated
+  // only quantised, its indices kept (setup's kept_store) for
+  // code_ht_planes.
   Status code_rows(int index, const TileRowReader& rows);
   const MainHeader& main_header() const { return *setup_.main; }
 
   // Under TileCodingSetup::ht_estimated, code() stops after quantisation
-  // and keeps the tile's indices: each block's estimate (by slot, as
-  // blocks()) for rate control to choose planes from, ...
+  // and keeps the tile's indices (code_rows each block's, packed:
+  // kept_indices.h): each block's estimate (by slot, as blocks()) for rate
+  // control to choose planes from, ...
   std::span<const entropy::HtPlaneEstimate> ht_estimates() const;
-  // ... then the blocks coded at planes[slot] (none where negative, or
-  // where the block has that plane already), with SigProp and MagRef above
-  // plane 0 when `refinement`, added to each block's candidates; as often
-  // as rate control asks.
-  Status code_ht_planes(std::span<const int8_t> planes, bool refinement = true);
+  // ... then the blocks coded at planes[slot] with SigProp and MagRef above
+  // plane 0, and at cleanup_only[slot] (when given) with the cleanup alone
+  // (none where negative, or where the block has that plane already),
+  // added to each block's candidates; as often as rate control asks.
+  Status code_ht_planes(std::span<const int8_t> planes, std::span<const int8_t> cleanup_only = {});
   // Frees the kept tile once rate control has what it needs.
   void release_kept_tile();
 
@@ -184,7 +192,13 @@ class TileEncoder {
   Result<std::vector<EncodeBlock>> prepare(int index);
   // Rate control's view of block i of `tile` (slot i) quantised and not
   // coded: no passes yet, its candidates to come (code_ht_planes).
-  void account_estimated(size_t slot, const EncodeTile& tile);
+  void account_estimated(size_t slot, const EncodeTile& tile, size_t i);
+  // code_ht_planes for a tile coded by code_rows: the blocks read back
+  // from their kept indices, a batch of them at a time, and coded at
+  // rounds[r][slot], round 0 with SigProp and MagRef.
+  Status code_kept_planes(std::span<const std::vector<int8_t>> rounds);
+  // Adds `coded` (at `plane`) to the block's candidates.
+  void add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock&& coded);
   // The error with nothing sent of an irreversible block, from quantisation.
   void take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const;
   // The forward stages up to `last`, timed one by one when the setup asks.
@@ -197,6 +211,11 @@ class TileEncoder {
   // The tile after quantisation and its runner, kept for code_ht_planes.
   std::unique_ptr<EncodeTile> kept_;
   std::unique_ptr<TileStages> kept_stages_;
+  // A tile coded by code_rows, for code_ht_planes: its blocks, their
+  // estimates and their indices, by slot.
+  std::vector<EncodeBlock> kept_blocks_;
+  std::vector<entropy::HtPlaneEstimate> kept_estimates_;
+  std::vector<KeptIndices> kept_indices_;
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

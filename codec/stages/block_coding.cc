@@ -102,7 +102,12 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
   entropy::BatchWork work;
   work.items = beside.items;
   work.item = beside.item;
-  if (quantise) work.each = [&](size_t k) { tile.quantisation[index[k]] = quantise_block(tile, index[k]); };
+  if (quantise || beside.each) {
+    work.each = [&](size_t k) {
+      if (beside.each) beside.each(index[k]);
+      if (quantise) tile.quantisation[index[k]] = quantise_block(tile, index[k]);
+    };
+  }
   if (batch.size() == n) return use->encode(batch, tile.coded, pool, work);
   std::vector<entropy::EncodedCodeBlock> coded(batch.size());
   MALLAT_RETURN_IF_ERROR(use->encode(batch, coded, pool, work));

@@ -16,7 +16,9 @@ namespace mallat::codec {
 // `quantise`, kQuantisation comes first for each block, on the thread
 // that codes it (tile.quantisation).
 // `beside`'s items (work of the caller's: the streamed encoder's next rows)
-// run on the pool beside the blocks.
+// run on the pool beside the blocks; its `each` (block i of tile.blocks)
+// just before block i is quantised and coded, on that thread (the streamed
+// encoder puts kept indices back in place there).
 Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside = {});
 
 // kBlockDecoding: decodes every block into its place in the planes and

@@ -29,18 +29,26 @@ quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i) {
   return e;
 }
 
-void quantise_blocks(EncodeTile& tile, ThreadPool& pool) {
+void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWork& beside) {
   tile.quantisation.assign(tile.blocks.size(), {});
   tile.ht_estimates.assign(tile.ht_statistics ? tile.blocks.size() : 0, {});
-  pool.parallel_for(static_cast<int64_t>(tile.blocks.size()), [&](int64_t i) {
-    tile.quantisation[i] = quantise_block(tile, static_cast<size_t>(i));
-    if (!tile.ht_statistics) return;
-    // While the block's indices are in cache.
-    const EncodeBlock& b = tile.blocks[i];
-    entropy::HtPlaneStatistics statistics;
-    entropy::gather_ht_plane_statistics(b.place.in(tile.planes[b.place.component].ints()), b.fraction_bits,
-                                        statistics);
-    tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics, b.fraction_bits);
+  const int64_t items = beside.item ? beside.items : 0;
+  pool.parallel_for(items + static_cast<int64_t>(tile.blocks.size()), [&](int64_t k) {
+    if (k < items) {
+      beside.item(k);
+      return;
+    }
+    const auto i = static_cast<size_t>(k - items);
+    tile.quantisation[i] = quantise_block(tile, i);
+    if (tile.ht_statistics) {
+      // While the block's indices are in cache.
+      const EncodeBlock& b = tile.blocks[i];
+      entropy::HtPlaneStatistics statistics;
+      entropy::gather_ht_plane_statistics(b.place.in(tile.planes[b.place.component].ints()), b.fraction_bits,
+                                          statistics);
+      tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics, b.fraction_bits);
+    }
+    if (beside.each) beside.each(i);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "common/thread_pool.h"
+#include "entropy/block_coder.h"
 #include "quant/quantize.h"
 
 namespace mallat::codec {
@@ -23,8 +24,11 @@ struct DecodeTile;
 quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i);
 
 // kQuantisation on its own: every block, on the pool; with
-// tile.ht_statistics, each block's HT plane estimate after it.
-void quantise_blocks(EncodeTile& tile, ThreadPool& pool);
+// tile.ht_statistics, each block's HT plane estimate after it. `beside`'s
+// items run on the pool beside the blocks (started first), and its `each`
+// after each block, on the thread that quantised it (the streamed encoder
+// keeps the indices there).
+void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWork& beside = {});
 
 // Decoder, block i of `tile` (decoded, with passes): its values become
 // coefficients in place (quant::reconstruct_reversible / _irreversible),

@@ -3,7 +3,8 @@
 // targets and layers, 1 and 3 components, 8, 12 and 16 bits, signed, odd
 // sizes, image offsets, 0..7 levels, precincts, HT, sub-sampled
 // components, JP2, markers), its refusals, a read error mid-image, and the
-// coded blocks kept on disk past a memory budget (coded_spill.h).
+// coded blocks kept on disk past a memory budget (coded_spill.h), and HT
+// blocks' indices kept for rate control by estimates (kept_indices.h).
 #include "codec/api/encode_streamed.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/encoder/kept_indices.h"
 #include "common/image.h"
 #include "tests/codec/encode_streamed_rows.h"
 
@@ -69,6 +71,17 @@ TEST(EncodeStreamed, SameBytesAsEncodeForEveryOption) {
          o.rate_kind = EncodeOptions::RateKind::kRatio;
          o.rate_values = {20};
          o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+       }},
+      {"HT -r 20 (by estimates)", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.rate_kind = EncodeOptions::RateKind::kRatio;
+         o.rate_values = {20};
+       }},
+      {"HT 9/7 --bpp 1 (by estimates)", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.reversible = false;
+         o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+         o.rate_values = {1};
        }},
       {"layers -r 40,20,10", [](EncodeOptions& o) { o.rate_kind = EncodeOptions::RateKind::kRatio; o.rate_values = {40, 20, 10}; }},
       {"9/7 --bpp 0.5,2", [](EncodeOptions& o) { o.reversible = false; o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel; o.rate_values = {0.5, 2}; }},
@@ -169,6 +182,62 @@ TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
       EXPECT_GT(report.spilled_blocks, 10u) << c.what << " budget " << budget;
       EXPECT_GT(report.spilled_bytes, whole->size() / 4) << c.what << " budget " << budget;
     }
+  }
+}
+
+// HT rate control by estimates keeps each block's indices until every
+// block's estimate is in: past the memory budget on disk, the same bytes.
+TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
+  const Image image = test_image(300, 260, 3, 8, false, 14);
+  for (bool reversible : {false, true}) {
+    EncodeOptions o = options();
+    o.style.ht = true;
+    o.reversible = reversible;
+    o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+    o.rate_values = {1};
+    auto whole = encode(image, o);
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{1} << 30}) {
+      o.coded_memory_budget = budget;
+      auto lines = streamed(image, o);
+      ASSERT_TRUE(lines.ok()) << lines.status().message();
+      EXPECT_TRUE(*lines == *whole) << (reversible ? "5/3" : "9/7") << " budget " << budget;
+    }
+  }
+}
+
+// The store itself: each block back as it was kept, at 1, 2 or 4 bytes an
+// index, in memory up to the budget and on disk past it.
+TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
+  std::mt19937 rng(5);
+  const int32_t ranges[] = {100, 30000, 1 << 28};
+  std::vector<std::vector<int32_t>> blocks;
+  for (int k = 0; k < 12; ++k) {
+    std::uniform_int_distribution<int32_t> v(-ranges[k % 3], ranges[k % 3]);
+    std::vector<int32_t> b(static_cast<size_t>(37 * 23));
+    for (int32_t& x : b) x = v(rng);
+    blocks.push_back(std::move(b));
+  }
+  for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{1} << 20}) {
+    KeptIndexStore store(budget);
+    std::vector<KeptIndices> kept;
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      const std::vector<int32_t>& b = blocks[k];
+      // A block inside a wider plane: its rows 40 apart.
+      std::vector<int32_t> plane(static_cast<size_t>(40 * 23), 7);
+      for (int y = 0; y < 23; ++y) std::copy_n(b.data() + y * 37, 37, plane.data() + y * 40);
+      auto at = store.keep({plane.data(), 37, 23, 40}, k % 3 == 0 ? 7 : k % 3 == 1 ? 15 : 29);
+      ASSERT_TRUE(at.ok()) << at.status().message();
+      kept.push_back(*at);
+    }
+    for (size_t k = 0; k < blocks.size(); ++k) {
+      EXPECT_EQ(kept[k].width, k % 3 == 0 ? 1 : k % 3 == 1 ? 2 : 4);
+      std::vector<int32_t> back(blocks[k].size());
+      ASSERT_TRUE(store.read(kept[k], {back.data(), 37, 23, 37}).ok());
+      EXPECT_TRUE(back == blocks[k]) << "block " << k << " budget " << budget;
+    }
+    EXPECT_LE(store.bytes_in_memory(), budget);
+    EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
   }
 }
 

@@ -87,6 +87,12 @@ TEST(EncodeStreamedTiles, SameBytesAsEncodeForEveryOption) {
          o.rate_values = {20};
          o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
        }},
+      {"HT 9/7 -r 20 (by estimates)", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.reversible = false;
+         o.rate_kind = Rate::kRatio;
+         o.rate_values = {20};
+       }},
       {"layers -r 40,20,10", [](EncodeOptions& o) { o.rate_kind = Rate::kRatio; o.rate_values = {40, 20, 10}; }},
       {"9/7 --bpp 0.5,2", [](EncodeOptions& o) { o.reversible = false; o.rate_kind = Rate::kBitsPerPixel; o.rate_values = {0.5, 2}; }},
       {"RPCL SOP EPH TLM PLT", [](EncodeOptions& o) { o.order = ProgressionOrder::kRPCL; o.sop = o.eph = o.tlm = o.plt = true; }},

@@ -81,7 +81,8 @@ TEST(StreamEncodeCli, SameBytesAsTheWholeImage) {
   write_pnm(dir / "grey16.pgm", 99, 150, 1, 65535, 2);
   for (const char* f : {"rgb.ppm", "grey16.pgm"})
     for (const char* extra : {"", "-I", "-I -r 20", "-n 1", "-n 4 -d 3,1 -c [32,32] -b 16,16", "-M 64", "-r 40,10 -TLM -PLT",
-                              "-t 64,48", "-I -t 40,40 -d 3,5 -T 1,2", "-t 32,32 -r 20 -PLT"})
+                              "-t 64,48", "-I -t 40,40 -d 3,5 -T 1,2", "-t 32,32 -r 20 -PLT", "--ht -I -r 20",
+                              "--ht --bpp 1 -t 64,64"})
       expect_same_as_whole((dir / f).string(), extra, dir);
   // Raw planes, sub-sampled chroma, read a component at a time.
   {

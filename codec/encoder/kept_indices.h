@@ -1,0 +1,54 @@
+// The quantisation indices of a streamed encode's HT code-blocks, kept
+// between quantisation and the coding at the planes that rate control by
+// estimates chooses (ht_rate.h): the image's rows are gone by then, and the
+// one slope for a size target needs every block's estimate first. Each
+// block's indices are packed at the fewest bytes (1, 2 or 4) that hold
+// them all, in large pieces of memory while those kept stay under a budget,
+// past it in an unlinked file (coded_spill.h), read back when the block is
+// coded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "codec/encoder/coded_spill.h"
+#include "common/plane_view.h"
+#include "common/status.h"
+
+namespace mallat::codec {
+
+// Where one block's packed indices lie.
+struct KeptIndices {
+  const uint8_t* memory = nullptr;  // null when on disk
+  SpilledBlock spilled;
+  uint8_t width = 0;  // bytes per index: 1, 2 or 4
+};
+
+class KeptIndexStore {
+ public:
+  // Up to `budget` bytes of packed indices stay in memory.
+  explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
+
+  // Packs `indices` (two's complement, row by row, every magnitude below
+  // 2^magnitude_bits: the block's HT estimate knows it) at the fewest bytes
+  // per index that hold them, and keeps them; from any thread.
+  Result<KeptIndices> keep(PlaneView<const int32_t> indices, int magnitude_bits);
+  // The indices keep() kept, into `out` (the block's size); from any thread.
+  Status read(const KeptIndices& at, PlaneView<int32_t> out) const;
+
+  uint64_t bytes_in_memory() const { return held_; }
+  uint64_t bytes_on_disk() const { return file_.bytes(); }
+
+ private:
+  std::mutex mutex_;
+  uint64_t budget_ = 0;
+  uint64_t held_ = 0;
+  std::vector<std::unique_ptr<std::byte[]>> pieces_;
+  size_t piece_used_ = 0;
+  CodedSpill file_;
+};
+
+}  // namespace mallat::codec
