@@ -80,6 +80,19 @@ py::list batch_list(std::vector<Result>& results, bool raise, const Convert& con
   return list;
 }
 
+// An image decoded as a byte raster (DecodeItem::raster: the samples
+// interleaved, raster[(y * width + x) * components + c]) as the array
+// image_to_array would give, owning the raster without a copy: (height,
+// width, components), or (height, width) for one component.
+py::array raster_array(const Image& image, std::vector<uint8_t>&& raster) {
+  auto* owned = new std::vector<uint8_t>(std::move(raster));
+  const py::capsule free(owned, [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
+  const auto h = static_cast<py::ssize_t>(image.height()), w = static_cast<py::ssize_t>(image.width());
+  const auto n = static_cast<py::ssize_t>(image.num_components());
+  if (n == 1) return py::array(py::dtype::of<uint8_t>(), {h, w}, {w, py::ssize_t{1}}, owned->data(), free);
+  return py::array(py::dtype::of<uint8_t>(), {h, w, n}, {w * n, n, py::ssize_t{1}}, owned->data(), free);
+}
+
 class PyEngine {
  public:
   PyEngine(const std::string& device, int threads) {
@@ -188,6 +201,10 @@ class PyEngine {
     for (size_t i = 0; i < data.size(); ++i) {
       infos.push_back(data[i].request());
       items[i].data = byte_span(infos.back());
+      // Every component whole: as bytes where the image fits them, the
+      // decoder's samples interleaved as the array holds them (on the device
+      // they come back so, never widened to int32 planes).
+      items[i].raster = !components.has_value();
     }
     codec::DecodeOptions options;
     options.reduce = reduce;
@@ -201,6 +218,7 @@ class PyEngine {
     for (size_t i = 0; i < results.size(); ++i)
       if (results[i].status.ok()) warn_decode(results[i].report.warnings, "item " + std::to_string(i) + ": ");
     return batch_list(results, raise, [&](size_t, DecodeResult& r) {
+      if (!r.raster.empty()) return py::object(raster_array(r.image, std::move(r.raster)));
       return py::object(image_to_array(r.image, components, std::nullopt, reduce, {0, 0}, squeeze, std::nullopt));
     });
   }
