@@ -38,14 +38,14 @@ Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory 
 
 // The PNG row filters (PNG 9.2) the writer uses: one for every row, or all
 // five, libpng choosing per row the one whose bytes sum smallest (smaller
-// files, several times the time).
+// files, at the cost of filtering each row five times).
 enum class PngFilter { kNone, kSub, kUp, kAverage, kPaeth, kAll };
 
 // How a PNG file is compressed: zlib's level, 0 (stored: no compression)
-// to 9 (smallest, slowest), and the row filter. The default, level 1 with
-// the Sub filter, writes several times faster than libpng's own default
-// (level 6, all filters) and still compresses photos (files about a tenth
-// larger).
+// to 9 (smallest, slowest), and the row filter. The default is level 1 with
+// the Sub filter: zlib's fastest level that compresses, and the filter that
+// needs no other row, for a batch's output; libpng's own default is level
+// 6 with all filters (docs/PERFORMANCE.md compares them).
 struct PngCompression {
   int level = 1;
   PngFilter filter = PngFilter::kSub;
