@@ -175,7 +175,12 @@ class PyEngine {
       r = Region{0, 0, y1 - y0, x1 - x0};
       area = {y1 - y0, x1 - x0};
     }
-    const Image image = decode_bytes(bytes, options);
+    // Every component whole into a new array: as decode_batch, the
+    // decoder's byte raster where the image fits bytes.
+    std::vector<uint8_t> raster;
+    const bool whole = !components && !region && !out;
+    const Image image = decode_bytes(bytes, options, whole ? &raster : nullptr);
+    if (!raster.empty()) return raster_array(image, std::move(raster));
     return image_to_array(image, std::move(components), r, reduce, area, squeeze, std::move(out));
   }
 
@@ -235,12 +240,14 @@ class PyEngine {
   bool device_started() const { return engine_->device_started(); }
 
  private:
-  Image decode_bytes(std::span<const uint8_t> data, const codec::DecodeOptions& options) {
+  // `raster`, where given: Engine::decode's raster (decode.h).
+  Image decode_bytes(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                     std::vector<uint8_t>* raster = nullptr) {
     codec::DecodeReport report;
     auto image = [&] {
       py::gil_scoped_release nogil;
       const std::lock_guard<std::mutex> one_call(calls_);
-      return engine_->decode(data, options, &report);
+      return engine_->decode(data, options, &report, raster);
     }();
     Image decoded = value_or_throw(std::move(image));
     warn_decode(report.warnings);
