@@ -318,6 +318,7 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     if (!items[i].apply_jp2_header) own.apply_jp2_header = false;
     const codec::CallResources resources = resources_for(lane, options.time_stages);
     DecodeResult& result = results[i];
+    if (items[i].raster) result.raster = rasters_.take();
     Result<Image> image =
         codec::decode(bytes, own, resources, &result.report, items[i].raster ? &result.raster : nullptr);
     if (resources.stage_times) result.report.stage_times = *resources.stage_times;
@@ -328,9 +329,20 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     return Status::Ok();
   };
   hook_steps(results, hooks, steps);
+  // A raster that `write` leaves in its result has been written out: its
+  // memory goes to a later item (at most one per item in flight).
+  if (hooks.write) {
+    steps.write = [&](size_t i) {
+      Status written = hooks.write(i, results[i]);
+      rasters_.give(std::move(results[i].raster), static_cast<size_t>(decode_.placement.files_at_once));
+      results[i].raster = std::vector<uint8_t>();
+      return written;
+    };
+  }
   steps.release = [&](size_t i) { data[i] = std::vector<uint8_t>(); };
   engine::run_pipeline(items.size(), decode_.lanes, decode_.placement.files_at_once, decode_.placement.files_ahead,
                        steps);
+  rasters_.clear();
   return results;
 }
 

@@ -15,6 +15,7 @@
 #include "codec/stages/call_resources.h"
 #include "codec/stages/device_tile_stages.h"
 #include "engine/lanes.h"
+#include "engine/raster_store.h"
 #include "entropy/block_coder.h"
 
 namespace mallat {
@@ -72,6 +73,7 @@ class Engine::Impl {
   EngineOptions options_;
   std::mutex mutex_;  // the placement's decisions
   Side encode_, decode_;
+  engine::RasterStore rasters_;  // a decode batch's, for its later items
   std::shared_ptr<entropy::BlockEncoder> encoder_;
   std::shared_ptr<entropy::BlockDecoder> decoder_;
   std::atomic<bool> started_{false};

@@ -256,6 +256,7 @@ int decode_batch(const DecodeSettings& s, Engine& engine, const BatchPlan& plan)
     item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
     const Status written = write_decoded(s.output, s.codec.reduce, item);
     item.image = Image();
+    result.raster = std::move(item.raster);  // written: the engine reuses its memory
     item.raster = std::vector<uint8_t>();
     return written;
   };

@@ -27,7 +27,6 @@ Status write_decoded(const DecodeOutputOptions& output, int reduce, BatchItem& i
     Result<bool> written = write_raster_output(item.image, item.raster, reduce, out, output, &notes);
     if (!written.ok()) return written.status();
     if (*written) {
-      item.raster = std::vector<uint8_t>();
       note();
       return Status::Ok();
     }
@@ -65,7 +64,11 @@ BatchSteps decode_steps(const DecodeOutputOptions& output, int reduce, Engine& e
     item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
     return Status::Ok();
   };
-  steps.write = [output, reduce](BatchItem& item) { return write_decoded(output, reduce, item); };
+  steps.write = [output, reduce](BatchItem& item) {
+    const Status written = write_decoded(output, reduce, item);
+    item.raster = std::vector<uint8_t>();
+    return written;
+  };
   return steps;
 }
 

@@ -22,7 +22,8 @@ bool writes_pnm(const std::filesystem::path& out);
 
 // Writes item.image (or item.raster, where the decoder gave it) to
 // item.file->out through the output policy (`output`, -r's `reduce`); its
-// notes go to item.messages.
+// notes go to item.messages. A raster written as it is stays in item.raster
+// (its memory for the engine to reuse); one unpacked is emptied.
 Status write_decoded(const DecodeOutputOptions& output, int reduce, BatchItem& item);
 
 // The three steps, decoding with `options` through `engine`; both stay

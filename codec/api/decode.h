@@ -91,6 +91,10 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
 // samples are in the image as decode gives them. The same values either
 // way (tests/codec/decode_raster_test.cc): a writer of 8-bit pixels is
 // spared the int32 planes, their narrowing, and on the GPU their widening.
+// A *raster given with samples (one written out before) is memory to
+// reuse: where its capacity suffices it holds the new samples, and where
+// every tile is present it is not cleared first, each sample being
+// written (no fresh pages, no zeroing).
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, DecodeReport* report,
                      std::vector<uint8_t>* raster);
 

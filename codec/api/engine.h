@@ -128,6 +128,8 @@ struct DecodeResult {
   std::vector<uint8_t> raster;
   codec::DecodeReport report;
 };
+// A raster that `write` leaves in its result is taken back once it
+// returns: the engine reuses its memory for a later item's raster.
 struct DecodeHooks {
   std::function<Result<std::vector<uint8_t>>(size_t index)> read;
   std::function<Status(size_t index, DecodeResult& result)> write;

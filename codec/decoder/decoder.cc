@@ -110,8 +110,23 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
     return c.dx == image.components[0].dx && c.dy == image.components[0].dy;
   });
   if (raster && selection.all && one_grid && fits_bytes(image)) {
-    assign_large(*raster, static_cast<size_t>(image.width() * image.height() * image.num_components()));
+    const size_t n = static_cast<size_t>(image.width() * image.height() * image.num_components());
+    // Each tile decoded writes every output sample of its area, and the
+    // tiles cover the output unless one is missing (B.3, -allow-partial
+    // below): only then must the raster start at zero. So a raster whose
+    // memory a caller gives back (its size kept) is written over as it is.
+    const bool every_tile_present =
+        std::all_of(cs.tiles.begin(), cs.tiles.end(), [](const Tile& t) { return !t.parts.empty(); });
+    if (raster->capacity() < n) {
+      assign_large(*raster, n);
+    } else if (every_tile_present) {
+      raster->resize(n);
+    } else {
+      raster->assign(n, 0);
+    }
     bytes = raster->data();
+  } else if (raster) {
+    raster->clear();
   }
 
   std::optional<ThreadPool> own_pool;
@@ -178,6 +193,7 @@ Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& op
   auto image = decode_codestream(data.subspan(jp2->codestream_offset, jp2->codestream_length), color_space,
                                  options, resources, report, &all_components,
                                  header_keeps_samples ? raster : nullptr);
+  if (!header_keeps_samples && raster) raster->clear();
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];
@@ -199,7 +215,8 @@ Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& op
 
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, const CallResources& resources,
                      DecodeReport* report, std::vector<uint8_t>* raster) {
-  if (raster) raster->clear();
+  // A raster given with samples is memory to reuse (decode_codestream);
+  // every path that gives none empties it.
   Result<Image> image = decode_file(data, options, resources, report, raster);
   if (!image.ok() && raster) raster->clear();
   return image;

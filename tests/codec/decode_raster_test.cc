@@ -17,12 +17,11 @@
 namespace mallat::codec {
 namespace {
 
-// Decodes `stream` both ways; returns whether the raster was given, having
-// checked that it (or the image) holds the plain decode's samples.
-bool expect_raster_is_plain(std::span<const uint8_t> stream, DecodeOptions o, const std::string& what) {
-  o.dwt_backend = dwt::BackendKind::kCpu;
-  Result<Image> plain = decode(stream, o);
-  std::vector<uint8_t> raster = {1, 2, 3};  // emptied where not taken
+// Decodes `stream` with `raster` given, against `plain`; returns whether
+// the raster was taken, having checked that it (or the image) holds the
+// plain decode's samples.
+bool expect_raster_is_plain(std::span<const uint8_t> stream, const DecodeOptions& o, const Result<Image>& plain,
+                            std::vector<uint8_t> raster, const std::string& what) {
   Result<Image> fast = decode(stream, o, nullptr, &raster);
   EXPECT_EQ(plain.ok(), fast.ok()) << what;
   if (!plain.ok() || !fast.ok()) {
@@ -56,6 +55,19 @@ bool expect_raster_is_plain(std::span<const uint8_t> stream, DecodeOptions o, co
     EXPECT_EQ(differing, 0) << what << ", component " << c;
   }
   return true;
+}
+
+// Both ways, the raster given twice: a few bytes (emptied where not taken),
+// then memory to reuse of the output's size, every byte poisoned (each
+// must be written, zero where a tile is missing).
+bool expect_raster_is_plain(std::span<const uint8_t> stream, DecodeOptions o, const std::string& what) {
+  o.dwt_backend = dwt::BackendKind::kCpu;
+  Result<Image> plain = decode(stream, o);
+  const bool taken = expect_raster_is_plain(stream, o, plain, {1, 2, 3}, what);
+  if (!plain.ok()) return taken;
+  const size_t n = static_cast<size_t>(plain->width() * plain->height() * plain->num_components());
+  EXPECT_EQ(expect_raster_is_plain(stream, o, plain, std::vector<uint8_t>(n, 0xA5), what + ", memory reused"), taken);
+  return taken;
 }
 
 EncodeOptions tiled(bool reversible, bool one_tile) {
@@ -129,6 +141,10 @@ TEST(DecodeRaster, TruncatedStreamsGiveThePlainDecodesZeros) {
     for (const size_t percent : {20, 45, 70, 95}) {
       const std::span<const uint8_t> cut(stream->data(), stream->size() * percent / 100);
       EXPECT_TRUE(expect_raster_is_plain(cut, {}, std::to_string(percent) + "% of the stream"));
+      // Tiles missing (B.3), decoded as zeros.
+      DecodeOptions partial;
+      partial.allow_partial = true;
+      EXPECT_TRUE(expect_raster_is_plain(cut, partial, std::to_string(percent) + "% of the stream, partial"));
     }
   }
 }

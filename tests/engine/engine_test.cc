@@ -2,10 +2,11 @@
 // twice makes its lanes (a pool and a DWT backend each) once; a bad item in
 // the middle of a batch fails alone, the others coming out in order and
 // equal to single-image results; in-memory and path inputs give the same
-// files and images; the hooks replace reading and writing; stage times
-// come back in the reports.
+// files and images; the hooks replace reading and writing; rasters written
+// out are reused; stage times come back in the reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -204,6 +205,56 @@ TEST(Engine, PathsAndMemoryGiveTheSameFilesAndImages) {
     EXPECT_TRUE(same_samples(z[i].image, images[i])) << i;
   }
   fs::remove_all(dir);
+}
+
+// The CLI's way: the write hook writes each raster out and leaves it, the
+// engine reuses its memory for a later item (codec/api/decode.h). Each
+// raster left is poisoned, so a later item that reused one and did not
+// write every sample would show it; sizes shrink and grow between items.
+TEST(Engine, RastersWrittenOutAreReusedAndWrittenOverWhole) {
+  std::vector<Image> images;
+  for (const int w : {96, 40, 120, 96, 64, 130}) images.push_back(testing::engine_test_image(w, 48 + w / 4, 3, w));
+  codec::EncodeOptions o;
+  o.threads = 2;
+  o.tile_width = o.tile_height = 32;  // tiles: each writes its own part
+  std::vector<std::vector<uint8_t>> coded = single_files(images, o);
+  std::vector<DecodeItem> items(coded.size());
+  for (size_t i = 0; i < coded.size(); ++i) {
+    items[i].data = coded[i];
+    items[i].raster = true;
+  }
+  codec::DecodeOptions d;
+  d.threads = 2;
+  EngineOptions one_at_a_time;
+  one_at_a_time.threads = 2;
+  one_at_a_time.files_at_once = 1;
+  Engine engine(one_at_a_time);
+  std::vector<int> checked(items.size(), 0);
+  DecodeHooks hooks;
+  hooks.write = [&](size_t i, DecodeResult& result) {
+    const Image& image = images[i];
+    const size_t n = static_cast<size_t>(image.width() * image.height());
+    EXPECT_EQ(result.raster.size(), n * 3) << i;
+    if (result.raster.size() != n * 3) return Status::Ok();
+    for (size_t p = 0; p < n; ++p)
+      for (size_t c = 0; c < 3; ++c)
+        if (result.raster[p * 3 + c] != image.components[c].samples[p]) {
+          ADD_FAILURE() << "item " << i << ", sample " << p << ", component " << c;
+          return Status::Ok();
+        }
+    checked[i] = 1;
+    std::fill(result.raster.begin(), result.raster.end(), uint8_t{0xA5});
+    return Status::Ok();
+  };
+  for (int call = 0; call < 2; ++call) {
+    std::fill(checked.begin(), checked.end(), 0);
+    const std::vector<DecodeResult> got = engine.decode_batch(items, d, hooks);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      EXPECT_TRUE(got[i].raster.empty()) << i << ": the engine took it back";
+      EXPECT_EQ(checked[i], 1) << i;
+    }
+  }
 }
 
 TEST(Engine, StageTimesComeBackInTheReport) {
