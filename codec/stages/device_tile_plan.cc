@@ -50,54 +50,53 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.ht_distortions = tile.ht_distortions;
   }
   MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
+  plan.t1.coefficients = 2 * plan.plane_samples;
   for (size_t i = 0; i < tile.blocks.size(); ++i) {
     const EncodeBlock& b = tile.blocks[i];
     const BlockPlace& at = b.place;
-    GatherJob g;
-    const int64_t pitch = plan.plane_pitch[static_cast<size_t>(at.component)];
-    g.source = plan.plane_offset[static_cast<size_t>(at.component)] + static_cast<uint64_t>(at.y0 * pitch + at.x0);
-    g.target = plan.t1.jobs[i].coefficient_offset;
-    g.pitch = static_cast<uint32_t>(pitch);
-    g.width = plan.t1.jobs[i].width;
-    g.height = plan.t1.jobs[i].height;
-    if (tile.planes[static_cast<size_t>(at.component)].wavelet == dwt::Wavelet::k53) {
-      plan.gather.push_back(g);
+    const size_t c = static_cast<size_t>(at.component);
+    const int64_t pitch = plan.plane_pitch[c];
+    const uint64_t place = plan.plane_offset[c] + static_cast<uint64_t>(at.y0 * pitch + at.x0);
+    entropy::T1DeviceJob& job = plan.t1.jobs[i];
+    job.stride = static_cast<uint32_t>(pitch);
+    if (tile.planes[c].wavelet == dwt::Wavelet::k53) {
+      job.coefficient_offset = plan.plane_samples + place;
       continue;
     }
+    job.coefficient_offset = place;
     // quantise_block's call of quantize_dead_zone (no ROI here).
-    plan.quantise.push_back({g, quant::dead_zone_rule(b.step, b.num_bitplanes, b.fraction_bits),
-                             static_cast<uint32_t>(i)});
+    QuantiseJob q;
+    q.source = place;
+    q.target = place;
+    q.pitch = static_cast<uint32_t>(pitch);
+    q.width = job.width;
+    q.height = job.height;
+    q.rule = quant::dead_zone_rule(b.step, b.num_bitplanes, b.fraction_bits);
+    q.block = static_cast<uint32_t>(i);
+    plan.quantise.push_back(q);
   }
   return plan;
 }
 
 quant::QuantizationError quantise_on_host(const QuantiseJob& job, const float* planes, int32_t* out) {
-  const GatherJob& g = job.at;
   quant::QuantizationError e;
   double total = 0;
-  for (uint32_t y = 0; y < g.height; ++y) {
-    const float* row = planes + g.source + uint64_t{y} * g.pitch;
-    int32_t* to = out + g.target + uint64_t{y} * g.width;
-    for (uint32_t x = 0; x < g.width; ++x) {
+  for (uint32_t y = 0; y < job.height; ++y) {
+    const float* row = planes + job.source + uint64_t{y} * job.pitch;
+    int32_t* to = out + job.target + uint64_t{y} * job.pitch;
+    for (uint32_t x = 0; x < job.width; ++x) {
       const float scaled = quant::dead_zone_scaled(job.rule, row[x]);
       const int32_t over = quant::dead_zone_over(job.rule, scaled);
       to[x] = quant::dead_zone_value(job.rule, row[x], scaled, over);
       e.clipped -= over;
     }
     float lanes[8];
-    quant::dead_zone_energy_lanes(g.width, [&](int64_t x) { return quant::dead_zone_scaled(job.rule, row[x]); },
+    quant::dead_zone_energy_lanes(job.width, [&](int64_t x) { return quant::dead_zone_scaled(job.rule, row[x]); },
                                   lanes);
     for (float l : lanes) total += l;
   }
   e.energy = total;
   return e;
-}
-
-void gather_on_host(const GatherJob& job, const int32_t* planes, int32_t* out) {
-  for (uint32_t y = 0; y < job.height; ++y) {
-    const int32_t* row = planes + job.source + uint64_t{y} * job.pitch;
-    std::copy(row, row + job.width, out + job.target + uint64_t{y} * job.width);
-  }
 }
 
 }  // namespace mallat::codec

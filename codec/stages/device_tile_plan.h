@@ -1,9 +1,9 @@
 // Where a tile's data lies on the device when the device runner
 // (device_tile_stages.h) takes every forward stage of it: its planes in one
-// buffer, the Tier-1 batch of its code-blocks (entropy/t1_encode_batch.h)
-// and, per block, the copy from its packed place in the DWT's output to its
-// job's samples. Plain C++ with no CUDA, so that CI checks the plan against
-// the CPU's own gathering (tests/codec/device_tile_plan_test.cc).
+// buffer, and the Tier-1 batch of its code-blocks (entropy/t1_encode_batch.h),
+// each job reading its block where it lies. Plain C++ with no CUDA, so that
+// CI checks the plan against the CPU's own blocks
+// (tests/codec/device_tile_plan_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codec/stages/device_rule.h"
-#include "codec/stages/gather_job.h"
+#include "codec/stages/quantise_job.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
 #include "entropy/t1_encode_batch.h"
@@ -46,25 +46,23 @@ struct DevicePlaneLayout {
 // The layout of `planes`, plane c stored in `stored_bytes[c]` bytes a sample.
 DevicePlaneLayout lay_out_device_planes(std::span<const TilePlane> planes, std::span<const int> stored_bytes);
 
+// Tier-1's batch reads the DWT's input buffer and its output buffer as one,
+// the input first (plane_samples each, laid out alike): a 5/3 block's job
+// points at its integers in the output, with the plane's pitch as its
+// stride; a 9/7 block's at the same place in the input buffer, free once
+// the DWT has run, where its quantise job writes its values (Annex E). No
+// copy of a block is made.
 struct DeviceTilePlan : DevicePlaneLayout {
-  entropy::T1DeviceBatchLayout t1;
-  // The blocks of 5/3 planes, copied as they are; those of 9/7 planes,
-  // quantised on the way (Annex E).
-  std::vector<GatherJob> gather;
+  entropy::T1DeviceBatchLayout t1;  // t1.coefficients: 2 * plane_samples
   std::vector<QuantiseJob> quantise;
 };
 
 // The plan of a tile that device_tile_unsupported (device_rule.h) accepts.
 Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
 
-// What the device's gather does (codec/stages/cuda/), on the host: block
-// `job`'s samples from `planes` (the plan's plane buffer) to `out` (the
-// Tier-1 batch's coefficients). The tests run the plan through it.
-void gather_on_host(const GatherJob& job, const int32_t* planes, int32_t* out);
-
-// What the device's quantising gather does, on the host: block
-// `job.block`'s floats from `planes` quantised into `out` (as
-// quantise_block would), and what quantising found. The kernel runs the
+// What the device's quantising does, on the host: block `job.block`'s
+// floats from `planes` (the DWT's output) quantised into `out` (its input
+// buffer) as quantise_block would, and what quantising found. The kernel runs the
 // same per-sample rules (quant/quantize.h) and adds the energy in the same
 // order.
 quant::QuantizationError quantise_on_host(const QuantiseJob& job, const float* planes, int32_t* out);

@@ -62,7 +62,7 @@ struct DeviceTileTimes {
   double narrow_ms = 0;      // samples to their stored width, on the pool (CPU)
   double upload_ms = 0;      // the copy up and the widening
   double colour_dwt_ms = 0;  // DC shift, RCT or ICT, the DWT
-  double gather_ms = 0;      // the blocks into Tier-1's batch (the 9/7's quantised), the jobs up
+  double quantise_ms = 0;    // the 9/7's blocks quantised where they lie, the jobs up
   double tier1_ms = 0;       // the Tier-1 kernel
   double download_ms = 0;    // the blocks' bytes, passes and results down
   double finish_ms = 0;      // slots to code-blocks (CPU)
@@ -73,7 +73,7 @@ inline DeviceTileTimes& operator+=(DeviceTileTimes& a, const DeviceTileTimes& b)
   a.narrow_ms += b.narrow_ms;
   a.upload_ms += b.upload_ms;
   a.colour_dwt_ms += b.colour_dwt_ms;
-  a.gather_ms += b.gather_ms;
+  a.quantise_ms += b.quantise_ms;
   a.tier1_ms += b.tier1_ms;
   a.download_ms += b.download_ms;
   a.finish_ms += b.finish_ms;
@@ -81,7 +81,7 @@ inline DeviceTileTimes& operator+=(DeviceTileTimes& a, const DeviceTileTimes& b)
 }
 inline DeviceTileTimes operator-(const DeviceTileTimes& a, const DeviceTileTimes& b) {
   return {a.tiles - b.tiles,         a.narrow_ms - b.narrow_ms, a.upload_ms - b.upload_ms,
-          a.colour_dwt_ms - b.colour_dwt_ms, a.gather_ms - b.gather_ms, a.tier1_ms - b.tier1_ms,
+          a.colour_dwt_ms - b.colour_dwt_ms, a.quantise_ms - b.quantise_ms, a.tier1_ms - b.tier1_ms,
           a.download_ms - b.download_ms, a.finish_ms - b.finish_ms};
 }
 DeviceTileTimes device_tile_times(DeviceTileContext& device);

@@ -160,11 +160,11 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
     if (ht_job(jobs[i]) != ht_job(jobs[0])) {
       return invalid_argument("code-block " + std::to_string(i) + " of the batch is of another block coder");
     }
-    const uint64_t samples = uint64_t{jobs[i].width} * jobs[i].height;
-    if (jobs[i].coefficient_offset + samples > coefficients) {
-      return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(samples) +
-                              " samples at offset " + std::to_string(jobs[i].coefficient_offset) +
-                              " run past the batch's " + std::to_string(coefficients) + " coefficients");
+    const uint64_t span = job_span(jobs[i]);
+    if (jobs[i].coefficient_offset + span > coefficients) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(span) +
+                              " samples' span at offset " + std::to_string(jobs[i].coefficient_offset) +
+                              " runs past the batch's " + std::to_string(coefficients) + " coefficients");
     }
   }
   if (slot_capacity < 2) return invalid_argument("output slots of fewer than 2 bytes");
@@ -172,11 +172,6 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
 }
 
 }  // namespace
-
-Result<int32_t*> T1DeviceEncoder::coefficient_buffer(size_t count) {
-  MALLAT_RETURN_IF_ERROR(impl_->reserve(Impl::kCoefficients, count * sizeof(int32_t)));
-  return impl_->as<int32_t>(Impl::kCoefficients);
-}
 
 cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
 
@@ -188,16 +183,12 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
                                                     coefficients.size() * sizeof(int32_t),
                                                     cudaMemcpyHostToDevice, impl_->stream),
                                     "copying the coefficients"));
-  return upload_jobs(jobs, coefficients.size(), slot_capacity);
+  return upload_jobs(jobs, impl_->as<const int32_t>(Impl::kCoefficients), coefficients.size(), slot_capacity);
 }
 
-Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients,
+Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int32_t* coefficients, size_t count,
                                     uint32_t slot_capacity) {
-  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients, slot_capacity));
-  if (coefficients * sizeof(int32_t) > impl_->size[Impl::kCoefficients]) {
-    return invalid_argument("a Tier-1 batch of " + std::to_string(coefficients) +
-                            " coefficients on the device without room made for them");
-  }
+  MALLAT_RETURN_IF_ERROR(check_jobs(jobs, count, slot_capacity));
   // Blocks of like work side by side: a warp waits for its slowest thread.
   std::vector<uint32_t> order(jobs.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -206,7 +197,7 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t co
 
   Impl& d = *impl_;
   const size_t n = jobs.size();
-  MALLAT_RETURN_IF_ERROR(reserve(n, coefficients, slot_capacity));
+  MALLAT_RETURN_IF_ERROR(reserve(n, 0, slot_capacity));
   cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
                                                     cudaMemcpyHostToDevice, s),
@@ -217,7 +208,7 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, size_t co
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));
   d.args.jobs = d.as<const T1DeviceJob>(Impl::kJobs);
   d.args.order = d.as<const uint32_t>(Impl::kOrder);
-  d.args.coefficients = d.as<const int32_t>(Impl::kCoefficients);
+  d.args.coefficients = coefficients;
   d.args.slots = d.as<uint8_t>(Impl::kSlots);
   d.args.slot_capacity = slot_capacity;
   d.args.passes = d.as<CodingPass>(Impl::kPasses);

@@ -93,14 +93,13 @@ class T1DeviceEncoder {
   Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
   Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);
-  // A batch whose coefficients a caller's kernels write on the device
-  // (codec/stages/cuda/: the tile's own DWT output gathered there): room
-  // for `count` coefficients, returned for kernels enqueued on stream() to
-  // fill before encode(); its content is not kept from an earlier batch.
-  Result<int32_t*> coefficient_buffer(size_t count);
-  // The jobs of such a batch (as upload's, every job's samples within the
-  // `coefficients` that coefficient_buffer made room for); only they go up.
-  Status upload_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32_t slot_capacity);
+  // A batch whose coefficients lie in the caller's device memory
+  // (codec/stages/cuda/: each block where it lies in the tile's planes):
+  // the `count` coefficients from `coefficients`, written by work enqueued
+  // on stream() before encode() and kept until it returns; every job's
+  // samples within them. Only the jobs go up.
+  Status upload_jobs(std::span<const T1DeviceJob> jobs, const int32_t* coefficients, size_t count,
+                     uint32_t slot_capacity);
   // The stream every copy and launch of this encoder is enqueued on.
   cudaStream_t stream() const;
   // Encodes the uploaded batch in one launch and waits for it.

@@ -137,7 +137,7 @@ MALLAT_HD inline SharedT1Block shared_block_of(const T1DeviceJob& job, const int
   block.coefficients = coefficients + job.coefficient_offset;
   block.width = job.width;
   block.height = job.height;
-  block.stride = job.width;
+  block.stride = static_cast<ptrdiff_t>(job_stride(job));
   block.orientation = static_cast<BandOrientation>(job.orientation);
   block.num_bitplanes = job.num_bitplanes;
   block.style = CodeBlockStyle::from_byte(job.style);

@@ -1,7 +1,8 @@
 // The device runner's plan (codec/stages/device_tile_plan.h), checked on the
-// CPU: its gather jobs, run on the host over the CPU runner's DWT output
-// laid out as the plan says, give each code-block the samples the CPU codes,
-// and Tier-1 on them gives the CPU runner's bytes; its Tier-1 jobs carry
+// CPU: its Tier-1 jobs, read over the CPU runner's DWT output laid out as
+// the plan says, give each code-block the samples the CPU codes, and Tier-1
+// on them gives the CPU runner's bytes; its quantise jobs give the CPU's
+// values and findings; its Tier-1 jobs carry
 // the blocks' parameters; the tiles it does not cover say why; a runner
 // whose device is starting, or cannot start, leaves tiles on the CPU.
 #include "codec/stages/device_tile_plan.h"
@@ -20,12 +21,13 @@
 #include "codec/stages/tile_stages.h"
 #include "common/image.h"
 #include "dwt/geometry.h"
+#include "entropy/ebcot/shared_encoder.h"
 #include "tests/codec/device_scene.h"
 
 namespace mallat::codec {
 namespace {
 
-TEST(DeviceTilePlan, GathersWhatTheCpuRunnerCodes) {
+TEST(DeviceTilePlan, JobsReadWhatTheCpuRunnerCodesWhereTheDwtLeftIt) {
   const Scene scene;
   ThreadPool pool(2);
   auto cpu_dwt = dwt::make_backend(dwt::BackendKind::kCpu, 2).value();
@@ -44,17 +46,19 @@ TEST(DeviceTilePlan, GathersWhatTheCpuRunnerCodes) {
   EXPECT_EQ(plan->plane_samples, uint64_t{4 * 64 * 38});
   EXPECT_EQ(plan->scratch_pitch[0], 32);  // 27 samples of the first LL band
   EXPECT_EQ(plan->scratch_samples, uint64_t{32 * 19});
-  // The DWT's output as the device holds it: the planes one after another,
-  // in rows of their pitch (padding poisoned).
-  std::vector<int32_t> planes(plan->plane_samples, INT32_MAX);
+  // The DWT's input buffer (poisoned) and its output as the device holds
+  // it: the planes one after another, in rows of their pitch (padding
+  // poisoned).
+  ASSERT_EQ(plan->t1.coefficients, 2 * plan->plane_samples);
+  EXPECT_TRUE(plan->quantise.empty());
+  std::vector<int32_t> buffers(plan->t1.coefficients, INT32_MIN);
+  int32_t* const planes = buffers.data() + plan->plane_samples;
+  std::fill(planes, planes + plan->plane_samples, INT32_MAX);
   for (size_t c = 0; c < 4; ++c) {
     const PlaneView<int32_t> from = want.planes[c].ints();
     for (int64_t y = 0; y < from.height; ++y)
-      std::memcpy(planes.data() + plan->plane_offset[c] + y * plan->plane_pitch[c], from.row(y), from.width * 4);
+      std::memcpy(planes + plan->plane_offset[c] + y * plan->plane_pitch[c], from.row(y), from.width * 4);
   }
-  std::vector<int32_t> coefficients(plan->t1.coefficients, INT32_MIN);
-  ASSERT_EQ(plan->gather.size(), want.blocks.size());
-  for (const GatherJob& job : plan->gather) gather_on_host(job, planes.data(), coefficients.data());
 
   // The CPU runner's Tier-1 on its own planes.
   ASSERT_TRUE(cpu->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, want).ok());
@@ -65,9 +69,15 @@ TEST(DeviceTilePlan, GathersWhatTheCpuRunnerCodes) {
     ASSERT_EQ(job.height, b.place.height);
     EXPECT_EQ(job.orientation, static_cast<uint8_t>(b.orientation));
     EXPECT_EQ(job.num_bitplanes, b.num_bitplanes);
-    const PlaneView<const int32_t> gathered{coefficients.data() + job.coefficient_offset, job.width, job.height,
-                                            job.width};
+    ASSERT_GE(job.coefficient_offset, plan->plane_samples) << "block " << i;  // in the DWT's output
+    ASSERT_LE(job.coefficient_offset + entropy::job_span(job), plan->t1.coefficients) << "block " << i;
+    EXPECT_EQ(job.stride, plan->plane_pitch[static_cast<size_t>(b.place.component)]);
+    const PlaneView<const int32_t> gathered{buffers.data() + job.coefficient_offset, job.width, job.height,
+                                            static_cast<int64_t>(entropy::job_stride(job))};
     const PlaneView<const int32_t> placed = b.place.in(PlaneView<const int32_t>(want.planes[b.place.component].ints()));
+    const entropy::SharedT1Block shared = entropy::shared_block_of(job, buffers.data());  // the kernels' view
+    EXPECT_EQ(shared.coefficients, gathered.data);
+    EXPECT_EQ(shared.stride, gathered.stride);
     for (int64_t y = 0; y < job.height; ++y)
       for (int64_t x = 0; x < job.width; ++x) ASSERT_EQ(gathered.row(y)[x], placed.row(y)[x]) << "block " << i;
     const entropy::EncodedCodeBlock coded =
@@ -94,7 +104,6 @@ TEST(DeviceTilePlan, QuantisesAsTheCpuRunner) {
   ASSERT_EQ(device_tile_unsupported(bare), "");
   const Result<DeviceTilePlan> plan = plan_device_tile(bare);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(plan->gather.empty());
   ASSERT_EQ(plan->quantise.size(), want.blocks.size());
   std::vector<float> planes(plan->plane_samples, std::numeric_limits<float>::quiet_NaN());
   for (size_t c = 0; c < 4; ++c) {
@@ -102,6 +111,8 @@ TEST(DeviceTilePlan, QuantisesAsTheCpuRunner) {
     for (int64_t y = 0; y < from.height; ++y)
       std::memcpy(planes.data() + plan->plane_offset[c] + y * plan->plane_pitch[c], from.row(y), from.width * 4);
   }
+  // The values go to the DWT's input buffer, the first of the batch's two.
+  ASSERT_EQ(plan->t1.coefficients, 2 * plan->plane_samples);
   std::vector<int32_t> coefficients(plan->t1.coefficients, INT32_MIN);
   int64_t clipped = 0;
   for (const QuantiseJob& job : plan->quantise) {
@@ -114,10 +125,12 @@ TEST(DeviceTilePlan, QuantisesAsTheCpuRunner) {
     const EncodeBlock& b = want.blocks[job.block];
     const entropy::T1DeviceJob& t1 = plan->t1.jobs[job.block];
     EXPECT_EQ(t1.fraction_bits, b.fraction_bits);
+    EXPECT_EQ(t1.coefficient_offset, job.target);
+    ASSERT_LE(job.target + entropy::job_span(t1), plan->plane_samples) << "block " << job.block;
     const PlaneView<const int32_t> placed = b.place.in(PlaneView<const int32_t>(want.planes[b.place.component].ints()));
     for (int64_t y = 0; y < b.place.height; ++y)
       for (int64_t x = 0; x < b.place.width; ++x)
-        ASSERT_EQ(coefficients[t1.coefficient_offset + y * b.place.width + x], placed.row(y)[x])
+        ASSERT_EQ(coefficients[t1.coefficient_offset + y * entropy::job_stride(t1) + x], placed.row(y)[x])
             << "block " << job.block;
   }
   EXPECT_GT(clipped, 0);  // the small steps clip: the limit's rule ran

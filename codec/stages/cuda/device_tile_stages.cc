@@ -1,6 +1,7 @@
 // The device runner (device_tile_stages.h): a covered tile's samples up,
-// DC shift + RCT or ICT, the DWT, the gather (quantising a 9/7 block) into Tier-1's batch and Tier-1 on
-// one stream, then the blocks' bytes down. The stream is the Tier-1
+// DC shift + RCT or ICT, the DWT, quantising (9/7) and Tier-1 on the blocks
+// where they lie (device_tile_plan.h), all on one stream, then the blocks'
+// bytes down. The stream is the Tier-1
 // encoder's, so every step waits only for the one before it.
 #include <cuda_runtime_api.h>
 
@@ -74,25 +75,28 @@ class DeviceTileSlot {
   }
 
  private:
-  int32_t* in() const { return reinterpret_cast<int32_t*>(in_.data()); }
-  int32_t* out() const { return reinterpret_cast<int32_t*>(out_.data()); }
+  // The DWT's input and output, one buffer (device_tile_plan.h: Tier-1
+  // reads both as one batch).
+  int32_t* in() const { return reinterpret_cast<int32_t*>(planes_.data()); }
+  int32_t* out() const { return in() + plane_samples_; }
   Result<bool> narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool);
   Status upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
-  Status gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s);
+  Status quantise(const DeviceTilePlan& plan, cudaStream_t s);
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
-                const int32_t* coefficients, ThreadPool& pool);
+                ThreadPool& pool);
 
   int sharing_ = 1;
   std::unique_ptr<entropy::cuda::TileEncoder> t1_;
   std::unique_ptr<DeviceDecodeSlot> decoder_;
-  dwt::cuda::DeviceArena in_, out_, scratch_[2], gather_, quantise_, found_, stored_;
+  dwt::cuda::DeviceArena planes_, scratch_[2], quantise_, found_, stored_;
+  uint64_t plane_samples_ = 0;  // the tile's: where out() starts
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
   // Events between the device's steps (times_), made at the first tile.
-  enum Step { kStart, kUploaded, kTransformed, kGathered, kCoded, kDownloaded, kSteps };
+  enum Step { kStart, kUploaded, kTransformed, kQuantised, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
   Status record(Step step, cudaStream_t s);
   Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
@@ -223,7 +227,7 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
   t.narrow_ms = narrow_ms;
   t.upload_ms = ms[kUploaded];
   t.colour_dwt_ms = ms[kTransformed];
-  t.gather_ms = ms[kGathered];
+  t.quantise_ms = ms[kQuantised];
   t.tier1_ms = ms[kCoded];
   t.download_ms = ms[kDownloaded];
   t.finish_ms = finish_ms;
@@ -330,19 +334,10 @@ Status DeviceTileSlot::transform(const EncodeTile& tile, const DeviceTilePlan& p
                           scratch_[1].data(), s);
 }
 
-// The blocks from the DWT's output into Tier-1's batch: a 5/3 block's
-// integers as they are, a 9/7 block's floats quantised (Annex E), what
-// quantising found on its way down to found_host_.
-Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients, cudaStream_t s) {
-  if (!plan.gather.empty()) {
-    MALLAT_RETURN_IF_ERROR(gather_.reserve(plan.gather.size() * sizeof(GatherJob)));
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(gather_.data(), plan.gather.data(),
-                                                      plan.gather.size() * sizeof(GatherJob), cudaMemcpyHostToDevice,
-                                                      s),
-                                      "copying the gather jobs"));
-    MALLAT_RETURN_IF_ERROR(cuda::launch_gather(reinterpret_cast<const GatherJob*>(gather_.data()),
-                                               plan.gather.size(), out(), coefficients, s));
-  }
+// Each 9/7 block's floats in the DWT's output quantised (Annex E) into
+// the input buffer at its place, what quantising found on its way down to
+// found_host_; a 5/3 block's integers are coded where the DWT left them.
+Status DeviceTileSlot::quantise(const DeviceTilePlan& plan, cudaStream_t s) {
   if (plan.quantise.empty()) return Status::Ok();
   const size_t found_bytes = plan.t1.jobs.size() * sizeof(quant::QuantizationError);
   MALLAT_RETURN_IF_ERROR(quantise_.reserve(plan.quantise.size() * sizeof(QuantiseJob)));
@@ -355,7 +350,7 @@ Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients,
   auto* found = reinterpret_cast<quant::QuantizationError*>(found_.data());
   MALLAT_RETURN_IF_ERROR(cuda::launch_quantise(reinterpret_cast<const QuantiseJob*>(quantise_.data()),
                                                plan.quantise.size(), reinterpret_cast<const float*>(out()),
-                                               coefficients, found, s));
+                                               in(), found, s));
   return check_cuda(cudaMemcpyAsync(found_host_.data(), found, found_bytes, cudaMemcpyDeviceToHost, s),
                     "copying what quantising found");
 }
@@ -365,8 +360,7 @@ Status DeviceTileSlot::gather(const DeviceTilePlan& plan, int32_t* coefficients,
 // samples on the device (entropy::finish_packed_device_block: the same
 // bytes).
 Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
-                                 const entropy::cuda::TileEncodedBatch& result, const int32_t* coefficients,
-                                 ThreadPool& pool) {
+                              const entropy::cuda::TileEncodedBatch& result, ThreadPool& pool) {
   const size_t n = tile.blocks.size();
   if (result.results.size() != n) {
     return device_error("the device coded " + std::to_string(result.results.size()) + " code-blocks of the tile's " +
@@ -387,9 +381,11 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
       const entropy::T1DeviceJob& job = plan.t1.jobs[i];
       samples.resize(size_t{job.width} * job.height);
-      const Status copied = check_cuda(cudaMemcpy(samples.data(), coefficients + job.coefficient_offset,
-                                                  samples.size() * sizeof(int32_t), cudaMemcpyDeviceToHost),
-                                       "copying an overflowing code-block's samples back");
+      const Status copied =
+          check_cuda(cudaMemcpy2D(samples.data(), size_t{job.width} * sizeof(int32_t), in() + job.coefficient_offset,
+                                  entropy::job_stride(job) * sizeof(int32_t), size_t{job.width} * sizeof(int32_t),
+                                  job.height, cudaMemcpyDeviceToHost),
+                     "copying an overflowing code-block's samples back");
       if (!copied.ok()) {
         failed[i] = copied;
         return;
@@ -434,10 +430,9 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
     since = now;
     return Status::Ok();
   };
-  MALLAT_RETURN_IF_ERROR(in_.reserve(plan.plane_samples * sizeof(int32_t)));
-  MALLAT_RETURN_IF_ERROR(out_.reserve(plan.plane_samples * sizeof(int32_t)));
+  MALLAT_RETURN_IF_ERROR(planes_.reserve(2 * plan.plane_samples * sizeof(int32_t)));
+  plane_samples_ = plan.plane_samples;
   for (auto& scratch : scratch_) MALLAT_RETURN_IF_ERROR(scratch.reserve(plan.scratch_samples * sizeof(int32_t)));
-  MALLAT_ASSIGN_OR_RETURN(int32_t* const coefficients, t1_->coefficient_buffer(plan.t1.coefficients));
   MALLAT_RETURN_IF_ERROR(mark("dt_reserve"));
   double narrow_ms = 0, finish_ms = 0;
   bool narrowed = false;
@@ -454,10 +449,10 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(transform(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kTransformed, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_colour_dwt"));
-  MALLAT_RETURN_IF_ERROR(gather(plan, coefficients, s));
-  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, plan.t1.coefficients, plan.t1.slot_capacity));
-  MALLAT_RETURN_IF_ERROR(record(kGathered, s));
-  MALLAT_RETURN_IF_ERROR(mark("dt_gather"));
+  MALLAT_RETURN_IF_ERROR(quantise(plan, s));
+  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(record(kQuantised, s));
+  MALLAT_RETURN_IF_ERROR(mark("dt_quantise"));
   MALLAT_RETURN_IF_ERROR(t1_->encode());
   MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
@@ -466,7 +461,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(mark("dt_download"));
   {
     const entropy::cuda::StepClock clock(&finish_ms);
-    MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, coefficients, pool));
+    MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, pool));
   }
   MALLAT_ASSIGN_OR_RETURN(const DeviceTileTimes times, step_times(narrow_ms, finish_ms));
   add(times);

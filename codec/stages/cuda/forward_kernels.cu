@@ -59,16 +59,6 @@ __global__ void ict_kernel(float* c0, float* c1, float* c2, size_t n) {
     ict_forward_sample(c0[i], c1[i], c2[i]);
 }
 
-// Block k of the grid copies job k, its threads striding over the samples.
-__global__ void gather_kernel(const GatherJob* jobs, const int32_t* planes, int32_t* out) {
-  const GatherJob job = jobs[blockIdx.x];
-  const uint32_t n = uint32_t{job.width} * job.height;
-  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
-    const uint32_t y = i / job.width, x = i - y * job.width;
-    out[job.target + i] = planes[job.source + uint64_t{y} * job.pitch + x];
-  }
-}
-
 // |y| / Delta of a row's sample x, for dead_zone_energy_lanes.
 struct RowScaled {
   const float* row;
@@ -82,8 +72,7 @@ struct RowScaled {
 // them in row order in double, as quantize_dead_zone does.
 __global__ void quantise_kernel(const QuantiseJob* jobs, const float* planes, int32_t* out,
                                 quant::QuantizationError* found) {
-  const QuantiseJob job = jobs[blockIdx.x];
-  const GatherJob& g = job.at;
+  const QuantiseJob g = jobs[blockIdx.x];
   __shared__ unsigned long long clipped;
   __shared__ float lanes[kThreads][8];
   if (threadIdx.x == 0) clipped = 0;
@@ -93,9 +82,9 @@ __global__ void quantise_kernel(const QuantiseJob* jobs, const float* planes, in
   for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
     const uint32_t y = i / g.width, x = i - y * g.width;
     const float v = planes[g.source + uint64_t{y} * g.pitch + x];
-    const float scaled = quant::dead_zone_scaled(job.rule, v);
-    const int32_t over = quant::dead_zone_over(job.rule, scaled);
-    out[g.target + i] = quant::dead_zone_value(job.rule, v, scaled, over);
+    const float scaled = quant::dead_zone_scaled(g.rule, v);
+    const int32_t over = quant::dead_zone_over(g.rule, scaled);
+    out[g.target + uint64_t{y} * g.pitch + x] = quant::dead_zone_value(g.rule, v, scaled, over);
     mine -= static_cast<uint32_t>(over);
   }
   if (mine) atomicAdd(&clipped, static_cast<unsigned long long>(mine));
@@ -103,7 +92,7 @@ __global__ void quantise_kernel(const QuantiseJob* jobs, const float* planes, in
   for (uint32_t first = 0; first < g.height; first += blockDim.x) {
     const uint32_t y = first + threadIdx.x;
     if (y < g.height) {
-      const RowScaled row{planes + g.source + uint64_t{y} * g.pitch, &job.rule};
+      const RowScaled row{planes + g.source + uint64_t{y} * g.pitch, &g.rule};
       quant::dead_zone_energy_lanes(g.width, row, lanes[threadIdx.x]);
     }
     __syncthreads();
@@ -118,7 +107,7 @@ __global__ void quantise_kernel(const QuantiseJob* jobs, const float* planes, in
     quant::QuantizationError e;
     e.clipped = static_cast<int64_t>(clipped);
     e.energy = total;
-    found[job.block] = e;
+    found[g.block] = e;
   }
 }
 
@@ -162,14 +151,6 @@ Status launch_quantise(const QuantiseJob* jobs, size_t count, const float* plane
   if (count == 0) return Status::Ok();
   quantise_kernel<<<static_cast<unsigned>(count), kThreads, 0, stream>>>(jobs, planes, out, found);
   return dwt::cuda::check_launch("quantise_kernel");
-}
-
-Status launch_gather(const GatherJob* jobs, size_t count, const int32_t* planes, int32_t* out,
-                     cudaStream_t stream) {
-  // One grid row of blocks per job; a tile's jobs fit a grid's 2^31 - 1.
-  if (count == 0) return Status::Ok();
-  gather_kernel<<<static_cast<unsigned>(count), kThreads, 0, stream>>>(jobs, planes, out);
-  return dwt::cuda::check_launch("gather_kernel");
 }
 
 }  // namespace mallat::codec::cuda

@@ -1,8 +1,7 @@
 // Launchers of the device runner's sample kernels (forward_kernels.cu):
 // the stored samples widened, DC shift and RCT in place on int32 planes (or
-// into floats and ICT for the 9/7), and the gather of code-blocks from the
-// DWT's packed output into Tier-1's batch, quantising the 9/7's. Host
-// declarations only.
+// into floats and ICT for the 9/7), and the 9/7's code-blocks quantised
+// where they lie. Host declarations only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/stages/gather_job.h"
+#include "codec/stages/quantise_job.h"
 #include "common/status.h"
 
 namespace mallat::codec::cuda {
@@ -40,10 +39,5 @@ Status launch_ict_forward(float* c0, float* c1, float* c2, size_t count, cudaStr
 // block per code-block; job k's findings go to found[jobs[k].block].
 Status launch_quantise(const QuantiseJob* jobs, size_t count, const float* planes, int32_t* out,
                        quant::QuantizationError* found, cudaStream_t stream);
-
-// gather_on_host (device_tile_plan.h) for `count` jobs at once: a CUDA
-// block per code-block.
-Status launch_gather(const GatherJob* jobs, size_t count, const int32_t* planes, int32_t* out,
-                     cudaStream_t stream);
 
 }  // namespace mallat::codec::cuda
