@@ -187,7 +187,7 @@ void report_tiles(const std::vector<Round>& rounds) {
       {"narrowing to stored width (CPU)", [](const Round& r) { return r.tiles.narrow_ms; }},
       {"upload + widen", [](const Round& r) { return r.tiles.upload_ms; }},
       {"DC shift, RCT/ICT, DWT", [](const Round& r) { return r.tiles.colour_dwt_ms; }},
-      {"quantising (9/7) + jobs up", [](const Round& r) { return r.tiles.quantise_ms; }},
+      {"quantising (9/7)", [](const Round& r) { return r.tiles.quantise_ms; }},
       {"Tier-1 kernel", [](const Round& r) { return r.tiles.tier1_ms; }},
       {"download", [](const Round& r) { return r.tiles.download_ms; }},
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},

@@ -62,7 +62,7 @@ struct DeviceTileTimes {
   double narrow_ms = 0;      // samples to their stored width, on the pool (CPU)
   double upload_ms = 0;      // the copy up and the widening
   double colour_dwt_ms = 0;  // DC shift, RCT or ICT, the DWT
-  double quantise_ms = 0;    // the 9/7's blocks quantised where they lie, the jobs up
+  double quantise_ms = 0;    // the 9/7's blocks quantised where they lie
   double tier1_ms = 0;       // the Tier-1 kernel
   double download_ms = 0;    // the blocks' bytes, passes and results down
   double finish_ms = 0;      // slots to code-blocks (CPU)

@@ -160,6 +160,11 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
     if (ht_job(jobs[i]) != ht_job(jobs[0])) {
       return invalid_argument("code-block " + std::to_string(i) + " of the batch is of another block coder");
     }
+    if (jobs[i].stride != 0 && jobs[i].stride < jobs[i].width) {
+      return invalid_argument("code-block " + std::to_string(i) + " of the batch: rows " +
+                              std::to_string(jobs[i].stride) + " samples apart, narrower than its " +
+                              std::to_string(jobs[i].width));
+    }
     const uint64_t span = job_span(jobs[i]);
     if (jobs[i].coefficient_offset + span > coefficients) {
       return invalid_argument("code-block " + std::to_string(i) + " of the batch: its " + std::to_string(span) +

@@ -163,7 +163,15 @@ TEST(Tier1Cuda, JobsPastTheCoefficientsAreRefused) {
   job.num_bitplanes = 8;
   const Status st = (*encoder)->upload({&job, 1}, coefficients, 1024);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("run past the batch's 100 coefficients"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("runs past the batch's 100 coefficients"), std::string::npos) << st.message();
+  // 10 rows of 10 samples: 10 apart fit 100; 11 apart run past (a span of
+  // 109); 9 apart would overlap.
+  job.height = 10;
+  for (const uint32_t stride : {9u, 10u, 11u}) {
+    job.stride = stride;
+    const Status strided = (*encoder)->upload({&job, 1}, coefficients, 1024);
+    EXPECT_EQ(strided.ok(), stride == 10) << stride << ": " << strided.message();
+  }
 }
 
 }  // namespace

@@ -441,6 +441,9 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
     MALLAT_ASSIGN_OR_RETURN(narrowed, narrow(tile, plan, pool));
   }
   MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
+  // The jobs first: their copy waits for the host, so that from here the
+  // stream's steps follow one another with no host step between them.
+  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s) : upload_samples(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
@@ -450,7 +453,6 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(record(kTransformed, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_colour_dwt"));
   MALLAT_RETURN_IF_ERROR(quantise(plan, s));
-  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
   MALLAT_RETURN_IF_ERROR(record(kQuantised, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_quantise"));
   MALLAT_RETURN_IF_ERROR(t1_->encode());
