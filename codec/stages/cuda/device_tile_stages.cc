@@ -529,12 +529,17 @@ namespace {
 StartedSlots start_slots(int sharing, int slots, DeviceTileUse use) {
   std::vector<std::unique_ptr<DeviceTileSlot>> made;
   for (int k = 0; k < std::max(1, slots); ++k) {
+    // The first slot's start makes CUDA's context.
+    const timeline::Span span(k == 0 ? "dt_start_context" : "dt_start_slot");
     auto slot = std::make_unique<DeviceTileSlot>(sharing);
     MALLAT_RETURN_IF_ERROR(slot->start(use));
     made.push_back(std::move(slot));
   }
   // After the first slot's start, which set the context's flags.
-  if (use == DeviceTileUse::kDecode) MALLAT_RETURN_IF_ERROR(cuda::load_inverse_kernels());
+  if (use == DeviceTileUse::kDecode) {
+    const timeline::Span span("dt_load_kernels");
+    MALLAT_RETURN_IF_ERROR(cuda::load_inverse_kernels());
+  }
   return made;
 }
 
