@@ -189,25 +189,35 @@ class TileDecoder {
     const std::unique_ptr<TileStages> stages = resources_.device_tiles
                                                    ? make_device_tile_stages(pool_, dwt_, *resources_.device_tiles)
                                                    : make_cpu_tile_stages(pool_, dwt_);
+    const Status done = run_all_inverse(*stages, tile);
+    if (!tile.device_failure.empty() && report_) {
+      report_->warnings.push_back("tile " + std::to_string(tile_.index) + ": the device failed (" +
+                                  tile.device_failure + "); decoded on the CPU instead");
+    }
+    return done;
+  }
+
+  // Every inverse stage of `tile` through `stages`, timed where asked.
+  Status run_all_inverse(TileStages& stages, DecodeTile& tile) {
     StageTimes* times = resources_.stage_times;
-    if (!times) return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
-    if (stages->keeps_whole(tile)) {
+    if (!times) return stages.inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+    if (stages.keeps_whole(tile)) {
       // On the device whole: one span for every stage.
       StageClock clock(&times->block_coding_ms, "device_tile");
-      return stages->inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
+      return stages.inverse(InverseStage::kBlockDecoding, InverseStage::kOutput, tile);
     }
     // Timed one by one: the results are those of running them together
     // (tile_stages.h).
     {
       StageClock clock(&times->block_coding_ms, "tier1_dequant");
-      MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kBlockDecoding, InverseStage::kDequantisation, tile));
+      MALLAT_RETURN_IF_ERROR(stages.inverse(InverseStage::kBlockDecoding, InverseStage::kDequantisation, tile));
     }
     {
       StageClock clock(&times->dwt_ms, "idwt");
-      MALLAT_RETURN_IF_ERROR(stages->inverse(InverseStage::kInverseDwt, InverseStage::kInverseDwt, tile));
+      MALLAT_RETURN_IF_ERROR(stages.inverse(InverseStage::kInverseDwt, InverseStage::kInverseDwt, tile));
     }
     StageClock clock(&times->colour_transform_ms, "output");
-    return stages->inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
+    return stages.inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
   }
 
   static bool meets(const dwt::Rect& a, const dwt::Rect& b) {

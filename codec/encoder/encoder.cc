@@ -59,6 +59,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
                           block_encoder_for(resources, *backend));
   setup.hybrid_coder = hybrid_coder.get();
   setup.device_tiles = resources.device_tiles.get();
+  if (report) setup.notes = &report->notes;
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;

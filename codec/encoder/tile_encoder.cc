@@ -57,6 +57,10 @@ Status TileEncoder::code(int index) {
     return Status::Ok();
   }
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
+  if (!tile.device_failure.empty() && setup_.notes) {
+    setup_.notes->push_back("tile " + std::to_string(index) + ": the device failed (" + tile.device_failure +
+                            "); coded on the CPU instead, the same bytes");
+  }
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   if (setup_.ht_candidates && main.cod.component.style.ht) {
     StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "ht_candidates");

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "codec/api/stage_times.h"
@@ -76,6 +77,9 @@ struct TileCodingSetup {
   // for rate control's choice, in memory up to the store's budget
   // (kept_indices.h).
   KeptIndexStore* kept_store = nullptr;
+  // When set, a note for each tile that the device runner took, failed on
+  // and ran on the CPU instead (EncodeTile::device_failure): the report's.
+  std::vector<std::string>* notes = nullptr;
 };
 
 // One truncation point of an HT code-block under rate control: the first

@@ -115,7 +115,18 @@ inline DeviceDecodeTimes operator-(const DeviceDecodeTimes& a, const DeviceDecod
 DeviceDecodeTimes device_decode_times(DeviceTileContext& device);
 
 // A runner over `device` (which outlives it) with the CPU runner on
-// `pool` and `dwt` for what the device does not take.
+// `pool` and `dwt` for what the device does not take. A tile whose run on
+// the device fails there (a CUDA call's error: memory, a launch, a fault)
+// runs on the CPU runner instead, with the same results, its
+// `device_failure` saying why; the context keeps that failure and sends
+// every later tile to the CPU (a faulted context stays faulted).
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device);
+
+// The device failure that sent tiles to the CPU runner, OK while none has.
+Status device_tile_failure(DeviceTileContext& device);
+// For tests: the next `runs` tiles' runs on the device (either direction)
+// report a device failure once they have run, as a launch whose error
+// shows at the end would.
+void inject_device_tile_failures(DeviceTileContext& device, int runs);
 
 }  // namespace mallat::codec

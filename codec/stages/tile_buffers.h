@@ -132,6 +132,9 @@ struct EncodeTile {
   // hybrid coder of the device's coders and the CPU's, made once per
   // encode) instead of a CPU coder made for the call.
   entropy::BlockEncoder* hybrid_coder = nullptr;
+  // Set by a runner that took the tile to a device, failed there and ran
+  // it on the CPU instead (the same results): what the device said.
+  std::string device_failure;
 };
 
 // A code-block on the decoder's side.
@@ -197,6 +200,8 @@ struct DecodeTile {
   // pixels, the components interleaved, a byte each) and leaves the image's
   // components without samples: `image` only describes them (fits_bytes).
   uint8_t* raster = nullptr;
+  // As EncodeTile's: the device's failure where the tile went to the CPU.
+  std::string device_failure;
 };
 
 }  // namespace mallat::codec

@@ -181,6 +181,49 @@ TEST(DecodeCuda, DamagedCodeBlockBytesGiveTheCpuPathsResult) {
   EXPECT_GE(decoded_on_device, 6);
 }
 
+// A tile whose run fails on the device (a failure injected after the run,
+// as a launch's error found at the end) is decoded again on the CPU, into
+// the raster the device had written: the CPU path's samples, a warning
+// that says so, and every later tile on the CPU.
+TEST(DecodeCuda, ATileThatFailsOnTheDeviceIsDecodedOnTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  auto device = make_device_tile_context();
+  ASSERT_TRUE(device.ok()) << device.status().message();
+  EncodeOptions tiled;
+  tiled.threads = 4;
+  tiled.tile_width = tiled.tile_height = 128;
+  for (const bool ht : {false, true}) {
+    const std::string what = ht ? "HT" : "Part 1";
+    tiled.style.ht = ht;
+    const Image image = photo_like(300, 200, 3, 8, ht ? 31 : 32);
+    const auto stream = encode(image, tiled);
+    ASSERT_TRUE(stream.ok()) << what;
+    DecodeOptions cpu;
+    cpu.threads = 4;
+    std::vector<uint8_t> want_raster, got_raster;
+    const auto want = decode(*stream, cpu, nullptr, &want_raster);
+    ASSERT_TRUE(want.ok()) << what;
+    CallResources whole;
+    whole.device_tiles = *device;
+    inject_device_tile_failures(**device, 1);
+    DecodeReport report;
+    const auto got = decode(*stream, cpu, whole, &report, &got_raster);
+    ASSERT_TRUE(got.ok()) << what << ": " << got.status().message();
+    EXPECT_TRUE(want_raster == got_raster) << what;
+    int moved = 0;
+    for (const std::string& w : report.warnings) moved += w.find("the device failed") != std::string::npos;
+    EXPECT_EQ(moved, 1) << what;
+    EXPECT_FALSE(device_tile_failure(**device).ok()) << what;
+    // The context is given up: later tiles run on the CPU, no warning.
+    DecodeReport after;
+    const auto again = decode(*stream, cpu, whole, &after, nullptr);
+    ASSERT_TRUE(again.ok()) << what;
+    EXPECT_TRUE(after.warnings.empty()) << what;
+    device = make_device_tile_context();  // a fresh one for the next coder
+    ASSERT_TRUE(device.ok());
+  }
+}
+
 // A lossless tile of noise as a batch decodes it, its slots shared: its
 // blocks long (16 a warp, device_decode_slot.cc's rule) and its codeword
 // bytes more than common/host_staging.h pins (up through the staged

@@ -183,6 +183,41 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
   }
 }
 
+// A tile whose run fails on the device (a failure injected after the run,
+// as a launch's error found at the end) is coded again on the CPU: the CPU
+// path's bytes, a note that says so, and every later tile on the CPU.
+TEST(EncodeCuda, ATileThatFailsOnTheDeviceIsCodedOnTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  EncodeOptions tiled;
+  tiled.threads = 4;
+  tiled.tile_width = tiled.tile_height = 128;
+  for (const bool ht : {false, true}) {
+    const std::string what = ht ? "HT" : "Part 1";
+    auto device = make_device_tile_context();
+    ASSERT_TRUE(device.ok()) << device.status().message();
+    tiled.style.ht = ht;
+    const Image image = photo_like(300, 200, 3, 8, ht ? 33 : 34);
+    const auto want = encode(image, tiled);
+    ASSERT_TRUE(want.ok()) << what;
+    CallResources whole;
+    whole.device_tiles = *device;
+    inject_device_tile_failures(**device, 1);
+    EncodeReport report;
+    const auto got = encode(image, tiled, whole, &report);
+    ASSERT_TRUE(got.ok()) << what << ": " << got.status().message();
+    EXPECT_TRUE(*want == *got) << what;
+    int moved = 0;
+    for (const std::string& n : report.notes) moved += n.find("the device failed") != std::string::npos;
+    EXPECT_EQ(moved, 1) << what;
+    EXPECT_FALSE(device_tile_failure(**device).ok()) << what;
+    EncodeReport after;
+    const auto again = encode(image, tiled, whole, &after);
+    ASSERT_TRUE(again.ok()) << what;
+    EXPECT_TRUE(*want == *again) << what;
+    EXPECT_TRUE(after.notes.empty()) << what;
+  }
+}
+
 // A batch's lanes share the runner's slots (start_device_tile_context with
 // 2 slots, as an engine's lanes share them): four callers on
 // threads of their own, each tile on the first free slot, every codestream

@@ -125,6 +125,14 @@ class DeviceTileContext {
     std::lock_guard<std::mutex> lock(times_mutex_);
     return decode_times_;
   }
+  // The first failure of a run on the device (OK while none): from then on
+  // the tiles go to the CPU runner.
+  Status failure() const {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    return failure_;
+  }
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  void inject_failures(int runs) { injected_.store(runs); }
 
  private:
   std::mutex start_mutex_;
@@ -137,6 +145,24 @@ class DeviceTileContext {
   mutable std::mutex times_mutex_;
   DeviceTileTimes times_;
   DeviceDecodeTimes decode_times_;
+  mutable std::mutex failure_mutex_;
+  Status failure_;
+  std::atomic<bool> failed_{false};
+  std::atomic<int> injected_{0};
+
+  // `ran`, or the injected failure; a device failure is kept as the
+  // context's.
+  Status after_run(Status ran) {
+    if (ran.ok() && injected_.load() > 0 && injected_.fetch_sub(1) > 0) {
+      ran = device_error("a failure injected for a test, after the tile ran on the device");
+    }
+    if (ran.code() == ErrorCode::kDeviceError) {
+      std::lock_guard<std::mutex> lock(failure_mutex_);
+      if (failure_.ok()) failure_ = ran;
+      failed_.store(true, std::memory_order_release);
+    }
+    return ran;
+  }
 
   // f(slot) on the first free slot, held meanwhile.
   template <typename F>
@@ -186,20 +212,24 @@ Status DeviceTileContext::wait_started() {
 
 Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(wait_started());
-  return on_free_slot([&](DeviceTileSlot& slot) {
+  return after_run(on_free_slot([&](DeviceTileSlot& slot) {
     return slot.run(tile, pool, [&](const DeviceTileTimes& t) {
       std::lock_guard<std::mutex> lock(times_mutex_);
       times_ += t;
     });
-  });
+  }));
 }
 
 Result<bool> DeviceTileContext::run(DecodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(wait_started());
   DeviceDecodeTimes t;
   Result<bool> done = on_free_slot([&](DeviceTileSlot& slot) { return slot.run(tile, pool, t); });
-  std::lock_guard<std::mutex> lock(times_mutex_);
-  decode_times_ += t;
+  {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    decode_times_ += t;
+  }
+  const Status ran = after_run(done.ok() ? Status::Ok() : done.status());
+  if (!ran.ok()) return ran;
   return done;
 }
 
@@ -484,12 +514,16 @@ class DeviceTileStages final : public TileStages {
   }
 
   bool keeps_whole(const EncodeTile& tile) const override {
-    return started_ && device_tile_unsupported(tile).empty();
+    return started_ && !device_.failed() && device_tile_unsupported(tile).empty();
   }
 
+  // A tile whose run failed on the device is run again on the CPU runner,
+  // from its image's samples (the device's partial results overwritten).
   Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
     if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
-      return device_.run(tile, pool_);
+      const Status ran = device_.run(tile, pool_);
+      if (ran.code() != ErrorCode::kDeviceError) return ran;
+      tile.device_failure = ran.message();
     }
     for (TilePlane& plane : tile.planes) {
       if (!plane.storage) plane.allocate();
@@ -498,15 +532,18 @@ class DeviceTileStages final : public TileStages {
   }
 
   bool keeps_whole(const DecodeTile& tile) const override {
-    return started_ && device_decode_unsupported(tile).empty();
+    return started_ && !device_.failed() && device_decode_unsupported(tile).empty();
   }
 
   // A tile the device could not decode (a block's parameters stopped its
-  // decoder) goes to the CPU runner, whose message names the block.
+  // decoder) goes to the CPU runner, whose message names the block; so does
+  // one whose run failed on the device, every sample written again.
   Status inverse(InverseStage first, InverseStage last, DecodeTile& tile) override {
     if (first == InverseStage::kBlockDecoding && last == InverseStage::kOutput && keeps_whole(tile)) {
-      MALLAT_ASSIGN_OR_RETURN(const bool done, device_.run(tile, pool_));
-      if (done) return Status::Ok();
+      const Result<bool> done = device_.run(tile, pool_);
+      if (done.ok() && *done) return Status::Ok();
+      if (!done.ok() && done.status().code() != ErrorCode::kDeviceError) return done.status();
+      if (!done.ok()) tile.device_failure = done.status().message();
     }
     return cpu_->inverse(first, last, tile);
   }
@@ -561,6 +598,8 @@ std::shared_ptr<DeviceTileContext> start_device_tile_context(int sharing, int sl
 Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
 
 DeviceTileTimes device_tile_times(DeviceTileContext& device) { return device.times(); }
+Status device_tile_failure(DeviceTileContext& device) { return device.failure(); }
+void inject_device_tile_failures(DeviceTileContext& device, int runs) { device.inject_failures(runs); }
 DeviceDecodeTimes device_decode_times(DeviceTileContext& device) { return device.decode_times(); }
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
