@@ -282,6 +282,7 @@ class StreamedTile::Impl {
       buffer->y1 = first.y1;
     }
     if (in_.describe_block) tile.describe_block = [&](size_t i) { return in_.describe_block(ids[i]); };
+    tile.hybrid_decoder = in_.hybrid_decoder;
     const Status s = decode_blocks(tile, pool_, /*dequantise=*/true);
     for (size_t t = 0; t < targets.size(); ++t) {
       targets[t].second->rows = std::move(tile.bands[t].coefficients);
