@@ -139,6 +139,22 @@ entropy::DeviceCoderOptions split(double share) {
   return o;
 }
 
+// The hybrid coders over the stand-ins as HT's devices.
+std::shared_ptr<entropy::BlockEncoder> hybrid_encoder(std::shared_ptr<HostRuns> runs, double share) {
+  entropy::DeviceBlockEncoderStart start = [runs]() -> Result<std::unique_ptr<entropy::DeviceBlockEncoder>> {
+    return std::unique_ptr<entropy::DeviceBlockEncoder>(new HostHtEncoder(runs));
+  };
+  return entropy::make_hybrid_block_encoder(
+      entropy::device_block_encoders(entropy::BlockCoderKind::kHt, std::move(start)), split(share));
+}
+std::shared_ptr<entropy::BlockDecoder> hybrid_decoder(std::shared_ptr<HostRuns> runs, double share) {
+  entropy::DeviceBlockDecoderStart start = [runs]() -> Result<std::unique_ptr<entropy::DeviceBlockDecoder>> {
+    return std::unique_ptr<entropy::DeviceBlockDecoder>(new HostHtDecoder(runs));
+  };
+  return entropy::make_hybrid_block_decoder(
+      entropy::device_block_decoders(entropy::BlockCoderKind::kHt, std::move(start)), split(share));
+}
+
 // HT lossless (one tile, and tiles), and HT quantised under a rate target
 // (rate control by estimates: the kept blocks coded at their planes, with
 // SigProp and MagRef): the streamed encode through the hybrid coder writes
@@ -168,12 +184,7 @@ TEST(StreamedHybrid, HtBlocksOnTheDeviceGiveTheCpuPathsFileAndSamples) {
       const std::string at = what + " share " + std::to_string(share);
       auto encode_runs = std::make_shared<HostRuns>();
       CallResources resources;
-      resources.block_encoder = entropy::make_hybrid_block_encoder(
-          entropy::device_block_encoders(entropy::BlockCoderKind::kHt,
-                                         [encode_runs]() -> Result<std::unique_ptr<entropy::DeviceBlockEncoder>> {
-                                           return std::unique_ptr<entropy::DeviceBlockEncoder>(new HostHtEncoder(encode_runs));
-                                         }),
-          split(share));
+      resources.block_encoder = hybrid_encoder(encode_runs, share);
       ImageRows rows{image, {}};
       std::vector<uint8_t> file;
       const FileSink sink = [&](std::span<const uint8_t> piece) {
@@ -185,16 +196,12 @@ TEST(StreamedHybrid, HtBlocksOnTheDeviceGiveTheCpuPathsFileAndSamples) {
       EXPECT_GT(encode_runs->runs.load(), 1) << at;
       const entropy::DeviceCodingTimes coded = resources.block_encoder->device_times();
       EXPECT_GT(coded.device_blocks, 0u) << at;
+      EXPECT_EQ(encode_runs->blocks.load(), coded.device_blocks) << at;  // each once
       EXPECT_EQ(coded.cpu_blocks > 0, share < 1) << at;
 
       auto decode_runs = std::make_shared<HostRuns>();
       CallResources decoding;
-      decoding.block_decoder = entropy::make_hybrid_block_decoder(
-          entropy::device_block_decoders(entropy::BlockCoderKind::kHt,
-                                         [decode_runs]() -> Result<std::unique_ptr<entropy::DeviceBlockDecoder>> {
-                                           return std::unique_ptr<entropy::DeviceBlockDecoder>(new HostHtDecoder(decode_runs));
-                                         }),
-          split(share));
+      decoding.block_decoder = hybrid_decoder(decode_runs, share);
       JoinedStrips strips;
       const Result<bool> done = decode_streamed(*cpu, d, decoding, strips, nullptr);
       ASSERT_TRUE(done.ok()) << at << ": " << done.status().message();
@@ -203,7 +210,9 @@ TEST(StreamedHybrid, HtBlocksOnTheDeviceGiveTheCpuPathsFileAndSamples) {
       for (size_t c = 0; c < want->components.size(); ++c)
         EXPECT_TRUE(strips.image.components[c].samples == want->components[c].samples) << at << " component " << c;
       EXPECT_GT(decode_runs->runs.load(), 1) << at;
-      EXPECT_GT(decoding.block_decoder->device_times().device_blocks, 0u) << at;
+      const entropy::DeviceCodingTimes decoded = decoding.block_decoder->device_times();
+      EXPECT_GT(decoded.device_blocks, 0u) << at;
+      EXPECT_EQ(decode_runs->blocks.load(), decoded.device_blocks) << at;
     }
   }
 }
