@@ -17,6 +17,7 @@
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "common/thread_pool.h"
+#include "common/timeline.h"
 #include "io/file.h"
 #include "io/mapped_file.h"
 #include "io/strip_writer.h"
@@ -263,6 +264,9 @@ std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine&
   // and gives its own warnings and errors, the same as ever (an error found
   // here is found there too, at the cost of a second attempt).
   if (!status.ok()) return std::nullopt;
+  // MALLAT_TIMELINE's spans (the device's launches, the waits for blocks).
+  if (const std::string problem = timeline::write_recorded(); !problem.empty())
+    std::fprintf(stderr, "mallat decode: %s\n", problem.c_str());
   if (!quiet) {
     for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
     for (const auto& n : notes)
