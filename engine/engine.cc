@@ -174,7 +174,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   placement.files_at_once = engine::encode_files_at_once(options_);
   entropy::DeviceCoderOptions coder =
       engine::device_coder_options(options_, work.batch, placement.files_at_once);
-  coder.expected_samples = work.expected_samples;
+  coder.expected_samples = engine::device_room_samples(work);
   // A batch whose every tile goes to the device whole leaves the hybrid
   // coder nothing to code, so its start-up makes no room for a file's
   // blocks.
@@ -186,7 +186,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // runs on the CPU alone; a share given asks for the device whatever the
   // size.
   const bool start = work.batch || options_.device_share >= 0 || options_.device_for_one_item ||
-                     engine::device_pays_for_one_item(work.expected_samples, options.style.ht);
+                     engine::device_pays_for_one_item(work, options.style.ht, options_.device_stages);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
@@ -204,9 +204,10 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
   placement.files_at_once = engine::decode_files_at_once(options_);
   const entropy::DeviceCoderOptions coder =
       engine::device_coder_options(options_, work.batch, placement.files_at_once);
-  // One file is decoded on the CPU alone: CUDA's start-up costs it more
-  // than the device's share saves.
-  const bool start = work.batch || options_.device_for_one_item;
+  // One small file, or one decoded whole, is decoded on the CPU alone:
+  // CUDA's start-up costs it more than the device's share saves.
+  const bool start = work.batch || options_.device_for_one_item ||
+                     engine::device_pays_for_one_decode(work, options_.device_stages);
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
@@ -245,7 +246,8 @@ Result<std::vector<uint8_t>> Engine::Impl::encode(const Image& image, const code
 
 Status Engine::Impl::encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
                                      const codec::FileSink& sink, codec::EncodeReport* report) {
-  if (!encode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_encode(options, {false, samples_of(source.layout)}).status());
+  if (!encode_.prepared)
+    MALLAT_RETURN_IF_ERROR(prepare_encode(options, {false, samples_of(source.layout), true}).status());
   MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(encode_));
   const codec::CallResources resources = resources_for(held.lane(), options.time_stages);
   const Status status = codec::encode_streamed(source, options, resources, sink, report);
@@ -261,6 +263,14 @@ Result<Image> Engine::Impl::decode(std::span<const uint8_t> data, const codec::D
   Result<Image> image = codec::decode(data, options, resources, report, raster);
   if (report && resources.stage_times) report->stage_times = *resources.stage_times;
   return image;
+}
+
+Result<bool> Engine::Impl::decode_streamed(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                                           codec::RowSink& sink, codec::DecodeReport* report) {
+  // Unprepared, its size is not known before its headers are read: small.
+  if (!decode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_decode(options, {false, 0, true}).status());
+  MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(decode_));
+  return codec::decode_streamed(data, options, resources_for(held.lane(), false), sink, report);
 }
 
 std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem> items,
@@ -368,6 +378,10 @@ Status Engine::encode_streamed(const codec::RowSource& source, const codec::Enco
 Result<Image> Engine::decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                              codec::DecodeReport* report, std::vector<uint8_t>* raster) {
   return impl_->decode(data, options, report, raster);
+}
+Result<bool> Engine::decode_streamed(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                                     codec::RowSink& sink, codec::DecodeReport* report) {
+  return impl_->decode_streamed(data, options, sink, report);
 }
 std::vector<EncodeResult> Engine::encode_batch(std::span<const EncodeItem> items, const codec::EncodeOptions& options,
                                                const EncodeHooks& hooks) {

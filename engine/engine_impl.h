@@ -33,6 +33,8 @@ class Engine::Impl {
                          const codec::FileSink& sink, codec::EncodeReport* report);
   Result<Image> decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                        codec::DecodeReport* report, std::vector<uint8_t>* raster);
+  Result<bool> decode_streamed(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                               codec::RowSink& sink, codec::DecodeReport* report);
   std::vector<EncodeResult> encode_batch(std::span<const EncodeItem> items, const codec::EncodeOptions& options,
                                          const EncodeHooks& hooks);
   std::vector<DecodeResult> decode_batch(std::span<const DecodeItem> items, const codec::DecodeOptions& options,

@@ -28,9 +28,16 @@ int files_ahead(const EngineOptions& options, bool whole_tiles_on_device) {
   return whole_tiles_on_device ? 4 : 2;
 }
 
-bool device_pays_for_one_item(uint64_t expected_samples, bool ht) {
-  return !ht && expected_samples >= (uint64_t{1} << 27);
+bool device_pays_for_one_item(const Workload& work, bool ht, DeviceStages stages) {
+  if (work.expected_samples < kOneItemDeviceSamples) return false;
+  return !ht || (work.streamed && !whole_tiles(stages, false));
 }
+
+bool device_pays_for_one_decode(const Workload& work, DeviceStages stages) {
+  return work.streamed && !whole_tiles(stages, false) && work.expected_samples >= kOneItemDeviceSamples;
+}
+
+uint64_t device_room_samples(const Workload& work) { return work.streamed ? 0 : work.expected_samples; }
 
 uint64_t expected_samples_of(const std::string& path) {
   namespace fs = std::filesystem;

@@ -64,15 +64,34 @@ int decode_files_at_once(const EngineOptions& options);
 // EngineOptions::files_ahead where above 0.
 int files_ahead(const EngineOptions& options, bool whole_tiles_on_device);
 
-// Whether one image of about `expected_samples` samples gains from the
-// device. CUDA's start-up on its background thread slows the CPU stages of
-// the same process even when no block goes to the device, and the device's
-// share of Tier-1 pays for that only on large images: one image of fewer
-// than 128 M samples is coded on the CPU alone, CUDA never started. 0
-// (unknown) is taken as small. Nor does one HT image (`ht`) of any size: the
-// CPU's HT coder keeps up with the DWT, and its streamed encoder holds a
-// strip where the device's whole-image encode holds every plane.
-bool device_pays_for_one_item(uint64_t expected_samples, bool ht);
+// One item of fewer samples than this is coded on the CPU alone, CUDA never
+// started: CUDA's start-up on its background thread slows the CPU stages
+// of the same process even when no block goes to the device, and the
+// device's share of Tier-1 pays for that only on large images.
+inline constexpr uint64_t kOneItemDeviceSamples = uint64_t{1} << 27;
+
+// Whether one image to encode (`work`, not a batch; its expected_samples 0
+// when unknown, taken as small) gains from the device's Tier-1: from
+// kOneItemDeviceSamples. An HT image (`ht`) only when it is encoded
+// streamed (work.streamed) and not as whole tiles on the device (`stages`):
+// the streamed encoder hands each strip's rows of code-blocks to the
+// hybrid coder and holds a strip, where the whole-image encode holds every
+// plane, which the HT coder's speed on the CPU does not pay for.
+bool device_pays_for_one_item(const Workload& work, bool ht, DeviceStages stages);
+
+// Whether one file to decode gains from the device's Tier-1: decoded
+// streamed (work.streamed: each row of code-blocks, the same row of the
+// resolution's other subbands and planes with it, is one batch of the
+// hybrid decoder) and not as whole tiles, of kOneItemDeviceSamples decoded
+// samples or more. A file decoded whole stays on the CPU, as any small one.
+bool device_pays_for_one_decode(const Workload& work, DeviceStages stages);
+
+// The samples the device coder makes room for as it starts
+// (DeviceCoderOptions::expected_samples): the item's, whose blocks a
+// whole-image encode hands over at once; none for a streamed item, whose
+// launches are a strip's rows of code-blocks (its buffers grow to them at
+// the first launches), so that the room stays a strip's, not the image's.
+uint64_t device_room_samples(const Workload& work);
 
 // About the samples of the file at `path`, or of the first file by name in
 // it when it is a folder: its size in bytes (about its samples for 8-bit

@@ -141,6 +141,10 @@ int run_one(const std::string& command, const BatchFile& file, const BatchSteps&
   Status status = steps.read(item);
   if (status.ok()) status = steps.code(item);
   if (status.ok()) status = steps.write(item);
+  // MALLAT_TIMELINE's spans of one file too (its device launches, its
+  // strips), as a batch writes them.
+  if (const std::string problem = timeline::write_recorded(); !problem.empty())
+    std::fprintf(stderr, "mallat %s: %s\n", command.c_str(), problem.c_str());
   if (!quiet)
     for (const std::string& m : item.messages) std::fprintf(stderr, "%s\n", m.c_str());
   if (status.ok()) return 0;

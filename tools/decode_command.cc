@@ -281,17 +281,25 @@ int decode_main(const Args& args) {
   }
   s.output.threads = s.codec.threads;
   io::set_durable_writes(s.fsync);
-  // The engine decides what runs where: a batch decodes Part 1 code-blocks
-  // on the device and the CPU together, one file on the CPU alone
-  // (engine/placement.h).
+  // The engine decides what runs where: a batch decodes code-blocks on the
+  // device and the CPU together, one file on the CPU alone unless it is
+  // large and decoded strip by strip (engine/placement.h).
   const bool asked_cuda = s.engine.device == Device::kCuda;
   Engine engine(command_engine_options(s.engine, s.codec.threads));
-  const Workload work{is_batch(s.batch), 0};
+  BatchRequest as_run = s.batch;
+  as_run.output = s.out;
+  // One file decoded strip by strip: mapped now, as the placement depends
+  // on it and its size.
+  std::optional<StreamedDecodeInput> streamed;
+  if (!is_batch(as_run) && s.batch.inputs.size() == 1)
+    streamed = streamed_decode_input(BatchFile{s.batch.inputs[0], s.out}, s.codec, s.output);
+  const Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
   Result<Placement> placed = engine.prepare_decode(s.codec, work);
   if (!placed.ok()) return fail("decode", placed.status().message());
-  if (asked_cuda && !work.batch && !s.quiet)
+  if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
-                         "more than the device saves; a batch of files uses the device\n");
+                         "more than the device saves; a batch of files, or one large file decoded strip by strip, "
+                         "uses the device\n");
   // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
@@ -299,8 +307,15 @@ int decode_main(const Args& args) {
     if (io::format_from_extension(s.out) == io::Format::kUnknown)
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
-    if (const std::optional<int> rc = decode_one_streamed(file, s.codec, s.output, s.quiet)) return *rc;
-    return run_one("decode", file, decode_steps(s.output, s.codec.reduce, engine, s.codec), s.quiet);
+    int status = -1;
+    if (streamed) {
+      if (const std::optional<int> rc = decode_one_streamed(*streamed, engine, file, s.codec, s.output, s.quiet))
+        status = *rc;
+    }
+    streamed.reset();
+    if (status < 0) status = run_one("decode", file, decode_steps(s.output, s.codec.reduce, engine, s.codec), s.quiet);
+    note_device_fallback("decode", engine.decode_device_status(), asked_cuda, s.quiet);
+    return status;
   }
   Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
   if (!plan.ok()) return usage_error(plan.status().message());

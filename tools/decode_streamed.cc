@@ -17,6 +17,7 @@
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "common/thread_pool.h"
+#include "common/timeline.h"
 #include "io/file.h"
 #include "io/mapped_file.h"
 #include "io/strip_writer.h"
@@ -218,22 +219,28 @@ bool streamed_by_default(uint64_t decoded_samples, bool irreversible, int thread
   return !irreversible || resolved <= kIrreversibleStreamsUpTo;
 }
 
-std::optional<int> decode_one_streamed(const BatchFile& file, const codec::DecodeOptions& options,
-                                       const DecodeOutputOptions& output, bool quiet) {
+std::optional<StreamedDecodeInput> streamed_decode_input(const BatchFile& file, const codec::DecodeOptions& options,
+                                                         const DecodeOutputOptions& output) {
   const io::Format format = io::format_from_extension(file.out);
   // One file in a format written in strips; the options that act on the
   // whole image keep the whole-image path.
   if (output.whole_image || !io::writes_strips(format) || output.split_pnm || output.upsample) return std::nullopt;
-  // Mapped, not read: the file is not held whole either.
   auto data = io::map_file(file.in);
   if (!data.ok()) return std::nullopt;  // run_one reads it and says why
-  if (!output.streamed) {
-    // A header that cannot be read: the whole-image path says why, or at
-    // -threads 1 the streamed one.
-    const std::optional<StreamShape> shape = stream_shape(data->bytes(), options.reduce);
-    if (shape ? !streamed_by_default(shape->samples, shape->irreversible, options.threads) : options.threads != 1)
-      return std::nullopt;
-  }
+  const std::optional<StreamShape> shape = stream_shape(data->bytes(), options.reduce);
+  // A header that cannot be read: the whole-image path says why, or at
+  // -threads 1 the streamed one.
+  if (!output.streamed &&
+      (shape ? !streamed_by_default(shape->samples, shape->irreversible, options.threads) : options.threads != 1))
+    return std::nullopt;
+  return StreamedDecodeInput{std::move(*data), shape ? shape->samples : 0};
+}
+
+std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine& engine, const BatchFile& file,
+                                       const codec::DecodeOptions& options, const DecodeOutputOptions& output,
+                                       bool quiet) {
+  const io::Format format = io::format_from_extension(file.out);
+  const io::MappedFile& data = input.data;
   const std::string in = file.in.string();
   // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
   const bool raw = format == io::Format::kRaw || format == io::Format::kRawl;
@@ -244,8 +251,8 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   Image written;
   const Status status = io::write_strips(file.out, {.format = format, .png = output.png, .threads = options.threads},
                                          [&](io::StripWriter& writer) -> Status {
-    StripsToFile sink(writer, file, *data, options.reduce, output);
-    Result<bool> done = codec::decode_streamed(data->bytes(), coded, sink, &report);
+    StripsToFile sink(writer, file, data, options.reduce, output);
+    Result<bool> done = engine.decode_streamed(data.bytes(), coded, sink, &report);
     const Status finished = sink.finish();
     notes = sink.notes;
     written = std::move(sink.written);
@@ -257,6 +264,9 @@ std::optional<int> decode_one_streamed(const BatchFile& file, const codec::Decod
   // and gives its own warnings and errors, the same as ever (an error found
   // here is found there too, at the cost of a second attempt).
   if (!status.ok()) return std::nullopt;
+  // MALLAT_TIMELINE's spans (the device's launches, the waits for blocks).
+  if (const std::string problem = timeline::write_recorded(); !problem.empty())
+    std::fprintf(stderr, "mallat decode: %s\n", problem.c_str());
   if (!quiet) {
     for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
     for (const auto& n : notes)

@@ -9,16 +9,33 @@
 #include <optional>
 
 #include "codec/api/decode.h"
+#include "codec/api/engine.h"
+#include "io/mapped_file.h"
 #include "tools/batch.h"
 #include "tools/decode_output.h"
 
 namespace mallat::tools {
 
-// The exit status of decoding `file` strip by strip (messages printed as
-// run_one prints them), or nullopt, having written and printed nothing,
-// where the output format, the options or the stream need the whole image.
-std::optional<int> decode_one_streamed(const BatchFile& file, const codec::DecodeOptions& options,
-                                       const DecodeOutputOptions& output, bool quiet);
+// One file to decode strip by strip: mapped, not read (it is not held
+// whole either), and about its decoded samples (0 where its header cannot be
+// read).
+struct StreamedDecodeInput {
+  io::MappedFile data;
+  uint64_t samples = 0;
+};
+
+// `file` mapped where its output format, the options and its header let it
+// decode strip by strip (streamed_by_default, --streamed, --whole-image),
+// else nullopt. Asked before the placement, which depends on it.
+std::optional<StreamedDecodeInput> streamed_decode_input(const BatchFile& file, const codec::DecodeOptions& options,
+                                                         const DecodeOutputOptions& output);
+
+// The exit status of decoding `file` (`input`) strip by strip through
+// `engine` (messages printed as run_one prints them), or nullopt, having
+// written and printed nothing, where the stream needs the whole image.
+std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine& engine, const BatchFile& file,
+                                       const codec::DecodeOptions& options, const DecodeOutputOptions& output,
+                                       bool quiet);
 
 // Whether a file of `decoded_samples` decodes strip by strip when neither
 // --streamed nor --whole-image is given, with `threads` (0: all cores): at

@@ -4,7 +4,6 @@
 // the engine's (codec/api/engine.h), which decides what runs where.
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <string>
 
 #include "codec/codec.h"
@@ -375,16 +374,15 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
   return run.end();
 }
 
-// One file encoded streamed (tools/encode_streamed.h) where the input and
-// options allow and --whole-image is not given: its exit status, else none
-// (an input that cannot be opened so goes the whole-image way, which gives
-// its error).
-std::optional<int> encode_one_streamed(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt) {
-  if (s.whole_image) return std::nullopt;
-  const BatchFile file{s.batch.inputs[0], s.out};
-  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(file.in.string(), s.raw_format);
-  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return std::nullopt;
-  return run_one("encode", file, encode_streamed_steps(engine, opt, std::move(*strips)), s.quiet);
+// The reader of one file to encode streamed (tools/encode_streamed.h) where
+// the input and options allow and --whole-image is not given, else null (an
+// input that cannot be opened so goes the whole-image way, which gives its
+// error). Opened before the placement, which depends on it.
+std::unique_ptr<io::StripReader> streamed_input(const EncodeSettings& s, const codec::EncodeOptions& opt) {
+  if (s.whole_image || s.batch.inputs.size() != 1) return nullptr;
+  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(s.batch.inputs[0], s.raw_format);
+  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return nullptr;
+  return std::move(*strips);
 }
 
 }  // namespace
@@ -443,7 +441,11 @@ int encode_main(const Args& given) {
   const bool asked_cuda = s.engine.device == Device::kCuda;
   Engine engine(command_engine_options(s.engine, opt.threads));
   const std::string& first_input = !s.batch.inputs.empty() ? s.batch.inputs[0] : s.batch.image_dir;
-  const Workload work{is_batch(s.batch), first_input.empty() ? 0 : engine::expected_samples_of(first_input)};
+  BatchRequest as_run = s.batch;
+  as_run.output = s.out;
+  std::unique_ptr<io::StripReader> strips = is_batch(as_run) ? nullptr : streamed_input(s, opt);
+  const Workload work{is_batch(s.batch), first_input.empty() ? 0 : engine::expected_samples_of(first_input),
+                      strips != nullptr};
   Result<Placement> placed = engine.prepare_encode(opt, work);
   if (!placed.ok()) return fail("encode", placed.status().message());
   if (asked_cuda && !placed->device && !work.batch && !s.quiet)
@@ -457,9 +459,9 @@ int encode_main(const Args& given) {
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
     // Tiles that go to the device whole need the whole image read.
-    if (placed->whole_tiles) s.whole_image = true;
-    const std::optional<int> streamed = encode_one_streamed(s, engine, opt);
-    const int status = streamed ? *streamed : run_one("encode", file, encode_steps(s, engine, opt), s.quiet);
+    if (placed->whole_tiles) strips.reset();
+    const int status = strips ? run_one("encode", file, encode_streamed_steps(engine, opt, std::move(strips)), s.quiet)
+                              : run_one("encode", file, encode_steps(s, engine, opt), s.quiet);
     note_device_fallback("encode", engine.encode_device_status(), asked_cuda, s.quiet);
     return status;
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codec/api/decode.h"
+#include "codec/api/decode_streamed.h"
 #include "codec/api/encode.h"
 #include "codec/api/encode_streamed.h"
 #include "common/image.h"
@@ -65,7 +66,7 @@ struct EngineOptions {
   // plane copies cost more than the transform; for benchmarks).
   Device dwt = Device::kCpu;
   // true: one item uses the device too; false: the placement rule keeps
-  // one small encode and any one decode on the CPU.
+  // one small item on the CPU (engine/placement.h).
   bool device_for_one_item = false;
   // true: a call waits for the device's start-up rather than coding its
   // first blocks on the CPU meanwhile (benchmarks).
@@ -83,6 +84,7 @@ struct EngineOptions {
 struct Workload {
   bool batch = false;             // several items: the batch's defaults
   uint64_t expected_samples = 0;  // about the first item's samples; 0: unknown (small)
+  bool streamed = false;          // one item coded strip by strip (encode_streamed, decode_streamed)
 };
 
 // What the placement decided for a workload.
@@ -168,6 +170,11 @@ class Engine {
                          const codec::FileSink& sink, codec::EncodeReport* report = nullptr);
   Result<Image> decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                        codec::DecodeReport* report = nullptr, std::vector<uint8_t>* raster = nullptr);
+  // The streamed decode (decode_streamed.h): the inverse DWT on the CPU,
+  // Tier-1 as placed; false, the sink untouched, where the stream needs the
+  // whole image.
+  Result<bool> decode_streamed(std::span<const uint8_t> data, const codec::DecodeOptions& options,
+                               codec::RowSink& sink, codec::DecodeReport* report = nullptr);
 
   // Every item through read, code and write, up to Placement::files_at_once
   // coded at once; results in the items' order. One item's failure never

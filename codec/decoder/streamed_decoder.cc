@@ -1,9 +1,12 @@
 // codec::decode_streamed: the headers as decode() reads them, then each row
 // of tiles through open_tile_stream (tile_decoder.h) strip by strip, each
 // strip through the output stage (tile_output.h: colour transform, DC
-// shift, clamp) into a strip image for the sink.
+// shift, clamp) into a strip image for the sink. The code-blocks through
+// the caller's block decoder when its resources have one (the device's
+// coders beside the CPU's: the same samples).
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -11,6 +14,7 @@
 #include "codec/codestream/codestream_reader.h"
 #include "codec/codestream/memory_limit.h"
 #include "codec/decoder/component_selection.h"
+#include "codec/decoder/decode_call.h"
 #include "codec/decoder/output_image.h"
 #include "codec/decoder/tile_decoder.h"
 #include "codec/jp2/jp2_boxes.h"
@@ -36,8 +40,8 @@ constexpr uint64_t kStreamedMaxSamples = uint64_t{1} << 42;
 
 // The decode of a codestream: false when it needs the whole image.
 Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color_space, const DecodeOptions& options,
-                               const Jp2File* jp2, RowSink& sink, DecodeReport* report,
-                               std::vector<std::string>& jp2_warnings) {
+                               const CallResources& resources, const Jp2File* jp2, RowSink& sink,
+                               DecodeReport* report, std::vector<std::string>& jp2_warnings) {
   if (options.region || options.tile >= 0) return false;
   ParseLimits limits;
   limits.max_samples = kStreamedMaxSamples;
@@ -80,10 +84,12 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   }
   if (report) report->warnings.insert(report->warnings.end(), cs.warnings.begin(), cs.warnings.end());
 
-  ThreadPool pool(options.threads);
+  std::optional<ThreadPool> own_pool;
+  if (!resources.pool) own_pool.emplace(options.threads);
+  ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
-                          dwt::given_or_made_backend(nullptr, options.dwt_backend, options.threads));
+                          dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
   // One tile row at a time: its tiles' packets read, then its rows taken
   // from all of them strip by strip (each tile's columns to their place,
   // tile_output.h), so that a row of tiles is never held whole either.
@@ -98,7 +104,8 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
       auto opened =
-          open_tile_stream(cs, cs.tiles[t], options, selection.decoded, stream, pool, *backend, report, quirks);
+          open_tile_stream(cs, cs.tiles[t], options, resources, selection.decoded, stream, pool, *backend, report,
+                           quirks);
       if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
       row.push_back(std::move(*opened));
     }
@@ -185,9 +192,14 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
 
 Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options, RowSink& sink,
                              DecodeReport* report) {
+  return decode_streamed(data, options, CallResources{}, sink, report);
+}
+
+Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options,
+                             const CallResources& resources, RowSink& sink, DecodeReport* report) {
   std::vector<std::string> jp2_warnings;  // decode() adds them last, as they are
   if (detect_container(data) != Container::kJp2)
-    return stream_codestream(data, ColorSpace::kUnknown, options, nullptr, sink, report, jp2_warnings);
+    return stream_codestream(data, ColorSpace::kUnknown, options, resources, nullptr, sink, report, jp2_warnings);
   MALLAT_ASSIGN_OR_RETURN(Jp2File jp2, parse_jp2(data, options.strict));
   if (options.apply_jp2_header && (jp2.palette || !jp2.channel_definitions.empty())) return false;
   if (report) report->warnings.insert(report->warnings.end(), jp2.warnings.begin(), jp2.warnings.end());
@@ -197,7 +209,7 @@ Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions&
   const std::string where = "codestream starting at byte " + std::to_string(jp2.codestream_offset);
   const size_t first_warning = report ? report->warnings.size() : 0;
   auto streamed = stream_codestream(data.subspan(jp2.codestream_offset, jp2.codestream_length), color_space, options,
-                                    &jp2, sink, report, jp2_warnings);
+                                    resources, &jp2, sink, report, jp2_warnings);
   if (report)
     for (size_t i = first_warning; i < report->warnings.size(); ++i)
       report->warnings[i] = where + ": " + report->warnings[i];

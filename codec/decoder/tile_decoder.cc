@@ -70,6 +70,7 @@ class TileDecoder {
     }
     in.make_block = [this](size_t slot) { return decode_one(slot); };
     in.describe_block = [this](size_t slot) { return describe(slot); };
+    in.hybrid_decoder = resources_.block_decoder.get();
     return std::make_unique<StreamedTile>(std::move(in), pool_);
   }
 
@@ -434,24 +435,32 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
 }
 
 Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
-                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     const DecodeOptions& options, const CallResources& resources,
+                                                     std::span<const int> decoded,
                                                      std::span<const uint8_t> stream, ThreadPool& pool,
                                                      dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks) {
-  // A streamed decode's blocks stay on the CPU, untimed.
-  static const CallResources kStreamedResources;
   // The decoder holds the tile's packets, which the streamed tile's blocks
-  // read until its last row: the two live together.
+  // read until its last row: the two live together. Of the resources only
+  // the block decoder is used (the streamed tile runs no whole-tile stage,
+  // untimed).
   struct Open final : TileStream {
+    CallResources own;
     TileDecoder decoder;
     std::unique_ptr<StreamedTile> streamed;
-    Open(const Codestream& cs, const Tile& tile, const DecodeOptions& options, std::span<const int> decoded,
-         std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt, DecodeReport* report,
-         QuirkCounts& quirks)
-        : decoder(cs, tile, options, kStreamedResources, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
+    Open(const Codestream& cs, const Tile& tile, const DecodeOptions& options, const CallResources& resources,
+         std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
+         DecodeReport* report, QuirkCounts& quirks)
+        : own(only_block_decoder(resources)),
+          decoder(cs, tile, options, own, decoded, stream, pool, dwt, {}, {}, report, quirks) {}
+    static CallResources only_block_decoder(const CallResources& given) {
+      CallResources r;
+      r.block_decoder = given.block_decoder;
+      return r;
+    }
     StreamedTile& rows() override { return *streamed; }
     bool colour_transform() const override { return decoder.colour_transform(); }
   };
-  auto open = std::make_unique<Open>(cs, tile, options, decoded, stream, pool, dwt, report, quirks);
+  auto open = std::make_unique<Open>(cs, tile, options, resources, decoded, stream, pool, dwt, report, quirks);
   MALLAT_ASSIGN_OR_RETURN(open->streamed, open->decoder.stream());
   return std::unique_ptr<TileStream>(std::move(open));
 }

@@ -40,7 +40,8 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
 // The streamed path (streamed_decoder.cc): the tile's packets read as
 // decode_tile reads them, and a StreamedTile over the planes of the
 // components `decoded` (whole tile-components at the -r resolution) that
-// gives their rows top to bottom.
+// gives their rows top to bottom; its code-blocks through
+// resources.block_decoder when set (the other resources are not used).
 class TileStream {
  public:
   virtual ~TileStream() = default;
@@ -49,7 +50,8 @@ class TileStream {
   virtual bool colour_transform() const = 0;
 };
 Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
-                                                     const DecodeOptions& options, std::span<const int> decoded,
+                                                     const DecodeOptions& options, const CallResources& resources,
+                                                     std::span<const int> decoded,
                                                      std::span<const uint8_t> stream, ThreadPool& pool,
                                                      dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks);
 

@@ -24,6 +24,7 @@
 #include "codec/stages/quantisation.h"
 #include "codec/stages/tile_input.h"
 #include "common/large_buffer.h"
+#include "common/timeline.h"
 #include "dwt/line_forward.h"
 
 namespace mallat::codec {
@@ -306,9 +307,17 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     entropy::BatchWork beside;
     if (s < strips) {
       beside.items = 1;
-      beside.item = [&](int64_t) { read_status = strip(s); };
+      beside.item = [&](int64_t) {
+        const timeline::Span span("strip_rows");
+        read_status = strip(s);
+      };
     }
-    MALLAT_RETURN_IF_ERROR(code_ready(coding, beside));
+    {
+      // With MALLAT_TIMELINE: a strip's blocks and its beside work together,
+      // the next strip's rows alone (which of them bounds a strip).
+      const timeline::Span span("strip_blocks");
+      MALLAT_RETURN_IF_ERROR(code_ready(coding, beside));
+    }
     MALLAT_RETURN_IF_ERROR(read_status);
     coding.clear();
     for (ComponentRows& k : comps) {

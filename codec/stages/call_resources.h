@@ -30,9 +30,9 @@ struct CallResources {
   // hybrid device + CPU coder of entropy::make_device_block_encoder: the
   // CPU coder's bytes). Calls at once may share it.
   std::shared_ptr<entropy::BlockEncoder> block_encoder;
-  // Decodes a whole-tile decode's Part 1 code-blocks when set (the hybrid
-  // decoder of entropy::make_device_block_decoder: the CPU decoder's
-  // samples); HT blocks and a streamed decode's stay on the CPU. Calls at
+  // Decodes the code-blocks of a decode, whole-tile or streamed, when set
+  // (the hybrid decoder of entropy::make_device_block_decoder, over every
+  // coder that has a device decoder: the CPU decoder's samples). Calls at
   // once may share it.
   std::shared_ptr<entropy::BlockDecoder> block_decoder;
   // When set (codec/stages/device_tile_stages.h), a tile the device runner

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "codec/stages/block_coding.h"
+#include "common/timeline.h"
 #include "dwt/line_inverse.h"
 
 namespace mallat::codec {
@@ -282,7 +283,13 @@ class StreamedTile::Impl {
       buffer->y1 = first.y1;
     }
     if (in_.describe_block) tile.describe_block = [&](size_t i) { return in_.describe_block(ids[i]); };
-    const Status s = decode_blocks(tile, pool_, /*dequantise=*/true);
+    tile.hybrid_decoder = in_.hybrid_decoder;
+    Status s;
+    {
+      // With MALLAT_TIMELINE: the time the inverse DWT waits for blocks.
+      const timeline::Span span("row_blocks");
+      s = decode_blocks(tile, pool_, /*dequantise=*/true);
+    }
     for (size_t t = 0; t < targets.size(); ++t) {
       targets[t].second->rows = std::move(tile.bands[t].coefficients);
       targets[t].second->full = true;

@@ -48,6 +48,9 @@ struct StreamedTileInput {
   std::function<DecodeBlock(size_t id)> make_block;
   // Names block `id` in a block decoder's message; may be empty.
   std::function<std::string(size_t id)> describe_block;
+  // When set, decodes every batch of code-blocks (DecodeTile::hybrid_decoder:
+  // the device's coders beside the CPU's, the CPU decoder's samples).
+  entropy::BlockDecoder* hybrid_decoder = nullptr;
 };
 
 class StreamedTile {

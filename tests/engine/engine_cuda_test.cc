@@ -5,13 +5,17 @@
 // gpu: without a device each test skips and says why.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "codec/api/engine.h"
 #include "codec/codec.h"
 #include "dwt/dwt.h"
+#include "engine/engine_impl.h"
 #include "entropy/block_coder.h"
+#include "tests/codec/joined_strips.h"
 #include "tests/engine/engine_images.h"
 
 namespace mallat {
@@ -98,6 +102,79 @@ TEST(EngineCuda, OneImageGetsTheDeviceWhenAsked) {
   }
   EXPECT_EQ(asked.counts().device_coders, 1);
   EXPECT_EQ(asked.counts().lanes, 1);
+}
+
+// The image's rows for a streamed encode, top to bottom.
+codec::RowSource rows_of(const Image& image, std::vector<int64_t>& next) {
+  codec::RowSource s;
+  s.layout = image;
+  for (Component& c : s.layout.components) c.samples.clear();
+  next.assign(image.components.size(), 0);
+  s.read_rows = [&image, &next](int c, int64_t rows, int32_t* out) -> Status {
+    const Component& comp = image.components[static_cast<size_t>(c)];
+    std::copy_n(comp.samples.data() + next[static_cast<size_t>(c)] * comp.width, rows * comp.width, out);
+    next[static_cast<size_t>(c)] += rows;
+    return Status::Ok();
+  };
+  return s;
+}
+
+// One large-ish HT image encoded and decoded streamed through an engine on
+// the device (its rows of code-blocks through the hybrid coders, as the
+// placement gives one image of 128 M samples) and on the CPU: the same file
+// and the same samples, with blocks coded and decoded on the device.
+TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
+  SKIP_WITHOUT_DEVICE();
+  const Image image = testing::engine_test_image(3072, 2048, 3, 38);
+  for (const bool lossless : {true, false}) {
+    codec::EncodeOptions o;
+    o.threads = 8;
+    o.style.ht = true;
+    if (!lossless) {
+      o.reversible = false;
+      o.rate_kind = codec::EncodeOptions::RateKind::kRatio;
+      o.rate_values = {20};
+    }
+    std::vector<std::vector<uint8_t>> files;
+    std::vector<Image> decoded;
+    for (const Device device : {Device::kCpu, Device::kCuda}) {
+      EngineOptions e;
+      e.device = device;
+      e.threads = 8;
+      e.device_for_one_item = device == Device::kCuda;
+      e.wait_for_device = true;  // so that the device takes blocks however fast the CPU is
+      Engine engine(e);
+      std::vector<int64_t> next;
+      std::vector<uint8_t> file;
+      const codec::FileSink sink = [&](std::span<const uint8_t> piece) {
+        file.insert(file.end(), piece.begin(), piece.end());
+        return Status::Ok();
+      };
+      const Status encoded = engine.encode_streamed(rows_of(image, next), o, sink);
+      ASSERT_TRUE(encoded.ok()) << encoded.message();
+      codec::DecodeOptions d;
+      d.threads = 8;
+      codec::JoinedStrips strips;
+      const Result<bool> done = engine.decode_streamed(file, d, strips);
+      ASSERT_TRUE(done.ok()) << done.status().message();
+      ASSERT_TRUE(*done);
+      if (device == Device::kCuda) {
+        ASSERT_NE(engine.impl().encoder(), nullptr);
+        ASSERT_NE(engine.impl().decoder(), nullptr);
+        EXPECT_GT(engine.impl().encoder()->device_times().device_blocks, 0u) << lossless;
+        EXPECT_GT(engine.impl().decoder()->device_times().device_blocks, 0u) << lossless;
+      } else {
+        EXPECT_EQ(engine.counts().device_coders, 0);
+      }
+      files.push_back(std::move(file));
+      decoded.push_back(std::move(strips.image));
+    }
+    EXPECT_TRUE(files[0] == files[1]) << "lossless " << lossless << ": " << files[0].size() << " bytes on the CPU, "
+                                      << files[1].size() << " on the device";
+    ASSERT_EQ(decoded[0].components.size(), decoded[1].components.size());
+    for (size_t c = 0; c < decoded[0].components.size(); ++c)
+      EXPECT_TRUE(decoded[0].components[c].samples == decoded[1].components[c].samples) << lossless << " " << c;
+  }
 }
 
 }  // namespace
