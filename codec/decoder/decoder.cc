@@ -18,6 +18,7 @@
 #include "codec/decoder/component_selection.h"
 #include "codec/decoder/output_image.h"
 #include "codec/decoder/tile_decoder.h"
+#include "codec/stages/device_raster.h"
 #include "codec/stages/tile_output.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/large_buffer.h"
@@ -105,13 +106,24 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   // The raster, zero where no tile writes (as the components below). One
   // sub-sampling too, so that every component of a tile lies at one place
   // (the device runner interleaves its planes by plane 0's).
-  uint8_t* bytes = nullptr;
+  TileRaster bytes;
   const bool one_grid = std::all_of(image.components.begin(), image.components.end(), [&](const Component& c) {
     return c.dx == image.components[0].dx && c.dy == image.components[0].dy;
   });
+  // A raster in device memory: the host's, left untouched (and so never
+  // paged in) by the tiles decoded on the device, holds the CPU's tiles on
+  // their way up.
+  std::unique_ptr<std::byte[]> host_part;
   if (raster && selection.all && one_grid && fits_bytes(image)) {
-    assign_large(*raster, static_cast<size_t>(image.width() * image.height() * image.num_components()));
-    bytes = raster->data();
+    const auto n = static_cast<size_t>(image.width() * image.height() * image.num_components());
+    if (resources.device_raster) {
+      MALLAT_ASSIGN_OR_RETURN(*resources.device_raster, make_device_raster(n));
+      host_part = allocate_large(n);
+      bytes = {reinterpret_cast<uint8_t*>(host_part.get()), resources.device_raster->get()};
+    } else {
+      assign_large(*raster, n);
+      bytes.host = raster->data();
+    }
   }
 
   std::optional<ThreadPool> own_pool;
@@ -141,10 +153,11 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
                                            bytes, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
+  if (bytes.device) MALLAT_RETURN_IF_ERROR(finish_device_raster());
   if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
-    if (!bytes && comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
+    if (!bytes.host && comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
   keep_output_components(selection, image);
   return image;
 }
@@ -200,8 +213,14 @@ Result<Image> decode_file(std::span<const uint8_t> data, const DecodeOptions& op
 Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options, const CallResources& resources,
                      DecodeReport* report, std::vector<uint8_t>* raster) {
   if (raster) raster->clear();
+  if (resources.device_raster) resources.device_raster->reset();
   Result<Image> image = decode_file(data, options, resources, report, raster);
   if (!image.ok() && raster) raster->clear();
+  if (!image.ok() && resources.device_raster && *resources.device_raster) {
+    // Copies up may still be queued into it: they finish before it is freed.
+    (void)finish_device_raster();
+    resources.device_raster->reset();
+  }
   return image;
 }
 

@@ -197,6 +197,12 @@ struct DecodeTile {
   // pixels, the components interleaved, a byte each) and leaves the image's
   // components without samples: `image` only describes them (fits_bytes).
   uint8_t* raster = nullptr;
+  // With `raster`: the same raster in device memory (device_raster.h). The
+  // device runner then stores the tile's samples there, not in `raster`, and
+  // sets raster_on_device; a tile the CPU runner decodes leaves it false and
+  // its samples in `raster`, for the caller to copy up.
+  uint8_t* device_raster = nullptr;
+  bool raster_on_device = false;
 };
 
 }  // namespace mallat::codec
