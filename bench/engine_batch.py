@@ -90,7 +90,13 @@ def main():
         write_files(os.path.join(tmp, "small"), small_files)
         engine = mallat.Engine(args.device)
         host = python_batch(engine, big_files, args.runs)
-        device = python_batch(engine, big_files, args.runs, out="cuda") if args.device == "cuda" else None
+        device = None
+        if args.device == "cuda":
+            device = python_batch(engine, big_files, args.runs, out="cuda")
+            # The device's arrays hold the host's samples (a figure of wrong output would mean nothing).
+            on_device, on_host = engine.decode_batch(big_files[:2], out="cuda"), engine.decode_batch(big_files[:2])
+            for got, want in zip(on_device, on_host):
+                assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got.to_host(), want)
         cli = cli_batch(args.cli, os.path.join(tmp, "big"), os.path.join(tmp, "big_out"), args.device, args.runs)
         shown = f"{device * 1e3 / args.count:.2f}" if device is not None else "-"
         print(f"| {args.count} files of {image.shape[1]}x{image.shape[0]}, --device {args.device} | "

@@ -13,6 +13,7 @@
 
 #include "codec/decoder/decode_call.h"
 #include "codec/encoder/encode_call.h"
+#include "codec/stages/device_raster.h"
 #include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_stages.h"
 #include "common/timeline.h"
@@ -326,9 +327,14 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     const std::span<const uint8_t> bytes = !items[i].data.empty() ? items[i].data : std::span<const uint8_t>(data[i]);
     codec::DecodeOptions own = options;
     if (!items[i].apply_jp2_header) own.apply_jp2_header = false;
-    const codec::CallResources resources = resources_for(lane, options.time_stages);
+    codec::CallResources resources = resources_for(lane, options.time_stages);
     DecodeResult& result = results[i];
-    if (items[i].raster) result.raster = rasters_.take();
+    if (items[i].raster && items[i].raster_on_device) {
+      MALLAT_RETURN_IF_ERROR(codec::device_raster_ready());
+      resources.device_raster = &result.device_raster;
+    } else if (items[i].raster) {
+      result.raster = rasters_.take();
+    }
     Result<Image> image =
         codec::decode(bytes, own, resources, &result.report, items[i].raster ? &result.raster : nullptr);
     if (resources.stage_times) result.report.stage_times = *resources.stage_times;

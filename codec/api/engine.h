@@ -123,11 +123,20 @@ struct DecodeItem {
   std::span<const uint8_t> data;
   bool raster = false;           // the samples as a PNM raster where the image allows (decode.h)
   bool apply_jp2_header = true;  // false: the components as coded, whatever the options say
+  // With `raster`: the raster in device 0's memory (DecodeResult::
+  // device_raster) instead of the host's. Tiles decoded on the device stay
+  // there; tiles decoded on the CPU are copied up. An image that gives no
+  // raster comes back in `image` as without it. Without CUDA in the build
+  // or without a device, the item fails with kDeviceError.
+  bool raster_on_device = false;
 };
 struct DecodeResult {
   Status status;
   Image image;
   std::vector<uint8_t> raster;
+  // DecodeItem::raster_on_device's raster (raster's layout and size),
+  // written and ready for any stream; freed when the last owner lets go.
+  std::shared_ptr<uint8_t> device_raster;
   codec::DecodeReport report;
 };
 // A raster that `write` leaves in its result is taken back once it

@@ -18,6 +18,7 @@
 #include "codec/decoder/component_selection.h"
 #include "codec/decoder/output_image.h"
 #include "codec/decoder/tile_decoder.h"
+#include "codec/stages/device_raster.h"
 #include "codec/stages/tile_output.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/large_buffer.h"
@@ -105,26 +106,37 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
   // The raster, zero where no tile writes (as the components below). One
   // sub-sampling too, so that every component of a tile lies at one place
   // (the device runner interleaves its planes by plane 0's).
-  uint8_t* bytes = nullptr;
+  TileRaster bytes;
   const bool one_grid = std::all_of(image.components.begin(), image.components.end(), [&](const Component& c) {
     return c.dx == image.components[0].dx && c.dy == image.components[0].dy;
   });
+  // A raster in device memory: the host's, left untouched (and so never
+  // paged in) by the tiles decoded on the device, holds the CPU's tiles on
+  // their way up.
+  std::unique_ptr<std::byte[]> host_part;
   if (raster && selection.all && one_grid && fits_bytes(image)) {
     const size_t n = static_cast<size_t>(image.width() * image.height() * image.num_components());
-    // Each tile decoded writes every output sample of its area, and the
-    // tiles cover the output unless one is missing (B.3, -allow-partial
-    // below): only then must the raster start at zero. So a raster whose
-    // memory a caller gives back (its size kept) is written over as it is.
-    const bool every_tile_present =
-        std::all_of(cs.tiles.begin(), cs.tiles.end(), [](const Tile& t) { return !t.parts.empty(); });
-    if (raster->capacity() < n) {
-      assign_large(*raster, n);
-    } else if (every_tile_present) {
-      raster->resize(n);
+    if (resources.device_raster) {
+      MALLAT_ASSIGN_OR_RETURN(*resources.device_raster, make_device_raster(n));
+      host_part = allocate_large(n);
+      bytes = {reinterpret_cast<uint8_t*>(host_part.get()), resources.device_raster->get()};
+      raster->clear();
     } else {
-      raster->assign(n, 0);
+      // Each tile decoded writes every output sample of its area, and the
+      // tiles cover the output unless one is missing (B.3, -allow-partial
+      // below): only then must the raster start at zero. So a raster whose
+      // memory a caller gives back (its size kept) is written over as it is.
+      const bool every_tile_present =
+          std::all_of(cs.tiles.begin(), cs.tiles.end(), [](const Tile& t) { return !t.parts.empty(); });
+      if (raster->capacity() < n) {
+        assign_large(*raster, n);
+      } else if (every_tile_present) {
+        raster->resize(n);
+      } else {
+        raster->assign(n, 0);
+      }
+      bytes.host = raster->data();
     }
-    bytes = raster->data();
   } else if (raster) {
     raster->clear();
   }
@@ -156,10 +168,11 @@ Result<Image> decode_codestream(std::span<const uint8_t> stream, ColorSpace colo
                                            bytes, report, quirks)
                                .with_context("tile " + std::to_string(tile.index)));
   }
+  if (bytes.device) MALLAT_RETURN_IF_ERROR(finish_device_raster());
   if (report) quirks.report(report->warnings);
   // No tile was decoded into these: all zero.
   for (Component& comp : image.components)
-    if (!bytes && comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
+    if (!bytes.host && comp.samples.empty()) assign_large(comp.samples, static_cast<size_t>(comp.width * comp.height));
   keep_output_components(selection, image);
   return image;
 }
@@ -217,8 +230,14 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
                      DecodeReport* report, std::vector<uint8_t>* raster) {
   // A raster given with samples is memory to reuse (decode_codestream);
   // every path that gives none empties it.
+  if (resources.device_raster) resources.device_raster->reset();
   Result<Image> image = decode_file(data, options, resources, report, raster);
   if (!image.ok() && raster) raster->clear();
+  if (!image.ok() && resources.device_raster && *resources.device_raster) {
+    // Copies up may still be queued into it: they finish before it is freed.
+    (void)finish_device_raster();
+    resources.device_raster->reset();
+  }
   return image;
 }
 

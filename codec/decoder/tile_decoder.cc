@@ -19,6 +19,7 @@
 #include "codec/tier2/tile_precincts.h"
 #include "codec/stages/region_dwt.h"
 #include "codec/stages/streamed_tile.h"
+#include "codec/stages/device_raster.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "entropy/block_coder.h"
@@ -44,7 +45,7 @@ class TileDecoder {
 
   // Decodes the tile into `image` (already sized for the reduced output),
   // or into `raster` where set.
-  Status decode(Image& image, uint8_t* raster) {
+  Status decode(Image& image, TileRaster raster) {
     MALLAT_RETURN_IF_ERROR(read_parameters());
     find_region(image);
     {
@@ -153,7 +154,7 @@ class TileDecoder {
   // their code-blocks of the resolutions decoded, through the inverse stages
   // (tile_stages.h): block decoding on the pool, then dequantisation,
   // inverse DWT and output. Plane p is codestream component decoded_[p].
-  Status run_inverse_stages(Image& image, uint8_t* raster) {
+  Status run_inverse_stages(Image& image, TileRaster raster) {
     const int reduce = options_.reduce;
     DecodeTile tile;
     // A region decode's blocks go to band buffers (find_region), its
@@ -184,9 +185,17 @@ class TileDecoder {
     tile.hybrid_decoder = resources_.block_decoder.get();
     tile.colour_transform = colour_transform();
     tile.image = &image;
-    tile.raster = raster;
+    tile.raster = raster.host;
+    tile.device_raster = raster.device;
     tile.origin_x = origin_x_;
     tile.origin_y = origin_y_;
+    MALLAT_RETURN_IF_ERROR(run_stages(tile));
+    return raster.device && !tile.raster_on_device ? upload_to_device_raster(tile) : Status::Ok();
+  }
+
+  // The inverse stages of `tile`, on the device runner where the call has
+  // one, timed one by one where the call asks for stage times.
+  Status run_stages(DecodeTile& tile) {
     const std::unique_ptr<TileStages> stages = resources_.device_tiles
                                                    ? make_device_tile_stages(pool_, dwt_, *resources_.device_tiles)
                                                    : make_cpu_tile_stages(pool_, dwt_);
@@ -219,6 +228,23 @@ class TileDecoder {
     }
     StageClock clock(&times->colour_transform_ms, "output");
     return stages.inverse(InverseStage::kOutput, InverseStage::kOutput, tile);
+  }
+
+  // A tile the CPU runner wrote into the host's raster: its pixels (plane
+  // 0's rect on the image, as write_tile_bytes places them) up into the
+  // device raster, which the device runner's tiles fill on the device.
+  Status upload_to_device_raster(const DecodeTile& tile) {
+    const Image& image = *tile.image;
+    const dwt::Rect& rect = tile.planes[0].rect;
+    const int64_t x0 = std::max<int64_t>(0, rect.x0 - origin_x_[0]);
+    const int64_t y0 = std::max<int64_t>(0, rect.y0 - origin_y_[0]);
+    const int64_t x1 = std::min<int64_t>(image.width(), rect.x1 - origin_x_[0]);
+    const int64_t y1 = std::min<int64_t>(image.height(), rect.y1 - origin_y_[0]);
+    if (x0 >= x1 || y0 >= y1) return Status::Ok();
+    const auto n = static_cast<size_t>(image.num_components());
+    return upload_raster_part(tile.raster, tile.device_raster, static_cast<size_t>(image.width()) * n,
+                              static_cast<size_t>(x0) * n, static_cast<size_t>(x1 - x0) * n, static_cast<size_t>(y0),
+                              static_cast<size_t>(y1 - y0), pool_);
   }
 
   static bool meets(const dwt::Rect& a, const dwt::Rect& b) {
@@ -428,7 +454,7 @@ class TileDecoder {
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    const CallResources& resources, std::span<const int> decoded, std::span<const uint8_t> stream,
                    ThreadPool& pool, dwt::Backend& dwt, std::span<const int64_t> origin_x,
-                   std::span<const int64_t> origin_y, Image& image, uint8_t* raster, DecodeReport* report,
+                   std::span<const int64_t> origin_y, Image& image, TileRaster raster, DecodeReport* report,
                    QuirkCounts& quirks) {
   TileDecoder decoder(cs, tile, options, resources, decoded, stream, pool, dwt, origin_x, origin_y, report, quirks);
   return decoder.decode(image, raster);

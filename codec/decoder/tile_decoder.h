@@ -20,6 +20,16 @@ namespace mallat::codec {
 
 class StreamedTile;  // codec/stages/streamed_tile.h
 
+// Where decode_tile's samples go as a binary PNM's raster (both null: into
+// the image's components). `device`, with `host`: the same raster in device
+// memory (DecodeTile::device_raster); the tile's samples end there, written
+// on the device, or copied up from `host` where the CPU decoded the tile
+// (device_raster.h).
+struct TileRaster {
+  uint8_t* host = nullptr;
+  uint8_t* device = nullptr;
+};
+
 // `decoded` lists the codestream components decoded, ascending (all, or
 // those -c asks for: component_selection.h); `image`'s components are
 // those, with the output's sizes (reduced by options.reduce, or one tile's
@@ -30,12 +40,12 @@ class StreamedTile;  // codec/stages/streamed_tile.h
 // Non-fatal damage (truncated packets) is reported in `report` and decodes
 // as far as it goes; encoders' quirks are repaired and counted in `quirks`
 // unless options.strict refuses them. `raster`: where set, the samples go
-// there as a binary PNM's raster, not into the image's components
-// (DecodeTile::raster; the image fits_bytes).
+// there, not into the image's components (DecodeTile::raster; the image
+// fits_bytes).
 Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& options,
                    const CallResources& resources, std::span<const int> decoded, std::span<const uint8_t> stream, ThreadPool& pool, dwt::Backend& dwt,
                    std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, Image& image,
-                   uint8_t* raster, DecodeReport* report, QuirkCounts& quirks);
+                   TileRaster raster, DecodeReport* report, QuirkCounts& quirks);
 
 // The streamed path (streamed_decoder.cc): the tile's packets read as
 // decode_tile reads them, and a StreamedTile over the planes of the

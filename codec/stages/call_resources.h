@@ -7,6 +7,7 @@
 // call, on the CPU unless the options' dwt_backend says otherwise).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "common/thread_pool.h"
@@ -44,6 +45,10 @@ struct CallResources {
   // When set, each stage's time is added to it (stage_times.h), and the
   // stages run timed one by one (the same results).
   StageTimes* stage_times = nullptr;
+  // When set, a decode that gives a raster (decode.h's raster overload)
+  // gives it in device memory here (device_raster.h) and leaves the host's
+  // raster empty; tiles the device runner decodes never leave the device.
+  std::shared_ptr<uint8_t>* device_raster = nullptr;
 };
 
 }  // namespace mallat::codec

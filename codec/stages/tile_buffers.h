@@ -202,6 +202,12 @@ struct DecodeTile {
   uint8_t* raster = nullptr;
   // As EncodeTile's: the device's failure where the tile went to the CPU.
   std::string device_failure;
+  // With `raster`: the same raster in device memory (device_raster.h). The
+  // device runner then stores the tile's samples there, not in `raster`, and
+  // sets raster_on_device; a tile the CPU runner decodes leaves it false and
+  // its samples in `raster`, for the caller to copy up.
+  uint8_t* device_raster = nullptr;
+  bool raster_on_device = false;
 };
 
 }  // namespace mallat::codec

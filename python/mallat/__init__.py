@@ -346,10 +346,12 @@ class Engine:
             and the others are decoded.
         reduce, layers: as decode() (same defaults), for every item.
         components: as decode(), picked from each item decoded whole.
-        out: None (default): numpy arrays; "cuda": DeviceArray objects in the
-            current CUDA device's memory, exporting __dlpack__ and
-            __dlpack_device__ (torch.from_dlpack takes them as they are). Each
-            image is decoded on the host and copied to the device.
+        out: None (default): numpy arrays; "cuda": DeviceArray objects in
+            CUDA device 0's memory, exporting __dlpack__ and __dlpack_device__
+            (torch.from_dlpack takes them as they are), of the numpy array's
+            shape and dtype. An image of up to 8 bits decoded whole on the
+            device never leaves it; one decoded on the CPU goes up from the
+            host.
         Errors: as decode(), for an option; each item's as its item's;
             DeviceError for out="cuda" without a device or without CUDA in
             this build.
@@ -371,15 +373,30 @@ class Engine:
                 views.append(b"")
         # A file that could not be read takes its place among the items'
         # errors: "raise" raises the first in order, whichever it is.
-        results = self._engine.decode_batch(views, reduce, layers, chosen, squeeze, raise_errors and not unread)
+        results = self._engine.decode_batch(views, reduce, layers, chosen, squeeze, raise_errors and not unread,
+                                            out == "cuda")
         results[:] = [unread.get(i, r) for i, r in enumerate(results)]
         if raise_errors:
             for r in results:
                 if isinstance(r, Exception):
                     raise r
         if out == "cuda":
-            results = [DeviceArray(np.ascontiguousarray(r)) if isinstance(r, np.ndarray) else r for r in results]
+            results = [_on_device(r, raise_errors) for r in results]
         return results
+
+
+def _on_device(result, raise_errors: bool):
+    """A decode_batch result that came back on the host (an image that gives
+    no byte raster, or components=) copied up as out="cuda" asks; a failed
+    copy is the item's error (raised, or in its place with errors="return")."""
+    if not isinstance(result, np.ndarray):
+        return result
+    try:
+        return DeviceArray(np.ascontiguousarray(result))
+    except Error as e:
+        if raise_errors:
+            raise
+        return e
 
 
 Engine.encode.__doc__ = _ENCODE_DOC.format(threads="")

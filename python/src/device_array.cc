@@ -13,6 +13,7 @@
 
 #include <pybind11/stl.h>
 
+#include "codec/stages/device_raster.h"
 #include "python/src/errors.h"
 
 namespace py = pybind11;
@@ -58,19 +59,13 @@ void check(cudaError_t error, const char* what) {
 }
 #endif
 
-// Device memory freed when the last holder (the array, or a consumer's
-// DLManagedTensor) lets go.
-std::shared_ptr<void> device_alloc(size_t bytes, int* device) {
-#if MALLAT_HAVE_CUDA
-  check(cudaGetDevice(device), "no CUDA device");
-  void* p = nullptr;
-  check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
-  return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
-#else
-  (void)bytes;
-  (void)device;
-  no_device("this build of mallat has no CUDA");
-#endif
+// Device 0's memory from the decoder's pool of rasters (device_raster.h: no
+// cudaMalloc per array), freed when the last holder (the array, or a
+// consumer's DLManagedTensor) lets go.
+std::shared_ptr<void> device_alloc(size_t bytes) {
+  Result<std::shared_ptr<uint8_t>> memory = codec::make_device_raster(bytes);
+  if (!memory.ok()) throw CodecError(memory.status());
+  return std::move(*memory);
 }
 
 void copy(void* dst, const void* src, size_t bytes, bool to_device) {
@@ -111,10 +106,17 @@ class DeviceArray {
     const std::string kind = dtype_.attr("kind").cast<std::string>();
     item_ = dtype_.attr("itemsize").cast<int>();
     code_ = kind == "u" ? kDLUInt : kDLInt;
-    memory_ = device_alloc(bytes_, &device_);
     const void* src = host.data();
     py::gil_scoped_release nogil;
+    memory_ = device_alloc(bytes_);
     copy(memory_.get(), src, bytes_, true);
+  }
+
+  // A decode's raster in device memory, owned as it is: bytes, C order.
+  DeviceArray(std::shared_ptr<void> memory, std::vector<int64_t> shape)
+      : dtype_(py::dtype::of<uint8_t>()), shape_(std::move(shape)), memory_(std::move(memory)) {
+    bytes_ = 1;
+    for (int64_t n : shape_) bytes_ *= static_cast<size_t>(n);
   }
 
   py::tuple dlpack_device() const { return py::make_tuple(kDLCUDA, device_); }
@@ -162,7 +164,7 @@ class DeviceArray {
   size_t bytes_ = 0;
   int item_ = 1;
   uint8_t code_ = kDLUInt;
-  int device_ = 0;
+  int device_ = 0;  // the decoder's rasters are on device 0
   std::shared_ptr<void> memory_;
 };
 
@@ -212,9 +214,13 @@ py::array host_array_from_dlpack(const py::capsule& capsule) {
 
 }  // namespace
 
+py::object device_array_of_raster(std::shared_ptr<uint8_t> raster, std::vector<int64_t> shape) {
+  return py::cast(DeviceArray(std::shared_ptr<void>(std::move(raster)), std::move(shape)));
+}
+
 void bind_device_arrays(py::module_& m) {
   py::class_<DeviceArray>(m, "DeviceArray",
-                          "An array in a CUDA device's memory, exported through DLPack (torch.from_dlpack).")
+                          "An array in CUDA device 0's memory, exported through DLPack (torch.from_dlpack).")
       .def(py::init<const py::array&>(), py::arg("host"))
       .def("__dlpack__", &DeviceArray::dlpack, py::kw_only(), py::arg("stream") = py::none())
       .def("__dlpack_device__", &DeviceArray::dlpack_device)

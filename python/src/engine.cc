@@ -18,6 +18,7 @@
 #include "io/image_io.h"
 #include "python/src/array_image.h"
 #include "python/src/arrays.h"
+#include "python/src/device_array.h"
 #include "python/src/errors.h"
 
 namespace py = pybind11;
@@ -83,14 +84,20 @@ py::list batch_list(std::vector<Result>& results, bool raise, const Convert& con
 // An image decoded as a byte raster (DecodeItem::raster: the samples
 // interleaved, raster[(y * width + x) * components + c]) as the array
 // image_to_array would give, owning the raster without a copy: (height,
-// width, components), or (height, width) for one component.
+// width, components), or (height, width) for one component; C order.
+// raster_shape: that shape (the device's raster as a DeviceArray too).
+std::vector<int64_t> raster_shape(const Image& image) {
+  std::vector<int64_t> shape = {image.height(), image.width()};
+  if (image.num_components() > 1) shape.push_back(image.num_components());
+  return shape;
+}
+
 py::array raster_array(const Image& image, std::vector<uint8_t>&& raster) {
   auto* owned = new std::vector<uint8_t>(std::move(raster));
   const py::capsule free(owned, [](void* p) { delete static_cast<std::vector<uint8_t>*>(p); });
-  const auto h = static_cast<py::ssize_t>(image.height()), w = static_cast<py::ssize_t>(image.width());
-  const auto n = static_cast<py::ssize_t>(image.num_components());
-  if (n == 1) return py::array(py::dtype::of<uint8_t>(), {h, w}, {w, py::ssize_t{1}}, owned->data(), free);
-  return py::array(py::dtype::of<uint8_t>(), {h, w, n}, {w * n, n, py::ssize_t{1}}, owned->data(), free);
+  const std::vector<int64_t> shape = raster_shape(image);
+  return py::array(py::dtype::of<uint8_t>(), std::vector<py::ssize_t>(shape.begin(), shape.end()), owned->data(),
+                   free);
 }
 
 class PyEngine {
@@ -198,9 +205,12 @@ class PyEngine {
   }
 
   // Buffers (each made one run of bytes by the package); every item decoded
-  // whole at `reduce` and `layers`, then its `components` picked.
+  // whole at `reduce` and `layers`, then its `components` picked. With
+  // `on_device`, a raster stays in device memory (DecodeItem::
+  // raster_on_device) and comes back as a DeviceArray; the other items
+  // come back as numpy arrays, which the package copies up.
   py::list decode_batch(const std::vector<py::buffer>& data, int reduce, int layers,
-                        std::optional<std::vector<int>> components, bool squeeze, bool raise) {
+                        std::optional<std::vector<int>> components, bool squeeze, bool raise, bool on_device) {
     std::vector<py::buffer_info> infos;
     std::vector<DecodeItem> items(data.size());
     for (size_t i = 0; i < data.size(); ++i) {
@@ -210,6 +220,7 @@ class PyEngine {
       // decoder's samples interleaved as the array holds them (on the device
       // they come back so, never widened to int32 planes).
       items[i].raster = !components.has_value();
+      items[i].raster_on_device = on_device;
     }
     codec::DecodeOptions options;
     options.reduce = reduce;
@@ -223,6 +234,7 @@ class PyEngine {
     for (size_t i = 0; i < results.size(); ++i)
       if (results[i].status.ok()) warn_decode(results[i].report.warnings, "item " + std::to_string(i) + ": ");
     return batch_list(results, raise, [&](size_t, DecodeResult& r) {
+      if (r.device_raster) return device_array_of_raster(std::move(r.device_raster), raster_shape(r.image));
       if (!r.raster.empty()) return py::object(raster_array(r.image, std::move(r.raster)));
       return py::object(image_to_array(r.image, components, std::nullopt, reduce, {0, 0}, squeeze, std::nullopt));
     });
@@ -275,7 +287,7 @@ void bind_engine(py::module_& m) {
       .def("decode_to_file", &PyEngine::decode_to_file, py::arg("data"), py::arg("path"), py::arg("reduce"),
            py::arg("layers"))
       .def("decode_batch", &PyEngine::decode_batch, py::arg("data"), py::arg("reduce"), py::arg("layers"),
-           py::arg("components"), py::arg("squeeze"), py::arg("raise_errors"))
+           py::arg("components"), py::arg("squeeze"), py::arg("raise_errors"), py::arg("on_device") = false)
       .def_property_readonly("device", &PyEngine::device)
       .def_property_readonly("threads", &PyEngine::threads)
       .def_property_readonly("device_started", &PyEngine::device_started);

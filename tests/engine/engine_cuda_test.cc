@@ -12,6 +12,7 @@
 
 #include "codec/api/engine.h"
 #include "codec/codec.h"
+#include "codec/stages/device_raster.h"
 #include "dwt/dwt.h"
 #include "engine/engine_impl.h"
 #include "entropy/block_coder.h"
@@ -174,6 +175,65 @@ TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
     ASSERT_EQ(decoded[0].components.size(), decoded[1].components.size());
     for (size_t c = 0; c < decoded[0].components.size(); ++c)
       EXPECT_TRUE(decoded[0].components[c].samples == decoded[1].components[c].samples) << lossless << " " << c;
+
+// Rasters asked for in device memory (DecodeItem::raster_on_device) hold
+// the host raster's bytes: on the device engine (whole tiles, written on the
+// device) and on the CPU engine (every tile copied up), of one tile and of
+// several (on an image offset too); an image that gives no raster (12 bits)
+// comes back on the host.
+TEST(EngineCuda, DeviceRastersHoldTheHostRastersBytes) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<std::vector<uint8_t>> files;
+  codec::EncodeOptions o;
+  o.threads = 4;
+  for (const Image& image : testing::engine_test_images()) files.push_back(codec::encode(image, o).value());
+  codec::EncodeOptions tiled = o;
+  tiled.tile_width = 32;
+  tiled.tile_height = 24;
+  files.push_back(codec::encode(testing::engine_test_image(96, 64, 3, 6), tiled).value());
+  codec::EncodeOptions offset = tiled;  // the first tiles partly outside the image (B.3)
+  offset.image_x0 = 5;
+  offset.image_y0 = 3;
+  files.push_back(codec::encode(testing::engine_test_image(90, 61, 3, 7), offset).value());
+  codec::EncodeOptions lossy = tiled;
+  lossy.reversible = false;
+  files.push_back(codec::encode(testing::engine_test_image(200, 120, 3, 8), lossy).value());
+  Image wide = make_image(40, 30, 1, 12, false).value();
+  for (size_t i = 0; i < wide.components[0].samples.size(); ++i)
+    wide.components[0].samples[i] = static_cast<int32_t>(i * 37 % 4096);
+  files.push_back(codec::encode(wide, o).value());
+
+  std::vector<DecodeItem> items(files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    items[i].data = files[i];
+    items[i].raster = true;
+    items[i].raster_on_device = true;
+  }
+  codec::DecodeOptions d;
+  d.threads = 4;
+  for (const Device device : {Device::kCuda, Device::kCpu}) {
+    EngineOptions e;
+    e.device = device;
+    e.threads = 4;
+    Engine engine(e);
+    for (int call = 0; call < 2; ++call) {
+      const std::vector<DecodeResult> got = engine.decode_batch(items, d);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+        std::vector<uint8_t> want;
+        const Image host = codec::decode(files[i], d, nullptr, &want).value();
+        EXPECT_TRUE(got[i].raster.empty()) << i;
+        if (want.empty()) {
+          EXPECT_FALSE(got[i].device_raster) << i;
+          EXPECT_TRUE(got[i].image.components[0].samples == host.components[0].samples) << i;
+          continue;
+        }
+        ASSERT_TRUE(got[i].device_raster) << i;
+        std::vector<uint8_t> back(want.size());
+        ASSERT_TRUE(codec::download_device_raster(got[i].device_raster.get(), back.size(), back.data()).ok());
+        EXPECT_TRUE(back == want) << "device " << static_cast<int>(device) << ", call " << call << ", item " << i;
+      }
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 
 #include "codec/api/engine.h"
 #include "codec/codec.h"
+#include "codec/stages/device_raster.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tests/engine/engine_images.h"
@@ -295,6 +296,30 @@ TEST(Engine, TheCpuEngineStartsNoDevice) {
   engine.encode_batch(items, o);
   EXPECT_FALSE(engine.device_started());
   EXPECT_EQ(engine.counts().device_coders, 0);
+}
+
+// A raster asked for in device memory (DecodeItem::raster_on_device) where
+// there is none to have (no CUDA in the build, or no device): each such item
+// fails with kDeviceError saying why, and an item that did not ask for it in
+// the same batch decodes as ever. With a device, engine_cuda_test covers it.
+TEST(Engine, DeviceRasterWithoutADeviceIsADeviceError) {
+  if (codec::device_raster_ready().ok()) GTEST_SKIP() << "a device is here: engine_cuda_test checks its rasters";
+  const Image image = testing::engine_test_image(40, 24, 3, 9);
+  const std::vector<uint8_t> file = codec::encode(image, lossy()).value();
+  std::vector<DecodeItem> items(2);
+  for (DecodeItem& item : items) {
+    item.data = file;
+    item.raster = true;
+  }
+  items[0].raster_on_device = true;
+  Engine engine(two_lanes());
+  const std::vector<DecodeResult> got = engine.decode_batch(items, {});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].status.code(), ErrorCode::kDeviceError);
+  EXPECT_NE(got[0].status.message().find("device output"), std::string::npos) << got[0].status.message();
+  EXPECT_FALSE(got[0].device_raster);
+  ASSERT_TRUE(got[1].status.ok()) << got[1].status.message();
+  EXPECT_EQ(got[1].raster.size(), size_t{40 * 24 * 3});
 }
 
 }  // namespace

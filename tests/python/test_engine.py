@@ -99,3 +99,18 @@ def test_one_engine_shared_by_threads_gives_the_sequential_results():
     for (data, decoded), want, image in zip(got, expected, IMAGES):
         assert data == want
         np.testing.assert_array_equal(decoded, image)
+
+
+@pytest.mark.skipif(mallat._mallat.cuda_device_count() > 0, reason="a CUDA device is here: test_device_arrays.py runs")
+def test_device_output_without_a_device_is_a_device_error():
+    """out="cuda" with no device (or no CUDA in the build) raises DeviceError
+    saying why, for an image the engine would keep on the device as for one
+    copied up from the host; the host output is unchanged."""
+    engine = mallat.Engine("cpu")
+    files = engine.encode_batch(IMAGES[:2])
+    for components in (None, [0]):
+        with pytest.raises(mallat.DeviceError, match="device output|CUDA"):
+            engine.decode_batch(files, components=components, out="cuda")
+    results = engine.decode_batch(files, out="cuda", errors="return")
+    assert all(isinstance(r, mallat.DeviceError) for r in results)
+    np.testing.assert_array_equal(engine.decode_batch(files)[1], IMAGES[1])

@@ -151,21 +151,24 @@ void DeviceDecodeSlot::widen(DecodeTile& tile, const DeviceDecodePlan& plan, Thr
 
 // The stored samples down, queued on `s` (the caller waits for them): an
 // interleaved output (DeviceDecodePlan::interleaved) straight into the
-// tile's rows of the raster, the pixels' bytes as they are; otherwise into
-// stored_host_, for widen. Plain copies, staged by the driver where the
-// memory is pageable: through the copier's pinned chunks (staged_copy.h) a
-// lossy batch was slower.
+// tile's rows of the raster, the pixels' bytes as they are (a raster in
+// device memory, DecodeTile::device_raster, takes them without leaving the
+// device); otherwise into stored_host_, for widen. Plain copies, staged by
+// the driver where the memory is pageable: through the copier's pinned
+// chunks (staged_copy.h) a lossy batch was slower.
 Status DeviceDecodeSlot::download(const DecodeTile& tile, const DeviceDecodePlan& plan, cudaStream_t s) {
   if (plan.interleaved) {
     const OutputPlane& first = plan.output[0];
     const size_t n = plan.output.size();
     const size_t row = static_cast<size_t>(first.width) * n;
     const size_t image_row = static_cast<size_t>(tile.image->width()) * n;
-    uint8_t* to =
-        tile.raster + static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
-    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row,
-                                                        static_cast<size_t>(first.height), cudaMemcpyDeviceToHost, s),
-                                      "copying a tile's samples from the device into the raster"));
+    const bool on_device = tile.device_raster != nullptr;
+    const size_t at = static_cast<size_t>(plan.image_y[0]) * image_row + static_cast<size_t>(plan.image_x[0]) * n;
+    uint8_t* to = (on_device ? tile.device_raster : tile.raster) + at;
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpy2DAsync(to, image_row, stored_.data(), row, row, static_cast<size_t>(first.height),
+                          on_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost, s),
+        "copying a tile's samples from the device into the raster"));
   } else {
     MALLAT_RETURN_IF_ERROR(check_cuda(
         cudaMemcpyAsync(stored_host_.data(), stored_.data(), plan.stored_size, cudaMemcpyDeviceToHost, s),
@@ -244,6 +247,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   MALLAT_RETURN_IF_ERROR(
       check_cuda(cudaEventSynchronize(events_[kDownloaded].get()), "copying a tile's samples from the device"));
   mark("dd_device");
+  tile.raster_on_device = plan.interleaved && tile.device_raster;
   for (size_t k = 0; k < n; ++k) {
     DecodeBlock& b = tile.blocks[plan.batched[k]];
     b.info.lowest_plane = results[k].lowest_plane;

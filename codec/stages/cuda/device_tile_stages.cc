@@ -544,6 +544,7 @@ class DeviceTileStages final : public TileStages {
       if (done.ok() && *done) return Status::Ok();
       if (!done.ok() && done.status().code() != ErrorCode::kDeviceError) return done.status();
       if (!done.ok()) tile.device_failure = done.status().message();
+      tile.raster_on_device = false;  // the CPU runner's samples go to the host raster
     }
     return cpu_->inverse(first, last, tile);
   }
