@@ -175,6 +175,8 @@ TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
     ASSERT_EQ(decoded[0].components.size(), decoded[1].components.size());
     for (size_t c = 0; c < decoded[0].components.size(); ++c)
       EXPECT_TRUE(decoded[0].components[c].samples == decoded[1].components[c].samples) << lossless << " " << c;
+  }
+}
 
 // Rasters asked for in device memory (DecodeItem::raster_on_device) hold
 // the host raster's bytes: on the device engine (whole tiles, written on the
