@@ -32,7 +32,7 @@ std::vector<entropy::CodingPass> estimated_passes(const entropy::HtPlaneEstimate
 // sides of its chosen plane lie further than this factor from the global
 // slope is coded at that plane alone. The reversible path's integers at
 // low planes fit the byte model less closely: there every block gets its
-// neighbour.
+// neighbour where that is coarser.
 constexpr double kSureRatio = 1.3;
 
 struct EstimatedPoint {
@@ -87,6 +87,9 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     chosen[b].plane = static_cast<int8_t>(plane);
     // The neighbour on the side whose slope lies nearer the global one
     // (by ratio): where the estimate is more likely to be on the wrong side.
+    // On the finer side the plane's own SigProp and MagRef (for the plane
+    // below it) give the points toward it, and the finer cleanup seldom
+    // lies on the block's hull above them: that side gets no cleanup.
     const bool has_finer = plane > 0;
     const bool has_coarser = plane < top;
     const double above = h.slope[k];
@@ -99,7 +102,7 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     // block would have one point.
     if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) continue;
     const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
-    chosen[b].neighbour = static_cast<int8_t>(coarser ? (has_coarser ? plane + 1 : -1) : plane - 1);
+    if (coarser && has_coarser) chosen[b].neighbour = static_cast<int8_t>(plane + 1);
   }
   return chosen;
 }
