@@ -97,10 +97,14 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     const double to_coarser = above / slope;
     const double to_finer = below > 0 ? slope / below : std::numeric_limits<double>::infinity();
     // Both boundaries far from the slope: the estimate's errors (a few per
-    // cent of bytes) would not move the block's plane. Plane 0 has no
-    // refinement passes below it: without plane 1 coded with them, the
+    // cent of bytes) would not move the block's plane, and its refinement
+    // passes would lie below the slope too: its cleanup alone. Plane 0 has
+    // no refinement passes below it: without plane 1 coded with them, the
     // block would have one point.
-    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) continue;
+    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) {
+      chosen[b].refinement = false;
+      continue;
+    }
     const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
     if (coarser && has_coarser) chosen[b].neighbour = static_cast<int8_t>(plane + 1);
   }
@@ -133,8 +137,8 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
     bool any_finer = false;
     for (size_t slot = 0; slot < n; ++slot) {
       const HtPlanePair& c = chosen[first + slot];
-      coarser[slot] = std::max(c.plane, c.neighbour);
-      finer[slot] = c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
+      coarser[slot] = c.refinement ? std::max(c.plane, c.neighbour) : int8_t{-1};
+      finer[slot] = !c.refinement ? c.plane : c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
       any_finer = any_finer || finer[slot] >= 0;
     }
     MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, any_finer ? std::span<const int8_t>(finer)
