@@ -32,7 +32,7 @@ std::vector<entropy::CodingPass> estimated_passes(const entropy::HtPlaneEstimate
 // sides of its chosen plane lie further than this factor from the global
 // slope is coded at that plane alone. The reversible path's integers at
 // low planes fit the byte model less closely: there every block gets its
-// neighbour.
+// neighbour where that is coarser.
 constexpr double kSureRatio = 1.3;
 
 struct EstimatedPoint {
@@ -87,6 +87,9 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     chosen[b].plane = static_cast<int8_t>(plane);
     // The neighbour on the side whose slope lies nearer the global one
     // (by ratio): where the estimate is more likely to be on the wrong side.
+    // On the finer side the plane's own SigProp and MagRef (for the plane
+    // below it) give the points toward it, and the finer cleanup seldom
+    // lies on the block's hull above them: that side gets no cleanup.
     const bool has_finer = plane > 0;
     const bool has_coarser = plane < top;
     const double above = h.slope[k];
@@ -94,12 +97,16 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     const double to_coarser = above / slope;
     const double to_finer = below > 0 ? slope / below : std::numeric_limits<double>::infinity();
     // Both boundaries far from the slope: the estimate's errors (a few per
-    // cent of bytes) would not move the block's plane. Plane 0 has no
-    // refinement passes below it: without plane 1 coded with them, the
+    // cent of bytes) would not move the block's plane, and its refinement
+    // passes would lie below the slope too: its cleanup alone. Plane 0 has
+    // no refinement passes below it: without plane 1 coded with them, the
     // block would have one point.
-    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) continue;
+    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) {
+      chosen[b].refinement = false;
+      continue;
+    }
     const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
-    chosen[b].neighbour = static_cast<int8_t>(coarser ? (has_coarser ? plane + 1 : -1) : plane - 1);
+    if (coarser && has_coarser) chosen[b].neighbour = static_cast<int8_t>(plane + 1);
   }
   return chosen;
 }
@@ -130,8 +137,8 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
     bool any_finer = false;
     for (size_t slot = 0; slot < n; ++slot) {
       const HtPlanePair& c = chosen[first + slot];
-      coarser[slot] = std::max(c.plane, c.neighbour);
-      finer[slot] = c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
+      coarser[slot] = c.refinement ? std::max(c.plane, c.neighbour) : int8_t{-1};
+      finer[slot] = !c.refinement ? c.plane : c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
       any_finer = any_finer || finer[slot] >= 0;
     }
     MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, any_finer ? std::span<const int8_t>(finer)

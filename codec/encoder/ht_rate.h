@@ -4,11 +4,13 @@
 // plane, each block's cleanup is estimated at every plane while it is
 // quantised (entropy/ht/plane_estimate.h); one slope for the whole image is
 // chosen on those estimates for the target (PCRD on estimated hulls), and
-// each block is coded at the plane that slope reaches and, unless the
-// slope lies well between the block's estimated slopes there, at the
-// neighbour plane on the nearer side: the coarser of the two with SigProp
-// and MagRef for the plane below it (points between the two cleanups), the
-// finer one's cleanup alone. PCRD then chooses among what was coded
+// each block is coded at the plane that slope reaches: its cleanup alone
+// where the slope lies well between the block's estimated slopes there,
+// else with SigProp and MagRef for the plane below it, and, where the slope
+// lies nearer the block's estimated slope on the coarser side than on the
+// finer one, at the coarser neighbour plane too: that one with SigProp and
+// MagRef (points between the two cleanups), the chosen plane's cleanup
+// alone. PCRD then chooses among what was coded
 // (CodedBlock::ht). Where the file falls
 // short of its target and PCRD took all that was coded of a block (the
 // estimates were off), that block is coded one plane finer and PCRD runs
@@ -37,6 +39,9 @@ bool ht_rate_by_estimates(const EncodeOptions& options);
 struct HtPlanePair {
   int8_t plane = -1;
   int8_t neighbour = -1;
+  // Whether the pair's coarser plane gets SigProp and MagRef (else the
+  // block has its plane's cleanup alone).
+  bool refinement = true;
 };
 
 // For each block (estimates[i], whose Tier-1 distortion weighs weights[i]
@@ -44,7 +49,8 @@ struct HtPlanePair {
 // file), `initial_distortion` being the image's error with nothing sent.
 // A block none of whose estimated points reaches half the slope gets none;
 // one whose estimated slopes on both sides of its plane lie further than
-// `sure_ratio` from the global slope, no neighbour (unless its plane is 0).
+// `sure_ratio` from the global slope, no neighbour and no refinement passes
+// (unless its plane is 0); a neighbour is only ever the coarser plane.
 std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate> estimates,
                                           std::span<const double> weights, const LayerTarget& target,
                                           double initial_distortion, double sure_ratio);

@@ -1,12 +1,127 @@
-// The HT refinement passes, both directions, for the CPU: the shared coder
-// of entropy/ht/shared_refinement.h that the GPU runs too, with the working
-// state a thread's own.
+// The HT refinement passes, both directions, for the CPU. Decoding is the
+// shared coder of entropy/ht/shared_refinement.h that the GPU runs too, with
+// the working state a thread's own. Encoding is a CPU coder of its own with
+// the same scan (15444-15 Annex C) and the same stripe-of-nibbles
+// significance: each stripe's magnitude bits, signs and significance are
+// taken first as nibbles per column, row by row (loops the compiler runs in
+// vector lanes), so that SigProp's bits of a group of 4 columns, their signs
+// and MagRef's bits of a column go to the streams as a few words, not one
+// call per bit. encode_refinement_reference (entropy/ht/refinement.cc) is
+// what both are tested against.
+#include <array>
 #include <vector>
 
 #include "entropy/ht/passes.h"
 #include "entropy/ht/shared_refinement.h"
 
 namespace mallat::entropy::ht {
+namespace {
+
+// kCompress[mask << 4 | value]: the bits of a 4-bit value at the set bits of
+// a 4-bit mask, packed from bit 0 up (a stripe column's rows top to bottom
+// as the scan visits them).
+constexpr std::array<uint8_t, 256> make_compress() {
+  std::array<uint8_t, 256> t{};
+  for (uint32_t mask = 0; mask < 16; ++mask) {
+    for (uint32_t value = 0; value < 16; ++value) {
+      uint32_t out = 0;
+      int n = 0;
+      for (int r = 0; r < 4; ++r) {
+        if ((mask >> r & 1) == 0) continue;
+        out |= (value >> r & 1) << n;
+        ++n;
+      }
+      t[mask << 4 | value] = static_cast<uint8_t>(out);
+    }
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kCompress = make_compress();
+
+uint32_t compress(uint32_t value, uint32_t mask) { return kCompress[mask << 4 | value]; }
+
+// The set bits of a nibble.
+constexpr uint8_t kOnes[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+// The encoder's working state: RefinementState's nibbles per column (index
+// x + 1, a zero border each side), and per column of the stripe its
+// magnitude bits at the plane and its signs (negative: 1).
+struct EncodeState {
+  static constexpr int kColumns = RefinementState::kColumns;
+  uint8_t above[kColumns];
+  uint8_t current[kColumns];
+  uint8_t cleanup[kColumns];
+  uint8_t below[kColumns];
+  uint8_t bits[kColumns];
+  uint8_t signs[kColumns];
+  uint8_t magref[RefinementState::kMagRefCapacity];
+};
+
+// MagRef's decreases summed in integers, in any order, equal the
+// reference's sum of doubles in scan order while every partial sum is an
+// integer below 2^53: each term is at most 4^shift in size, and a block has
+// at most 2^12 samples. At shift 0 the terms are not of the form below.
+constexpr int kExactShifts = 19;
+
+// One stripe's nibbles from its `rows` rows (and the row below's cleanup
+// significance, where there is one); with `shift` at most kExactShifts,
+// MagRef's decreases added to `magref_sum`.
+void load_stripe(EncodeState& s, PlaneView<const int32_t> c, int y0, int rows, int shift, int64_t& magref_sum) {
+  const int width = static_cast<int>(c.width), height = static_cast<int>(c.height);
+  uint8_t* cleanup = s.cleanup + 1;
+  uint8_t* bits = s.bits + 1;
+  uint8_t* signs = s.signs + 1;
+  for (int r = 0; r < rows; ++r) {
+    const int32_t* row = c.row(y0 + r);
+    const auto one = static_cast<uint8_t>(1u << r);
+    if (r == 0) {
+      for (int x = 0; x < width; ++x) cleanup[x] = bits[x] = signs[x] = 0;
+    }
+    for (int x = 0; x < width; ++x) {
+      const uint32_t m = detail::magnitude_of(row[x]);
+      cleanup[x] |= (m >> (shift + 1)) != 0 ? one : 0;
+      bits[x] |= (m >> shift & 1) != 0 ? one : 0;
+      signs[x] |= row[x] < 0 ? one : 0;
+    }
+    if (shift == 0 || shift > kExactShifts) continue;
+    // squared_error at shift + 1 less at shift, for the samples significant
+    // above the plane: with a the magnitude's bits below the plane and h
+    // half its step, (a - h)^2 less (a - 2h)^2 or a^2 as the bit at the
+    // plane is 0 or 1, that is h (3h - 2a) or h (2a - h): no products per
+    // sample, so the loop runs in vector lanes.
+    const uint32_t low = (1u << shift) - 1;
+    const int32_t h = 1 << (shift - 1);
+    int32_t sum = 0;  // at most 3h a sample, 2^10 samples a row
+    for (int x = 0; x < width; ++x) {
+      const uint32_t m = detail::magnitude_of(row[x]);
+      const int32_t a2 = static_cast<int32_t>(m & low) * 2;
+      const int32_t t = (m >> shift & 1) != 0 ? a2 - h : 3 * h - a2;
+      sum += (m >> (shift + 1)) != 0 ? t : 0;
+    }
+    magref_sum += int64_t{sum} * h;
+  }
+  uint8_t* below = s.below + 1;
+  if (y0 + 4 < height) {
+    const int32_t* row = c.row(y0 + 4);
+    for (int x = 0; x < width; ++x) below[x] = (detail::magnitude_of(row[x]) >> (shift + 1)) != 0 ? 1 : 0;
+  } else {
+    for (int x = 0; x < width; ++x) below[x] = 0;
+  }
+  for (int x = 0; x < width; ++x) s.current[x + 1] = cleanup[x];
+}
+
+// Bit k of a column's extended nibble (detail::extended's rule).
+inline uint32_t extended(const EncodeState& s, int i, int rows, uint32_t below_mask) {
+  return (s.above[i] >> 3 & 1u) | uint32_t{s.current[i]} << 1 | (s.below[i] & below_mask) << (rows + 1);
+}
+
+// The decrease a sample's bit at `shift` brings (both passes' rule).
+inline double bit_decrease(int32_t v, int shift) {
+  const uint32_t m = detail::magnitude_of(v);
+  return squared_error(m, shift + 1) - squared_error(m, shift);
+}
+
+}  // namespace
 
 void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
                        PlaneView<int32_t> samples) {
@@ -17,11 +132,89 @@ void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, 
 
 RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
                                   std::vector<uint8_t>& segment) {
-  thread_local RefinementState state;
-  const auto capacity = refinement_capacity(static_cast<uint32_t>(coefficients.width * coefficients.height));
+  thread_local EncodeState s;
+  RefinementCoded coded;
+  const int width = static_cast<int>(coefficients.width), height = static_cast<int>(coefficients.height);
+  const auto capacity = refinement_capacity(static_cast<uint32_t>(width * height));
   segment.resize(capacity);
   BoundedBytes bytes(segment.data(), capacity);
-  const RefinementCoded coded = encode_refinement_shared(coefficients, shift, vertical_causal, bytes, state);
+  BoundedBytes magref_bytes(s.magref, RefinementState::kMagRefCapacity);
+  BasicForwardWriter<BoundedBytes> sigprop(bytes);
+  BasicBackwardWriter<BoundedBytes> magref(magref_bytes, 0, 0);
+  s.current[0] = s.cleanup[0] = s.below[0] = s.bits[0] = s.signs[0] = 0;
+  s.current[width + 1] = s.cleanup[width + 1] = s.below[width + 1] = s.bits[width + 1] = s.signs[width + 1] = 0;
+  for (int i = 0; i < width + 2; ++i) s.above[i] = 0;
+  const uint32_t below_mask = vertical_causal ? 0u : 1u;
+  const bool exact = shift > 0 && shift <= kExactShifts;
+  int64_t magref_sum = 0;
+  for (int y0 = 0; y0 < height; y0 += 4) {
+    const int rows = height - y0 < 4 ? height - y0 : 4;
+    const uint32_t row_bits = (1u << rows) - 1;
+    load_stripe(s, coefficients, y0, rows, shift, magref_sum);
+    // SigProp, detail::sigprop_stripe's scan with the decisions read from
+    // the bits' nibbles.
+    for (int x0 = 0; x0 < width; x0 += 4) {
+      const int x1 = x0 + 4 < width ? x0 + 4 : width;
+      uint32_t decisions = 0, newly[4] = {0, 0, 0, 0};
+      int decided = 0;
+      for (int x = x0; x < x1; ++x) {
+        const int i = x + 1;
+        uint32_t side = extended(s, i - 1, rows, below_mask) | extended(s, i + 1, rows, below_mask);
+        side |= side << 1 | side >> 1;
+        uint32_t own = extended(s, i, rows, below_mask);
+        const uint32_t cleanup = s.current[i];
+        uint32_t significant = cleanup;
+        if ((((side | own << 1 | own >> 1) >> 1) & ~significant & row_bits) == 0) continue;
+        // Without a branch on the bits, which are as good as random: a
+        // row that is no candidate adds no decision and its bit counts 0.
+        const uint32_t b = s.bits[i];
+        for (int r = 0; r < rows; ++r) {
+          const uint32_t candidate =
+              (~significant & row_bits) >> r & (side >> (r + 1) | own >> r | own >> (r + 2)) & 1u;
+          const uint32_t bit = b >> r & candidate;
+          decisions |= bit << decided;
+          decided += static_cast<int>(candidate);
+          significant |= bit << r;
+          own |= bit << (r + 1);
+        }
+        for (uint32_t left = significant & ~cleanup; left != 0; left &= left - 1)
+          coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        s.current[i] = static_cast<uint8_t>(significant);
+        newly[x - x0] = significant & ~cleanup;
+      }
+      if (decided == 0) continue;
+      sigprop.put(decisions, decided);
+      uint32_t sign_bits = 0;
+      int signs = 0;
+      for (int x = x0; x < x1; ++x) {
+        const uint32_t n = newly[x - x0];
+        if (n == 0) continue;
+        sign_bits |= compress(s.signs[x + 1], n) << signs;
+        signs += kOnes[n];
+      }
+      if (signs > 0) sigprop.put(sign_bits, signs);
+    }
+    // MagRef: each column's samples the cleanup found significant.
+    uint32_t word = 0;
+    int in_word = 0;
+    for (int x = 0; x < width; ++x) {
+      const uint32_t cleanup = s.cleanup[x + 1];
+      word |= compress(s.bits[x + 1], cleanup) << in_word;
+      in_word += kOnes[cleanup];
+      for (uint32_t left = exact ? 0 : cleanup; left != 0; left &= left - 1)
+        coded.magref_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+      if (in_word > 24) {
+        magref.put(word, in_word);
+        word = 0;
+        in_word = 0;
+      }
+    }
+    if (in_word > 0) magref.put(word, in_word);
+    for (int i = 0; i < width + 2; ++i) s.above[i] = s.current[i];
+  }
+  if (exact) coded.magref_decrease = static_cast<double>(magref_sum);
+  coded.sigprop_length = terminate_refinement(sigprop, magref, bytes);
+  for (uint32_t i = magref_bytes.size(); i > 0; --i) bytes.push_back(magref_bytes.data()[i - 1]);
   segment.resize(bytes.size());
   return coded;
 }

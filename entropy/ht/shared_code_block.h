@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/host_device.h"
 #include "common/plane_view.h"
@@ -57,12 +58,24 @@ MALLAT_HD Sum ht_cleanup_decrease_in(PlaneView<const int32_t> c, int shift) {
   const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
   for (int64_t y = 0; y < c.height; ++y) {
     const int32_t* row = c.row(y);
-    for (int64_t x = 0; x < c.width; ++x) {
-      const uint32_t m = ht::detail::magnitude_of(row[x]);
-      // Without a branch, so that the CPU's loop runs in vector lanes.
-      const int64_t e = static_cast<int64_t>(m & low) - half;
-      const Sum d = static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
-      sum += (m >> shift) != 0 ? d : Sum{0};
+    if constexpr (std::is_integral_v<Sum>) {
+      // In integers, without a branch and with products of 32-bit values
+      // (|e| <= half <= m), so that the CPU's loop runs in vector lanes.
+      const auto h = static_cast<uint32_t>(half);
+      for (int64_t x = 0; x < c.width; ++x) {
+        const uint32_t m = ht::detail::magnitude_of(row[x]);
+        const uint32_t a = m & low;
+        const uint32_t e = a >= h ? a - h : h - a;
+        const uint64_t d = uint64_t{m} * m - uint64_t{e} * e;
+        sum += static_cast<Sum>(d & (uint64_t{0} - static_cast<uint64_t>((m >> shift) != 0)));
+      }
+    } else {
+      for (int64_t x = 0; x < c.width; ++x) {
+        const uint32_t m = ht::detail::magnitude_of(row[x]);
+        const int64_t e = static_cast<int64_t>(m & low) - half;
+        const Sum d = static_cast<Sum>(static_cast<int64_t>(uint64_t{m} * m)) - static_cast<Sum>(e * e);
+        sum += (m >> shift) != 0 ? d : Sum{0};
+      }
     }
   }
   return sum;

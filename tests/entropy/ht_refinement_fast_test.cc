@@ -1,5 +1,6 @@
-// The shared HT refinement coder (entropy/ht/shared_refinement.h, run by
-// entropy/ht/refinement_coder.cc and on the GPU) against its plain
+// The HT refinement coders (the CPU's encoder, entropy/ht/refinement_coder.cc;
+// the shared coder of entropy/ht/shared_refinement.h, the CPU's decoder and
+// the GPU's both ways) against their plain
 // references (encode_refinement_reference, decode_refinement_reference,
 // entropy/ht/refinement.cc): the same bytes, SigProp length and decreases
 // (to the bit) when encoding, and the same samples from SigProp alone and
@@ -61,6 +62,17 @@ void check_coded(PlaneView<const int32_t> v, int p, const std::string& what) {
     EXPECT_EQ(coded.sigprop_length, expected.sigprop_length) << what;
     EXPECT_EQ(coded.sigprop_decrease, expected.sigprop_decrease) << what;
     EXPECT_EQ(coded.magref_decrease, expected.magref_decrease) << what;
+    // The shared coder the GPU runs, on the CPU: the same.
+    static ht::RefinementState state;
+    std::vector<uint8_t> shared(ht::refinement_capacity(static_cast<uint32_t>(w * h)));
+    ht::BoundedBytes bytes(shared.data(), static_cast<uint32_t>(shared.size()));
+    const ht::RefinementCoded by_shared = ht::encode_refinement_shared(v, p - 1, causal, bytes, state);
+    ASSERT_FALSE(bytes.overflow()) << what;
+    shared.resize(bytes.size());
+    ASSERT_EQ(shared, plain) << what << " shared" << (causal ? " causal" : "");
+    EXPECT_EQ(by_shared.sigprop_length, expected.sigprop_length) << what;
+    EXPECT_EQ(by_shared.sigprop_decrease, expected.sigprop_decrease) << what;
+    EXPECT_EQ(by_shared.magref_decrease, expected.magref_decrease) << what;
     expect_same_refinement(cleanup, w, h, segment, p - 1, what + (causal ? " coded causal" : " coded"));
   }
 }
