@@ -64,7 +64,9 @@ entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, b
     coder.device_share = options.device_share >= 0 ? options.device_share : kBatchDeviceShare;
     coder.adapt = false;
   }
-  coder.coalesce_callers = files_at_once;
+  // One item's calls come one at a time (a streamed file's rows of blocks):
+  // a round that waited for more callers would wait its whole window.
+  coder.coalesce_callers = batch ? files_at_once : 1;
   if (batch) {
     coder.device_slots = kBatchDeviceSlots;
     coder.coalesce_close = Close::kSlotFree;

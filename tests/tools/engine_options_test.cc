@@ -26,6 +26,9 @@ TEST(EngineOptions, OneFileKeepsTheCodersDefaults) {
   EXPECT_EQ(coder.coalesce_close, Close::kWindow);
   EXPECT_EQ(coder.coalesce_callers, 1);
   EXPECT_FALSE(coder.wait_for_device);
+  // However many files a batch would code at once, one file's rounds wait
+  // for no other caller.
+  EXPECT_EQ(engine::device_coder_options(EngineOptions{}, /*batch=*/false, 12).coalesce_callers, 1);
 }
 
 TEST(EngineOptions, ABatchGivesTheGpuEveryBlockInTwoSlotsThatCloseWhenFree) {
