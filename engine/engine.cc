@@ -187,7 +187,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // runs on the CPU alone; a share given asks for the device whatever the
   // size.
   const bool start = work.batch || options_.device_share >= 0 || options_.device_for_one_item ||
-                     engine::device_pays_for_one_item(work, options.style.ht, options_.device_stages);
+                     engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
@@ -207,8 +207,7 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
       engine::device_coder_options(options_, work.batch, placement.files_at_once);
   // One small file, or one decoded whole, is decoded on the CPU alone:
   // CUDA's start-up costs it more than the device's share saves.
-  const bool start = work.batch || options_.device_for_one_item ||
-                     engine::device_pays_for_one_decode(work, options_.device_stages);
+  const bool start = work.batch || options_.device_for_one_item;
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);

@@ -28,13 +28,8 @@ int files_ahead(const EngineOptions& options, bool whole_tiles_on_device) {
   return whole_tiles_on_device ? 4 : 2;
 }
 
-bool device_pays_for_one_item(const Workload& work, bool ht, DeviceStages stages) {
-  if (work.expected_samples < kOneItemDeviceSamples) return false;
-  return !ht || (work.streamed && !whole_tiles(stages, false));
-}
-
-bool device_pays_for_one_decode(const Workload& work, DeviceStages stages) {
-  return work.streamed && !whole_tiles(stages, false) && work.expected_samples >= kOneItemDeviceSamples;
+bool device_pays_for_one_item(const Workload& work, bool ht) {
+  return !ht && work.expected_samples >= kOneItemDeviceSamples;
 }
 
 uint64_t device_room_samples(const Workload& work) { return work.streamed ? 0 : work.expected_samples; }

@@ -71,20 +71,17 @@ int files_ahead(const EngineOptions& options, bool whole_tiles_on_device);
 inline constexpr uint64_t kOneItemDeviceSamples = uint64_t{1} << 27;
 
 // Whether one image to encode (`work`, not a batch; its expected_samples 0
-// when unknown, taken as small) gains from the device's Tier-1: from
-// kOneItemDeviceSamples. An HT image (`ht`) only when it is encoded
-// streamed (work.streamed) and not as whole tiles on the device (`stages`):
-// the streamed encoder hands each strip's rows of code-blocks to the
-// hybrid coder and holds a strip, where the whole-image encode holds every
-// plane, which the HT coder's speed on the CPU does not pay for.
-bool device_pays_for_one_item(const Workload& work, bool ht, DeviceStages stages);
-
-// Whether one file to decode gains from the device's Tier-1: decoded
-// streamed (work.streamed: each row of code-blocks, the same row of the
-// resolution's other subbands and planes with it, is one batch of the
-// hybrid decoder) and not as whole tiles, of kOneItemDeviceSamples decoded
-// samples or more. A file decoded whole stays on the CPU, as any small one.
-bool device_pays_for_one_decode(const Workload& work, DeviceStages stages);
+// when unknown, taken as small) gains from the device's Tier-1: a Part 1
+// image from kOneItemDeviceSamples. Not an HT image, streamed or whole: the
+// CPU's HT coder keeps up with the strips' serial work (reading, colour
+// transform, line DWT), so the device's rounds add their copies and CUDA's
+// context to the same time (docs/PERFORMANCE.md, "Large images and memory").
+// Nor is one file decoded with the device (prepare_decode): its rows of
+// code-blocks make rounds too small to pay for their copies. Either goes to
+// the device when EngineOptions::device_for_one_item asks (the streamed
+// encode and decode then hand their rows of code-blocks to the hybrid
+// coders).
+bool device_pays_for_one_item(const Workload& work, bool ht);
 
 // The samples the device coder makes room for as it starts
 // (DeviceCoderOptions::expected_samples): the item's, whose blocks a

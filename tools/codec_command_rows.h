@@ -20,11 +20,9 @@ inline constexpr std::string_view kDeviceHelp =
     "1 code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, quantisation and "
     "Tier-1 there, decode Tier-1 through the inverse colour transform; HT tiles, ROI and -d regions stay on the CPU. "
     "One file (or --device-stages tier1) codes Part 1 Tier-1 (EBCOT) blocks on the GPU and the CPU threads at once, "
-    "the rest on the CPU; an HT file's blocks likewise when it is encoded strip by strip (see --whole-image). CUDA "
-    "starts in the background while the input is read; a batch starts it once. Its start-up slows the CPU stages "
-    "beside it, so a single file of less than about 128 MB (about 40 megapixels of 8-bit RGB) is encoded on the CPU "
-    "alone, and a single file is decoded on the CPU alone unless it is decoded strip by strip and has 128 M samples "
-    "or more (its Tier-1 blocks then shared as an encode's). "
+    "the rest on the CPU. CUDA starts in the background while the input is read; a batch starts it once. Its "
+    "start-up slows the CPU stages beside it, so a single file of less than about 128 MB (about 40 "
+    "megapixels of 8-bit RGB) is encoded on the CPU alone, and a single file is decoded on the CPU alone. "
     "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // -i, -ImgDir and -OutFor, which encode and decode share (batch.h).

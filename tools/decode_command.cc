@@ -298,8 +298,7 @@ int decode_main(const Args& args) {
   if (!placed.ok()) return fail("decode", placed.status().message());
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
-                         "more than the device saves; a batch of files, or one large file decoded strip by strip, "
-                         "uses the device\n");
+                         "more than the device saves; a batch of files uses the device\n");
   // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {

@@ -121,12 +121,15 @@ codec::RowSource rows_of(const Image& image, std::vector<int64_t>& next) {
 }
 
 // One large-ish HT image encoded and decoded streamed through an engine on
-// the device (its rows of code-blocks through the hybrid coders, as the
-// placement gives one image of 128 M samples) and on the CPU: the same file
+// the device (its rows of code-blocks through the hybrid coders, as
+// EngineOptions::device_for_one_item asks) and on the CPU: the same file
 // and the same samples, with blocks coded and decoded on the device.
 TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
   SKIP_WITHOUT_DEVICE();
-  const Image image = testing::engine_test_image(3072, 2048, 3, 38);
+  // Wide enough that the decode's rows of code-blocks at full resolution
+  // (three subbands of three planes) make batches the hybrid decoder sends
+  // to the device (DeviceCoderOptions::min_device_blocks).
+  const Image image = testing::engine_test_image(4096, 1024, 3, 38);
   for (const bool lossless : {true, false}) {
     codec::EncodeOptions o;
     o.threads = 8;

@@ -123,30 +123,16 @@ TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
   EXPECT_EQ(engine::files_ahead(EngineOptions{}, false), 2);
 }
 
-// One image gains from the device only from 128 M samples; unknown is small.
-// An HT image only streamed; a decode only streamed; neither as whole tiles.
+// One image gains from the device only from 128 M samples; unknown is small;
+// an HT image never, streamed or whole.
 TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
   constexpr uint64_t kLarge = uint64_t{1} << 27;
-  const DeviceStages plain = DeviceStages::kDefault;
   for (const bool streamed : {false, true}) {
-    EXPECT_FALSE(engine::device_pays_for_one_item({false, 0, streamed}, false, plain));
-    EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge - 1, streamed}, false, plain));
-    EXPECT_TRUE(engine::device_pays_for_one_item({false, kLarge, streamed}, false, plain));
-    EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge - 1, streamed}, true, plain));
-    EXPECT_FALSE(engine::device_pays_for_one_decode({false, kLarge - 1, streamed}, plain));
+    EXPECT_FALSE(engine::device_pays_for_one_item({false, 0, streamed}, false));
+    EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge - 1, streamed}, false));
+    EXPECT_TRUE(engine::device_pays_for_one_item({false, kLarge, streamed}, false));
+    EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge, streamed}, true));
   }
-  // HT: the streamed encoder's rows of code-blocks go to the hybrid coder;
-  // coded whole, the image would be held whole.
-  EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge, false}, true, plain));
-  EXPECT_TRUE(engine::device_pays_for_one_item({false, kLarge, true}, true, plain));
-  EXPECT_TRUE(engine::device_pays_for_one_item({false, kLarge, true}, true, DeviceStages::kTier1));
-  EXPECT_FALSE(engine::device_pays_for_one_item({false, kLarge, true}, true, DeviceStages::kAll));
-  EXPECT_TRUE(engine::device_pays_for_one_item({false, kLarge, false}, false, DeviceStages::kAll));
-  // Decode: a large file decoded streamed.
-  EXPECT_FALSE(engine::device_pays_for_one_decode({false, kLarge, false}, plain));
-  EXPECT_TRUE(engine::device_pays_for_one_decode({false, kLarge, true}, plain));
-  EXPECT_TRUE(engine::device_pays_for_one_decode({false, kLarge, true}, DeviceStages::kTier1));
-  EXPECT_FALSE(engine::device_pays_for_one_decode({false, kLarge, true}, DeviceStages::kAll));
   // The device coder's room: the image's when coded whole, none (a strip's
   // launches, grown to) when streamed.
   EXPECT_EQ(engine::device_room_samples({false, kLarge, false}), kLarge);
