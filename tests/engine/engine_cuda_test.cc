@@ -166,7 +166,11 @@ TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
         ASSERT_NE(engine.impl().encoder(), nullptr);
         ASSERT_NE(engine.impl().decoder(), nullptr);
         EXPECT_GT(engine.impl().encoder()->device_times().device_blocks, 0u) << lossless;
-        EXPECT_GT(engine.impl().decoder()->device_times().device_blocks, 0u) << lossless;
+        // At -r 20 most blocks carry no pass, and a row's coded blocks are
+        // fewer than the hybrid decoder's smallest device batch
+        // (DeviceCoderOptions::min_device_blocks): that decode stays on the
+        // CPU, its samples still compared below.
+        if (lossless) EXPECT_GT(engine.impl().decoder()->device_times().device_blocks, 0u);
       } else {
         EXPECT_EQ(engine.counts().device_coders, 0);
       }
