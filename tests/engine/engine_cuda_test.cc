@@ -170,7 +170,9 @@ TEST(EngineCuda, OneStreamedHtImageOnTheDeviceIsTheCpusFileAndSamples) {
         // fewer than the hybrid decoder's smallest device batch
         // (DeviceCoderOptions::min_device_blocks): that decode stays on the
         // CPU, its samples still compared below.
-        if (lossless) EXPECT_GT(engine.impl().decoder()->device_times().device_blocks, 0u);
+        if (lossless) {
+          EXPECT_GT(engine.impl().decoder()->device_times().device_blocks, 0u);
+        }
       } else {
         EXPECT_EQ(engine.counts().device_coders, 0);
       }
