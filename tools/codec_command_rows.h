@@ -17,8 +17,10 @@ namespace mallat::tools {
 
 inline constexpr std::string_view kDeviceHelp =
     "cpu (default), cuda, or auto (cuda when the build has it). With cuda, a batch of files sends each tile of Part "
-    "1 code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, quantisation and "
-    "Tier-1 there, decode Tier-1 through the inverse colour transform; HT tiles, ROI and -d regions stay on the CPU. "
+    "1 or HT code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, "
+    "quantisation and Tier-1 there, decode Tier-1 through the inverse colour transform; ROI and -d regions stay on "
+    "the CPU, and an HT rate target's encode codes its blocks there with the transforms on the CPU. A tile whose run "
+    "fails on the GPU is coded again on the CPU (the same output, with a note). "
     "One file (or --device-stages tier1) codes Part 1 Tier-1 (EBCOT) blocks on the GPU and the CPU threads at once, "
     "the rest on the CPU. CUDA starts in the background while the input is read; a batch starts it once. Its "
     "start-up slows the CPU stages beside it, so a single file of less than about 128 MB (about 40 "
