@@ -205,8 +205,9 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
   placement.files_at_once = engine::decode_files_at_once(options_);
   const entropy::DeviceCoderOptions coder =
       engine::device_coder_options(options_, work.batch, placement.files_at_once);
-  // One small file, or one decoded whole, is decoded on the CPU alone:
-  // CUDA's start-up costs it more than the device's share saves.
+  // One file is decoded on the CPU alone unless device_for_one_item asks:
+  // CUDA's start-up costs it more than the device's share saves
+  // (engine/placement.h).
   const bool start = work.batch || options_.device_for_one_item;
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;

@@ -282,14 +282,14 @@ int decode_main(const Args& args) {
   s.output.threads = s.codec.threads;
   io::set_durable_writes(s.fsync);
   // The engine decides what runs where: a batch decodes code-blocks on the
-  // device and the CPU together, one file on the CPU alone unless it is
-  // large and decoded strip by strip (engine/placement.h).
+  // device and the CPU together, one file on the CPU alone
+  // (engine/placement.h).
   const bool asked_cuda = s.engine.device == Device::kCuda;
   Engine engine(command_engine_options(s.engine, s.codec.threads));
   BatchRequest as_run = s.batch;
   as_run.output = s.out;
-  // One file decoded strip by strip: mapped now, as the placement depends
-  // on it and its size.
+  // One file decoded strip by strip: mapped now, its size and streaming
+  // told to the placement as the encode's are.
   std::optional<StreamedDecodeInput> streamed;
   if (!is_batch(as_run) && s.batch.inputs.size() == 1)
     streamed = streamed_decode_input(BatchFile{s.batch.inputs[0], s.out}, s.codec, s.output);

@@ -131,7 +131,7 @@ class DeviceTileContext {
     std::lock_guard<std::mutex> lock(failure_mutex_);
     return failure_;
   }
-  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  bool failed() const { return !failure().ok(); }
   void inject_failures(int runs) { injected_.store(runs); }
 
  private:
@@ -147,7 +147,6 @@ class DeviceTileContext {
   DeviceDecodeTimes decode_times_;
   mutable std::mutex failure_mutex_;
   Status failure_;
-  std::atomic<bool> failed_{false};
   std::atomic<int> injected_{0};
 
   // `ran`, or the injected failure; a device failure is kept as the
@@ -159,7 +158,6 @@ class DeviceTileContext {
     if (ran.code() == ErrorCode::kDeviceError) {
       std::lock_guard<std::mutex> lock(failure_mutex_);
       if (failure_.ok()) failure_ = ran;
-      failed_.store(true, std::memory_order_release);
     }
     return ran;
   }
