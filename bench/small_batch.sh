@@ -2,13 +2,16 @@
 # Many small files, whole commands: N (default 216) crops of 768x512 cut from IN (a binary PPM, e.g. the 3840x2048
 # mosaic) in one folder, HT lossless and Part 1 lossless encoded and decoded as one batch (`mallat encode|decode -i
 # DIR`, every core, --device cpu unless DEVICE says otherwise), against OpenJPH (`ojph_compress`/`ojph_expand`) run
-# as one process per core over the same files (`xargs -P`). ROUNDS (default 3) rounds, the commands taking turns;
-# ms per batch and per image; every decode compared with its original.
+# as one process per core over the same files (`xargs -P`), and Grok (`grk_compress`/`grk_decompress`, Part 1
+# lossless) both as its own batch (`-y DIR -H CORES`) and as one process per core, where those are on PATH (or
+# carried in .gpu/ojph and .gpu/grok). ROUNDS (default 3) rounds, the commands taking turns; ms per batch and per
+# image; every mallat decode compared with its original.
 # Usage: OUT=DIR bash bench/small_batch.sh MALLAT IN.ppm
 set -uo pipefail
 M=$1; IN=$2; N=${N:-216}; ROUNDS=${ROUNDS:-3}; DEVICE=${DEVICE:-cpu}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; W=$(mktemp -d)
 [ -d "$PWD/.gpu/ojph" ] && export PATH=$PWD/.gpu/ojph/usr/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/ojph/lib
+[ -d "$PWD/.gpu/grok" ] && export PATH=$PWD/.gpu/grok/bin:$PATH LD_LIBRARY_PATH=$PWD/.gpu/grok/lib:${LD_LIBRARY_PATH:-}
 CORES=$(nproc)
 python3 - "$IN" "$W/in" "$N" <<'PY'
 import os, sys
@@ -48,6 +51,17 @@ for r in $(seq 1 "$ROUNDS"); do
     read -r e rc1 < <(ms sh -c "ls $W/in/*.ppm | xargs -P $CORES -I{} sh -c 'ojph_compress -i {} -o $W/oj/\$(basename {} .ppm).j2c -reversible true'")
     read -r d rc2 < <(ms sh -c "ls $W/oj/*.j2c | xargs -P $CORES -I{} sh -c 'ojph_expand -i {} -o {}.ppm'")
     row "round $r OpenJPH encode ($CORES processes)" "$e" "$rc1"; row "round $r OpenJPH decode ($CORES processes)" "$d" "$rc2"
+  fi
+  if command -v grk_compress > /dev/null; then
+    rm -rf "$W/gk" "$W/gd"; mkdir -p "$W/gk" "$W/gd"
+    read -r e rc1 < <(ms grk_compress -y "$W/in" -a "$W/gk" -O J2K -H "$CORES")
+    read -r d rc2 < <(ms grk_decompress -y "$W/gk" -a "$W/gd" -O PPM -H "$CORES")
+    row "round $r Grok encode (-y, -H $CORES)" "$e" "$rc1"; row "round $r Grok decode (-y, -H $CORES)" "$d" "$rc2"
+    rm -rf "$W/gk" "$W/gd"; mkdir -p "$W/gk" "$W/gd"
+    read -r e rc1 < <(ms sh -c "ls $W/in/*.ppm | xargs -P $CORES -I{} sh -c 'grk_compress -H 1 -i {} -o $W/gk/\$(basename {} .ppm).j2k'")
+    read -r d rc2 < <(ms sh -c "ls $W/gk/*.j2k | xargs -P $CORES -I{} sh -c 'grk_decompress -H 1 -i {} -o $W/gd/\$(basename {} .j2k).ppm'")
+    row "round $r Grok encode ($CORES processes)" "$e" "$rc1"; row "round $r Grok decode ($CORES processes)" "$d" "$rc2"
+    echo "Grok files written: $(ls "$W/gk" | wc -l) codestreams, $(ls "$W/gd" | wc -l) images"
   fi
 done | tee "$OUT/small_batch.txt"
 bad=0

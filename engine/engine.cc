@@ -57,6 +57,17 @@ uint64_t samples_of(const Image& image) {
   return samples;
 }
 
+// About the samples of a batch's first item, for the placement of a batch
+// not prepared (0: unknown).
+uint64_t first_samples(std::span<const EncodeItem> items) {
+  if (items.empty()) return 0;
+  return items[0].image ? samples_of(*items[0].image) : engine::expected_samples_of(items[0].path);
+}
+uint64_t first_samples(std::span<const DecodeItem> items) {
+  if (items.empty()) return 0;
+  return !items[0].data.empty() ? engine::decoded_samples_of(items[0].data) : engine::decoded_samples_of(items[0].path);
+}
+
 Status with_path(const Status& status, const std::string& path) {
   return status.ok() || path.empty() ? status : status.with_context(path);
 }
@@ -90,10 +101,26 @@ Engine::Impl::Impl(EngineOptions options) : options_(std::move(options)) {}
 
 std::string Engine::Impl::dwt_name() {
   for (Side* side : {&encode_, &decode_}) {
-    const std::vector<engine::Lane*> lanes = side->lanes.all();
+    const std::vector<engine::Lane*> lanes = all_lanes(*side);
     if (!lanes.empty()) return lanes[0]->resources.dwt->name();
   }
   return "";
+}
+
+engine::LaneSet& Engine::Impl::lanes_of(Side& side, int threads) {
+  std::unique_ptr<engine::LaneSet>& set = side.lanes[threads];
+  if (!set) set = std::make_unique<engine::LaneSet>();
+  return *set;
+}
+
+std::vector<engine::Lane*> Engine::Impl::all_lanes(Side& side) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<engine::Lane*> all;
+  for (auto& [threads, set] : side.lanes) {
+    const std::vector<engine::Lane*> some = set->all();
+    all.insert(all.end(), some.begin(), some.end());
+  }
+  return all;
 }
 
 void Engine::Impl::keep(std::shared_ptr<void> device) {
@@ -105,12 +132,12 @@ void Engine::Impl::keep(std::shared_ptr<void> device) {
   kept.any = true;
 }
 
-Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side) {
+Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side, int threads) {
   auto lane = std::make_unique<engine::Lane>();
-  lane->pool = std::make_unique<ThreadPool>(options_.threads);
+  lane->pool = std::make_unique<ThreadPool>(threads);
   lane->times = std::make_unique<codec::StageTimes>();
   MALLAT_ASSIGN_OR_RETURN(std::unique_ptr<dwt::Backend> backend,
-                          dwt::make_backend(backend_kind(options_.dwt), options_.threads));
+                          dwt::make_backend(backend_kind(options_.dwt), threads));
   lane->resources.dwt = std::move(backend);
   lane->resources.pool = lane->pool.get();
   share_with(side, *lane);
@@ -134,8 +161,13 @@ void Engine::Impl::share_with(const Side& side, engine::Lane& lane) const {
   lane.resources.device_tiles = side.placement.whole_tiles ? side.tiles : nullptr;
 }
 
-Status Engine::Impl::grow(Side& side, int lanes) {
-  return side.lanes.grow_to(lanes, [&]() { return make_lane(side); });
+Status Engine::Impl::grow(Side& side, int threads, int lanes) {
+  engine::LaneSet* set;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    set = &lanes_of(side, threads);
+  }
+  return set->grow_to(lanes, [&]() { return make_lane(side, threads); });
 }
 
 void Engine::Impl::start_tiles(Side& side, bool batch, int most, codec::DeviceTileUse use) {
@@ -190,12 +222,13 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
                      engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
+  place_lanes(placement, work);
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
   placement.files_ahead = engine::files_ahead(options_, placement.whole_tiles);
   encode_.placement = placement;
   encode_.prepared = true;
   if (placement.whole_tiles) start_tiles(encode_, work.batch, engine::kWholeTileSlots, codec::DeviceTileUse::kEncode);
-  for (engine::Lane* lane : encode_.lanes.all()) share_with(encode_, *lane);
+  share_with_all(encode_);
   return placement;
 }
 
@@ -211,13 +244,14 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
   const bool start = work.batch || options_.device_for_one_item;
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
+  place_lanes(placement, work);
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
   placement.files_ahead = engine::files_ahead(options_, false);
   decode_.placement = placement;
   decode_.prepared = true;
   if (placement.whole_tiles)
     start_tiles(decode_, work.batch, engine::kWholeTileDecodeSlots, codec::DeviceTileUse::kDecode);
-  for (engine::Lane* lane : decode_.lanes.all()) share_with(decode_, *lane);
+  share_with_all(decode_);
   return placement;
 }
 
@@ -230,9 +264,33 @@ codec::CallResources Engine::Impl::resources_for(engine::Lane& lane, bool time_s
   return resources;
 }
 
+void Engine::Impl::place_lanes(Placement& placement, const Workload& work) const {
+  placement.threads_per_lane = engine::engine_threads(options_);
+  if (placement.device) return;
+  const engine::BatchLanes lanes = engine::cpu_batch_lanes(options_, work.expected_samples);
+  placement.files_at_once = lanes.lanes;
+  placement.threads_per_lane = lanes.threads_each;
+}
+
+void Engine::Impl::share_with_all(Side& side) {
+  for (auto& [threads, set] : side.lanes)
+    for (engine::Lane* lane : set->all()) share_with(side, *lane);
+}
+
 Result<engine::LaneSet::Held> Engine::Impl::lane_for_one(Side& side) {
-  MALLAT_RETURN_IF_ERROR(grow(side, 1));
-  return side.lanes.acquire();
+  const int threads = engine::engine_threads(options_);
+  MALLAT_RETURN_IF_ERROR(grow(side, threads, 1));
+  std::unique_lock<std::mutex> lock(mutex_);
+  engine::LaneSet& set = lanes_of(side, threads);
+  lock.unlock();
+  return set.acquire();
+}
+
+Result<engine::LaneSet*> Engine::Impl::batch_lanes(Side& side) {
+  const Placement& placement = side.placement;
+  MALLAT_RETURN_IF_ERROR(grow(side, placement.threads_per_lane, placement.files_at_once));
+  std::lock_guard<std::mutex> lock(mutex_);
+  return &lanes_of(side, placement.threads_per_lane);
 }
 
 Result<std::vector<uint8_t>> Engine::Impl::encode(const Image& image, const codec::EncodeOptions& options,
@@ -278,9 +336,9 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
                                                      const codec::EncodeOptions& options, const EncodeHooks& hooks) {
   std::vector<EncodeResult> results(items.size());
   Status ready = Status::Ok();
-  if (!encode_.prepared) ready = prepare_encode(options, {true, 0}).status();
-  if (ready.ok()) ready = grow(encode_, encode_.placement.files_at_once);
-  if (!ready.ok()) return fail_every(ready, results, hooks);
+  if (!encode_.prepared) ready = prepare_encode(options, {true, first_samples(items)}).status();
+  Result<engine::LaneSet*> lanes = ready.ok() ? batch_lanes(encode_) : Result<engine::LaneSet*>(ready);
+  if (!lanes.ok()) return fail_every(lanes.status(), results, hooks);
   std::vector<Image> images(items.size());
   engine::PipelineSteps steps;
   steps.read = [&](size_t i) -> Status {
@@ -302,8 +360,7 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
   };
   hook_steps(results, hooks, steps);
   steps.release = [&](size_t i) { images[i] = Image(); };
-  engine::run_pipeline(items.size(), encode_.lanes, encode_.placement.files_at_once, encode_.placement.files_ahead,
-                       steps);
+  engine::run_pipeline(items.size(), **lanes, encode_.placement.files_at_once, encode_.placement.files_ahead, steps);
   return results;
 }
 
@@ -311,9 +368,9 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
                                                      const codec::DecodeOptions& options, const DecodeHooks& hooks) {
   std::vector<DecodeResult> results(items.size());
   Status ready = Status::Ok();
-  if (!decode_.prepared) ready = prepare_decode(options, {true, 0}).status();
-  if (ready.ok()) ready = grow(decode_, decode_.placement.files_at_once);
-  if (!ready.ok()) return fail_every(ready, results, hooks);
+  if (!decode_.prepared) ready = prepare_decode(options, {true, first_samples(items)}).status();
+  Result<engine::LaneSet*> lanes = ready.ok() ? batch_lanes(decode_) : Result<engine::LaneSet*>(ready);
+  if (!lanes.ok()) return fail_every(lanes.status(), results, hooks);
   std::vector<std::vector<uint8_t>> data(items.size());
   engine::PipelineSteps steps;
   steps.read = [&](size_t i) -> Status {
@@ -329,6 +386,17 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     if (!items[i].apply_jp2_header) own.apply_jp2_header = false;
     codec::CallResources resources = resources_for(lane, options.time_stages);
     DecodeResult& result = results[i];
+    if (hooks.stream && !decode_.placement.device && !items[i].raster_on_device) {
+      const DecodeHooks::StreamedDecode decode = [&](codec::RowSink& sink) {
+        return codec::decode_streamed(bytes, own, resources, sink, &result.report);
+      };
+      if (hooks.stream(i, bytes, decode)) {
+        result.streamed = true;
+        data[i] = std::vector<uint8_t>();
+        return Status::Ok();
+      }
+      result.report = codec::DecodeReport();  // the whole decode's own
+    }
     if (items[i].raster && items[i].raster_on_device) {
       MALLAT_RETURN_IF_ERROR(codec::device_raster_ready());
       resources.device_raster = &result.device_raster;
@@ -349,6 +417,7 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
   // memory goes to a later item (at most one per item in flight).
   if (hooks.write) {
     steps.write = [&](size_t i) {
+      if (results[i].streamed) return Status::Ok();
       Status written = hooks.write(i, results[i]);
       rasters_.give(std::move(results[i].raster), static_cast<size_t>(decode_.placement.files_at_once));
       results[i].raster = std::vector<uint8_t>();
@@ -356,8 +425,7 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
     };
   }
   steps.release = [&](size_t i) { data[i] = std::vector<uint8_t>(); };
-  engine::run_pipeline(items.size(), decode_.lanes, decode_.placement.files_at_once, decode_.placement.files_ahead,
-                       steps);
+  engine::run_pipeline(items.size(), **lanes, decode_.placement.files_at_once, decode_.placement.files_ahead, steps);
   rasters_.clear();
   return results;
 }

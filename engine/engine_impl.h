@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -57,7 +58,9 @@ class Engine::Impl {
     bool prepared = false;
     Placement placement;
     std::shared_ptr<codec::DeviceTileContext> tiles;
-    engine::LaneSet lanes;
+    // Lanes by their threads: single calls take one of every engine
+    // thread, a CPU batch's lanes share them (Placement::threads_per_lane).
+    std::map<int, std::unique_ptr<engine::LaneSet>> lanes;
   };
 
   void keep(std::shared_ptr<void> device);
@@ -65,12 +68,23 @@ class Engine::Impl {
   // starts it (`start`) and none is made yet.
   template <class Coder, class Make>
   Status start_coder(bool start, std::shared_ptr<Coder>& coder, const Make& make);
-  Result<std::unique_ptr<engine::Lane>> make_lane(Side& side);
+  Result<std::unique_ptr<engine::Lane>> make_lane(Side& side, int threads);
   void share_with(const Side& side, engine::Lane& lane) const;
-  Status grow(Side& side, int lanes);
+  // The lanes of `threads` threads, made empty on first use (under mutex_).
+  engine::LaneSet& lanes_of(Side& side, int threads);
+  // Every lane of a side, for setting what they share.
+  std::vector<engine::Lane*> all_lanes(Side& side);
+  Status grow(Side& side, int threads, int lanes);
   void start_tiles(Side& side, bool batch, int most, codec::DeviceTileUse use);
   codec::CallResources resources_for(engine::Lane& lane, bool time_stages) const;
+  // Placement::files_at_once and threads_per_lane for `work` (a CPU batch's
+  // from engine::cpu_batch_lanes).
+  void place_lanes(Placement& placement, const Workload& work) const;
+  void share_with_all(Side& side);
+  // A lane of every engine thread for one call.
   Result<engine::LaneSet::Held> lane_for_one(Side& side);
+  // The lanes a batch runs on, grown to its placement's.
+  Result<engine::LaneSet*> batch_lanes(Side& side);
 
   EngineOptions options_;
   std::mutex mutex_;  // the placement's decisions

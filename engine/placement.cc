@@ -1,7 +1,15 @@
 #include "engine/placement.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
+
+#include "codec/codestream/codestream_reader.h"
+#include "codec/codestream/params_check.h"
+#include "codec/jp2/jp2_boxes.h"
+#include "common/memory_limit.h"
+#include "common/thread_pool.h"
+#include "io/mapped_file.h"
 
 namespace mallat::engine {
 
@@ -9,6 +17,27 @@ bool whole_tiles(DeviceStages stages, bool batch) {
   if (stages == DeviceStages::kAll) return true;
   if (stages == DeviceStages::kTier1) return false;
   return batch && kBatchWholeTiles;
+}
+
+int engine_threads(const EngineOptions& options) {
+  return options.threads > 0 ? options.threads : ThreadPool::hardware_threads();
+}
+
+BatchLanes cpu_batch_lanes(const EngineOptions& options, uint64_t item_samples) {
+  const int threads = engine_threads(options);
+  BatchLanes lanes;
+  if (options.files_at_once > 0) {
+    lanes.lanes = options.files_at_once;
+  } else {
+    lanes.lanes = threads;
+    if (item_samples > 0) {
+      const double budget = kBatchMemoryShare * static_cast<double>(default_memory_limit());
+      const double item = static_cast<double>(item_samples) * static_cast<double>(kBatchItemBytesPerSample);
+      lanes.lanes = static_cast<int>(std::clamp(budget / item, 1.0, static_cast<double>(threads)));
+    }
+  }
+  lanes.threads_each = std::max(1, threads / lanes.lanes);
+  return lanes;
 }
 
 int encode_files_at_once(const EngineOptions& options) {
@@ -34,21 +63,47 @@ bool device_pays_for_one_item(const Workload& work, bool ht) {
 
 uint64_t device_room_samples(const Workload& work) { return work.streamed ? 0 : work.expected_samples; }
 
-uint64_t expected_samples_of(const std::string& path) {
+namespace {
+
+// `path`, or for a folder its first file by name, as a batch orders them;
+// empty where there is no regular file.
+std::filesystem::path first_file_of(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path file = path;
   if (fs::is_directory(file, ec)) {
-    // A batch's folder: its first file by name, as a batch orders them.
     fs::path first;
     for (const fs::directory_entry& entry : fs::directory_iterator(file, ec)) {
       if (entry.is_regular_file(ec) && (first.empty() || entry.path() < first)) first = entry.path();
     }
     file = first;
   }
-  if (file.empty() || !fs::is_regular_file(file, ec)) return 0;
-  const uintmax_t bytes = fs::file_size(file, ec);
+  if (file.empty() || !fs::is_regular_file(file, ec)) return {};
+  return file;
+}
+
+}  // namespace
+
+uint64_t expected_samples_of(const std::string& path) {
+  const std::filesystem::path file = first_file_of(path);
+  if (file.empty()) return 0;
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(file, ec);
   return ec ? 0 : static_cast<uint64_t>(bytes);
+}
+
+uint64_t decoded_samples_of(std::span<const uint8_t> file) {
+  const Result<std::span<const uint8_t>> stream = codec::find_codestream(file);
+  if (!stream.ok()) return 0;
+  const Result<codec::MainHeader> main = codec::parse_main_header(*stream);
+  return main.ok() ? codec::total_samples(main->siz) : 0;
+}
+
+uint64_t decoded_samples_of(const std::string& path) {
+  const std::filesystem::path file = first_file_of(path);
+  if (file.empty()) return 0;
+  const Result<io::MappedFile> mapped = io::map_file(file);
+  return mapped.ok() ? decoded_samples_of(mapped->bytes()) : 0;
 }
 
 entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "codec/api/engine.h"
@@ -13,10 +14,40 @@
 
 namespace mallat::engine {
 
-// Items coded at once when EngineOptions::files_at_once is 0: with the
-// device's Tier-1 a lane spends about half of each file waiting for its
-// launch, so a third lane keeps the device fed; more lanes gain nothing.
+// Items coded at once when EngineOptions::files_at_once is 0 and the
+// device's Tier-1 shares the batch's blocks (DeviceStages::kTier1): a lane
+// spends about half of each file waiting for its launch, so a third lane
+// keeps the device fed; more lanes gain nothing.
 inline constexpr int kDefaultBatchFiles = 3;
+
+// A batch on the CPU alone codes one item per thread the engine has, each
+// lane on one thread: a lane of many threads hands each stage's work out
+// and back, which a small image's stages cannot pay for, while lanes of one
+// thread share nothing but the memory bus. The lanes are fewer where the
+// items would not fit in memory together: an item is taken to hold this
+// many bytes per sample while it is coded (its samples, coefficients and
+// code-blocks' bytes, or the stream, coefficients, samples and raster),
+// and the lanes' items together at most kBatchMemoryShare of the memory
+// the process may use (common/memory_limit.h).
+inline constexpr uint64_t kBatchItemBytesPerSample = 16;
+inline constexpr double kBatchMemoryShare = 0.5;
+
+// The threads an engine uses: EngineOptions::threads, or one per hardware
+// thread.
+int engine_threads(const EngineOptions& options);
+
+// A batch's lanes and each lane's threads.
+struct BatchLanes {
+  int lanes = 1;
+  int threads_each = 1;
+};
+
+// A CPU batch's lanes for items of about `item_samples` samples (0:
+// unknown, not limited by memory): EngineOptions::files_at_once where above
+// 0, else one per engine thread up to what memory holds; the engine's
+// threads shared among them (at least one each). The same items come out
+// whatever the split.
+BatchLanes cpu_batch_lanes(const EngineOptions& options, uint64_t item_samples);
 
 // The same for a batch encode whose tiles go to the device whole: more
 // lanes than the device's slots (kWholeTileSlots), so that the other lanes
@@ -54,8 +85,10 @@ inline constexpr int kBatchDeviceSlots = 2;
 // batch (kBatchWholeTiles) and not for one item.
 bool whole_tiles(DeviceStages stages, bool batch);
 
-// K for an encode or decode: EngineOptions::files_at_once where above 0,
-// else the default of its path (whole tiles on a device or not).
+// K for an encode or decode with a device: EngineOptions::files_at_once
+// where above 0, else the default of its path (whole tiles or Tier-1);
+// each of its lanes has every engine thread (they spend most of a file
+// waiting for the device).
 int encode_files_at_once(const EngineOptions& options);
 int decode_files_at_once(const EngineOptions& options);
 
@@ -94,6 +127,12 @@ uint64_t device_room_samples(const Workload& work);
 // it when it is a folder: its size in bytes (about its samples for 8-bit
 // PNM and raw, more for 16-bit, less for PNG); 0 when there is none.
 uint64_t expected_samples_of(const std::string& path);
+
+// The samples a JPEG 2000 file (codestream or JP2) decodes to, from its
+// SIZ (B.2, every component); 0 where its header cannot be read. For a
+// folder, its first file by name, as expected_samples_of.
+uint64_t decoded_samples_of(std::span<const uint8_t> file);
+uint64_t decoded_samples_of(const std::string& path);
 
 // The device coder's options for a workload coding `files_at_once` items
 // at a time; `batch`: a batch of items, whose defaults differ.

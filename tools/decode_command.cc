@@ -11,6 +11,7 @@
 #include "codec/codec.h"
 #include "codec/api/engine.h"
 #include "codec/jp2/jp2_colour.h"
+#include "engine/placement.h"
 #include "io/file.h"
 #include "io/image_io.h"
 #include "tools/batch.h"
@@ -199,7 +200,8 @@ const std::vector<DecodeOption>& decode_table() {
       {{"-quiet"}, "", "print no warnings, notes, progress or summary, only errors", "",
        [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
       {{"-threads"}, "N",
-       "threads for decoding and for the conversion to PNM (default: all cores); output is identical for any N", "2",
+       "threads the decode uses (default: all cores): one file decodes on all of them, a batch on the CPU decodes a "
+       "file per thread; output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       device_row<DecodeSettings>(),
       fsync_row<DecodeSettings>(),
@@ -260,8 +262,23 @@ int decode_batch(const DecodeSettings& s, Engine& engine, const BatchPlan& plan)
     item.raster = std::vector<uint8_t>();
     return written;
   };
+  // On the CPU a file whose format and header allow it is decoded strip by
+  // strip straight into its file, on its lane's threads (the rule of one
+  // file: decode_streamed.h).
+  // Its notes follow the decoder's warnings, as a file written whole.
+  std::vector<std::vector<std::string>> streamed_notes(items.size());
+  hooks.stream = [&](size_t i, std::span<const uint8_t> data, const DecodeHooks::StreamedDecode& decode) {
+    const BatchFile& file = plan.files[i];
+    if (!streams(file, data, s.codec, s.output, s.output.threads)) return false;
+    const std::optional<Image> written = write_streamed(file, s.codec, s.output, nullptr, decode, &streamed_notes[i]);
+    if (!written) return false;
+    run.item(i).pixels = static_cast<uint64_t>(written->width()) * static_cast<uint64_t>(written->height());
+    return true;
+  };
   hooks.done = [&](size_t i, DecodeResult& result) {
     warn(i, result);
+    std::vector<std::string>& messages = run.item(i).messages;
+    messages.insert(messages.end(), streamed_notes[i].begin(), streamed_notes[i].end());
     run.finished(i, result.status);
   };
   engine.decode_batch(items, s.codec, hooks);
@@ -293,7 +310,12 @@ int decode_main(const Args& args) {
   std::optional<StreamedDecodeInput> streamed;
   if (!is_batch(as_run) && s.batch.inputs.size() == 1)
     streamed = streamed_decode_input(BatchFile{s.batch.inputs[0], s.out}, s.codec, s.output);
-  const Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
+  // A batch: its first file's samples, by which the placement sizes its
+  // lanes (engine/placement.h).
+  const uint64_t samples = streamed                 ? streamed->samples
+                           : !s.batch.inputs.empty() && is_batch(s.batch) ? engine::decoded_samples_of(s.batch.inputs[0])
+                                                                         : 0;
+  const Workload work{is_batch(s.batch), samples, streamed.has_value()};
   Result<Placement> placed = engine.prepare_decode(s.codec, work);
   if (!placed.ok()) return fail("decode", placed.status().message());
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
@@ -321,6 +343,10 @@ int decode_main(const Args& args) {
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");
+  // Each file's conversion to its format runs on its lane's threads, as
+  // its decode did: a pool of every thread per file would be made and
+  // joined for each file while the other lanes hold the cores.
+  s.output.threads = placed->threads_per_lane;
   const int status = decode_batch(s, engine, *plan);
   note_device_fallback("decode", engine.decode_device_status(), asked_cuda, s.quiet);
   return status;

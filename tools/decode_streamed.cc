@@ -21,6 +21,7 @@
 #include "io/file.h"
 #include "io/mapped_file.h"
 #include "io/strip_writer.h"
+#include "tools/decode_steps.h"
 #include "tools/output_policy.h"
 
 namespace mallat::tools {
@@ -86,7 +87,7 @@ class JobThread {
 // upsample) stops the decode before any row.
 class StripsToFile final : public codec::RowSink {
  public:
-  StripsToFile(io::StripWriter& writer, const BatchFile& file, const io::MappedFile& input, int reduce,
+  StripsToFile(io::StripWriter& writer, const BatchFile& file, const io::MappedFile* input, int reduce,
                const DecodeOutputOptions& output)
       : writer_(writer), file_(file), input_(input), reduce_(reduce), output_(output) {}
 
@@ -95,7 +96,7 @@ class StripsToFile final : public codec::RowSink {
     if (!header.icc_profile.empty() || needs_upsampling(header, format)) return cancelled();
     written = header;
     MALLAT_RETURN_IF_ERROR(prepare_output(written, reduce_, file_.out, output_, &notes));
-    input_.release();  // the packet headers, read by Tier-2
+    release_input();  // the packet headers, read by Tier-2
     MALLAT_RETURN_IF_ERROR(writer_.begin(written));
     // Bytes straight into the raster where the output policy leaves the
     // samples as decoded: it changes them only where it changes their
@@ -112,7 +113,7 @@ class StripsToFile final : public codec::RowSink {
     MALLAT_RETURN_IF_ERROR(finish());
     auto held = std::make_shared<std::vector<uint8_t>>(std::move(raster));
     writer_thread_.start([this, held, rows]() -> Status {
-      input_.release();
+      release_input();
       MALLAT_RETURN_IF_ERROR(writer_.raster_rows(*held, rows));
       const std::lock_guard<std::mutex> lock(spent_mutex_);
       spent_bytes_.push_back(std::move(*held));
@@ -137,7 +138,7 @@ class StripsToFile final : public codec::RowSink {
       MALLAT_RETURN_IF_ERROR(prepare_output(prepared, reduce_, file_.out, output_, nullptr));
       // The compressed bytes touched so far leave the process; those the
       // next strips need come back from the page cache.
-      input_.release();
+      release_input();
       MALLAT_RETURN_IF_ERROR(writer_.rows(prepared));
       const std::lock_guard<std::mutex> lock(spent_mutex_);
       for (Component& c : prepared.components) spent_.push_back(std::move(c.samples));
@@ -160,13 +161,17 @@ class StripsToFile final : public codec::RowSink {
   Image written;  // the header as written (prepare_output's), without samples
 
  private:
+  void release_input() const {
+    if (input_) input_->release();
+  }
+
   std::mutex spent_mutex_;
   std::vector<std::vector<int32_t>> spent_;  // the written strips' samples
   std::vector<std::vector<uint8_t>> spent_bytes_;  // and rasters
   bool takes_bytes_ = false;
   io::StripWriter& writer_;
   const BatchFile& file_;
-  const io::MappedFile& input_;
+  const io::MappedFile* input_;  // a mapped input, or null
   int reduce_;
   const DecodeOutputOptions& output_;
   JobThread writer_thread_;  // last: it stops, after its job, before the members the job uses go
@@ -219,40 +224,39 @@ bool streamed_by_default(uint64_t decoded_samples, bool irreversible, int thread
   return !irreversible || resolved <= kIrreversibleStreamsUpTo;
 }
 
+bool streams(const BatchFile& file, std::span<const uint8_t> data, const codec::DecodeOptions& options,
+             const DecodeOutputOptions& output, int threads) {
+  const io::Format format = io::format_from_extension(file.out);
+  // A format written in strips; the options that act on the whole image
+  // keep the whole-image path.
+  if (output.whole_image || !io::writes_strips(format) || output.split_pnm || output.upsample) return false;
+  if (output.streamed) return true;
+  const std::optional<StreamShape> shape = stream_shape(data, options.reduce);
+  // A header that cannot be read: the whole-image path says why, or at one
+  // thread the streamed one.
+  return shape ? streamed_by_default(shape->samples, shape->irreversible, threads) : threads == 1;
+}
+
 std::optional<StreamedDecodeInput> streamed_decode_input(const BatchFile& file, const codec::DecodeOptions& options,
                                                          const DecodeOutputOptions& output) {
-  const io::Format format = io::format_from_extension(file.out);
-  // One file in a format written in strips; the options that act on the
-  // whole image keep the whole-image path.
-  if (output.whole_image || !io::writes_strips(format) || output.split_pnm || output.upsample) return std::nullopt;
+  if (output.whole_image || !io::writes_strips(io::format_from_extension(file.out))) return std::nullopt;
   auto data = io::map_file(file.in);
   if (!data.ok()) return std::nullopt;  // run_one reads it and says why
+  if (!streams(file, data->bytes(), options, output, options.threads)) return std::nullopt;
   const std::optional<StreamShape> shape = stream_shape(data->bytes(), options.reduce);
-  // A header that cannot be read: the whole-image path says why, or at
-  // -threads 1 the streamed one.
-  if (!output.streamed &&
-      (shape ? !streamed_by_default(shape->samples, shape->irreversible, options.threads) : options.threads != 1))
-    return std::nullopt;
   return StreamedDecodeInput{std::move(*data), shape ? shape->samples : 0};
 }
 
-std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine& engine, const BatchFile& file,
-                                       const codec::DecodeOptions& options, const DecodeOutputOptions& output,
-                                       bool quiet) {
+std::optional<Image> write_streamed(const BatchFile& file, const codec::DecodeOptions& options,
+                                   const DecodeOutputOptions& output, const io::MappedFile* mapped,
+                                   const StreamedDecode& decode, std::vector<std::string>* messages) {
   const io::Format format = io::format_from_extension(file.out);
-  const io::MappedFile& data = input.data;
-  const std::string in = file.in.string();
-  // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
-  const bool raw = format == io::Format::kRaw || format == io::Format::kRawl;
-  codec::DecodeOptions coded = options;
-  if (raw) coded.apply_jp2_header = false;
-  codec::DecodeReport report;
   std::vector<std::string> notes;
   Image written;
-  const Status status = io::write_strips(file.out, {.format = format, .png = output.png, .threads = options.threads},
+  const Status status = io::write_strips(file.out, {.format = format, .png = output.png, .threads = output.threads},
                                          [&](io::StripWriter& writer) -> Status {
-    StripsToFile sink(writer, file, data, options.reduce, output);
-    Result<bool> done = engine.decode_streamed(data.bytes(), coded, sink, &report);
+    StripsToFile sink(writer, file, mapped, options.reduce, output);
+    Result<bool> done = decode(sink);
     const Status finished = sink.finish();
     notes = sink.notes;
     written = std::move(sink.written);
@@ -264,14 +268,31 @@ std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine&
   // and gives its own warnings and errors, the same as ever (an error found
   // here is found there too, at the cost of a second attempt).
   if (!status.ok()) return std::nullopt;
+  for (const auto& n : notes) messages->push_back("mallat decode: note: " + file.out.string() + ": " + n);
+  if (format == io::Format::kRaw || format == io::Format::kRawl)
+    messages->push_back(raw_read_back_message(written, file.out));
+  return written;
+}
+
+std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine& engine, const BatchFile& file,
+                                       const codec::DecodeOptions& options, const DecodeOutputOptions& output,
+                                       bool quiet) {
+  // Raw planes are the components as coded: no JP2 colour for them (as decode_steps).
+  codec::DecodeOptions coded = options;
+  if (writes_raw_planes(file.out)) coded.apply_jp2_header = false;
+  codec::DecodeReport report;
+  std::vector<std::string> messages;
+  const std::optional<Image> written = write_streamed(file, options, output, &input.data, [&](codec::RowSink& sink) {
+    return engine.decode_streamed(input.data.bytes(), coded, sink, &report);
+  }, &messages);
+  if (!written) return std::nullopt;
   // MALLAT_TIMELINE's spans (the device's launches, the waits for blocks).
   if (const std::string problem = timeline::write_recorded(); !problem.empty())
     std::fprintf(stderr, "mallat decode: %s\n", problem.c_str());
   if (!quiet) {
-    for (const auto& w : report.warnings) std::fprintf(stderr, "mallat decode: warning: %s: %s\n", in.c_str(), w.c_str());
-    for (const auto& n : notes)
-      std::fprintf(stderr, "mallat decode: note: %s: %s\n", file.out.string().c_str(), n.c_str());
-    if (raw) std::fprintf(stderr, "%s\n", raw_read_back_message(written, file.out).c_str());
+    for (const auto& w : report.warnings)
+      std::fprintf(stderr, "mallat decode: warning: %s: %s\n", file.in.string().c_str(), w.c_str());
+    for (const auto& m : messages) std::fprintf(stderr, "%s\n", m.c_str());
   }
   return 0;
 }

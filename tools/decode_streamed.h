@@ -6,7 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "codec/api/decode.h"
 #include "codec/api/engine.h"
@@ -29,6 +33,29 @@ struct StreamedDecodeInput {
 // else nullopt. Asked before the placement, which depends on it.
 std::optional<StreamedDecodeInput> streamed_decode_input(const BatchFile& file, const codec::DecodeOptions& options,
                                                          const DecodeOutputOptions& output);
+
+// Whether `file` (its bytes `data`) decodes strip by strip on `threads`
+// threads: its output format is written in strips and no option needs the
+// whole image; --streamed, or by default streamed_by_default on its
+// header's shape (a header that cannot be read: at one thread only).
+bool streams(const BatchFile& file, std::span<const uint8_t> data, const codec::DecodeOptions& options,
+             const DecodeOutputOptions& output, int threads);
+
+// A streamed decode of one file into the sink it is given
+// (codec/api/decode_streamed.h): false where the stream needs the whole
+// image.
+using StreamedDecode = std::function<Result<bool>(codec::RowSink&)>;
+
+// Writes `file` strip by strip from `decode`, through the same output
+// policy as a whole image: the image as written (its description, no
+// samples) where the file was written (its notes and the raw planes'
+// read-back line added to `messages`), nullopt where it was not (the
+// stream needs the whole image, or failed; no file is left, and the
+// whole-image path gives the errors). `mapped`: the input, whose pages are
+// let go as strips are written; null for bytes in memory.
+std::optional<Image> write_streamed(const BatchFile& file, const codec::DecodeOptions& options,
+                                   const DecodeOutputOptions& output, const io::MappedFile* mapped,
+                                   const StreamedDecode& decode, std::vector<std::string>* messages);
 
 // The exit status of decoding `file` (`input`) strip by strip through
 // `engine` (messages printed as run_one prints them), or nullopt, having

@@ -71,8 +71,8 @@ Status parse_batch_files(const std::string& value, int* files) {
   } catch (...) {
     used = 0;
   }
-  if (used == 0 || used != value.size() || k < 1 || k > 16)
-    return invalid_argument("--batch-files must be a whole number from 1 to 16, got '" + value + "'");
+  if (used == 0 || used != value.size() || k < 1 || k > 256)
+    return invalid_argument("--batch-files must be a whole number from 1 to 256, got '" + value + "'");
   *files = k;
   return Status::Ok();
 }

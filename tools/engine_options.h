@@ -21,7 +21,7 @@ Status parse_device_slots(const std::string& value, EngineOptions* engine);
 Status parse_device_tile_slots(const std::string& value, EngineOptions* engine);
 Status parse_device_rounds(const std::string& value, EngineOptions* engine);
 Status parse_device_stages(const std::string& value, EngineOptions* engine);
-// --batch-files: a whole number from 1 to 16.
+// --batch-files: a whole number from 1 to 256.
 Status parse_batch_files(const std::string& value, int* files);
 
 
@@ -89,18 +89,21 @@ Option<Settings> device_stages_row(std::string_view help = kDeviceStagesHelp) {
 
 // What --batch-files' help says of K's default (a literal: the table keeps a view).
 inline constexpr std::string_view kBatchFilesHelp =
-    "a batch codes K files at once (default 3), each with -threads threads; with --device cuda they share the GPU "
-    "(--device-slots, --device-rounds). The files are the same whatever K";
+    "a batch codes K files at once (default: one per thread, fewer where memory would not hold them; 3 with --device "
+    "cuda or auto), sharing -threads threads (each with every thread with --device cuda or auto); with --device cuda "
+    "they share the GPU (--device-slots, --device-rounds). The files are the same whatever K";
 inline constexpr std::string_view kEncodeBatchFilesHelp =
-    "a batch codes K files at once (default 3; 12 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles go to the GPU whole, at most 8 tiles at once: --device-tile-slots), each with -threads "
-    "threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The files are the same "
-    "whatever K";
-inline constexpr std::string_view kDecodeBatchFilesHelp =
-    "a batch decodes K files at once (default 3; 8 with --device cuda or auto and --device-stages all, a batch's "
-    "default, whose tiles are decoded on the GPU whole, at most 6 tiles at once: --device-tile-slots), each with "
-    "-threads threads; with --device cuda they share the GPU (--device-slots, --device-rounds). The images are the "
+    "a batch codes K files at once (default: on the CPU one per thread, fewer where memory would not hold them, "
+    "the -threads threads shared among them; with --device cuda or auto, 12 with --device-stages all, a batch's "
+    "default, whose tiles go to the GPU whole, at most 8 tiles at once: --device-tile-slots, else 3; each of those "
+    "with every thread); with --device cuda they share the GPU (--device-slots, --device-rounds). The files are the "
     "same whatever K";
+inline constexpr std::string_view kDecodeBatchFilesHelp =
+    "a batch decodes K files at once (default: on the CPU one per thread, fewer where memory would not hold them "
+    "(from the first file's size), the -threads threads shared among them; with --device cuda or auto, 8 with "
+    "--device-stages all, a batch's default, whose tiles are decoded on the GPU whole, at most 6 tiles at once: "
+    "--device-tile-slots, else 3; each of those with every thread); with --device cuda they share the GPU "
+    "(--device-slots, --device-rounds). The images are the same whatever K";
 
 // --batch-files K, for encode's and decode's tables (Settings::engine).
 template <typename Settings>

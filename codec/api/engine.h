@@ -43,11 +43,14 @@ enum class DeviceStages { kDefault, kAll, kTier1 };
 
 struct EngineOptions {
   Device device = Device::kCpu;
-  // Threads of each lane's pool (one codec call at a time runs on it);
-  // 0: one per hardware thread. Output is the same for any number.
+  // Threads the engine codes on; 0: one per hardware thread. One call
+  // (encode, decode) runs on all of them; a batch on the CPU shares them
+  // among its lanes, and a batch with a device gives each lane all of them
+  // (engine/placement.h). Output is the same for any number.
   int threads = 0;
   // Items coded at once in a batch, each in a lane of its own; 0: the
-  // placement's default for the work.
+  // placement's default for the work (on the CPU, one per thread where
+  // memory holds them).
   int files_at_once = 0;
   // Items a batch reads ahead of its lanes; 0: the placement's default.
   int files_ahead = 0;
@@ -92,6 +95,7 @@ struct Placement {
   bool device = false;       // the device coder was started (or is starting)
   bool whole_tiles = false;  // tiles the device runner covers go to the device whole
   int files_at_once = 1;     // the batch's lanes
+  int threads_per_lane = 1;  // each batch lane's threads (one call has every engine thread)
   int files_ahead = 2;       // items read ahead of the lanes
 };
 
@@ -132,6 +136,9 @@ struct DecodeItem {
 };
 struct DecodeResult {
   Status status;
+  // DecodeHooks::stream wrote the item strip by strip: `image` and
+  // `raster` are empty and `write` was not called.
+  bool streamed = false;
   Image image;
   std::vector<uint8_t> raster;
   // DecodeItem::raster_on_device's raster (raster's layout and size),
@@ -145,6 +152,16 @@ struct DecodeHooks {
   std::function<Result<std::vector<uint8_t>>(size_t index)> read;
   std::function<Status(size_t index, DecodeResult& result)> write;
   std::function<void(size_t index, DecodeResult& result)> done;
+  // Where set, a batch on the CPU alone (Placement::device false) first
+  // offers each item to it, with the item's bytes and its decode strip by
+  // strip on the item's lane (`decode` runs decode_streamed.h's decode into
+  // the sink it is given; its warnings go to the item's report): true, the
+  // hook wrote the item that way (DecodeResult::streamed); false, nothing
+  // written, the item is decoded whole as without the hook. Strips hold a
+  // fraction of a whole image's memory, so the lanes' items share the
+  // caches and the memory bus better.
+  using StreamedDecode = std::function<Result<bool>(codec::RowSink& sink)>;
+  std::function<bool(size_t index, std::span<const uint8_t> data, const StreamedDecode& decode)> stream;
 };
 
 // What an engine made so far: each is made once and reused by later calls.

@@ -17,6 +17,7 @@
 #include "codec/stages/device_raster.h"
 #include "io/file.h"
 #include "io/image_io.h"
+#include "tests/codec/joined_strips.h"
 #include "tests/engine/engine_images.h"
 #include "tests/testdata.h"
 
@@ -92,11 +93,14 @@ TEST(Engine, ASecondBatchReusesTheLanesTheFirstMade) {
     }
     EXPECT_EQ(engine.counts().lanes, 4) << "call " << call;
   }
-  // A single call takes a lane the batches made.
-  const auto one = engine.encode(images[0], o);
-  ASSERT_TRUE(one.ok()) << one.status().message();
-  EXPECT_TRUE(*one == want[0]);
-  EXPECT_EQ(engine.counts().lanes, 4);
+  // A single call takes a lane of every engine thread: the batches' lanes
+  // shared the two threads (one each), so one more lane, made once.
+  for (int call = 0; call < 2; ++call) {
+    const auto one = engine.encode(images[0], o);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    EXPECT_TRUE(*one == want[0]);
+    EXPECT_EQ(engine.counts().lanes, 5);
+  }
 }
 
 TEST(Engine, ABadItemFailsAloneAndTheOthersComeOutInOrder) {
@@ -277,6 +281,44 @@ TEST(Engine, StageTimesComeBackInTheReport) {
   ASSERT_TRUE(engine.decode(*bytes, d, &decoded).ok());
   EXPECT_GT(decoded.stage_times.dwt_ms, 0);
   EXPECT_GT(decoded.stage_times.block_coding_ms, 0);
+}
+
+// A CPU batch offers each item to DecodeHooks::stream: the items it takes
+// are decoded strip by strip on their lanes into its sinks, the samples
+// decode() gives, and never reach `write`; the items it declines are
+// decoded whole.
+TEST(Engine, ACpuBatchDecodesItemsStripByStripWhereTheStreamHookTakesThem) {
+  const std::vector<Image> images = engine_test_images();
+  const std::vector<std::vector<uint8_t>> files = single_files(images, lossy());
+  std::vector<DecodeItem> items(files.size());
+  for (size_t i = 0; i < files.size(); ++i) items[i].data = files[i];
+  std::vector<codec::JoinedStrips> sinks(files.size());
+  std::vector<char> written(files.size(), 0);
+  DecodeHooks hooks;
+  hooks.stream = [&](size_t i, std::span<const uint8_t> data, const DecodeHooks::StreamedDecode& decode) {
+    EXPECT_EQ(data.data(), files[i].data());
+    if (i == 1) return false;  // declined: decoded whole
+    const Result<bool> taken = decode(sinks[i]);
+    EXPECT_TRUE(taken.ok()) << taken.status().message();
+    return taken.ok() && *taken;
+  };
+  hooks.write = [&](size_t i, DecodeResult&) {
+    written[i] = 1;
+    return Status::Ok();
+  };
+  codec::DecodeOptions d;
+  d.threads = 2;
+  Engine engine(two_lanes());
+  const std::vector<DecodeResult> got = engine.decode_batch(items, d, hooks);
+  ASSERT_EQ(got.size(), files.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_TRUE(got[i].status.ok()) << got[i].status.message();
+    const Image want = codec::decode(files[i], d).value();
+    EXPECT_EQ(got[i].streamed, i != 1);
+    EXPECT_EQ(written[i] != 0, i == 1);
+    EXPECT_TRUE(same_samples(i == 1 ? got[i].image : sinks[i].image, want));
+  }
 }
 
 // Without a device in the build or the machine, kAuto stays on the CPU

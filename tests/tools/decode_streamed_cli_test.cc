@@ -11,7 +11,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/file.h"
@@ -172,6 +174,64 @@ TEST(DecodeStreamedCli, PgxAndRawFilesAreTheWholeImagePathsBytes) {
   // No temporary file is left beside the outputs.
   for (const auto& entry : fs::directory_iterator(dir))
     EXPECT_NE(entry.path().filename().string()[0], '.') << entry.path();
+}
+
+// The output without its last two lines (the batch's summary, with times)
+// and with `from` replaced by `to`.
+std::string without_summary(std::string text, const std::string& from, const std::string& to) {
+  for (int line = 0; line < 2 && !text.empty(); ++line) {
+    text.pop_back();
+    text.erase(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  }
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+// A batch on the CPU decodes its files strip by strip where one file would
+// be: the same files and messages as every file decoded whole, a damaged
+// file failing alone, in each format written in strips.
+TEST(DecodeStreamedCli, ABatchWritesTheWholeImagePathsFilesAndMessages) {
+  const fs::path dir = testing::make_temp_dir("decode-streamed-batch");
+  const fs::path in = dir / "in";
+  fs::create_directories(in);
+  std::string out;
+  write_pgm(dir / "a.pgm", 150, 8);
+  for (const auto& [name, args] : std::vector<std::pair<std::string, std::string>>{
+           {"l53.j2k", ""}, {"i97.j2k", "-I"}, {"ht.jhc", "--ht"}, {"lay.jp2", "-I -r 40,10,1"}}) {
+    ASSERT_EQ(testing::run_mallat("encode -i " + (dir / "a.pgm").string() + " -o " + (in / name).string() + " " + args,
+                                  &out, dir),
+              0)
+        << out;
+  }
+  // A stream cut short: a warning and a file all the same; and a stream
+  // whose header is cut: an error, for that file alone.
+  std::vector<uint8_t> cut = bytes_of(in / "l53.j2k");
+  cut.resize(cut.size() * 2 / 3);
+  ASSERT_TRUE(io::write_file_atomically(in / "short.j2k", cut).ok());
+  cut.resize(40);
+  ASSERT_TRUE(io::write_file_atomically(in / "torn.j2k", cut).ok());
+  for (const std::string format : {"pgm", "pgx", "raw", "png"}) {
+    SCOPED_TRACE(format);
+    const fs::path s = dir / ("s_" + format), w = dir / ("w_" + format);
+    std::string streamed, whole;
+    EXPECT_EQ(testing::run_mallat("decode -threads 2 -i " + in.string() + " -o " + s.string() + " -OutFor " + format,
+                                  &streamed, dir),
+              1);
+    EXPECT_EQ(testing::run_mallat("decode -threads 2 --whole-image -i " + in.string() + " -o " + w.string() +
+                                      " -OutFor " + format,
+                                  &whole, dir),
+              1);
+    EXPECT_EQ(without_summary(streamed, s.string(), "OUT"), without_summary(whole, w.string(), "OUT"));
+    size_t files = 0;
+    for (const auto& entry : fs::directory_iterator(w)) {
+      ++files;
+      EXPECT_TRUE(bytes_of(entry.path()) == bytes_of(s / entry.path().filename())) << entry.path();
+    }
+    EXPECT_GE(files, 5u);
+    EXPECT_EQ(files, static_cast<size_t>(std::distance(fs::directory_iterator(s), fs::directory_iterator())));
+  }
+  fs::remove_all(dir);
 }
 
 TEST(DecodeStreamedCli, PeakMemoryStaysUnderTheImagesInt32Size) {

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include "codec/api/encode.h"
+#include "common/memory_limit.h"
 #include "engine/placement.h"
 #include "tests/testdata.h"
 #include "tools/engine_options.h"
@@ -118,7 +120,7 @@ TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
   ASSERT_TRUE(parse_batch_files("5", &options.files_at_once).ok());
   EXPECT_EQ(engine::encode_files_at_once(options), 5);
   EXPECT_EQ(engine::decode_files_at_once(options), 5);
-  EXPECT_FALSE(parse_batch_files("17", &options.files_at_once).ok());
+  EXPECT_FALSE(parse_batch_files("257", &options.files_at_once).ok());
   EXPECT_EQ(engine::files_ahead(EngineOptions{}, true), 4);
   EXPECT_EQ(engine::files_ahead(EngineOptions{}, false), 2);
 }
@@ -152,6 +154,68 @@ TEST(EngineOptions, TheExpectedSizeIsTheFilesOrAFoldersFirstByName) {
   EXPECT_EQ(engine::expected_samples_of(dir.string()), 100u);
   EXPECT_EQ(engine::expected_samples_of((dir / "0-folder").string()), 0u);  // empty folder
   EXPECT_EQ(engine::expected_samples_of((dir / "missing").string()), 0u);
+  fs::remove_all(dir);
+}
+
+// A CPU batch codes a file per thread, each lane on one thread, unless
+// memory holds fewer of its items; --batch-files shares the threads among
+// the lanes it asks for.
+TEST(EngineOptions, ACpuBatchCodesAFilePerThreadWhereMemoryHoldsThem) {
+  EngineOptions options;
+  options.threads = 16;
+  engine::BatchLanes lanes = engine::cpu_batch_lanes(options, 0);
+  EXPECT_EQ(lanes.lanes, 16);
+  EXPECT_EQ(lanes.threads_each, 1);
+  lanes = engine::cpu_batch_lanes(options, 768 * 512 * 3);
+  EXPECT_EQ(lanes.lanes, 16);
+  EXPECT_EQ(lanes.threads_each, 1);
+  // Items of which memory holds about three: three lanes of five threads.
+  const uint64_t budget = static_cast<uint64_t>(engine::kBatchMemoryShare * double(default_memory_limit()));
+  lanes = engine::cpu_batch_lanes(options, budget / engine::kBatchItemBytesPerSample / 3);
+  EXPECT_EQ(lanes.lanes, 3);
+  EXPECT_EQ(lanes.threads_each, 5);
+  // An item larger than memory holds still gets one lane, with every thread.
+  lanes = engine::cpu_batch_lanes(options, budget);
+  EXPECT_EQ(lanes.lanes, 1);
+  EXPECT_EQ(lanes.threads_each, 16);
+  options.files_at_once = 4;
+  lanes = engine::cpu_batch_lanes(options, budget);
+  EXPECT_EQ(lanes.lanes, 4);
+  EXPECT_EQ(lanes.threads_each, 4);
+  options.threads = 2;
+  options.files_at_once = 16;
+  lanes = engine::cpu_batch_lanes(options, 0);
+  EXPECT_EQ(lanes.lanes, 16);
+  EXPECT_EQ(lanes.threads_each, 1);
+}
+
+// A decode batch's lanes are sized by the samples its first file decodes
+// to, read from SIZ (every component), in a codestream or a JP2 file.
+TEST(EngineOptions, ADecodesSamplesComeFromSiz) {
+  Image image;
+  for (int c = 0; c < 3; ++c) {
+    Component component;
+    component.width = 17;
+    component.height = 9;
+    component.precision = 8;
+    component.samples.assign(17 * 9, 100 + c);
+    image.components.push_back(std::move(component));
+  }
+  codec::EncodeOptions options;
+  const std::vector<uint8_t> j2k = codec::encode(image, options).value();
+  EXPECT_EQ(engine::decoded_samples_of(j2k), 3u * 17 * 9);
+  options.container = codec::Container::kJp2;
+  const std::vector<uint8_t> jp2 = codec::encode(image, options).value();
+  EXPECT_EQ(engine::decoded_samples_of(jp2), 3u * 17 * 9);
+  const std::vector<uint8_t> junk(64, 0x5a);
+  EXPECT_EQ(engine::decoded_samples_of(junk), 0u);
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::make_temp_dir("engine-decoded-samples");
+  std::ofstream(dir / "a.jp2", std::ios::binary).write(reinterpret_cast<const char*>(jp2.data()), jp2.size());
+  std::ofstream(dir / "b.txt", std::ios::binary) << "not a stream";
+  EXPECT_EQ(engine::decoded_samples_of(dir.string()), 3u * 17 * 9);
+  EXPECT_EQ(engine::decoded_samples_of((dir / "b.txt").string()), 0u);
+  EXPECT_EQ(engine::decoded_samples_of((dir / "missing").string()), 0u);
   fs::remove_all(dir);
 }
 
