@@ -183,10 +183,14 @@ _DECODE_DOC = """Decode a JPEG 2000 codestream or JP2 file to a numpy array.
         decoded together), except for a JP2 file whose header makes channels
         of several components (palette, cdef, sYCC): that one is decoded whole
         and the channels picked.
-{threads}    out: numpy.ndarray | None = None. An array to decode into (shape as
+{threads}    out: numpy.ndarray | "cuda" | None = None. An array to decode into (shape as
         the result; any integer dtype that holds the samples, any strides).
         The codec's own sample buffers are still allocated; `out` saves the
-        result's.
+        result's. "cuda": a DeviceArray in CUDA device 0's memory, as
+        Engine.decode_batch(out="cuda") gives (no region; DeviceError
+        without a device); the module-level decode() runs on the CPU, so
+        the image goes up from the host: use Engine("cuda") to decode on
+        the device.
 
     Returns (height, width) for one component, (height, width, channels) for
     more; dtype uint8/int8 up to 8 bits, uint16/int16 up to 16, else int32.
@@ -298,14 +302,23 @@ class Engine:
 
     def decode(self, data: Data, *, reduce: int = 0, layers: Optional[int] = None,
                region: Optional[Tuple[int, int, int, int]] = None,
-               components: Union[int, Sequence[int], None] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+               components: Union[int, Sequence[int], None] = None,
+               out: Union[np.ndarray, str, None] = None) -> Union[np.ndarray, DeviceArray]:
+        if isinstance(out, str):
+            # The device's raster is a batch's (one item here): its lanes
+            # and tiles on the device, as decode_batch(out="cuda").
+            if out != "cuda":
+                raise InvalidArgumentError(f"out={out!r} must be a numpy array, None or 'cuda'")
+            if region is not None:
+                raise InvalidArgumentError("out='cuda' decodes the whole image: it takes no region")
+            return self.decode_batch([data], reduce=reduce, layers=layers, components=components, out="cuda")[0]
         chosen, squeeze = _components(components)
         if region is not None:
             region = tuple(_whole(v, "region", 0) for v in region)
             if len(region) != 4:
                 raise InvalidArgumentError(f"region={region} must be (y0, x0, y1, x1)")
         if out is not None and not isinstance(out, np.ndarray):
-            raise TypeError(f"out must be a numpy array, not {type(out).__name__}")
+            raise TypeError(f"out must be a numpy array or 'cuda', not {type(out).__name__}")
         return self._engine.decode(_byte_view(data), _whole(reduce, "reduce", 0),
                                    0 if layers is None else _whole(layers, "layers", 1), chosen, region, squeeze,
                                    out)
@@ -429,7 +442,7 @@ def encode(image: np.ndarray, *, lossless: Optional[bool] = None, rate: Optional
 
 def decode(data: Data, *, reduce: int = 0, layers: Optional[int] = None,
            region: Optional[Tuple[int, int, int, int]] = None, components: Union[int, Sequence[int], None] = None,
-           threads: Optional[int] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
+           threads: Optional[int] = None, out: Union[np.ndarray, str, None] = None) -> Union[np.ndarray, DeviceArray]:
     return _default_engine(threads).decode(data, reduce=reduce, layers=layers, region=region,
                                            components=components, out=out)
 

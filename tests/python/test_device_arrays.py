@@ -27,6 +27,10 @@ def test_decode_batch_to_the_device_equals_the_host_results():
         np.testing.assert_array_equal(array.to_host(), image)
     results = engine.decode_batch(files[:1] + [b"not a JPEG 2000 file"], out="cuda", errors="return")
     assert isinstance(results[0], mallat.DeviceArray) and isinstance(results[1], mallat.CorruptDataError)
+    # One image, from the engine and the module (decoded on the CPU, copied up).
+    for one in (engine.decode(files[1], out="cuda"), mallat.decode(files[1], out="cuda")):
+        assert isinstance(one, mallat.DeviceArray)
+        np.testing.assert_array_equal(one.to_host(), IMAGES[1])
 
 
 def test_torch_takes_them_and_gives_them():

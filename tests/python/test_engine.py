@@ -114,3 +114,20 @@ def test_device_output_without_a_device_is_a_device_error():
     results = engine.decode_batch(files, out="cuda", errors="return")
     assert all(isinstance(r, mallat.DeviceError) for r in results)
     np.testing.assert_array_equal(engine.decode_batch(files)[1], IMAGES[1])
+    # One image: the same error, from the engine and the module.
+    with pytest.raises(mallat.DeviceError, match="device output|CUDA"):
+        engine.decode(files[0], out="cuda")
+    with pytest.raises(mallat.DeviceError, match="device output|CUDA"):
+        mallat.decode(files[0], out="cuda")
+
+
+def test_decode_out_is_an_array_or_cuda():
+    """decode's out: a numpy array, None or "cuda" (whole images only)."""
+    engine = mallat.Engine("cpu")
+    data = engine.encode(IMAGES[0])
+    with pytest.raises(mallat.InvalidArgumentError, match="'cuda'"):
+        engine.decode(data, out="gpu")
+    with pytest.raises(mallat.InvalidArgumentError, match="no region"):
+        engine.decode(data, out="cuda", region=(0, 0, 8, 8))
+    with pytest.raises(TypeError, match="numpy array or 'cuda'"):
+        engine.decode(data, out=[1, 2])
