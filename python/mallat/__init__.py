@@ -260,7 +260,10 @@ class Engine:
         starts, else the CPU; "cpu"; "cuda": the GPU (DeviceError at the first
         call where there is none or the build has no CUDA). The output bytes
         and arrays are the same on every device.
-    threads: int = 0. Threads of each of the engine's pools; 0: one per core.
+    threads: int = 0. Threads the engine codes on; 0: one per core. One call
+        runs on all of them; a batch on the CPU codes an item per thread (fewer
+        where memory would not hold the items together); a batch with a device
+        gives each of its lanes all of them.
 
     The placement rule decides what goes to the device: one small item stays
     on the CPU, a batch's tiles go to the device whole. Calls release the GIL;
