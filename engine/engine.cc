@@ -340,17 +340,31 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
   Result<engine::LaneSet*> lanes = ready.ok() ? batch_lanes(encode_) : Result<engine::LaneSet*>(ready);
   if (!lanes.ok()) return fail_every(lanes.status(), results, hooks);
   std::vector<Image> images(items.size());
+  // Items the caller encodes strip by strip (EncodeHooks::streams), never
+  // read whole.
+  const bool may_stream = hooks.streams && hooks.stream && !encode_.placement.device;
+  std::vector<char> streamed(items.size(), 0);
   engine::PipelineSteps steps;
   steps.read = [&](size_t i) -> Status {
     if (items[i].image) return Status::Ok();
+    if (may_stream && hooks.streams(i)) {
+      streamed[i] = 1;
+      return Status::Ok();
+    }
     Result<Image> image = hooks.read ? hooks.read(i) : io::read_image(items[i].path);
     if (!image.ok()) return with_path(image.status(), hooks.read ? "" : items[i].path);
     images[i] = std::move(*image);
     return Status::Ok();
   };
   steps.code = [&](size_t i, engine::Lane& lane) -> Status {
-    const Image& image = items[i].image ? *items[i].image : images[i];
     const codec::CallResources resources = resources_for(lane, options.time_stages);
+    if (streamed[i]) {
+      results[i].streamed = true;
+      return hooks.stream(i, [&](const codec::RowSource& source, const codec::FileSink& sink) {
+        return codec::encode_streamed(source, options, resources, sink, &results[i].report);
+      });
+    }
+    const Image& image = items[i].image ? *items[i].image : images[i];
     Result<std::vector<uint8_t>> bytes = codec::encode(image, options, resources, &results[i].report);
     if (resources.stage_times) results[i].report.stage_times = *resources.stage_times;
     images[i] = Image();
@@ -359,6 +373,9 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
     return Status::Ok();
   };
   hook_steps(results, hooks, steps);
+  if (hooks.write) {
+    steps.write = [&](size_t i) { return results[i].streamed ? Status::Ok() : hooks.write(i, results[i]); };
+  }
   steps.release = [&](size_t i) { images[i] = Image(); };
   engine::run_pipeline(items.size(), **lanes, encode_.placement.files_at_once, encode_.placement.files_ahead, steps);
   return results;

@@ -167,7 +167,8 @@ const std::vector<DecodeOption>& decode_table() {
        "decode the whole image into memory, then write it; without it a single file written as PNM (P5/P6), TIFF, PNG, "
        "PGX or raw planes (.raw/.rawl) is decoded and written strip by strip when the stream allows (no -d/-t, no JP2 "
        "palette, cdef, ICC or sYCC, components of one size), in a fraction of the memory, the same bytes, if it uses "
-       "the 5/3, has 64 M decoded samples or more, or is decoded with 1 or 2 threads (see --streamed)", "",
+       "the 5/3, has 64 M decoded samples or more, or is decoded with 1 or 2 threads (see --streamed); so is each "
+       "file of a batch on the CPU (--device cpu), by the same rule at its lane's threads (one by default)", "",
        [](DecodeSettings& s, const std::string&) { s.output.whole_image = true; return Status::Ok(); }},
       {{"--streamed"}, "",
        "decode strip by strip whatever the stream (where the stream and format allow); without it, a stream with a 9/7 "

@@ -115,7 +115,8 @@ const std::vector<EncodeOption>& encode_table() {
        "list of such one-component files (-i a.pgx,b.pgx,c.pgx), is encoded streamed: read in strips through a "
        "line-based DWT, each row of code-blocks coded as it completes, the file written as it is assembled (the "
        "same bytes, in bounded memory); with several tiles (-t) one row of tiles is held at a time, each tile "
-       "coded so from it; -q, profiles, batches and other formats (PNG, BMP, ASCII PNM) always use the whole image",
+       "coded so from it; each such file of a batch on the CPU (--device cpu) is too, on its lane's threads; -q, "
+       "profiles, batches with a GPU and other formats (PNG, BMP, ASCII PNM) always use the whole image",
        "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
@@ -371,7 +372,28 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
     result.bytes = std::vector<uint8_t>();
     return written;
   };
-  hooks.done = [&](size_t i, EncodeResult& result) { run.finished(i, result.status); };
+  // On the CPU a file that one file's rule would encode strip by strip
+  // (streamed_input) is: opened in its read step, encoded on its lane
+  // straight into its file.
+  std::vector<std::unique_ptr<io::StripReader>> readers(items.size());
+  hooks.streams = [&](size_t i) {
+    if (s.whole_image) return false;
+    Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(items[i].path, s.raw_format);
+    if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return false;
+    readers[i] = std::move(*strips);
+    const Image& layout = readers[i]->layout();
+    run.item(i).pixels = static_cast<uint64_t>(layout.width()) * static_cast<uint64_t>(layout.height());
+    return true;
+  };
+  hooks.stream = [&](size_t i, const EncodeHooks::StreamedEncode& encode) {
+    const Status status = write_streamed_encode(plan.files[i], *readers[i], encode);
+    readers[i].reset();
+    return status;
+  };
+  hooks.done = [&](size_t i, EncodeResult& result) {
+    if (result.streamed) add_notes(run.item(i), result.report);
+    run.finished(i, result.status);
+  };
   engine.encode_batch(items, opt, hooks);
   return run.end();
 }

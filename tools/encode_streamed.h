@@ -4,6 +4,7 @@
 // file renamed onto OUT at the end (no partial output on an error).
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "codec/api/encode.h"
@@ -12,6 +13,15 @@
 #include "tools/batch.h"
 
 namespace mallat::tools {
+
+// A streamed encode of the rows it is given into the sink it is given.
+using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink)>;
+
+// Encodes `file` from `reader` through `encode` into a temporary file
+// renamed onto file.out once whole (none left on an error). The reader's
+// and the output's errors name their files; the encoder's get the input's
+// name, as the whole-image encode gives it.
+Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, const StreamedEncode& encode);
 
 // Encodes through `engine` (Tier-1 as it placed it); `engine` and `opt`
 // stay alive while the steps run.

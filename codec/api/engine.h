@@ -107,6 +107,9 @@ struct EncodeItem {
 };
 struct EncodeResult {
   Status status;
+  // EncodeHooks::stream wrote the item strip by strip: `bytes` is empty and
+  // `write` was not called.
+  bool streamed = false;
   std::vector<uint8_t> bytes;  // the file, unless the `write` hook took it
   codec::EncodeReport report;
 };
@@ -118,6 +121,16 @@ struct EncodeHooks {
   std::function<Result<Image>(size_t index)> read;
   std::function<Status(size_t index, EncodeResult& result)> write;
   std::function<void(size_t index, EncodeResult& result)> done;
+  // Where both are set, a batch on the CPU alone (Placement::device false)
+  // asks `streams` in each item's read step whether the caller encodes it
+  // strip by strip; such an item is not read, and on its lane `stream`
+  // encodes it: it hands `encode` (encode_streamed.h's encode, on the lane;
+  // notes to the item's report) its rows and the sink of its file, and
+  // returns its status (EncodeResult::streamed; `write` is not called).
+  // A lane then holds a strip's memory, not a whole image's.
+  using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink)>;
+  std::function<bool(size_t index)> streams;
+  std::function<Status(size_t index, const StreamedEncode& encode)> stream;
 };
 
 // One item of a decode batch: bytes in memory, or a path read by the

@@ -321,6 +321,60 @@ TEST(Engine, ACpuBatchDecodesItemsStripByStripWhereTheStreamHookTakesThem) {
   }
 }
 
+// A CPU batch asks EncodeHooks::streams in each item's read step: an item
+// it takes is never read and is encoded strip by strip on its lane through
+// `stream` (encode()'s bytes, `write` not called); the others as without it.
+TEST(Engine, ACpuBatchEncodesItemsStripByStripWhereTheStreamHooksTakeThem) {
+  namespace fs = std::filesystem;
+  const fs::path dir = testing::make_temp_dir("engine-stream-encode");
+  const std::vector<Image> images = engine_test_images();
+  const codec::EncodeOptions o = lossy();
+  const std::vector<std::vector<uint8_t>> want = single_files(images, o);
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].path = (dir / ("missing" + std::to_string(i))).string();
+  std::vector<std::vector<uint8_t>> streamed(images.size());
+  std::vector<char> written(images.size(), 0);
+  EncodeHooks hooks;
+  // Item 1 is declined, so read: from memory here.
+  hooks.read = [&](size_t i) -> Result<Image> {
+    EXPECT_EQ(i, 1u);
+    return images[i];
+  };
+  hooks.streams = [&](size_t i) { return i != 1; };
+  hooks.stream = [&](size_t i, const EncodeHooks::StreamedEncode& encode) {
+    codec::RowSource source;
+    source.layout = images[i];
+    for (Component& c : source.layout.components) c.samples = {};
+    std::vector<int64_t> next(images[i].components.size(), 0);
+    source.read_rows = [&, i](int c, int64_t rows, int32_t* out) {
+      const Component& from = images[i].components[static_cast<size_t>(c)];
+      const int32_t* at = from.samples.data() + next[static_cast<size_t>(c)] * from.width;
+      std::copy(at, at + rows * from.width, out);
+      next[static_cast<size_t>(c)] += rows;
+      return Status::Ok();
+    };
+    return encode(source, [&, i](std::span<const uint8_t> piece) {
+      streamed[i].insert(streamed[i].end(), piece.begin(), piece.end());
+      return Status::Ok();
+    });
+  };
+  hooks.write = [&](size_t i, EncodeResult&) {
+    written[i] = 1;
+    return Status::Ok();
+  };
+  Engine engine(two_lanes());
+  const std::vector<EncodeResult> got = engine.encode_batch(items, o, hooks);
+  ASSERT_EQ(got.size(), images.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_TRUE(got[i].status.ok()) << got[i].status.message();
+    EXPECT_EQ(got[i].streamed, i != 1);
+    EXPECT_EQ(written[i] != 0, i == 1);
+    EXPECT_TRUE((i == 1 ? got[i].bytes : streamed[i]) == want[i]);
+  }
+  fs::remove_all(dir);
+}
+
 // Without a device in the build or the machine, kAuto stays on the CPU
 // with the same files; kCpu never starts a device.
 TEST(Engine, TheCpuEngineStartsNoDevice) {

@@ -66,6 +66,45 @@ fs::path make_inputs(const fs::path& dir) {
 
 const std::string kOptions = " -n 4 -b 32,32 -threads 2";
 
+// A batch on the CPU encodes the files that one file's rule reads in strips
+// (PNM here, not PNG) strip by strip: the same files and messages as every
+// file read whole (--whole-image), under a lossless, a rate and a PSNR
+// target (-q is never streamed).
+TEST(BatchCli, EncodeFolderStripByStripWritesTheWholeImagesFiles) {
+  const fs::path dir = testing::make_temp_dir("batch-encode-streamed");
+  const fs::path in = make_inputs(dir);
+  write_generated(in / "d.ppm", 150, 90, 3, 4);
+  for (const std::string options : {"", " --ht -I -r 20", " -I -r 30", " -I -q 40"}) {
+    SCOPED_TRACE(options);
+    const fs::path s = dir / "s", w = dir / "w";
+    std::string streamed, whole;
+    EXPECT_EQ(run("encode -i " + in.string() + " -o " + s.string() + " -OutFor j2k" + kOptions + options, &streamed,
+                  dir),
+              1);
+    EXPECT_EQ(run("encode -i " + in.string() + " -o " + w.string() + " -OutFor j2k --whole-image" + kOptions +
+                      options,
+                  &whole, dir),
+              1);
+    EXPECT_EQ(testing::without_summary(streamed, s.string(), "OUT"), testing::without_summary(whole, w.string(), "OUT"));
+    EXPECT_EQ(names_in(s), names_in(w));
+    EXPECT_EQ(names_in(w).size(), 4u);
+    for (const std::string& name : names_in(w)) EXPECT_EQ(bytes_of(s / name), bytes_of(w / name)) << name;
+    fs::remove_all(s);
+    fs::remove_all(w);
+  }
+  // The timeline says which files went strip by strip: the PNM files' strips
+  // are spans, the PNG file's stages too.
+  const fs::path timeline = dir / "timeline.csv";
+  ASSERT_EQ(setenv("MALLAT_TIMELINE", timeline.string().c_str(), 1), 0);
+  std::string out;
+  run("encode -i " + in.string() + " -o " + (dir / "t").string() + " -OutFor j2k -quiet" + kOptions, &out, dir);
+  unsetenv("MALLAT_TIMELINE");
+  const std::string spans = bytes_of(timeline);
+  EXPECT_NE(spans.find(",strip_blocks,"), std::string::npos) << spans.substr(0, 400);
+  EXPECT_NE(spans.find(",dwt,"), std::string::npos) << spans.substr(0, 400);
+  fs::remove_all(dir);
+}
+
 TEST(BatchCli, EncodeFolderMatchesSingleFilesAndNamesTheBadOne) {
   const fs::path dir = testing::make_temp_dir("batch-encode");
   const fs::path in = make_inputs(dir);
@@ -335,9 +374,14 @@ TEST(BatchCli, TimelineHoldsEveryFilesSteps) {
     return seen;
   };
   const std::set<std::string> encoded =
-      steps_of("encode -i " + (dir / "in").string() + kOptions + " -OutFor j2k -quiet --batch-files 2 -o " +
+      steps_of("encode -i " + (dir / "in").string() + kOptions + " -OutFor j2k -quiet --batch-files 2 --whole-image -o " +
                    (dir / "enc").string(),
                dir / "encode.csv");
+  // By default PNM files are encoded strip by strip: their strips are spans.
+  const std::set<std::string> encoded_in_strips =
+      steps_of("encode -i " + (dir / "in").string() + kOptions + " -OutFor j2k -quiet --batch-files 2 -o " +
+                   (dir / "enc_strips").string(),
+               dir / "encode_strips.csv");
   const std::set<std::string> decoded = steps_of("decode -i " + (dir / "enc").string() +
                                                      " -OutFor ppm -threads 2 -quiet --batch-files 2 --whole-image -o " +
                                                      (dir / "dec").string(),
@@ -355,6 +399,8 @@ TEST(BatchCli, TimelineHoldsEveryFilesSteps) {
       EXPECT_TRUE(decoded.count(f + what)) << f << what;
     for (const char* what : {"read", "code", "row_blocks", "write"})
       EXPECT_TRUE(streamed.count(f + what)) << f << what;
+    for (const char* what : {"read", "code", "strip_blocks", "tier2", "write"})
+      EXPECT_TRUE(encoded_in_strips.count(f + what)) << f << what;
   }
   fs::remove_all(dir);
 }

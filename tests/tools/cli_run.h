@@ -23,4 +23,17 @@ inline int run_mallat(const std::string& args, std::string* output, const std::f
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+// A command's output without its last two lines (a batch's summary, with
+// times) and with `from` replaced by `to` (an output folder's name).
+inline std::string without_summary(std::string text, const std::string& from, const std::string& to) {
+  for (int line = 0; line < 2 && !text.empty(); ++line) {
+    text.pop_back();
+    const size_t end = text.rfind('\n');
+    text.erase(end == std::string::npos ? 0 : end + 1);
+  }
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 }  // namespace mallat::testing

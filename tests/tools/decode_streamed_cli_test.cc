@@ -176,18 +176,6 @@ TEST(DecodeStreamedCli, PgxAndRawFilesAreTheWholeImagePathsBytes) {
     EXPECT_NE(entry.path().filename().string()[0], '.') << entry.path();
 }
 
-// The output without its last two lines (the batch's summary, with times)
-// and with `from` replaced by `to`.
-std::string without_summary(std::string text, const std::string& from, const std::string& to) {
-  for (int line = 0; line < 2 && !text.empty(); ++line) {
-    text.pop_back();
-    text.erase(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-  }
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
 // A batch on the CPU decodes its files strip by strip where one file would
 // be: the same files and messages as every file decoded whole, a damaged
 // file failing alone, in each format written in strips.
@@ -222,7 +210,7 @@ TEST(DecodeStreamedCli, ABatchWritesTheWholeImagePathsFilesAndMessages) {
                                       " -OutFor " + format,
                                   &whole, dir),
               1);
-    EXPECT_EQ(without_summary(streamed, s.string(), "OUT"), without_summary(whole, w.string(), "OUT"));
+    EXPECT_EQ(testing::without_summary(streamed, s.string(), "OUT"), testing::without_summary(whole, w.string(), "OUT"));
     size_t files = 0;
     for (const auto& entry : fs::directory_iterator(w)) {
       ++files;
