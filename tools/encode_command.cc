@@ -139,7 +139,7 @@ const std::vector<EncodeOption>& encode_table() {
       {{"--step-search"}, "N",
        "HT (-M 64 -I) with -r, --bpp or -q: encode with N base step sizes 2^(k/N) and keep the file with the "
        "smallest error (-q: the smallest file); N times the encode time (default 1: no search); each encode "
-       "in the --ht-rate mode given",
+       "in the --ht-rate mode given (auto: full under -r or --bpp)",
        "2",
        [](EncodeSettings& s, const std::string& v) {
          int64_t x;
@@ -148,8 +148,8 @@ const std::vector<EncodeOption>& encode_table() {
          return Status::Ok();
        }},
       {{"--ht-rate"}, "MODE",
-       "HT (-M 64) with -r, --bpp or -q: auto (default) is estimated. estimated estimates each "
-       "code-block's cleanup pass at every bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
+       "HT (-M 64) with -r, --bpp or -q: auto (default) is estimated, or full under --step-search with -r or "
+       "--bpp. estimated estimates each code-block's cleanup pass at every bit-plane from counts taken while quantising, chooses one rate-distortion slope for the target on those "
        "estimates, and codes each block at the plane it reaches and, where the estimate is not clear, one "
        "neighbour plane (the coarser with SigProp and MagRef), coding a finer plane where those cannot come "
        "within 0.5% of a size target; rate allocation chooses among what was coded. PNM, PAM, PGX, TIFF and raw "

@@ -78,7 +78,9 @@ struct EncodeOptions {
   // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):
   //   kAuto (the default): kEstimated, in the whole-image and the streamed
   //     encode (encode_streamed.h, which keeps each block's quantised
-  //     indices until the planes are chosen: codec/encoder/kept_indices.h).
+  //     indices until the planes are chosen: codec/encoder/kept_indices.h);
+  //     kEveryPlane under a step search (step_search > 1) for a size
+  //     target, the slow mode for the last fraction of a dB.
   //   kEstimated: each block's cleanup pass at every plane
   //     is estimated from counts gathered while quantising (bytes and
   //     distortion); one slope for the whole image, chosen for the target

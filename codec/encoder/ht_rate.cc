@@ -8,7 +8,13 @@ namespace mallat::codec {
 
 bool ht_rate_by_estimates(const EncodeOptions& o) {
   const bool target = o.rate_kind != EncodeOptions::RateKind::kNone || o.max_file_bytes > 0;
-  return o.style.ht && target && o.max_component_bytes == 0 && o.ht_rate != EncodeOptions::HtRate::kEveryPlane;
+  // The default codes every plane under a step search for a size target:
+  // that mode is for the last fraction of a dB, and takes N encodes' time
+  // anyway.
+  const bool every_plane =
+      o.ht_rate == EncodeOptions::HtRate::kEveryPlane ||
+      (o.ht_rate == EncodeOptions::HtRate::kAuto && o.step_search > 1 && o.rate_kind != EncodeOptions::RateKind::kPsnr);
+  return o.style.ht && target && o.max_component_bytes == 0 && !every_plane;
 }
 
 namespace {

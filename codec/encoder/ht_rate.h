@@ -32,7 +32,7 @@ namespace mallat::codec {
 
 // Whether an encode with `options` codes its HT blocks by estimates: HT
 // code-blocks, a rate target or a file limit, no per-component caps, and
-// HtRate::kEstimated.
+// HtRate::kEstimated (or kAuto, but for a step search under a size target).
 bool ht_rate_by_estimates(const EncodeOptions& options);
 
 // The planes one block is coded at (-1: none).

@@ -241,7 +241,7 @@ Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
   // Irreversible: the indices carry up to 8 bits of their coefficient's
   // fraction below them (within Tier-1's 31 magnitude bits), so Tier-1
   // measures each pass against the unquantised coefficients.
-  block.fraction_bits = irreversible_ ? std::clamp(31 - block.num_bitplanes, 0, 8) : 0;
+  block.fraction_bits = irreversible_ ? std::clamp(31 - block.num_bitplanes, 0, setup_.fraction_bits) : 0;
   // Tier-1 measures distortion on the shifted integers: 2^(2s) times larger.
   const double delta = block.step;
   blocks_[slot].weight = std::ldexp(delta * delta * setup_.energy[c][band] * setup_.colour_weight[c],

@@ -57,6 +57,9 @@ struct TileCodingSetup {
   // code only those that rate control chooses (EncodeOptions::HtRate,
   // ht_rate.h), instead of every plane.
   bool ht_estimated = false;
+  // The most bits of their coefficient's fraction kept below irreversible
+  // indices (TileEncoder::code_one).
+  int fraction_bits = 8;
   // Whether the passes' distortion decreases are needed: under a rate
   // target only (otherwise every pass is sent); HT coders skip them.
   bool distortions = true;
