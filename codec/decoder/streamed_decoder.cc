@@ -100,6 +100,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   // The sink's bytes in place of samples where it takes them and they hold
   // every component as decoded (all of them: no -c).
   bool bytes = false;
+  std::vector<std::vector<uint8_t>> spare_rasters;
   for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
@@ -119,8 +120,13 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       std::vector<int64_t> strip_oy(oy.size());
       std::vector<uint8_t> raster;
       if (bytes) {
-        std::vector<std::vector<uint8_t>> spent = sink.spent_bytes();
-        if (!spent.empty()) raster = std::move(spent.back());
+        // Every raster the sink has written is kept for a later strip: a
+        // fresh one costs its zero-fill and page faults.
+        for (std::vector<uint8_t>& r : sink.spent_bytes()) spare_rasters.push_back(std::move(r));
+        if (!spare_rasters.empty()) {
+          raster = std::move(spare_rasters.back());
+          spare_rasters.pop_back();
+        }
         // Every byte is written (the tiles cover the strip), so a spent
         // raster's old bytes need no clearing.
         raster.resize(static_cast<size_t>(strip.components[0].width * n) * strip.components.size());

@@ -5,7 +5,9 @@
 // decode_blocks as the whole-tile stages (block_coding.h), into a buffer of
 // that row's height that is reused (with the row at the same place of the
 // resolution's other subbands, of every plane, decoded ahead in the same
-// batch). What is held: per subband at most two code-block rows of
+// batch; with a pool of 4 threads or more, the next row of a resolution's
+// subbands is decoded on a thread of its own while the transform goes on
+// through the rows in hand). What is held: per subband at most two code-block rows of
 // coefficients, per level a few rows of the transform, and the strip asked
 // for; no whole plane.
 #pragma once
