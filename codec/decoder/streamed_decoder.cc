@@ -100,7 +100,10 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   // The sink's bytes in place of samples where it takes them and they hold
   // every component as decoded (all of them: no -c).
   bool bytes = false;
+  // Every raster and sample vector the sink has written is kept for a later
+  // strip: a fresh one costs its zero-fill and page faults.
   std::vector<std::vector<uint8_t>> spare_rasters;
+  std::vector<std::vector<int32_t>> spare_samples;
   for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
@@ -120,8 +123,6 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       std::vector<int64_t> strip_oy(oy.size());
       std::vector<uint8_t> raster;
       if (bytes) {
-        // Every raster the sink has written is kept for a later strip: a
-        // fresh one costs its zero-fill and page faults.
         for (std::vector<uint8_t>& r : sink.spent_bytes()) spare_rasters.push_back(std::move(r));
         if (!spare_rasters.empty()) {
           raster = std::move(spare_rasters.back());
@@ -131,7 +132,8 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         // raster's old bytes need no clearing.
         raster.resize(static_cast<size_t>(strip.components[0].width * n) * strip.components.size());
       }
-      std::vector<std::vector<int32_t>> spent = bytes ? std::vector<std::vector<int32_t>>{} : sink.spent_samples();
+      if (!bytes)
+        for (std::vector<int32_t>& v : sink.spent_samples()) spare_samples.push_back(std::move(v));
       for (size_t c = 0; c < strip.components.size(); ++c) {
         strip.components[c].height = n;
         strip_oy[c] = oy[c] + y;
@@ -139,9 +141,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         std::vector<int32_t>& samples = strip.components[c].samples;
         // A strip handed over whole left its samples with the sink: a spent
         // one's memory is written again (write_tile writes every sample).
-        if (samples.empty() && !spent.empty()) {
-          samples = std::move(spent.back());
-          spent.pop_back();
+        if (samples.empty() && !spare_samples.empty()) {
+          samples = std::move(spare_samples.back());
+          spare_samples.pop_back();
         }
         samples.resize(static_cast<size_t>(strip.components[c].width * n));
       }
