@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <variant>
 
@@ -99,7 +100,10 @@ class StreamedTile::Impl {
       });
     }
     make_band_buffers();
-    if (pool_.size() >= kAheadJobThreads) ahead_job_ = std::make_unique<JobThread>();
+    if (pool_.size() >= kAheadJobThreads) {
+      ahead_job_ = std::make_unique<JobThread>();
+      for (size_t p = 1; p < n; ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
+    }
     strips_.resize(n);
     strip_capacity_.assign(n, 0);
     for (size_t p = 0; p < n; ++p) {
@@ -116,30 +120,9 @@ class StreamedTile::Impl {
 
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
-    for (size_t p = 0; p < in_.planes.size(); ++p) {
-      const TilePlane& plane = in_.planes[p];
-      strips_[p].wavelet = plane.wavelet;
-      fit(strips_[p], strip_capacity_[p],
-          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
-    }
-    for (int64_t y = 0; y < n; ++y) {
-      for (size_t p = 0; p < in_.planes.size(); ++p) {
-        const auto w = static_cast<size_t>(in_.planes[p].width());
-        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
-      }
-    }
-    if (rows_left() == n) settle();
+    fill_strips(n);
     if (!error_.ok()) return error_;
-    std::vector<DecodedTileComponent> out;
-    for (size_t p = 0; p < in_.planes.size(); ++p) {
-      DecodedTileComponent c;
-      c.rect = strips_[p].rect;
-      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
-      else c.samples97 = strips_[p].floats();
-      out.push_back(c);
-    }
-    done_ += n;
-    return out;
+    return strip_rows();
   }
 
   bool reversible() const {
@@ -150,6 +133,12 @@ class StreamedTile::Impl {
   Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
     if (!reversible()) return internal_error("next_rows hands over 5/3 rows only");
     const int64_t n = std::min(rows, rows_left());
+    if (!plane_jobs_.empty()) {  // the planes at once, into the strips
+      fill_strips(n);
+      if (!error_.ok()) return error_;
+      each(strip_rows());
+      return error_;
+    }
     std::vector<DecodedTileComponent> row(in_.planes.size());
     for (int64_t y = 0; y < n; ++y, ++done_) {
       for (size_t p = 0; p < in_.planes.size(); ++p) {
@@ -169,6 +158,58 @@ class StreamedTile::Impl {
   using Inverse53 = std::unique_ptr<dwt::LineInverse<int32_t>>;
   using Inverse97 = std::unique_ptr<dwt::LineInverse<float>>;
 
+  // The next n rows of every plane into strips_ (settled at the tile's
+  // end). With plane jobs, each plane's inverse DWT runs on a thread of its
+  // own (plane 0 on the caller's): the planes share nothing but the band
+  // bookkeeping, which source() takes under bands_mutex_.
+  void fill_strips(int64_t n) {
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      const TilePlane& plane = in_.planes[p];
+      strips_[p].wavelet = plane.wavelet;
+      fit(strips_[p], strip_capacity_[p],
+          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
+    }
+    auto fill = [this, n](size_t p) {
+      const auto w = static_cast<size_t>(in_.planes[p].width());
+      for (int64_t y = 0; y < n; ++y)
+        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+    };
+    if (plane_jobs_.empty()) {
+      // Row by row, so that the planes' subbands reach each block row
+      // together (decode_next_rows batches them).
+      for (int64_t y = 0; y < n; ++y) {
+        for (size_t p = 0; p < in_.planes.size(); ++p) {
+          const auto w = static_cast<size_t>(in_.planes[p].width());
+          std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+        }
+      }
+    } else {
+      for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_[p - 1]->start([fill, p] {
+          fill(p);
+          return Status::Ok();  // errors are error_'s
+        });
+      fill(0);
+      for (auto& job : plane_jobs_) (void)job->wait();
+    }
+    if (rows_left() == n) settle();
+  }
+
+  // The strips as the tile's components; the rows they hold are done.
+  std::vector<DecodedTileComponent> strip_rows() {
+    std::vector<DecodedTileComponent> out;
+    int64_t n = 0;
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      DecodedTileComponent c;
+      c.rect = strips_[p].rect;
+      n = c.rect.height();
+      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
+      else c.samples97 = strips_[p].floats();
+      out.push_back(c);
+    }
+    done_ += n;
+    return out;
+  }
+
   // Plane p's next row from its inverse DWT. Callers take the planes row by
   // row together, so that their subbands reach each block row together
   // (decode_next_rows batches them).
@@ -184,6 +225,14 @@ class StreamedTile::Impl {
     return [this, p](int nb, dwt::Band band, int64_t row) -> T* {
       const TilePlane& plane = in_.planes[p];
       const int k = band_index_[p][static_cast<size_t>(4 * resolution_of(plane, nb, band) + static_cast<int>(band))];
+      if (k >= 0) {  // in the rows in hand: only this plane's thread changes them
+        const BandRows& b = bands_[static_cast<size_t>(k)];
+        const int64_t y = b.rect.y0 + row;
+        if (y >= b.now.y0 && y < b.now.y1)
+          return reinterpret_cast<T*>(b.now.rows.storage.get() +
+                                      static_cast<size_t>(y - b.now.y0) * static_cast<size_t>(b.rect.width()) * 4);
+      }
+      const std::lock_guard<std::mutex> lock(bands_mutex_);
       if (k < 0) {  // no code-block covers it: Annex B's partition always does
         if (error_.ok()) error_ = internal_error("a subband of a streamed tile has no code-blocks");
         return zero_row<T>(band_rect(plane, resolution_of(plane, nb, band), band).width());
@@ -362,7 +411,10 @@ class StreamedTile::Impl {
   std::vector<int32_t> zeros_;  // zero_row's
   Status error_;
   bool jobs_started_ = false;  // since the last settle()
-  std::unique_ptr<JobThread> ahead_job_;  // last: it ends its job before the members the job uses go
+  std::mutex bands_mutex_;  // the bands' bookkeeping and the jobs, for source() on the planes' threads
+  // Last: they end their jobs before the members the jobs use go.
+  std::unique_ptr<JobThread> ahead_job_;
+  std::vector<std::unique_ptr<JobThread>> plane_jobs_;  // planes 1.. (fill_strips)
 };
 
 StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)

@@ -74,7 +74,9 @@ class StreamedTile {
   // The next min(rows, rows_left()) rows one at a time, without next_strip's
   // copy into a strip: `each` gets one row of every plane, the inverse DWT's
   // own (which it reads again: `each` must not write them), valid during the
-  // call. The first block decoding error, after the rows.
+  // call. With a pool of 4 threads or more and several planes, whose inverse
+  // DWTs then run at once, `each` gets the rows once, as next_strip's. The
+  // first block decoding error, after the rows.
   Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each);
 
  private:
