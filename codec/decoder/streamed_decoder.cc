@@ -113,6 +113,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
       row.push_back(std::move(*opened));
     }
+    // One tile across the image (the usual large file) runs on threads of
+    // its own beside the pool; a row of several keeps its threads few.
+    if (row.size() == 1) row[0]->rows().use_threads();
     if (!begun) {
       MALLAT_RETURN_IF_ERROR(sink.begin(header));
       bytes = selection.all && fits_bytes(image) && sink.takes_bytes();

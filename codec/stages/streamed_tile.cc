@@ -100,10 +100,6 @@ class StreamedTile::Impl {
       });
     }
     make_band_buffers();
-    if (pool_.size() >= kAheadJobThreads) {
-      ahead_job_ = std::make_unique<JobThread>();
-      for (size_t p = 1; p < n; ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
-    }
     strips_.resize(n);
     strip_capacity_.assign(n, 0);
     for (size_t p = 0; p < n; ++p) {
@@ -117,6 +113,12 @@ class StreamedTile::Impl {
   }
 
   int64_t rows_left() const { return in_.planes.empty() ? 0 : in_.planes[0].height() - done_; }
+
+  void use_threads() {
+    if (pool_.size() < kAheadJobThreads || ahead_job_ || done_ > 0) return;
+    ahead_job_ = std::make_unique<JobThread>();
+    for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
+  }
 
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
@@ -421,6 +423,7 @@ StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
     : impl_(std::make_unique<Impl>(std::move(input), pool)) {}
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
+void StreamedTile::use_threads() { impl_->use_threads(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
 bool StreamedTile::reversible() const { return impl_->reversible(); }
 Status StreamedTile::next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
