@@ -338,8 +338,10 @@ class StreamedTile::Impl {
     std::vector<Target> targets;
     int64_t y0 = -1;
     for (BandRows& o : bands_) {
-      if (o.resolution != r || o.next >= o.order.size()) continue;
-      if (o.in_job || o.ahead.full) return;
+      if (o.resolution != r) continue;
+      if (o.in_job) return;  // its `next` and `ahead` are the job's
+      if (o.next >= o.order.size()) continue;
+      if (o.ahead.full) return;
       const int64_t oy = in_.blocks[o.order[o.next]].rect.y0;
       if (y0 < 0) y0 = oy;
       if (oy == y0) targets.push_back({&o, &o.ahead});
