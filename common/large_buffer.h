@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace mallat {
@@ -42,5 +43,12 @@ inline std::unique_ptr<std::byte[]> allocate_large(size_t bytes) {
   advise_huge_pages(storage.get(), bytes);
   return storage;
 }
+
+// Pieces of one allocation, piece i of bytes[i] bytes, each from a cache
+// line of its own and the first from a 2 MiB boundary, the whole advised:
+// buffers under 2 MiB each, made apart, would lie in 4 KiB pages, a fault
+// each on first touch; together they lie mostly in huge pages. Each piece
+// shares the allocation's ownership (empty for none when every size is 0).
+std::vector<std::shared_ptr<std::byte[]>> allocate_large_pieces(std::span<const size_t> bytes);
 
 }  // namespace mallat

@@ -70,6 +70,7 @@ void ThreadPool::parallel_for(int64_t count, const std::function<void(int64_t)>&
     for (int64_t i = 0; i < count; ++i) fn(i);
     return;
   }
+  const std::lock_guard<std::mutex> call(call_mutex_);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &fn;

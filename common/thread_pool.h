@@ -25,8 +25,9 @@ class ThreadPool {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  // Runs fn(i) for i in [0, count) and returns when all are done.
-  // Not re-entrant: fn must not call parallel_for on the same pool.
+  // Runs fn(i) for i in [0, count) and returns when all are done. Calls
+  // from several threads run one after the other. Not re-entrant: fn must
+  // not call parallel_for on the same pool.
   void parallel_for(int64_t count, const std::function<void(int64_t)>& fn);
 
   // parallel_for for work that can fail: runs fn(i) for every i in
@@ -43,6 +44,7 @@ class ThreadPool {
   void run_items();
 
   std::vector<std::thread> workers_;
+  std::mutex call_mutex_;  // held by the parallel_for that has the workers
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;

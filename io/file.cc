@@ -22,6 +22,10 @@ std::string errno_text() { return std::strerror(errno); }
 
 // Written bytes after which their disk write is started (sync_file_range).
 constexpr uint64_t kWritebackBytes = uint64_t{4} << 20;
+// Pieces smaller than this are gathered and written together, up to this
+// much: a file made in many small pieces (a packet each) would otherwise
+// cost a system call a piece.
+constexpr size_t kGatherBytes = size_t{1} << 20;
 
 std::atomic<bool> durable{false};
 
@@ -160,7 +164,7 @@ Status write_file_atomically(const std::filesystem::path& path,
   };
   const bool flush = durable_writes();
   uint64_t written = 0, flushed = 0;
-  const ByteSink sink = [&](std::span<const uint8_t> bytes) -> Status {
+  const ByteSink write = [&](std::span<const uint8_t> bytes) -> Status {
     size_t done = 0;
     while (done < bytes.size()) {
       ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
@@ -180,6 +184,23 @@ Status write_file_atomically(const std::filesystem::path& path,
 #endif
     return Status::Ok();
   };
+  std::vector<uint8_t> gathered;
+  auto write_gathered = [&]() -> Status {
+    if (gathered.empty()) return Status::Ok();
+    const Status s = write(gathered);
+    gathered.clear();
+    return s;
+  };
+  const ByteSink sink = [&](std::span<const uint8_t> bytes) -> Status {
+    if (bytes.size() >= kGatherBytes) {
+      MALLAT_RETURN_IF_ERROR(write_gathered());
+      return write(bytes);
+    }
+    if (gathered.size() + bytes.size() > kGatherBytes) MALLAT_RETURN_IF_ERROR(write_gathered());
+    if (gathered.capacity() == 0) gathered.reserve(kGatherBytes);
+    gathered.insert(gathered.end(), bytes.begin(), bytes.end());
+    return Status::Ok();
+  };
   const SizeHint reserve = [&](uint64_t bytes) {
 #if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
     // Unwritten blocks past the end: the size stays what is written.
@@ -189,6 +210,7 @@ Status write_file_atomically(const std::filesystem::path& path,
 #endif
   };
   Status produced = produce(sink, reserve);
+  if (produced.ok()) produced = write_gathered();
   if (!produced.ok()) {
     fd.close();
     ::unlink(tmp.c_str());

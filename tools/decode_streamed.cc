@@ -1,7 +1,6 @@
 #include "tools/decode_streamed.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -9,13 +8,13 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "codec/api/decode_streamed.h"
 #include "codec/codestream/codestream_reader.h"
 #include "codec/jp2/jp2_boxes.h"
+#include "common/job_thread.h"
 #include "common/thread_pool.h"
 #include "common/timeline.h"
 #include "io/file.h"
@@ -26,61 +25,6 @@
 
 namespace mallat::tools {
 namespace {
-
-// One thread, started at the first job, that runs jobs one at a time
-// while the caller goes on. std::async would start a thread per job: a
-// strip's worth each, some 60 thread starts and stacks for a 4K image.
-class JobThread {
- public:
-  JobThread() = default;
-  JobThread(const JobThread&) = delete;
-  JobThread& operator=(const JobThread&) = delete;
-  ~JobThread() {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;  // after the job in hand, if any
-    }
-    changed_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  // Hands `job` over; the one before must have been waited for.
-  void start(std::function<Status()> job) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    job_ = std::move(job);
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
-    changed_.notify_all();
-  }
-
-  // Waits for the job handed over, if any: its status.
-  Status wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    changed_.wait(lock, [&] { return !job_; });
-    return std::exchange(result_, Status::Ok());
-  }
-
- private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-      changed_.wait(lock, [&] { return stop_ || job_; });
-      if (!job_) return;  // stopped, nothing in hand
-      lock.unlock();
-      Status s = (*job_)();
-      lock.lock();
-      result_ = std::move(s);
-      job_.reset();
-      changed_.notify_all();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::optional<std::function<Status()>> job_;  // set from start until it has run
-  Status result_;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 // The codec's strips through the output policy into the writer. A header
 // that needs the whole image (an ICC profile to apply, components to

@@ -100,6 +100,10 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   // The sink's bytes in place of samples where it takes them and they hold
   // every component as decoded (all of them: no -c).
   bool bytes = false;
+  // Every raster and sample vector the sink has written is kept for a later
+  // strip: a fresh one costs its zero-fill and page faults.
+  std::vector<std::vector<uint8_t>> spare_rasters;
+  std::vector<std::vector<int32_t>> spare_samples;
   for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
@@ -109,6 +113,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
       row.push_back(std::move(*opened));
     }
+    // One tile across the image (the usual large file) runs on threads of
+    // its own beside the pool; a row of several keeps its threads few.
+    if (row.size() == 1) row[0]->rows().use_threads();
     if (!begun) {
       MALLAT_RETURN_IF_ERROR(sink.begin(header));
       bytes = selection.all && fits_bytes(image) && sink.takes_bytes();
@@ -119,13 +126,17 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       std::vector<int64_t> strip_oy(oy.size());
       std::vector<uint8_t> raster;
       if (bytes) {
-        std::vector<std::vector<uint8_t>> spent = sink.spent_bytes();
-        if (!spent.empty()) raster = std::move(spent.back());
+        for (std::vector<uint8_t>& r : sink.spent_bytes()) spare_rasters.push_back(std::move(r));
+        if (!spare_rasters.empty()) {
+          raster = std::move(spare_rasters.back());
+          spare_rasters.pop_back();
+        }
         // Every byte is written (the tiles cover the strip), so a spent
         // raster's old bytes need no clearing.
         raster.resize(static_cast<size_t>(strip.components[0].width * n) * strip.components.size());
       }
-      std::vector<std::vector<int32_t>> spent = bytes ? std::vector<std::vector<int32_t>>{} : sink.spent_samples();
+      if (!bytes)
+        for (std::vector<int32_t>& v : sink.spent_samples()) spare_samples.push_back(std::move(v));
       for (size_t c = 0; c < strip.components.size(); ++c) {
         strip.components[c].height = n;
         strip_oy[c] = oy[c] + y;
@@ -133,9 +144,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         std::vector<int32_t>& samples = strip.components[c].samples;
         // A strip handed over whole left its samples with the sink: a spent
         // one's memory is written again (write_tile writes every sample).
-        if (samples.empty() && !spent.empty()) {
-          samples = std::move(spent.back());
-          spent.pop_back();
+        if (samples.empty() && !spare_samples.empty()) {
+          samples = std::move(spare_samples.back());
+          spare_samples.pop_back();
         }
         samples.resize(static_cast<size_t>(strip.components[c].width * n));
       }

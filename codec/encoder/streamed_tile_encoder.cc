@@ -5,8 +5,9 @@
 // each component's line-based DWT (dwt/line_forward.h); each subband's rows
 // gather in a buffer per row of code-blocks, and a full row of code-blocks
 // is quantised and Tier-1 coded on the pool (encode_blocks, the stages' own
-// per-block coding) while the next strip is read and transformed beside it;
-// then its rows are freed. The blocks' coding lands in the same slots as
+// per-block coding) while, beside it on the pool, the next strip is read and
+// the strip before it goes through the DWT, each component on a thread of
+// its own; then its rows are freed. The blocks' coding lands in the same slots as
 // code() puts it, so rate allocation and Tier-2 are unchanged. Under HT
 // rate control by estimates a row of code-blocks is only quantised, each
 // block's estimate taken and its indices kept (kept_indices.h) until rate
@@ -70,14 +71,26 @@ struct ReadyRow {
   size_t band = 0;
 };
 
-// One component's rows through its line DWT.
+// One strip's rows of a component, read, DC shifted and colour
+// transformed, waiting for its line DWT.
+struct StripRows {
+  int64_t rows = 0;
+  std::shared_ptr<std::byte[]> samples;  // kStripRows rows: int32 for the 5/3, float for the 9/7
+  template <typename T>
+  T* row(int64_t y, int64_t width) const {
+    return reinterpret_cast<T*>(samples.get()) + y * width;
+  }
+};
+
+// One component's rows through its line DWT. Two strips: the next one is
+// read and transformed while this one's rows go through the DWT.
 struct ComponentRows {
   int64_t width = 0, height = 0, done = 0;
   std::vector<int> band_of;  // nb * 4 + band -> index in the bands, -1: empty
   std::unique_ptr<dwt::LineForward<int32_t>> f53;
   std::unique_ptr<dwt::LineForward<float>> f97;
-  std::vector<int32_t> read, ints;
-  std::vector<float> floats;
+  std::vector<int32_t> read;
+  StripRows strips[2];
   std::vector<ReadyRow> ready;
 };
 
@@ -156,6 +169,24 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
   return bands;
 }
 
+// Every component's two strips and every subband's two buffers (one
+// filling, one coding) as pieces of one allocation, so that they lie mostly
+// in huge pages (large_buffer.h); a band that needs more allocates it then.
+void allocate_rows(std::vector<ComponentRows>& comps, std::vector<BandRows>& bands) {
+  std::vector<size_t> bytes;
+  for (const ComponentRows& k : comps) bytes.insert(bytes.end(), 2, static_cast<size_t>(kStripRows * k.width) * 4);
+  for (const BandRows& b : bands) bytes.insert(bytes.end(), 2, static_cast<size_t>(b.packed.width() * b.most_rows) * 4);
+  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
+  if (pieces.empty()) return;
+  size_t i = 0;
+  for (ComponentRows& k : comps)
+    for (StripRows& strip : k.strips) strip.samples = std::move(pieces[i++]);
+  for (BandRows& b : bands) {
+    b.spare.push_back(std::move(pieces[i++]));
+    b.spare.push_back(std::move(pieces[i++]));
+  }
+}
+
 }  // namespace
 
 Status TileEncoder::code_rows(int index, const TileRowReader& read) {
@@ -203,47 +234,63 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
                                          }));
     }
   }
+  allocate_rows(comps, bands);
 
   // Each component's rows up to its share of the tallest one's first
-  // `rows`: read, shifted, colour transformed (components 0..2 share their
-  // size) and pushed through the DWT.
+  // `rows`, appended to the strip `into`: read, shifted and colour
+  // transformed (components 0..2 share their size).
   const bool colour = main.cod.multiple_component_transform && nc >= 3;
   const Image& image = *setup_.image;
-  std::vector<int64_t> count(nc);
-  auto advance_to = [&](int64_t rows) -> Status {
+  auto advance_to = [&](int64_t rows, int into) -> Status {
+    int64_t first = 0, count = 0;  // the rows added to components 0..2, for the colour transform
     for (size_t c = 0; c < nc; ++c) {
       ComponentRows& k = comps[c];
+      StripRows& strip = k.strips[into];
       const int64_t target = std::min(k.height, (rows * k.height + tallest - 1) / tallest);
-      count[c] = target - k.done;
-      const size_t n = static_cast<size_t>(count[c] * k.width);
-      k.read.resize(n);
-      if (count[c] > 0) MALLAT_RETURN_IF_ERROR(read(static_cast<int>(c), count[c], k.read.data()));
-      if (wavelet == dwt::Wavelet::k53) {
-        k.ints.resize(n);
-        dc_shift_row(k.read.data(), static_cast<int64_t>(n), image.components[c], k.ints.data());
-      } else {
-        k.floats.resize(n);
-        dc_shift_row(k.read.data(), static_cast<int64_t>(n), image.components[c], k.floats.data());
-      }
+      const int64_t n = target - k.done;
+      const int64_t samples = n * k.width;
+      k.read.resize(static_cast<size_t>(samples));
+      if (n > 0) MALLAT_RETURN_IF_ERROR(read(static_cast<int>(c), n, k.read.data()));
+      if (wavelet == dwt::Wavelet::k53)
+        dc_shift_row(k.read.data(), samples, image.components[c], strip.row<int32_t>(strip.rows, k.width));
+      else
+        dc_shift_row(k.read.data(), samples, image.components[c], strip.row<float>(strip.rows, k.width));
+      if (c == 0) first = strip.rows, count = samples;
+      strip.rows += n;
       k.done = target;
     }
-    if (colour && wavelet == dwt::Wavelet::k53) rct_forward(comps[0].ints, comps[1].ints, comps[2].ints);
-    if (colour && wavelet == dwt::Wavelet::k97) ict_forward(comps[0].floats, comps[1].floats, comps[2].floats);
-    for (size_t c = 0; c < nc; ++c) {
-      ComponentRows& k = comps[c];
-      for (int64_t y = 0; y < count[c]; ++y) {
-        if (k.f53) k.f53->push(k.ints.data() + y * k.width);
-        if (k.f97) k.f97->push(k.floats.data() + y * k.width);
-      }
+    if (colour && count > 0) {
+      auto part = [&]<typename T>(size_t c, T*) {
+        return std::span<T>(comps[c].strips[into].template row<T>(first, comps[c].width), static_cast<size_t>(count));
+      };
+      if (wavelet == dwt::Wavelet::k53)
+        rct_forward(part(0, static_cast<int32_t*>(nullptr)), part(1, static_cast<int32_t*>(nullptr)),
+                    part(2, static_cast<int32_t*>(nullptr)));
+      else
+        ict_forward(part(0, static_cast<float*>(nullptr)), part(1, static_cast<float*>(nullptr)),
+                    part(2, static_cast<float*>(nullptr)));
     }
     return Status::Ok();
   };
-  // Strip s, a few rows at a time so that the rows in flight stay few.
-  auto strip = [&](int64_t s) -> Status {
+  // Strip s read into strips[s % 2], a few rows at a time so that the read
+  // buffers stay small.
+  auto read_strip = [&](int64_t s) -> Status {
+    const int into = static_cast<int>(s % 2);
+    for (ComponentRows& k : comps) k.strips[into].rows = 0;
     const int64_t end = std::min(tallest, (s + 1) * kStripRows);
     for (int64_t rows = s * kStripRows + kRowsAtOnce; rows < end + kRowsAtOnce; rows += kRowsAtOnce)
-      MALLAT_RETURN_IF_ERROR(advance_to(std::min(rows, end)));
+      MALLAT_RETURN_IF_ERROR(advance_to(std::min(rows, end), into));
     return Status::Ok();
+  };
+  // Component c's rows of strip s through its DWT: each component's DWT,
+  // band buffers and ready rows are its own, so components run at once.
+  auto transform_strip = [&](int64_t s, size_t c) {
+    ComponentRows& k = comps[c];
+    const StripRows& strip = k.strips[s % 2];
+    for (int64_t y = 0; y < strip.rows; ++y) {
+      if (k.f53) k.f53->push(strip.row<int32_t>(y, k.width));
+      if (k.f97) k.f97->push(strip.row<float>(y, k.width));
+    }
   };
 
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
@@ -266,7 +313,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
       }
     }
     if (batch.blocks.empty()) {
-      for (int64_t i = 0; i < beside.items; ++i) beside.item(i);
+      if (beside.item) pool_.parallel_for(beside.items, beside.item);
       return Status::Ok();
     }
     if (estimated) {
@@ -300,21 +347,30 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     return Status::Ok();
   };
 
+  // Step s reads strip s, transforms strip s - 1 (a component an item) and
+  // codes the rows of code-blocks that strip s - 2 completed, all at once.
   const int64_t strips = (tallest + kStripRows - 1) / kStripRows;
   std::vector<ReadyRow> coding;
-  for (int64_t s = 0; s <= strips; ++s) {
+  for (int64_t s = 0; s <= strips + 1; ++s) {
     Status read_status;
+    const bool reads = s < strips, transforms = s >= 1 && s <= strips;
     entropy::BatchWork beside;
-    if (s < strips) {
-      beside.items = 1;
-      beside.item = [&](int64_t) {
-        const timeline::Span span("strip_rows");
-        read_status = strip(s);
+    beside.items = (reads ? 1 : 0) + (transforms ? static_cast<int64_t>(nc) : 0);
+    if (beside.items > 0) {
+      beside.item = [&](int64_t i) {
+        if (reads && i == 0) {
+          const timeline::Span span("strip_rows");
+          read_status = read_strip(s);
+          return;
+        }
+        const timeline::Span span("strip_dwt");
+        transform_strip(s - 1, static_cast<size_t>(i - (reads ? 1 : 0)));
       };
     }
     {
       // With MALLAT_TIMELINE: a strip's blocks and its beside work together,
-      // the next strip's rows alone (which of them bounds a strip).
+      // the reading and each component's DWT alone (which of them bounds a
+      // strip).
       const timeline::Span span("strip_blocks");
       MALLAT_RETURN_IF_ERROR(code_ready(coding, beside));
     }

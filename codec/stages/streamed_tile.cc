@@ -4,14 +4,23 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <variant>
 
 #include "codec/stages/block_coding.h"
+#include "common/job_thread.h"
+#include "common/large_buffer.h"
 #include "common/timeline.h"
 #include "dwt/line_inverse.h"
 
 namespace mallat::codec {
 namespace {
+
+// The pool's threads from which the blocks are decoded ahead on a thread
+// of their own (decode_ahead_in_job): that thread and the inverse DWT's are
+// one more than the pool's, which fewer cores do not make up for.
+constexpr int kAheadJobThreads = 4;
 
 // One code-block row of a subband's coefficients, in a buffer kept for the
 // next row.
@@ -31,6 +40,7 @@ struct BandRows {
   std::vector<size_t> order;  // its blocks (indices into the input's), by row then column
   size_t next = 0;            // the first block of the next row to decode
   RowBuffer now, ahead;
+  bool in_job = false;        // `next` and `ahead` are the job's until it is waited for
 };
 
 // A buffer reused while it is large enough: rows are written whole before
@@ -104,31 +114,17 @@ class StreamedTile::Impl {
 
   int64_t rows_left() const { return in_.planes.empty() ? 0 : in_.planes[0].height() - done_; }
 
+  void use_threads() {
+    if (pool_.size() < kAheadJobThreads || ahead_job_ || done_ > 0) return;
+    ahead_job_ = std::make_unique<JobThread>();
+    for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
+  }
+
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
-    for (size_t p = 0; p < in_.planes.size(); ++p) {
-      const TilePlane& plane = in_.planes[p];
-      strips_[p].wavelet = plane.wavelet;
-      fit(strips_[p], strip_capacity_[p],
-          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
-    }
-    for (int64_t y = 0; y < n; ++y) {
-      for (size_t p = 0; p < in_.planes.size(); ++p) {
-        const auto w = static_cast<size_t>(in_.planes[p].width());
-        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
-      }
-    }
+    fill_strips(n);
     if (!error_.ok()) return error_;
-    std::vector<DecodedTileComponent> out;
-    for (size_t p = 0; p < in_.planes.size(); ++p) {
-      DecodedTileComponent c;
-      c.rect = strips_[p].rect;
-      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
-      else c.samples97 = strips_[p].floats();
-      out.push_back(c);
-    }
-    done_ += n;
-    return out;
+    return strip_rows();
   }
 
   bool reversible() const {
@@ -139,6 +135,12 @@ class StreamedTile::Impl {
   Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
     if (!reversible()) return internal_error("next_rows hands over 5/3 rows only");
     const int64_t n = std::min(rows, rows_left());
+    if (!plane_jobs_.empty()) {  // the planes at once, into the strips
+      fill_strips(n);
+      if (!error_.ok()) return error_;
+      each(strip_rows());
+      return error_;
+    }
     std::vector<DecodedTileComponent> row(in_.planes.size());
     for (int64_t y = 0; y < n; ++y, ++done_) {
       for (size_t p = 0; p < in_.planes.size(); ++p) {
@@ -149,12 +151,66 @@ class StreamedTile::Impl {
       }
       each(row);
     }
+    if (rows_left() == 0) settle();
     return error_;
   }
 
  private:
+  using Target = std::pair<BandRows*, RowBuffer*>;  // a subband and the buffer its next row goes to
   using Inverse53 = std::unique_ptr<dwt::LineInverse<int32_t>>;
   using Inverse97 = std::unique_ptr<dwt::LineInverse<float>>;
+
+  // The next n rows of every plane into strips_ (settled at the tile's
+  // end). With plane jobs, each plane's inverse DWT runs on a thread of its
+  // own (plane 0 on the caller's): the planes share nothing but the band
+  // bookkeeping, which source() takes under bands_mutex_.
+  void fill_strips(int64_t n) {
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      const TilePlane& plane = in_.planes[p];
+      strips_[p].wavelet = plane.wavelet;
+      fit(strips_[p], strip_capacity_[p],
+          {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
+    }
+    auto fill = [this, n](size_t p) {
+      const auto w = static_cast<size_t>(in_.planes[p].width());
+      for (int64_t y = 0; y < n; ++y)
+        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+    };
+    if (plane_jobs_.empty()) {
+      // Row by row, so that the planes' subbands reach each block row
+      // together (decode_next_rows batches them).
+      for (int64_t y = 0; y < n; ++y) {
+        for (size_t p = 0; p < in_.planes.size(); ++p) {
+          const auto w = static_cast<size_t>(in_.planes[p].width());
+          std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+        }
+      }
+    } else {
+      for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_[p - 1]->start([fill, p] {
+          fill(p);
+          return Status::Ok();  // errors are error_'s
+        });
+      fill(0);
+      for (auto& job : plane_jobs_) (void)job->wait();
+    }
+    if (rows_left() == n) settle();
+  }
+
+  // The strips as the tile's components; the rows they hold are done.
+  std::vector<DecodedTileComponent> strip_rows() {
+    std::vector<DecodedTileComponent> out;
+    int64_t n = 0;
+    for (size_t p = 0; p < in_.planes.size(); ++p) {
+      DecodedTileComponent c;
+      c.rect = strips_[p].rect;
+      n = c.rect.height();
+      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
+      else c.samples97 = strips_[p].floats();
+      out.push_back(c);
+    }
+    done_ += n;
+    return out;
+  }
 
   // Plane p's next row from its inverse DWT. Callers take the planes row by
   // row together, so that their subbands reach each block row together
@@ -171,21 +227,35 @@ class StreamedTile::Impl {
     return [this, p](int nb, dwt::Band band, int64_t row) -> T* {
       const TilePlane& plane = in_.planes[p];
       const int k = band_index_[p][static_cast<size_t>(4 * resolution_of(plane, nb, band) + static_cast<int>(band))];
+      if (k >= 0) {  // in the rows in hand: only this plane's thread changes them
+        const BandRows& b = bands_[static_cast<size_t>(k)];
+        const int64_t y = b.rect.y0 + row;
+        if (y >= b.now.y0 && y < b.now.y1)
+          return reinterpret_cast<T*>(b.now.rows.storage.get() +
+                                      static_cast<size_t>(y - b.now.y0) * static_cast<size_t>(b.rect.width()) * 4);
+      }
+      const std::lock_guard<std::mutex> lock(bands_mutex_);
       if (k < 0) {  // no code-block covers it: Annex B's partition always does
         if (error_.ok()) error_ = internal_error("a subband of a streamed tile has no code-blocks");
         return zero_row<T>(band_rect(plane, resolution_of(plane, nb, band), band).width());
       }
       BandRows& b = bands_[static_cast<size_t>(k)];
       const int64_t y = b.rect.y0 + row;
+      // With MALLAT_TIMELINE: the time the inverse DWT waits for blocks.
+      std::optional<timeline::Span> waiting;
       while (y >= b.now.y1) {
+        if (!waiting) waiting.emplace("blocks_wait");
+        if (b.in_job) settle();
         if (b.ahead.full) {
           std::swap(b.now, b.ahead);
           b.ahead.full = false;
         } else if (b.next < b.order.size()) {
+          settle();  // the batch may take other subbands' rows
           decode_next_rows(b);
         } else {
           break;
         }
+        decode_ahead_in_job(b.resolution);
       }
       if (y < b.now.y0 || y >= b.now.y1) {
         if (error_.ok()) error_ = internal_error("a subband row of a streamed tile is not covered by its code-blocks");
@@ -211,27 +281,21 @@ class StreamedTile::Impl {
   // transparent huge pages (large_buffer.h), so far fewer faults.
   void make_band_buffers() {
     const int buffers = decode_ahead() ? 2 : 1;
-    constexpr size_t kAlign = 64;  // each piece on a cache line of its own
-    std::vector<size_t> bytes(bands_.size(), 0);
-    size_t total = 0;
-    for (size_t k = 0; k < bands_.size(); ++k) {
+    std::vector<size_t> bytes;
+    for (const BandRows& band : bands_) {
       int64_t rows = 0;
-      for (size_t i : bands_[k].order) rows = std::max(rows, in_.blocks[i].rect.height());
-      bytes[k] = (static_cast<size_t>(std::max<int64_t>(0, bands_[k].rect.width() * rows)) * 4 + kAlign - 1) & ~(kAlign - 1);
-      total += static_cast<size_t>(buffers) * bytes[k];
+      for (size_t i : band.order) rows = std::max(rows, in_.blocks[i].rect.height());
+      bytes.insert(bytes.end(), static_cast<size_t>(buffers),
+                   static_cast<size_t>(std::max<int64_t>(0, band.rect.width() * rows)) * 4);
     }
-    if (total == 0) return;
-    // From a 2 MiB boundary: an allocation starts on a 4 KiB page, and the
-    // part before its first huge page would be small pages, a fault each.
-    constexpr size_t kHugePage = size_t{1} << 21;
-    const std::shared_ptr<std::byte[]> arena = allocate_large(total + kHugePage);
-    size_t at = (kHugePage - reinterpret_cast<uintptr_t>(arena.get()) % kHugePage) % kHugePage;
-    for (size_t k = 0; k < bands_.size(); ++k) {
+    std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
+    if (pieces.empty()) return;
+    for (size_t k = 0, i = 0; k < bands_.size(); ++k) {
       for (RowBuffer* b : {&bands_[k].now, &bands_[k].ahead}) {
         if (b == &bands_[k].ahead && buffers == 1) break;
-        b->rows.storage = std::shared_ptr<std::byte[]>(arena, arena.get() + at);  // shares the arena's ownership
-        b->capacity = bytes[k] / 4;
-        at += bytes[k];
+        b->rows.storage = std::move(pieces[i]);
+        b->capacity = bytes[i] / 4;
+        ++i;
       }
     }
   }
@@ -253,12 +317,54 @@ class StreamedTile::Impl {
   // buffers as a region decode's (tile_buffers.h).
   void decode_next_rows(BandRows& b) {
     const int64_t y0 = in_.blocks[b.order[b.next]].rect.y0;
-    std::vector<std::pair<BandRows*, RowBuffer*>> targets = {{&b, &b.now}};
+    std::vector<Target> targets = {{&b, &b.now}};
     for (BandRows& o : bands_) {
       if (!decode_ahead()) break;
       if (&o == &b || o.resolution != b.resolution || o.ahead.full || o.next >= o.order.size()) continue;
       if (in_.blocks[o.order[o.next]].rect.y0 == y0) targets.push_back({&o, &o.ahead});
     }
+    const Status s = decode_rows(targets);
+    if (!s.ok() && error_.ok()) error_ = s;
+  }
+
+  // With a pool of several threads, once every subband of resolution r has
+  // taken its row decoded ahead, the next row of all of them is decoded
+  // ahead on the job's thread (on the pool), while the inverse DWT goes on
+  // through the rows in hand: the transform then seldom waits for blocks.
+  // The jobs run one at a time, in order; the subbands a job writes are its
+  // own until settle().
+  void decode_ahead_in_job(int r) {
+    if (!ahead_job_) return;
+    std::vector<Target> targets;
+    int64_t y0 = -1;
+    for (BandRows& o : bands_) {
+      if (o.resolution != r) continue;
+      if (o.in_job) return;  // its `next` and `ahead` are the job's
+      if (o.next >= o.order.size()) continue;
+      if (o.ahead.full) return;
+      const int64_t oy = in_.blocks[o.order[o.next]].rect.y0;
+      if (y0 < 0) y0 = oy;
+      if (oy == y0) targets.push_back({&o, &o.ahead});
+    }
+    if (targets.empty()) return;
+    for (const Target& t : targets) t.first->in_job = true;
+    jobs_started_ = true;
+    ahead_job_->start([this, targets]() { return decode_rows(targets); });
+  }
+
+  // Waits for the jobs decoding ahead, if any; their error becomes the
+  // tile's.
+  void settle() {
+    if (!jobs_started_) return;
+    const Status s = ahead_job_->wait();
+    jobs_started_ = false;
+    for (BandRows& o : bands_) o.in_job = false;
+    if (!s.ok() && error_.ok()) error_ = s;
+  }
+
+  // The next row of each target's code-blocks into its buffer, in one
+  // batch.
+  Status decode_rows(const std::vector<Target>& targets) {
     DecodeTile tile;
     tile.windows.assign(1, dwt::Rect{0, 0, 1, 1});  // the blocks go to `bands`
     std::vector<size_t> ids;
@@ -286,7 +392,8 @@ class StreamedTile::Impl {
     tile.hybrid_decoder = in_.hybrid_decoder;
     Status s;
     {
-      // With MALLAT_TIMELINE: the time the inverse DWT waits for blocks.
+      // With MALLAT_TIMELINE: a batch of blocks, on the job's thread or
+      // with the inverse DWT waiting for it.
       const timeline::Span span("row_blocks");
       s = decode_blocks(tile, pool_, /*dequantise=*/true);
     }
@@ -294,7 +401,7 @@ class StreamedTile::Impl {
       targets[t].second->rows = std::move(tile.bands[t].coefficients);
       targets[t].second->full = true;
     }
-    if (!s.ok() && error_.ok()) error_ = s;
+    return s;
   }
 
   StreamedTileInput in_;
@@ -307,12 +414,18 @@ class StreamedTile::Impl {
   int64_t done_ = 0;
   std::vector<int32_t> zeros_;  // zero_row's
   Status error_;
+  bool jobs_started_ = false;  // since the last settle()
+  std::mutex bands_mutex_;  // the bands' bookkeeping and the jobs, for source() on the planes' threads
+  // Last: they end their jobs before the members the jobs use go.
+  std::unique_ptr<JobThread> ahead_job_;
+  std::vector<std::unique_ptr<JobThread>> plane_jobs_;  // planes 1.. (fill_strips)
 };
 
 StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
     : impl_(std::make_unique<Impl>(std::move(input), pool)) {}
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
+void StreamedTile::use_threads() { impl_->use_threads(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
 bool StreamedTile::reversible() const { return impl_->reversible(); }
 Status StreamedTile::next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {

@@ -5,7 +5,9 @@
 // decode_blocks as the whole-tile stages (block_coding.h), into a buffer of
 // that row's height that is reused (with the row at the same place of the
 // resolution's other subbands, of every plane, decoded ahead in the same
-// batch). What is held: per subband at most two code-block rows of
+// batch; after use_threads(), the next row of a resolution's subbands is
+// decoded on a thread of its own while the transform goes on through the
+// rows in hand). What is held: per subband at most two code-block rows of
 // coefficients, per level a few rows of the transform, and the strip asked
 // for; no whole plane.
 #pragma once
@@ -59,6 +61,13 @@ class StreamedTile {
   ~StreamedTile();
 
   int64_t rows_left() const;
+  // Before the first rows, with a pool of 4 threads or more: the blocks are
+  // decoded ahead on a thread of its own and each plane's inverse DWT runs
+  // on a thread of its own (plane 0 on the caller's), one more thread than
+  // the pool's and one a plane besides; the caller asks it of one tile at a
+  // time, so that the threads stay few. Otherwise one thread runs every
+  // plane's transform and waits for the blocks it reaches.
+  void use_threads();
 
   // The next min(rows, rows_left()) rows of every plane, as the inverse DWT
   // leaves them (int32 for the 5/3, float for the 9/7), valid until the next
@@ -72,7 +81,9 @@ class StreamedTile {
   // The next min(rows, rows_left()) rows one at a time, without next_strip's
   // copy into a strip: `each` gets one row of every plane, the inverse DWT's
   // own (which it reads again: `each` must not write them), valid during the
-  // call. The first block decoding error, after the rows.
+  // call. After use_threads() with several planes, whose inverse DWTs then
+  // run at once, `each` gets the rows once, as next_strip's. The first block
+  // decoding error, after the rows.
   Status next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each);
 
  private:

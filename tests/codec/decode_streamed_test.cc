@@ -181,15 +181,16 @@ std::vector<Case> cases() {
   return v;
 }
 
-// On one thread (each code-block row decoded as its subband asks) and two
-// (rows decoded ahead in batches); to a sink of samples and to one that
+// On one thread (each code-block row decoded as its subband asks), two
+// (rows decoded ahead in batches) and four (the batches decoded on a job of
+// their own while the inverse DWT goes on); to a sink of samples and to one that
 // takes bytes, which gets them for every case of unsigned components of up
 // to 8 bits, all of them decoded.
 TEST(DecodeStreamed, EqualsWholeImageDecode) {
   for (const Case& c : cases()) {
     auto bytes = encode(c.image, c.encode);
     ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 4}) {
       for (bool take_bytes : {false, true}) {
         const std::string name =
             c.name + ", " + std::to_string(threads) + " threads" + (take_bytes ? ", sink takes bytes" : "");

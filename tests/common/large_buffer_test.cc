@@ -29,5 +29,22 @@ TEST(LargeBuffer, AllocateLargeGivesWritableStorage) {
   advise_huge_pages(nullptr, bytes);  // nothing to advise: no effect, no crash
 }
 
+// Pieces of one allocation: each of its size, on a cache line of its own,
+// none overlapping another, and each alive after the others are gone.
+TEST(LargeBuffer, PiecesAreApartAndOwnTheirStorage) {
+  const std::vector<size_t> bytes = {100, 0, size_t{3} << 20, 64, 1};
+  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
+  ASSERT_EQ(pieces.size(), bytes.size());
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pieces[i].get()) % 64, 0u) << i;
+    std::memset(pieces[i].get(), static_cast<int>(i + 1), bytes[i]);
+  }
+  for (size_t i = 0; i + 1 < pieces.size(); ++i) EXPECT_GE(pieces[i + 1].get(), pieces[i].get() + bytes[i]) << i;
+  std::shared_ptr<std::byte[]> last = pieces[2];
+  pieces.clear();
+  EXPECT_EQ(static_cast<unsigned char>(last[(size_t{3} << 20) - 1]), 3);
+  EXPECT_TRUE(allocate_large_pieces(std::vector<size_t>{0, 0}).empty());
+}
+
 }  // namespace
 }  // namespace mallat

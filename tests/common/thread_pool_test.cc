@@ -32,6 +32,22 @@ TEST(ThreadPool, EmptyAndSingle) {
   EXPECT_EQ(calls, 1);
 }
 
+// Callers on several threads share one pool: each call runs every one of
+// its items once.
+TEST(ThreadPool, CallsFromSeveralThreadsEachRunEveryItem) {
+  ThreadPool pool(3);
+  std::vector<std::vector<std::atomic<int>>> hits(4);
+  for (auto& h : hits) h = std::vector<std::atomic<int>>(500);
+  std::vector<std::thread> callers;
+  for (size_t t = 0; t < hits.size(); ++t)
+    callers.emplace_back([&, t] {
+      for (int round = 0; round < 10; ++round) pool.parallel_for(500, [&](int64_t i) { hits[t][i]++; });
+    });
+  for (std::thread& c : callers) c.join();
+  for (auto& h : hits)
+    for (auto& n : h) ASSERT_EQ(n.load(), 10);
+}
+
 TEST(ThreadPool, StatusVariantReturnsTheLowestIndexError) {
   for (int threads : {1, 2, 4}) {
     ThreadPool pool(threads);
