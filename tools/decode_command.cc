@@ -265,8 +265,8 @@ int decode_batch(const DecodeSettings& s, Engine& engine, const BatchPlan& plan)
   };
   // On the CPU a file whose format and header allow it is decoded strip by
   // strip straight into its file, on its lane's threads (the rule of one
-  // file: decode_streamed.h).
-  // Its notes follow the decoder's warnings, as a file written whole.
+  // file: decode_streamed.h). Its notes follow the decoder's warnings, as a
+  // file written whole.
   std::vector<std::vector<std::string>> streamed_notes(items.size());
   hooks.stream = [&](size_t i, std::span<const uint8_t> data, const DecodeHooks::StreamedDecode& decode) {
     const BatchFile& file = plan.files[i];
@@ -313,9 +313,8 @@ int decode_main(const Args& args) {
     streamed = streamed_decode_input(BatchFile{s.batch.inputs[0], s.out}, s.codec, s.output);
   // A batch: its first file's samples, by which the placement sizes its
   // lanes (engine/placement.h).
-  const uint64_t samples = streamed                 ? streamed->samples
-                           : !s.batch.inputs.empty() && is_batch(s.batch) ? engine::decoded_samples_of(s.batch.inputs[0])
-                                                                         : 0;
+  uint64_t samples = streamed ? streamed->samples : 0;
+  if (is_batch(s.batch) && !s.batch.inputs.empty()) samples = engine::decoded_samples_of(s.batch.inputs[0]);
   const Workload work{is_batch(s.batch), samples, streamed.has_value()};
   Result<Placement> placed = engine.prepare_decode(s.codec, work);
   if (!placed.ok()) return fail("decode", placed.status().message());
