@@ -84,11 +84,13 @@ Results fail_every(const Status& why, Results& results, const Hooks& hooks) {
 }
 
 // A batch's write and finish steps, the same for both directions: the
-// caller's write hook on the item's result, then its status and the done
-// hook, in order.
+// caller's write hook on the item's result (not for an item its stream hook
+// wrote), then its status and the done hook, in order.
 template <class Results, class Hooks>
 void hook_steps(Results& results, const Hooks& hooks, engine::PipelineSteps& steps) {
-  steps.write = [&](size_t i) { return hooks.write ? hooks.write(i, results[i]) : Status::Ok(); };
+  steps.write = [&](size_t i) {
+    return hooks.write && !results[i].streamed ? hooks.write(i, results[i]) : Status::Ok();
+  };
   steps.finished = [&](size_t i, const Status& status) {
     results[i].status = status;
     if (hooks.done) hooks.done(i, results[i]);
@@ -161,13 +163,14 @@ void Engine::Impl::share_with(const Side& side, engine::Lane& lane) const {
   lane.resources.device_tiles = side.placement.whole_tiles ? side.tiles : nullptr;
 }
 
-Status Engine::Impl::grow(Side& side, int threads, int lanes) {
+Result<engine::LaneSet*> Engine::Impl::grow(Side& side, int threads, int lanes) {
   engine::LaneSet* set;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     set = &lanes_of(side, threads);
   }
-  return set->grow_to(lanes, [&]() { return make_lane(side, threads); });
+  MALLAT_RETURN_IF_ERROR(set->grow_to(lanes, [&]() { return make_lane(side, threads); }));
+  return set;
 }
 
 void Engine::Impl::start_tiles(Side& side, bool batch, int most, codec::DeviceTileUse use) {
@@ -278,19 +281,8 @@ void Engine::Impl::share_with_all(Side& side) {
 }
 
 Result<engine::LaneSet::Held> Engine::Impl::lane_for_one(Side& side) {
-  const int threads = engine::engine_threads(options_);
-  MALLAT_RETURN_IF_ERROR(grow(side, threads, 1));
-  std::unique_lock<std::mutex> lock(mutex_);
-  engine::LaneSet& set = lanes_of(side, threads);
-  lock.unlock();
-  return set.acquire();
-}
-
-Result<engine::LaneSet*> Engine::Impl::batch_lanes(Side& side) {
-  const Placement& placement = side.placement;
-  MALLAT_RETURN_IF_ERROR(grow(side, placement.threads_per_lane, placement.files_at_once));
-  std::lock_guard<std::mutex> lock(mutex_);
-  return &lanes_of(side, placement.threads_per_lane);
+  MALLAT_ASSIGN_OR_RETURN(engine::LaneSet* set, grow(side, engine::engine_threads(options_), 1));
+  return set->acquire();
 }
 
 Result<std::vector<uint8_t>> Engine::Impl::encode(const Image& image, const codec::EncodeOptions& options,
@@ -337,18 +329,19 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
   std::vector<EncodeResult> results(items.size());
   Status ready = Status::Ok();
   if (!encode_.prepared) ready = prepare_encode(options, {true, first_samples(items)}).status();
-  Result<engine::LaneSet*> lanes = ready.ok() ? batch_lanes(encode_) : Result<engine::LaneSet*>(ready);
+  Result<engine::LaneSet*> lanes =
+      ready.ok() ? grow(encode_, encode_.placement.threads_per_lane, encode_.placement.files_at_once)
+                 : Result<engine::LaneSet*>(ready);
   if (!lanes.ok()) return fail_every(lanes.status(), results, hooks);
   std::vector<Image> images(items.size());
-  // Items the caller encodes strip by strip (EncodeHooks::streams), never
-  // read whole.
+  // Items the caller encodes strip by strip (EncodeHooks::streams) are
+  // never read whole.
   const bool may_stream = hooks.streams && hooks.stream && !encode_.placement.device;
-  std::vector<char> streamed(items.size(), 0);
   engine::PipelineSteps steps;
   steps.read = [&](size_t i) -> Status {
     if (items[i].image) return Status::Ok();
     if (may_stream && hooks.streams(i)) {
-      streamed[i] = 1;
+      results[i].streamed = true;
       return Status::Ok();
     }
     Result<Image> image = hooks.read ? hooks.read(i) : io::read_image(items[i].path);
@@ -358,8 +351,7 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
   };
   steps.code = [&](size_t i, engine::Lane& lane) -> Status {
     const codec::CallResources resources = resources_for(lane, options.time_stages);
-    if (streamed[i]) {
-      results[i].streamed = true;
+    if (results[i].streamed) {
       return hooks.stream(i, [&](const codec::RowSource& source, const codec::FileSink& sink) {
         return codec::encode_streamed(source, options, resources, sink, &results[i].report);
       });
@@ -373,9 +365,6 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
     return Status::Ok();
   };
   hook_steps(results, hooks, steps);
-  if (hooks.write) {
-    steps.write = [&](size_t i) { return results[i].streamed ? Status::Ok() : hooks.write(i, results[i]); };
-  }
   steps.release = [&](size_t i) { images[i] = Image(); };
   engine::run_pipeline(items.size(), **lanes, encode_.placement.files_at_once, encode_.placement.files_ahead, steps);
   return results;
@@ -386,7 +375,9 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
   std::vector<DecodeResult> results(items.size());
   Status ready = Status::Ok();
   if (!decode_.prepared) ready = prepare_decode(options, {true, first_samples(items)}).status();
-  Result<engine::LaneSet*> lanes = ready.ok() ? batch_lanes(decode_) : Result<engine::LaneSet*>(ready);
+  Result<engine::LaneSet*> lanes =
+      ready.ok() ? grow(decode_, decode_.placement.threads_per_lane, decode_.placement.files_at_once)
+                 : Result<engine::LaneSet*>(ready);
   if (!lanes.ok()) return fail_every(lanes.status(), results, hooks);
   std::vector<std::vector<uint8_t>> data(items.size());
   engine::PipelineSteps steps;

@@ -74,7 +74,8 @@ class Engine::Impl {
   engine::LaneSet& lanes_of(Side& side, int threads);
   // Every lane of a side, for setting what they share.
   std::vector<engine::Lane*> all_lanes(Side& side);
-  Status grow(Side& side, int threads, int lanes);
+  // The lanes of `threads` threads, grown to at least `lanes`.
+  Result<engine::LaneSet*> grow(Side& side, int threads, int lanes);
   void start_tiles(Side& side, bool batch, int most, codec::DeviceTileUse use);
   codec::CallResources resources_for(engine::Lane& lane, bool time_stages) const;
   // Placement::files_at_once and threads_per_lane for `work` (a CPU batch's
@@ -83,8 +84,6 @@ class Engine::Impl {
   void share_with_all(Side& side);
   // A lane of every engine thread for one call.
   Result<engine::LaneSet::Held> lane_for_one(Side& side);
-  // The lanes a batch runs on, grown to its placement's.
-  Result<engine::LaneSet*> batch_lanes(Side& side);
 
   EngineOptions options_;
   std::mutex mutex_;  // the placement's decisions

@@ -324,6 +324,16 @@ void add_notes(BatchItem& item, const codec::EncodeReport& report) {
   for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
 }
 
+// The reader of `path` where it is encoded strip by strip (its format read
+// in strips, options that allow it, no --whole-image), else null.
+std::unique_ptr<io::StripReader> streamed_reader(const EncodeSettings& s, const std::string& path,
+                                                 const codec::EncodeOptions& opt) {
+  if (s.whole_image) return nullptr;
+  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(path, s.raw_format);
+  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return nullptr;
+  return std::move(*strips);
+}
+
 // encode's steps for one file (batch.h), coded through `engine`; `s`,
 // `engine` and `opt` stay alive while they run.
 BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt) {
@@ -373,14 +383,12 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
     return written;
   };
   // On the CPU a file that one file's rule would encode strip by strip
-  // (streamed_input) is: opened in its read step, encoded on its lane
+  // (streamed_reader) is: opened in its read step, encoded on its lane
   // straight into its file.
   std::vector<std::unique_ptr<io::StripReader>> readers(items.size());
   hooks.streams = [&](size_t i) {
-    if (s.whole_image) return false;
-    Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(items[i].path, s.raw_format);
-    if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return false;
-    readers[i] = std::move(*strips);
+    readers[i] = streamed_reader(s, items[i].path, opt);
+    if (!readers[i]) return false;
     const Image& layout = readers[i]->layout();
     run.item(i).pixels = static_cast<uint64_t>(layout.width()) * static_cast<uint64_t>(layout.height());
     return true;
@@ -403,10 +411,7 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
 // input that cannot be opened so goes the whole-image way, which gives its
 // error). Opened before the placement, which depends on it.
 std::unique_ptr<io::StripReader> streamed_input(const EncodeSettings& s, const codec::EncodeOptions& opt) {
-  if (s.whole_image || s.batch.inputs.size() != 1) return nullptr;
-  Result<std::unique_ptr<io::StripReader>> strips = open_encode_strips(s.batch.inputs[0], s.raw_format);
-  if (!strips.ok() || !*strips || !codec::why_not_streamed((*strips)->layout(), opt).empty()) return nullptr;
-  return std::move(*strips);
+  return s.batch.inputs.size() == 1 ? streamed_reader(s, s.batch.inputs[0], opt) : nullptr;
 }
 
 }  // namespace

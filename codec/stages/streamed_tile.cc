@@ -171,20 +171,19 @@ class StreamedTile::Impl {
       fit(strips_[p], strip_capacity_[p],
           {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
     }
-    auto fill = [this, n](size_t p) {
+    // Row y of plane p, from its inverse DWT into its strip.
+    auto copy_row = [this](size_t p, int64_t y) {
       const auto w = static_cast<size_t>(in_.planes[p].width());
-      for (int64_t y = 0; y < n; ++y)
-        std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+      std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+    };
+    auto fill = [copy_row, n](size_t p) {
+      for (int64_t y = 0; y < n; ++y) copy_row(p, y);
     };
     if (plane_jobs_.empty()) {
       // Row by row, so that the planes' subbands reach each block row
       // together (decode_next_rows batches them).
-      for (int64_t y = 0; y < n; ++y) {
-        for (size_t p = 0; p < in_.planes.size(); ++p) {
-          const auto w = static_cast<size_t>(in_.planes[p].width());
-          std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
-        }
-      }
+      for (int64_t y = 0; y < n; ++y)
+        for (size_t p = 0; p < in_.planes.size(); ++p) copy_row(p, y);
     } else {
       for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_[p - 1]->start([fill, p] {
           fill(p);
