@@ -136,12 +136,11 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   d.args.states = d.args.ht ? nullptr : d.states.data();
   d.args.ht_states = d.args.ht ? d.ht_states.data() : nullptr;
   d.args.vlc = d.vlc.tables();
-  // EBCOT: about 24 warps per SM, twice the encoder's
-  // (entropy_cuda_decode_bench measures it): a tile's 5760 64x64 blocks
-  // decode fastest at 2 a warp rather than the encoder's 4, eight tiles' at
-  // 16. HT: auto_ht_blocks_per_warp (entropy/cuda/t1_device_encoder.h).
-  constexpr int kWarpsPerSm = 24;
-  const int chosen = d.args.ht ? auto_ht_blocks_per_warp(n, d.sms) : auto_blocks_per_warp(n, d.sms, kWarpsPerSm);
+  // EBCOT: kEbcotWarpsPerSm (entropy_cuda_decode_bench measures it): a
+  // tile's 5760 64x64 blocks decode fastest at 2 a warp, eight tiles' at 16.
+  // HT: auto_ht_blocks_per_warp (entropy/cuda/t1_device_encoder.h).
+  const int chosen =
+      d.args.ht ? auto_ht_blocks_per_warp(n, d.sms) : auto_blocks_per_warp(n, d.sms, kEbcotWarpsPerSm);
   d.args.blocks_per_warp = static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : chosen);
   return Status::Ok();
 }

@@ -52,11 +52,16 @@ struct T1DeviceEncoder::Impl {
     kPackedBytes,
     kPackedPasses,
     kHtStates,
+    kDecisions,
+    kPlaneBins,
+    kOrderByPlanes,
     kBuffers
   };
   cudaStream_t stream = nullptr;
   T1StateMemory memory = T1StateMemory::kGlobal;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
+  bool record_decisions = true;
+  int order_by_planes = -1;  // -1: the coder's default (EBCOT: yes; HT: no)
   int sms = 1;
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
@@ -88,6 +93,8 @@ struct T1DeviceEncoder::Impl {
     size[b] = bytes;
     return Status::Ok();
   }
+  // The batch's ordering (order_by_planes) and coding launches.
+  Status launch();
   template <class T>
   T* as(Buffer b) const {
     return static_cast<T*>(buffer[b]);
@@ -180,6 +187,9 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
 
 cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
 
+void T1DeviceEncoder::record_decisions(bool on) { impl_->record_decisions = on; }
+void T1DeviceEncoder::order_by_planes(bool on) { impl_->order_by_planes = on ? 1 : 0; }
+
 Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, coefficients.size(), slot_capacity));
@@ -223,8 +233,21 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
   d.args.ht = n > 0 && ht_job(jobs[0]);
   d.args.blocks_per_warp = static_cast<uint32_t>(
       d.blocks_per_warp > 0 ? d.blocks_per_warp
-                            : (d.args.ht ? auto_ht_blocks_per_warp(n, d.sms) : auto_blocks_per_warp(n, d.sms)));
+                            : (d.args.ht ? auto_ht_blocks_per_warp(n, d.sms)
+                                         : auto_blocks_per_warp(n, d.sms, kEbcotWarpsPerSm)));
   d.args.ht_states = nullptr;
+  d.args.decisions = nullptr;
+  if (d.order_by_planes > 0 || (d.order_by_planes < 0 && !d.args.ht)) {
+    // encode() sorts the host's order into this by the blocks' planes.
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPlaneBins, n));
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrderByPlanes, n * sizeof(uint32_t)));
+    d.args.order = d.as<const uint32_t>(Impl::kOrderByPlanes);
+  }
+  if (!d.args.ht && d.record_decisions) {
+    const size_t warps = (n + d.args.blocks_per_warp - 1) / d.args.blocks_per_warp;
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kDecisions, warps * d.args.blocks_per_warp * kMaxPassDecisions));
+    d.args.decisions = d.as<uint32_t>(Impl::kDecisions);
+  }
   if (d.args.ht) {
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kHtStates, n * sizeof(HtBlockState)));
     d.args.ht_states = d.as<HtBlockState>(Impl::kHtStates);
@@ -233,14 +256,21 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
   return Status::Ok();
 }
 
+Status T1DeviceEncoder::Impl::launch() {
+  if (args.order == as<const uint32_t>(kOrderByPlanes)) {
+    MALLAT_RETURN_IF_ERROR(launch_t1_plane_order(args, as<const uint32_t>(kOrder), as<uint8_t>(kPlaneBins),
+                                                 as<uint32_t>(kOrderByPlanes), stream));
+  }
+  return launch_t1_encode(args, stream);
+}
+
 Status T1DeviceEncoder::encode() {
-  MALLAT_RETURN_IF_ERROR(launch_t1_encode(impl_->args, impl_->stream));
+  MALLAT_RETURN_IF_ERROR(impl_->launch());
   return check_cuda(cudaStreamSynchronize(impl_->stream), "t1_encode_kernel");
 }
 
 Result<double> T1DeviceEncoder::time_encode(int warmup, int runs) {
-  return median_launch_ms(
-      impl_->stream, [this] { return launch_t1_encode(impl_->args, impl_->stream); }, warmup, runs);
+  return median_launch_ms(impl_->stream, [this] { return impl_->launch(); }, warmup, runs);
 }
 
 namespace {

@@ -57,14 +57,16 @@ Status start_t1_device(int& sms, cudaStream_t& stream);
 // Where the kernel keeps each thread's working state (entropy/cuda/ebcot/encode_kernel.cuh).
 enum class T1StateMemory { kLocal, kGlobal };
 
-// Code-blocks per warp for a batch of `count` on `sms` SMs: about 12 warps
-// per SM, never fewer than 1 or more than 32 blocks a warp
-// (tests/entropy_cuda/run_on_device.sh bench measures it): a tile's 5760
-// 64x64 blocks code fastest at 2..4 per warp, eight tiles' at 32. A warp's
-// lanes diverge at almost every symbol, so a small batch gains from more,
-// emptier warps, and a large one fills the SMs anyway.
-// `warps_per_sm` is the encoder's 12 by default; the decoder asks for 24
-// (entropy/cuda/t1_device_decoder.cc says why).
+// Code-blocks per warp for a batch of `count` on `sms` SMs: about
+// `warps_per_sm` warps per SM, never fewer than 1 or more than 32 blocks a
+// warp (entropy_cuda_bench and entropy_cuda_decode_bench measure it). A
+// warp's lanes branch apart as their blocks differ, so a small batch gains
+// from more, emptier warps, and a large one fills the SMs anyway. EBCOT asks
+// for 24 both ways (kEbcotWarpsPerSm): the encoder, its decisions recorded
+// and its blocks ordered by planes, codes a tile's 5760 64x64 blocks fastest
+// at 2 a warp and eight tiles' at 16; the HT coders for 12
+// (auto_ht_blocks_per_warp).
+inline constexpr int kEbcotWarpsPerSm = 24;
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
 // The same for an HT batch, both directions: about 12 warps per SM, at most
@@ -102,6 +104,15 @@ class T1DeviceEncoder {
                      uint32_t slot_capacity);
   // The stream every copy and launch of this encoder is enqueued on.
   cudaStream_t stream() const;
+  // EBCOT: whether each pass's decisions are formed first and coded after
+  // (entropy/ebcot/recorded_symbols.h; the default), or coded where they are
+  // formed; the same bytes. Takes effect at the next upload.
+  void record_decisions(bool on);
+  // EBCOT: whether the launch first sorts the blocks by the bit-planes they
+  // code (entropy/cuda/ebcot/plane_order_kernel.cuh; the default), or takes
+  // the host's order (by samples and Mb); the same bytes. Takes effect at
+  // the next upload.
+  void order_by_planes(bool on);
   // Encodes the uploaded batch in one launch and waits for it.
   Status encode();
   // Device time of one encode(), in ms: the median of `runs` launches timed

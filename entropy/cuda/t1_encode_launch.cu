@@ -1,6 +1,7 @@
 // Launches a batch's encoding kernel, EBCOT's or HT's (launcher apart from
 // the kernels).
 #include "entropy/cuda/ebcot/encode_kernel.cuh"
+#include "entropy/cuda/ebcot/plane_order_kernel.cuh"
 #include "entropy/cuda/ht/encode_kernel.cuh"
 #include "entropy/cuda/t1_encode_launch.h"
 #include "entropy/cuda/t1_pack_kernel.cuh"
@@ -32,6 +33,18 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   return Status::Ok();
 }
 
+Status launch_t1_plane_order(const T1EncodeArgs& args, const uint32_t* host_order, uint8_t* bins,
+                             uint32_t* sorted, cudaStream_t stream) {
+  if (args.count == 0) return Status::Ok();
+  const uint32_t per_block = 256 / 32;  // a warp a job
+  t1_block_planes_kernel<<<(args.count + per_block - 1) / per_block, 256, 0, stream>>>(
+      args.jobs, host_order, args.count, args.coefficients, bins);
+  t1_order_by_planes_kernel<<<1, kPlaneOrderThreads, 0, stream>>>(host_order, bins, args.count, sorted);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return device_error(std::string("t1_order_by_planes launch: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
 Status launch_t1_pack(const T1EncodeArgs& args, uint64_t* byte_offset, uint64_t* pass_offset, uint8_t* bytes,
                       CodingPass* passes, cudaStream_t stream) {
   if (args.count == 0) return Status::Ok();
@@ -48,6 +61,8 @@ Status load_t1_encode_kernel() {
                              reinterpret_cast<const void*>(&t1_encode_kernel<false>),
                              reinterpret_cast<const void*>(&ht_encode_kernel),
                              reinterpret_cast<const void*>(&t1_pack_offsets_kernel),
+                             reinterpret_cast<const void*>(&t1_block_planes_kernel),
+                             reinterpret_cast<const void*>(&t1_order_by_planes_kernel),
                              reinterpret_cast<const void*>(&t1_pack_kernel)}) {
     const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel);
     if (err != cudaSuccess) return device_error(std::string("loading t1_encode_kernel: ") + cudaGetErrorString(err));

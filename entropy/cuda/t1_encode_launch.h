@@ -35,6 +35,11 @@ struct T1EncodeArgs {
   T1FixedState* states = nullptr;
   // Code-blocks each warp codes, 1..32 (entropy/cuda/ebcot/encode_kernel.cuh).
   uint32_t blocks_per_warp = 32;
+  // EBCOT: room for each warp's lanes' decisions, kMaxPassDecisions / 4 *
+  // blocks_per_warp words a warp, the lanes interleaved
+  // (entropy/ebcot/recorded_symbols.h); null to code each decision where it
+  // is formed.
+  uint32_t* decisions = nullptr;
   // An HT batch (entropy/cuda/ht/encode_kernel.cuh): its kernel runs instead,
   // with one HtBlockState per thread in device memory and the VLC tables'
   // device copies.
@@ -50,6 +55,15 @@ inline constexpr int kT1EncodeThreads = 32;
 // Enqueues one launch over the batch on `stream` (the kernel variant that
 // args.states asks for); reports launch errors.
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream);
+
+// EBCOT: enqueues the sorting of `host_order` (the jobs in the host's
+// order, args.count of them) into `sorted` (what args.order points to) by
+// the bit-planes each block codes, most first, stably
+// (entropy/cuda/ebcot/plane_order_kernel.cuh), with `bins` (args.count
+// bytes) for the kernels' use. args.coefficients must be the blocks' on the
+// device by then (earlier on `stream`).
+Status launch_t1_plane_order(const T1EncodeArgs& args, const uint32_t* host_order, uint8_t* bins,
+                             uint32_t* sorted, cudaStream_t stream);
 
 // Enqueues the packing of a coded batch (entropy/cuda/t1_pack_kernel.cuh) on `stream`:
 // byte_offset and pass_offset (count + 1 entries each, the last the

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "entropy/code_block_style.h"
 #include "entropy/host_device.h"
@@ -23,6 +24,7 @@
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/passes.h"
+#include "entropy/ebcot/recorded_symbols.h"
 #include "entropy/ebcot/schedule.h"
 #include "entropy/t1_device_job.h"
 
@@ -160,12 +162,14 @@ namespace detail {
 
 // encode_passes of entropy/ebcot/encoder.cc on the bounded coders: codes `planes`
 // bit-planes, the lowest being `lowest`; returns the bytes coded, or
-// kOutputOverflow as soon as a byte does not fit.
-template <bool kVsc>
+// kOutputOverflow as soon as a byte does not fit. kRecorded: each MQ pass's
+// decisions are formed into `decisions` first and coded after
+// (recorded_symbols.h); the same bytes.
+template <bool kVsc, bool kRecorded>
 MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation orientation, int planes,
                                               int lowest, const CodeBlockStyle& style,
                                               const SharedT1Output& out, int num_passes,
-                                              uint32_t& length) {
+                                              const DecisionBuffer& decisions, uint32_t& length) {
   BasicMqEncodeSymbols<BasicMqEncoder<true>> mq{BasicMqEncoder<true>{}, initial_contexts()};
   BasicRawEncodeSymbols<BasicRawEncoder<true>> raw{};
   uint8_t* const buffer = out.buffer;
@@ -194,7 +198,18 @@ MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation o
       open = true;
     }
     s.distortion = 0.0;
-    run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    if constexpr (kRecorded) {
+      if (is_raw) {
+        run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+      } else {
+        RecordedMqSymbols recorded{decisions.words, decisions.stride};
+        run_pass<kVsc>(type, false, recorded, raw, s, zc_lut, plane);
+        recorded.finish();
+        code_recorded(mq, decisions.words, decisions.stride, recorded.count);
+      }
+    } else {
+      run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    }
     // SEGMARK (D.5): the symbols 1010 in the UNIFORM context after each cleanup pass.
     if (type == PassType::kCleanup && style.segmentation_symbols) {
       for (uint32_t bit = 1, k = 0; k < 4; ++k, bit ^= 1) mq.code(kUniformContext, bit);
@@ -235,9 +250,13 @@ MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation o
 }  // namespace detail
 
 // Encodes one code-block into `out` with `s` as its working state (about
-// 40 KB: a thread's own, reused from block to block).
+// 40 KB: a thread's own, reused from block to block). With
+// `decisions.words` (room for kMaxPassDecisions / 4 at its stride), each MQ
+// pass's decisions are formed first and coded after (recorded_symbols.h):
+// the same result.
 MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& block, T1FixedState& s,
-                                                         const SharedT1Output& out) {
+                                                         const SharedT1Output& out,
+                                                         const DecisionBuffer& decisions = {}) {
   SharedT1Result result;
   const int w = block.width;
   const int h = block.height;
@@ -287,12 +306,15 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
   if (planes == 0) return result;
   const int num_passes = 3 * planes - 2;
   result.num_passes = static_cast<int16_t>(num_passes);
-  const SharedT1Status status =
-      block.style.vertical_causal
-          ? detail::encode_shared_passes<true>(s, block.orientation, planes, block.fraction_bits,
-                                               block.style, out, num_passes, result.length)
-          : detail::encode_shared_passes<false>(s, block.orientation, planes, block.fraction_bits,
-                                                block.style, out, num_passes, result.length);
+  const auto passes = [&](auto vsc, auto recorded) {
+    return detail::encode_shared_passes<decltype(vsc)::value, decltype(recorded)::value>(
+        s, block.orientation, planes, block.fraction_bits, block.style, out, num_passes, decisions, result.length);
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  const bool vsc = block.style.vertical_causal;
+  const SharedT1Status status = decisions.words != nullptr ? (vsc ? passes(Yes{}, Yes{}) : passes(No{}, Yes{}))
+                                                             : (vsc ? passes(Yes{}, No{}) : passes(No{}, No{}));
   if (status != SharedT1Status::kOk) {
     result.status = status;
     return result;

@@ -24,12 +24,22 @@ struct SharedRun {
 
 // Runs the shared encoder with a buffer of `capacity` bytes followed by a
 // guard of 64 bytes that must stay untouched.
-SharedRun run_shared(const SharedCase& c, uint32_t capacity) {
+// `stride` > 0: each pass's decisions recorded first, at that stride
+// (entropy/ebcot/recorded_symbols.h), in a buffer of exactly the room the
+// encoder asks for.
+SharedRun run_shared(const SharedCase& c, uint32_t capacity, uint32_t stride = 0) {
   static auto state = std::make_unique<T1FixedState>();
+  static std::vector<uint32_t> decisions;
   SharedRun run;
   run.buffer.assign(capacity + 64, 0xA5);
   run.passes.assign(kMaxCodingPasses, CodingPass{});
-  run.result = encode_code_block_shared(c.block(), *state, {run.buffer.data(), capacity, run.passes.data()});
+  DecisionBuffer recorded;
+  if (stride > 0) {
+    decisions.assign((kMaxPassDecisions / 4 - 1) * stride + 1, 0);
+    recorded = {decisions.data(), stride};
+  }
+  run.result =
+      encode_code_block_shared(c.block(), *state, {run.buffer.data(), capacity, run.passes.data()}, recorded);
   for (size_t i = capacity; i < run.buffer.size(); ++i) EXPECT_EQ(run.buffer[i], 0xA5) << "byte " << i << " written";
   return run;
 }
@@ -48,6 +58,38 @@ TEST(Tier1Shared, MatchesTheCpuCoderOnEveryCase) {
   }
   EXPECT_GT(cases.size(), 1500u);
   EXPECT_GT(passes, 30000u);  // the cases do code many passes
+}
+
+TEST(Tier1Shared, RecordedDecisionsCodeTheSameBlocks) {
+  const std::vector<SharedCase> cases = shared_cases();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const SharedCase& c = cases[i];
+    const SharedRun direct = run_shared(c, 1u << 17);
+    ASSERT_EQ(direct.result.status, SharedT1Status::kOk) << c.name();
+    // Every case at stride 1, every eighth interleaved too.
+    for (uint32_t stride : {1u, 3u}) {
+      if (stride > 1 && i % 8 != 0) continue;
+      const SharedRun recorded = run_shared(c, 1u << 17, stride);
+      ASSERT_EQ(recorded.result.status, direct.result.status) << c.name();
+      ASSERT_TRUE(same_encoding(to_encoded(direct.result, direct.buffer.data(), direct.passes.data()),
+                                to_encoded(recorded.result, recorded.buffer.data(), recorded.passes.data())))
+          << c.name() << ", stride " << stride;
+    }
+  }
+}
+
+// A block whose samples all become significant in its first cleanup pass
+// forms about two decisions a sample there (each sample's bit and sign),
+// near kMaxPassDecisions; the buffer, sized exactly, holds them (the
+// sanitizer build would see a write past it).
+TEST(Tier1Shared, ThePassBoundHoldsADenseCleanupPass) {
+  SharedCase c = laplacian_case(64, 64, 1, 5, 4);
+  for (size_t i = 0; i < c.samples.size(); ++i) c.samples[i] = (i * 7 % 3) != 0 ? -8 : 8;
+  const SharedRun direct = run_shared(c, 1u << 20);
+  ASSERT_EQ(direct.result.status, SharedT1Status::kOk);
+  const SharedRun recorded = run_shared(c, 1u << 20, 1);
+  ASSERT_TRUE(same_encoding(to_encoded(direct.result, direct.buffer.data(), direct.passes.data()),
+                            to_encoded(recorded.result, recorded.buffer.data(), recorded.passes.data())));
 }
 
 TEST(Tier1Shared, BufferWithOneSpareByteFitsAndOneByteTooFewOverflows) {

@@ -5,12 +5,20 @@
 // photo's high-pass subbands from coarse to fine; Mb 16; the orientations
 // HL, LH, HH in turn), `images` copies of it in one launch.
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
-// GPU: CUDA events around the launch, median of `runs` after `warmup`, with
-// the threads' states in global memory and in local memory, and 32 down to 1
-// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh; the HT kernel keeps its states in global
-// memory either way); the output is checked against the CPU coder block by block. CPU: the
-// blocks of one image through the coder on 1 thread and on all hardware
-// threads (and EBCOT's shared coder on 1 thread), median of 3 runs.
+// GPU: CUDA events around the launch (with EBCOT's ordering of the blocks
+// by their planes where it runs), median of `runs` after `warmup`, with the
+// threads' states in global memory and in local memory, and 32 down to 1
+// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh; the HT kernel
+// keeps its states in global memory either way); the output is checked
+// against the CPU coder block by block. CPU: the blocks of one image through
+// the coder on 1 thread and on all hardware threads (and EBCOT's shared
+// coder on 1 thread), median of 3 runs. The environment narrows or changes
+// what runs:
+//   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states)
+//   BENCH_NO_CPU=1         no CPU timings
+//   BENCH_DIRECT=1         EBCOT's decisions coded where they are formed
+//   BENCH_HOST_ORDER=1     the host's order of the blocks, not by planes
+//   BENCH_PLANE_ORDER=1    the blocks ordered by planes (HT too)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +26,7 @@
 #include <memory>
 #include <thread>
 #include <vector>
+#include <cstring>
 
 #include "entropy/cpu_block_coder.h"
 #include "entropy/cuda/t1_device_encoder.h"
@@ -103,15 +112,26 @@ int main(int argc, char** argv) {
       int blocks_per_warp;
     };
     for (const Variant v : {Variant{cuda::T1StateMemory::kLocal, 32}, Variant{cuda::T1StateMemory::kGlobal, 32},
-                            Variant{cuda::T1StateMemory::kGlobal, 16}, Variant{cuda::T1StateMemory::kGlobal, 8},
+                            Variant{cuda::T1StateMemory::kGlobal, 24}, Variant{cuda::T1StateMemory::kGlobal, 16},
+                            Variant{cuda::T1StateMemory::kGlobal, 12}, Variant{cuda::T1StateMemory::kGlobal, 8},
                             Variant{cuda::T1StateMemory::kGlobal, 4},
                             Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
                             Variant{cuda::T1StateMemory::kGlobal, 0}}) {
+      if (const char* only = std::getenv("BENCH_BPW")) {
+        char key[16];
+        std::snprintf(key, sizeof key, ",%d%s,", v.blocks_per_warp, v.memory == cuda::T1StateMemory::kLocal ? "L" : "");
+        char list[256];
+        std::snprintf(list, sizeof list, ",%s,", only);
+        if (std::strstr(list, key) == nullptr) continue;
+      }
       auto encoder = cuda::T1DeviceEncoder::create(v.memory, v.blocks_per_warp);
       if (!encoder.ok()) {
         std::fprintf(stderr, "%s\n", encoder.status().message().c_str());
         return 2;
       }
+      (*encoder)->record_decisions(std::getenv("BENCH_DIRECT") == nullptr);
+      if (std::getenv("BENCH_HOST_ORDER")) (*encoder)->order_by_planes(false);
+      if (std::getenv("BENCH_PLANE_ORDER")) (*encoder)->order_by_planes(true);
       Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
       auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
       if (!ms.ok()) {
@@ -138,6 +158,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (std::getenv("BENCH_NO_CPU")) return 0;
   const int cpu_runs = 3;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   report("CPU coder, 1 thread", median_seconds(cpu_runs, [&] {

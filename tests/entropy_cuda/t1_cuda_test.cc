@@ -141,6 +141,9 @@ TEST(Tier1Cuda, AutoBlocksPerWarpAimsAtTwelveWarpsPerSm) {
   EXPECT_EQ(cuda::auto_blocks_per_warp(1, 132), 1);
   EXPECT_EQ(cuda::auto_blocks_per_warp(10'000'000, 132), 32);
   EXPECT_EQ(cuda::auto_blocks_per_warp(100, 0), 9);
+  // EBCOT's rule: a tile's blocks 2 a warp, eight tiles' 15.
+  EXPECT_EQ(cuda::auto_blocks_per_warp(5760, 132, cuda::kEbcotWarpsPerSm), 2);
+  EXPECT_EQ(cuda::auto_blocks_per_warp(46080, 132, cuda::kEbcotWarpsPerSm), 15);
 }
 
 TEST(Tier1Cuda, BlocksPerWarpOutsideOneTo32AreRefused) {

@@ -39,11 +39,12 @@ namespace mallat::codec {
 using dwt::cuda::check_cuda;
 
 // Tier-1's code-blocks per warp: where several slots launch side by side
-// (a batch's lanes share them) all 32 lanes of a warp, since their launches
-// fill the GPU together; a slot alone, the choice by batch size (0:
-// auto_blocks_per_warp, 4 for a 3840x2048 tile's 5784 blocks), which a
-// lone tile's kernel runs fastest at.
-int blocks_per_warp(int sharing) { return sharing > 1 ? 32 : 0; }
+// (a batch's lanes share them) 16 of a warp's lanes, since their launches
+// fill the GPU together (the EBCOT kernel codes eight tiles' blocks in one
+// launch fastest at 16; entropy_cuda_bench measures it); a slot alone, the
+// choice by batch size (0: auto_blocks_per_warp), which a lone tile's
+// kernel runs fastest at.
+int blocks_per_warp(int sharing) { return sharing > 1 ? 16 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
 // One tile at a time on the device: a Tier-1 encoder with its stream and

@@ -9,18 +9,34 @@
 
 namespace mallat::entropy::cuda {
 
+// The calling thread's room for its decisions (args.decisions): its warp's
+// share, the lanes interleaved so that the lanes' k-th decisions are
+// adjacent when the lanes code them together.
+__device__ inline DecisionBuffer thread_decisions(const T1EncodeArgs& args) {
+  if (args.decisions == nullptr) return {};
+  const uint32_t lane = threadIdx.x % 32;
+  const uint64_t warp = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  return {args.decisions + warp * (kMaxPassDecisions / 4) * args.blocks_per_warp + lane, args.blocks_per_warp};
+}
+
 // Codes job j with `state` as its working state.
 __device__ inline void t1_encode_job(const T1EncodeArgs& args, uint32_t j, T1FixedState& state) {
   const SharedT1Block block = shared_block_of(args.jobs[j], args.coefficients);
   const SharedT1Output out{args.slots + static_cast<size_t>(j) * args.slot_capacity, args.slot_capacity,
                            args.passes + static_cast<size_t>(j) * kMaxCodingPasses};
-  args.results[j] = encode_code_block_shared(block, state, out);
+  args.results[j] = encode_code_block_shared(block, state, out, thread_decisions(args));
 }
 
 // One code-block per thread, the first args.blocks_per_warp lanes of each
-// warp working: the threads of a warp take different branches at almost
-// every symbol, so a warp runs its lanes' paths one after the other, and
+// warp working: the threads of a warp take different branches where their
+// blocks differ, so a warp runs its lanes' paths one after the other, and
 // fewer blocks per warp (more warps) trade SIMD lanes for latency hiding.
+// Three things keep the lanes together: the blocks come ordered by their
+// planes (plane_order_kernel.cuh), so a warp's lanes code the same passes;
+// each pass's decisions are recorded and then MQ-coded
+// (args.decisions, entropy/ebcot/recorded_symbols.h), so the lanes run the
+// MQ coder side by side rather than each at the samples where its block has
+// a symbol.
 // kGlobalState: the thread's state is its own
 // contiguous T1FixedState in args.states, so the few hundred words a stripe
 // touches share cache lines. Otherwise the state is a local variable, which
