@@ -26,6 +26,32 @@ void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t
   for (size_t i = 0; i < n; ++i) rct_forward_sample(c0[i], c1[i], c2[i]);
 }
 
+void shifted_rct_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
+                         const int32_t shift[3], int32_t* c0, int32_t* c1, int32_t* c2) {
+  const size_t n = std::min({i0.size(), i1.size(), i2.size()});
+  const int32_t s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  for (size_t i = 0; i < n; ++i) {
+    int32_t r = i0[i] - s0, g = i1[i] - s1, b = i2[i] - s2;
+    rct_forward_sample(r, g, b);
+    c0[i] = r;
+    c1[i] = g;
+    c2[i] = b;
+  }
+}
+
+void shifted_ict_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
+                         const int32_t shift[3], float* c0, float* c1, float* c2) {
+  const size_t n = std::min({i0.size(), i1.size(), i2.size()});
+  const int32_t s0 = shift[0], s1 = shift[1], s2 = shift[2];
+  for (size_t i = 0; i < n; ++i) {
+    auto r = static_cast<float>(i0[i] - s0), g = static_cast<float>(i1[i] - s1), b = static_cast<float>(i2[i] - s2);
+    ict_forward_sample(r, g, b);
+    c0[i] = r;
+    c1[i] = g;
+    c2[i] = b;
+  }
+}
+
 void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
   for (size_t i = 0; i < n; ++i) {
