@@ -26,7 +26,8 @@ void ict_inverse(std::span<float> c0, std::span<float> c1, std::span<float> c2);
 // its component's `shift`, then transformed into c0..c2; the same values
 // as dc_level_shift_forward (for the ICT: the shifted integer turned into
 // a float) and then rct_forward or ict_forward, which a streamed encode
-// would otherwise run as a second pass over its rows.
+// would otherwise run as a second pass over its rows. The six arrays do
+// not overlap.
 void shifted_rct_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
                          const int32_t shift[3], int32_t* c0, int32_t* c1, int32_t* c2);
 void shifted_ict_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
