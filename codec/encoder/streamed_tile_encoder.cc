@@ -437,25 +437,16 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
     plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
     plane.storage = storage;
     batch.planes.push_back(std::move(plane));
-    // Each block's indices are read back on the thread that codes it, just
-    // before it is coded (BatchWork::each), so that the coder finds them in
-    // cache; a block no round codes (its plane at or past its Mb) is not
-    // read at all.
-    std::vector<uint8_t> read(end - first, 0);
-    std::vector<Status> read_status(end - first);
-    entropy::BatchWork work;
-    work.each = [&](size_t i) {
-      if (read[i]) return;
-      read[i] = 1;
-      read_status[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]],
-                                               batch.blocks[i].place.in(batch.planes[0].ints()));
-    };
+    MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(end - first), [&](int64_t i) {
+      const EncodeBlock& b = batch.blocks[static_cast<size_t>(i)];
+      return setup_.kept_store->read(kept_indices_[wanted[first + static_cast<size_t>(i)]],
+                                     b.place.in(batch.planes[0].ints()));
+    }));
     for (size_t r = 0; r < rounds.size(); ++r) {
       batch.ht_block_planes.clear();
       for (size_t k = first; k < end; ++k) batch.ht_block_planes.push_back(rounds[r][wanted[k]]);
       batch.ht_refinement = r == 0;
-      MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, false, work));
-      for (const Status& st : read_status) MALLAT_RETURN_IF_ERROR(st);
+      MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, false));
       for (size_t k = first; k < end; ++k) {
         const int8_t p = rounds[r][wanted[k]];
         if (p >= 0) add_ht_candidate(wanted[k], p, std::move(batch.coded[k - first]));
