@@ -16,23 +16,30 @@ DeadZoneRule dead_zone_rule(double delta, int max_bitplanes, int fraction_bits) 
   return r;
 }
 
-QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
-                                     PlaneView<int32_t> out, int fraction_bits) {
+namespace {
+
+// quantize_dead_zone's body, inlined into each instruction set's copy
+// below, where the compiler runs its plain loops in that set's lanes (no
+// fused multiply-adds: the energy's products and sums stay apart, as
+// DeadZoneRule's order says).
+[[gnu::always_inline]] inline QuantizationError quantize_region(PlaneView<const float> in, const DeadZoneRule& rule,
+                                                                PlaneView<int32_t> out) {
   QuantizationError e;
-  const DeadZoneRule rule = dead_zone_rule(delta, max_bitplanes, fraction_bits);
   double total = 0;
   // Code-block rows are at most 1024 wide (A.6.1); wider regions go in pieces.
   constexpr int64_t kPiece = 1024;
+  // A code-block's rows lie a whole band row apart, too far for the
+  // hardware prefetcher: a row a few rows ahead is asked for while this one
+  // runs, early enough for memory to answer.
+  constexpr int64_t kAhead = 6;
   float scaled[kPiece];
   for (int64_t y = 0; y < in.height; ++y) {
     for (int64_t x0 = 0; x0 < in.width; x0 += kPiece) {
       const int64_t n = std::min(kPiece, in.width - x0);
       const float* src = in.row(y) + x0;
       int32_t* dst = out.row(y) + x0;
-      // A code-block's rows lie a whole tile row apart, too far for the
-      // hardware prefetcher: ask for the row after next while this one runs.
-      if (y + 2 < in.height) {
-        const float* ahead = in.row(y + 2) + x0;
+      if (y + kAhead < in.height) {
+        const float* ahead = in.row(y + kAhead) + x0;
         for (int64_t x = 0; x < n; x += 16) __builtin_prefetch(ahead + x);
       }
       // Plain loops the compiler vectorises: scale, quantise, sum of
@@ -52,6 +59,33 @@ QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, in
   }
   e.energy = total;
   return e;
+}
+
+QuantizationError quantize_plain(PlaneView<const float> in, const DeadZoneRule& rule, PlaneView<int32_t> out) {
+  return quantize_region(in, rule, out);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MALLAT_QUANTIZE_AVX2 1
+// Eight lanes a vector; -mfma is not asked for, so no product is fused.
+[[gnu::target("avx2")]] QuantizationError quantize_avx2(PlaneView<const float> in, const DeadZoneRule& rule,
+                                                        PlaneView<int32_t> out) {
+  return quantize_region(in, rule, out);
+}
+#endif
+
+}  // namespace
+
+QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
+                                     PlaneView<int32_t> out, int fraction_bits, QuantizeLoops loops) {
+  const DeadZoneRule rule = dead_zone_rule(delta, max_bitplanes, fraction_bits);
+#if defined(MALLAT_QUANTIZE_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && loops == QuantizeLoops::kBest) return quantize_avx2(in, rule, out);
+#else
+  (void)loops;
+#endif
+  return quantize_plain(in, rule, out);
 }
 
 }  // namespace mallat::quant

@@ -79,6 +79,12 @@ MALLAT_HD inline void dead_zone_energy_lanes(int64_t n, const Scaled& scaled, fl
   for (; x < n; ++x) lanes[0] += scaled(x) * scaled(x);
 }
 
+// Which loops quantize_dead_zone runs: the widest vector lanes the CPU has
+// (AVX2 on x86-64 where present), or the plain ones of the baseline
+// instruction set that the others are tested against. Both give the same
+// indices, clipped count and energy, bit for bit.
+enum class QuantizeLoops { kBest, kPlain };
+
 // Quantises `in` into `out` (same size) as two's-complement integers:
 // the index q = floor(|y| / Delta) of E.1.1, its magnitude kept below
 // 2^max_bitplanes (M_b of E-2), with `fraction_bits` F bits of |y| / Delta's
@@ -88,6 +94,7 @@ MALLAT_HD inline void dead_zone_energy_lanes(int64_t n, const Scaled& scaled, fl
 // `in`'s own storage (the encoder's tile planes turn from floats into
 // indices in place): each index is written after its coefficient is read.
 QuantizationError quantize_dead_zone(PlaneView<const float> in, double delta, int max_bitplanes,
-                                     PlaneView<int32_t> out, int fraction_bits = 0);
+                                     PlaneView<int32_t> out, int fraction_bits = 0,
+                                     QuantizeLoops loops = QuantizeLoops::kBest);
 
 }  // namespace mallat::quant

@@ -21,6 +21,7 @@
 
 #include "codec/encoder/tile_encoder.h"
 #include "codec/stages/block_coding.h"
+#include "codec/stages/colour_rules.h"
 #include "codec/stages/component_transform.h"
 #include "codec/stages/quantisation.h"
 #include "codec/stages/tile_input.h"
@@ -238,9 +239,15 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
 
   // Each component's rows up to its share of the tallest one's first
   // `rows`, appended to the strip `into`: read, shifted and colour
-  // transformed (components 0..2 share their size).
+  // transformed (components 0..2 share their size), the shift and the
+  // colour transform in one pass (shifted_rct_forward, shifted_ict_forward)
+  // from the rows as read.
   const bool colour = main.cod.multiple_component_transform && nc >= 3;
   const Image& image = *setup_.image;
+  int32_t colour_shift[3] = {0, 0, 0};
+  if (colour)
+    for (size_t c = 0; c < 3; ++c)
+      colour_shift[c] = dc_shift_of(image.components[c].precision, image.components[c].is_signed);
   auto advance_to = [&](int64_t rows, int into) -> Status {
     int64_t first = 0, count = 0;  // the rows added to components 0..2, for the colour transform
     for (size_t c = 0; c < nc; ++c) {
@@ -251,24 +258,25 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
       const int64_t samples = n * k.width;
       k.read.resize(static_cast<size_t>(samples));
       if (n > 0) MALLAT_RETURN_IF_ERROR(read(static_cast<int>(c), n, k.read.data()));
-      if (wavelet == dwt::Wavelet::k53)
-        dc_shift_row(k.read.data(), samples, image.components[c], strip.row<int32_t>(strip.rows, k.width));
-      else
-        dc_shift_row(k.read.data(), samples, image.components[c], strip.row<float>(strip.rows, k.width));
       if (c == 0) first = strip.rows, count = samples;
+      if (!colour || c >= 3) {
+        if (wavelet == dwt::Wavelet::k53)
+          dc_shift_row(k.read.data(), samples, image.components[c], strip.row<int32_t>(strip.rows, k.width));
+        else
+          dc_shift_row(k.read.data(), samples, image.components[c], strip.row<float>(strip.rows, k.width));
+      }
       strip.rows += n;
       k.done = target;
     }
     if (colour && count > 0) {
-      auto part = [&]<typename T>(size_t c, T*) {
-        return std::span<T>(comps[c].strips[into].template row<T>(first, comps[c].width), static_cast<size_t>(count));
-      };
+      auto in = [&](size_t c) { return std::span<const int32_t>(comps[c].read.data(), static_cast<size_t>(count)); };
+      auto out = [&]<typename T>(size_t c, T*) { return comps[c].strips[into].template row<T>(first, comps[c].width); };
       if (wavelet == dwt::Wavelet::k53)
-        rct_forward(part(0, static_cast<int32_t*>(nullptr)), part(1, static_cast<int32_t*>(nullptr)),
-                    part(2, static_cast<int32_t*>(nullptr)));
+        shifted_rct_forward(in(0), in(1), in(2), colour_shift, out(0, static_cast<int32_t*>(nullptr)),
+                            out(1, static_cast<int32_t*>(nullptr)), out(2, static_cast<int32_t*>(nullptr)));
       else
-        ict_forward(part(0, static_cast<float*>(nullptr)), part(1, static_cast<float*>(nullptr)),
-                    part(2, static_cast<float*>(nullptr)));
+        shifted_ict_forward(in(0), in(1), in(2), colour_shift, out(0, static_cast<float*>(nullptr)),
+                            out(1, static_cast<float*>(nullptr)), out(2, static_cast<float*>(nullptr)));
     }
     return Status::Ok();
   };

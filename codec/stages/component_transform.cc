@@ -26,6 +26,42 @@ void rct_forward(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t
   for (size_t i = 0; i < n; ++i) rct_forward_sample(c0[i], c1[i], c2[i]);
 }
 
+namespace {
+
+// The six arrays of shifted_*_forward are distinct (the header's
+// contract); said so on the parameters, the loops run in vector lanes
+// without a run-time test of every pair for overlap.
+template <typename T, typename Transform>
+void shift_and_transform(const int32_t* __restrict i0, const int32_t* __restrict i1, const int32_t* __restrict i2,
+                         size_t n, int32_t s0, int32_t s1, int32_t s2, T* __restrict c0, T* __restrict c1,
+                         T* __restrict c2, Transform transform) {
+  for (size_t i = 0; i < n; ++i) {
+    auto r = static_cast<T>(i0[i] - s0), g = static_cast<T>(i1[i] - s1), b = static_cast<T>(i2[i] - s2);
+    transform(r, g, b);
+    c0[i] = r;
+    c1[i] = g;
+    c2[i] = b;
+  }
+}
+
+}  // namespace
+
+void shifted_rct_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
+                         const int32_t shift[3], int32_t* c0, int32_t* c1, int32_t* c2) {
+  shift_and_transform(i0.data(), i1.data(), i2.data(), std::min({i0.size(), i1.size(), i2.size()}), shift[0],
+                      shift[1], shift[2], c0, c1, c2, [](int32_t& r, int32_t& g, int32_t& b) {
+                        rct_forward_sample(r, g, b);  // colour_rules.h
+                      });
+}
+
+void shifted_ict_forward(std::span<const int32_t> i0, std::span<const int32_t> i1, std::span<const int32_t> i2,
+                         const int32_t shift[3], float* c0, float* c1, float* c2) {
+  shift_and_transform(i0.data(), i1.data(), i2.data(), std::min({i0.size(), i1.size(), i2.size()}), shift[0],
+                      shift[1], shift[2], c0, c1, c2, [](float& r, float& g, float& b) {
+                        ict_forward_sample(r, g, b);  // colour_rules.h
+                      });
+}
+
 void rct_inverse(std::span<int32_t> c0, std::span<int32_t> c1, std::span<int32_t> c2) {
   const size_t n = std::min({c0.size(), c1.size(), c2.size()});
   for (size_t i = 0; i < n; ++i) {

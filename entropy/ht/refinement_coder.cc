@@ -9,6 +9,7 @@
 // call per bit. encode_refinement_reference (entropy/ht/refinement.cc) is
 // what both are tested against.
 #include <array>
+#include <cstring>
 #include <vector>
 
 #include "entropy/ht/passes.h"
@@ -40,6 +41,36 @@ constexpr std::array<uint8_t, 256> kCompress = make_compress();
 
 uint32_t compress(uint32_t value, uint32_t mask) { return kCompress[mask << 4 | value]; }
 
+// SigProp down one column of a stripe (15444-15 C.3's scan order), by
+// table: kSigPropColumn[may | near << 4 | bits << 8], where `may` are the
+// rows that can become significant (not significant after the cleanup,
+// inside the block), `near` the rows with a significant neighbour before
+// this column's own new ones (the columns either side, the rows above and
+// below in this column), and `bits` the magnitude bits at the plane of the
+// `may` rows. Going down the column a row is visited when it may and has a
+// neighbour, counting the row above it if SigProp just made it significant;
+// a visited row codes its bit, and becomes significant when the bit is 1.
+// The entry: the new significance (bits 0-3), the coded bits packed in
+// visiting order (bits 4-7) and how many (bits 8-10).
+constexpr std::array<uint16_t, 4096> make_sigprop_column() {
+  std::array<uint16_t, 4096> t{};
+  for (uint32_t i = 0; i < 4096; ++i) {
+    const uint32_t may = i & 15, near = i >> 4 & 15, bits = i >> 8 & 15;
+    uint32_t newly = 0, coded = 0, count = 0;
+    for (uint32_t r = 0; r < 4; ++r) {
+      const uint32_t above_new = r > 0 ? newly >> (r - 1) & 1 : 0;
+      if ((may >> r & 1) == 0 || ((near >> r & 1) | above_new) == 0) continue;
+      const uint32_t bit = bits >> r & 1;
+      coded |= bit << count;
+      ++count;
+      newly |= bit << r;
+    }
+    t[i] = static_cast<uint16_t>(newly | coded << 4 | count << 8);
+  }
+  return t;
+}
+constexpr std::array<uint16_t, 4096> kSigPropColumn = make_sigprop_column();
+
 // The set bits of a nibble.
 constexpr uint8_t kOnes[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
@@ -54,6 +85,10 @@ struct EncodeState {
   uint8_t below[kColumns];
   uint8_t bits[kColumns];
   uint8_t signs[kColumns];
+  // Per column, the rows SigProp may visit before any new significance in
+  // the stripe (`near & may` of kSigPropColumn's index); 4 zeros past the
+  // last column, so that a group of 4 reads as one word.
+  uint8_t candidates[kColumns + 4];
   uint8_t magref[RefinementState::kMagRefCapacity];
 };
 
@@ -115,6 +150,27 @@ inline uint32_t extended(const EncodeState& s, int i, int rows, uint32_t below_m
   return (s.above[i] >> 3 & 1u) | uint32_t{s.current[i]} << 1 | (s.below[i] & below_mask) << (rows + 1);
 }
 
+// The rows of column i with a significant neighbour, as `current` stands:
+// row r's are side bit r + 1 (the columns either side, rows r - 1 .. r +
+// 1) and its own column's bits r and r + 2 (the rows above and below).
+inline uint32_t near_rows(const EncodeState& s, int i, int rows, uint32_t below_mask) {
+  uint32_t side = extended(s, i - 1, rows, below_mask) | extended(s, i + 1, rows, below_mask);
+  side |= side << 1 | side >> 1;
+  const uint32_t own = extended(s, i, rows, below_mask);
+  return (side >> 1 | own | own >> 2) & 15u;
+}
+
+// s.candidates for a stripe of `rows` rows just loaded, in vector lanes:
+// the columns either side, the rows above and below, as the cleanup and
+// the stripes above left them. A column whose left neighbour SigProp made
+// significant may have more; every other column has exactly these.
+void find_candidates(EncodeState& s, int width, int rows, uint32_t below_mask) {
+  const uint32_t row_bits = (1u << rows) - 1;
+  for (int i = 1; i <= width; ++i)
+    s.candidates[i] = static_cast<uint8_t>(near_rows(s, i, rows, below_mask) & ~uint32_t{s.current[i]} & row_bits);
+  for (int i = width + 1; i <= width + 4; ++i) s.candidates[i] = 0;
+}
+
 // The decrease a sample's bit at `shift` brings (both passes' rule).
 inline double bit_decrease(int32_t v, int shift) {
   const uint32_t m = detail::magnitude_of(v);
@@ -151,36 +207,38 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
     const int rows = height - y0 < 4 ? height - y0 : 4;
     const uint32_t row_bits = (1u << rows) - 1;
     load_stripe(s, coefficients, y0, rows, shift, magref_sum);
+    find_candidates(s, width, rows, below_mask);
     // SigProp, detail::sigprop_stripe's scan with the decisions read from
-    // the bits' nibbles.
+    // the bits' nibbles; the columns without candidates (most of them)
+    // passed over, a group of 4 at once.
+    uint32_t left_newly = 0;  // SigProp's new significance in the column before
     for (int x0 = 0; x0 < width; x0 += 4) {
       const int x1 = x0 + 4 < width ? x0 + 4 : width;
+      if (left_newly == 0) {
+        uint32_t group;
+        std::memcpy(&group, s.candidates + x0 + 1, sizeof group);
+        if (group == 0) continue;
+      }
       uint32_t decisions = 0, newly[4] = {0, 0, 0, 0};
       int decided = 0;
       for (int x = x0; x < x1; ++x) {
         const int i = x + 1;
-        uint32_t side = extended(s, i - 1, rows, below_mask) | extended(s, i + 1, rows, below_mask);
-        side |= side << 1 | side >> 1;
-        uint32_t own = extended(s, i, rows, below_mask);
+        if (s.candidates[i] == 0 && left_newly == 0) continue;
+        left_newly = 0;
         const uint32_t cleanup = s.current[i];
-        uint32_t significant = cleanup;
-        if ((((side | own << 1 | own >> 1) >> 1) & ~significant & row_bits) == 0) continue;
-        // Without a branch on the bits, which are as good as random: a
-        // row that is no candidate adds no decision and its bit counts 0.
-        const uint32_t b = s.bits[i];
-        for (int r = 0; r < rows; ++r) {
-          const uint32_t candidate =
-              (~significant & row_bits) >> r & (side >> (r + 1) | own >> r | own >> (r + 2)) & 1u;
-          const uint32_t bit = b >> r & candidate;
-          decisions |= bit << decided;
-          decided += static_cast<int>(candidate);
-          significant |= bit << r;
-          own |= bit << (r + 1);
-        }
-        for (uint32_t left = significant & ~cleanup; left != 0; left &= left - 1)
+        const uint32_t near = near_rows(s, i, rows, below_mask);
+        const uint32_t may = ~cleanup & row_bits;
+        if ((near & may) == 0) continue;
+        // By table, without a branch on the bits, which are as good as random.
+        const uint32_t column = kSigPropColumn[may | near << 4 | (s.bits[i] & may) << 8];
+        const uint32_t column_newly = column & 15u;
+        decisions |= (column >> 4 & 15u) << decided;
+        decided += static_cast<int>(column >> 8);
+        for (uint32_t left = column_newly; left != 0; left &= left - 1)
           coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
-        s.current[i] = static_cast<uint8_t>(significant);
-        newly[x - x0] = significant & ~cleanup;
+        s.current[i] = static_cast<uint8_t>(cleanup | column_newly);
+        newly[x - x0] = column_newly;
+        left_newly = column_newly;
       }
       if (decided == 0) continue;
       sigprop.put(decisions, decided);

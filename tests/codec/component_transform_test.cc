@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <utility>
 #include <random>
 #include <vector>
 
@@ -67,6 +69,42 @@ TEST(ComponentTransform, DcShiftAndClamp) {
   std::vector<int32_t> cs{-900, 900};
   clamp_to_precision(cs, 10, true);
   EXPECT_EQ(cs, (std::vector<int32_t>{-512, 511}));
+}
+
+// The one-pass shift and colour transform against its plain form: the DC
+// shift (dc_level_shift_forward), then rct_forward / ict_forward in place.
+TEST(ComponentTransform, ShiftedTransformsEqualShiftThenTransform) {
+  std::mt19937 rng(11);
+  for (const auto& [precision, is_signed] : {std::pair{8, false}, std::pair{12, false}, std::pair{16, true}}) {
+    std::uniform_int_distribution<int32_t> d(is_signed ? -(1 << (precision - 1)) : 0,
+                                             is_signed ? (1 << (precision - 1)) - 1 : (1 << precision) - 1);
+    const size_t n = 1003;  // not a whole number of vector lanes
+    std::vector<int32_t> in[3];
+    for (auto& c : in) {
+      c.resize(n);
+      for (int32_t& v : c) v = d(rng);
+    }
+    const int32_t shift[3] = {is_signed ? 0 : 1 << (precision - 1), is_signed ? 0 : 1 << (precision - 1),
+                              is_signed ? 0 : 1 << (precision - 1)};
+    std::vector<int32_t> want[3] = {in[0], in[1], in[2]};
+    std::vector<float> want_f[3];
+    for (int c = 0; c < 3; ++c) {
+      dc_level_shift_forward(want[c], precision, is_signed);
+      for (int32_t v : want[c]) want_f[c].push_back(static_cast<float>(v));
+    }
+    rct_forward(want[0], want[1], want[2]);
+    ict_forward(want_f[0], want_f[1], want_f[2]);
+    std::vector<int32_t> got[3] = {std::vector<int32_t>(n), std::vector<int32_t>(n), std::vector<int32_t>(n)};
+    shifted_rct_forward(in[0], in[1], in[2], shift, got[0].data(), got[1].data(), got[2].data());
+    std::vector<float> got_f[3] = {std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)};
+    shifted_ict_forward(in[0], in[1], in[2], shift, got_f[0].data(), got_f[1].data(), got_f[2].data());
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(got[c], want[c]) << "RCT component " << c << ", " << precision << " bits";
+      // Bit for bit: the same floats, not merely close ones.
+      EXPECT_EQ(0, std::memcmp(got_f[c].data(), want_f[c].data(), n * sizeof(float)))
+          << "ICT component " << c << ", " << precision << " bits";
+    }
+  }
 }
 
 }  // namespace
