@@ -23,9 +23,9 @@ std::string errno_text() { return std::strerror(errno); }
 
 // Written bytes after which their disk write is started (sync_file_range).
 constexpr uint64_t kWritebackBytes = uint64_t{4} << 20;
-// Pieces smaller than this are gathered and written together, up to this
-// much: a file made in many small pieces (a packet each) would otherwise
-// cost a system call a piece.
+// Pieces smaller than kWriteAsTheyAreBytes are gathered and written
+// together, up to this much: a file made in many small pieces (a packet
+// each) would otherwise cost a system call a piece.
 constexpr size_t kGatherBytes = size_t{1} << 20;
 // Pieces of this much or more go to the file as they are (after what was
 // gathered before them): a streamed decode's strips, a few hundred KB
