@@ -1,5 +1,6 @@
 #include "io/file.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -22,10 +23,16 @@ std::string errno_text() { return std::strerror(errno); }
 
 // Written bytes after which their disk write is started (sync_file_range).
 constexpr uint64_t kWritebackBytes = uint64_t{4} << 20;
-// Pieces smaller than this are gathered and written together, up to this
-// much: a file made in many small pieces (a packet each) would otherwise
-// cost a system call a piece.
+// Pieces smaller than kWriteAsTheyAreBytes are gathered and written
+// together, up to this much: a file made in many small pieces (a packet
+// each) would otherwise cost a system call a piece.
 constexpr size_t kGatherBytes = size_t{1} << 20;
+// Pieces of this much or more go to the file as they are (after what was
+// gathered before them): a streamed decode's strips, a few hundred KB
+// each, would otherwise be copied once more for few calls saved.
+constexpr size_t kWriteAsTheyAreBytes = size_t{1} << 17;
+// read_file's pieces.
+constexpr size_t kReadPieceBytes = size_t{1} << 17;
 
 std::atomic<bool> durable{false};
 
@@ -65,19 +72,23 @@ Result<std::vector<uint8_t>> read_file(const std::filesystem::path& path, uint64
                           std::to_string(max_bytes) + " bytes");
   std::vector<uint8_t> bytes;
   try {
-    assign_large(bytes, static_cast<size_t>(end));
+    reserve_large(bytes, static_cast<size_t>(end));
   } catch (const std::bad_alloc&) {
     return resource_limit(name + ": out of memory for " + std::to_string(end) + " bytes");
   }
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::read(fd.get(), bytes.data() + done, bytes.size() - done);
+  // Read through a small buffer that stays in the cache and appended: the
+  // file's bytes are then written to the large buffer once, where reading
+  // into it in place would have it zero-filled first (a vector's elements
+  // are made before they are written).
+  thread_local std::vector<uint8_t> piece(kReadPieceBytes);
+  while (bytes.size() < static_cast<size_t>(end)) {
+    const size_t want = std::min(piece.size(), static_cast<size_t>(end) - bytes.size());
+    ssize_t n = ::read(fd.get(), piece.data(), want);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return io_error(name + ": read failed: " + errno_text());
     if (n == 0) break;  // the file shrank while we read it
-    done += static_cast<size_t>(n);
+    bytes.insert(bytes.end(), piece.data(), piece.data() + n);
   }
-  bytes.resize(done);
   return bytes;
 }
 
@@ -192,7 +203,7 @@ Status write_file_atomically(const std::filesystem::path& path,
     return s;
   };
   const ByteSink sink = [&](std::span<const uint8_t> bytes) -> Status {
-    if (bytes.size() >= kGatherBytes) {
+    if (bytes.size() >= kWriteAsTheyAreBytes) {
       MALLAT_RETURN_IF_ERROR(write_gathered());
       return write(bytes);
     }

@@ -69,6 +69,21 @@ dwt::Rect band_rect(const TilePlane& plane, int resolution, dwt::Band band) {
   return dwt::subband_rect(plane.rect, nb, band);
 }
 
+// The band buffers a thread's last streamed tile left, for its next tile
+// whose buffers have the same sizes: a batch's lane decodes file after file
+// on one thread, mostly of one shape, and buffers made anew for each file
+// are fresh pages, each a fault and the kernel's zero-fill on first touch.
+// Kept up to kKeptBandBytes a thread.
+struct SpareBandBuffers {
+  std::vector<size_t> bytes;
+  std::vector<std::shared_ptr<std::byte[]>> pieces;
+};
+constexpr size_t kKeptBandBytes = size_t{64} << 20;
+SpareBandBuffers& spare_band_buffers() {
+  thread_local SpareBandBuffers spare;
+  return spare;
+}
+
 }  // namespace
 
 class StreamedTile::Impl {
@@ -110,6 +125,22 @@ class StreamedTile::Impl {
         inverse_.emplace_back(std::make_unique<dwt::LineInverse<float>>(plane.rect, plane.levels, source<float>(p)));
       }
     }
+  }
+
+  // The band buffers to the thread's spare (spare_band_buffers), once no
+  // job uses them.
+  ~Impl() {
+    if (ahead_job_) (void)ahead_job_->wait();
+    size_t total = 0;
+    for (size_t b : band_bytes_) total += b;
+    if (band_bytes_.empty() || total > kKeptBandBytes) return;
+    std::vector<std::shared_ptr<std::byte[]>> pieces;
+    for_band_buffers([&](RowBuffer& b, size_t bytes) {
+      // A buffer grown past its piece (fit) is not the piece any more.
+      if (b.rows.storage && b.capacity * 4 == bytes) pieces.push_back(std::move(b.rows.storage));
+    });
+    if (pieces.size() != band_bytes_.size()) return;
+    spare_band_buffers() = {std::move(band_bytes_), std::move(pieces)};
   }
 
   int64_t rows_left() const { return in_.planes.empty() ? 0 : in_.planes[0].height() - done_; }
@@ -278,6 +309,8 @@ class StreamedTile::Impl {
   // row: in buffers of their own, under 2 MiB each, they lie in 4 KiB pages,
   // one page fault per page on first touch; one allocation lies mostly in
   // transparent huge pages (large_buffer.h), so far fewer faults.
+  // The thread's spare buffers (spare_band_buffers) where their sizes are
+  // these.
   void make_band_buffers() {
     const int buffers = decode_ahead() ? 2 : 1;
     std::vector<size_t> bytes;
@@ -287,15 +320,27 @@ class StreamedTile::Impl {
       bytes.insert(bytes.end(), static_cast<size_t>(buffers),
                    static_cast<size_t>(std::max<int64_t>(0, band.rect.width() * rows)) * 4);
     }
-    std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
-    if (pieces.empty()) return;
+    SpareBandBuffers& spare = spare_band_buffers();
+    std::vector<std::shared_ptr<std::byte[]>> pieces =
+        spare.bytes == bytes ? std::move(spare.pieces) : allocate_large_pieces(bytes);
+    spare = {};
+    if (pieces.size() != bytes.size()) return;
+    band_bytes_ = std::move(bytes);
+    size_t i = 0;
+    for_band_buffers([&](RowBuffer& b, size_t size) {
+      b.rows.storage = std::move(pieces[i++]);
+      b.capacity = size / 4;
+    });
+  }
+
+  // Each band's buffers in the order of band_bytes_ (now, then ahead where
+  // decode_ahead), with its piece's size.
+  template <typename Each>
+  void for_band_buffers(Each each) {
+    const bool ahead = band_bytes_.size() == 2 * bands_.size();
     for (size_t k = 0, i = 0; k < bands_.size(); ++k) {
-      for (RowBuffer* b : {&bands_[k].now, &bands_[k].ahead}) {
-        if (b == &bands_[k].ahead && buffers == 1) break;
-        b->rows.storage = std::move(pieces[i]);
-        b->capacity = bytes[i] / 4;
-        ++i;
-      }
+      each(bands_[k].now, band_bytes_[i++]);
+      if (ahead) each(bands_[k].ahead, band_bytes_[i++]);
     }
   }
 
@@ -410,6 +455,7 @@ class StreamedTile::Impl {
   std::vector<std::variant<Inverse53, Inverse97>> inverse_;
   std::vector<TilePlane> strips_;
   std::vector<size_t> strip_capacity_;
+  std::vector<size_t> band_bytes_;  // the band buffers' pieces (make_band_buffers)
   int64_t done_ = 0;
   std::vector<int32_t> zeros_;  // zero_row's
   Status error_;

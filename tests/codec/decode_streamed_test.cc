@@ -218,6 +218,34 @@ TEST(DecodeStreamed, EqualsWholeImageDecode) {
   }
 }
 
+// A thread keeps its last tile's band buffers for a next tile of the same
+// shape (streamed_tile.cc): decoded one after the other on one thread,
+// images of one size, one of them flat (its code-blocks without passes,
+// zero-filled), each equal its whole-image decode, nothing of the one before.
+TEST(DecodeStreamed, BandBuffersKeptForTheNextImageHoldNothingOfTheLast) {
+  const Image busy = test_image(96, 80, 3, 8, false);
+  Image flat = busy;
+  for (Component& c : flat.components) std::fill(c.samples.begin(), c.samples.end(), 128);
+  EncodeOptions e;
+  e.style.ht = true;
+  const Image* const order[] = {&busy, &flat, &busy};
+  for (const Image* image : order) {
+    auto bytes = encode(*image, e);
+    ASSERT_TRUE(bytes.ok());
+    DecodeOptions options;
+    options.threads = 1;
+    auto whole = decode(*bytes, options);
+    ASSERT_TRUE(whole.ok());
+    Collect sink;
+    auto streamed = decode_streamed(*bytes, options, sink);
+    ASSERT_TRUE(streamed.ok() && *streamed);
+    expect_same_image(sink.image, *whole, image == &flat ? "flat" : "busy");
+    ASSERT_EQ(sink.image.components.size(), image->components.size());
+    for (size_t c = 0; c < image->components.size(); ++c)
+      EXPECT_TRUE(sink.image.components[c].samples == image->components[c].samples) << c;
+  }
+}
+
 TEST(DecodeStreamed, StripsOfAWideImageAreFewRows) {
   // 2^17 samples per strip: a 4096-wide image comes in strips of 32 rows.
   const Image image = test_image(4096, 600, 1, 8, false);

@@ -102,14 +102,15 @@ TEST(File, WriteInPiecesGivesTheConcatenation) {
   fs::remove_all(dir);
 }
 
-// Small pieces are gathered before they are written, pieces of a MiB or more
-// go out at once: mixed, in any order, the file is their concatenation.
+// Small pieces are gathered before they are written, pieces of 128 KiB or
+// more go out as they are: mixed, in any order, the file is their
+// concatenation.
 TEST(File, SmallAndLargePiecesMixedGiveTheConcatenation) {
   const fs::path dir = testing::make_temp_dir("io-file-mixed");
   std::vector<uint8_t> expected;
   Status s = write_file_atomically(dir / "m.bin", [&](const ByteSink& sink) {
     for (size_t size : {size_t{1}, size_t{1500}, size_t{3} << 20, size_t{7}, size_t{1} << 20, size_t{900000},
-                        size_t{200000}, size_t{0}, size_t{33}}) {
+                        size_t{200000}, size_t{0}, size_t{33}, size_t{1} << 17, size_t{5}, (size_t{1} << 17) - 1}) {
       std::vector<uint8_t> piece(size);
       for (size_t i = 0; i < size; ++i) piece[i] = static_cast<uint8_t>(i * 7 + expected.size());
       expected.insert(expected.end(), piece.begin(), piece.end());

@@ -138,6 +138,19 @@ struct RowState : QuadRowArrays {
   }
 };
 
+// RowState's arrays by pointer, for one block's rows: passing a row on to
+// the next swaps these pointers, which stay in registers, where swapping
+// the thread_local vectors themselves goes through memory at every row.
+struct RowViews {
+  uint8_t *rho_above, *rho_row, *e_above, *e_row, *context_above;
+  uint32_t *codes, *next_codes;
+  int32_t* bounds;
+  explicit RowViews(RowState& rows)
+      : rho_above(rows.rho_above.data()), rho_row(rows.rho_row.data()), e_above(rows.e_above.data()),
+        e_row(rows.e_row.data()), context_above(rows.context_above.data()), codes(rows.codes.data()),
+        next_codes(rows.next_codes.data()), bounds(rows.bounds.data()) {}
+};
+
 // The VLC pass of one quad row, a pair of quads at a time: each quad's
 // codeword (after a MEL event in context 0) and each pair's UVLC, in the
 // stream order of Annex C.3. Writes the row's rho (rho_row) and codes
@@ -145,13 +158,13 @@ struct RowState : QuadRowArrays {
 template <bool kInitial>
 class VlcRow {
  public:
-  VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, int64_t quads_wide, RowState& rows)
-      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), rho_(rows.rho_row.data() + 1),
-        context_above_(rows.context_above.data()), codes_(rows.next_codes.data()) {
+  VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, int64_t quads_wide, const RowViews& rows)
+      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), rho_(rows.rho_row + 1), context_above_(rows.context_above),
+        codes_(rows.next_codes) {
     const VlcDecodeTables& tables = vlc_decode_tables();
     table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
     if (!kInitial) wide_ = wide_other_rows().entry.data();
-    if (!kInitial) contexts_from_above(rows.rho_above.data() + 1, quads_wide, context_above_);
+    if (!kInitial) contexts_from_above(rows.rho_above + 1, quads_wide, context_above_);
   }
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
@@ -163,7 +176,9 @@ class VlcRow {
     int u[2] = {0, 0};
     int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
     if (kInitial && mode == kUvlcBoth) mode = mel_.decode() ? kInitialBothEvent : kInitialBoth;
-    if (mode != kUvlcNone) read_uvlc_pair(vlc_, mode, u);
+    // Without a branch on the mode, which the data decides: mode kUvlcNone's
+    // entry reads nothing and gives u_q = 0.
+    read_uvlc_pair(vlc_, mode, u);
     codes_[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
     if (second) codes_[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
   }
@@ -218,15 +233,15 @@ class VlcRow {
 template <bool kVector, class Steps>
 class MagSgnRow {
  public:
-  MagSgnRow(fast::ForwardReader& ms, RowState& rows, int32_t* top, int32_t* bottom, int64_t width, int p,
+  MagSgnRow(fast::ForwardReader& ms, const RowViews& rows, int32_t* top, int32_t* bottom, int64_t width, int p,
             int planes_above)
-      : ms_(ms), codes_(rows.codes.data()), bounds_(rows.bounds.data()), e_row_(rows.e_row.data()), top_(top),
+      : ms_(ms), codes_(rows.codes), bounds_(rows.bounds), e_row_(rows.e_row), top_(top),
         bottom_(bottom), quads_wide_((width + 1) / 2), whole_quads_(width / 2), p_(p), planes_above_(planes_above),
         vector_bound_(std::min(planes_above, 24)), mu_limit_((uint64_t{1} << planes_above) - 1) {
     // Every quad's U_q before the row's serial work, in vector lanes where
     // the compiler can: kappa as QuadRows::kappa (the initial row's
     // exponents above are the zero border).
-    const uint8_t* above = rows.e_above.data();
+    const uint8_t* above = rows.e_above;
     for (int64_t q = 0; q < quads_wide_; ++q) {
       const uint32_t code = codes_[q];
       const int most = std::max(std::max(above[2 * q], above[2 * q + 1]), std::max(above[2 * q + 2], above[2 * q + 3]));
@@ -376,8 +391,9 @@ template <class Steps>
 
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
-  thread_local RowState rows;
-  rows.reset(quads_wide, width);
+  thread_local RowState state;
+  state.reset(quads_wide, width);
+  RowViews rows(state);
 
   {
     VlcRow<true> initial(vlc, mel, quads_wide, rows);
@@ -389,7 +405,7 @@ template <class Steps>
     std::swap(rows.codes, rows.next_codes);
     std::swap(rows.rho_above, rows.rho_row);
     int32_t* top = out.row(y);
-    int32_t* bottom = y + 1 < height ? out.row(y + 1) : rows.spare_row.data();
+    int32_t* bottom = y + 1 < height ? out.row(y + 1) : state.spare_row.data();
     MagSgnRow<Steps::kVector, Steps> magsgn(ms, rows, top, bottom, width, p, planes_above);
     bool ok = true;
     if (y + 2 < height) {
