@@ -61,7 +61,7 @@ struct T1DeviceEncoder::Impl {
   T1StateMemory memory = T1StateMemory::kGlobal;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
   bool record_decisions = true;
-  int order_by_planes = -1;  // -1: the coder's default (EBCOT: yes; HT: no)
+  bool order_by_planes = true;  // EBCOT's batches only
   int sms = 1;
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
@@ -188,7 +188,7 @@ Status check_jobs(std::span<const T1DeviceJob> jobs, size_t coefficients, uint32
 cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
 
 void T1DeviceEncoder::record_decisions(bool on) { impl_->record_decisions = on; }
-void T1DeviceEncoder::order_by_planes(bool on) { impl_->order_by_planes = on ? 1 : 0; }
+void T1DeviceEncoder::order_by_planes(bool on) { impl_->order_by_planes = on; }
 
 Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
@@ -237,7 +237,7 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
                                          : auto_blocks_per_warp(n, d.sms, kEbcotWarpsPerSm)));
   d.args.ht_states = nullptr;
   d.args.decisions = nullptr;
-  if (d.order_by_planes > 0 || (d.order_by_planes < 0 && !d.args.ht)) {
+  if (!d.args.ht && d.order_by_planes) {
     // encode() sorts the host's order into this by the blocks' planes.
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPlaneBins, n));
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrderByPlanes, n * sizeof(uint32_t)));

@@ -44,28 +44,10 @@ void BM_Encode(benchmark::State& state) {
 }
 
 // The shared host/device encoder (entropy/ebcot/shared_encoder.h) on the CPU, for
-// comparison with BM_Encode: same blocks, same output.
-void BM_EncodeShared(benchmark::State& state) {
-  const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
-  SharedT1Block block{v.data(), 64, 64, 64, BandOrientation::kHL, 16, style_of(state.range(1)), 0};
-  auto s = std::make_unique<T1FixedState>();
-  std::vector<uint8_t> buffer(1 << 16);
-  std::vector<CodingPass> passes(kMaxCodingPasses);
-  const SharedT1Output out{buffer.data(), static_cast<uint32_t>(buffer.size()), passes.data()};
-  uint32_t bytes = 0;
-  for (auto _ : state) {
-    SharedT1Result r = encode_code_block_shared(block, *s, out);  // not const: DoNotOptimize(const T&) is deprecated
-    bytes = r.length;
-    benchmark::DoNotOptimize(r);
-    benchmark::DoNotOptimize(buffer.data());
-  }
-  set_counters(state);
-  state.counters["bytes"] = static_cast<double>(bytes);
-}
-
-// The same with each pass's decisions recorded first and MQ-coded after
+// comparison with BM_Encode: same blocks, same output. `recorded`: each
+// pass's decisions recorded first and MQ-coded after
 // (entropy/ebcot/recorded_symbols.h), as the GPU kernel runs it.
-void BM_EncodeSharedRecorded(benchmark::State& state) {
+void encode_shared(benchmark::State& state, bool recorded) {
   const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);
   SharedT1Block block{v.data(), 64, 64, 64, BandOrientation::kHL, 16, style_of(state.range(1)), 0};
   auto s = std::make_unique<T1FixedState>();
@@ -73,9 +55,11 @@ void BM_EncodeSharedRecorded(benchmark::State& state) {
   std::vector<CodingPass> passes(kMaxCodingPasses);
   std::vector<uint32_t> words(kMaxPassDecisions / 4);
   const SharedT1Output out{buffer.data(), static_cast<uint32_t>(buffer.size()), passes.data()};
+  const DecisionBuffer decisions = recorded ? DecisionBuffer{words.data(), 1} : DecisionBuffer{};
   uint32_t bytes = 0;
   for (auto _ : state) {
-    SharedT1Result r = encode_code_block_shared(block, *s, out, {words.data(), 1});
+    // not const: DoNotOptimize(const T&) is deprecated
+    SharedT1Result r = encode_code_block_shared(block, *s, out, decisions);
     bytes = r.length;
     benchmark::DoNotOptimize(r);
     benchmark::DoNotOptimize(buffer.data());
@@ -83,6 +67,8 @@ void BM_EncodeSharedRecorded(benchmark::State& state) {
   set_counters(state);
   state.counters["bytes"] = static_cast<double>(bytes);
 }
+void BM_EncodeShared(benchmark::State& state) { encode_shared(state, false); }
+void BM_EncodeSharedRecorded(benchmark::State& state) { encode_shared(state, true); }
 
 void BM_Decode(benchmark::State& state) {
   const auto v = laplacian_block(static_cast<double>(state.range(0)), 1);

@@ -17,8 +17,7 @@
 //   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states)
 //   BENCH_NO_CPU=1         no CPU timings
 //   BENCH_DIRECT=1         EBCOT's decisions coded where they are formed
-//   BENCH_HOST_ORDER=1     the host's order of the blocks, not by planes
-//   BENCH_PLANE_ORDER=1    the blocks ordered by planes (HT too)
+//   BENCH_HOST_ORDER=1     EBCOT's blocks in the host's order, not by planes
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -130,8 +129,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       (*encoder)->record_decisions(std::getenv("BENCH_DIRECT") == nullptr);
-      if (std::getenv("BENCH_HOST_ORDER")) (*encoder)->order_by_planes(false);
-      if (std::getenv("BENCH_PLANE_ORDER")) (*encoder)->order_by_planes(true);
+      (*encoder)->order_by_planes(std::getenv("BENCH_HOST_ORDER") == nullptr);
       Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
       auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
       if (!ms.ok()) {
