@@ -57,15 +57,22 @@ uint64_t samples_of(const Image& image) {
   return samples;
 }
 
-// About the samples of a batch's first item, for the placement of a batch
-// not prepared (0: unknown).
-uint64_t first_samples(std::span<const EncodeItem> items) {
-  if (items.empty()) return 0;
-  return items[0].image ? samples_of(*items[0].image) : engine::expected_samples_of(items[0].path);
+// A batch not prepared, for its placement: its items, about the samples of
+// its first (0: unknown) and, for a decode, whether that is HT-coded.
+Workload batch_work(std::span<const EncodeItem> items) {
+  Workload work{true, 0, false, items.size()};
+  if (!items.empty())
+    work.expected_samples = items[0].image ? samples_of(*items[0].image) : engine::expected_samples_of(items[0].path);
+  return work;
 }
-uint64_t first_samples(std::span<const DecodeItem> items) {
-  if (items.empty()) return 0;
-  return !items[0].data.empty() ? engine::decoded_samples_of(items[0].data) : engine::decoded_samples_of(items[0].path);
+Workload batch_work(std::span<const DecodeItem> items) {
+  Workload work{true, 0, false, items.size()};
+  if (items.empty()) return work;
+  const engine::DecodedItem first = !items[0].data.empty() ? engine::decoded_item_of(items[0].data)
+                                                           : engine::decoded_item_of(items[0].path);
+  work.expected_samples = first.samples;
+  work.ht = first.ht;
+  return work;
 }
 
 Status with_path(const Status& status, const std::string& path) {
@@ -219,10 +226,13 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
     coder.expected_samples = 0;
   }
   // One image too small to gain what CUDA's start-up costs the CPU stages
-  // runs on the CPU alone; a share given asks for the device whatever the
+  // runs on the CPU alone, and so does a batch too little for the device
+  // (engine/placement.h); a share given asks for the device whatever the
   // size.
-  const bool start = work.batch || options_.device_share >= 0 || options_.device_for_one_item ||
-                     engine::device_pays_for_one_item(work, options.style.ht);
+  const bool start =
+      work.batch ? engine::device_asked(options_) || engine::device_pays_for_batch(work, options.style.ht, false)
+                 : options_.device_share >= 0 || options_.device_for_one_item ||
+                       engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
   place_lanes(placement, work);
@@ -238,17 +248,21 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
 Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, const Workload& work) {
   std::lock_guard<std::mutex> lock(mutex_);
   Placement placement;
-  placement.files_at_once = engine::decode_files_at_once(options_);
+  placement.files_at_once = engine::decode_files_at_once(options_, work.batch ? work.expected_samples : 0);
+  const bool small_items = work.batch && !engine::decode_whole_tiles(options_.device_stages, work) &&
+                           engine::whole_tiles(options_.device_stages, work.batch);
   const entropy::DeviceCoderOptions coder =
-      engine::device_coder_options(options_, work.batch, placement.files_at_once);
+      engine::device_coder_options(options_, work.batch, placement.files_at_once, small_items);
   // One file is decoded on the CPU alone unless device_for_one_item asks:
-  // CUDA's start-up costs it more than the device's share saves
-  // (engine/placement.h).
-  const bool start = work.batch || options_.device_for_one_item;
+  // CUDA's start-up costs it more than the device's share saves; so is a
+  // batch too little for the device (engine/placement.h).
+  const bool start = options_.device_for_one_item ||
+                     (work.batch && (engine::device_asked(options_) ||
+                                     engine::device_pays_for_batch(work, work.ht, true)));
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
   place_lanes(placement, work);
-  placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
+  placement.whole_tiles = placement.device && engine::decode_whole_tiles(options_.device_stages, work);
   placement.files_ahead = engine::files_ahead(options_, false);
   decode_.placement = placement;
   decode_.prepared = true;
@@ -328,7 +342,7 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
                                                      const codec::EncodeOptions& options, const EncodeHooks& hooks) {
   std::vector<EncodeResult> results(items.size());
   Status ready = Status::Ok();
-  if (!encode_.prepared) ready = prepare_encode(options, {true, first_samples(items)}).status();
+  if (!encode_.prepared) ready = prepare_encode(options, batch_work(items)).status();
   Result<engine::LaneSet*> lanes =
       ready.ok() ? grow(encode_, encode_.placement.threads_per_lane, encode_.placement.files_at_once)
                  : Result<engine::LaneSet*>(ready);
@@ -374,7 +388,7 @@ std::vector<DecodeResult> Engine::Impl::decode_batch(std::span<const DecodeItem>
                                                      const codec::DecodeOptions& options, const DecodeHooks& hooks) {
   std::vector<DecodeResult> results(items.size());
   Status ready = Status::Ok();
-  if (!decode_.prepared) ready = prepare_decode(options, {true, first_samples(items)}).status();
+  if (!decode_.prepared) ready = prepare_decode(options, batch_work(items)).status();
   Result<engine::LaneSet*> lanes =
       ready.ok() ? grow(decode_, decode_.placement.threads_per_lane, decode_.placement.files_at_once)
                  : Result<engine::LaneSet*>(ready);

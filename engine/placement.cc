@@ -46,10 +46,30 @@ int encode_files_at_once(const EngineOptions& options) {
                                                                                     : kDefaultBatchFiles;
 }
 
-int decode_files_at_once(const EngineOptions& options) {
+int decode_files_at_once(const EngineOptions& options, uint64_t item_samples) {
   if (options.files_at_once > 0) return options.files_at_once;
-  return options.device != Device::kCpu && whole_tiles(options.device_stages, true) ? kWholeTileDecodeBatchFiles
-                                                                                    : kDefaultBatchFiles;
+  if (options.device == Device::kCpu || !whole_tiles(options.device_stages, true)) return kDefaultBatchFiles;
+  return decode_whole_tiles(options.device_stages, Workload{true, item_samples}) ? kWholeTileDecodeBatchFiles
+                                                                                 : kSmallItemDecodeFiles;
+}
+
+bool decode_whole_tiles(DeviceStages stages, const Workload& work) {
+  if (stages == DeviceStages::kDefault && work.batch && work.expected_samples > 0 &&
+      work.expected_samples < kSmallItemDecodeSamples)
+    return false;
+  return whole_tiles(stages, work.batch);
+}
+
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode) {
+  if (!ht || work.items == 0 || work.expected_samples == 0) return true;
+  const uint64_t threshold = decode ? kHtDecodeBatchDeviceSamples : kHtEncodeBatchDeviceSamples;
+  // items * samples >= threshold, without overflow.
+  return work.expected_samples >= (threshold + work.items - 1) / work.items;
+}
+
+bool device_asked(const EngineOptions& options) {
+  return options.device_share >= 0 || options.device_stages != DeviceStages::kDefault ||
+         options.device_for_one_item;
 }
 
 int files_ahead(const EngineOptions& options, bool whole_tiles_on_device) {
@@ -92,21 +112,23 @@ uint64_t expected_samples_of(const std::string& path) {
   return ec ? 0 : static_cast<uint64_t>(bytes);
 }
 
-uint64_t decoded_samples_of(std::span<const uint8_t> file) {
+DecodedItem decoded_item_of(std::span<const uint8_t> file) {
   const Result<std::span<const uint8_t>> stream = codec::find_codestream(file);
-  if (!stream.ok()) return 0;
+  if (!stream.ok()) return {};
   const Result<codec::MainHeader> main = codec::parse_main_header(*stream);
-  return main.ok() ? codec::total_samples(main->siz) : 0;
+  if (!main.ok()) return {};
+  return {codec::total_samples(main->siz), main->cod.component.style.ht};
 }
 
-uint64_t decoded_samples_of(const std::string& path) {
+DecodedItem decoded_item_of(const std::string& path) {
   const std::filesystem::path file = first_file_of(path);
-  if (file.empty()) return 0;
+  if (file.empty()) return {};
   const Result<io::MappedFile> mapped = io::map_file(file);
-  return mapped.ok() ? decoded_samples_of(mapped->bytes()) : 0;
+  return mapped.ok() ? decoded_item_of(mapped->bytes()) : DecodedItem{};
 }
 
-entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once) {
+entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once,
+                                                 bool small_items) {
   using Close = entropy::DeviceCoderOptions::RoundClose;
   entropy::DeviceCoderOptions coder;
   coder.wait_for_device = options.wait_for_device;
@@ -122,6 +144,7 @@ entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, b
     coder.coalesce_close = Close::kSlotFree;
   }
   if (options.device_slots > 0) coder.device_slots = options.device_slots;
+  if (small_items) coder.coalesce_close = Close::kDeviceIdle;
   switch (options.device_rounds) {
     case DeviceRounds::kDefault: break;
     case DeviceRounds::kWindow: coder.coalesce_close = Close::kWindow; break;

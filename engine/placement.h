@@ -85,12 +85,53 @@ inline constexpr int kBatchDeviceSlots = 2;
 // batch (kBatchWholeTiles) and not for one item.
 bool whole_tiles(DeviceStages stages, bool batch);
 
+// A Part 1 batch decode whose items have fewer samples than this (a
+// 1536x1024 RGB image has 4.7 M) decodes its Tier-1 blocks on the device in
+// rounds that kSmallItemDecodeFiles lanes share, each round launched as
+// soon as the device is idle, the rest of each file on its lane: such a
+// file's tile holds too few code-blocks to fill the device, so whole tiles
+// (one launch each) leave the device waiting on each small launch, while
+// rounds gather several files' blocks into one (docs/PERFORMANCE.md,
+// "Small images on the device"). Unless DeviceStages or --batch-files say
+// otherwise.
+inline constexpr uint64_t kSmallItemDecodeSamples = uint64_t{3} << 20;
+inline constexpr int kSmallItemDecodeFiles = 8;
+
+// Whether a decode batch (`work`, its first item's samples) of Part 1 items
+// puts its tiles on the device whole: whole_tiles, except where the items
+// are small (kSmallItemDecodeSamples) and the stages are left to it.
+bool decode_whole_tiles(DeviceStages stages, const Workload& work);
+
+// A batch of HT items goes to the device only from this many samples in
+// all (its first item's samples times its items): the CPU's HT coders,
+// a lane of one thread per core, code a smaller batch before CUDA's
+// start-up (its context and the tile slots' buffers, paid once a process)
+// and the device's launches pay for themselves. The thresholds are where
+// the two paths' measured times cross, a line each through a batch of
+// 64 3840x2048 RGB images and one of about 300 M samples (23 and 46 such
+// images; docs/PERFORMANCE.md, "Small images on the device"). Part 1's coders are slower per sample on the
+// CPU, so a Part 1 batch always goes to the device.
+inline constexpr uint64_t kHtEncodeBatchDeviceSamples = uint64_t{1} << 29;
+inline constexpr uint64_t kHtDecodeBatchDeviceSamples = uint64_t{1} << 30;
+
+// Whether a batch (`work`) gains from the device: a Part 1 batch, an HT
+// batch of unknown size, or one of kHt*BatchDeviceSamples or more. A batch
+// that does not is coded on the CPU alone, CUDA never started, unless
+// device_asked says otherwise.
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode);
+
+// Whether the options ask for the device whatever a batch's size: a device
+// share, whole tiles or Tier-1 named, or device_for_one_item.
+bool device_asked(const EngineOptions& options);
+
 // K for an encode or decode with a device: EngineOptions::files_at_once
 // where above 0, else the default of its path (whole tiles or Tier-1);
 // each of its lanes has every engine thread (they spend most of a file
 // waiting for the device).
 int encode_files_at_once(const EngineOptions& options);
-int decode_files_at_once(const EngineOptions& options);
+// A decode's default is kSmallItemDecodeFiles where a batch of items of
+// `item_samples` would not go to the device whole (decode_whole_tiles).
+int decode_files_at_once(const EngineOptions& options, uint64_t item_samples = 0);
 
 // Items a batch reads ahead of its lanes: 2, or 4 where the device takes
 // whole tiles, whose lanes finish a file faster than one is read; or
@@ -129,13 +170,23 @@ uint64_t device_room_samples(const Workload& work);
 uint64_t expected_samples_of(const std::string& path);
 
 // The samples a JPEG 2000 file (codestream or JP2) decodes to, from its
-// SIZ (B.2, every component); 0 where its header cannot be read. For a
-// folder, its first file by name, as expected_samples_of.
-uint64_t decoded_samples_of(std::span<const uint8_t> file);
-uint64_t decoded_samples_of(const std::string& path);
+// SIZ (B.2, every component), and whether its main header's COD names HT
+// code-blocks (15444-15 A.2); 0 and false where its header cannot be read.
+// For a folder, its first file by name, as expected_samples_of.
+struct DecodedItem {
+  uint64_t samples = 0;
+  bool ht = false;
+};
+DecodedItem decoded_item_of(std::span<const uint8_t> file);
+DecodedItem decoded_item_of(const std::string& path);
+inline uint64_t decoded_samples_of(std::span<const uint8_t> file) { return decoded_item_of(file).samples; }
+inline uint64_t decoded_samples_of(const std::string& path) { return decoded_item_of(path).samples; }
 
 // The device coder's options for a workload coding `files_at_once` items
-// at a time; `batch`: a batch of items, whose defaults differ.
-entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once);
+// at a time; `batch`: a batch of items, whose defaults differ;
+// `small_items`: a batch decode of small items (decode_whole_tiles), whose
+// rounds close as soon as the device is idle.
+entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once,
+                                                 bool small_items = false);
 
 }  // namespace mallat::engine

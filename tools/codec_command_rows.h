@@ -25,6 +25,11 @@ inline constexpr std::string_view kDeviceHelp =
     "the rest on the CPU. CUDA starts in the background while the input is read; a batch starts it once. Its "
     "start-up slows the CPU stages beside it, so a single file of less than about 128 MB (about 40 "
     "megapixels of 8-bit RGB) is encoded on the CPU alone, and a single file is decoded on the CPU alone. "
+    "For the same reason a batch of HT files of fewer than about 537 M samples in all (22 3840x2048 RGB images) "
+    "is encoded, and one of fewer than about 1.07 G samples (45 such images) decoded, on the CPU alone, unless "
+    "--device-stages or --device-share is given; a batch of Part 1 files of under 3 M samples each (smaller than "
+    "1024x1024 RGB) decodes its code-blocks on the GPU in rounds of several files (--device-stages tier1, 8 files at once, "
+    "--device-rounds idle) rather than tile by tile. "
     "The files are identical to cpu's; a device that fails to start leaves the work to the CPU with a note";
 
 // -i, -ImgDir and -OutFor, which encode and decode share (batch.h).

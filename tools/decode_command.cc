@@ -311,16 +311,29 @@ int decode_main(const Args& args) {
   std::optional<StreamedDecodeInput> streamed;
   if (!is_batch(as_run) && s.batch.inputs.size() == 1)
     streamed = streamed_decode_input(BatchFile{s.batch.inputs[0], s.out}, s.codec, s.output);
-  // A batch: its first file's samples, by which the placement sizes its
-  // lanes (engine/placement.h).
-  uint64_t samples = streamed ? streamed->samples : 0;
-  if (is_batch(s.batch) && !s.batch.inputs.empty()) samples = engine::decoded_samples_of(s.batch.inputs[0]);
-  const Workload work{is_batch(s.batch), samples, streamed.has_value()};
+  // A batch: its files, and its first file's samples and coder, by which
+  // the placement sizes its lanes and decides whether the device pays
+  // (engine/placement.h).
+  Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
+  std::optional<BatchPlan> plan;
+  if (work.batch) {
+    Result<BatchPlan> planned = plan_batch(as_run, is_codestream_name, "");
+    if (!planned.ok()) return usage_error(planned.status().message());
+    plan = std::move(*planned);
+    const engine::DecodedItem first = engine::decoded_item_of(plan->files[0].in.string());
+    work.expected_samples = first.samples;
+    work.ht = first.ht;
+    work.items = plan->files.size();
+  }
   Result<Placement> placed = engine.prepare_decode(s.codec, work);
   if (!placed.ok()) return fail("decode", placed.status().message());
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
                          "more than the device saves; a batch of files uses the device\n");
+  if (asked_cuda && work.batch && !placed->device && !s.quiet)
+    std::fprintf(stderr, "mallat decode: note: these %zu HT files are decoded on the CPU (same output): they are too "
+                         "few samples to pay for CUDA's start-up; --device-stages all uses the device anyway\n",
+                 plan->files.size());
   // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
@@ -338,8 +351,11 @@ int decode_main(const Args& args) {
     note_device_fallback("decode", engine.decode_device_status(), asked_cuda, s.quiet);
     return status;
   }
-  Result<BatchPlan> plan = plan_batch(s.batch, is_codestream_name, "");
-  if (!plan.ok()) return usage_error(plan.status().message());
+  if (!plan) {
+    Result<BatchPlan> planned = plan_batch(s.batch, is_codestream_name, "");
+    if (!planned.ok()) return usage_error(planned.status().message());
+    plan = std::move(*planned);
+  }
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +
                        s.batch.out_format + "'");

@@ -4,6 +4,7 @@
 // the engine's (codec/api/engine.h), which decides what runs where.
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "codec/codec.h"
@@ -473,13 +474,27 @@ int encode_main(const Args& given) {
   BatchRequest as_run = s.batch;
   as_run.output = s.out;
   std::unique_ptr<io::StripReader> strips = is_batch(as_run) ? nullptr : streamed_input(s, opt);
-  const Workload work{is_batch(s.batch), first_input.empty() ? 0 : engine::expected_samples_of(first_input),
-                      strips != nullptr};
+  Workload work{is_batch(s.batch), first_input.empty() ? 0 : engine::expected_samples_of(first_input),
+                strips != nullptr};
+  // A batch: its files, by which the placement decides whether the device
+  // pays (engine/placement.h).
+  std::optional<BatchPlan> plan;
+  if (work.batch) {
+    Result<BatchPlan> planned = plan_batch(as_run, is_image_name, "j2k");
+    if (!planned.ok()) return usage_error(planned.status().message());
+    plan = std::move(*planned);
+    work.items = plan->files.size();
+  }
   Result<Placement> placed = engine.prepare_encode(opt, work);
   if (!placed.ok()) return fail("encode", placed.status().message());
   if (asked_cuda && !placed->device && !work.batch && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
                          "start-up costs more than the device saves; --device-share F uses the device anyway\n");
+  if (asked_cuda && !placed->device && work.batch && !s.quiet)
+    std::fprintf(stderr, "mallat encode: note: these %zu files are coded on the CPU with HT (same output): they "
+                         "are too few samples to pay for CUDA's start-up; --device-stages all uses the device "
+                         "anyway\n",
+                 plan->files.size());
   // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {
@@ -494,8 +509,11 @@ int encode_main(const Args& given) {
     note_device_fallback("encode", engine.encode_device_status(), asked_cuda, s.quiet);
     return status;
   }
-  Result<BatchPlan> plan = plan_batch(s.batch, is_image_name, "j2k");
-  if (!plan.ok()) return usage_error(plan.status().message());
+  if (!plan) {
+    Result<BatchPlan> planned = plan_batch(s.batch, is_image_name, "j2k");
+    if (!planned.ok()) return usage_error(planned.status().message());
+    plan = std::move(*planned);
+  }
   opt.container = output_container(plan->files[0].out.string());
   if (opt.container == codec::Container::kUnknown)
     return usage_error("-OutFor must be j2k, j2c, jhc, jp2 or jph, got '" + s.batch.out_format + "'");

@@ -102,7 +102,7 @@ inline constexpr std::string_view kDecodeBatchFilesHelp =
     "a batch decodes K files at once (default: on the CPU one per thread, fewer where memory would not hold them "
     "(from the first file's size), the -threads threads shared among them; with --device cuda or auto, 8 with "
     "--device-stages all, a batch's default, whose tiles are decoded on the GPU whole, at most 6 tiles at once: "
-    "--device-tile-slots, else 3; each of those with every thread); with --device cuda they share the GPU "
+    "--device-tile-slots, or a batch of small Part 1 files decoded in rounds (--device), else 3; each of those with every thread); with --device cuda they share the GPU "
     "(--device-slots, --device-rounds). The images are the same whatever K";
 
 // --batch-files K, for encode's and decode's tables (Settings::engine).

@@ -88,6 +88,8 @@ struct Workload {
   bool batch = false;             // several items: the batch's defaults
   uint64_t expected_samples = 0;  // about the first item's samples; 0: unknown (small)
   bool streamed = false;          // one item coded strip by strip (encode_streamed, decode_streamed)
+  uint64_t items = 0;             // a batch's items; 0: unknown (taken as enough for the device)
+  bool ht = false;                // a decode's first item is HT-coded (an encode's options say)
 };
 
 // What the placement decided for a workload.

@@ -41,6 +41,7 @@ TEST(EngineCuda, ASecondBatchReusesTheDeviceTheFirstStarted) {
   for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
   EngineOptions e;
   e.device = Device::kCuda;
+  e.device_stages = DeviceStages::kAll;  // small items' decode would take Tier-1 rounds
   e.threads = 4;
   e.files_at_once = 3;
   Engine engine(e);
@@ -74,6 +75,45 @@ TEST(EngineCuda, ASecondBatchReusesTheDeviceTheFirstStarted) {
     EXPECT_EQ(counts.lanes, 6) << "call " << call;
     EXPECT_EQ(counts.device_coders, 2) << "call " << call;     // the encoder and the decoder
     EXPECT_EQ(counts.device_contexts, 2) << "call " << call;   // a context per direction
+  }
+}
+
+// The placement left to itself (engine/placement.h): a batch of small Part 1
+// files decodes its code-blocks on the device in rounds, no tile context
+// made; a batch of small HT files is coded and decoded on the CPU alone.
+// Either gives the CPU path's bytes and samples.
+TEST(EngineCuda, SmallItemsTakeTier1RoundsOrTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<Image> images = testing::engine_test_images();
+  for (const bool ht : {false, true}) {
+    codec::EncodeOptions o;
+    o.threads = 4;
+    o.style.ht = ht;
+    std::vector<EncodeItem> items(images.size());
+    for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+    EngineOptions e;
+    e.device = Device::kCuda;
+    e.threads = 4;
+    Engine engine(e);
+    const std::vector<EncodeResult> coded = engine.encode_batch(items, o);
+    std::vector<DecodeItem> decode_items(coded.size());
+    for (size_t i = 0; i < coded.size(); ++i) {
+      ASSERT_TRUE(coded[i].status.ok()) << i << ": " << coded[i].status.message();
+      EXPECT_TRUE(coded[i].bytes == codec::encode(images[i], o).value()) << "ht " << ht << ", item " << i;
+      decode_items[i].data = coded[i].bytes;
+    }
+    EXPECT_EQ(engine.counts().device_coders, ht ? 0 : 1) << "ht " << ht;
+    codec::DecodeOptions d;
+    d.threads = 4;
+    const std::vector<DecodeResult> got = engine.decode_batch(decode_items, d);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      for (size_t c = 0; c < images[i].components.size(); ++c)
+        EXPECT_TRUE(got[i].image.components[c].samples == images[i].components[c].samples) << i << " " << c;
+    }
+    const EngineCounts counts = engine.counts();
+    EXPECT_EQ(counts.device_coders, ht ? 0 : 2) << "ht " << ht;  // Part 1: the encoder and the decoder
+    EXPECT_EQ(counts.device_contexts, ht ? 0 : 1) << "ht " << ht;  // the encode's whole tiles only
   }
 }
 
@@ -225,6 +265,7 @@ TEST(EngineCuda, DeviceRastersHoldTheHostRastersBytes) {
   for (const Device device : {Device::kCuda, Device::kCpu}) {
     EngineOptions e;
     e.device = device;
+    if (device == Device::kCuda) e.device_stages = DeviceStages::kAll;
     e.threads = 4;
     Engine engine(e);
     for (int call = 0; call < 2; ++call) {

@@ -142,6 +142,57 @@ TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
   EXPECT_EQ(engine::device_room_samples({true, 5, false}), 5u);
 }
 
+// A Part 1 batch always pays for the device; an HT batch only from its
+// threshold of samples in all (items times the first item's samples), and
+// one of unknown size is taken as paying, as before its size was known.
+TEST(EngineOptions, AnHtBatchGoesToTheDeviceOnlyWithEnoughSamples) {
+  constexpr uint64_t kSmall = 768 * 512 * 3, k4K = 3840 * 2048 * 3;
+  for (const bool decode : {false, true}) {
+    EXPECT_TRUE(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/false, decode));
+    EXPECT_FALSE(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/true, decode));
+    EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 64}, true, decode));
+    EXPECT_TRUE(engine::device_pays_for_batch({true, kSmall, false, 0}, true, decode));  // items unknown
+    EXPECT_TRUE(engine::device_pays_for_batch({true, 0, false, 216}, true, decode));     // size unknown
+  }
+  // The encode's threshold lies between 22 and 23 4K RGB images, the
+  // decode's between 45 and 46.
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 23}, true, false));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, 22}, true, false));
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 46}, true, true));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, 45}, true, true));
+  // No overflow with many items of many samples.
+  EXPECT_TRUE(engine::device_pays_for_batch({true, uint64_t{1} << 40, false, uint64_t{1} << 40}, true, true));
+  EngineOptions options;
+  EXPECT_FALSE(engine::device_asked(options));
+  options.device_stages = DeviceStages::kAll;
+  EXPECT_TRUE(engine::device_asked(options));
+  options = EngineOptions{};
+  options.device_share = 0.5;
+  EXPECT_TRUE(engine::device_asked(options));
+}
+
+// A batch decode of small items on the device: Tier-1 in rounds that close
+// when the device is idle, kSmallItemDecodeFiles lanes; whole tiles for
+// larger items, one item, unknown sizes or stages named.
+TEST(EngineOptions, SmallItemsDecodeTier1InRoundsNotWholeTiles) {
+  constexpr uint64_t kSmall = 768 * 512 * 3, k4K = 3840 * 2048 * 3;
+  EXPECT_FALSE(engine::decode_whole_tiles(DeviceStages::kDefault, {true, kSmall}));
+  EXPECT_TRUE(engine::decode_whole_tiles(DeviceStages::kDefault, {true, k4K}));
+  EXPECT_TRUE(engine::decode_whole_tiles(DeviceStages::kDefault, {true, 0}));
+  EXPECT_FALSE(engine::decode_whole_tiles(DeviceStages::kDefault, {false, kSmall}));
+  EXPECT_TRUE(engine::decode_whole_tiles(DeviceStages::kAll, {true, kSmall}));
+  EXPECT_FALSE(engine::decode_whole_tiles(DeviceStages::kTier1, {true, k4K}));
+  EngineOptions options;
+  options.device = Device::kCuda;
+  EXPECT_EQ(engine::decode_files_at_once(options, kSmall), engine::kSmallItemDecodeFiles);
+  EXPECT_EQ(engine::decode_files_at_once(options, k4K), engine::kWholeTileDecodeBatchFiles);
+  const entropy::DeviceCoderOptions coder = engine::device_coder_options(options, true, 8, /*small_items=*/true);
+  EXPECT_EQ(coder.coalesce_close, Close::kDeviceIdle);
+  EXPECT_EQ(coder.coalesce_callers, 8);
+  ASSERT_TRUE(parse_device_rounds("free", &options).ok());
+  EXPECT_EQ(engine::device_coder_options(options, true, 8, true).coalesce_close, Close::kSlotFree);
+}
+
 TEST(EngineOptions, TheExpectedSizeIsTheFilesOrAFoldersFirstByName) {
   namespace fs = std::filesystem;
   const fs::path dir = testing::make_temp_dir("engine-options");
@@ -207,6 +258,9 @@ TEST(EngineOptions, ADecodesSamplesComeFromSiz) {
   options.container = codec::Container::kJp2;
   const std::vector<uint8_t> jp2 = codec::encode(image, options).value();
   EXPECT_EQ(engine::decoded_samples_of(jp2), 3u * 17 * 9);
+  EXPECT_FALSE(engine::decoded_item_of(jp2).ht);
+  options.style.ht = true;
+  EXPECT_TRUE(engine::decoded_item_of(codec::encode(image, options).value()).ht);
   const std::vector<uint8_t> junk(64, 0x5a);
   EXPECT_EQ(engine::decoded_samples_of(junk), 0u);
   namespace fs = std::filesystem;
