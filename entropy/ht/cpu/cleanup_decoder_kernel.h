@@ -180,6 +180,7 @@ class VlcRow {
     table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
     if (!kInitial) wide_ = wide_other_rows().entry.data();
     if (!kInitial) contexts_from_codes(rows.codes, quads_wide, context_above_);
+    vlc_.clamp();
   }
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
@@ -408,13 +409,14 @@ template <class Steps>
   flat.resize(fast::ForwardReader::buffer_size(static_cast<size_t>(pcup)));
   fast::ForwardReader ms(data, static_cast<size_t>(pcup), flat.data());
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
-  thread_local std::vector<uint8_t> vlc_flat;
-  vlc_flat.resize(fast::BackwardReader::buffer_size(segment.size() - static_cast<size_t>(pcup)));
-  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count,
-                           layout.vlc_above_8f, vlc_flat.data());
-
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
+  // A quad row's VLC pass refills once per pair (VlcRow::pair).
+  const auto row_refills = static_cast<size_t>((quads_wide + 1) / 2);
+  thread_local std::vector<uint8_t> vlc_flat;
+  vlc_flat.resize(fast::BackwardReader::buffer_size(segment.size() - static_cast<size_t>(pcup), row_refills + 1));
+  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count,
+                           layout.vlc_above_8f, vlc_flat.data(), row_refills + 1);
   thread_local RowState state;
   state.reset(quads_wide, width);
   RowViews rows(state);
