@@ -111,27 +111,34 @@ class ForwardReader {
 // Read from a copy in reading order with the stuffed bits taken out
 // (`destuff`, once per segment), through an accumulator that `refill` tops
 // up to 56 bits or more without a branch: one refill serves a quad pair's
-// two codewords and UVLC (at most 7 + 7 + 16 bits).
+// two codewords and UVLC (at most 7 + 7 + 16 bits). Past the stream's end
+// (a corrupt segment) reads give the fill's zeros from a padding long
+// enough for `refills` refills, after which `clamp` brings them back into
+// it: a refill need not test where it reads.
 class BackwardReader {
  public:
   // Bytes a segment's VLC stream of `size` bytes needs.
-  static size_t buffer_size(size_t size) { return size + kPadding; }
+  static size_t buffer_size(size_t size, size_t refills) { return size + padding(refills); }
 
   // acc, bits: the stream's first bits (from the locator byte); `flat`
-  // holds buffer_size(end - begin) bytes.
-  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f, uint8_t* flat)
-      : flat_(flat) {
-    destuff(begin, end, acc, bits, above_8f);
+  // holds buffer_size(end - begin, refills) bytes.
+  BackwardReader(const uint8_t* begin, const uint8_t* end, uint64_t acc, int bits, bool above_8f, uint8_t* flat,
+                 size_t refills) {
+    destuff(begin, end, acc, bits, above_8f, flat, refills);
+    next_ = flat;
     refill();
   }
 
   // At least 56 valid bits, first bit lowest.
   void refill() {
-    // Past the stream's end (a corrupt segment) the fill's zeros.
-    acc_ |= load_le64(flat_ + std::min(next_, zeros_)) << bits_;
-    next_ += static_cast<size_t>((63 - bits_) >> 3);
+    acc_ |= load_le64(next_) << bits_;
+    next_ += (63 - bits_) >> 3;
     bits_ |= 56;
   }
+  // Reads past the stream's end back to its fill's first byte, so that the
+  // next `refills` refills (each moving at most 7 bytes on) stay in the
+  // padding.
+  void clamp() { next_ = std::min(next_, zeros_); }
   // The bits after the last refill, less those taken since.
   uint64_t look() const { return acc_; }
   void advance(int n) {
@@ -140,10 +147,13 @@ class BackwardReader {
   }
 
  private:
-  static constexpr size_t kPadding = 16;
+  // The fill's zeros after the last byte: a refill loads 8 bytes and moves
+  // at most 7 on.
+  static size_t padding(size_t refills) { return 7 * refills + 16; }
 
-  void destuff(const uint8_t* begin, const uint8_t* p, uint64_t acc, int nb, bool above_8f) {
-    uint8_t* o = flat_;
+  void destuff(const uint8_t* begin, const uint8_t* p, uint64_t acc, int nb, bool above_8f, uint8_t* flat,
+               size_t refills) {
+    uint8_t* o = flat;
     while (p > begin) {
       if (p - begin >= 8) {
         // The 8 bytes below p, the one just below p lowest. Only a byte with
@@ -173,15 +183,14 @@ class BackwardReader {
     }
     // The last bits, then the fill's 0s.
     *o++ = static_cast<uint8_t>(acc);
-    zeros_ = static_cast<size_t>(o - flat_);
-    std::memset(o, 0, kPadding - 1);
+    zeros_ = o;
+    std::memset(o, 0, padding(refills) - 1);
   }
 
   uint64_t acc_ = 0;
   int bits_ = 0;
-  uint8_t* flat_;
-  size_t next_ = 0;   // the next byte to load
-  size_t zeros_ = 0;  // where the fill begins
+  const uint8_t* next_ = nullptr;   // the next byte to load
+  const uint8_t* zeros_ = nullptr;  // where the fill begins
 };
 
 // MEL (as ht::MelDecoder): MSB first through an accumulator whose first bit

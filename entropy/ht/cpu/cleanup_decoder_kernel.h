@@ -46,34 +46,35 @@ constexpr UvlcPrefix kNoUvlc = {0, 0, 0};
 // and for the initial row's pair with both set, kInitialBoth (no MEL event:
 // if the first's prefix says it exceeds 2, the second, 1 or 2, is one bit
 // before the first's suffix) and kInitialBothEvent (both exceed 2, each
-// coded less 2). Per entry: the bits taken in all, the prefixes' length,
-// and per quad its base and where its suffix lies after the prefixes.
+// coded less 2). Per entry: the bits taken in all, and per quad its base
+// and where its suffix lies (from the first bit, past both prefixes).
 enum UvlcMode { kUvlcNone, kUvlcFirst, kUvlcSecond, kUvlcBoth, kInitialBoth, kInitialBothEvent, kUvlcModes };
 struct UvlcPair {
-  uint8_t length, prefix_length, base[2], suffix_offset[2], suffix_length[2];
+  uint8_t length, base[2], suffix_start[2], suffix_length[2];
 };
 constexpr UvlcPair uvlc_pair(int mode, int bits) {
   const bool off0 = mode != kUvlcSecond && mode != kUvlcNone, off1 = mode >= kUvlcSecond;
   const UvlcPrefix a = off0 ? kUvlcPrefix[bits & 7] : kNoUvlc;
   UvlcPair e{};
   if (mode == kInitialBoth && a.base > 2) {
-    e.prefix_length = a.prefix_length;
     e.base[0] = a.base;
     e.base[1] = 1;
-    e.suffix_offset[0] = 1;
+    e.suffix_start[0] = static_cast<uint8_t>(a.prefix_length + 1);
+    e.suffix_start[1] = a.prefix_length;
     e.suffix_length[0] = a.suffix_length;
     e.suffix_length[1] = 1;
   } else {
     const UvlcPrefix b = off1 ? kUvlcPrefix[(bits >> a.prefix_length) & 7] : kNoUvlc;
     const int plus = mode == kInitialBothEvent ? 2 : 0;
-    e.prefix_length = static_cast<uint8_t>(a.prefix_length + b.prefix_length);
+    const int prefixes = a.prefix_length + b.prefix_length;
     e.base[0] = static_cast<uint8_t>(a.base + plus);
     e.base[1] = static_cast<uint8_t>(b.base + plus);
-    e.suffix_offset[1] = a.suffix_length;
+    e.suffix_start[0] = static_cast<uint8_t>(prefixes);
+    e.suffix_start[1] = static_cast<uint8_t>(prefixes + a.suffix_length);
     e.suffix_length[0] = a.suffix_length;
     e.suffix_length[1] = b.suffix_length;
   }
-  e.length = static_cast<uint8_t>(e.prefix_length + e.suffix_length[0] + e.suffix_length[1]);
+  e.length = static_cast<uint8_t>(std::max(e.suffix_start[0] + e.suffix_length[0], e.suffix_start[1] + e.suffix_length[1]));
   return e;
 }
 struct UvlcPairTable {
@@ -93,9 +94,8 @@ inline constexpr UvlcPairTable kUvlcPairs = make_uvlc_pair_table();
 inline void read_uvlc_pair(fast::BackwardReader& vlc, int mode, int u[2]) {
   const uint64_t bits = vlc.look();
   const UvlcPair& e = kUvlcPairs.entry[mode << 6 | (bits & 63)];
-  const uint64_t suffixes = bits >> e.prefix_length;
-  u[0] = e.base[0] + static_cast<int>(low_bits(suffixes >> e.suffix_offset[0], e.suffix_length[0]));
-  u[1] = e.base[1] + static_cast<int>(low_bits(suffixes >> e.suffix_offset[1], e.suffix_length[1]));
+  u[0] = e.base[0] + static_cast<int>(low_bits(bits >> e.suffix_start[0], e.suffix_length[0]));
+  u[1] = e.base[1] + static_cast<int>(low_bits(bits >> e.suffix_start[1], e.suffix_length[1]));
   vlc.advance(e.length);
 }
 
@@ -121,18 +121,22 @@ const WideVlcTable& wide_other_rows() {
 }
 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
-// row leaves for the next: significance (contexts) and bottom exponents
-// (kappa), with a zero border on each side. The VLC pass runs a row ahead
-// of the MagSgn pass: `codes` is the row being reconstructed, `next_codes`
-// the row whose codewords are being read.
-struct RowState : QuadRowArrays {
-  std::vector<uint32_t> codes, next_codes;  // per quad: the VLC table entry | u_q << 16
+// row leaves for the next: the VLC entries (whose rho give the next row's
+// contexts) and bottom exponents (kappa), with a zero border on each side.
+// The VLC pass runs a row ahead of the MagSgn pass: `codes` is the row
+// being reconstructed, `next_codes` the row whose codewords are being read.
+struct RowState {
+  std::vector<uint8_t> e_above, e_row;      // column x at index x + 1
+  std::vector<uint8_t> context_above;       // per quad: c_q's bits from the row above
+  std::vector<uint32_t> codes, next_codes;  // quad q at index q + 1: the VLC table entry | u_q << 16
   std::vector<int32_t> bounds;              // per quad of `codes`: U_q = u_q + kappa_q
   std::vector<int32_t> spare_row;           // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
-    QuadRowArrays::reset(quads_wide);
-    codes.resize(static_cast<size_t>(quads_wide));
-    next_codes.resize(static_cast<size_t>(quads_wide));
+    e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
+    e_row.assign(e_above.size(), 0);
+    context_above.resize(static_cast<size_t>(quads_wide));
+    codes.assign(static_cast<size_t>(quads_wide + 2), 0);
+    next_codes.assign(codes.size(), 0);
     bounds.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
   }
@@ -141,38 +145,61 @@ struct RowState : QuadRowArrays {
 // RowState's arrays by pointer, for one block's rows: passing a row on to
 // the next swaps these pointers, which stay in registers, where swapping
 // the thread_local vectors themselves goes through memory at every row.
+// codes and next_codes point at quad 0 (past the left border).
 struct RowViews {
-  uint8_t *rho_above, *rho_row, *e_above, *e_row, *context_above;
+  uint8_t *e_above, *e_row, *context_above;
   uint32_t *codes, *next_codes;
   int32_t* bounds;
   explicit RowViews(RowState& rows)
-      : rho_above(rows.rho_above.data()), rho_row(rows.rho_row.data()), e_above(rows.e_above.data()),
-        e_row(rows.e_row.data()), context_above(rows.context_above.data()), codes(rows.codes.data()),
-        next_codes(rows.next_codes.data()), bounds(rows.bounds.data()) {}
+      : e_above(rows.e_above.data()), e_row(rows.e_row.data()), context_above(rows.context_above.data()),
+        codes(rows.codes.data() + 1), next_codes(rows.next_codes.data() + 1), bounds(rows.bounds.data()) {}
 };
+
+// The part of each quad's context that the row above gives
+// (other_row_context's bits 0 and 2) from that row's VLC entries, for a
+// whole row at once (no serial dependence: the compiler vectorises it).
+// `above` has a zero entry on each side.
+inline void contexts_from_codes(const uint32_t* above, int64_t quads_wide, uint8_t* out) {
+  for (int64_t q = 0; q < quads_wide; ++q) {
+    // Bits 1 and 3 of rho (the bottom samples) are bits 5 and 7 of an entry.
+    const uint32_t left = above[q - 1] >> 7, middle = above[q] >> 5, right = above[q + 1] >> 5;
+    out[q] = static_cast<uint8_t>(((left | middle) & 1) | ((middle >> 2 | right) & 1) << 2);
+  }
+}
 
 // The VLC pass of one quad row, a pair of quads at a time: each quad's
 // codeword (after a MEL event in context 0) and each pair's UVLC, in the
-// stream order of Annex C.3. Writes the row's rho (rho_row) and codes
-// (next_codes); the contexts from the row above are taken when it starts.
+// stream order of Annex C.3. Writes the row's codes (next_codes); the
+// contexts from the row above are taken when it starts.
 template <bool kInitial>
 class VlcRow {
  public:
   VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, int64_t quads_wide, const RowViews& rows)
-      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), rho_(rows.rho_row + 1), context_above_(rows.context_above),
-        codes_(rows.next_codes) {
+      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), context_above_(rows.context_above), codes_(rows.next_codes) {
     const VlcDecodeTables& tables = vlc_decode_tables();
     table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
     if (!kInitial) wide_ = wide_other_rows().entry.data();
-    if (!kInitial) contexts_from_above(rows.rho_above + 1, quads_wide, context_above_);
+    if (!kInitial) contexts_from_codes(rows.codes, quads_wide, context_above_);
+    vlc_.clamp();
   }
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   [[gnu::always_inline]] void pair(int64_t qx) {
+    if (qx + 1 < quads_wide_) {
+      whole_pair(qx);
+    } else {
+      pair_of<false>(qx);
+    }
+  }
+  // Quads qx and qx + 1, both in the row.
+  [[gnu::always_inline]] void whole_pair(int64_t qx) { pair_of<true>(qx); }
+
+ private:
+  template <bool kSecond>
+  [[gnu::always_inline]] void pair_of(int64_t qx) {
     vlc_.refill();
-    const bool second = qx + 1 < quads_wide_;
     const uint16_t entry0 = codeword(qx);
-    const uint16_t entry1 = second ? codeword(qx + 1) : 0;
+    const uint16_t entry1 = kSecond ? codeword(qx + 1) : 0;
     int u[2] = {0, 0};
     int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
     if (kInitial && mode == kUvlcBoth) mode = mel_.decode() ? kInitialBothEvent : kInitialBoth;
@@ -180,10 +207,10 @@ class VlcRow {
     // entry reads nothing and gives u_q = 0.
     read_uvlc_pair(vlc_, mode, u);
     codes_[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
-    if (second) codes_[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
+    // Without a second quad, 0 into the right border (already 0).
+    codes_[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
   }
 
- private:
   // Quad q's codeword entry (0: insignificant after a MEL event).
   [[gnu::always_inline]] uint16_t codeword(int64_t q) {
     uint16_t entry = 0;
@@ -208,16 +235,14 @@ class VlcRow {
       left_context_ = wide >> 16;
       entry = static_cast<uint16_t>(wide);
     }
-    rho_[q] = static_cast<uint8_t>(decoded_rho(entry));
     return entry;
   }
 
   fast::BackwardReader& vlc_;
   fast::MelDecoder& mel_;
   const int64_t quads_wide_;
-  uint8_t* const rho_;  // rho_[-1] is the left border
   uint8_t* const context_above_;
-  uint32_t* const codes_;
+  uint32_t* const codes_;  // codes_[-1] and codes_[quads_wide_] are the border
   const uint16_t* table_;
   const uint32_t* wide_ = nullptr;
   int rho_left_ = 0;              // the initial row's context comes from it
@@ -384,13 +409,14 @@ template <class Steps>
   flat.resize(fast::ForwardReader::buffer_size(static_cast<size_t>(pcup)));
   fast::ForwardReader ms(data, static_cast<size_t>(pcup), flat.data());
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
-  thread_local std::vector<uint8_t> vlc_flat;
-  vlc_flat.resize(fast::BackwardReader::buffer_size(segment.size() - static_cast<size_t>(pcup)));
-  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count,
-                           layout.vlc_above_8f, vlc_flat.data());
-
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
+  // A quad row's VLC pass refills once per pair (VlcRow::pair).
+  const auto row_refills = static_cast<size_t>((quads_wide + 1) / 2);
+  thread_local std::vector<uint8_t> vlc_flat;
+  vlc_flat.resize(fast::BackwardReader::buffer_size(segment.size() - static_cast<size_t>(pcup), row_refills + 1));
+  fast::BackwardReader vlc(data + pcup, data + segment.size() - 2, layout.vlc_bits, layout.vlc_count,
+                           layout.vlc_above_8f, vlc_flat.data(), row_refills + 1);
   thread_local RowState state;
   state.reset(quads_wide, width);
   RowViews rows(state);
@@ -403,7 +429,6 @@ template <class Steps>
     // The row just read becomes the one to reconstruct, and its rho the
     // row above for the next one's contexts.
     std::swap(rows.codes, rows.next_codes);
-    std::swap(rows.rho_above, rows.rho_row);
     int32_t* top = out.row(y);
     int32_t* bottom = y + 1 < height ? out.row(y + 1) : state.spare_row.data();
     MagSgnRow<Steps::kVector, Steps> magsgn(ms, rows, top, bottom, width, p, planes_above);
@@ -411,13 +436,24 @@ template <class Steps>
     if (y + 2 < height) {
       VlcRow<false> next(vlc, mel, quads_wide, rows);
       if constexpr (Steps::kFours) {
-        for (int64_t qx = 0; qx < quads_wide; qx += 4) {
+        int64_t qx = 0;
+        for (; qx + 4 <= quads_wide; qx += 4) {
+          next.whole_pair(qx);
+          next.whole_pair(qx + 2);
+          ok &= magsgn.four(qx);
+        }
+        if (qx < quads_wide) {  // the last 1 to 3 quads
           next.pair(qx);
           if (qx + 2 < quads_wide) next.pair(qx + 2);
           ok &= magsgn.four(qx);
         }
       } else {
-        for (int64_t qx = 0; qx < quads_wide; qx += 2) {
+        int64_t qx = 0;
+        for (; qx + 2 <= quads_wide; qx += 2) {
+          next.whole_pair(qx);
+          ok &= magsgn.pair(qx);
+        }
+        if (qx < quads_wide) {  // the last, odd quad
           next.pair(qx);
           ok &= magsgn.pair(qx);
         }
