@@ -108,13 +108,13 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     for (const auto& tile : tiles)
       for (const CodedBlock& b : tile->blocks()) initial += b.initial_distortion;
     if (setup.ht_estimated) {
-      MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, targets.back(), initial));
+      MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, targets.back(), initial, pool));
       // -q: the decode's error exceeds the allocator's estimate a little
       // (meet_psnr_targets corrects the target), so the planes for 0.5 dB
       // more are coded too.
       if (targets.back().kind == LayerTarget::Kind::kDistortion) {
         const LayerTarget more{LayerTarget::Kind::kDistortion, targets.back().value * std::pow(10.0, -0.05)};
-        MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial));
+        MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial, pool));
       }
     }
     std::vector<CodeBlockHull> hulls;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <mutex>
 
 namespace mallat::codec {
 
@@ -47,25 +50,29 @@ struct EstimatedPoint {
   uint32_t index;
 };
 
-}  // namespace
+bool before(const EstimatedPoint& x, const EstimatedPoint& y) {
+  if (x.slope != y.slope) return x.slope > y.slope;
+  return x.block != y.block ? x.block < y.block : x.index < y.index;
+}
 
-std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate> estimates,
-                                          std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio) {
-  std::vector<CodeBlockHull> hulls(estimates.size());
-  std::vector<EstimatedPoint> points;
-  for (size_t b = 0; b < estimates.size(); ++b) {
-    hulls[b] = convex_hull(estimated_passes(estimates[b]), weights[b]);
-    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
-      points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+// Runs fn(first, last) over [0, n) in up to `per_thread` pieces for each
+// of the pool's threads, each of 512 blocks at least.
+void in_pieces(ThreadPool* pool, size_t n, size_t per_thread, const std::function<void(size_t, size_t)>& fn) {
+  const size_t pieces = pool ? std::min<size_t>(n / 512, static_cast<size_t>(pool->size()) * per_thread) : 1;
+  if (pieces <= 1) {
+    fn(0, n);
+    return;
   }
-  std::sort(points.begin(), points.end(), [](const EstimatedPoint& x, const EstimatedPoint& y) {
-    if (x.slope != y.slope) return x.slope > y.slope;
-    return x.block != y.block ? x.block < y.block : x.index < y.index;
+  pool->parallel_for(static_cast<int64_t>(pieces), [&](int64_t p) {
+    fn(n * static_cast<size_t>(p) / pieces, n * static_cast<size_t>(p + 1) / pieces);
   });
-  // The global slope: the last point, in slope order, within the target.
-  double bytes = 0, distortion = initial_distortion;
-  double slope = std::numeric_limits<double>::max();
+}
+
+// The walk of the points in slope order from `from` on (bytes and
+// distortion so far given): the last slope within the target, `slope` if
+// none is.
+double walk_points(std::span<const EstimatedPoint> points, std::span<const CodeBlockHull> hulls,
+                   const LayerTarget& target, double bytes, double distortion, double slope) {
   for (const EstimatedPoint& pt : points) {
     const CodeBlockHull& h = hulls[pt.block];
     const double more = h.bytes[pt.index] - (pt.index > 0 ? h.bytes[pt.index - 1] : 0.0);
@@ -76,50 +83,148 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
     distortion -= less;
     slope = pt.slope;
   }
-  std::vector<HtPlanePair> chosen(estimates.size());
-  for (size_t b = 0; b < estimates.size(); ++b) {
-    const CodeBlockHull& h = hulls[b];
-    if (h.slope.empty() || h.slope[0] < slope / 2) continue;
-    const int top = estimates[b].planes - 1;
-    // The hull points the slope takes are a prefix; the last one's plane.
-    size_t k = 0;
-    while (k + 1 < h.slope.size() && h.slope[k + 1] >= slope) ++k;
-    if (h.slope[k] < slope) {
-      // Near the slope but not taken: its first point alone.
-      chosen[b].plane = static_cast<int8_t>(top - (h.passes[0] - 1));
-      continue;
-    }
-    const int plane = top - (h.passes[k] - 1);
-    chosen[b].plane = static_cast<int8_t>(plane);
-    // The neighbour on the side whose slope lies nearer the global one
-    // (by ratio): where the estimate is more likely to be on the wrong side.
-    // On the finer side the plane's own SigProp and MagRef (for the plane
-    // below it) give the points toward it, and the finer cleanup seldom
-    // lies on the block's hull above them: that side gets no cleanup.
-    const bool has_finer = plane > 0;
-    const bool has_coarser = plane < top;
-    const double above = h.slope[k];
-    const double below = k + 1 < h.slope.size() ? h.slope[k + 1] : 0.0;
-    const double to_coarser = above / slope;
-    const double to_finer = below > 0 ? slope / below : std::numeric_limits<double>::infinity();
-    // Both boundaries far from the slope: the estimate's errors (a few per
-    // cent of bytes) would not move the block's plane, and its refinement
-    // passes would lie below the slope too: its cleanup alone. Plane 0 has
-    // no refinement passes below it: without plane 1 coded with them, the
-    // block would have one point.
-    if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) {
-      chosen[b].refinement = false;
-      continue;
-    }
-    const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
-    if (coarser && has_coarser) chosen[b].neighbour = static_cast<int8_t>(plane + 1);
+  return slope;
+}
+
+// A slope's bin: the top bits of its IEEE 754 pattern, which order
+// positive doubles as their values do (0 and anything not positive in the
+// lowest bin).
+constexpr int kSlopeBinShift = 50;
+constexpr size_t kSlopeBins = size_t{1} << (63 - kSlopeBinShift);
+
+size_t slope_bin(double slope) {
+  if (!(slope > 0)) return 0;
+  uint64_t bits;
+  std::memcpy(&bits, &slope, sizeof bits);
+  return static_cast<size_t>(bits >> kSlopeBinShift);
+}
+
+// One block's planes for the global `slope`, from its estimated hull (the
+// block's top plane `planes` - 1).
+HtPlanePair plane_pair(const CodeBlockHull& h, int planes, double slope, double sure_ratio) {
+  HtPlanePair chosen;
+  if (h.slope.empty() || h.slope[0] < slope / 2) return chosen;
+  const int top = planes - 1;
+  // The hull points the slope takes are a prefix; the last one's plane.
+  size_t k = 0;
+  while (k + 1 < h.slope.size() && h.slope[k + 1] >= slope) ++k;
+  if (h.slope[k] < slope) {
+    // Near the slope but not taken: its first point alone.
+    chosen.plane = static_cast<int8_t>(top - (h.passes[0] - 1));
+    return chosen;
   }
+  const int plane = top - (h.passes[k] - 1);
+  chosen.plane = static_cast<int8_t>(plane);
+  // The neighbour on the side whose slope lies nearer the global one
+  // (by ratio): where the estimate is more likely to be on the wrong side.
+  // On the finer side the plane's own SigProp and MagRef (for the plane
+  // below it) give the points toward it, and the finer cleanup seldom
+  // lies on the block's hull above them: that side gets no cleanup.
+  const bool has_finer = plane > 0;
+  const bool has_coarser = plane < top;
+  const double above = h.slope[k];
+  const double below = k + 1 < h.slope.size() ? h.slope[k + 1] : 0.0;
+  const double to_coarser = above / slope;
+  const double to_finer = below > 0 ? slope / below : std::numeric_limits<double>::infinity();
+  // Both boundaries far from the slope: the estimate's errors (a few per
+  // cent of bytes) would not move the block's plane, and its refinement
+  // passes would lie below the slope too: its cleanup alone. Plane 0 has
+  // no refinement passes below it: without plane 1 coded with them, the
+  // block would have one point.
+  if (std::min(to_coarser, to_finer) > sure_ratio && plane > 0) {
+    chosen.refinement = false;
+    return chosen;
+  }
+  const bool coarser = !has_finer || (has_coarser && to_coarser < to_finer);
+  if (coarser && has_coarser) chosen.neighbour = static_cast<int8_t>(plane + 1);
+  return chosen;
+}
+
+}  // namespace
+
+double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const LayerTarget& target,
+                                  double initial_distortion) {
+  std::vector<EstimatedPoint> points;
+  for (size_t b = 0; b < hulls.size(); ++b)
+    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
+      points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+  std::sort(points.begin(), points.end(), before);
+  return walk_points(points, hulls, target, 0, initial_distortion, std::numeric_limits<double>::max());
+}
+
+double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& target, double initial_distortion,
+                       ThreadPool* pool) {
+  // The distortion walk sums non-integer gains, whose rounding depends on
+  // their order: it takes every point in order.
+  if (target.kind != LayerTarget::Kind::kBytes) return estimated_slope_by_sorting(hulls, target, initial_distortion);
+  // Bytes are whole numbers, summed exactly in any order: each bin's bytes
+  // (and smallest slope) per piece of blocks, at once.
+  struct Bins {
+    std::vector<uint64_t> bytes = std::vector<uint64_t>(kSlopeBins);
+    std::vector<double> least = std::vector<double>(kSlopeBins, std::numeric_limits<double>::max());
+  };
+  std::mutex pieces_mutex;
+  std::vector<Bins> filled;
+  in_pieces(pool, hulls.size(), 1, [&](size_t first, size_t last) {
+    Bins bins;
+    for (size_t b = first; b < last; ++b) {
+      const CodeBlockHull& h = hulls[b];
+      for (size_t k = 0; k < h.slope.size(); ++k) {
+        const size_t bin = slope_bin(h.slope[k]);
+        bins.bytes[bin] += h.bytes[k] - (k > 0 ? h.bytes[k - 1] : 0u);
+        bins.least[bin] = std::min(bins.least[bin], h.slope[k]);
+      }
+    }
+    const std::lock_guard<std::mutex> lock(pieces_mutex);
+    filled.push_back(std::move(bins));
+  });
+  // Whole bins from the steepest down while they fit; the one that does
+  // not is walked point by point, in the order the sort gives.
+  double bytes = 0;
+  double slope = std::numeric_limits<double>::max();
+  for (size_t bin = kSlopeBins; bin-- > 0;) {
+    uint64_t in_bin = 0;
+    double least = std::numeric_limits<double>::max();
+    for (const Bins& bins : filled) {
+      in_bin += bins.bytes[bin];
+      least = std::min(least, bins.least[bin]);
+    }
+    if (in_bin == 0) continue;
+    if (bytes + static_cast<double>(in_bin) <= target.value) {
+      bytes += static_cast<double>(in_bin);
+      slope = least;
+      continue;
+    }
+    std::vector<EstimatedPoint> points;
+    for (size_t b = 0; b < hulls.size(); ++b)
+      for (size_t k = 0; k < hulls[b].slope.size(); ++k)
+        if (slope_bin(hulls[b].slope[k]) == bin)
+          points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+    std::sort(points.begin(), points.end(), before);
+    return walk_points(points, hulls, target, bytes, initial_distortion, slope);
+  }
+  return slope;
+}
+
+std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
+                                          std::span<const double> weights, const LayerTarget& target,
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool) {
+  std::vector<CodeBlockHull> hulls(estimates.size());
+  in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) hulls[b] = convex_hull(estimated_passes(*estimates[b]), weights[b]);
+  });
+  const double slope = estimated_slope(hulls, target, initial_distortion, pool);
+  std::vector<HtPlanePair> chosen(estimates.size());
+  in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) chosen[b] = plane_pair(hulls[b], estimates[b]->planes, slope, sure_ratio);
+  });
   return chosen;
 }
 
 Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
-                             double initial_distortion) {
-  std::vector<entropy::HtPlaneEstimate> estimates;
+                             double initial_distortion, ThreadPool& pool) {
+  static const entropy::HtPlaneEstimate kNone{};
+  std::vector<const entropy::HtPlaneEstimate*> estimates;
   std::vector<double> weights;
   for (const auto& tile : tiles) {
     const std::span<const entropy::HtPlaneEstimate> e = tile->ht_estimates();
@@ -127,13 +232,14 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
     for (size_t slot = 0; slot < blocks.size(); ++slot) {
       // A tile coded at every plane (a device runner kept it whole) has no
       // estimates: nothing more to code there.
-      estimates.push_back(slot < e.size() ? e[slot] : entropy::HtPlaneEstimate{});
+      estimates.push_back(slot < e.size() ? &e[slot] : &kNone);
       weights.push_back(blocks[slot].weight);
     }
   }
   const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
   const std::vector<HtPlanePair> chosen = choose_ht_planes(
-      estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio);
+      estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio,
+      &pool);
   size_t first = 0;
   for (const auto& tile : tiles) {
     const size_t n = tile->blocks().size();

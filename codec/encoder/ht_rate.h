@@ -26,6 +26,7 @@
 #include "codec/encoder/rate_control.h"
 #include "codec/encoder/tile_encoder.h"
 #include "common/status.h"
+#include "common/thread_pool.h"
 #include "entropy/ht/plane_estimate.h"
 
 namespace mallat::codec {
@@ -51,15 +52,29 @@ struct HtPlanePair {
 // one whose estimated slopes on both sides of its plane lie further than
 // `sure_ratio` from the global slope, no neighbour and no refinement passes
 // (unless its plane is 0); a neighbour is only ever the coarser plane.
-std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate> estimates,
+// The hulls, the slope and each block's planes are found on `pool`'s
+// threads (null: on this one), to the same result whatever their count.
+std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
                                           std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio);
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool);
+
+// The global slope on the blocks' estimated hulls: walking every hull
+// point from the steepest (ties in block order, then the block's own),
+// the last one within `target` (its slope; the largest double if none is).
+// estimated_slope_by_sorting sorts every point; estimated_slope, for a
+// byte target, sums the points' bytes in bins of nearby slopes at once
+// (whole numbers, exact in any order) and sorts only the bin the target
+// falls in.
+double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const LayerTarget& target,
+                                  double initial_distortion);
+double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& target, double initial_distortion,
+                       ThreadPool* pool);
 
 // Codes every tile's blocks at their chosen planes (the tiles quantised and
 // kept by TileEncoder::code, or each block's by code_rows, under
 // TileCodingSetup::ht_estimated).
 Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
-                             double initial_distortion);
+                             double initial_distortion, ThreadPool& pool);
 
 // After an allocation whose last layer takes chosen[b] points of block b
 // (over all tiles in order), codes one plane finer each block whose point

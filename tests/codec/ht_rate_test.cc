@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "codec/api/encode_streamed.h"
 #include "codec/codec.h"
+#include "codec/encoder/ht_rate.h"
 #include "common/metrics.h"
 #include "io/image_io.h"
 #include "tests/testdata.h"
@@ -115,6 +117,40 @@ TEST(HtRateEstimated, BytesDoNotDependOnThreads) {
   auto four = encode(image, o);
   ASSERT_TRUE(one.ok() && four.ok());
   EXPECT_EQ(*one, *four);
+}
+
+// The slope found in bins of nearby slopes is the one a walk over every
+// point sorted finds, on hulls with tied slopes (ties go by block, then by
+// point), slopes over many octaves, and targets from none to all of it, on
+// one thread and on several.
+TEST(HtRateEstimated, BinnedSlopeIsTheSortedOne) {
+  std::mt19937 random(7);
+  std::vector<CodeBlockHull> hulls(3000);
+  uint64_t total = 0;
+  for (CodeBlockHull& h : hulls) {
+    const int points = static_cast<int>(random() % 9);
+    double slope = std::ldexp(1.0 + (random() % 4) / 4.0, static_cast<int>(random() % 40) - 10);
+    uint32_t bytes = 0;
+    double gain = 0;
+    for (int k = 0; k < points; ++k) {
+      const uint32_t more = 1 + random() % 300;
+      bytes += more;
+      gain += slope * more;
+      h.passes.push_back(k + 1);
+      h.bytes.push_back(bytes);
+      h.gain.push_back(gain);
+      h.slope.push_back(slope);
+      slope /= 1.0 + (random() % 3) / 2.0;
+    }
+    total += bytes;
+  }
+  ThreadPool pool(3);
+  for (double share : {0.0, 0.001, 0.2, 0.5, 0.77, 0.999, 1.0, 2.0}) {
+    const LayerTarget target{LayerTarget::Kind::kBytes, std::floor(share * static_cast<double>(total))};
+    const double sorted = estimated_slope_by_sorting(hulls, target, 0);
+    EXPECT_EQ(estimated_slope(hulls, target, 0, nullptr), sorted) << share;
+    EXPECT_EQ(estimated_slope(hulls, target, 0, &pool), sorted) << share;
+  }
 }
 
 // Several tiles share one slope: each tile's blocks are chosen from every
