@@ -44,7 +44,7 @@ const char kDecodeIntro[] =
     "JP2 colour applied, and prints the -F text that reads them back (mallat encode, opj_compress).\n"
     "Every file is written, or none.\n"
     "Batch: -i DIR, several -i or -ImgDir DIR, with -o OUTDIR and -OutFor EXT: each .j2k, .j2c,\n"
-    ".jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
+    ".jpc, .jhc, .jp2 and .jph file of the folder decoded to OUTDIR/<stem>.EXT, as for one file.\n";
 
 // What decode's options fill in.
 struct DecodeSettings {
@@ -71,7 +71,7 @@ const std::vector<DecodeOption>& decode_table() {
        "planes .raw/.yuv (big-endian), .rawl (required); for a batch the folder to write into (made when missing)",
        "out.ppm", [](DecodeSettings& s, const std::string& v) { s.out = v; return Status::Ok(); }},
       image_dir_row<DecodeSettings>(
-          "decode every .j2k, .j2c, .jhc, .jp2 and .jph file in the folder DIR (as opj_decompress), into -o OUTDIR "
+          "decode every .j2k, .j2c, .jpc, .jhc, .jp2 and .jph file in the folder DIR (as opj_decompress), into -o OUTDIR "
           "or, without -o, beside them"),
       out_format_row<DecodeSettings>(
           "a batch's output format (required for a batch): png, tif, ppm, pgm, pam, pgx or bmp, with or without "
@@ -226,8 +226,10 @@ CommandOptions decode_options() { return command_options<DecodeSettings>("decode
 
 namespace {
 
+// What encode writes (output_container), and .jpc, the codestream name
+// other codecs write; a file is read by its content, whatever its name.
 bool is_codestream_name(const std::filesystem::path& p) {
-  return output_container(p.string()) != codec::Container::kUnknown;
+  return output_container(p.string()) != codec::Container::kUnknown || ends_with_ci(p.string(), ".jpc");
 }
 
 // A batch through the engine: each file read whole, decoded with `opt` (a

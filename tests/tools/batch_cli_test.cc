@@ -137,11 +137,14 @@ TEST(BatchCli, DecodeFolderMatchesSingleFiles) {
       << out;
   EXPECT_EQ(names_in(dir / "coded"), (std::set<std::string>{"a.jp2", "b.jp2", "c.jp2"}));
   std::ofstream(dir / "coded" / "readme.txt") << "left out";
+  // .jpc, a codestream name other codecs write, is read too (by its content).
+  fs::copy_file(dir / "coded" / "a.jp2", dir / "coded" / "d.JPC");
   ASSERT_EQ(run("decode -i " + (dir / "coded").string() + " -o " + (dir / "dec").string() + " -OutFor png -threads 2",
                 &out, dir),
             0)
       << out;
-  EXPECT_EQ(names_in(dir / "dec"), (std::set<std::string>{"a.png", "b.png", "c.png"}));
+  EXPECT_EQ(names_in(dir / "dec"), (std::set<std::string>{"a.png", "b.png", "c.png", "d.png"}));
+  EXPECT_EQ(bytes_of(dir / "dec" / "d.png"), bytes_of(dir / "dec" / "a.png"));
   for (const std::string stem : {"a", "b", "c"}) {
     const fs::path single = dir / (stem + "-single.png");
     ASSERT_EQ(run("decode -i " + (dir / "coded" / (stem + ".jp2")).string() + " -o " + single.string(), &out, dir), 0)
