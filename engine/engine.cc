@@ -249,10 +249,8 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
   std::lock_guard<std::mutex> lock(mutex_);
   Placement placement;
   placement.files_at_once = engine::decode_files_at_once(options_, work.batch ? work.expected_samples : 0);
-  const bool small_items = work.batch && !engine::decode_whole_tiles(options_.device_stages, work) &&
-                           engine::whole_tiles(options_.device_stages, work.batch);
-  const entropy::DeviceCoderOptions coder =
-      engine::device_coder_options(options_, work.batch, placement.files_at_once, small_items);
+  const entropy::DeviceCoderOptions coder = engine::device_coder_options(
+      options_, work.batch, placement.files_at_once, engine::small_decode_items(options_.device_stages, work));
   // One file is decoded on the CPU alone unless device_for_one_item asks:
   // CUDA's start-up costs it more than the device's share saves; so is a
   // batch too little for the device (engine/placement.h).

@@ -49,15 +49,17 @@ int encode_files_at_once(const EngineOptions& options) {
 int decode_files_at_once(const EngineOptions& options, uint64_t item_samples) {
   if (options.files_at_once > 0) return options.files_at_once;
   if (options.device == Device::kCpu || !whole_tiles(options.device_stages, true)) return kDefaultBatchFiles;
-  return decode_whole_tiles(options.device_stages, Workload{true, item_samples}) ? kWholeTileDecodeBatchFiles
-                                                                                 : kSmallItemDecodeFiles;
+  return small_decode_items(options.device_stages, Workload{true, item_samples}) ? kSmallItemDecodeFiles
+                                                                                 : kWholeTileDecodeBatchFiles;
+}
+
+bool small_decode_items(DeviceStages stages, const Workload& work) {
+  return stages == DeviceStages::kDefault && work.batch && work.expected_samples > 0 &&
+         work.expected_samples < kSmallItemDecodeSamples;
 }
 
 bool decode_whole_tiles(DeviceStages stages, const Workload& work) {
-  if (stages == DeviceStages::kDefault && work.batch && work.expected_samples > 0 &&
-      work.expected_samples < kSmallItemDecodeSamples)
-    return false;
-  return whole_tiles(stages, work.batch);
+  return !small_decode_items(stages, work) && whole_tiles(stages, work.batch);
 }
 
 bool device_pays_for_batch(const Workload& work, bool ht, bool decode) {

@@ -97,9 +97,13 @@ bool whole_tiles(DeviceStages stages, bool batch);
 inline constexpr uint64_t kSmallItemDecodeSamples = uint64_t{3} << 20;
 inline constexpr int kSmallItemDecodeFiles = 8;
 
-// Whether a decode batch (`work`, its first item's samples) of Part 1 items
-// puts its tiles on the device whole: whole_tiles, except where the items
-// are small (kSmallItemDecodeSamples) and the stages are left to it.
+// Whether a decode batch (`work`, its first item's samples) holds small
+// items (under kSmallItemDecodeSamples) with the stages left to the
+// placement: its Tier-1 then goes in rounds, not whole tiles.
+bool small_decode_items(DeviceStages stages, const Workload& work);
+
+// Whether a decode puts its tiles on the device whole: whole_tiles, except
+// for small_decode_items.
 bool decode_whole_tiles(DeviceStages stages, const Workload& work);
 
 // A batch of HT items goes to the device only from this many samples in
@@ -129,8 +133,8 @@ bool device_asked(const EngineOptions& options);
 // each of its lanes has every engine thread (they spend most of a file
 // waiting for the device).
 int encode_files_at_once(const EngineOptions& options);
-// A decode's default is kSmallItemDecodeFiles where a batch of items of
-// `item_samples` would not go to the device whole (decode_whole_tiles).
+// A decode's default is kSmallItemDecodeFiles for a batch of small items of
+// `item_samples` (small_decode_items).
 int decode_files_at_once(const EngineOptions& options, uint64_t item_samples = 0);
 
 // Items a batch reads ahead of its lanes: 2, or 4 where the device takes
@@ -184,7 +188,7 @@ inline uint64_t decoded_samples_of(const std::string& path) { return decoded_ite
 
 // The device coder's options for a workload coding `files_at_once` items
 // at a time; `batch`: a batch of items, whose defaults differ;
-// `small_items`: a batch decode of small items (decode_whole_tiles), whose
+// `small_items`: a batch decode of small items (small_decode_items), whose
 // rounds close as soon as the device is idle.
 entropy::DeviceCoderOptions device_coder_options(const EngineOptions& options, bool batch, int files_at_once,
                                                  bool small_items = false);

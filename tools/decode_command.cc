@@ -318,10 +318,12 @@ int decode_main(const Args& args) {
   // (engine/placement.h).
   Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
   std::optional<BatchPlan> plan;
-  if (work.batch) {
+  if (is_batch(as_run)) {
     Result<BatchPlan> planned = plan_batch(as_run, is_codestream_name, "");
     if (!planned.ok()) return usage_error(planned.status().message());
     plan = std::move(*planned);
+  }
+  if (work.batch) {
     const engine::DecodedItem first = engine::decoded_item_of(plan->files[0].in.string());
     work.expected_samples = first.samples;
     work.ht = first.ht;
@@ -352,11 +354,6 @@ int decode_main(const Args& args) {
     if (status < 0) status = run_one("decode", file, decode_steps(s.output, s.codec.reduce, engine, s.codec), s.quiet);
     note_device_fallback("decode", engine.decode_device_status(), asked_cuda, s.quiet);
     return status;
-  }
-  if (!plan) {
-    Result<BatchPlan> planned = plan_batch(s.batch, is_codestream_name, "");
-    if (!planned.ok()) return usage_error(planned.status().message());
-    plan = std::move(*planned);
   }
   if (io::format_from_extension(plan->files[0].out) == io::Format::kUnknown)
     return usage_error("-OutFor must name an image format (png, tif, ppm, pgm, pam, pgx, bmp), got '" +

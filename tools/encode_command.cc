@@ -476,14 +476,14 @@ int encode_main(const Args& given) {
   std::unique_ptr<io::StripReader> strips = is_batch(as_run) ? nullptr : streamed_input(s, opt);
   Workload work{is_batch(s.batch), first_input.empty() ? 0 : engine::expected_samples_of(first_input),
                 strips != nullptr};
-  // A batch: its files, by which the placement decides whether the device
-  // pays (engine/placement.h).
+  // A batch's files, listed before the placement, which decides by them
+  // whether the device pays (engine/placement.h).
   std::optional<BatchPlan> plan;
-  if (work.batch) {
+  if (is_batch(as_run)) {
     Result<BatchPlan> planned = plan_batch(as_run, is_image_name, "j2k");
     if (!planned.ok()) return usage_error(planned.status().message());
     plan = std::move(*planned);
-    work.items = plan->files.size();
+    if (work.batch) work.items = plan->files.size();
   }
   Result<Placement> placed = engine.prepare_encode(opt, work);
   if (!placed.ok()) return fail("encode", placed.status().message());
@@ -508,11 +508,6 @@ int encode_main(const Args& given) {
                               : run_one("encode", file, encode_steps(s, engine, opt), s.quiet);
     note_device_fallback("encode", engine.encode_device_status(), asked_cuda, s.quiet);
     return status;
-  }
-  if (!plan) {
-    Result<BatchPlan> planned = plan_batch(s.batch, is_image_name, "j2k");
-    if (!planned.ok()) return usage_error(planned.status().message());
-    plan = std::move(*planned);
   }
   opt.container = output_container(plan->files[0].out.string());
   if (opt.container == codec::Container::kUnknown)

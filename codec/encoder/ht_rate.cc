@@ -55,6 +55,18 @@ bool before(const EstimatedPoint& x, const EstimatedPoint& y) {
   return x.block != y.block ? x.block < y.block : x.index < y.index;
 }
 
+// The hulls' points that `take` accepts (by slope), in slope order.
+template <class Take>
+std::vector<EstimatedPoint> sorted_points(std::span<const CodeBlockHull> hulls, Take take) {
+  std::vector<EstimatedPoint> points;
+  for (size_t b = 0; b < hulls.size(); ++b)
+    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
+      if (take(hulls[b].slope[k]))
+        points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
+  std::sort(points.begin(), points.end(), before);
+  return points;
+}
+
 // Runs fn(first, last) over [0, n) in up to `per_thread` pieces for each
 // of the pool's threads, each of 512 blocks at least.
 void in_pieces(ThreadPool* pool, size_t n, size_t per_thread, const std::function<void(size_t, size_t)>& fn) {
@@ -144,11 +156,7 @@ HtPlanePair plane_pair(const CodeBlockHull& h, int planes, double slope, double 
 
 double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const LayerTarget& target,
                                   double initial_distortion) {
-  std::vector<EstimatedPoint> points;
-  for (size_t b = 0; b < hulls.size(); ++b)
-    for (size_t k = 0; k < hulls[b].slope.size(); ++k)
-      points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
-  std::sort(points.begin(), points.end(), before);
+  const std::vector<EstimatedPoint> points = sorted_points(hulls, [](double) { return true; });
   return walk_points(points, hulls, target, 0, initial_distortion, std::numeric_limits<double>::max());
 }
 
@@ -195,12 +203,8 @@ double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& 
       slope = least;
       continue;
     }
-    std::vector<EstimatedPoint> points;
-    for (size_t b = 0; b < hulls.size(); ++b)
-      for (size_t k = 0; k < hulls[b].slope.size(); ++k)
-        if (slope_bin(hulls[b].slope[k]) == bin)
-          points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
-    std::sort(points.begin(), points.end(), before);
+    const std::vector<EstimatedPoint> points =
+        sorted_points(hulls, [bin](double slope) { return slope_bin(slope) == bin; });
     return walk_points(points, hulls, target, bytes, initial_distortion, slope);
   }
   return slope;
