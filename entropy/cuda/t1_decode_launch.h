@@ -31,6 +31,9 @@ struct T1DecodeArgs {
   T1FixedState* states = nullptr;
   // Code-blocks each warp decodes, 1..32 (as the encoding kernel's).
   uint32_t blocks_per_warp = 32;
+  // EBCOT's passes walk only the columns they have work in
+  // (for_each_marked_column, entropy/ebcot/passes.h).
+  bool marked = false;
   // An HT batch (entropy/cuda/ht/decode_kernel.cuh): its kernel runs instead,
   // with ht_states in place of states and the VLC tables' device copies.
   bool ht = false;

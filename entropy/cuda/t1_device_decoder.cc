@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct T1DeviceDecoder::Impl {
   cudaStream_t stream = nullptr;
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
   int sms = 1;
+  std::optional<bool> marked;  // unset: kMarkedFromBlocksPerWarp decides
   DeviceBuffer<T1DecodeJob> jobs;
   DeviceBuffer<uint32_t> order;
   DeviceBuffer<uint8_t> bytes;
@@ -50,6 +52,8 @@ Result<std::unique_ptr<T1DeviceDecoder>> T1DeviceDecoder::create(int blocks_per_
   MALLAT_RETURN_IF_ERROR(decoder->impl_->vlc.upload());
   return decoder;
 }
+
+void T1DeviceDecoder::set_marked_columns(std::optional<bool> marked) { impl_->marked = marked; }
 
 Status T1DeviceDecoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
@@ -142,6 +146,7 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
   const int chosen =
       d.args.ht ? auto_ht_blocks_per_warp(n, d.sms) : auto_blocks_per_warp(n, d.sms, kEbcotWarpsPerSm);
   d.args.blocks_per_warp = static_cast<uint32_t>(d.blocks_per_warp > 0 ? d.blocks_per_warp : chosen);
+  d.args.marked = d.marked.value_or(d.args.blocks_per_warp >= kMarkedFromBlocksPerWarp);
   return Status::Ok();
 }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "common/status.h"
@@ -19,6 +20,12 @@
 #include "entropy/ebcot/shared_decoder.h"
 
 namespace mallat::entropy::cuda {
+
+// The walk of marked columns lets a warp's lanes code their blocks' columns
+// side by side, which pays where a warp holds many blocks; with few, the
+// marking costs more than the lanes' waits it saves (entropy_cuda_decode_bench
+// with BENCH_MARKED measures both).
+inline constexpr uint32_t kMarkedFromBlocksPerWarp = 8;
 
 class T1DeviceDecoder {
  public:
@@ -29,6 +36,10 @@ class T1DeviceDecoder {
   // The same choice for the batches uploaded from now on; a value outside
   // 0..32 is an error and changes nothing.
   Status set_blocks_per_warp(int blocks_per_warp);
+  // Whether EBCOT's passes walk only the columns they have work in
+  // (T1DecodeArgs::marked) for the batches uploaded from now on; unset, a
+  // launch of kMarkedFromBlocksPerWarp blocks a warp or more does.
+  void set_marked_columns(std::optional<bool> marked);
   ~T1DeviceDecoder();
 
   // Allocates now the device memory a batch of `jobs` blocks with `bytes`

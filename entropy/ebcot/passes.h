@@ -296,20 +296,84 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   }
 }
 
-// D.3.1 significance propagation pass for bit-plane p.
-template <class Coder, bool kVsc, class State>
-[[gnu::flatten]] MALLAT_HD void significance_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
-  Coder c = coder;
-  const PlaneGains gains(p);
-  double dist = 0.0;
-  const int stride = s.column_stride;
-  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
-  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t* f, uint32_t* m,
-                                          const ColumnMagnitudes& mags) {
-    // Nothing to do in a column without a significant sample in its window.
-    // Nor in one whose four samples are all significant already (rows
-    // beyond a short stripe never become significant, so this is exact).
-    if ((w.cur & kWindowSig) == 0 || (w.cur & kOwnSig) == kOwnSig) return false;
+// The lowest set bit's index of a non-zero mask.
+MALLAT_HD inline int count_trailing_zeros(uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(v)) - 1;
+#else
+  return __builtin_ctzll(v);
+#endif
+}
+
+// A walk over the stripe columns that visits only the columns a pass has
+// work in, for the GPU's decoder, where a warp's lanes decode different
+// blocks: with for_each_column a lane whose column has nothing to code
+// waits while another's codes, column after column; here each lane's next
+// coded column is found by a mask, so that the lanes code columns side by
+// side. A stripe's columns go 64 at a time: `column.has_work(word)` marks
+// the columns of a group (and may change a word it leaves: the cleanup
+// pass clears the marks of a column it skips), then `column(rows, words,
+// f, m, magnitudes)` codes each marked one, its words loaded and stored
+// around it. A column can gain work only from its left neighbour in the
+// same pass (the significance pass's new significance), which a column
+// with kSpreads marks as it goes. Decoding only: no magnitudes ahead.
+template <class State, class Column>
+MALLAT_HD inline void for_each_marked_column(State& s, Column&& column) {
+  for (int y0 = 0; y0 < s.height; y0 += 4) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    uint32_t* const words = s.column(0, y0);
+    uint32_t* const magnitudes = s.magnitude(0, y0);
+    for (int x0 = 0; x0 < s.width; x0 += 64) {
+      const int n = s.width - x0 < 64 ? s.width - x0 : 64;
+      uint64_t marked = 0;
+      for (int i = 0; i < n; ++i) {
+        if (column.has_work(words[x0 + i])) marked |= uint64_t{1} << i;
+      }
+      while (marked != 0) {
+        const int i = count_trailing_zeros(marked);
+        marked &= marked - 1;
+        uint32_t* f = words + x0 + i;
+        ColumnWords w{f[-1], f[0], f[1]};
+        const uint32_t next_before = w.next;
+        column(rows, w, f, magnitudes + 4 * (x0 + i), ColumnMagnitudes{});
+        f[-1] = w.prev;
+        f[0] = w.cur;
+        f[1] = w.next;
+        if (std::decay_t<Column>::kSpreads && w.next != next_before && i + 1 < n) marked |= uint64_t{1} << (i + 1);
+      }
+    }
+  }
+}
+
+// What a pass's column coder works with: the symbol coder, the zero-coding
+// look-up of the block's orientation, the column words' stride, the
+// bit-plane, and the encoder's distortion gains and sum.
+template <class Coder>
+struct ColumnCoding {
+  Coder& c;
+  const uint8_t* zc_lut;
+  int stride;
+  int p;
+  const PlaneGains& gains;
+  double& dist;
+};
+
+// One stripe column of the D.3.1 significance propagation pass for
+// bit-plane p; whether it coded anything.
+template <class Coder, bool kVsc, bool kAhead>
+struct SignificanceColumn : ColumnCoding<Coder> {
+  using ColumnCoding<Coder>::c, ColumnCoding<Coder>::zc_lut, ColumnCoding<Coder>::stride, ColumnCoding<Coder>::p,
+      ColumnCoding<Coder>::gains, ColumnCoding<Coder>::dist;
+  static constexpr bool kSpreads = true;
+
+  // Nothing to do in a column without a significant sample in its window.
+  // Nor in one whose four samples are all significant already (rows
+  // beyond a short stripe never become significant, so this is exact).
+  MALLAT_HD static bool has_work(uint32_t word) {
+    return (word & kWindowSig) != 0 && (word & kOwnSig) != kOwnSig;
+  }
+  MALLAT_HD bool operator()(int rows, ColumnWords& w, uint32_t* f, uint32_t* m, const ColumnMagnitudes& mags) {
+    if (!has_work(w.cur)) return false;
     for_each_row(rows, [&](auto row) {
       constexpr int r = decltype(row)::value;
       if (w.cur & (window_sig_bit(r + 1, 1))) return;
@@ -320,21 +384,18 @@ template <class Coder, bool kVsc, class State>
       if (bit) code_new_significance<r, kAhead>(c, w, f, mags, m, n, stride, p, gains, dist);
     });
     return true;
-  });
-  s.distortion += dist;
-  coder = c;
-}
+  }
+};
 
-// D.3.3 magnitude refinement pass for bit-plane p.
-template <class Coder, bool kVsc, class State>
-[[gnu::flatten]] MALLAT_HD void refinement_pass(Coder& coder, State& s, int p) {
-  Coder c = coder;
-  const PlaneGains gains(p);
-  double dist = 0.0;
-  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
-  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t*, uint32_t* m,
-                                          const ColumnMagnitudes& mags) {
-    if ((w.cur & kOwnSig) == 0) return false;
+// One stripe column of the D.3.3 magnitude refinement pass.
+template <class Coder, bool kVsc, bool kAhead>
+struct RefinementColumn : ColumnCoding<Coder> {
+  using ColumnCoding<Coder>::c, ColumnCoding<Coder>::p, ColumnCoding<Coder>::gains, ColumnCoding<Coder>::dist;
+  static constexpr bool kSpreads = false;
+
+  MALLAT_HD static bool has_work(uint32_t word) { return (word & kOwnSig) != 0; }
+  MALLAT_HD bool operator()(int rows, ColumnWords& w, uint32_t*, uint32_t* m, const ColumnMagnitudes& mags) {
+    if (!has_work(w.cur)) return false;
     for_each_row(rows, [&](auto row) {
       constexpr int r = decltype(row)::value;
       constexpr uint32_t kSigHere = window_sig_bit(r + 1, 1);
@@ -351,33 +412,33 @@ template <class Coder, bool kVsc, class State>
       }
     });
     return true;
-  });
-  s.distortion += dist;
-  coder = c;
-}
+  }
+};
 
-// D.3.4 cleanup pass for bit-plane p, with the run-length mode; clears the
-// visited marks for the next bit-plane.
-template <class Coder, bool kVsc, class State>
-[[gnu::flatten]] MALLAT_HD void cleanup_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
-  Coder c = coder;
-  const PlaneGains gains(p);
-  double dist = 0.0;
-  const int stride = s.column_stride;
+// One stripe column of the D.3.4 cleanup pass, with the run-length mode;
+// it clears the column's visited marks for the next bit-plane.
+template <class Coder, bool kVsc, bool kAhead>
+struct CleanupColumn : ColumnCoding<Coder> {
+  using ColumnCoding<Coder>::c, ColumnCoding<Coder>::zc_lut, ColumnCoding<Coder>::stride, ColumnCoding<Coder>::p,
+      ColumnCoding<Coder>::gains, ColumnCoding<Coder>::dist;
+  static constexpr bool kSpreads = false;
   // Run-length mode needs all four samples insignificant, unvisited and with
   // no significant neighbour; under VSC the row below does not count.
-  constexpr uint32_t kBusy = kVsc ? (kWindowSig & ~(window_sig_bit(5, 0) | window_sig_bit(5, 1) |
-                                                    window_sig_bit(5, 2))) | kVisitedAll
-                                  : kWindowSig | kVisitedAll;
-  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
-  for_each_column<Coder::kEncoder>(s, [&](int rows, ColumnWords& w, uint32_t* f, uint32_t* m,
-                                          const ColumnMagnitudes& mags) {
-    // A column whose samples are all significant or all visited has
-    // nothing for the cleanup pass but the clearing of the marks.
-    if ((w.cur & kOwnSig) == kOwnSig || (w.cur & kVisitedAll) == kVisitedAll) {
-      w.cur &= ~kVisitedAll;
+  static constexpr uint32_t kBusy = kVsc ? (kWindowSig & ~(window_sig_bit(5, 0) | window_sig_bit(5, 1) |
+                                                           window_sig_bit(5, 2))) | kVisitedAll
+                                         : kWindowSig | kVisitedAll;
+
+  // A column whose samples are all significant or all visited has nothing
+  // for the cleanup pass but the clearing of the marks.
+  MALLAT_HD static bool has_work(uint32_t& word) {
+    if ((word & kOwnSig) == kOwnSig || (word & kVisitedAll) == kVisitedAll) {
+      word &= ~kVisitedAll;
       return false;
     }
+    return true;
+  }
+  MALLAT_HD bool operator()(int rows, ColumnWords& w, uint32_t* f, uint32_t* m, const ColumnMagnitudes& mags) {
+    if (!has_work(w.cur)) return false;
     int r = 0;
     if (rows == 4 && (w.cur & kBusy) == 0) {
       // Run-length mode: one symbol says whether any of the four becomes
@@ -417,32 +478,75 @@ template <class Coder, bool kVsc, class State>
     });
     w.cur &= ~kVisitedAll;
     return true;
-  });
+  }
+};
+
+// A pass's columns by the walk kMarked chooses (for_each_column, or
+// for_each_marked_column for a decoder that asks for it).
+template <bool kMarked, bool kMagnitudes, class State, class Column>
+MALLAT_HD inline void walk_columns(State& s, Column&& column) {
+  if constexpr (kMarked) {
+    for_each_marked_column(s, column);
+  } else {
+    for_each_column<kMagnitudes>(s, column);
+  }
+}
+
+// One pass over a state's columns with Column<Coder, kVsc, kAhead>: the
+// coder works on a local copy, and an encoder's distortion decrease is
+// summed into the state.
+template <bool kMarked, template <class, bool, bool> class Column, class Coder, bool kVsc, class State>
+MALLAT_HD inline void code_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
+  Coder c = coder;
+  const PlaneGains gains(p);
+  double dist = 0.0;
+  constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
+  walk_columns<kMarked, Coder::kEncoder>(s, Column<Coder, kVsc, kAhead>{{c, zc_lut, s.column_stride, p, gains, dist}});
   s.distortion += dist;
   coder = c;
 }
 
+// D.3.1 significance propagation pass for bit-plane p.
+template <class Coder, bool kVsc, bool kMarked = false, class State>
+[[gnu::flatten]] MALLAT_HD void significance_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
+  code_pass<kMarked, SignificanceColumn, Coder, kVsc>(coder, s, zc_lut, p);
+}
+
+// D.3.3 magnitude refinement pass for bit-plane p.
+template <class Coder, bool kVsc, bool kMarked = false, class State>
+[[gnu::flatten]] MALLAT_HD void refinement_pass(Coder& coder, State& s, int p) {
+  code_pass<kMarked, RefinementColumn, Coder, kVsc>(coder, s, nullptr, p);
+}
+
+// D.3.4 cleanup pass for bit-plane p; clears the visited marks for the next
+// bit-plane.
+template <class Coder, bool kVsc, bool kMarked = false, class State>
+[[gnu::flatten]] MALLAT_HD void cleanup_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
+  code_pass<kMarked, CleanupColumn, Coder, kVsc>(coder, s, zc_lut, p);
+}
+
 // Runs pass `type` for bit-plane p with the MQ coder, or the raw one where
-// BYPASS says so (the cleanup pass is never raw).
-template <bool kVsc, class Mq, class Raw, class State>
+// BYPASS says so (the cleanup pass is never raw); kMarked: the decoder's
+// walk of marked columns (for_each_marked_column).
+template <bool kVsc, bool kMarked = false, class Mq, class Raw, class State>
 MALLAT_HD void run_pass(PassType type, bool raw, Mq& mq, Raw& rw, State& s, const uint8_t* zc_lut, int p) {
   switch (type) {
     case PassType::kSignificance:
       if (raw) {
-        significance_pass<Raw, kVsc>(rw, s, zc_lut, p);
+        significance_pass<Raw, kVsc, kMarked>(rw, s, zc_lut, p);
       } else {
-        significance_pass<Mq, kVsc>(mq, s, zc_lut, p);
+        significance_pass<Mq, kVsc, kMarked>(mq, s, zc_lut, p);
       }
       break;
     case PassType::kRefinement:
       if (raw) {
-        refinement_pass<Raw, kVsc>(rw, s, p);
+        refinement_pass<Raw, kVsc, kMarked>(rw, s, p);
       } else {
-        refinement_pass<Mq, kVsc>(mq, s, p);
+        refinement_pass<Mq, kVsc, kMarked>(mq, s, p);
       }
       break;
     case PassType::kCleanup:
-      cleanup_pass<Mq, kVsc>(mq, s, zc_lut, p);
+      cleanup_pass<Mq, kVsc, kMarked>(mq, s, zc_lut, p);
       break;
   }
 }

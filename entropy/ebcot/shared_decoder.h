@@ -86,7 +86,9 @@ struct SharedSegmentReader {
 
 // decode_passes of entropy/ebcot/decoder.cc with the bounded decoders and the passes
 // of entropy/ebcot/passes.h, which decode when their symbol coder decodes.
-template <bool kVsc>
+// kMarked: the passes walk only the columns they have work in
+// (for_each_marked_column), as the GPU's kernel asks.
+template <bool kVsc, bool kMarked>
 MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedState& s, int planes) {
   MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
   RawDecodeSymbols raw{};
@@ -107,7 +109,7 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
       }
       open = true;
     }
-    run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
+    run_pass<kVsc, kMarked>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
     // D.5: SEGMARK's 1010 in UNIFORM after each cleanup pass; a mismatch
     // means corruption, which the decoder conceals by decoding on.
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {
@@ -134,9 +136,11 @@ MALLAT_HD inline bool bad_decode_parameters(const SharedT1DecodeBlock& block) {
 }
 
 // Decodes one code-block into `samples` (row after row, `stride` values
-// apart) with `s` as its working state (about 40 KB: a thread's own).
+// apart) with `s` as its working state (about 40 KB: a thread's own);
+// `marked`: by the walk of marked columns (the same samples).
 MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1DecodeBlock& block, T1FixedState& s,
-                                                               int32_t* samples, ptrdiff_t stride) {
+                                                               int32_t* samples, ptrdiff_t stride,
+                                                               bool marked = false) {
   SharedT1DecodeResult result;
   const int w = block.width;
   const int h = block.height;
@@ -154,9 +158,15 @@ MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1Dec
   }
   s.reset(w, h);
   if (block.style.vertical_causal) {
-    detail::decode_shared_passes<true>(block, s, planes);
+    if (marked) {
+      detail::decode_shared_passes<true, true>(block, s, planes);
+    } else {
+      detail::decode_shared_passes<true, false>(block, s, planes);
+    }
+  } else if (marked) {
+    detail::decode_shared_passes<false, true>(block, s, planes);
   } else {
-    detail::decode_shared_passes<false>(block, s, planes);
+    detail::decode_shared_passes<false, false>(block, s, planes);
   }
   const int last = block.num_passes - 1;
   result.lowest_plane = static_cast<int8_t>(planes - 1 - pass_plane_offset(last));

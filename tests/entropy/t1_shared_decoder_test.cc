@@ -24,8 +24,9 @@ T1FixedState& state() {
 
 // Decodes `c` with the shared decoder into a buffer with a guard row below
 // that must stay untouched; the data is copied to a buffer of its exact
-// size so that a sanitizer sees any read past it.
-::testing::AssertionResult matches_cpu(const DecodeCase& c) {
+// size so that a sanitizer sees any read past it. `marked`: the walk of
+// marked columns (for_each_marked_column, the GPU kernel's).
+::testing::AssertionResult matches_cpu(const DecodeCase& c, bool marked = false) {
   const CpuDecoded want = decode_on_cpu(c);
   const size_t n = static_cast<size_t>(std::max(c.width, 0)) * std::max(c.height, 0);
   std::vector<int32_t> got(n + 64, 0x5A5A5A5A);
@@ -34,7 +35,7 @@ T1FixedState& state() {
   std::copy(c.data.begin(), c.data.end(), bytes.get());
   SharedT1DecodeBlock block = exact.shared();
   block.data = c.data.empty() ? nullptr : bytes.get();
-  const SharedT1DecodeResult result = decode_code_block_shared(block, state(), got.data(), c.width);
+  const SharedT1DecodeResult result = decode_code_block_shared(block, state(), got.data(), c.width, marked);
   for (size_t i = n; i < got.size(); ++i) {
     if (got[i] != 0x5A5A5A5A) return ::testing::AssertionFailure() << "wrote past the block at " << i;
   }
@@ -50,6 +51,11 @@ TEST(Tier1SharedDecoder, MatchesTheCpuDecoderOnEveryCase) {
   }
   EXPECT_GT(cases.size(), 12000u);
   EXPECT_GT(passes, 150000u);  // the cases do decode many passes
+}
+
+TEST(Tier1SharedDecoder, TheWalkOfMarkedColumnsDecodesAlike) {
+  const std::vector<DecodeCase> cases = shared_decode_cases();
+  for (size_t i = 0; i < cases.size(); i += 2) ASSERT_TRUE(matches_cpu(cases[i], true)) << cases[i].name;
 }
 
 TEST(Tier1SharedDecoder, RejectsWhatTheCpuDecoderRejects) {
@@ -78,6 +84,7 @@ TEST(Tier1SharedDecoder, RandomBytesAndParametersMatch) {
     for (uint8_t& b : c.data) b = rng() % 4 == 0 ? 0xFF : static_cast<uint8_t>(rng());
     for (int k = static_cast<int>(rng() % 12); k > 0; --k) c.segment_lengths.push_back(rng() % 200);
     ASSERT_TRUE(matches_cpu(c)) << c.name;
+    ASSERT_TRUE(matches_cpu(c, true)) << c.name;
   }
 }
 

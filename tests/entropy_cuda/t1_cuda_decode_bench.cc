@@ -8,7 +8,9 @@
 // auto and 1..32 code-blocks per warp; the samples are checked against the
 // CPU decoder block by block. Also the upload and download of one batch
 // (wall time, pageable host memory). CPU: the CPU decoder over one image on
-// all hardware threads, median of 3.
+// all hardware threads, median of 3. BENCH_MARKED=0 or 1 sets whether
+// EBCOT's passes walk only their marked columns (set_marked_columns;
+// unset, the decoder's rule).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -107,6 +109,8 @@ int main(int argc, char** argv) {
       std::printf("error: %s\n", device.status().message().c_str());
       return 1;
     }
+    const char* marked = std::getenv("BENCH_MARKED");
+    if (marked != nullptr) (*device)->set_marked_columns(std::atoi(marked) != 0);
     double upload_s = median_seconds(1, [&] { (void)(*device)->upload(jobs, bytes, segments, samples); });
     Result<double> ms = (*device)->time_decode(warmup, runs);
     if (!ms.ok()) {
@@ -124,6 +128,7 @@ int main(int argc, char** argv) {
         ++wrong;
       }
     }
+    std::printf("marked %s: ", marked != nullptr ? marked : "default");
     std::printf("GPU kernel, %s blocks/warp: %.2f ms median of %d (%.0f kblocks/s, %.0f Msamples/s); upload %.2f ms, "
                 "download %.2f ms; %zu blocks differ from the CPU\n",
                 per_warp == 0 ? "auto" : std::to_string(per_warp).c_str(), *ms, runs, jobs.size() / *ms,

@@ -13,7 +13,8 @@ namespace mallat::entropy::cuda {
 __device__ inline void t1_decode_job(const T1DecodeArgs& args, uint32_t j, T1FixedState& state) {
   const T1DecodeJob job = args.jobs[j];
   const SharedT1DecodeBlock block = shared_block_of(job, args.bytes, args.segment_lengths);
-  args.results[j] = decode_code_block_shared(block, state, args.samples + job.sample_offset, job.width);
+  args.results[j] =
+      decode_code_block_shared(block, state, args.samples + job.sample_offset, job.width, args.marked);
 }
 
 // One code-block per thread, the first args.blocks_per_warp lanes of each
