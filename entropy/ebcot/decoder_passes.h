@@ -13,6 +13,9 @@
 //   are decoded (only the neighbours' words are written through memory);
 // - one look-up decides whether the significance pass codes a sample, and
 //   full stripes run without row-count checks;
+// - there the sign's context is looked up while the significance decision
+//   is decoded, so the branch on that decision, a coin toss, waits less
+//   after a misprediction;
 // - the pass functions are flattened so every helper, lambda and decision
 //   is inlined into one loop.
 // Decoder only; internal to the entropy module.
@@ -31,17 +34,25 @@ namespace mallat::entropy::detail {
 // The significance bit of a sample's own position, row r of the stripe.
 constexpr uint32_t own_sig_bit(int r) { return window_sig_bit(r + 1, 1); }
 
-// D.3.2: sample r of the column (word `w`, neighbours' words at f[-1] and
-// f[1]) has just been decoded significant: decode its sign, mark it in this
-// word and in the neighbours' windows, and set its magnitude to 2^p.
+// D.3.2: the sign context and XOR bit (kSignLut's entry) of sample r of
+// the column (word `w`, neighbours' words at f[-1] and f[1], 3x3
+// neighbourhood `n`).
 template <int r>
-[[gnu::always_inline]] inline void decode_new_significance(MqFastDecoder& mq, FastMqContexts& cx,
-                                                          uint32_t& w, uint32_t* f, uint32_t* m,
-                                                          uint32_t n, int column_stride, int p) {
+[[gnu::always_inline]] inline uint32_t sign_lut(uint32_t w, const uint32_t* f, uint32_t n) {
   const uint32_t index = ((n >> 1) & 0x55) | (((w >> (18 + r)) & 5) << 1) |
                          (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
-  const uint32_t lut = kSignLut[index];
-  const uint32_t negative = mq.decode_branchless(cx[lut & 31]) ^ (lut >> 7);
+  return kSignLut[index];
+}
+
+// D.3.2: sample r of the column (word `w`, neighbours' words at f[-1] and
+// f[1]) has just been decoded significant: decode its sign (`lut` its
+// sign_lut, `sign_state` the entry of its context as loaded ahead), mark it
+// in this word and in the neighbours' windows, and set its magnitude to 2^p.
+template <int r>
+[[gnu::always_inline]] inline void decode_new_significance(MqFastDecoder& mq, FastMqContexts& cx,
+                                                          uint32_t lut, uint64_t sign_state, uint32_t& w,
+                                                          uint32_t* f, uint32_t* m, int column_stride, int p) {
+  const uint32_t negative = mq.decode_branchless(cx[lut & 31], sign_state) ^ (lut >> 7);
   w |= own_sig_bit(r) | negative << (19 + r);
   f[-1] |= window_sig_bit(r + 1, 2);
   f[1] |= window_sig_bit(r + 1, 0);
@@ -57,6 +68,15 @@ template <int r>
     down[1] |= window_sig_bit(0, 0);
   }
   m[r] = 1u << p;
+}
+
+// The same with the sign's context looked up here (`n` the neighbourhood).
+template <int r>
+[[gnu::always_inline]] inline void decode_new_significance(MqFastDecoder& mq, FastMqContexts& cx,
+                                                          uint32_t& w, uint32_t* f, uint32_t* m,
+                                                          uint32_t n, int column_stride, int p) {
+  const uint32_t lut = sign_lut<r>(w, f, n);
+  decode_new_significance<r>(mq, cx, lut, cx[lut & 31], w, f, m, column_stride, p);
 }
 
 // Runs step(integral_constant<int, r>) for r = 0 .. kRows-1.
@@ -102,8 +122,15 @@ inline void decode_significance_stripe(MqFastDecoder& mq, FastMqContexts& cx, ui
       const uint32_t ctx = sp_lut[n];
       if (ctx == kNotInSignificancePass) return;
       w |= visited_bit(r);
+      // The sign's context is looked up before the decision is known, so
+      // its loads overlap the decision's decoding (the empty asm keeps the
+      // compiler from moving them behind the branch; the decision's context
+      // is never a sign context, so the entry is still current there).
+      uint32_t lut = sign_lut<r>(w, f, n);
+      uint64_t sign_state = cx[lut & 31];
+      asm("" : "+r"(lut), "+r"(sign_state));
       if (mq.decode_branchless(cx[ctx])) {
-        decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+        decode_new_significance<r>(mq, cx, lut, sign_state, w, f, m, stride, p);
       }
     });
     *f = w;

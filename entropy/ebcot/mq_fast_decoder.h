@@ -88,7 +88,10 @@ struct MqFastDecoder {
   // exchanges of C.3.3 swap the symbols when A < Qe. The next state's byte
   // is picked out of the entry by shifting, then its entry loaded.
   [[gnu::always_inline]] inline uint32_t decode_branchless(FastMqState& state) {
-    const uint64_t t = state;
+    return decode_branchless(state, state);
+  }
+  // The same with the context's entry `t` loaded ahead by the caller.
+  [[gnu::always_inline]] inline uint32_t decode_branchless(FastMqState& state, uint64_t t) {
     const uint32_t qe = static_cast<uint32_t>(t);
     const uint64_t qe_c = t << 32;  // Qe in C's high half
     a -= qe;
