@@ -43,10 +43,14 @@ class SegmentReader {
 
 template <bool kVsc>
 void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
-  MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
+  static constexpr MqContexts kInitial = initial_contexts();
+  const detail::FastMqContexts initial = detail::fast_contexts(kInitial);
+  detail::MqFastDecoder mq;
+  detail::FastMqContexts cx = initial;
+  MqDecodeSymbols unused_mq{};  // the raw passes' run_pass needs one; BYPASS never codes a cleanup pass raw
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
-  thread_local PaddedSegment padded;  // for MqDecoder::decode_padded*
+  thread_local detail::WidePaddedSegment padded;  // for MqFastDecoder
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
   const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(block.orientation)].data();
   bool open = false;
@@ -58,27 +62,27 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
       if (is_raw) {
         raw.raw.init(segment.data(), segment.size());
       } else {
-        mq.mq.init(padded.assign(segment), segment.size());
+        mq.init(padded.assign(segment), segment.size());
       }
       open = true;
     }
     const int plane = planes - 1 - pass_plane_offset(i);
     if (is_raw) {
-      detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+      detail::run_pass<kVsc>(type, true, unused_mq, raw, s, zc_lut, plane);
     } else if (type == PassType::kSignificance) {
-      detail::decode_significance_pass<kVsc>(mq.mq, mq.cx, s, sp_lut, plane);
+      detail::decode_significance_pass<kVsc>(mq, cx, s, sp_lut, plane);
     } else if (type == PassType::kRefinement) {
-      detail::decode_refinement_pass<kVsc>(mq.mq, mq.cx, s, plane);
+      detail::decode_refinement_pass<kVsc>(mq, cx, s, plane);
     } else {
-      detail::decode_cleanup_pass<kVsc>(mq.mq, mq.cx, s, zc_lut, plane);
+      detail::decode_cleanup_pass<kVsc>(mq, cx, s, zc_lut, plane);
     }
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {
       // D.5: 1010 in UNIFORM; a mismatch means corruption, which a decoder
       // may conceal. We decode on: the samples are the best we have.
-      for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
+      for (int k = 0; k < 4; ++k) mq.decode(cx[kUniformContext]);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) mq.cx = initial_contexts();
+    if (block.style.reset) cx = initial;
   }
 }
 

@@ -1,17 +1,21 @@
 // The decoder's MQ-coded passes (D.3), written for speed apart from the
 // shared templates of entropy/ebcot/passes.h (which the encoder and the raw passes
 // use):
-// - the MQ decoder is a local copy for the whole pass, so A, C, CT and the
-//   byte pointer stay in registers, and it reads a PaddedSegment with no
-//   bounds checks;
+// - the MQ decoder (entropy/ebcot/mq_fast_decoder.h) is a local copy for the
+//   whole pass, so A, C, CT and the byte pointer stay in registers, and it
+//   reads a PaddedSegment with no bounds checks; its contexts hold whole
+//   state entries, one load from Qe;
 // - decisions close to coin tosses (significance propagation, signs,
-//   refinement) take no branches (MqDecoder::decode_padded_branchless); the
+//   refinement) take no branches (MqFastDecoder::decode_branchless); the
 //   cleanup pass's, mostly the MPS, keep the short predicted path
-//   (MqDecoder::decode_padded);
+//   (MqFastDecoder::decode);
 // - a stripe column's flag word stays in a register while its four samples
 //   are decoded (only the neighbours' words are written through memory);
 // - one look-up decides whether the significance pass codes a sample, and
 //   full stripes run without row-count checks;
+// - there the sign's context is looked up while the significance decision
+//   is decoded, so the branch on that decision, a coin toss, waits less
+//   after a misprediction;
 // - the pass functions are flattened so every helper, lambda and decision
 //   is inlined into one loop.
 // Decoder only; internal to the entropy module.
@@ -20,7 +24,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_fast_decoder.h"
 #include "entropy/ebcot/contexts.h"
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/passes.h"
@@ -30,17 +34,25 @@ namespace mallat::entropy::detail {
 // The significance bit of a sample's own position, row r of the stripe.
 constexpr uint32_t own_sig_bit(int r) { return window_sig_bit(r + 1, 1); }
 
-// D.3.2: sample r of the column (word `w`, neighbours' words at f[-1] and
-// f[1]) has just been decoded significant: decode its sign, mark it in this
-// word and in the neighbours' windows, and set its magnitude to 2^p.
+// D.3.2: the sign context and XOR bit (kSignLut's entry) of sample r of
+// the column (word `w`, neighbours' words at f[-1] and f[1], 3x3
+// neighbourhood `n`).
 template <int r>
-[[gnu::always_inline]] inline void decode_new_significance(MqDecoder& mq, MqContexts& cx,
-                                                          uint32_t& w, uint32_t* f, uint32_t* m,
-                                                          uint32_t n, int column_stride, int p) {
+[[gnu::always_inline]] inline uint32_t sign_lut(uint32_t w, const uint32_t* f, uint32_t n) {
   const uint32_t index = ((n >> 1) & 0x55) | (((w >> (18 + r)) & 5) << 1) |
                          (((f[-1] >> (19 + r)) & 1) << 5) | (((f[1] >> (19 + r)) & 1) << 7);
-  const uint32_t lut = kSignLut[index];
-  const uint32_t negative = mq.decode_padded_branchless(cx[lut & 31]) ^ (lut >> 7);
+  return kSignLut[index];
+}
+
+// D.3.2: sample r of the column (word `w`, neighbours' words at f[-1] and
+// f[1]) has just been decoded significant: decode its sign (`lut` its
+// sign_lut, `sign_state` the entry of its context as loaded ahead), mark it
+// in this word and in the neighbours' windows, and set its magnitude to 2^p.
+template <int r>
+[[gnu::always_inline]] inline void decode_new_significance(MqFastDecoder& mq, FastMqContexts& cx,
+                                                          uint32_t lut, uint64_t sign_state, uint32_t& w,
+                                                          uint32_t* f, uint32_t* m, int column_stride, int p) {
+  const uint32_t negative = mq.decode_branchless(cx[lut & 31], sign_state) ^ (lut >> 7);
   w |= own_sig_bit(r) | negative << (19 + r);
   f[-1] |= window_sig_bit(r + 1, 2);
   f[1] |= window_sig_bit(r + 1, 0);
@@ -56,6 +68,15 @@ template <int r>
     down[1] |= window_sig_bit(0, 0);
   }
   m[r] = 1u << p;
+}
+
+// The same with the sign's context looked up here (`n` the neighbourhood).
+template <int r>
+[[gnu::always_inline]] inline void decode_new_significance(MqFastDecoder& mq, FastMqContexts& cx,
+                                                          uint32_t& w, uint32_t* f, uint32_t* m,
+                                                          uint32_t n, int column_stride, int p) {
+  const uint32_t lut = sign_lut<r>(w, f, n);
+  decode_new_significance<r>(mq, cx, lut, cx[lut & 31], w, f, m, column_stride, p);
 }
 
 // Runs step(integral_constant<int, r>) for r = 0 .. kRows-1.
@@ -87,7 +108,7 @@ template <class Stripe>
 
 // One stripe of the D.3.1 significance propagation pass.
 template <bool kVsc, int kRows>
-inline void decode_significance_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
+inline void decode_significance_stripe(MqFastDecoder& mq, FastMqContexts& cx, uint32_t* f,
                                        uint32_t* m, int width, int stride,
                                        const uint8_t* sp_lut, int p) {
   for (int x = 0; x < width; ++x, ++f, m += 4) {
@@ -101,8 +122,15 @@ inline void decode_significance_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* 
       const uint32_t ctx = sp_lut[n];
       if (ctx == kNotInSignificancePass) return;
       w |= visited_bit(r);
-      if (mq.decode_padded_branchless(cx[ctx])) {
-        decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      // The sign's context is looked up before the decision is known, so
+      // its loads overlap the decision's decoding (the empty asm keeps the
+      // compiler from moving them behind the branch; the decision's context
+      // is never a sign context, so the entry is still current there).
+      uint32_t lut = sign_lut<r>(w, f, n);
+      uint64_t sign_state = cx[lut & 31];
+      asm("" : "+r"(lut), "+r"(sign_state));
+      if (mq.decode_branchless(cx[ctx])) {
+        decode_new_significance<r>(mq, cx, lut, sign_state, w, f, m, stride, p);
       }
     });
     *f = w;
@@ -110,10 +138,10 @@ inline void decode_significance_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* 
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_significance_pass(MqDecoder& decoder, MqContexts& contexts,
+[[gnu::flatten]] void decode_significance_pass(MqFastDecoder& decoder, FastMqContexts& contexts,
                                                T1State& s, const uint8_t* sp_lut, int p) {
-  MqDecoder mq = decoder;
-  MqContexts cx = contexts;
+  MqFastDecoder mq = decoder;
+  FastMqContexts cx = contexts;
   const int stride = s.column_stride;
   for_each_stripe(s, [&](auto rows, uint32_t* f, uint32_t* m) {
     decode_significance_stripe<kVsc, decltype(rows)::value>(mq, cx, f, m, s.width, stride, sp_lut,
@@ -125,7 +153,7 @@ template <bool kVsc>
 
 // One stripe of the D.3.3 magnitude refinement pass.
 template <bool kVsc, int kRows>
-inline void decode_refinement_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
+inline void decode_refinement_stripe(MqFastDecoder& mq, FastMqContexts& cx, uint32_t* f,
                                      uint32_t* m, int width, int p) {
   for (int x = 0; x < width; ++x, ++f, m += 4) {
     uint32_t w = *f;
@@ -139,7 +167,7 @@ inline void decode_refinement_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
       const uint32_t refined = (w >> (28 + r)) & 1;
       const uint32_t any = (neighbourhood<kVsc, r>(w) & kNbAll) != 0;
       const uint32_t ctx = kRefinementContexts + ((refined << 1) | (any & (refined ^ 1)));
-      m[r] |= mq.decode_padded_branchless(cx[ctx]) << p;
+      m[r] |= mq.decode_branchless(cx[ctx]) << p;
       w |= refined_bit(r);
     });
     *f = w;
@@ -147,10 +175,10 @@ inline void decode_refinement_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_refinement_pass(MqDecoder& decoder, MqContexts& contexts,
+[[gnu::flatten]] void decode_refinement_pass(MqFastDecoder& decoder, FastMqContexts& contexts,
                                              T1State& s, int p) {
-  MqDecoder mq = decoder;
-  MqContexts cx = contexts;
+  MqFastDecoder mq = decoder;
+  FastMqContexts cx = contexts;
   for_each_stripe(s, [&](auto rows, uint32_t* f, uint32_t* m) {
     decode_refinement_stripe<kVsc, decltype(rows)::value>(mq, cx, f, m, s.width, p);
   });
@@ -160,7 +188,7 @@ template <bool kVsc>
 
 // One stripe of the D.3.4 cleanup pass, clearing the visited marks.
 template <bool kVsc, int kRows>
-inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
+inline void decode_cleanup_stripe(MqFastDecoder& mq, FastMqContexts& cx, uint32_t* f,
                                   uint32_t* m, int width, int stride, const uint8_t* zc_lut,
                                   int p) {
   // Run-length mode needs all four samples insignificant, unvisited and with
@@ -175,14 +203,14 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
         // Run-length mode: one symbol says whether any of the four becomes
         // significant, two UNIFORM symbols say which is first; that one's
         // sign follows and the rows after it are coded as usual.
-        if (!mq.decode_padded(cx[kRunLengthContext])) continue;
-        int first = static_cast<int>(mq.decode_padded_branchless(cx[kUniformContext])) << 1;
-        first |= static_cast<int>(mq.decode_padded_branchless(cx[kUniformContext]));
+        if (!mq.decode(cx[kRunLengthContext])) continue;
+        int first = static_cast<int>(mq.decode_branchless(cx[kUniformContext])) << 1;
+        first |= static_cast<int>(mq.decode_branchless(cx[kUniformContext]));
         for_rows<4>([&](auto row) {
           constexpr int r = decltype(row)::value;
           if (r < first) return;
           // The rows after the first are insignificant and unvisited.
-          if (r > first && !mq.decode_padded(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
+          if (r > first && !mq.decode(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
           decode_new_significance<r>(mq, cx, w, f, m, neighbourhood<kVsc, r>(w), stride, p);
         });
         *f = w;
@@ -201,7 +229,7 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
       constexpr int r = decltype(row)::value;
       if (w & (own_sig_bit(r) | visited_bit(r))) return;
       const uint32_t n = neighbourhood<kVsc, r>(w);
-      if (mq.decode_padded(cx[zc_lut[n]])) {
+      if (mq.decode(cx[zc_lut[n]])) {
         decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
       }
     });
@@ -210,10 +238,10 @@ inline void decode_cleanup_stripe(MqDecoder& mq, MqContexts& cx, uint32_t* f,
 }
 
 template <bool kVsc>
-[[gnu::flatten]] void decode_cleanup_pass(MqDecoder& decoder, MqContexts& contexts,
+[[gnu::flatten]] void decode_cleanup_pass(MqFastDecoder& decoder, FastMqContexts& contexts,
                                           T1State& s, const uint8_t* zc_lut, int p) {
-  MqDecoder mq = decoder;
-  MqContexts cx = contexts;
+  MqFastDecoder mq = decoder;
+  FastMqContexts cx = contexts;
   const int stride = s.column_stride;
   for_each_stripe(s, [&](auto rows, uint32_t* f, uint32_t* m) {
     decode_cleanup_stripe<kVsc, decltype(rows)::value>(mq, cx, f, m, s.width, stride, zc_lut, p);

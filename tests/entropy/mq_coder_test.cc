@@ -9,6 +9,7 @@
 
 #include "entropy/ebcot/mq_decoder.h"
 #include "entropy/ebcot/mq_encoder.h"
+#include "entropy/ebcot/mq_fast_decoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/contexts.h"
 
@@ -148,6 +149,21 @@ TEST(MqDecoder, TruncatedAndGarbageInputStaysInBounds) {
   }
 }
 
+// The decisions `d` MQ-coded, and by `trial`: as they are, every byte
+// replaced at random (many 0xFF and markers where trial & 4), or one bit
+// flipped and the end cut off.
+std::vector<uint8_t> test_stream(std::mt19937& rng, const std::vector<Decision>& d, int trial) {
+  std::vector<uint8_t> bytes = encode_all(d, trial % 2 == 0);
+  if (trial % 3 == 1) {
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng() | (trial & 4 ? 0xF0 : 0));
+  } else if (trial % 3 == 2 && !bytes.empty()) {
+    bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    // erase, not resize: GCC 12 under the sanitizers warns of a huge memset in resize.
+    bytes.erase(bytes.end() - static_cast<ptrdiff_t>(rng() % (bytes.size() / 2 + 1)), bytes.end());
+  }
+  return bytes;
+}
+
 TEST(MqDecoder, FastDecodeMatchesPlainDecode) {
   // Valid streams, the same streams with bit errors and cut short, and
   // random bytes: the decisions on a padded copy and the plain C.3.2 ones
@@ -155,14 +171,7 @@ TEST(MqDecoder, FastDecodeMatchesPlainDecode) {
   std::mt19937 rng(17);
   for (int trial = 0; trial < 300; ++trial) {
     const auto d = random_decisions(rng, 1 + trial * 23);
-    std::vector<uint8_t> bytes = encode_all(d, trial % 2 == 0);
-    if (trial % 3 == 1) {
-      for (auto& b : bytes) b = static_cast<uint8_t>(rng() | (trial & 4 ? 0xF0 : 0));
-    } else if (trial % 3 == 2 && !bytes.empty()) {
-      bytes[rng() % bytes.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
-      // erase, not resize: GCC 12 under the sanitizers warns of a huge memset in resize.
-      bytes.erase(bytes.end() - static_cast<ptrdiff_t>(rng() % (bytes.size() / 2 + 1)), bytes.end());
-    }
+    const std::vector<uint8_t> bytes = test_stream(rng, d, trial);
     std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
     std::copy(bytes.begin(), bytes.end(), exact.get());
     PaddedSegment padded;
@@ -183,6 +192,40 @@ TEST(MqDecoder, FastDecodeMatchesPlainDecode) {
       ASSERT_EQ(fast.c, plain.c) << i;
       ASSERT_EQ(fast.ct, plain.ct) << i;
       ASSERT_EQ(fast.bp - copy, plain.bp - exact.get()) << i;
+    }
+  }
+}
+
+TEST(MqFastDecoder, MatchesPlainDecode) {
+  // The CPU Tier-1 decoder's MQ decoder (whole state entries per context,
+  // A and Qe 16 bits up) against the plain C.3.2 decoder on valid, damaged,
+  // cut and random streams: the same symbols, context states and registers.
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto d = random_decisions(rng, 1 + trial * 23);
+    const std::vector<uint8_t> bytes = test_stream(rng, d, trial);
+    std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
+    std::copy(bytes.begin(), bytes.end(), exact.get());
+    detail::WidePaddedSegment padded;
+    const uint8_t* copy = padded.assign(bytes);
+    MqDecoder plain;
+    plain.init(exact.get(), bytes.size());
+    detail::MqFastDecoder fast;
+    fast.init(copy, bytes.size());
+    MqContexts cx_plain = initial_contexts();
+    detail::FastMqContexts cx_fast = detail::fast_contexts(cx_plain);
+    for (size_t i = 0; i < d.size() + 200; ++i) {
+      const int ctx = i < d.size() ? d[i].context : static_cast<int>(i % kNumContexts);
+      const uint32_t expected = plain.decode(cx_plain[ctx]);
+      const uint32_t got = rng() % 2 ? fast.decode_branchless(cx_fast[ctx]) : fast.decode(cx_fast[ctx]);
+      ASSERT_EQ(got, expected) << i;
+      ASSERT_EQ(cx_fast, detail::fast_contexts(cx_plain)) << i;
+      ASSERT_EQ(fast.a, plain.a << 16) << i;
+      // C's high half and the bits of the byte C.3 holds agree; the fast
+      // decoder's C holds up to three bytes more below them.
+      ASSERT_GE(fast.ct, plain.ct) << i;
+      ASSERT_EQ(fast.c >> (48 - plain.ct), plain.c >> (16 - plain.ct)) << i;
+      ASSERT_EQ(fast.bp - copy - (fast.ct - plain.ct) / 8, plain.bp - exact.get()) << i;
     }
   }
 }
