@@ -135,33 +135,40 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
           c.quads[0] += 8;
           continue;
         }
-        alignas(32) int32_t l[4][8];
-        alignas(32) uint32_t mag[4][8];
-        alignas(32) int32_t top[2][8];
-        uint32_t significant = 0;  // bit 8k + j: sample j of l[k] has v > 0
+        // m[k] and m[k + 2] (k = 0, 1): the two rows of 8 columns; a
+        // quad's two columns are neighbouring lanes.
+        __m256i length[4];
+        uint32_t significant = 0;  // bit 8k + j: sample j of m[k] has v > 0
         for (int k = 0; k < 4; ++k) {
-          const __m256i length = bit_lengths(m[k], shift);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(l[k]), length);
-          _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
-          const __m256i nonzero = _mm256_cmpgt_epi32(length, _mm256_setzero_si256());
+          length[k] = bit_lengths(m[k], shift);
+          const __m256i nonzero = _mm256_cmpgt_epi32(length[k], _mm256_setzero_si256());
           significant |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nonzero))) << (8 * k);
         }
+        alignas(32) int32_t top[2][8];
+        // Per sample its quad's bit length and its own: where it counts in
+        // ExactCounts::samples (row-major).
+        alignas(32) uint32_t key[4][8];
+        alignas(32) uint32_t mag[4][8];
         for (int h = 0; h < 2; ++h) {
-          // l[h] and l[h + 2]: the two rows of 8 columns; a quad's two
-          // columns are neighbouring lanes.
-          const __m256i rows = _mm256_max_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(l[h])),
-                                                _mm256_load_si256(reinterpret_cast<const __m256i*>(l[h + 2])));
+          const __m256i rows = _mm256_max_epi32(length[h], length[h + 2]);
           const __m256i quads = _mm256_max_epi32(rows, _mm256_shuffle_epi32(rows, 0xb1));
           _mm256_store_si256(reinterpret_cast<__m256i*>(top[h]), quads);
-          for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
+          for (const int k : {h, h + 2}) {
+            _mm256_store_si256(reinterpret_cast<__m256i*>(key[k]),
+                               _mm256_add_epi32(_mm256_slli_epi32(quads, 5), length[k]));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
+          }
         }
+        for (int h = 0; h < 2; ++h)
+          for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
         // The significant samples alone (a sample of v = 0 counts nowhere).
+        const uint32_t* keys = &key[0][0];
+        const uint32_t* mags = &mag[0][0];
+        uint32_t* samples = &c.samples[0][0];
         for (; significant != 0; significant &= significant - 1) {
           const int at = std::countr_zero(significant);
-          const int k = at / 8, j = at % 8;
-          const int length = l[k][j];
-          ++c.samples[top[k % 2][j]][length];
-          c.energy[length] += uint64_t{mag[k][j]} * mag[k][j];
+          ++samples[keys[at]];
+          c.energy[keys[at] % kHtPlanes] += uint64_t{mags[at]} * mags[at];
         }
       }
       for (; x + 1 < indices.width; x += 2)
