@@ -66,7 +66,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   // quantisation and coding (kept_indices.h): two bits of fraction place
   // each coefficient within a quarter of its index's interval, enough for
   // the passes' distortions that only rank them against one another, and
-  // let most blocks keep 1 or 2 bytes an index. A PSNR target (-q) sets its
+  // keep the packed indices small. A PSNR target (-q) sets its
   // layers from the distortions' sum, which wants the full fraction.
   if (setup.ht_estimated && options.rate_kind != EncodeOptions::RateKind::kPsnr) setup.fraction_bits = 2;
   setup.distortions = options.rate_kind != EncodeOptions::RateKind::kNone || options.max_file_bytes > 0 ||

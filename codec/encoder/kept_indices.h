@@ -2,10 +2,10 @@
 // between quantisation and the coding at the planes that rate control by
 // estimates chooses (ht_rate.h): the image's rows are gone by then, and the
 // one slope for a size target needs every block's estimate first. Each
-// block's indices are packed at the fewest bytes (1, 2 or 4) that hold
-// them all, in large pieces of memory while those kept stay under a budget,
-// past it in an unlinked file (coded_spill.h), read back when the block is
-// coded.
+// block's indices are packed (packed_indices.h: each group of 8 at the bits
+// its largest needs), in large pieces of memory while those kept stay under
+// a budget, past it in an unlinked file (coded_spill.h), read back when the
+// block is coded.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +24,7 @@ namespace mallat::codec {
 struct KeptIndices {
   const uint8_t* memory = nullptr;  // null when on disk
   SpilledBlock spilled;
-  uint8_t width = 0;  // bytes per index: 1, 2 or 4
+  uint32_t bytes = 0;  // packed
 };
 
 class KeptIndexStore {
@@ -32,10 +32,9 @@ class KeptIndexStore {
   // Up to `budget` bytes of packed indices stay in memory.
   explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
 
-  // Packs `indices` (two's complement, row by row, every magnitude below
-  // 2^magnitude_bits: the block's HT estimate knows it) at the fewest bytes
-  // per index that hold them, and keeps them; from any thread.
-  Result<KeptIndices> keep(PlaneView<const int32_t> indices, int magnitude_bits);
+  // Packs `indices` (two's complement, row by row) and keeps them; from any
+  // thread.
+  Result<KeptIndices> keep(PlaneView<const int32_t> indices);
   // The indices keep() kept, into `out` (the block's size); from any thread.
   Status read(const KeptIndices& at, PlaneView<int32_t> out) const;
 

@@ -331,8 +331,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
       entropy::BatchWork work = beside;
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
-        Result<KeptIndices> at = setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()),
-                                                         batch.ht_estimates[i].planes + b.fraction_bits);
+        Result<KeptIndices> at = setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()));
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };

@@ -4,6 +4,10 @@
 #include <bit>
 #include <cmath>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace mallat::entropy {
 namespace {
 
@@ -17,11 +21,13 @@ constexpr double kPerSignificantQuad = 6.5;
 constexpr double kPerInsignificantQuad = 0.05;
 constexpr double kSegmentBytes = 11.0;
 
+uint32_t magnitude(int32_t q) { return q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q); }
+
 }  // namespace
 
-void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int fraction_bits,
+                                          HtPlaneStatistics& out) {
   out = HtPlaneStatistics{};
-  const auto magnitude = [](int32_t q) { return q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q); };
   // One quad: its samples' magnitudes (0 where the block's edge cuts it).
   // The largest bit length is the OR's.
   const auto quad = [&](uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3) {
@@ -53,6 +59,149 @@ void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_b
   const double unit = std::ldexp(1.0, -2 * fraction_bits);
   for (double& e : out.energy) e *= unit;
 }
+
+#if defined(__x86_64__)
+namespace {
+
+// The statistics with each energy an exact integer sum, and the samples of
+// bit length 0 counted too (column 0, dropped): no branch per sample.
+struct ExactCounts {
+  uint32_t quads[kHtPlanes] = {};
+  uint32_t samples[kHtPlanes][kHtPlanes] = {};
+  uint64_t energy[kHtPlanes] = {};
+};
+
+// The largest magnitude for which the exact sums equal the reference's
+// double sums: a block of at most 4096 samples (15444-1 A.6.1: xcb + ycb
+// <= 12) of squares below 2^40 sums below 2^52, so every partial double sum
+// is exact.
+constexpr int kExactMagnitudeBits = 20;
+constexpr int64_t kMostSamples = 4096;
+
+void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3) {
+  const int top = std::bit_width((m0 | m1 | m2 | m3) >> fraction_bits);
+  ++c.quads[top];
+  if (top == 0) return;
+  uint32_t* row = c.samples[top];
+  for (const uint32_t m : {m0, m1, m2, m3}) {
+    const int l = std::bit_width(m >> fraction_bits);
+    ++row[l];
+    c.energy[l] += uint64_t{m} * m;
+  }
+}
+
+[[gnu::target("avx2")]] inline __m256i magnitudes(const int32_t* p) {
+  return _mm256_abs_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+// Bit length of v = m >> F: the float exponent less 126, 0 for v = 0.
+[[gnu::target("avx2")]] inline __m256i bit_lengths(__m256i m, __m128i shift) {
+  const __m256i v = _mm256_srl_epi32(m, shift);
+  const __m256i e = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
+  return _mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(126)), _mm256_setzero_si256());
+}
+
+// Eight quads (two rows of 16 samples) a step: magnitudes, bit lengths (the
+// exponent of the magnitude as a float, exact below 2^24) and each quad's
+// largest in vectors; then the counts, per quad and per significant sample.
+// A step of insignificant quads, the most common, is one test.
+[[gnu::target("avx2")]] bool gather_avx2(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+  if (indices.width * indices.height > kMostSamples) return false;
+  __m256i all = _mm256_setzero_si256();
+  uint32_t largest = 0;
+  for (int64_t y = 0; y < indices.height; ++y) {
+    const int32_t* row = indices.row(y);
+    int64_t x = 0;
+    for (; x + 8 <= indices.width; x += 8) all = _mm256_or_si256(all, magnitudes(row + x));
+    for (; x < indices.width; ++x) largest |= magnitude(row[x]);
+  }
+  alignas(32) uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), all);
+  for (const uint32_t l : lanes) largest |= l;
+  // INT32_MIN's magnitude, 2^31, is left as it is: too long for the exact sums.
+  if (std::bit_width(largest) > kExactMagnitudeBits) return false;
+
+  ExactCounts c;
+  const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
+  for (int64_t y = 0; y < indices.height; y += 2) {
+    const int32_t* r0 = indices.row(y);
+    const int32_t* r1 = y + 1 < indices.height ? indices.row(y + 1) : nullptr;
+    int64_t x = 0;
+    if (r1 != nullptr) {
+      for (; x + 16 <= indices.width; x += 16) {
+        const __m256i m[4] = {magnitudes(r0 + x), magnitudes(r0 + x + 8), magnitudes(r1 + x), magnitudes(r1 + x + 8)};
+        const __m256i any = _mm256_or_si256(_mm256_or_si256(m[0], m[1]), _mm256_or_si256(m[2], m[3]));
+        if (_mm256_testz_si256(_mm256_srl_epi32(any, shift), _mm256_set1_epi32(-1))) {
+          c.quads[0] += 8;
+          continue;
+        }
+        // m[k] and m[k + 2] (k = 0, 1): the two rows of 8 columns; a
+        // quad's two columns are neighbouring lanes.
+        __m256i length[4];
+        uint32_t significant = 0;  // bit 8k + j: sample j of m[k] has v > 0
+        for (int k = 0; k < 4; ++k) {
+          length[k] = bit_lengths(m[k], shift);
+          const __m256i nonzero = _mm256_cmpgt_epi32(length[k], _mm256_setzero_si256());
+          significant |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nonzero))) << (8 * k);
+        }
+        alignas(32) int32_t top[2][8];
+        // Per sample its quad's bit length and its own: where it counts in
+        // ExactCounts::samples (row-major).
+        alignas(32) uint32_t key[4][8];
+        alignas(32) uint32_t mag[4][8];
+        for (int h = 0; h < 2; ++h) {
+          const __m256i rows = _mm256_max_epi32(length[h], length[h + 2]);
+          const __m256i quads = _mm256_max_epi32(rows, _mm256_shuffle_epi32(rows, 0xb1));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(top[h]), quads);
+          for (const int k : {h, h + 2}) {
+            _mm256_store_si256(reinterpret_cast<__m256i*>(key[k]),
+                               _mm256_add_epi32(_mm256_slli_epi32(quads, 5), length[k]));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
+          }
+        }
+        for (int h = 0; h < 2; ++h)
+          for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
+        // The significant samples alone (a sample of v = 0 counts nowhere).
+        const uint32_t* keys = &key[0][0];
+        const uint32_t* mags = &mag[0][0];
+        uint32_t* samples = &c.samples[0][0];
+        for (; significant != 0; significant &= significant - 1) {
+          const int at = std::countr_zero(significant);
+          ++samples[keys[at]];
+          c.energy[keys[at] % kHtPlanes] += uint64_t{mags[at]} * mags[at];
+        }
+      }
+      for (; x + 1 < indices.width; x += 2)
+        count_quad(c, fraction_bits, magnitude(r0[x]), magnitude(r1[x]), magnitude(r0[x + 1]), magnitude(r1[x + 1]));
+    }
+    for (; x < indices.width; x += 2) {
+      const bool right = x + 1 < indices.width;
+      count_quad(c, fraction_bits, magnitude(r0[x]), r1 ? magnitude(r1[x]) : 0u, right ? magnitude(r0[x + 1]) : 0u,
+                 r1 && right ? magnitude(r1[x + 1]) : 0u);
+    }
+  }
+  const double unit = std::ldexp(1.0, -2 * fraction_bits);
+  out = HtPlaneStatistics{};
+  for (int b = 0; b < kHtPlanes; ++b) {
+    out.quads[b] = c.quads[b];
+    for (int l = 1; l <= b; ++l) out.samples[b][l] = static_cast<uint16_t>(c.samples[b][l]);
+    if (b > 0) out.energy[b] = static_cast<double>(c.energy[b]) * unit;
+  }
+  return true;
+}
+
+}  // namespace
+
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && gather_avx2(indices, fraction_bits, out)) return;
+  gather_ht_plane_statistics_reference(indices, fraction_bits, out);
+}
+#else
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+  gather_ht_plane_statistics_reference(indices, fraction_bits, out);
+}
+#endif
 
 HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits) {
   HtPlaneEstimate out;

@@ -51,8 +51,14 @@ struct HtPlaneEstimate {
 };
 
 // One pass over the block's indices (two's complement, `fraction_bits` F
-// below each index).
+// below each index). Where the CPU has AVX2, eight quads at a time in
+// vectors, the energies summed exactly as integers (blocks whose magnitudes
+// are below 2^20, where that equals the reference's double sums); else,
+// and for other blocks, the reference.
 void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out);
+// The plain pass, a quad at a time: what the fast one is tested against.
+void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int fraction_bits,
+                                          HtPlaneStatistics& out);
 
 // The estimate from the statistics: bytes from a fitted model of the three
 // streams (MagSgn bits of the significant samples, VLC codewords per

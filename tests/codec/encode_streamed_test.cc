@@ -12,12 +12,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "codec/api/encode.h"
 #include "codec/encoder/kept_indices.h"
+#include "codec/encoder/packed_indices.h"
 #include "common/image.h"
 #include "tests/codec/encode_streamed_rows.h"
 
@@ -206,8 +208,8 @@ TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
   }
 }
 
-// The store itself: each block back as it was kept, at 1, 2 or 4 bytes an
-// index, in memory up to the budget and on disk past it.
+// The store itself: each block back as it was kept, packed, in memory up
+// to the budget and on disk past it.
 TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
   std::mt19937 rng(5);
   const int32_t ranges[] = {100, 30000, 1 << 28};
@@ -226,18 +228,61 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
       // A block inside a wider plane: its rows 40 apart.
       std::vector<int32_t> plane(static_cast<size_t>(40 * 23), 7);
       for (int y = 0; y < 23; ++y) std::copy_n(b.data() + y * 37, 37, plane.data() + y * 40);
-      auto at = store.keep({plane.data(), 37, 23, 40}, k % 3 == 0 ? 7 : k % 3 == 1 ? 15 : 29);
+      auto at = store.keep({plane.data(), 37, 23, 40});
       ASSERT_TRUE(at.ok()) << at.status().message();
       kept.push_back(*at);
     }
     for (size_t k = 0; k < blocks.size(); ++k) {
-      EXPECT_EQ(kept[k].width, k % 3 == 0 ? 1 : k % 3 == 1 ? 2 : 4);
+      // Indices below 2^7 (with the sign, 8 bits) in at most 9 bits each.
+      if (k % 3 == 0) {
+        EXPECT_LE(kept[k].bytes, 37u * 23u * 9u / 8u + 23u * 5u);
+      }
       std::vector<int32_t> back(blocks[k].size());
       ASSERT_TRUE(store.read(kept[k], {back.data(), 37, 23, 37}).ok());
       EXPECT_TRUE(back == blocks[k]) << "block " << k << " budget " << budget;
     }
     EXPECT_LE(store.bytes_in_memory(), budget);
     EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
+  }
+}
+
+// The packer (packed_indices.h) against its plain reference: the same bytes
+// from blocks of every width (groups cut at the row's end) and magnitude,
+// both unpackers giving the block back, and bytes that end early or run on
+// refused.
+TEST(PackedIndices, TheFastPackerWritesTheReferencesBytes) {
+  std::mt19937 rng(9);
+  for (int t = 0; t < 200; ++t) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
+    // Laplacian-like: most groups need few bits, some all 32.
+    const int shift = static_cast<int>(rng() % 32);
+    std::vector<int32_t> v(static_cast<size_t>((w + 3) * h));
+    for (int32_t& x : v) {
+      x = static_cast<int32_t>(rng()) >> shift;
+      if (rng() % 97 == 0) x = std::numeric_limits<int32_t>::min();
+      if (rng() % 5 == 0) x = 0;
+    }
+    // Rows `w + 3` apart.
+    const PlaneView<const int32_t> block{v.data(), w, h, w + 3};
+    std::vector<uint8_t> plain(packed_indices_bound(block.width, block.height)), fast(plain.size());
+    const size_t n = pack_indices_reference(block, plain.data());
+    ASSERT_EQ(pack_indices(block, fast.data()), n) << t;
+    ASSERT_TRUE(std::equal(plain.begin(), plain.begin() + static_cast<ptrdiff_t>(n), fast.begin())) << t;
+    std::vector<int32_t> a(static_cast<size_t>(block.width * block.height)), b(a.size());
+    ASSERT_TRUE(unpack_indices_reference(plain.data(), n, {a.data(), block.width, block.height, block.width}));
+    ASSERT_TRUE(unpack_indices(plain.data(), n, {b.data(), block.width, block.height, block.width}));
+    for (int64_t y = 0; y < block.height; ++y) {
+      for (int64_t x = 0; x < block.width; ++x) {
+        ASSERT_EQ(a[static_cast<size_t>(y * block.width + x)], block.row(y)[x]) << t;
+        ASSERT_EQ(b[static_cast<size_t>(y * block.width + x)], block.row(y)[x]) << t;
+      }
+    }
+    const PlaneView<int32_t> out{a.data(), block.width, block.height, block.width};
+    EXPECT_FALSE(unpack_indices(plain.data(), n - 1, out)) << t;
+    EXPECT_FALSE(unpack_indices_reference(plain.data(), n - 1, out)) << t;
+    plain[n] = 0;
+    EXPECT_FALSE(unpack_indices(plain.data(), n + 1, out)) << t;
+    EXPECT_FALSE(unpack_indices_reference(plain.data(), n + 1, out)) << t;
   }
 }
 
