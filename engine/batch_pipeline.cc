@@ -30,6 +30,19 @@ void keep_large_blocks() {
 #endif
 }
 
+// What `step` throws becomes the item's error, as it did through
+// std::async's future, rather than ending the process.
+template <class Step>
+Status guarded(const Step& step) {
+  try {
+    return step();
+  } catch (const std::bad_alloc&) {
+    return resource_limit("out of memory");
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  }
+}
+
 }  // namespace
 
 void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const PipelineSteps& steps) {
@@ -50,9 +63,16 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
       timeline::Span span("lane_wait");
       return lanes.acquire(lanes_used);
     }();
-    timeline::set_tag({static_cast<int>(i), lane.index()});
-    timeline::Span span("code");
-    return steps.code(i, lane.lane());
+    // On the lane's own thread (Lane::coder), which the item thread waits for.
+    const timeline::Tag tag{static_cast<int>(i), lane.index()};
+    timeline::set_tag(tag);
+    Lane& held = lane.lane();
+    held.coder.start([&, tag] {
+      timeline::set_tag(tag);
+      timeline::Span span("code");
+      return guarded([&] { return steps.code(i, held); });
+    });
+    return held.coder.wait();
   };
   const auto one_item = [&](size_t i) {
     Status status = read_and_code(i);
@@ -78,16 +98,7 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
         if (next == count) return;
         i = next++;
       }
-      // What a step throws becomes the item's error, as it did through
-      // std::async's future, rather than ending the process.
-      Status status;
-      try {
-        status = one_item(i);
-      } catch (const std::bad_alloc&) {
-        status = resource_limit("out of memory");
-      } catch (const std::exception& e) {
-        status = internal_error(e.what());
-      }
+      Status status = guarded([&] { return one_item(i); });
       {
         std::lock_guard<std::mutex> lock(mutex);
         statuses[i] = std::move(status);
