@@ -12,6 +12,7 @@
 #include <malloc.h>
 #endif
 
+#include "common/large_buffer.h"
 #include "common/timeline.h"
 
 namespace mallat::engine {
@@ -29,6 +30,26 @@ void keep_large_blocks() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
+
+// What `step` throws becomes the item's error, as it did through
+// std::async's future, rather than ending the process.
+template <class Step>
+Status guarded(const Step& step) {
+  try {
+    return step();
+  } catch (const std::bad_alloc&) {
+    return resource_limit("out of memory");
+  } catch (const std::exception& e) {
+    return internal_error(e.what());
+  }
+}
+
+// The room a lane's thread makes in its malloc heap, in huge pages
+// (advise_thread_heap): about all of it, as glibc's thread heaps end at
+// 64 MiB; what an item's coding holds beyond goes to a heap of small pages.
+constexpr size_t kLaneHeapRoom = size_t{60} << 20;
+// An item thread's: room for an item's file read whole.
+constexpr size_t kItemHeapRoom = size_t{30} << 20;
 
 }  // namespace
 
@@ -50,9 +71,18 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
       timeline::Span span("lane_wait");
       return lanes.acquire(lanes_used);
     }();
-    timeline::set_tag({static_cast<int>(i), lane.index()});
-    timeline::Span span("code");
-    return steps.code(i, lane.lane());
+    // On the lane's own thread (Lane::coder), which the item thread waits for.
+    const timeline::Tag tag{static_cast<int>(i), lane.index()};
+    timeline::set_tag(tag);
+    Lane& held = lane.lane();
+    held.coder.start([&, tag] {
+      if (!held.heap_ready) advise_thread_heap(kLaneHeapRoom);
+      held.heap_ready = true;
+      timeline::set_tag(tag);
+      timeline::Span span("code");
+      return guarded([&] { return steps.code(i, held); });
+    });
+    return held.coder.wait();
   };
   const auto one_item = [&](size_t i) {
     Status status = read_and_code(i);
@@ -71,6 +101,8 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
   std::vector<char> done(count, 0);
   size_t next = 0;
   const auto worker = [&] {
+    // The item's read buffer comes from this thread's heap.
+    advise_thread_heap(kItemHeapRoom);
     for (;;) {
       size_t i;
       {
@@ -78,16 +110,7 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
         if (next == count) return;
         i = next++;
       }
-      // What a step throws becomes the item's error, as it did through
-      // std::async's future, rather than ending the process.
-      Status status;
-      try {
-        status = one_item(i);
-      } catch (const std::bad_alloc&) {
-        status = resource_limit("out of memory");
-      } catch (const std::exception& e) {
-        status = internal_error(e.what());
-      }
+      Status status = guarded([&] { return one_item(i); });
       {
         std::lock_guard<std::mutex> lock(mutex);
         statuses[i] = std::move(status);

@@ -1,6 +1,7 @@
 // The engine's batch: each item on one of `lanes + ahead` threads made for
 // the batch (each takes the next item in order), read, wait for a
-// free lane, code, write, at most `lanes` coding at once and `lanes +
+// free lane, code (on the lane's own thread, Lane::coder, the item's thread
+// waiting), write, at most `lanes` coding at once and `lanes +
 // ahead` started and not yet written, in whatever order they finish (so
 // reading runs ahead of the lanes and no lane waits behind a slow item);
 // each item is finished (reported) in order. With MALLAT_TIMELINE each

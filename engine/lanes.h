@@ -13,6 +13,7 @@
 
 #include "codec/api/stage_times.h"
 #include "codec/stages/call_resources.h"
+#include "common/job_thread.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
 
@@ -24,6 +25,12 @@ struct Lane {
   // dwt and pool set to this lane's; the device's coders and context as
   // the engine placed them.
   codec::CallResources resources;
+  // Where a batch codes the lane's items (batch_pipeline.h): the memory an
+  // item's coding allocates and frees then comes from this thread's malloc
+  // arena, warm after the lane's first item, rather than from one of the
+  // batch's item threads, more of them than lanes, each fresh at its first.
+  JobThread coder;
+  bool heap_ready = false;  // on the coder's thread: advise_thread_heap done
 };
 
 class LaneSet {

@@ -9,7 +9,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/api/engine.h"
@@ -319,6 +323,48 @@ TEST(Engine, ACpuBatchDecodesItemsStripByStripWhereTheStreamHookTakesThem) {
     EXPECT_EQ(written[i] != 0, i == 1);
     EXPECT_TRUE(same_samples(i == 1 ? got[i].image : sinks[i].image, want));
   }
+}
+
+// A batch codes its items on its lanes' own threads (engine/lanes.h,
+// Lane::coder): as many threads code as there are lanes, none of them an item's
+// reading thread, and what a code step throws there becomes that item's error
+// while the others decode.
+TEST(Engine, ABatchCodesOnItsLanesThreadsAndAThrowIsThatItemsError) {
+  const std::vector<Image> images = engine_test_images();
+  const std::vector<std::vector<uint8_t>> files = single_files(images, lossy());
+  std::vector<DecodeItem> items(files.size() * 2);
+  std::mutex mutex;
+  std::set<std::thread::id> readers, coders;
+  DecodeHooks hooks;
+  hooks.read = [&](size_t i) -> Result<std::vector<uint8_t>> {
+    const std::lock_guard<std::mutex> lock(mutex);
+    readers.insert(std::this_thread::get_id());
+    return files[i % files.size()];
+  };
+  hooks.stream = [&](size_t i, std::span<const uint8_t>, const DecodeHooks::StreamedDecode&) -> bool {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      coders.insert(std::this_thread::get_id());
+    }
+    if (i == 1) throw std::runtime_error("thrown on the lane");
+    return false;  // decoded whole
+  };
+  codec::DecodeOptions d;
+  d.threads = 2;
+  Engine engine(two_lanes());
+  const std::vector<DecodeResult> got = engine.decode_batch(items, d, hooks);
+  ASSERT_EQ(got.size(), items.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    if (i == 1) {
+      EXPECT_EQ(got[i].status.message(), "thrown on the lane");
+      continue;
+    }
+    ASSERT_TRUE(got[i].status.ok()) << got[i].status.message();
+    EXPECT_TRUE(same_samples(got[i].image, codec::decode(files[i % files.size()], d).value()));
+  }
+  EXPECT_LE(coders.size(), 2u);
+  for (const std::thread::id& coder : coders) EXPECT_EQ(readers.count(coder), 0u);
 }
 
 // A CPU batch asks EncodeHooks::streams in each item's read step: an item
