@@ -19,20 +19,6 @@ namespace mallat {
 // when the kernel refuses (the memory then stays in small pages).
 void advise_huge_pages(void* p, size_t bytes);
 
-// Asks for transparent huge pages for the malloc heap that serves the
-// calling thread, with glibc its arena's heap (the mapping that holds a
-// small allocation of the thread's and the room reserved after it), and
-// makes `room` bytes of it usable at once: glibc grows a thread's heap by
-// what each allocation needs, and a huge page is only given where the
-// whole 2 MiB lies in the usable part, so a heap grown allocation by
-// allocation would fault in 4 KiB pages at its edge. The room is memory only
-// where touched, and is made only where malloc's mmap threshold lies above
-// 30 MiB and freed memory is not trimmed (a batch sets both). For a
-// long-lived thread that allocates and frees much: a batch lane's. Does
-// nothing where the heap is the process's data segment, or elsewhere than
-// Linux.
-void advise_thread_heap(size_t room);
-
 // `v` resized to n elements of T{}, its new storage advised before it is filled.
 template <typename T>
 void assign_large(std::vector<T>& v, size_t n) {

@@ -12,7 +12,6 @@
 #include <malloc.h>
 #endif
 
-#include "common/large_buffer.h"
 #include "common/timeline.h"
 
 namespace mallat::engine {
@@ -44,13 +43,6 @@ Status guarded(const Step& step) {
   }
 }
 
-// The room a lane's thread makes in its malloc heap, in huge pages
-// (advise_thread_heap): about all of it, as glibc's thread heaps end at
-// 64 MiB; what an item's coding holds beyond goes to a heap of small pages.
-constexpr size_t kLaneHeapRoom = size_t{60} << 20;
-// An item thread's: room for an item's file read whole.
-constexpr size_t kItemHeapRoom = size_t{30} << 20;
-
 }  // namespace
 
 void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const PipelineSteps& steps) {
@@ -76,8 +68,6 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
     timeline::set_tag(tag);
     Lane& held = lane.lane();
     held.coder.start([&, tag] {
-      if (!held.heap_ready) advise_thread_heap(kLaneHeapRoom);
-      held.heap_ready = true;
       timeline::set_tag(tag);
       timeline::Span span("code");
       return guarded([&] { return steps.code(i, held); });
@@ -101,8 +91,6 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
   std::vector<char> done(count, 0);
   size_t next = 0;
   const auto worker = [&] {
-    // The item's read buffer comes from this thread's heap.
-    advise_thread_heap(kItemHeapRoom);
     for (;;) {
       size_t i;
       {

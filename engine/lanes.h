@@ -30,7 +30,6 @@ struct Lane {
   // arena, warm after the lane's first item, rather than from one of the
   // batch's item threads, more of them than lanes, each fresh at its first.
   JobThread coder;
-  bool heap_ready = false;  // on the coder's thread: advise_thread_heap done
 };
 
 class LaneSet {
