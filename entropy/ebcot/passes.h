@@ -486,6 +486,8 @@ struct CleanupColumn : ColumnCoding<Coder> {
 template <bool kMarked, bool kMagnitudes, class State, class Column>
 MALLAT_HD inline void walk_columns(State& s, Column&& column) {
   if constexpr (kMarked) {
+    // The marked walk hands its columns no magnitudes ahead: decoders only.
+    static_assert(!kMagnitudes, "the walk of marked columns is for decoding");
     for_each_marked_column(s, column);
   } else {
     for_each_column<kMagnitudes>(s, column);
