@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
 #include "io/formats.h"
 #include "io/image_io.h"
 
@@ -33,6 +35,19 @@ class InputFile {
     const size_t got = std::fread(out, 1, bytes, f_);
     position_ = offset + got;
     if (got != bytes) return corrupt_data(name + ": the file ended while reading its samples");
+    return Status::Ok();
+  }
+  // The same from any thread, at once with others: the file's position
+  // is not moved.
+  Status read_at_any_thread(uint64_t offset, uint8_t* out, size_t bytes, const std::string& name) const {
+    size_t got = 0;
+    while (got < bytes) {
+      const ssize_t n = pread(fileno(f_), out + got, bytes - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return io_error(name + ": cannot read byte " + std::to_string(offset + got) + ": " + std::strerror(errno));
+      if (n == 0) return corrupt_data(name + ": the file ended while reading its samples");
+      got += static_cast<size_t>(n);
+    }
     return Status::Ok();
   }
   // Up to `bytes` bytes from the start (a header).
@@ -95,6 +110,28 @@ class PnmStrips final : public detail::BandedStrips {
     return Status::Ok();
   }
 
+  bool reads_together() const override { return true; }
+  // Nothing read here: the raster's rows lie at known offsets, so each
+  // conversion reads its own rows (on its own thread) and deinterleaves
+  // them as read_band does.
+  Result<Conversion> read_together(int64_t rows) override {
+    if (rows < 0 || together_next_ + rows > layout_.y1) return invalid_argument(name_ + ": rows asked beyond the image");
+    const int64_t first = together_next_;
+    together_next_ += rows;
+    return Conversion([this, first, rows](int64_t y0, int64_t y1, int32_t* const* out) -> Status {
+      if (y0 < 0 || y1 > rows || y0 > y1) return invalid_argument(name_ + ": rows converted beyond those read");
+      const size_t row_bytes = static_cast<size_t>(layout_.x1) * header_.channels * bytes_per_sample_;
+      thread_local std::vector<uint8_t> raster;
+      raster.resize(static_cast<size_t>(y1 - y0) * row_bytes);
+      MALLAT_RETURN_IF_ERROR(file_.read_at_any_thread(header_.raster + static_cast<uint64_t>(first + y0) * row_bytes,
+                                                      raster.data(), raster.size(), name_));
+      const int32_t largest = detail::deinterleave_raster(raster.data(), static_cast<uint64_t>((y1 - y0) * layout_.x1),
+                                                          header_.channels, bytes_per_sample_, out, header_.maxval < 255);
+      const Status in_range = detail::check_maxval(largest, header_.maxval);
+      return in_range.ok() ? in_range : in_range.with_context(name_ + " (" + format_ + ")");
+    });
+  }
+
  private:
   int64_t band_end(int64_t from, int64_t until) const override {
     constexpr int64_t kStripRows = 16;
@@ -118,6 +155,7 @@ class PnmStrips final : public detail::BandedStrips {
   std::string format_ = "PNM";
   int bytes_per_sample_ = 1;
   std::vector<uint8_t> raster_;
+  int64_t together_next_ = 0;
 };
 
 // PGX: one component, its rows read as asked.
@@ -261,6 +299,10 @@ Status BandedStrips::fill(int64_t until) {
 }
 
 }  // namespace detail
+
+Result<StripReader::Conversion> StripReader::read_together(int64_t) {
+  return unsupported("this reader reads each component's rows on their own");
+}
 
 bool reads_in_strips(const std::filesystem::path& path) {
   const Format format = format_from_extension(path);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,21 @@ class StripReader {
   // `out`. Each component is read top to bottom on its own; components
   // read together stay a strip apart at most, or the reader buffers more.
   virtual Status read_rows(int c, int64_t rows, int32_t* out) = 0;
+
+  // Rows [y0, y1) of what one read_together call read (0: its first row),
+  // every component c's into out[c].
+  using Conversion = std::function<Status(int64_t y0, int64_t y1, int32_t* const* out)>;
+  // Whether read_together is there: a reader whose components are of one
+  // size and whose rows' conversion can run apart from their reading.
+  virtual bool reads_together() const { return false; }
+  // The next `rows` rows of every component in two steps: this call reads
+  // what must be read in order (PNM and PAM: nothing, their rows lie at
+  // known offsets); the conversion it returns reads its rows' bytes and
+  // turns them into samples (and checks them), on several threads at once
+  // for rows that do not overlap, and stays valid through the next call
+  // (until the one after it). A reader read so is not read by read_rows as
+  // well.
+  virtual Result<Conversion> read_together(int64_t rows);
 
  protected:
   Image layout_;

@@ -1,5 +1,6 @@
 #include "tools/encode_streamed.h"
 
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -11,14 +12,28 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
   const std::string in = file.in.string();
   // The reader's and the output's errors name their files already; the
   // encoder's get the input's name, as the whole-image encode gives it.
+  // (The conversions of rows read together run on the encoder's threads.)
   Status own_error;
-  codec::RowSource source;
-  source.layout = reader.layout();
-  source.read_rows = [&](int c, int64_t rows, int32_t* out) {
-    Status s = reader.read_rows(c, rows, out);
-    if (!s.ok() && own_error.ok()) own_error = s;
+  std::mutex own_error_mutex;
+  auto own = [&](Status s) {
+    if (!s.ok()) {
+      const std::lock_guard<std::mutex> lock(own_error_mutex);
+      if (own_error.ok()) own_error = s;
+    }
     return s;
   };
+  codec::RowSource source;
+  source.layout = reader.layout();
+  source.read_rows = [&](int c, int64_t rows, int32_t* out) { return own(reader.read_rows(c, rows, out)); };
+  if (reader.reads_together()) {
+    source.read_together = [&](int64_t rows) -> Result<codec::RowConversion> {
+      Result<io::StripReader::Conversion> convert = reader.read_together(rows);
+      if (!convert.ok()) return own(convert.status());
+      return codec::RowConversion([&own, convert = std::move(*convert)](int64_t y0, int64_t y1, int32_t* const* out) {
+        return own(convert(y0, y1, out));
+      });
+    };
+  }
   const Status status = io::write_file_atomically(file.out, [&](const io::ByteSink& sink) {
     const codec::FileSink out = [&](std::span<const uint8_t> piece) {
       Status s = sink(piece);

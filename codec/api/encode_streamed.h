@@ -24,6 +24,10 @@ namespace mallat::codec {
 // the encoder, which returns it.
 using FileSink = std::function<Status(std::span<const uint8_t>)>;
 
+// Rows [y0, y1) of what one RowSource::read_together call read (0: its
+// first row), every component c's into out[c] (y1 - y0 rows of its width).
+using RowConversion = std::function<Status(int64_t y0, int64_t y1, int32_t* const* out)>;
+
 // An image read by rows.
 struct RowSource {
   // The image as encode() takes it, without samples: each component's
@@ -34,6 +38,15 @@ struct RowSource {
   // With several tiles each sample must lie in its component's precision
   // (they are held at that width); one outside it is an error.
   std::function<Status(int c, int64_t rows, int32_t* out)> read_rows;
+  // Optional, for a source whose components are all of one size: the next
+  // `rows` rows of every component in two steps, so that the encoder
+  // converts them on several threads. The call reads what must be read in
+  // order (nothing where the rows lie at known places in a file) and
+  // returns their conversion (reading them there, then), which may run on
+  // several threads at once for rows that do not overlap, and stays valid
+  // through the next call (until the one after it). A source read so is
+  // not read by read_rows as well.
+  std::function<Result<RowConversion>(int64_t rows)> read_together;
 };
 
 // Why these options cannot be encoded streamed for an image of this layout,

@@ -40,7 +40,7 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
   coding.sink = &sink;
   std::unique_ptr<TileRowStore> tile_rows;
   coding.code = [&](TileEncoder& tile, int index, int count) -> Status {
-    if (count == 1) return tile.code_rows(index, source.read_rows);
+    if (count == 1) return tile.code_rows(index, source.read_rows, source.read_together ? &source.read_together : nullptr);
     if (!tile_rows) tile_rows = std::make_unique<TileRowStore>(source, tile.main_header().siz);
     MALLAT_ASSIGN_OR_RETURN(const TileRowReader rows, tile_rows->rows_of(index));
     return tile.code_rows(index, rows);

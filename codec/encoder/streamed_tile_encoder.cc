@@ -5,10 +5,12 @@
 // each component's line-based DWT (dwt/line_forward.h); each subband's rows
 // gather in a buffer per row of code-blocks, and a full row of code-blocks
 // is quantised and Tier-1 coded on the pool (encode_blocks, the stages' own
-// per-block coding) while, beside it on the pool, the next strip is read and
-// the strip before it goes through the DWT, each component on a thread of
-// its own; then its rows are freed. The blocks' coding lands in the same slots as
-// code() puts it, so rate allocation and Tier-2 are unchanged. Under HT
+// per-block coding) while, beside it on the pool, the next strip is read
+// (only what must be read in order), the strip before it shifted and
+// colour transformed in bands of rows, and the one before that goes
+// through the DWT, each component on a thread of its own; then its rows are
+// freed. The blocks' coding lands in the same slots as code() puts it, so
+// rate allocation and Tier-2 are unchanged. Under HT
 // rate control by estimates a row of code-blocks is only quantised, each
 // block's estimate taken and its indices kept (kept_indices.h) until rate
 // control has chosen its planes from every block's estimate
@@ -37,8 +39,18 @@ namespace {
 // one (and the deeper levels' rows as they come), a batch large enough to
 // keep the pool busy beside the next strip's DWT.
 constexpr int64_t kStripRows = 128;
-// Rows read and pushed through the DWT at once within a strip.
+// Rows of every component read at once within a strip, so that a source
+// that reads them together holds few.
 constexpr int64_t kRowsAtOnce = 16;
+// Rows of a strip shifted and colour transformed as one item on the pool.
+constexpr int64_t kBandRows = 8;
+// Samples (of all its components) that an item converts at once, in a
+// buffer that stays in the core's cache.
+constexpr int64_t kSamplesAtOnce = 16384;
+// A strip is read in one step, converted in the next and goes through the
+// DWT in the one after: three strips of each component in turn, or two
+// where the source holds what it read until it is converted.
+constexpr int kStripsHeld = 3;
 
 // The code-blocks of one subband whose rows are [y0, y1) of the band.
 struct BlockRow {
@@ -72,10 +84,9 @@ struct ReadyRow {
   size_t band = 0;
 };
 
-// One strip's rows of a component, read, DC shifted and colour
-// transformed, waiting for its line DWT.
+// One strip's rows of a component: as read (int32), then DC shifted and
+// colour transformed in place, waiting for its line DWT.
 struct StripRows {
-  int64_t rows = 0;
   std::shared_ptr<std::byte[]> samples;  // kStripRows rows: int32 for the 5/3, float for the 9/7
   template <typename T>
   T* row(int64_t y, int64_t width) const {
@@ -83,15 +94,14 @@ struct StripRows {
   }
 };
 
-// One component's rows through its line DWT. Two strips: the next one is
-// read and transformed while this one's rows go through the DWT.
+// One component's rows through its line DWT, kStripsHeld strips at most:
+// one read, one converted and one through the DWT at a time.
 struct ComponentRows {
   int64_t width = 0, height = 0, done = 0;
   std::vector<int> band_of;  // nb * 4 + band -> index in the bands, -1: empty
   std::unique_ptr<dwt::LineForward<int32_t>> f53;
   std::unique_ptr<dwt::LineForward<float>> f97;
-  std::vector<int32_t> read;
-  StripRows strips[2];
+  StripRows strips[kStripsHeld];
   std::vector<ReadyRow> ready;
 };
 
@@ -170,18 +180,18 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
   return bands;
 }
 
-// Every component's two strips and every subband's two buffers (one
+// Every component's strips and every subband's two buffers (one
 // filling, one coding) as pieces of one allocation, so that they lie mostly
 // in huge pages (large_buffer.h); a band that needs more allocates it then.
-void allocate_rows(std::vector<ComponentRows>& comps, std::vector<BandRows>& bands) {
+void allocate_rows(std::vector<ComponentRows>& comps, int strips, std::vector<BandRows>& bands) {
   std::vector<size_t> bytes;
-  for (const ComponentRows& k : comps) bytes.insert(bytes.end(), 2, static_cast<size_t>(kStripRows * k.width) * 4);
+  for (const ComponentRows& k : comps) bytes.insert(bytes.end(), strips, static_cast<size_t>(kStripRows * k.width) * 4);
   for (const BandRows& b : bands) bytes.insert(bytes.end(), 2, static_cast<size_t>(b.packed.width() * b.most_rows) * 4);
   std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
   if (pieces.empty()) return;
   size_t i = 0;
   for (ComponentRows& k : comps)
-    for (StripRows& strip : k.strips) strip.samples = std::move(pieces[i++]);
+    for (int s = 0; s < strips; ++s) k.strips[s].samples = std::move(pieces[i++]);
   for (BandRows& b : bands) {
     b.spare.push_back(std::move(pieces[i++]));
     b.spare.push_back(std::move(pieces[i++]));
@@ -190,7 +200,7 @@ void allocate_rows(std::vector<ComponentRows>& comps, std::vector<BandRows>& ban
 
 }  // namespace
 
-Status TileEncoder::code_rows(int index, const TileRowReader& read) {
+Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRowsTogether* together) {
   const MainHeader& main = *setup_.main;
   MALLAT_ASSIGN_OR_RETURN(const std::vector<EncodeBlock> blocks, prepare(index));
   // The planes of an HT block are chosen from the whole image's estimates,
@@ -235,67 +245,135 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
                                          }));
     }
   }
-  allocate_rows(comps, bands);
 
+  // Component c's rows before the tallest one's first `rows`: its share
+  // of them (B-12's sub-sampled rows), so each strip's rows of every
+  // component come from the tallest one's.
+  auto rows_before = [&](size_t c, int64_t rows) {
+    const ComponentRows& k = comps[c];
+    return tallest == 0 ? 0 : std::min(k.height, (std::min(rows, tallest) * k.height + tallest - 1) / tallest);
+  };
+  auto rows_in = [&](int64_t s, size_t c) { return rows_before(c, (s + 1) * kStripRows) - rows_before(c, s * kStripRows); };
+  // A source that reads every component's rows together, converted by the
+  // bands of rows below: only for components of one size. What it reads
+  // stays with it until converted, so two strips of each component do.
+  bool all_one_size = true;
+  for (const ComponentRows& k : comps) all_one_size = all_one_size && k.height == tallest && k.width == comps[0].width;
+  const TileRowsTogether* const read_together = all_one_size ? together : nullptr;
+  const int held = read_together ? 2 : kStripsHeld;
+  allocate_rows(comps, held, bands);
+  auto strip_of = [&](int64_t s, size_t c) -> const StripRows& { return comps[c].strips[s % held]; };
+  RowConversion conversions[2];
   // Each component's rows up to its share of the tallest one's first
-  // `rows`, appended to the strip `into`: read, shifted and colour
-  // transformed (components 0..2 share their size), the shift and the
-  // colour transform in one pass (shifted_rct_forward, shifted_ict_forward)
-  // from the rows as read.
+  // `rows`, appended as read to strip s.
+  auto advance_to = [&](int64_t s, int64_t rows) -> Status {
+    for (size_t c = 0; c < nc; ++c) {
+      ComponentRows& k = comps[c];
+      const int64_t target = rows_before(c, rows), n = target - k.done;
+      if (n > 0)
+        MALLAT_RETURN_IF_ERROR(
+            read(static_cast<int>(c), n, strip_of(s, c).row<int32_t>(k.done - rows_before(c, s * kStripRows), k.width)));
+      k.done = target;
+    }
+    return Status::Ok();
+  };
+  // Strip s read: only what the source must read in order.
+  auto read_strip = [&](int64_t s) -> Status {
+    const int64_t end = std::min(tallest, (s + 1) * kStripRows);
+    if (read_together) {
+      MALLAT_ASSIGN_OR_RETURN(conversions[s % 2], (*read_together)(end - s * kStripRows));
+      return Status::Ok();
+    }
+    for (int64_t rows = s * kStripRows + kRowsAtOnce; rows < end + kRowsAtOnce; rows += kRowsAtOnce)
+      MALLAT_RETURN_IF_ERROR(advance_to(s, std::min(rows, end)));
+    return Status::Ok();
+  };
+
+  // A strip's rows DC shifted and colour transformed (G.1-G.3, the rules of
+  // tile_input.h and component_transform.h) in bands of rows, each band an
+  // item: components 0..2 together under a colour transform (they share
+  // their size), the shift and the transform in one pass
+  // (shifted_rct_forward, shifted_ict_forward); every component together
+  // when the source converts them together.
   const bool colour = main.cod.multiple_component_transform && nc >= 3;
   const Image& image = *setup_.image;
   int32_t colour_shift[3] = {0, 0, 0};
   if (colour)
     for (size_t c = 0; c < 3; ++c)
       colour_shift[c] = dc_shift_of(image.components[c].precision, image.components[c].is_signed);
-  auto advance_to = [&](int64_t rows, int into) -> Status {
-    int64_t first = 0, count = 0;  // the rows added to components 0..2, for the colour transform
-    for (size_t c = 0; c < nc; ++c) {
-      ComponentRows& k = comps[c];
-      StripRows& strip = k.strips[into];
-      const int64_t target = std::min(k.height, (rows * k.height + tallest - 1) / tallest);
-      const int64_t n = target - k.done;
-      const int64_t samples = n * k.width;
-      k.read.resize(static_cast<size_t>(samples));
-      if (n > 0) MALLAT_RETURN_IF_ERROR(read(static_cast<int>(c), n, k.read.data()));
-      if (c == 0) first = strip.rows, count = samples;
-      if (!colour || c >= 3) {
-        if (wavelet == dwt::Wavelet::k53)
-          dc_shift_row(k.read.data(), samples, image.components[c], strip.row<int32_t>(strip.rows, k.width));
-        else
-          dc_shift_row(k.read.data(), samples, image.components[c], strip.row<float>(strip.rows, k.width));
-      }
-      strip.rows += n;
-      k.done = target;
-    }
-    if (colour && count > 0) {
-      auto in = [&](size_t c) { return std::span<const int32_t>(comps[c].read.data(), static_cast<size_t>(count)); };
-      auto out = [&]<typename T>(size_t c, T*) { return comps[c].strips[into].template row<T>(first, comps[c].width); };
-      if (wavelet == dwt::Wavelet::k53)
-        shifted_rct_forward(in(0), in(1), in(2), colour_shift, out(0, static_cast<int32_t*>(nullptr)),
-                            out(1, static_cast<int32_t*>(nullptr)), out(2, static_cast<int32_t*>(nullptr)));
-      else
-        shifted_ict_forward(in(0), in(1), in(2), colour_shift, out(0, static_cast<float*>(nullptr)),
-                            out(1, static_cast<float*>(nullptr)), out(2, static_cast<float*>(nullptr)));
-    }
-    return Status::Ok();
+  struct Band {
+    size_t c0 = 0, c1 = 0;  // components [c0, c1)
+    int64_t y0 = 0, y1 = 0;  // rows of the strip
   };
-  // Strip s read into strips[s % 2], a few rows at a time so that the read
-  // buffers stay small.
-  auto read_strip = [&](int64_t s) -> Status {
-    const int into = static_cast<int>(s % 2);
-    for (ComponentRows& k : comps) k.strips[into].rows = 0;
-    const int64_t end = std::min(tallest, (s + 1) * kStripRows);
-    for (int64_t rows = s * kStripRows + kRowsAtOnce; rows < end + kRowsAtOnce; rows += kRowsAtOnce)
-      MALLAT_RETURN_IF_ERROR(advance_to(std::min(rows, end), into));
+  auto bands_of = [&](int64_t s) {
+    std::vector<Band> out;
+    auto add = [&](size_t c0, size_t c1) {
+      const int64_t rows = rows_in(s, c0);
+      for (int64_t y = 0; y < rows; y += kBandRows) out.push_back({c0, c1, y, std::min(rows, y + kBandRows)});
+    };
+    if (read_together) {
+      add(0, nc);
+    } else {
+      const size_t first = colour ? 3 : 0;
+      if (colour) add(0, 3);
+      for (size_t c = first; c < nc; ++c) add(c, c + 1);
+    }
+    return out;
+  };
+  // Band b of strip s converted a few rows at a time: each component's
+  // rows as read (from the source's conversion, or from the strip) into a
+  // buffer of the thread's that stays in cache, then shifted and
+  // transformed back into the strip.
+  auto convert_band = [&](int64_t s, const Band& b) -> Status {
+    thread_local std::vector<int32_t> rows_buffer;
+    // Components 0..2 under a colour transform are in a band of their own,
+    // or first in the band of every component.
+    const bool transforms_colour = colour && b.c0 == 0;
+    int64_t widths = 0;
+    for (size_t c = b.c0; c < b.c1; ++c) widths += comps[c].width;
+    const int64_t rows_at_once = std::clamp<int64_t>(kSamplesAtOnce / std::max<int64_t>(widths, 1), 1, b.y1 - b.y0);
+    if (rows_buffer.size() < static_cast<size_t>(widths * rows_at_once))
+      rows_buffer.resize(static_cast<size_t>(widths * rows_at_once));
+    std::vector<int32_t*> ins(b.c1 - b.c0);
+    for (size_t c = b.c0, offset = 0; c < b.c1; offset += static_cast<size_t>(comps[c].width * rows_at_once), ++c)
+      ins[c - b.c0] = rows_buffer.data() + offset;
+    for (int64_t y0 = b.y0; y0 < b.y1; y0 += rows_at_once) {
+      const int64_t y1 = std::min(b.y1, y0 + rows_at_once);
+      if (read_together) {
+        MALLAT_RETURN_IF_ERROR(conversions[s % 2](y0, y1, ins.data()));
+      } else {
+        for (size_t c = b.c0; c < b.c1; ++c)
+          std::memcpy(ins[c - b.c0], strip_of(s, c).row<int32_t>(y0, comps[c].width),
+                      static_cast<size_t>((y1 - y0) * comps[c].width) * sizeof(int32_t));
+      }
+      const int64_t n0 = (y1 - y0) * comps[b.c0].width;
+      for (size_t c = transforms_colour ? 3 : b.c0; c < b.c1; ++c) {
+        const StripRows& strip = strip_of(s, c);
+        const int64_t n = (y1 - y0) * comps[c].width;
+        if (wavelet == dwt::Wavelet::k53)
+          dc_shift_row(ins[c - b.c0], n, image.components[c], strip.row<int32_t>(y0, comps[c].width));
+        else
+          dc_shift_row(ins[c - b.c0], n, image.components[c], strip.row<float>(y0, comps[c].width));
+      }
+      if (transforms_colour) {
+        auto span = [&](size_t c) { return std::span<const int32_t>(ins[c], static_cast<size_t>(n0)); };
+        auto out = [&]<typename T>(size_t c, T*) { return strip_of(s, c).template row<T>(y0, comps[c].width); };
+        if (wavelet == dwt::Wavelet::k53)
+          shifted_rct_forward(span(0), span(1), span(2), colour_shift, out(0, static_cast<int32_t*>(nullptr)),
+                              out(1, static_cast<int32_t*>(nullptr)), out(2, static_cast<int32_t*>(nullptr)));
+        else
+          shifted_ict_forward(span(0), span(1), span(2), colour_shift, out(0, static_cast<float*>(nullptr)),
+                              out(1, static_cast<float*>(nullptr)), out(2, static_cast<float*>(nullptr)));
+      }
+    }
     return Status::Ok();
   };
   // Component c's rows of strip s through its DWT: each component's DWT,
   // band buffers and ready rows are its own, so components run at once.
   auto transform_strip = [&](int64_t s, size_t c) {
     ComponentRows& k = comps[c];
-    const StripRows& strip = k.strips[s % 2];
-    for (int64_t y = 0; y < strip.rows; ++y) {
+    const StripRows& strip = strip_of(s, c);
+    for (int64_t y = 0, rows = rows_in(s, c); y < rows; ++y) {
       if (k.f53) k.f53->push(strip.row<int32_t>(y, k.width));
       if (k.f97) k.f97->push(strip.row<float>(y, k.width));
     }
@@ -354,15 +432,19 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
     return Status::Ok();
   };
 
-  // Step s reads strip s, transforms strip s - 1 (a component an item) and
-  // codes the rows of code-blocks that strip s - 2 completed, all at once.
+  // Step s reads strip s, converts strip s - 1 (a band of rows an item),
+  // transforms strip s - 2 (a component an item) and codes the rows of
+  // code-blocks that strip s - 3 completed, all at once.
   const int64_t strips = (tallest + kStripRows - 1) / kStripRows;
   std::vector<ReadyRow> coding;
-  for (int64_t s = 0; s <= strips + 1; ++s) {
+  for (int64_t s = 0; s <= strips + 2; ++s) {
     Status read_status;
-    const bool reads = s < strips, transforms = s >= 1 && s <= strips;
+    const bool reads = s < strips, converts = s >= 1 && s <= strips, transforms = s >= 2 && s <= strips + 1;
+    const std::vector<Band> converting = converts ? bands_of(s - 1) : std::vector<Band>();
+    std::vector<Status> converted(converting.size());
+    const int64_t first_band = (reads ? 1 : 0) + (transforms ? static_cast<int64_t>(nc) : 0);
     entropy::BatchWork beside;
-    beside.items = (reads ? 1 : 0) + (transforms ? static_cast<int64_t>(nc) : 0);
+    beside.items = first_band + static_cast<int64_t>(converting.size());
     if (beside.items > 0) {
       beside.item = [&](int64_t i) {
         if (reads && i == 0) {
@@ -370,17 +452,25 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read) {
           read_status = read_strip(s);
           return;
         }
-        const timeline::Span span("strip_dwt");
-        transform_strip(s - 1, static_cast<size_t>(i - (reads ? 1 : 0)));
+        if (i < first_band) {
+          const timeline::Span span("strip_dwt");
+          transform_strip(s - 2, static_cast<size_t>(i - (reads ? 1 : 0)));
+          return;
+        }
+        const timeline::Span span("strip_convert");
+        const size_t b = static_cast<size_t>(i - first_band);
+        converted[b] = convert_band(s - 1, converting[b]);
       };
     }
     {
       // With MALLAT_TIMELINE: a strip's blocks and its beside work together,
-      // the reading and each component's DWT alone (which of them bounds a
-      // strip).
+      // the reading, each band's conversion and each component's DWT alone
+      // (which of them bounds a strip).
       const timeline::Span span("strip_blocks");
       MALLAT_RETURN_IF_ERROR(code_ready(coding, beside));
     }
+    // The earlier strip's problems first, as a source read in order meets them.
+    for (const Status& c : converted) MALLAT_RETURN_IF_ERROR(c);
     MALLAT_RETURN_IF_ERROR(read_status);
     coding.clear();
     for (ComponentRows& k : comps) {

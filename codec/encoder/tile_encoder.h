@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/api/encode_streamed.h"
 #include "codec/api/stage_times.h"
 #include "codec/encoder/coded_spill.h"
 #include "codec/encoder/kept_indices.h"
@@ -140,6 +141,9 @@ struct CodedBlock {
 // Rows of a tile's components for code_rows: the next `rows` rows of
 // component c, rows x its tile-component width samples, into `out`.
 using TileRowReader = std::function<Status(int c, int64_t rows, int32_t* out)>;
+// The tile's rows of every component at once (RowSource::read_together),
+// for a tile that is the whole image.
+using TileRowsTogether = std::function<Result<RowConversion>(int64_t rows)>;
 
 class TileEncoder {
  public:
@@ -154,7 +158,9 @@ class TileEncoder {
   // in and then dropped (streamed_tile_encoder.cc); under ht_estimated
   // only quantised, its indices kept (setup's kept_store) for
   // code_ht_planes.
-  Status code_rows(int index, const TileRowReader& rows);
+  // With `together` (not null; components of one size) the rows come from
+  // it instead, converted on the pool.
+  Status code_rows(int index, const TileRowReader& rows, const TileRowsTogether* together = nullptr);
   const MainHeader& main_header() const { return *setup_.main; }
 
   // Under TileCodingSetup::ht_estimated, code() stops after quantisation

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,10 +47,15 @@ Image test_image(int64_t w, int64_t h, int components, int precision, bool is_si
   return image;
 }
 
-// The image as a RowSource: its layout and its rows, top to bottom.
+// The image as a RowSource: its layout and its rows, top to bottom; with
+// `together`, every component's rows read together as well
+// (RowSource::read_together), its conversions counted.
 struct ImageRows {
   const Image& image;
   std::vector<int64_t> next;
+  bool together = false;
+  int64_t next_together = 0;
+  std::atomic<int64_t> conversions = 0;
   RowSource source() {
     RowSource s;
     s.layout = image;
@@ -62,12 +68,28 @@ struct ImageRows {
       next[c] += rows;
       return Status::Ok();
     };
+    if (together)
+      s.read_together = [this](int64_t rows) -> Result<RowConversion> {
+        const int64_t first = next_together;
+        if (first + rows > image.components[0].height) return invalid_argument("rows beyond the image");
+        next_together += rows;
+        return RowConversion([this, first, rows](int64_t y0, int64_t y1, int32_t* const* out) -> Status {
+          if (y0 < 0 || y1 > rows || y0 > y1) return invalid_argument("rows converted beyond those read");
+          for (size_t c = 0; c < image.components.size(); ++c) {
+            const Component& comp = image.components[c];
+            std::copy_n(comp.samples.data() + (first + y0) * comp.width, (y1 - y0) * comp.width, out[c]);
+          }
+          ++conversions;
+          return Status::Ok();
+        });
+      };
     return s;
   }
 };
 
-Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o, EncodeReport* report = nullptr) {
-  ImageRows rows{image, {}};
+Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o, EncodeReport* report = nullptr,
+                                      bool together = false) {
+  ImageRows rows{image, {}, together};
   std::vector<uint8_t> file;
   size_t pieces = 0;
   const FileSink sink = [&](std::span<const uint8_t> piece) {
@@ -77,6 +99,9 @@ Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o
   };
   MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink, report));
   EXPECT_GT(pieces, 2u);  // headers and data apart, not one copy of the file
+  if (together) {
+    EXPECT_GT(rows.conversions.load(), 0);
+  }
   return file;
 }
 

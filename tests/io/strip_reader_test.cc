@@ -71,6 +71,33 @@ void expect_strips_match(const fs::path& path) {
   EXPECT_FALSE((*reader)->read_rows(0, 1, &one).ok());
 }
 
+// The same through read_together (PNM and PAM): strips of 5 rows, each
+// converted in two parts, the later part first.
+void expect_together_match(const fs::path& path) {
+  SCOPED_TRACE(path.string() + " read together");
+  Result<Image> whole = read_image(path);
+  ASSERT_TRUE(whole.ok()) << whole.status().to_string();
+  Result<std::unique_ptr<StripReader>> reader = open_strips(path);
+  ASSERT_TRUE(reader.ok() && *reader);
+  ASSERT_TRUE((*reader)->reads_together());
+  const int n = whole->num_components();
+  const int64_t w = whole->components[0].width, h = whole->components[0].height;
+  std::vector<std::vector<int32_t>> planes(n, std::vector<int32_t>(static_cast<size_t>(w * h), -1));
+  for (int64_t y = 0; y < h; y += 5) {
+    const int64_t rows = std::min<int64_t>(5, h - y);
+    Result<StripReader::Conversion> convert = (*reader)->read_together(rows);
+    ASSERT_TRUE(convert.ok()) << convert.status().to_string();
+    for (const auto& [y0, y1] : {std::pair<int64_t, int64_t>{rows / 2, rows}, {0, rows / 2}}) {
+      std::vector<int32_t*> out;
+      for (auto& p : planes) out.push_back(p.data() + (y + y0) * w);
+      const Status s = (*convert)(y0, y1, out.data());
+      ASSERT_TRUE(s.ok()) << s.to_string();
+    }
+  }
+  for (int c = 0; c < n; ++c) EXPECT_EQ(planes[c], whole->components[c].samples) << "component " << c;
+  EXPECT_FALSE((*reader)->read_together(1).ok());  // past the end
+}
+
 void write_bytes(const fs::path& path, const std::string& head, const std::vector<uint8_t>& body) {
   std::ofstream out(path, std::ios::binary);
   out << head;
@@ -140,6 +167,19 @@ TEST(StripReader, PamMatchesTheWholeImageReader) {
     }
     write_bytes(dir / c.name, c.header, body);
     expect_strips_match(dir / c.name);
+    expect_together_match(dir / c.name);
+  }
+  // P6, one and two bytes a sample.
+  for (const int maxval : {255, 1000}) {
+    std::vector<uint8_t> body;
+    for (int i = 0; i < 23 * 17 * 3; ++i) {
+      const int v = (i * 29 + i / 69) % (maxval + 1);
+      if (maxval > 255) body.push_back(static_cast<uint8_t>(v >> 8));
+      body.push_back(static_cast<uint8_t>(v));
+    }
+    const fs::path path = dir / ("rgb" + std::to_string(maxval) + ".ppm");
+    write_bytes(path, "P6\n23 17\n" + std::to_string(maxval) + "\n", body);
+    expect_together_match(path);
   }
   fs::remove_all(dir);
 }
@@ -159,6 +199,15 @@ TEST(StripReader, PamErrorsAreTheWholeImageReadersErrors) {
   Status s;
   for (int c = 0; c < 3 && s.ok(); ++c) s = (*high)->read_rows(c, 10, rows.data());
   EXPECT_EQ(s.to_string(), read_image(dir / "high.pam").status().to_string());
+  // Read together: the conversion of the rows that hold it says the same.
+  Result<std::unique_ptr<StripReader>> together = open_strips(dir / "high.pam");
+  ASSERT_TRUE(together.ok() && *together);
+  Result<StripReader::Conversion> convert = (*together)->read_together(10);
+  ASSERT_TRUE(convert.ok());
+  std::vector<int32_t> planes(20 * 10 * 3);
+  int32_t* out[3] = {planes.data(), planes.data() + 200, planes.data() + 400};
+  EXPECT_TRUE((*convert)(0, 9, out).ok());
+  EXPECT_EQ((*convert)(9, 10, out).to_string(), read_image(dir / "high.pam").status().to_string());
   for (const char* name : {"short.pam", "bad.pam"}) {
     Result<std::unique_ptr<StripReader>> r = open_strips(dir / name);
     ASSERT_FALSE(r.ok()) << name;
