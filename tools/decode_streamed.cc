@@ -56,8 +56,10 @@ class StripsToFile final : public codec::RowSink {
   Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t) override {
     MALLAT_RETURN_IF_ERROR(finish());
     auto held = std::make_shared<std::vector<uint8_t>>(std::move(raster));
-    writer_thread_.start([this, held, rows]() -> Status {
+    writer_thread_.start([this, held, rows, tag = timeline::current_tag()]() -> Status {
       release_input();
+      timeline::set_tag(tag);  // the file's and lane's, as the decode's
+      const timeline::Span span("strip_write");  // with MALLAT_TIMELINE
       MALLAT_RETURN_IF_ERROR(writer_.raster_rows(*held, rows));
       const std::lock_guard<std::mutex> lock(spent_mutex_);
       spent_bytes_.push_back(std::move(*held));
@@ -97,7 +99,10 @@ class StripsToFile final : public codec::RowSink {
   }
 
   // Waits for the strip being written; its error, if any.
-  Status finish() { return writer_thread_.wait(); }
+  Status finish() {
+    const timeline::Span span("strip_write_wait");  // with MALLAT_TIMELINE
+    return writer_thread_.wait();
+  }
 
   static Status cancelled() { return unsupported("the whole image is needed"); }
 
@@ -226,9 +231,11 @@ std::optional<int> decode_one_streamed(const StreamedDecodeInput& input, Engine&
   if (writes_raw_planes(file.out)) coded.apply_jp2_header = false;
   codec::DecodeReport report;
   std::vector<std::string> messages;
+  std::optional<timeline::Span> whole(std::in_place, "streamed");  // with MALLAT_TIMELINE
   const std::optional<Image> written = write_streamed(file, options, output, &input.data, [&](codec::RowSink& sink) {
     return engine.decode_streamed(input.data.bytes(), coded, sink, &report);
   }, &messages);
+  whole.reset();
   if (!written) return std::nullopt;
   // MALLAT_TIMELINE's spans (the device's launches, the waits for blocks).
   if (const std::string problem = timeline::write_recorded(); !problem.empty())

@@ -13,7 +13,10 @@
 
 namespace mallat::codec {
 
-// Where a streamed decode's rows go.
+// Where a streamed decode's rows go. Its calls come one at a time, in
+// order, but not all from the caller's thread: byte_rows() may come from a
+// thread of the decoder's own, which takes a strip through the output stage
+// while the next strip is made.
 class RowSink {
  public:
   virtual ~RowSink() = default;

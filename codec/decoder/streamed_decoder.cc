@@ -21,7 +21,9 @@
 #include "codec/jp2/jp2_colour.h"
 #include "codec/stages/streamed_tile.h"
 #include "codec/stages/tile_output.h"
+#include "common/job_thread.h"
 #include "common/thread_pool.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 namespace {
@@ -38,6 +40,17 @@ constexpr int64_t kStripSamples = int64_t{1} << 17;
 // overflow (a 2^20 x 2^20 RGB image is under it).
 constexpr uint64_t kStreamedMaxSamples = uint64_t{1} << 42;
 
+// A strip made by the inverse DWT, on its way through the output stage
+// (tile_output.h) into `raster`, then to the sink as rows [y, y + n).
+struct StripOutput {
+  std::vector<DecodedTileComponent> rows;
+  Image image;  // describes the strip's components (no samples)
+  std::vector<int64_t> oy;  // the strip's top on each component's grid
+  std::vector<uint8_t> raster;
+  int64_t n = 0, y = 0;
+  bool colour = false;
+};
+
 // The decode of a codestream: false when it needs the whole image.
 Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color_space, const DecodeOptions& options,
                                const CallResources& resources, const Jp2File* jp2, RowSink& sink,
@@ -45,7 +58,9 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   if (options.region || options.tile >= 0) return false;
   ParseLimits limits;
   limits.max_samples = kStreamedMaxSamples;
+  std::optional<timeline::Span> parsing(std::in_place, "parse");  // with MALLAT_TIMELINE
   MALLAT_ASSIGN_OR_RETURN(Codestream cs, parse_codestream(stream, limits));
+  parsing.reset();
   const ImageAndTileSize& siz = cs.main.siz;
   // A tile missing from the stream is decode()'s to report or fill.
   for (const Tile& tile : cs.tiles)
@@ -87,6 +102,8 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
+  // The output stage on a strip job's own thread (below), beside the pool.
+  ThreadPool one_thread(1);
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
@@ -107,6 +124,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   for (size_t first_tile = 0; first_tile < cs.tiles.size(); first_tile += tiles_x) {
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
+      const timeline::Span span("open_tile");  // with MALLAT_TIMELINE
       auto opened =
           open_tile_stream(cs, cs.tiles[t], options, resources, selection.decoded, stream, pool, *backend, report,
                            quirks);
@@ -117,12 +135,35 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
     // its own beside the pool; a row of several keeps its threads few.
     if (row.size() == 1) row[0]->rows().use_threads();
     if (!begun) {
+      const timeline::Span span("sink_begin");  // with MALLAT_TIMELINE
       MALLAT_RETURN_IF_ERROR(sink.begin(header));
       bytes = selection.all && fits_bytes(image) && sink.takes_bytes();
     }
     begun = true;
+    // One tile whose strips take turns (keeps_two_strips) into a sink of
+    // bytes: each strip's output stage and its hand-over to the sink run on
+    // a thread of their own while the next strip is made, one strip at a
+    // time, so that the planes' inverse DWTs do not wait for them.
+    const bool overlap = bytes && row.size() == 1 && row[0]->rows().keeps_two_strips();
+    JobThread strip_job;  // after `row`: it ends its job before the strips go
     while (row[0]->rows().rows_left() > 0) {
+      const timeline::Span strip_span("strip");  // with MALLAT_TIMELINE
       const int64_t n = std::min(strip_rows, row[0]->rows().rows_left());
+      std::vector<DecodedTileComponent> made;  // with overlap: the strip, made before the last one is through
+      if (overlap) {
+        StreamedTile& tile = row[0]->rows();
+        Status s;
+        if (tile.reversible()) {
+          s = tile.next_rows(n, [&](std::span<const DecodedTileComponent> r) { made.assign(r.begin(), r.end()); });
+        } else if (auto rows = tile.next_strip(n); rows.ok()) {
+          made = std::move(*rows);
+        } else {
+          s = rows.status();
+        }
+        // The strip before first: its error is the earlier one.
+        MALLAT_RETURN_IF_ERROR(strip_job.wait());
+        if (!s.ok()) return s.with_context("tile " + std::to_string(first_tile));
+      }
       std::vector<int64_t> strip_oy(oy.size());
       std::vector<uint8_t> raster;
       if (bytes) {
@@ -150,8 +191,24 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         }
         samples.resize(static_cast<size_t>(strip.components[c].width * n));
       }
+      if (overlap) {
+        auto work = std::make_shared<StripOutput>(StripOutput{std::move(made), strip, std::move(strip_oy),
+                                                              std::move(raster), n, y,
+                                                              row[0]->colour_transform()});
+        strip_job.start([work, &ox, &sink, &one_thread, tag = timeline::current_tag()]() -> Status {
+          timeline::set_tag(tag);  // the file's and lane's, as the caller's
+          {
+            const timeline::Span span("output");  // with MALLAT_TIMELINE
+            write_tile_bytes(work->rows, work->colour, ox, work->oy, work->image, work->raster.data(), one_thread);
+          }
+          return sink.byte_rows(std::move(work->raster), work->n, work->y);
+        });
+        y += n;
+        continue;
+      }
       // The output stage (tile_output.h), into the strip's samples or bytes.
       auto output = [&](std::span<const DecodedTileComponent> r, bool colour) {
+        const timeline::Span span("output");  // with MALLAT_TIMELINE
         if (bytes) write_tile_bytes(r, colour, ox, strip_oy, strip, raster.data(), pool);
         else write_tile(r, colour, ox, strip_oy, strip, pool);
       };
@@ -192,6 +249,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       MALLAT_RETURN_IF_ERROR(sink.rows(std::move(out), y));
       y += n;
     }
+    MALLAT_RETURN_IF_ERROR(strip_job.wait());
   }
   if (y != header.height()) return internal_error("the streamed tiles gave " + std::to_string(y) + " of " +
                                                   std::to_string(header.height()) + " rows");

@@ -22,6 +22,7 @@
 #include "codec/stages/device_raster.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
+#include "common/timeline.h"
 #include "entropy/block_coder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "quant/dequantize.h"
@@ -59,9 +60,14 @@ class TileDecoder {
   // StreamedTile (streamed_tile.h) that decodes them row by row.
   Result<std::unique_ptr<StreamedTile>> stream() {
     MALLAT_RETURN_IF_ERROR(read_parameters());
-    MALLAT_RETURN_IF_ERROR(gather_packets());
+    {
+      // With MALLAT_TIMELINE: Tier-2, on the calling thread before any block.
+      const timeline::Span span("tier2");
+      MALLAT_RETURN_IF_ERROR(gather_packets());
+    }
     StreamedTileInput in;
     for (int c : decoded_) in.planes.push_back(plane_of_component(c));
+    in.blocks.reserve(packets_.precincts.code_blocks());
     for (size_t slot = 0; slot < packets_.precincts.code_blocks(); ++slot) {
       const CodeBlockPlace& at = packets_.precincts.place(slot);
       const int p = plane_of_[static_cast<size_t>(at.component)];

@@ -115,8 +115,10 @@ class StreamedTile::Impl {
       });
     }
     make_band_buffers();
-    strips_.resize(n);
-    strip_capacity_.assign(n, 0);
+    for (int set = 0; set < 2; ++set) {
+      strips_[set].resize(n);
+      strip_capacity_[set].assign(n, 0);
+    }
     for (size_t p = 0; p < n; ++p) {
       const TilePlane& plane = in_.planes[p];
       if (plane.wavelet == dwt::Wavelet::k53) {
@@ -158,6 +160,8 @@ class StreamedTile::Impl {
     return strip_rows();
   }
 
+  bool keeps_two_strips() const { return !plane_jobs_.empty(); }
+
   bool reversible() const {
     return std::all_of(in_.planes.begin(), in_.planes.end(),
                        [](const TilePlane& p) { return p.wavelet == dwt::Wavelet::k53; });
@@ -196,16 +200,20 @@ class StreamedTile::Impl {
   // own (plane 0 on the caller's): the planes share nothing but the band
   // bookkeeping, which source() takes under bands_mutex_.
   void fill_strips(int64_t n) {
+    // With plane jobs the two sets of strips take turns, so that the
+    // caller may read one strip while the next is made (keeps_two_strips).
+    if (!plane_jobs_.empty()) strip_set_ ^= 1;
+    std::vector<TilePlane>& strips = strips_[strip_set_];
     for (size_t p = 0; p < in_.planes.size(); ++p) {
       const TilePlane& plane = in_.planes[p];
-      strips_[p].wavelet = plane.wavelet;
-      fit(strips_[p], strip_capacity_[p],
+      strips[p].wavelet = plane.wavelet;
+      fit(strips[p], strip_capacity_[strip_set_][p],
           {plane.rect.x0, plane.rect.y0 + done_, plane.rect.x1, plane.rect.y0 + done_ + n});
     }
     // Row y of plane p, from its inverse DWT into its strip.
-    auto copy_row = [this](size_t p, int64_t y) {
+    auto copy_row = [this, &strips](size_t p, int64_t y) {
       const auto w = static_cast<size_t>(in_.planes[p].width());
-      std::memcpy(strips_[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
+      std::memcpy(strips[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
     };
     auto fill = [copy_row, n](size_t p) {
       for (int64_t y = 0; y < n; ++y) copy_row(p, y);
@@ -230,12 +238,13 @@ class StreamedTile::Impl {
   std::vector<DecodedTileComponent> strip_rows() {
     std::vector<DecodedTileComponent> out;
     int64_t n = 0;
+    std::vector<TilePlane>& strips = strips_[strip_set_];
     for (size_t p = 0; p < in_.planes.size(); ++p) {
       DecodedTileComponent c;
-      c.rect = strips_[p].rect;
+      c.rect = strips[p].rect;
       n = c.rect.height();
-      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips_[p].ints();
-      else c.samples97 = strips_[p].floats();
+      if (in_.planes[p].wavelet == dwt::Wavelet::k53) c.samples53 = strips[p].ints();
+      else c.samples97 = strips[p].floats();
       out.push_back(c);
     }
     done_ += n;
@@ -453,8 +462,9 @@ class StreamedTile::Impl {
   std::vector<std::vector<int>> band_index_;  // per plane, per 4 r + band: index into bands_, or -1
   std::vector<BandRows> bands_;
   std::vector<std::variant<Inverse53, Inverse97>> inverse_;
-  std::vector<TilePlane> strips_;
-  std::vector<size_t> strip_capacity_;
+  std::vector<TilePlane> strips_[2];        // the strips made, and the one before (keeps_two_strips)
+  std::vector<size_t> strip_capacity_[2];
+  int strip_set_ = 0;                       // the set of strips_ made last
   std::vector<size_t> band_bytes_;  // the band buffers' pieces (make_band_buffers)
   int64_t done_ = 0;
   std::vector<int32_t> zeros_;  // zero_row's
@@ -473,6 +483,7 @@ int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
 void StreamedTile::use_threads() { impl_->use_threads(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
 bool StreamedTile::reversible() const { return impl_->reversible(); }
+bool StreamedTile::keeps_two_strips() const { return impl_->keeps_two_strips(); }
 Status StreamedTile::next_rows(int64_t rows, const std::function<void(std::span<const DecodedTileComponent>)>& each) {
   return impl_->next_rows(rows, each);
 }

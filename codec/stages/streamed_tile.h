@@ -74,6 +74,13 @@ class StreamedTile {
   // call; or the first block decoding error.
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows);
 
+  // Whether the rows next_strip or next_rows hand over stay valid through
+  // the next such call too, not only until it: after use_threads() with
+  // several planes, whose inverse DWTs fill strips, two sets of strips take
+  // turns, so that the caller may take one strip through the output stage
+  // while the next is made.
+  bool keeps_two_strips() const;
+
   // Whether every plane is 5/3 (int32 rows that the output stage only reads,
   // tile_output.h), so that next_rows may hand them over.
   bool reversible() const;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/api/decode_streamed.h"
@@ -51,6 +52,8 @@ class Collect final : public RowSink {
   bool takes_bytes() override { return bytes_; }
   Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t y0) override {
     EXPECT_EQ(y0, next_row);
+    if (std::this_thread::get_id() != caller) ++strips_handed_beside;
+    if (fail_at_strip >= 0 && byte_strips == fail_at_strip) return io_error("the sink stops at a strip");
     const size_t n = image.components.size();
     const auto width = static_cast<size_t>(image.components[0].width);
     EXPECT_EQ(raster.size(), width * n * static_cast<size_t>(rows));
@@ -78,6 +81,9 @@ class Collect final : public RowSink {
   Image image;
   int begins = 0, strips = 0, byte_strips = 0;
   int64_t next_row = 0;
+  int fail_at_strip = -1;  // byte_rows' error at this strip, if any
+  const std::thread::id caller = std::this_thread::get_id();
+  int strips_handed_beside = 0;  // byte strips given on a thread other than the caller's
 
  private:
   bool bytes_;
@@ -258,6 +264,60 @@ TEST(DecodeStreamed, StripsOfAWideImageAreFewRows) {
   ASSERT_TRUE(streamed.ok() && *streamed);
   EXPECT_EQ(sink.strips, (600 + 31) / 32);
   EXPECT_TRUE(sink.image.components[0].samples == image.components[0].samples);
+}
+
+// Several strips: with four threads and several planes the strips take
+// turns (StreamedTile::keeps_two_strips), each one's output stage and its
+// bytes' hand-over on a thread of their own while the next is made; the
+// same image as decode() and as one thread, where rows go through the
+// output stage one at a time. Odd heights (a short last strip), sub-sampled
+// components, -r and the 9/7 (whose ICT runs in place on the strip).
+TEST(DecodeStreamed, StripsThroughTheOutputStageBesideTheNextEqualDecode) {
+  struct Several {
+    const char* name;
+    Image image;
+    EncodeOptions encode;
+    DecodeOptions decode;
+  };
+  EncodeOptions ht;
+  ht.style.ht = true;
+  EncodeOptions ht_97 = ht;
+  ht_97.reversible = false;
+  EncodeOptions ht_no_mct = ht;
+  ht_no_mct.mct = 0;
+  DecodeOptions reduce_1;
+  reduce_1.reduce = 1;
+  const Several cases[] = {
+      {"HT 5/3 RGB 600x451", test_image(600, 451, 3, 8, false), ht, {}},
+      {"HT 9/7 RGB 600x451", test_image(600, 451, 3, 8, false), ht_97, {}},
+      {"HT 5/3 RGB 1100x501, -r 1", test_image(1100, 501, 3, 8, false), ht, reduce_1},
+      {"HT sub-sampled 2x2 801x703", test_image(801, 703, 3, 8, false, 2, 2), ht_no_mct, {}},
+  };
+  for (const Several& c : cases) {
+    auto bytes = encode(c.image, c.encode);
+    ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
+    DecodeOptions options = c.decode;
+    options.threads = 1;
+    auto whole = decode(*bytes, options);
+    ASSERT_TRUE(whole.ok()) << c.name;
+    for (int threads : {1, 4}) {
+      const std::string name = std::string(c.name) + ", " + std::to_string(threads) + " threads";
+      options.threads = threads;
+      Collect sink(/*bytes=*/true);
+      auto streamed = decode_streamed(*bytes, options, sink);
+      ASSERT_TRUE(streamed.ok() && *streamed) << name;
+      EXPECT_GE(sink.byte_strips, 2) << name;
+      expect_same_image(sink.image, *whole, name);
+      EXPECT_EQ(sink.strips_handed_beside > 0, threads == 4) << name;
+    }
+    // A sink's error at the second strip, handed over beside: the decode's.
+    options.threads = 4;
+    Collect failing(/*bytes=*/true);
+    failing.fail_at_strip = 1;
+    auto stopped = decode_streamed(*bytes, options, failing);
+    ASSERT_FALSE(stopped.ok()) << c.name;
+    EXPECT_EQ(stopped.status().message(), "the sink stops at a strip") << c.name;
+  }
 }
 
 TEST(DecodeStreamed, WholeImageCasesAreLeftToDecode) {
