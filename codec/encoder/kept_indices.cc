@@ -1,7 +1,6 @@
 #include "codec/encoder/kept_indices.h"
 
 #include <algorithm>
-#include <cstring>
 #include <span>
 
 #include "codec/encoder/packed_indices.h"
@@ -14,35 +13,54 @@ namespace {
 // in few (huge) pages rather than one allocation a block.
 constexpr size_t kPieceBytes = size_t{16} << 20;
 
+std::atomic<uint64_t> next_store_id{1};
+
+// The piece this thread packs into: the rest of it from `at`.
+struct ThreadPiece {
+  uint64_t store = 0;
+  uint8_t* at = nullptr;
+  size_t left = 0;
+};
+thread_local ThreadPiece thread_piece;
+
 }  // namespace
 
-Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices) {
-  // Packed on this thread, then copied to where they stay: their size is
-  // known only once packed.
-  thread_local std::vector<uint8_t> packed;
-  packed.resize(packed_indices_bound(indices.width, indices.height));
-  const size_t bytes = pack_indices(indices, packed.data());
-  KeptIndices at;
-  at.bytes = static_cast<uint32_t>(bytes);
-  uint8_t* memory = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (held_ + bytes <= budget_) {
-      if (pieces_.empty() || piece_used_ + bytes > kPieceBytes) {
-        pieces_.push_back(allocate_large(std::max(kPieceBytes, bytes)));
-        piece_used_ = 0;
-      }
-      memory = reinterpret_cast<uint8_t*>(pieces_.back().get()) + piece_used_;
-      piece_used_ += bytes;
-      held_ += bytes;
-    }
+KeptIndexStore::KeptIndexStore(uint64_t budget) : id_(next_store_id++), budget_(budget) {}
+
+uint8_t* KeptIndexStore::room(size_t bytes) {
+  // The budget holds the block's bound until it is packed.
+  if (held_.fetch_add(bytes) + bytes > budget_) {
+    held_.fetch_sub(bytes);
+    return nullptr;
   }
-  if (memory) {
-    std::memcpy(memory, packed.data(), bytes);
+  ThreadPiece& piece = thread_piece;
+  if (piece.store != id_ || piece.left < bytes) {
+    const size_t size = std::max(kPieceBytes, bytes);
+    std::unique_ptr<std::byte[]> memory = allocate_large(size);
+    piece = {id_, reinterpret_cast<uint8_t*>(memory.get()), size};
+    const std::lock_guard<std::mutex> lock(mutex_);
+    pieces_.push_back(std::move(memory));
+  }
+  return piece.at;
+}
+
+Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int fraction_bits) {
+  const size_t bound = packed_indices_bound(indices.width, indices.height);
+  KeptIndices at;
+  if (uint8_t* memory = room(bound)) {
+    const size_t bytes = pack_indices(indices, fraction_bits, memory);
+    held_.fetch_sub(bound - bytes);
+    thread_piece.at += bytes;
+    thread_piece.left -= bytes;
     at.memory = memory;
+    at.bytes = static_cast<uint32_t>(bytes);
     return at;
   }
-  // Past the budget: appended to the file.
+  // Past the budget: packed on this thread, appended to the file.
+  thread_local std::vector<uint8_t> packed;
+  packed.resize(bound);
+  const size_t bytes = pack_indices(indices, fraction_bits, packed.data());
+  at.bytes = static_cast<uint32_t>(bytes);
   MALLAT_ASSIGN_OR_RETURN(at.spilled, file_.append(std::span<const uint8_t>(packed.data(), bytes)));
   return at;
 }
