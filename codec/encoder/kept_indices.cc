@@ -13,47 +13,43 @@ namespace {
 // in few (huge) pages rather than one allocation a block.
 constexpr size_t kPieceBytes = size_t{16} << 20;
 
-std::atomic<uint64_t> next_store_id{1};
-
-// The piece this thread packs into: the rest of it from `at`.
-struct ThreadPiece {
-  uint64_t store = 0;
-  uint8_t* at = nullptr;
-  size_t left = 0;
-};
-thread_local ThreadPiece thread_piece;
-
 }  // namespace
 
-KeptIndexStore::KeptIndexStore(uint64_t budget) : id_(next_store_id++), budget_(budget) {}
-
-uint8_t* KeptIndexStore::room(size_t bytes) {
+KeptIndexStore::ThreadPiece* KeptIndexStore::room(size_t bytes) {
   // The budget holds the block's bound until it is packed.
   if (held_.fetch_add(bytes) + bytes > budget_) {
     held_.fetch_sub(bytes);
     return nullptr;
   }
-  ThreadPiece& piece = thread_piece;
-  if (piece.store != id_ || piece.left < bytes) {
-    const size_t size = std::max(kPieceBytes, bytes);
-    std::unique_ptr<std::byte[]> memory = allocate_large(size);
-    piece = {id_, reinterpret_cast<uint8_t*>(memory.get()), size};
-    const std::lock_guard<std::mutex> lock(mutex_);
-    pieces_.push_back(std::move(memory));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::thread::id thread = std::this_thread::get_id();
+  auto own = std::find_if(thread_pieces_.begin(), thread_pieces_.end(),
+                          [thread](const std::unique_ptr<ThreadPiece>& p) { return p->thread == thread; });
+  if (own == thread_pieces_.end()) {
+    thread_pieces_.push_back(std::make_unique<ThreadPiece>());
+    thread_pieces_.back()->thread = thread;
+    own = thread_pieces_.end() - 1;
   }
-  return piece.at;
+  ThreadPiece& piece = **own;
+  if (piece.left < bytes) {
+    const size_t size = std::max(kPieceBytes, bytes);
+    pieces_.push_back(allocate_large(size));
+    piece.at = reinterpret_cast<uint8_t*>(pieces_.back().get());
+    piece.left = size;
+  }
+  return &piece;
 }
 
 Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int fraction_bits) {
   const size_t bound = packed_indices_bound(indices.width, indices.height);
   KeptIndices at;
-  if (uint8_t* memory = room(bound)) {
-    const size_t bytes = pack_indices(indices, fraction_bits, memory);
+  if (ThreadPiece* piece = room(bound)) {
+    const size_t bytes = pack_indices(indices, fraction_bits, piece->at);
     held_.fetch_sub(bound - bytes);
-    thread_piece.at += bytes;
-    thread_piece.left -= bytes;
-    at.memory = memory;
+    at.memory = piece->at;
     at.bytes = static_cast<uint32_t>(bytes);
+    piece->at += bytes;
+    piece->left -= bytes;
     return at;
   }
   // Past the budget: packed on this thread, appended to the file.

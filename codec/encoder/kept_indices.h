@@ -6,8 +6,8 @@
 // its largest needs, those no plane makes significant as zeros), in large
 // pieces of memory while those kept stay under a budget, past it in an
 // unlinked file (coded_spill.h), read back when the block is coded. Each
-// thread packs straight into a piece of its own: no copy, and no lock but
-// for a new piece.
+// thread packs straight into a piece of its own: no copy, and the lock held
+// only to find that piece.
 #pragma once
 
 #include <atomic>
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "codec/encoder/coded_spill.h"
@@ -33,7 +34,7 @@ struct KeptIndices {
 class KeptIndexStore {
  public:
   // Up to `budget` bytes of packed indices stay in memory.
-  explicit KeptIndexStore(uint64_t budget);
+  explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
 
   // Packs `indices` (two's complement, row by row, `fraction_bits` below
   // each index) and keeps them; from any thread.
@@ -46,14 +47,19 @@ class KeptIndexStore {
   uint64_t bytes_on_disk() const { return file_.bytes(); }
 
  private:
-  // Room for `bytes` in this thread's piece: a new piece if its own has too
-  // little (null past the budget).
-  uint8_t* room(size_t bytes);
+  // The rest of one thread's piece, from `at`: only that thread moves it.
+  struct ThreadPiece {
+    std::thread::id thread;
+    uint8_t* at = nullptr;
+    size_t left = 0;
+  };
 
-  // Tells this store's thread pieces from another's (thread_local state
-  // outlives a store).
-  const uint64_t id_;
+  // This thread's piece with room for `bytes` (a new piece where its own
+  // has too little), the bytes held against the budget; null past it.
+  ThreadPiece* room(size_t bytes);
+
   std::mutex mutex_;
+  std::vector<std::unique_ptr<ThreadPiece>> thread_pieces_;
   uint64_t budget_ = 0;
   // Bytes packed into memory, and while a block is being packed the most it
   // may take.
