@@ -10,8 +10,8 @@
 // bytes 33..255 stand for runs of 2..224 groups of zeros (row after row).
 // Indices whose magnitude lies below 2^F, F the fraction bits below the
 // index (quant/quantize.h), are packed as zeros: the HT coder reads the
-// bits |q| >> (p + F) of a cleanup at plane p >= 0 (15444-15 B.3) and of
-// SigProp and MagRef at p - 1 >= 0 (B.4, B.5), and measures a pass's
+// bits |q| >> (p + F) of a cleanup at plane p >= 0 (15444-15 Annex B) and
+// of SigProp and MagRef at p - 1 >= 0 (Annex C), and measures a pass's
 // decrease of distortion only over the samples those make significant or
 // refine, so such an index codes and measures as 0 at every plane. A
 // photograph's indices take well under a byte each.
