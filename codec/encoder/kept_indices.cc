@@ -1,7 +1,6 @@
 #include "codec/encoder/kept_indices.h"
 
 #include <algorithm>
-#include <cstring>
 #include <span>
 
 #include "codec/encoder/packed_indices.h"
@@ -16,33 +15,48 @@ constexpr size_t kPieceBytes = size_t{16} << 20;
 
 }  // namespace
 
-Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices) {
-  // Packed on this thread, then copied to where they stay: their size is
-  // known only once packed.
-  thread_local std::vector<uint8_t> packed;
-  packed.resize(packed_indices_bound(indices.width, indices.height));
-  const size_t bytes = pack_indices(indices, packed.data());
-  KeptIndices at;
-  at.bytes = static_cast<uint32_t>(bytes);
-  uint8_t* memory = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (held_ + bytes <= budget_) {
-      if (pieces_.empty() || piece_used_ + bytes > kPieceBytes) {
-        pieces_.push_back(allocate_large(std::max(kPieceBytes, bytes)));
-        piece_used_ = 0;
-      }
-      memory = reinterpret_cast<uint8_t*>(pieces_.back().get()) + piece_used_;
-      piece_used_ += bytes;
-      held_ += bytes;
-    }
+KeptIndexStore::ThreadPiece* KeptIndexStore::room(size_t bytes) {
+  // The budget holds the block's bound until it is packed.
+  if (held_.fetch_add(bytes) + bytes > budget_) {
+    held_.fetch_sub(bytes);
+    return nullptr;
   }
-  if (memory) {
-    std::memcpy(memory, packed.data(), bytes);
-    at.memory = memory;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::thread::id thread = std::this_thread::get_id();
+  auto own = std::find_if(thread_pieces_.begin(), thread_pieces_.end(),
+                          [thread](const std::unique_ptr<ThreadPiece>& p) { return p->thread == thread; });
+  if (own == thread_pieces_.end()) {
+    thread_pieces_.push_back(std::make_unique<ThreadPiece>());
+    thread_pieces_.back()->thread = thread;
+    own = thread_pieces_.end() - 1;
+  }
+  ThreadPiece& piece = **own;
+  if (piece.left < bytes) {
+    const size_t size = std::max(kPieceBytes, bytes);
+    pieces_.push_back(allocate_large(size));
+    piece.at = reinterpret_cast<uint8_t*>(pieces_.back().get());
+    piece.left = size;
+  }
+  return &piece;
+}
+
+Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int fraction_bits) {
+  const size_t bound = packed_indices_bound(indices.width, indices.height);
+  KeptIndices at;
+  if (ThreadPiece* piece = room(bound)) {
+    const size_t bytes = pack_indices(indices, fraction_bits, piece->at);
+    held_.fetch_sub(bound - bytes);
+    at.memory = piece->at;
+    at.bytes = static_cast<uint32_t>(bytes);
+    piece->at += bytes;
+    piece->left -= bytes;
     return at;
   }
-  // Past the budget: appended to the file.
+  // Past the budget: packed on this thread, appended to the file.
+  thread_local std::vector<uint8_t> packed;
+  packed.resize(bound);
+  const size_t bytes = pack_indices(indices, fraction_bits, packed.data());
+  at.bytes = static_cast<uint32_t>(bytes);
   MALLAT_ASSIGN_OR_RETURN(at.spilled, file_.append(std::span<const uint8_t>(packed.data(), bytes)));
   return at;
 }

@@ -3,15 +3,19 @@
 // estimates chooses (ht_rate.h): the image's rows are gone by then, and the
 // one slope for a size target needs every block's estimate first. Each
 // block's indices are packed (packed_indices.h: each group of 8 at the bits
-// its largest needs), in large pieces of memory while those kept stay under
-// a budget, past it in an unlinked file (coded_spill.h), read back when the
-// block is coded.
+// its largest needs, those no plane makes significant as zeros), in large
+// pieces of memory while those kept stay under a budget, past it in an
+// unlinked file (coded_spill.h), read back when the block is coded. Each
+// thread packs straight into a piece of its own: no copy, and the lock held
+// only to find that piece.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "codec/encoder/coded_spill.h"
@@ -32,21 +36,35 @@ class KeptIndexStore {
   // Up to `budget` bytes of packed indices stay in memory.
   explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
 
-  // Packs `indices` (two's complement, row by row) and keeps them; from any
-  // thread.
-  Result<KeptIndices> keep(PlaneView<const int32_t> indices);
-  // The indices keep() kept, into `out` (the block's size); from any thread.
+  // Packs `indices` (two's complement, row by row, `fraction_bits` below
+  // each index) and keeps them; from any thread.
+  Result<KeptIndices> keep(PlaneView<const int32_t> indices, int fraction_bits);
+  // The indices keep() kept, into `out` (the block's size), each of
+  // magnitude below 2^fraction_bits as 0; from any thread.
   Status read(const KeptIndices& at, PlaneView<int32_t> out) const;
 
   uint64_t bytes_in_memory() const { return held_; }
   uint64_t bytes_on_disk() const { return file_.bytes(); }
 
  private:
+  // The rest of one thread's piece, from `at`: only that thread moves it.
+  struct ThreadPiece {
+    std::thread::id thread;
+    uint8_t* at = nullptr;
+    size_t left = 0;
+  };
+
+  // This thread's piece with room for `bytes` (a new piece where its own
+  // has too little), the bytes held against the budget; null past it.
+  ThreadPiece* room(size_t bytes);
+
   std::mutex mutex_;
+  std::vector<std::unique_ptr<ThreadPiece>> thread_pieces_;
   uint64_t budget_ = 0;
-  uint64_t held_ = 0;
+  // Bytes packed into memory, and while a block is being packed the most it
+  // may take.
+  std::atomic<uint64_t> held_ = 0;
   std::vector<std::unique_ptr<std::byte[]>> pieces_;
-  size_t piece_used_ = 0;
   CodedSpill file_;
 };
 

@@ -12,12 +12,34 @@ namespace mallat::codec {
 namespace {
 
 constexpr int64_t kGroup = 8;
+// A group's byte: its width w (0..32), or past that a run of groups of
+// zeros, from 2 (kFirstRun) to 224 (255).
+constexpr int kWidest = 32;
+constexpr uint8_t kFirstRun = kWidest + 1;
+constexpr uint8_t kLongestRun = 255;
 
 uint32_t zig_zag(int32_t q) { return (static_cast<uint32_t>(q) << 1) ^ static_cast<uint32_t>(q >> 31); }
 int32_t from_zig_zag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u - (z & 1u))); }
 
 // The bits byte plane k of a group at `w` bits takes per value.
 int plane_bits(int w, int k) { return std::clamp(w - 8 * k, 0, 8); }
+
+// Where a group of zeros goes: counted in the byte of the run just before
+// it (`run`: that byte, null where the group before was not zeros) while
+// the run can grow, else a byte of its own at `o`, which becomes the run.
+uint8_t* zero_group(uint8_t*& run, uint8_t* o) {
+  if (run != nullptr && *run != kLongestRun) {
+    *run = *run == 0 ? kFirstRun : static_cast<uint8_t>(*run + 1);
+    return o;
+  }
+  run = o;
+  *o = 0;
+  return o + 1;
+}
+
+// The groups of zeros a group's byte `b` stands for beyond its own (0 for
+// a width).
+int zero_groups_after(int b) { return b > kWidest ? b - kWidest : 0; }
 
 }  // namespace
 
@@ -27,16 +49,26 @@ size_t packed_indices_bound(int64_t width, int64_t height) {
   return static_cast<size_t>(groups * (1 + 4 * kGroup) + 8);
 }
 
-size_t pack_indices_reference(PlaneView<const int32_t> indices, uint8_t* out) {
+size_t pack_indices_reference(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out) {
   uint8_t* o = out;
+  uint8_t* run = nullptr;
   for (int64_t y = 0; y < indices.height; ++y) {
     const int32_t* row = indices.row(y);
     for (int64_t x = 0; x < indices.width; x += kGroup) {
       const int64_t n = std::min(kGroup, indices.width - x);
       uint32_t z[kGroup] = {};
       uint32_t any = 0;
-      for (int64_t i = 0; i < n; ++i) any |= z[i] = zig_zag(row[x + i]);
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t q = row[x + i];
+        const uint32_t magnitude = q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q);
+        any |= z[i] = (magnitude >> fraction_bits) != 0 ? zig_zag(q) : 0u;
+      }
       const int w = std::bit_width(any);
+      if (w == 0) {
+        o = zero_group(run, o);
+        continue;
+      }
+      run = nullptr;
       *o++ = static_cast<uint8_t>(w);
       for (int k = 0; k < 4 && plane_bits(w, k) > 0; ++k) {
         const int bits = plane_bits(w, k);
@@ -57,13 +89,21 @@ size_t pack_indices_reference(PlaneView<const int32_t> indices, uint8_t* out) {
 bool unpack_indices_reference(const uint8_t* in, size_t bytes, PlaneView<int32_t> out) {
   const uint8_t* p = in;
   const uint8_t* end = in + bytes;
+  int zeros = 0;  // groups of zeros left of the run being read
   for (int64_t y = 0; y < out.height; ++y) {
     int32_t* row = out.row(y);
     for (int64_t x = 0; x < out.width; x += kGroup) {
-      if (p >= end) return false;
-      const int w = *p++;
-      if (w > 32 || end - p < w) return false;
       uint32_t z[kGroup] = {};
+      int w = 0;
+      if (zeros > 0) {
+        --zeros;
+      } else {
+        if (p >= end) return false;
+        zeros = zero_groups_after(*p);
+        w = zeros > 0 ? 0 : *p;
+        ++p;
+        if (end - p < w) return false;
+      }
       for (int k = 0; k < 4 && plane_bits(w, k) > 0; ++k) {
         const int bits = plane_bits(w, k);
         for (int i = 0; i < kGroup; ++i) {
@@ -78,7 +118,7 @@ bool unpack_indices_reference(const uint8_t* in, size_t bytes, PlaneView<int32_t
       for (int64_t i = 0; i < n; ++i) row[x + i] = from_zig_zag(z[i]);
     }
   }
-  return p == end;
+  return p == end && zeros == 0;
 }
 
 #if defined(__x86_64__)
@@ -115,10 +155,12 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
                           3, 7, 11, 15);
 }
 
-[[gnu::target("avx2,bmi2")]] size_t pack_fast(PlaneView<const int32_t> indices, uint8_t* out) {
+[[gnu::target("avx2,bmi2")]] size_t pack_fast(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out) {
   const __m256i transpose = transpose_bytes();
   const __m256i to_planes = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m128i fraction = _mm_cvtsi32_si128(fraction_bits);
   uint8_t* o = out;
+  uint8_t* run = nullptr;
   for (int64_t y = 0; y < indices.height; ++y) {
     const int32_t* row = indices.row(y);
     for (int64_t x = 0; x < indices.width; x += kGroup) {
@@ -130,6 +172,9 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
         std::memcpy(padded, row + x, static_cast<size_t>(indices.width - x) * 4);
         q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(padded));
       }
+      // Below 2^F in magnitude: 0 (INT32_MIN's magnitude, 2^31, as unsigned).
+      const __m256i small = _mm256_cmpeq_epi32(_mm256_srl_epi32(_mm256_abs_epi32(q), fraction), _mm256_setzero_si256());
+      q = _mm256_andnot_si256(small, q);
       const __m256i z = _mm256_xor_si256(_mm256_slli_epi32(q, 1), _mm256_srai_epi32(q, 31));
       const __m256i planes = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(z, transpose), to_planes);
       if (_mm256_testz_si256(z, _mm256_set1_epi32(~0xff))) {
@@ -139,6 +184,11 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
         any |= any >> 16;
         any |= any >> 8;
         const int w = std::bit_width(static_cast<uint8_t>(any));
+        if (w == 0) {
+          o = zero_group(run, o);
+          continue;
+        }
+        run = nullptr;
         *o = static_cast<uint8_t>(w);
         const uint64_t word = _pext_u64(plane, kPlaneMasks[w][0]);
         std::memcpy(o + 1, &word, 8);
@@ -153,6 +203,7 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
       const auto all = static_cast<uint32_t>(
           _mm_cvtsi128_si32(_mm_or_si128(_mm256_castsi256_si128(any), _mm256_extracti128_si256(any, 1))));
       const int w = std::bit_width(all);
+      run = nullptr;
       *o++ = static_cast<uint8_t>(w);
       for (int k = 0; k < 4; ++k) {
         const uint64_t word = _pext_u64(plane[k], kPlaneMasks[w][k]);
@@ -162,6 +213,17 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
     }
   }
   return static_cast<size_t>(o - out);
+}
+
+// A group's 8 indices to row[x ..], those the row has.
+[[gnu::target("avx2")]] inline void store_group(int32_t* row, int64_t x, int64_t width, __m256i q) {
+  if (x + kGroup <= width) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + x), q);
+  } else {
+    int32_t padded[kGroup];
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(padded), q);
+    std::memcpy(row + x, padded, static_cast<size_t>(width - x) * 4);
+  }
 }
 
 [[gnu::target("avx2,bmi2")]] bool unpack_fast(const uint8_t* in, size_t bytes, PlaneView<int32_t> out) {
@@ -174,9 +236,15 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
   constexpr ptrdiff_t kReach = 1 + 32;
   alignas(8) uint8_t tail[2 * kReach + 8] = {};
   bool in_tail = false;
+  int zeros = 0;  // groups of zeros left of the run being read
   for (int64_t y = 0; y < out.height; ++y) {
     int32_t* row = out.row(y);
     for (int64_t x = 0; x < out.width; x += kGroup) {
+      if (zeros > 0) {
+        --zeros;
+        store_group(row, x, out.width, _mm256_setzero_si256());
+        continue;
+      }
       if (!in_tail && end - p < kReach + 8) {
         const auto left = static_cast<size_t>(end - p);
         std::memcpy(tail, p, left);
@@ -186,7 +254,13 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
       }
       if (p >= end) return false;
       const int w = *p;
-      if (w > 32 || end - p - 1 < w) return false;
+      if (w > kWidest) {
+        zeros = zero_groups_after(w);
+        ++p;
+        store_group(row, x, out.width, _mm256_setzero_si256());
+        continue;
+      }
+      if (end - p - 1 < w) return false;
       __m256i z;
       if (w <= 8) {
         // Most groups: byte plane 0 alone.
@@ -211,16 +285,10 @@ constexpr const auto& kPlaneMasks = kPlanes.masks;
       p += 1 + w;
       const __m256i q = _mm256_xor_si256(
           _mm256_srli_epi32(z, 1), _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(z, _mm256_set1_epi32(1))));
-      if (x + kGroup <= out.width) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + x), q);
-      } else {
-        int32_t padded[kGroup];
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(padded), q);
-        std::memcpy(row + x, padded, static_cast<size_t>(out.width - x) * 4);
-      }
+      store_group(row, x, out.width, q);
     }
   }
-  return p == end;
+  return p == end && zeros == 0;
 }
 
 }  // namespace
@@ -230,8 +298,9 @@ bool packed_indices_fast() {
   return fast;
 }
 
-size_t pack_indices(PlaneView<const int32_t> indices, uint8_t* out) {
-  return packed_indices_fast() ? pack_fast(indices, out) : pack_indices_reference(indices, out);
+size_t pack_indices(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out) {
+  return packed_indices_fast() ? pack_fast(indices, fraction_bits, out)
+                               : pack_indices_reference(indices, fraction_bits, out);
 }
 
 bool unpack_indices(const uint8_t* in, size_t bytes, PlaneView<int32_t> out) {
@@ -242,7 +311,9 @@ bool unpack_indices(const uint8_t* in, size_t bytes, PlaneView<int32_t> out) {
 
 bool packed_indices_fast() { return false; }
 
-size_t pack_indices(PlaneView<const int32_t> indices, uint8_t* out) { return pack_indices_reference(indices, out); }
+size_t pack_indices(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out) {
+  return pack_indices_reference(indices, fraction_bits, out);
+}
 
 bool unpack_indices(const uint8_t* in, size_t bytes, PlaneView<int32_t> out) {
   return unpack_indices_reference(in, bytes, out);

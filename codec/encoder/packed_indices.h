@@ -6,6 +6,14 @@
 // indices' zig-zag values (2|q| - (q < 0), so the sign costs one bit) at w
 // bits each, in w bytes: byte plane k (bits 8k.. of each value) as the
 // values' min(8, w - 8k) low bits, value i's bits at i x that count. A
+// group of zeros after another is counted in the first one's byte instead:
+// bytes 33..255 stand for runs of 2..224 groups of zeros (row after row).
+// Indices whose magnitude lies below 2^F, F the fraction bits below the
+// index (quant/quantize.h), are packed as zeros: the HT coder reads the
+// bits |q| >> (p + F) of a cleanup at plane p >= 0 (15444-15 Annex B) and
+// of SigProp and MagRef at p - 1 >= 0 (Annex C), and measures a pass's
+// decrease of distortion only over the samples those make significant or
+// refine, so such an index codes and measures as 0 at every plane. A
 // photograph's indices take well under a byte each.
 //
 // Two packers write the same bytes: a plain one, bit by bit, and where the
@@ -25,15 +33,15 @@ namespace mallat::codec {
 // indices (every group at 32 bits).
 size_t packed_indices_bound(int64_t width, int64_t height);
 
-// Packs `indices` into `out` (packed_indices_bound bytes of room); returns
-// the bytes written.
-size_t pack_indices(PlaneView<const int32_t> indices, uint8_t* out);
+// Packs `indices`, those of magnitude below 2^fraction_bits as zeros, into
+// `out` (packed_indices_bound bytes of room); returns the bytes written.
+size_t pack_indices(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out);
 // Unpacks what pack_indices wrote (`bytes` of it) into `out`, the block's
 // size. False where the bytes do not hold such a block.
 bool unpack_indices(const uint8_t* in, size_t bytes, PlaneView<int32_t> out);
 
 // The plain packer and unpacker, bit by bit: the same bytes and indices.
-size_t pack_indices_reference(PlaneView<const int32_t> indices, uint8_t* out);
+size_t pack_indices_reference(PlaneView<const int32_t> indices, int fraction_bits, uint8_t* out);
 bool unpack_indices_reference(const uint8_t* in, size_t bytes, PlaneView<int32_t> out);
 
 // Whether pack_indices and unpack_indices take the PEXT/PDEP path here.

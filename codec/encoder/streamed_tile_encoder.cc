@@ -409,7 +409,8 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       entropy::BatchWork work = beside;
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
-        Result<KeptIndices> at = setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()));
+        Result<KeptIndices> at =
+            setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()), b.fraction_bits);
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };

@@ -41,11 +41,13 @@ void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWor
     const auto i = static_cast<size_t>(k - items);
     tile.quantisation[i] = quantise_block(tile, i);
     if (tile.ht_statistics) {
-      // While the block's indices are in cache.
+      // While the block's indices are in cache. The 9/7's indices are
+      // clipped below 2^(Mb + F) (ROI's up-shift included: Mb counts it).
       const EncodeBlock& b = tile.blocks[i];
+      const TilePlane& plane = tile.planes[b.place.component];
+      const int magnitude_bits = plane.wavelet == dwt::Wavelet::k97 ? b.num_bitplanes + b.fraction_bits : 32;
       entropy::HtPlaneStatistics statistics;
-      entropy::gather_ht_plane_statistics(b.place.in(tile.planes[b.place.component].ints()), b.fraction_bits,
-                                          statistics);
+      entropy::gather_ht_plane_statistics(b.place.in(plane.ints()), b.fraction_bits, statistics, magnitude_bits);
       tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics, b.fraction_bits);
     }
     if (beside.each) beside.each(i);

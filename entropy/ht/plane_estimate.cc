@@ -105,8 +105,8 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
 // exponent of the magnitude as a float, exact below 2^24) and each quad's
 // largest in vectors; then the counts, per quad and per significant sample.
 // A step of insignificant quads, the most common, is one test.
-[[gnu::target("avx2")]] bool gather_avx2(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
-  if (indices.width * indices.height > kMostSamples) return false;
+// The block's largest magnitude, in vectors.
+[[gnu::target("avx2")]] uint32_t largest_magnitude(PlaneView<const int32_t> indices) {
   __m256i all = _mm256_setzero_si256();
   uint32_t largest = 0;
   for (int64_t y = 0; y < indices.height; ++y) {
@@ -118,8 +118,15 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
   alignas(32) uint32_t lanes[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), all);
   for (const uint32_t l : lanes) largest |= l;
+  return largest;
+}
+
+[[gnu::target("avx2")]] bool gather_avx2(PlaneView<const int32_t> indices, int fraction_bits, int magnitude_bits,
+                                         HtPlaneStatistics& out) {
+  if (indices.width * indices.height > kMostSamples) return false;
   // INT32_MIN's magnitude, 2^31, is left as it is: too long for the exact sums.
-  if (std::bit_width(largest) > kExactMagnitudeBits) return false;
+  if (magnitude_bits > kExactMagnitudeBits && std::bit_width(largest_magnitude(indices)) > kExactMagnitudeBits)
+    return false;
 
   ExactCounts c;
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
@@ -192,13 +199,14 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
 
 }  // namespace
 
-void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out,
+                                int magnitude_bits) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && gather_avx2(indices, fraction_bits, out)) return;
+  if (avx2 && gather_avx2(indices, fraction_bits, magnitude_bits, out)) return;
   gather_ht_plane_statistics_reference(indices, fraction_bits, out);
 }
 #else
-void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out) {
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out, int) {
   gather_ht_plane_statistics_reference(indices, fraction_bits, out);
 }
 #endif

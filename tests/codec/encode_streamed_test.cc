@@ -235,8 +235,8 @@ TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
   }
 }
 
-// The store itself: each block back as it was kept, packed, in memory up
-// to the budget and on disk past it.
+// The store itself: each block back as it was kept (those below 2^F in
+// magnitude as 0), packed, in memory up to the budget and on disk past it.
 TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
   std::mt19937 rng(5);
   const int32_t ranges[] = {100, 30000, 1 << 28};
@@ -255,7 +255,7 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
       // A block inside a wider plane: its rows 40 apart.
       std::vector<int32_t> plane(static_cast<size_t>(40 * 23), 7);
       for (int y = 0; y < 23; ++y) std::copy_n(b.data() + y * 37, 37, plane.data() + y * 40);
-      auto at = store.keep({plane.data(), 37, 23, 40});
+      auto at = store.keep({plane.data(), 37, 23, 40}, static_cast<int>(k % 2) * 3);
       ASSERT_TRUE(at.ok()) << at.status().message();
       kept.push_back(*at);
     }
@@ -264,9 +264,11 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
       if (k % 3 == 0) {
         EXPECT_LE(kept[k].bytes, 37u * 23u * 9u / 8u + 23u * 5u);
       }
-      std::vector<int32_t> back(blocks[k].size());
+      std::vector<int32_t> back(blocks[k].size()), want = blocks[k];
+      if (k % 2 == 1)
+        for (int32_t& v : want) v = std::abs(v) < 8 ? 0 : v;
       ASSERT_TRUE(store.read(kept[k], {back.data(), 37, 23, 37}).ok());
-      EXPECT_TRUE(back == blocks[k]) << "block " << k << " budget " << budget;
+      EXPECT_TRUE(back == want) << "block " << k << " budget " << budget;
     }
     EXPECT_LE(store.bytes_in_memory(), budget);
     EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
@@ -274,34 +276,41 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
 }
 
 // The packer (packed_indices.h) against its plain reference: the same bytes
-// from blocks of every width (groups cut at the row's end) and magnitude,
-// both unpackers giving the block back, and bytes that end early or run on
-// refused.
+// from blocks of every width (groups cut at the row's end), magnitude and
+// number of fraction bits, runs of groups of zeros short and past the
+// longest, both unpackers giving the block back (those below 2^F as 0),
+// and bytes that end early or run on refused.
 TEST(PackedIndices, TheFastPackerWritesTheReferencesBytes) {
   std::mt19937 rng(9);
   for (int t = 0; t < 200; ++t) {
     const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
     // Laplacian-like: most groups need few bits, some all 32.
     const int shift = static_cast<int>(rng() % 32);
+    const int fraction_bits = static_cast<int>(rng() % 4);
+    // Some blocks mostly zeros, a few all zeros (runs past the longest).
+    const uint32_t zeros = t % 4 == 0 ? 97 : t % 4 == 1 ? 100 : 20;
     std::vector<int32_t> v(static_cast<size_t>((w + 3) * h));
     for (int32_t& x : v) {
       x = static_cast<int32_t>(rng()) >> shift;
       if (rng() % 97 == 0) x = std::numeric_limits<int32_t>::min();
-      if (rng() % 5 == 0) x = 0;
+      if (rng() % 100 < zeros) x = 0;
     }
     // Rows `w + 3` apart.
     const PlaneView<const int32_t> block{v.data(), w, h, w + 3};
     std::vector<uint8_t> plain(packed_indices_bound(block.width, block.height)), fast(plain.size());
-    const size_t n = pack_indices_reference(block, plain.data());
-    ASSERT_EQ(pack_indices(block, fast.data()), n) << t;
+    const size_t n = pack_indices_reference(block, fraction_bits, plain.data());
+    ASSERT_EQ(pack_indices(block, fraction_bits, fast.data()), n) << t;
     ASSERT_TRUE(std::equal(plain.begin(), plain.begin() + static_cast<ptrdiff_t>(n), fast.begin())) << t;
     std::vector<int32_t> a(static_cast<size_t>(block.width * block.height)), b(a.size());
     ASSERT_TRUE(unpack_indices_reference(plain.data(), n, {a.data(), block.width, block.height, block.width}));
     ASSERT_TRUE(unpack_indices(plain.data(), n, {b.data(), block.width, block.height, block.width}));
     for (int64_t y = 0; y < block.height; ++y) {
       for (int64_t x = 0; x < block.width; ++x) {
-        ASSERT_EQ(a[static_cast<size_t>(y * block.width + x)], block.row(y)[x]) << t;
-        ASSERT_EQ(b[static_cast<size_t>(y * block.width + x)], block.row(y)[x]) << t;
+        const int32_t q = block.row(y)[x];
+        const uint32_t magnitude = q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q);
+        const int32_t want = (magnitude >> fraction_bits) != 0 ? q : 0;
+        ASSERT_EQ(a[static_cast<size_t>(y * block.width + x)], want) << t;
+        ASSERT_EQ(b[static_cast<size_t>(y * block.width + x)], want) << t;
       }
     }
     const PlaneView<int32_t> out{a.data(), block.width, block.height, block.width};

@@ -66,6 +66,12 @@ TEST(HtPlaneEstimate, TheFastPassGathersTheReferencesStatistics) {
     gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, fast);
     gather_ht_plane_statistics_reference({v.data(), w, h, w}, fraction_bits, plain);
     ASSERT_EQ(std::memcmp(&fast, &plain, sizeof fast), 0) << w << "x" << h << " F " << fraction_bits << " case " << t;
+    // With the block's bound given, as a quantiser knows it.
+    uint32_t largest = 0;
+    for (const int32_t q : v) largest |= q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q);
+    HtPlaneStatistics bounded;
+    gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, bounded, std::bit_width(largest));
+    ASSERT_EQ(std::memcmp(&bounded, &plain, sizeof fast), 0) << w << "x" << h << " F " << fraction_bits << " case " << t;
   }
 }
 
