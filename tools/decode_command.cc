@@ -200,7 +200,7 @@ const std::vector<DecodeOption>& decode_table() {
        }},
       {{"-quiet"}, "", "print no warnings, notes, progress or summary, only errors", "",
        [](DecodeSettings& s, const std::string&) { s.quiet = true; return Status::Ok(); }},
-      {{"-threads"}, "N",
+      {{"-threads", "--threads"}, "N",
        "threads the decode uses (default: all cores): one file decodes on all of them, a batch on the CPU decodes a "
        "file per thread; output is identical for any N", "2",
        [](DecodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},

@@ -291,7 +291,7 @@ const std::vector<EncodeOption>& encode_table() {
        "4K_R,MAINLEVEL=5,SUBLEVEL=2", [](EncodeSettings& s, const std::string& v) {
          return usage_status(parse_imf(v, &s.codec.profile));
        }},
-      {{"-threads"}, "N",
+      {{"-threads", "--threads"}, "N",
        "threads the encode uses (default: all cores): one file encodes on all of them, a batch on the CPU encodes a "
        "file per thread; output is identical for any N", "2",
        [](EncodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},

@@ -46,7 +46,7 @@ const std::vector<Option<TranscodeSettings>>& transcode_table() {
        [](TranscodeSettings& s, const std::string&) { return set_target(s, codec::BlockCoder::kHt); }},
       {{"--part1"}, "", "write Part 1 (EBCOT) code-blocks", "",
        [](TranscodeSettings& s, const std::string&) { return set_target(s, codec::BlockCoder::kPart1); }},
-      {{"-threads"}, "N", "threads for the block coders (default: all cores); output is identical for any N", "2",
+      {{"-threads", "--threads"}, "N", "threads for the block coders (default: all cores); output is identical for any N", "2",
        [](TranscodeSettings& s, const std::string& v) { return parse_threads(v, &s.codec.threads); }},
       {{"--fsync"}, "", kFsyncHelp, "", [](TranscodeSettings& s, const std::string&) {
          s.fsync = true;
