@@ -22,7 +22,7 @@ uint32_t zig_zag(int32_t q) { return (static_cast<uint32_t>(q) << 1) ^ static_ca
 int32_t from_zig_zag(uint32_t z) { return static_cast<int32_t>((z >> 1) ^ (0u - (z & 1u))); }
 
 // The bits byte plane k of a group at `w` bits takes per value.
-int plane_bits(int w, int k) { return std::clamp(w - 8 * k, 0, 8); }
+constexpr int plane_bits(int w, int k) { return std::clamp(w - 8 * k, 0, 8); }
 
 // Where a group of zeros goes: counted in the byte of the run just before
 // it (`run`: that byte, null where the group before was not zeros) while
@@ -135,7 +135,7 @@ constexpr PlaneTables plane_tables() {
   PlaneTables t{};
   for (int w = 0; w <= 32; ++w) {
     for (int k = 0; k < 4; ++k) {
-      const int bits = w - 8 * k < 0 ? 0 : w - 8 * k > 8 ? 8 : w - 8 * k;
+      const int bits = plane_bits(w, k);
       t.bits[w][k] = static_cast<uint8_t>(bits);
       t.masks[w][k] = bits == 8 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1) * 0x0101010101010101ull;
     }
