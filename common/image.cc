@@ -2,6 +2,7 @@
 #include "common/large_buffer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <new>
 
@@ -9,10 +10,12 @@ namespace mallat {
 
 namespace {
 
-// make_image's checks and components; `fill`: each component's samples
-// made zero, else only reserved.
+// What make_components does with each component's storage.
+enum class Storage { kZero, kReserve, kReserveStored };
+
+// make_image's checks and components, their storage as `storage` says.
 Result<Image> make_components(int64_t width, int64_t height, int num_components, int precision, bool is_signed,
-                              bool fill) {
+                              Storage storage) {
   if (width <= 0 || height <= 0) return invalid_argument("image size must be positive");
   if (num_components <= 0 || num_components > 16384)
     return invalid_argument("number of components must be 1..16384");
@@ -27,10 +30,12 @@ Result<Image> make_components(int64_t width, int64_t height, int num_components,
     c.precision = precision;
     c.is_signed = is_signed;
     try {
-      if (fill) {
+      if (storage == Storage::kZero) {
         assign_large(c.samples, static_cast<size_t>(width * height));
-      } else {
+      } else if (storage == Storage::kReserve) {
         reserve_large(c.samples, static_cast<size_t>(width * height));
+      } else {
+        reserve_large(c.stored, static_cast<size_t>(width * height * stored_bytes(precision)));
       }
     } catch (const std::bad_alloc&) {
       return resource_limit("out of memory for a " + std::to_string(width) + "x" +
@@ -42,14 +47,59 @@ Result<Image> make_components(int64_t width, int64_t height, int num_components,
 
 }  // namespace
 
+bool has_stored_samples(const Image& image) {
+  return std::any_of(image.components.begin(), image.components.end(),
+                     [](const Component& c) { return !c.stored.empty(); });
+}
+
+namespace {
+
+template <typename Stored>
+void widen_as(const std::vector<uint8_t>& from, std::vector<int32_t>& to) {
+  const size_t count = from.size() / sizeof(Stored);
+  assign_large(to, count);
+  for (size_t i = 0; i < count; ++i) {
+    Stored v;
+    std::memcpy(&v, from.data() + i * sizeof(Stored), sizeof(Stored));
+    to[i] = static_cast<int32_t>(v);
+  }
+}
+
+}  // namespace
+
+void widen_stored(Image& image) {
+  for (Component& c : image.components) {
+    if (c.stored.empty()) continue;
+    const int bytes = stored_bytes(c.precision);
+    if (bytes == 1) {
+      c.is_signed ? widen_as<int8_t>(c.stored, c.samples) : widen_as<uint8_t>(c.stored, c.samples);
+    } else if (bytes == 2) {
+      c.is_signed ? widen_as<int16_t>(c.stored, c.samples) : widen_as<uint16_t>(c.stored, c.samples);
+    } else {
+      widen_as<int32_t>(c.stored, c.samples);
+    }
+    std::vector<uint8_t>().swap(c.stored);
+  }
+}
+
+Image with_int32_samples(const Image& image) {
+  Image copy = image;
+  widen_stored(copy);
+  return copy;
+}
+
 Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
                          bool is_signed) {
-  return make_components(width, height, num_components, precision, is_signed, true);
+  return make_components(width, height, num_components, precision, is_signed, Storage::kZero);
 }
 
 Result<Image> make_image_to_fill(int64_t width, int64_t height, int num_components, int precision,
                                  bool is_signed) {
-  return make_components(width, height, num_components, precision, is_signed, false);
+  return make_components(width, height, num_components, precision, is_signed, Storage::kReserve);
+}
+
+Result<Image> make_stored_image_to_fill(int64_t width, int64_t height, int num_components, int precision) {
+  return make_components(width, height, num_components, precision, false, Storage::kReserveStored);
 }
 
 namespace {

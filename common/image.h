@@ -16,6 +16,12 @@ namespace mallat {
 // plain or already multiplied into the colour channels.
 enum class ChannelRole : uint8_t { kColour, kOpacity, kPremultipliedOpacity, kUnspecified };
 
+// Bytes a sample of `precision` bits (1..38, Table A.11) takes at its
+// stored width: 1 to 8 bits in 1, 9 to 16 in 2, more in 4. The one rule for
+// Component::stored, the device runner's uploads and downloads
+// (codec/stages/stored_samples.h) and the streamed encode's row store.
+inline int stored_bytes(int precision) { return precision <= 8 ? 1 : precision <= 16 ? 2 : 4; }
+
 struct Component {
   int64_t width = 0;     // samples per row
   int64_t height = 0;    // rows
@@ -23,6 +29,14 @@ struct Component {
   bool is_signed = false;
   int dx = 1, dy = 1;    // sub-sampling on the reference grid (XRsiz, YRsiz)
   std::vector<int32_t> samples;  // row-major, width * height
+  // Or the samples at their stored width, where a reader was asked for
+  // them (io::ReadOptions::stored): row-major, stored_bytes(precision)
+  // bytes a sample in the host's byte order (two's complement where
+  // signed), and `samples` empty. A device encode uploads them as they are
+  // (a quarter of the int32 bytes, none of them widened on the host); the
+  // encoder's tile stages read either form, and widen_stored gives the
+  // int32 samples for every other use.
+  std::vector<uint8_t> stored;
   ChannelRole role = ChannelRole::kColour;
 
   PlaneView<int32_t> view() { return {samples.data(), width, height, width}; }
@@ -54,6 +68,15 @@ struct Image {
   int num_components() const { return static_cast<int>(components.size()); }
 };
 
+// Whether any component holds its samples at their stored width.
+bool has_stored_samples(const Image& image);
+// Each component held at its stored width given its int32 samples (the
+// stored bytes freed): Component::stored's widening, for the readers of
+// `samples`.
+void widen_stored(Image& image);
+// A copy of `image` with int32 samples in every component.
+Image with_int32_samples(const Image& image);
+
 // A new image of n equal components, samples zero. Refuses sizes beyond
 // what int64 arithmetic and memory allow.
 Result<Image> make_image(int64_t width, int64_t height, int num_components, int precision,
@@ -63,6 +86,9 @@ Result<Image> make_image(int64_t width, int64_t height, int num_components, int 
 // memory is written once rather than zeroed first.
 Result<Image> make_image_to_fill(int64_t width, int64_t height, int num_components, int precision,
                                  bool is_signed);
+// The same, unsigned, with each component's stored samples (Component::
+// stored) empty and reserved instead.
+Result<Image> make_stored_image_to_fill(int64_t width, int64_t height, int num_components, int precision);
 
 // The image area's size on the reference grid, Xsiz - XOsiz by Ysiz - YOsiz
 // (B.2), with the area starting at (x0, y0): a size whose B-2 extent of each

@@ -356,8 +356,14 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
       results[i].streamed = true;
       return Status::Ok();
     }
-    Result<Image> image = hooks.read ? hooks.read(i) : io::read_image(items[i].path);
-    if (!image.ok()) return with_path(image.status(), hooks.read ? "" : items[i].path);
+    // Tiles the device takes whole upload the samples at their stored
+    // width: read so, they are never widened on the host.
+    const bool stored = encode_.placement.whole_tiles;
+    const auto& read = stored && hooks.read_stored ? hooks.read_stored : hooks.read;
+    Result<Image> image =
+        read ? read(i)
+             : io::read_image(items[i].path, 0, stored ? io::SampleForm::kStoredWhereCheap : io::SampleForm::kInt32);
+    if (!image.ok()) return with_path(image.status(), read ? "" : items[i].path);
     images[i] = std::move(*image);
     return Status::Ok();
   };

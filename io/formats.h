@@ -92,6 +92,14 @@ int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels
 // (their storage reserved: make_image_to_fill), each sample written once.
 int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
                              bool largest_of_bytes);
+// The same into planes at the samples' stored width (Component::stored):
+// one byte a sample as in the file, two in the host's order; `plain` as
+// above (one-byte RGB has the AVX2 path). append_stored appends them to
+// each component's stored samples (make_stored_image_to_fill).
+int32_t split_stored(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                     uint8_t* const* planes, bool largest_of_bytes, bool plain = false);
+int32_t append_stored(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                      bool largest_of_bytes);
 // write_binary_raster's conversion: rows [y0, y1) of `image` interleaved
 // into `out`; false when a sample exceeds the precision (the bytes are then
 // not to be used). 8-bit RGB goes through one pass with byte shuffles where
@@ -117,7 +125,10 @@ Result<PnmHeader> read_pnm_header(Bytes file);
 // `head` holds the file's first bytes; nullopt when they are not such a
 // file or do not hold its whole header (the whole file's reader then
 // decides).
-std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory);
+// With SampleForm::kStoredWhereCheap the components hold their samples at
+// their stored width (Component::stored).
+std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory,
+                                             SampleForm form = SampleForm::kInt32);
 // The PAM header (pam.cc), shared with the strip reader: WIDTH, HEIGHT,
 // DEPTH (pnm.channels), MAXVAL, the raster's start; TUPLTYPE, which
 // set_pam_color reads for the image's colour space and alpha.

@@ -71,7 +71,7 @@ bool can_read(Format format) {
 
 bool can_write(Format format) { return format != Format::kUnknown; }
 
-Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory) {
+Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory, SampleForm form) {
   if (max_memory == 0) max_memory = default_memory_limit();
   // A binary PNM or PAM raster is read in pieces, each converted as it
   // comes. Anything else, or a file that cannot be opened, is read whole
@@ -82,7 +82,7 @@ Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory)
     if (got.ok()) {
       head.resize(*got);
       const Format format = format_from_magic(head.data(), head.size());
-      if (std::optional<Result<Image>> image = detail::read_binary_pnm(*file, head, max_memory)) {
+      if (std::optional<Result<Image>> image = detail::read_binary_pnm(*file, head, max_memory, form)) {
         if (!image->ok()) return image->status().with_context(path.string() + " (" + format_name(format) + ")");
         return std::move(**image);
       }

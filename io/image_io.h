@@ -34,7 +34,14 @@ bool can_write(Format format);
 // Reads any supported file. Errors name the file and the reason. An image
 // whose samples need more than `max_memory` bytes is refused before they are
 // allocated (0: default_memory_limit(), common/memory_limit.h).
-Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory = 0);
+//
+// `form`: kStoredWhereCheap lets a binary PNM or PAM file (P5, P6, P7) come
+// with its samples at their stored width (Component::stored: a byte a
+// sample up to maxval 255, else two), for a caller that uploads them to a
+// device as they are; every other file, and kInt32, gives int32 samples.
+enum class SampleForm { kInt32, kStoredWhereCheap };
+Result<Image> read_image(const std::filesystem::path& path, uint64_t max_memory = 0,
+                         SampleForm form = SampleForm::kInt32);
 
 // The PNG row filters (PNG 9.2) the writer uses: one for every row, or all
 // five, libpng choosing per row the one whose bytes sum smallest (smaller

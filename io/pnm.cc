@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -143,6 +144,56 @@ template <int B>
 }
 #endif
 
+// Samples at their stored width (Component::stored): the plain loop the
+// fast path is tested against. One byte a sample as in the file, two in the
+// host's order (the file's are big-endian); the largest sample (of bytes,
+// only when `largest_of_bytes`).
+int32_t split_stored_plain(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                           uint8_t* const* planes, bool largest_of_bytes) {
+  int32_t largest = 0;
+  const size_t step = static_cast<size_t>(channels) * bytes_per_sample;
+  for (int c = 0; c < channels; ++c) {
+    const uint8_t* src = raster + static_cast<size_t>(c) * bytes_per_sample;
+    if (bytes_per_sample == 1) {
+      uint8_t most = 0;
+      for (uint64_t i = 0; i < pixels; ++i) {
+        planes[c][i] = src[i * step];
+        most = std::max(most, src[i * step]);
+      }
+      if (largest_of_bytes) largest = std::max<int32_t>(largest, most);
+    } else {
+      auto* dst = reinterpret_cast<uint16_t*>(planes[c]);
+      for (uint64_t i = 0; i < pixels; ++i) {
+        const uint16_t v = static_cast<uint16_t>((src[i * step] << 8) | src[i * step + 1]);
+        std::memcpy(dst + i, &v, 2);
+        largest = std::max<int32_t>(largest, v);
+      }
+    }
+  }
+  return largest;
+}
+
+#if MALLAT_PNM_X86
+// One-byte RGB, 16 pixels a step, into three planes of bytes.
+[[gnu::target("avx2")]] int32_t split_rgb_stored(const uint8_t* raster, uint64_t pixels, uint8_t* const* planes,
+                                                 bool largest_of_bytes) {
+  __m128i most = _mm_setzero_si128();
+  uint64_t i = 0;
+  for (; i + 16 <= pixels; i += 16) {
+    const auto* p = reinterpret_cast<const __m128i*>(raster + 3 * i);
+    const __m128i in[3] = {_mm_loadu_si128(p), _mm_loadu_si128(p + 1), _mm_loadu_si128(p + 2)};
+    for (int c = 0; c < 3; ++c) {
+      const __m128i bytes = channel_of(in, kSplit8, c);
+      most = _mm_max_epu8(most, bytes);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(planes[c] + i), bytes);
+    }
+  }
+  const std::array<uint8_t*, 3> rest{planes[0] + i, planes[1] + i, planes[2] + i};
+  const int32_t tail = split_stored_plain(raster + 3 * i, pixels - i, 3, 1, rest.data(), largest_of_bytes);
+  return largest_of_bytes ? std::max(largest_lane<1>(most), tail) : 0;
+}
+#endif
+
 }  // namespace
 
 int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
@@ -188,6 +239,40 @@ int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_p
   return largest;
 }
 
+int32_t split_stored(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
+                     uint8_t* const* planes, bool largest_of_bytes, bool plain) {
+#if MALLAT_PNM_X86
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && !plain && channels == 3 && bytes_per_sample == 1)
+    return split_rgb_stored(raster, pixels, planes, largest_of_bytes);
+#endif
+  (void)plain;
+  return split_stored_plain(raster, pixels, channels, bytes_per_sample, planes, largest_of_bytes);
+}
+
+int32_t append_stored(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                      bool largest_of_bytes) {
+  // As append_deinterleaved: a block at a time through a buffer in the
+  // first-level cache, so that each component's memory is written once.
+  constexpr uint64_t kBlock = 4096;
+  const int channels = image.num_components();
+  std::vector<uint8_t> buffer(static_cast<size_t>(channels) * kBlock * bytes_per_sample);
+  std::vector<uint8_t*> block(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) block[c] = buffer.data() + c * kBlock * bytes_per_sample;
+  int32_t largest = 0;
+  const uint64_t pixel_bytes = static_cast<uint64_t>(channels) * bytes_per_sample;
+  for (uint64_t i = 0; i < pixels; i += kBlock) {
+    const uint64_t n = std::min(kBlock, pixels - i);
+    largest = std::max(largest, split_stored(raster + i * pixel_bytes, n, channels, bytes_per_sample, block.data(),
+                                             largest_of_bytes));
+    for (int c = 0; c < channels; ++c) {
+      std::vector<uint8_t>& stored = image.components[c].stored;
+      stored.insert(stored.end(), block[c], block[c] + n * bytes_per_sample);
+    }
+  }
+  return largest;
+}
+
 Status check_maxval(int32_t largest, uint64_t maxval) {
   if (static_cast<uint64_t>(largest) > maxval)
     return corrupt_data("sample " + std::to_string(largest) + " exceeds maxval " + std::to_string(maxval));
@@ -219,7 +304,7 @@ Result<Image> read_binary_raster(Bytes raster, uint64_t width, uint64_t height, 
   return image;
 }
 
-std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory) {
+std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, uint64_t max_memory, SampleForm form) {
   if (head.size() < 3 || head[0] != 'P' || (head[1] != '5' && head[1] != '6' && head[1] != '7')) return std::nullopt;
   PnmHeader h;
   std::string tupltype;
@@ -241,8 +326,12 @@ std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, 
   if (Status size = check_raster_size(available, h.width, h.height, h.channels, h.maxval); !size.ok()) return size;
   const int bytes_per_sample = h.maxval < 256 ? 1 : 2;
   const uint64_t row_bytes = h.width * static_cast<uint64_t>(h.channels) * bytes_per_sample;
-  Result<Image> made = make_image_to_fill(static_cast<int64_t>(h.width), static_cast<int64_t>(h.height), h.channels,
-                                          std::bit_width(h.maxval), false);
+  const bool stored = form == SampleForm::kStoredWhereCheap;
+  Result<Image> made =
+      stored ? make_stored_image_to_fill(static_cast<int64_t>(h.width), static_cast<int64_t>(h.height), h.channels,
+                                         std::bit_width(h.maxval))
+             : make_image_to_fill(static_cast<int64_t>(h.width), static_cast<int64_t>(h.height), h.channels,
+                                  std::bit_width(h.maxval), false);
   if (!made.ok()) return made.status();
   Image& image = *made;
   // Pieces of whole rows of about 1 MiB, which stay in the second-level
@@ -257,8 +346,10 @@ std::optional<Result<Image>> read_binary_pnm(const InputFile& file, Bytes head, 
     // The file shrank since its size was taken.
     if (*got < rows * row_bytes)
       return check_raster_size(y * row_bytes + *got, h.width, h.height, h.channels, h.maxval);
-    largest = std::max(largest, append_deinterleaved(piece.data(), rows * h.width, bytes_per_sample, image,
-                                                     h.maxval < 255));
+    largest = std::max(largest, stored ? append_stored(piece.data(), rows * h.width, bytes_per_sample, image,
+                                                       h.maxval < 255)
+                                       : append_deinterleaved(piece.data(), rows * h.width, bytes_per_sample, image,
+                                                              h.maxval < 255));
   }
   if (Status in_range = check_maxval(largest, h.maxval); !in_range.ok()) return in_range;
   if (h.kind == '7') {

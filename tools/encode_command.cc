@@ -337,18 +337,21 @@ std::unique_ptr<io::StripReader> streamed_reader(const EncodeSettings& s, const 
 
 // encode's steps for one file (batch.h), coded through `engine`; `s`,
 // `engine` and `opt` stay alive while they run.
+// Reads `item`'s file into its image, its samples in `form`.
+Status read_item(const EncodeSettings& s, BatchItem& item, io::SampleForm form) {
+  auto image = read_encode_input(item.file->in.string(), s.raw_format, s.max_memory, form);
+  if (!image.ok()) {
+    const bool limit = image.status().code() == ErrorCode::kResourceLimit;
+    return Status(image.status().code(), image.status().message() + (limit ? " (set it with --max-memory)" : ""));
+  }
+  item.image = std::move(*image);
+  item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
+  return Status::Ok();
+}
+
 BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt) {
   BatchSteps steps;
-  steps.read = [&s](BatchItem& item) {
-    auto image = read_encode_input(item.file->in.string(), s.raw_format, s.max_memory);
-    if (!image.ok()) {
-      const bool limit = image.status().code() == ErrorCode::kResourceLimit;
-      return Status(image.status().code(), image.status().message() + (limit ? " (set it with --max-memory)" : ""));
-    }
-    item.image = std::move(*image);
-    item.pixels = static_cast<uint64_t>(item.image.width()) * static_cast<uint64_t>(item.image.height());
-    return Status::Ok();
-  };
+  steps.read = [&s](BatchItem& item) { return read_item(s, item, io::SampleForm::kInt32); };
   steps.code = [&engine, &opt](BatchItem& item) {
     codec::EncodeReport report;
     auto bytes = engine.encode(item.image, opt, &report);
@@ -374,6 +377,11 @@ int encode_batch(const EncodeSettings& s, Engine& engine, const codec::EncodeOpt
   hooks.read = [&](size_t i) -> Result<Image> {
     BatchItem& item = run.item(i);
     MALLAT_RETURN_IF_ERROR(steps.read(item));
+    return std::move(item.image);
+  };
+  hooks.read_stored = [&](size_t i) -> Result<Image> {
+    BatchItem& item = run.item(i);
+    MALLAT_RETURN_IF_ERROR(read_item(s, item, io::SampleForm::kStoredWhereCheap));
     return std::move(item.image);
   };
   hooks.write = [&](size_t i, EncodeResult& result) {

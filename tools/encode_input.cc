@@ -130,7 +130,8 @@ Result<std::unique_ptr<io::StripReader>> open_encode_strips(const std::string& i
   return io::open_strips(in);
 }
 
-Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory) {
+Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory,
+                                io::SampleForm form) {
   if (is_raw_name(in)) {
     MALLAT_ASSIGN_OR_RETURN(const io::RawGeometry geometry, raw_input_geometry(in, raw_format));
     return io::read_raw(in, geometry, io::format_from_extension(in) == io::Format::kRaw, max_memory);
@@ -141,7 +142,7 @@ Result<Image> read_encode_input(const std::string& in, const std::string& raw_fo
   if (!raw_format.empty())
     return invalid_argument("-F gives the geometry of raw input (.raw, .yuv, .rawl) or the sub-sampling of a list "
                             "of per-component files (-i a.pgx,b.pgx,...), not of " + in);
-  return io::read_image(in, max_memory);
+  return io::read_image(in, max_memory, form);
 }
 
 }  // namespace mallat::tools

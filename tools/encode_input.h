@@ -12,13 +12,16 @@
 
 #include "common/image.h"
 #include "common/status.h"
+#include "io/image_io.h"
 #include "io/strip_reader.h"
 
 namespace mallat::tools {
 
 // `raw_format`: -F's text, empty when not given. Errors name the file and
 // say what is wrong (a raw file without -F, a size that does not match).
-Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory);
+// `form`: io::read_image's, for a file read on its own.
+Result<Image> read_encode_input(const std::string& in, const std::string& raw_format, uint64_t max_memory,
+                                io::SampleForm form = io::SampleForm::kInt32);
 
 // The same input read in strips (io/strip_reader.h) where its format allows
 // (binary PNM, PGX, TIFF, raw planes with -F; a list of per-component files

@@ -121,6 +121,12 @@ struct EncodeResult {
 // before it are finished. A failed step fails its item alone.
 struct EncodeHooks {
   std::function<Result<Image>(size_t index)> read;
+  // Where set, it reads in place of `read` the items of a batch whose
+  // tiles go to the device whole (Placement::whole_tiles): their images
+  // may hold samples at their stored width (Component::stored,
+  // io::SampleForm::kStoredWhereCheap), which the device takes up as they
+  // are.
+  std::function<Result<Image>(size_t index)> read_stored;
   std::function<Status(size_t index, EncodeResult& result)> write;
   std::function<void(size_t index, EncodeResult& result)> done;
   // Where both are set, a batch on the CPU alone (Placement::device false)

@@ -171,6 +171,12 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& giv
   TileCoding coding;
   coding.code = [](TileEncoder& tile, int index, int) { return tile.code(index); };
   MALLAT_ASSIGN_OR_RETURN(const bool search, step_search_wanted(given));
+  // The tile stages read samples in either form (Component::stored); the
+  // PSNR targets' and the step search's comparisons read int32 samples.
+  if (has_stored_samples(image) && (search || given.rate_kind == EncodeOptions::RateKind::kPsnr)) {
+    const Image widened = with_int32_samples(image);
+    return encode(widened, given, resources, report);
+  }
   if (search) {
     return encode_searching_steps(image, given, resources, [&](const EncodeOptions& o, bool first) {
       return encode_tiles(image, o, resources, first ? report : nullptr, coding);

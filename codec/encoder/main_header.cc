@@ -62,7 +62,11 @@ Result<GridSize> check_image(const Image& image, const EncodeOptions& o, bool wi
     if (comp.precision < 1 || comp.precision > 16)
       return unsupported("component " + std::to_string(c) + " has " + std::to_string(comp.precision) +
                          " bits; lossless coding supports 1..16");
-    if (with_samples && comp.samples.size() != static_cast<size_t>(comp.width * comp.height))
+    const size_t count = static_cast<size_t>(comp.width * comp.height);
+    const bool held = comp.stored.empty()
+                          ? comp.samples.size() == count
+                          : comp.samples.empty() && comp.stored.size() == count * stored_bytes(comp.precision);
+    if (with_samples && !held)
       return invalid_argument("component " + std::to_string(c) + " has the wrong number of samples");
   }
   return reference_grid_size(image, o.image_x0, o.image_y0);

@@ -62,7 +62,9 @@ std::string device_tile_unsupported(const EncodeTile& tile) {
     if (std::string why = device_precision_problem(comp.precision, DeviceDirection::kEncode); !why.empty()) return why;
     if (tile.source_x[c] < 0 || tile.source_y[c] < 0 || tile.source_x[c] + plane.width() > comp.width ||
         tile.source_y[c] + plane.height() > comp.height ||
-        comp.samples.size() < static_cast<size_t>(comp.width * comp.height)) {
+        (comp.stored.empty() ? comp.samples.size()
+                             : comp.stored.size() / static_cast<size_t>(stored_bytes(comp.precision))) <
+            static_cast<size_t>(comp.width * comp.height)) {
       return "component " + std::to_string(c) + " does not hold the tile's samples";
     }
   }

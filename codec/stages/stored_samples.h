@@ -1,20 +1,21 @@
 // A tile's samples as a file stores them (up to 8 bits in a byte, up to 16
 // in two; the precision is SIZ's, Table A.11): the device runner
 // (device_tile_stages.h) narrows each plane's int32 samples on the host into
-// a pinned buffer of 1 or 2 bytes a sample, copies that up (a quarter or half
-// of the int32 bytes) and widens it on the device. Plain C++, so that CI
+// a buffer of 1 or 2 bytes a sample (or copies them there where the image
+// holds them so already, Component::stored), copies that up (a quarter or
+// half of the int32 bytes) and widens it on the device. Plain C++, so that CI
 // checks the narrowing and the widening rule on the CPU.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "common/image.h"
+
 namespace mallat::codec {
 
-// Bytes a sample of `precision` bits (1..38, Table A.11) is stored in:
-// 1 to 8 bits in 1, 9 to 16 in 2, more in 4 (here, and the streamed
-// encode's row store, codec/encoder/tile_row_store.h).
-inline int stored_bytes(int precision) { return precision <= 8 ? 1 : precision <= 16 ? 2 : 4; }
+// stored_bytes(precision), the bytes a sample takes here, is common/image.h's
+// rule (Component::stored holds samples the same way).
 
 // Calls f with a null pointer of the type a sample of `bytes` bytes (1, 2,
 // else 4) and that signedness is stored as: the one dispatch from a

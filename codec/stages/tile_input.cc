@@ -2,15 +2,28 @@
 
 #include <algorithm>
 #include <span>
+#include <vector>
 
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/component_transform.h"
+#include "codec/stages/stored_samples.h"
 
 namespace mallat::codec {
 
 namespace {
 
 int32_t dc_shift_of(const Component& comp) { return codec::dc_shift_of(comp.precision, comp.is_signed); }
+
+// `n` samples of row y of `src` from column x as int32: in its samples, or
+// widened into `scratch` from its stored ones (Component::stored).
+const int32_t* int32_row(const Component& src, int64_t x, int64_t y, int64_t n, std::vector<int32_t>& scratch) {
+  if (src.stored.empty()) return src.samples.data() + y * src.width + x;
+  const int64_t bytes = stored_bytes(src.precision);
+  scratch.resize(static_cast<size_t>(n));
+  widen_on_host(reinterpret_cast<const std::byte*>(src.stored.data()) + (y * src.width + x) * bytes, n, src.precision,
+                src.is_signed, scratch.data());
+  return scratch.data();
+}
 
 }  // namespace
 
@@ -35,8 +48,9 @@ void read_tile(EncodeTile& tile, ThreadPool& pool) {
     const Component& src = image.components[c];
     const int64_t sx = tile.source_x[c], sy = tile.source_y[c];
     const int64_t w = plane.width();
+    std::vector<int32_t> widened;
     for (int64_t y = y0; y < y1; ++y) {
-      const int32_t* row = src.samples.data() + (sy + y) * src.width + sx;
+      const int32_t* row = int32_row(src, sx, sy + y, w, widened);
       if (plane.wavelet == dwt::Wavelet::k97) {
         dc_shift_row(row, w, src, plane.floats().row(y));
       } else {

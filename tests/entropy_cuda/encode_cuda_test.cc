@@ -20,6 +20,7 @@
 #include "common/image.h"
 #include "entropy/block_coder.h"
 #include "tests/entropy_cuda/cuda_cases.h"
+#include "tests/stored_image.h"
 
 namespace mallat::codec {
 namespace {
@@ -165,6 +166,17 @@ TEST(EncodeCuda, WholeTilesOnTheDeviceWriteTheCpuPathsBytes) {
     EXPECT_TRUE(*want == *got) << c.name << ": " << want->size() << " bytes on the CPU, " << got->size()
                                << " with whole tiles on the device";
   }
+  // The same images with their samples at their stored width (a device
+  // batch reads them so): uploaded as they are, the CPU path's bytes.
+  for (const Case& c : all) {
+    if (c.image.components[0].precision > 16) continue;
+    CallResources whole;
+    whole.device_tiles = *device;
+    const auto want = encode(c.image, c.options);
+    const auto got = encode(mallat::testing::as_stored(c.image), c.options, whole, nullptr);
+    ASSERT_TRUE(got.ok()) << c.name << ", stored samples: " << got.status().message();
+    EXPECT_TRUE(*want == *got) << c.name << ", stored samples";
+  }
   // A sample beyond its precision (a library caller's image): the runner
   // sends the int32 samples instead of the stored ones, and does what the
   // CPU path does with it.
@@ -196,7 +208,9 @@ TEST(EncodeCuda, ATileThatFailsOnTheDeviceIsCodedOnTheCpu) {
     auto device = make_device_tile_context();
     ASSERT_TRUE(device.ok()) << device.status().message();
     tiled.style.ht = ht;
-    const Image image = photo_like(300, 200, 3, 8, ht ? 33 : 34);
+    // Samples at their stored width: the CPU runner widens the failed
+    // tile's rows as it reads them.
+    const Image image = mallat::testing::as_stored(photo_like(300, 200, 3, 8, ht ? 33 : 34));
     const auto want = encode(image, tiled);
     ASSERT_TRUE(want.ok()) << what;
     CallResources whole;

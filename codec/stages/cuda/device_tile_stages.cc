@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -280,9 +281,18 @@ Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan
     const TilePlane& plane = tile.planes[c];
     const Component& comp = tile.image->components[c];
     const int64_t rows = std::min<int64_t>(kRows, plane.height() - y);
+    const int64_t bytes = stored_bytes(comp.precision);
+    std::byte* to = stored_host_.data() + plan.stored_offset[c] + static_cast<uint64_t>(y * plane.width() * bytes);
+    if (!comp.stored.empty()) {
+      // Already at their stored width (Component::stored): the rows as they are.
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(to + r * plane.width() * bytes,
+                    comp.stored.data() + ((tile.source_y[c] + y + r) * comp.width + tile.source_x[c]) * bytes,
+                    static_cast<size_t>(plane.width() * bytes));
+      }
+      return;
+    }
     const int32_t* from = comp.samples.data() + (tile.source_y[c] + y) * comp.width + tile.source_x[c];
-    std::byte* to = stored_host_.data() + plan.stored_offset[c] +
-                    static_cast<uint64_t>(y * plane.width() * stored_bytes(comp.precision));
     if (!narrow_rows(from, comp.width, plane.width(), rows, comp.precision, comp.is_signed, to)) in_range = false;
   });
   return in_range.load();
