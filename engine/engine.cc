@@ -235,8 +235,8 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
                        engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
-  place_lanes(placement, work);
   placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
+  place_lanes(placement, work);
   placement.files_ahead = engine::files_ahead(options_, placement.whole_tiles);
   encode_.placement = placement;
   encode_.prepared = true;
@@ -259,8 +259,8 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
                                      engine::device_pays_for_batch(work, work.ht, true)));
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
-  place_lanes(placement, work);
   placement.whole_tiles = placement.device && engine::decode_whole_tiles(options_.device_stages, work);
+  place_lanes(placement, work);
   placement.files_ahead = engine::files_ahead(options_, false);
   decode_.placement = placement;
   decode_.prepared = true;
@@ -281,7 +281,11 @@ codec::CallResources Engine::Impl::resources_for(engine::Lane& lane, bool time_s
 
 void Engine::Impl::place_lanes(Placement& placement, const Workload& work) const {
   placement.threads_per_lane = engine::engine_threads(options_);
-  if (placement.device) return;
+  if (placement.device) {
+    if (placement.whole_tiles && work.batch)
+      placement.threads_per_lane = engine::whole_tile_lane_threads(options_, placement.files_at_once);
+    return;
+  }
   const engine::BatchLanes lanes = engine::cpu_batch_lanes(options_, work.expected_samples);
   placement.files_at_once = lanes.lanes;
   placement.threads_per_lane = lanes.threads_each;

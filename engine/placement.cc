@@ -40,6 +40,10 @@ BatchLanes cpu_batch_lanes(const EngineOptions& options, uint64_t item_samples) 
   return lanes;
 }
 
+int whole_tile_lane_threads(const EngineOptions& options, int lanes) {
+  return std::max(1, engine_threads(options) / std::max(1, lanes));
+}
+
 int encode_files_at_once(const EngineOptions& options) {
   if (options.files_at_once > 0) return options.files_at_once;
   return options.device != Device::kCpu && whole_tiles(options.device_stages, true) ? kWholeTileBatchFiles

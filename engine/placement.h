@@ -67,6 +67,13 @@ inline constexpr int kWholeTileDecodeBatchFiles = 8;
 inline constexpr int kWholeTileSlots = 8;
 inline constexpr int kWholeTileDecodeSlots = 6;
 
+// Each lane's threads in a batch whose tiles go to the device whole: the
+// engine's threads shared among its `lanes` (at least one each), as a CPU
+// batch's are. Such a lane's CPU work is short steps (reading, gathering
+// codeword bytes, finishing the blocks, Tier-2), and a pool of every thread
+// a lane would wake more threads than there are cores at each step.
+int whole_tile_lane_threads(const EngineOptions& options, int lanes);
+
 // A batch's tiles go to the device whole unless DeviceStages::kTier1.
 inline constexpr bool kBatchWholeTiles = true;
 
@@ -131,7 +138,8 @@ bool device_asked(const EngineOptions& options);
 // K for an encode or decode with a device: EngineOptions::files_at_once
 // where above 0, else the default of its path (whole tiles or Tier-1);
 // each of its lanes has every engine thread (they spend most of a file
-// waiting for the device).
+// waiting for the device), except where the tiles go whole
+// (whole_tile_lane_threads).
 int encode_files_at_once(const EngineOptions& options);
 // A decode's default is kSmallItemDecodeFiles for a batch of small items of
 // `item_samples` (small_decode_items).

@@ -125,6 +125,18 @@ TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
   EXPECT_EQ(engine::files_ahead(EngineOptions{}, false), 2);
 }
 
+// A whole-tile batch's lanes share the engine's threads, at least one each.
+TEST(EngineOptions, WholeTileLanesShareTheEnginesThreads) {
+  EngineOptions options;
+  options.threads = 16;
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileBatchFiles), 1);
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileDecodeBatchFiles), 2);
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, 3), 5);
+  options.threads = 2;
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, 12), 1);
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, 0), 2);
+}
+
 // One image gains from the device only from 128 M samples; unknown is small;
 // an HT image never, streamed or whole.
 TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
