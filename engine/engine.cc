@@ -283,7 +283,7 @@ void Engine::Impl::place_lanes(Placement& placement, const Workload& work) const
   placement.threads_per_lane = engine::engine_threads(options_);
   if (placement.device) {
     if (placement.whole_tiles && work.batch)
-      placement.threads_per_lane = engine::whole_tile_lane_threads(options_, placement.files_at_once);
+      placement.threads_per_lane = engine::whole_tile_lane_threads(options_, placement.files_at_once, work.items);
     return;
   }
   const engine::BatchLanes lanes = engine::cpu_batch_lanes(options_, work.expected_samples);

@@ -40,8 +40,10 @@ BatchLanes cpu_batch_lanes(const EngineOptions& options, uint64_t item_samples) 
   return lanes;
 }
 
-int whole_tile_lane_threads(const EngineOptions& options, int lanes) {
-  return std::max(1, engine_threads(options) / std::max(1, lanes));
+int whole_tile_lane_threads(const EngineOptions& options, int lanes, uint64_t items) {
+  uint64_t sharing = static_cast<uint64_t>(std::max(1, lanes));
+  if (items > 0) sharing = std::min(sharing, items);
+  return std::max(1, engine_threads(options) / static_cast<int>(sharing));
 }
 
 int encode_files_at_once(const EngineOptions& options) {

@@ -68,11 +68,12 @@ inline constexpr int kWholeTileSlots = 8;
 inline constexpr int kWholeTileDecodeSlots = 6;
 
 // Each lane's threads in a batch whose tiles go to the device whole: the
-// engine's threads shared among its `lanes` (at least one each), as a CPU
-// batch's are. Such a lane's CPU work is short steps (reading, gathering
-// codeword bytes, finishing the blocks, Tier-2), and a pool of every thread
-// a lane would wake more threads than there are cores at each step.
-int whole_tile_lane_threads(const EngineOptions& options, int lanes);
+// engine's threads shared among its `lanes`, or among its `items` where
+// fewer and known (0: unknown), at least one each, as a CPU batch's are.
+// Such a lane's CPU work is short steps (reading, gathering codeword bytes,
+// finishing the blocks, Tier-2), and a pool of every thread a lane would
+// wake more threads than there are cores at each step.
+int whole_tile_lane_threads(const EngineOptions& options, int lanes, uint64_t items = 0);
 
 // A batch's tiles go to the device whole unless DeviceStages::kTier1.
 inline constexpr bool kBatchWholeTiles = true;

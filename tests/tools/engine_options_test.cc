@@ -132,6 +132,9 @@ TEST(EngineOptions, WholeTileLanesShareTheEnginesThreads) {
   EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileBatchFiles), 1);
   EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileDecodeBatchFiles), 2);
   EXPECT_EQ(engine::whole_tile_lane_threads(options, 3), 5);
+  // A batch of fewer items than lanes shares them among its items.
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileBatchFiles, 4), 4);
+  EXPECT_EQ(engine::whole_tile_lane_threads(options, engine::kWholeTileBatchFiles, 64), 1);
   options.threads = 2;
   EXPECT_EQ(engine::whole_tile_lane_threads(options, 12), 1);
   EXPECT_EQ(engine::whole_tile_lane_threads(options, 0), 2);
