@@ -1,5 +1,9 @@
 #include "codec/tier2/packet_writer.h"
 
+#include <map>
+
+#include "common/thread_pool.h"
+
 namespace mallat::codec {
 
 namespace {
@@ -40,44 +44,111 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
+// One packet's header (to `header`; its SOP marker to `sop`), from the
+// precinct coder's state, which it advances (B.10); `contributions` is the
+// packet's blocks' new passes, kept for writing its body. Its bytes, and
+// how they fall between data and packed headers.
+struct CodedPacket {
+  PacketBytes sizes;
+  uint64_t bytes = 0;
+};
+
+Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                                uint32_t packet_index, bool packed_headers,
+                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
+                                std::vector<uint8_t>& sop) {
+  const LayerPasses& layers = *what.layers;
+  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
+  const CodeBlockStyle style = precincts.style(id.component);
+  const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+  const int n = coder.code_blocks();
+  contributions.assign(n, {});
+  uint64_t bytes = 0;
+  for (int k = 0; k < n; ++k) {
+    const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
+    const int now = layers[id.layer][what.first_block + first + k];
+    if (now <= before) continue;
+    contributions[k].new_passes = now - before;
+    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
+    contributions[k].lengths = piece_lengths(*block, style, before, now - before);
+    bytes += contributions[k].body_bytes();
+  }
+  header.clear();
+  sop.clear();
+  if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
+  MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
+  CodedPacket coded;
+  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
+  if (packed_headers) {
+    coded.sizes.header = static_cast<uint32_t>(header.size());
+  } else {
+    coded.sizes.data += static_cast<uint32_t>(header.size());
+  }
+  coded.bytes = bytes + sop.size() + header.size();
+  return coded;
+}
+
+// The packets sized without their data, on what.pool: each precinct's
+// packets in order on one thread (its tag trees and block states carry
+// from one to the next, B.10), the precincts at once; then their sizes and
+// headers in the sequence's order, as the one-thread loop gives them.
+Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                      const PacketOutput& out) {
+  const size_t count = what.sequence.size();
+  std::vector<std::vector<size_t>> by_precinct;
+  std::map<const PrecinctPacketCoder*, size_t> precinct_of;
+  for (size_t i = 0; i < count; ++i) {
+    const PacketId& id = what.sequence[i];
+    const auto [at, added] = precinct_of.try_emplace(&precincts.coder(id.component, id.resolution, id.precinct),
+                                                     by_precinct.size());
+    if (added) by_precinct.emplace_back();
+    by_precinct[at->second].push_back(i);
+  }
+  std::vector<CodedPacket> coded(count);
+  std::vector<std::vector<uint8_t>> headers(out.headers ? count : 0);
+  std::vector<Status> failed(count);
+  what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
+    std::vector<CodeBlockContribution> contributions;
+    std::vector<uint8_t> header, sop;
+    for (const size_t i : by_precinct[static_cast<size_t>(g)]) {
+      Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
+                                          out.packed_headers, contributions, header, sop);
+      if (!c.ok()) {
+        // The precinct's later packets would start from a state this one
+        // did not reach: the first failure in the sequence is reported.
+        failed[i] = c.status();
+        return;
+      }
+      coded[i] = *c;
+      if (out.headers && out.packed_headers) headers[i] = header;
+    }
+  });
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    MALLAT_RETURN_IF_ERROR(failed[i]);
+    if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
+    if (out.packets) out.packets->push_back(coded[i].sizes);
+    total += coded[i].bytes;
+  }
+  return total;
+}
+
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
   const LayerPasses& layers = *what.layers;
   MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what));
+  if (what.pool != nullptr && what.pool->size() > 1 && !out.data && !out.data_sink)
+    return size_packets_on_pool(precincts, what, out);
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;
   uint32_t packet_index = 0;
   for (const PacketId& id : what.sequence) {
-    PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
-    const CodeBlockStyle style = precincts.style(id.component);
-    const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-    const int n = coder.code_blocks();
-    // The passes of block k before this layer and with it.
-    auto before = [&](int k) { return id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0; };
-    auto now = [&](int k) { return layers[id.layer][what.first_block + first + k]; };
-    contributions.assign(n, {});
-    uint64_t bytes = 0;
-    for (int k = 0; k < n; ++k) {
-      if (now(k) <= before(k)) continue;
-      contributions[k].new_passes = now(k) - before(k);
-      MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-      contributions[k].lengths = piece_lengths(*block, style, before(k), now(k) - before(k));
-      bytes += contributions[k].body_bytes();
-    }
-    header.clear();
-    sop.clear();
-    if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
-    MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
-    PacketBytes sizes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
-    if (out.packed_headers) {
-      sizes.header = static_cast<uint32_t>(header.size());
-      if (out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
-    } else {
-      sizes.data += static_cast<uint32_t>(header.size());
-    }
-    bytes += sop.size() + header.size();
+    MALLAT_ASSIGN_OR_RETURN(const CodedPacket coded,
+                            code_packet(precincts, what, id, packet_index, out.packed_headers, contributions, header,
+                                        sop));
+    if (out.packed_headers && out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
     if (out.data || out.data_sink) {
       const auto put = [&](std::span<const uint8_t> piece) -> Status {
         if (out.data) {
@@ -88,16 +159,19 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
       };
       MALLAT_RETURN_IF_ERROR(put(sop));
       if (!out.packed_headers) MALLAT_RETURN_IF_ERROR(put(header));
-      for (int k = 0; k < n; ++k) {
+      const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+      for (size_t k = 0; k < contributions.size(); ++k) {
         if (contributions[k].new_passes == 0) continue;
+        const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
+        const int now = layers[id.layer][what.first_block + first + k];
         MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-        const uint32_t from = before(k) == 0 ? 0 : block->passes[before(k) - 1].cumulative_length;
-        const uint32_t to = block->passes[now(k) - 1].cumulative_length;
+        const uint32_t from = before == 0 ? 0 : block->passes[before - 1].cumulative_length;
+        const uint32_t to = block->passes[now - 1].cumulative_length;
         MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
       }
     }
-    if (out.packets) out.packets->push_back(sizes);
-    total += bytes;
+    if (out.packets) out.packets->push_back(coded.sizes);
+    total += coded.bytes;
     ++packet_index;
   }
   return total;
