@@ -23,11 +23,12 @@ std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, Code
   return lengths;
 }
 
-// B.10.4: tells each precinct coder the layer in which each of its blocks is
-// first included (TagTree::kUnknown: never) and its zero bit-planes.
-Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
+// B.10.4: tells each precinct coder the layer in which each of the blocks
+// in slots [from, to) is first included (TagTree::kUnknown: never) and its
+// zero bit-planes.
+Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what, size_t from, size_t to) {
   const LayerPasses& layers = *what.layers;
-  for (size_t slot = 0; slot < precincts.code_blocks(); ++slot) {
+  for (size_t slot = from; slot < to; ++slot) {
     const CodeBlockPlace& at = precincts.place(slot);
     PrecinctPacketCoder& coder = precincts.coder(at.component, at.resolution, at.precinct);
     const size_t first = precincts.first_slot(at.component, at.resolution, at.precinct);
@@ -42,6 +43,23 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
     MALLAT_RETURN_IF_ERROR(coder.set_code_block(static_cast<int>(slot - first), first_layer, block->zero_bitplanes));
   }
   return Status::Ok();
+}
+
+// set_first_layers over every slot; with a pool, each precinct's slots (a
+// run of them, tile_precincts.h) on a thread, the first error in slot order
+// reported.
+Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  const size_t slots = precincts.code_blocks();
+  if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
+  std::vector<size_t> starts;
+  for (size_t slot = 0; slot < slots; ++slot) {
+    const CodeBlockPlace& at = precincts.place(slot);
+    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot) starts.push_back(slot);
+  }
+  starts.push_back(slots);
+  return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {
+    return set_first_layers(precincts, what, starts[static_cast<size_t>(p)], starts[static_cast<size_t>(p) + 1]);
+  });
 }
 
 // One packet's header (to `header`; its SOP marker to `sop`), from the

@@ -57,8 +57,9 @@ struct TilePacketsToWrite {
   // codec/encoder/coded_spill.h), or an error.
   std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
-  // Where only sizes are wanted (no data), the precincts' packets are coded
-  // on this pool, if any: `block` is then called from its threads.
+  // A pool, if any: the precincts' blocks are set up on it, and where only
+  // sizes are wanted (no data) their packets coded on it; `block` is then
+  // called from its threads.
   ThreadPool* pool = nullptr;
 };
 
