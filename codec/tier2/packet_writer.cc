@@ -10,17 +10,17 @@ namespace {
 
 // Byte lengths of the codeword-segment pieces that carry passes
 // (before, before + new] of a block (B.10.7.2): each piece ends where a
-// segment ends or where the layer ends.
-std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
-                                    int before, int new_passes) {
-  std::vector<uint32_t> lengths;
+// segment ends or where the layer ends; into `lengths`, whose memory a
+// sizing reuses block after block.
+void piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style, int before, int new_passes,
+                   std::vector<uint32_t>& lengths) {
+  lengths.clear();
   auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
   int at = before;
   for (int piece : codeword_segment_pieces(style, before, new_passes)) {
     lengths.push_back(end_of(at + piece) - end_of(at));
     at += piece;
   }
-  return lengths;
 }
 
 // B.10.4: tells each precinct coder the layer in which each of the blocks
@@ -80,16 +80,22 @@ Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWri
   const CodeBlockStyle style = precincts.style(id.component);
   const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
   const int n = coder.code_blocks();
-  contributions.assign(n, {});
+  // Each block's entry as new, its lengths' memory kept from the last packet.
+  contributions.resize(static_cast<size_t>(n));
   uint64_t bytes = 0;
   for (int k = 0; k < n; ++k) {
+    CodeBlockContribution& c = contributions[static_cast<size_t>(k)];
+    std::vector<uint32_t> lengths = std::move(c.lengths);
+    c = {};
+    c.lengths = std::move(lengths);
+    c.lengths.clear();
     const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
     const int now = layers[id.layer][what.first_block + first + k];
     if (now <= before) continue;
-    contributions[k].new_passes = now - before;
+    c.new_passes = now - before;
     MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-    contributions[k].lengths = piece_lengths(*block, style, before, now - before);
-    bytes += contributions[k].body_bytes();
+    piece_lengths(*block, style, before, now - before, c.lengths);
+    bytes += c.body_bytes();
   }
   header.clear();
   sop.clear();
