@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/api/encode.h"
@@ -117,12 +118,21 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial, pool));
       }
     }
+    // Each block's hull on its own: in pieces on the pool, the tiles'
+    // blocks in order.
+    std::vector<const CodedBlock*> all_blocks;
+    all_blocks.reserve(blocks);
+    for (const auto& tile : tiles)
+      for (const CodedBlock& b : tile->blocks()) all_blocks.push_back(&b);
     std::vector<CodeBlockHull> hulls;
     auto list_hulls = [&] {
-      hulls.clear();
-      hulls.reserve(blocks);
-      for (const auto& tile : tiles)
-        for (const CodedBlock& b : tile->blocks()) hulls.push_back(convex_hull(b.truncation_points(), b.weight));
+      hulls.assign(blocks, {});
+      constexpr int64_t kHullsAtOnce = 1024;
+      pool.parallel_for((static_cast<int64_t>(blocks) + kHullsAtOnce - 1) / kHullsAtOnce, [&](int64_t piece) {
+        const size_t end = std::min(blocks, static_cast<size_t>(piece + 1) * kHullsAtOnce);
+        for (size_t i = static_cast<size_t>(piece) * kHullsAtOnce; i < end; ++i)
+          hulls[i] = convex_hull(all_blocks[i]->truncation_points(), all_blocks[i]->weight);
+      });
     };
     list_hulls();
     StageClock clock(stage_sink(resources.stage_times, &StageTimes::rate_allocation_ms), "pcrd");
@@ -133,7 +143,18 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         for (size_t slot = 0; slot < tile->blocks().size(); ++slot)
           caps.block_component.push_back(tile->component_of(slot));
     }
-    auto bytes_of = [&](const LayerPasses& l) { return assembler.bytes(l, !caps.max_bytes.empty()); };
+    // The layers last sized and their bytes: the allocator sized its
+    // answer already, and the rounds below ask for it again (each sizing a
+    // Tier-2 pass over every block).
+    std::vector<std::pair<LayerPasses, LayerBytes>> sized;
+    auto bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
+      for (const auto& [known, b] : sized)
+        if (known == l) return b;
+      MALLAT_ASSIGN_OR_RETURN(LayerBytes b, assembler.bytes(l, !caps.max_bytes.empty()));
+      if (sized.size() == 4) sized.erase(sized.begin());
+      sized.emplace_back(l, b);
+      return b;
+    };
     MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
     // HT blocks coded by estimates: while a byte target is missed by more
     // than its last half per cent (or a distortion target at all), the

@@ -122,10 +122,16 @@ Result<FileAssembler::Assembly> FileAssembler::gather(const LayerPasses& layers,
   Assembly a;
   std::vector<TileOutput>& out = a.out;
   out.resize(tiles_.size());
-  MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(tiles_.size()), [&](int64_t t) {
+  // The tiles at once; one tile alone sizes its precincts on the pool.
+  MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(tiles_.size() > 1 ? tiles_.size() : 0),
+                                                   [&](int64_t t) {
     PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
     return tiles_[t]->packets(layers, first_block_[t], sink).status();
   }));
+  if (tiles_.size() == 1) {
+    PacketOutput sink{packed, with_data ? &out[0].data : nullptr, &out[0].headers, &out[0].packets};
+    MALLAT_RETURN_IF_ERROR(tiles_[0]->packets(layers, first_block_[0], sink, &pool_).status());
+  }
 
   std::vector<TilePartToWrite>& parts = a.parts;
   std::vector<int>& part_component = a.part_component;

@@ -527,16 +527,28 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
     plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
     plane.storage = storage;
     batch.planes.push_back(std::move(plane));
-    MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(end - first), [&](int64_t i) {
-      const EncodeBlock& b = batch.blocks[static_cast<size_t>(i)];
-      return setup_.kept_store->read(kept_indices_[wanted[first + static_cast<size_t>(i)]],
-                                     b.place.in(batch.planes[0].ints()));
-    }));
+    // Each block's indices are unpacked on the thread that codes it, just
+    // before its first coding (BatchWork::each), so the coder reads them
+    // from that core's cache rather than from a plane written in a pass of
+    // its own.
+    std::vector<Status> unpacked(end - first);
+    std::vector<uint8_t> in_plane(end - first, 0);
+    entropy::BatchWork unpack;
+    unpack.each = [&](size_t i) {
+      if (in_plane[i] != 0) return;
+      in_plane[i] = 1;
+      unpacked[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]],
+                                            batch.blocks[i].place.in(batch.planes[0].ints()));
+    };
     for (size_t r = 0; r < rounds.size(); ++r) {
       batch.ht_block_planes.clear();
       for (size_t k = first; k < end; ++k) batch.ht_block_planes.push_back(rounds[r][wanted[k]]);
       batch.ht_refinement = r == 0;
-      MALLAT_RETURN_IF_ERROR(encode_blocks(batch, pool_, false));
+      const Status coded = encode_blocks(batch, pool_, false, unpack);
+      // A block that did not unpack was coded from what the plane held: its
+      // error first.
+      for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
+      MALLAT_RETURN_IF_ERROR(coded);
       for (size_t k = first; k < end; ++k) {
         const int8_t p = rounds[r][wanted[k]];
         if (p >= 0) add_ht_candidate(wanted[k], p, std::move(batch.coded[k - first]));

@@ -300,8 +300,8 @@ void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   out.initial_distortion = all * out.weight;
 }
 
-Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block,
-                                      const PacketOutput& out) const {
+Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
+                                      ThreadPool* pool) const {
   const MainHeader& main = *setup_.main;
   const auto own = setup_.tile_progression_changes.find(index_);
   MALLAT_ASSIGN_OR_RETURN(
@@ -357,6 +357,8 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
   }
   what.sop = main.cod.sop;
   what.eph = main.cod.eph;
+  // A spilled block is read into the one `loaded`: one thread only.
+  if (setup_.spill == nullptr) what.pool = pool;
   return write_packets(precincts, what, out);
 }
 

@@ -184,7 +184,10 @@ class TileEncoder {
   // The packets of layers 0..layers.size()-1, where layers[l][first_block +
   // i] is the cumulative pass count of this tile's block i, appended to what
   // `out` points at; returns their total size in bytes (headers included).
-  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out) const;
+  // With `pool` (not one the caller runs on), a sizing without data codes
+  // the precincts on it where no block lies on disk.
+  Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
+                           ThreadPool* pool = nullptr) const;
 
  private:
   // The tile's planes, sized and placed, for the stages (tile_buffers.h),

@@ -1,29 +1,34 @@
 #include "codec/tier2/packet_writer.h"
 
+#include <map>
+
+#include "common/thread_pool.h"
+
 namespace mallat::codec {
 
 namespace {
 
 // Byte lengths of the codeword-segment pieces that carry passes
 // (before, before + new] of a block (B.10.7.2): each piece ends where a
-// segment ends or where the layer ends.
-std::vector<uint32_t> piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
-                                    int before, int new_passes) {
-  std::vector<uint32_t> lengths;
+// segment ends or where the layer ends; into `lengths`, whose memory a
+// sizing reuses block after block.
+void piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style, int before, int new_passes,
+                   std::vector<uint32_t>& lengths) {
+  lengths.clear();
   auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
   int at = before;
   for (int piece : codeword_segment_pieces(style, before, new_passes)) {
     lengths.push_back(end_of(at + piece) - end_of(at));
     at += piece;
   }
-  return lengths;
 }
 
-// B.10.4: tells each precinct coder the layer in which each of its blocks is
-// first included (TagTree::kUnknown: never) and its zero bit-planes.
-Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
+// B.10.4: tells each precinct coder the layer in which each of the blocks
+// in slots [from, to) is first included (TagTree::kUnknown: never) and its
+// zero bit-planes.
+Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what, size_t from, size_t to) {
   const LayerPasses& layers = *what.layers;
-  for (size_t slot = 0; slot < precincts.code_blocks(); ++slot) {
+  for (size_t slot = from; slot < to; ++slot) {
     const CodeBlockPlace& at = precincts.place(slot);
     PrecinctPacketCoder& coder = precincts.coder(at.component, at.resolution, at.precinct);
     const size_t first = precincts.first_slot(at.component, at.resolution, at.precinct);
@@ -40,44 +45,134 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
+// set_first_layers over every slot; with a pool, each precinct's slots (a
+// run of them, tile_precincts.h) on a thread, the first error in slot order
+// reported.
+Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  const size_t slots = precincts.code_blocks();
+  if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
+  std::vector<size_t> starts;
+  for (size_t slot = 0; slot < slots; ++slot) {
+    const CodeBlockPlace& at = precincts.place(slot);
+    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot) starts.push_back(slot);
+  }
+  starts.push_back(slots);
+  return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {
+    return set_first_layers(precincts, what, starts[static_cast<size_t>(p)], starts[static_cast<size_t>(p) + 1]);
+  });
+}
+
+// One packet's header (to `header`; its SOP marker to `sop`), from the
+// precinct coder's state, which it advances (B.10); `contributions` is the
+// packet's blocks' new passes, kept for writing its body. Its bytes, and
+// how they fall between data and packed headers.
+struct CodedPacket {
+  PacketBytes sizes;
+  uint64_t bytes = 0;
+};
+
+Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                                uint32_t packet_index, bool packed_headers,
+                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
+                                std::vector<uint8_t>& sop) {
+  const LayerPasses& layers = *what.layers;
+  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
+  const CodeBlockStyle style = precincts.style(id.component);
+  const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+  const int n = coder.code_blocks();
+  // Each block's entry as new, its lengths' memory kept from the last packet.
+  contributions.resize(static_cast<size_t>(n));
+  uint64_t bytes = 0;
+  for (int k = 0; k < n; ++k) {
+    CodeBlockContribution& c = contributions[static_cast<size_t>(k)];
+    std::vector<uint32_t> lengths = std::move(c.lengths);
+    c = {};
+    c.lengths = std::move(lengths);
+    c.lengths.clear();
+    const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
+    const int now = layers[id.layer][what.first_block + first + k];
+    if (now <= before) continue;
+    c.new_passes = now - before;
+    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
+    piece_lengths(*block, style, before, now - before, c.lengths);
+    bytes += c.body_bytes();
+  }
+  header.clear();
+  sop.clear();
+  if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
+  MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
+  CodedPacket coded;
+  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
+  if (packed_headers) {
+    coded.sizes.header = static_cast<uint32_t>(header.size());
+  } else {
+    coded.sizes.data += static_cast<uint32_t>(header.size());
+  }
+  coded.bytes = bytes + sop.size() + header.size();
+  return coded;
+}
+
+// The packets sized without their data, on what.pool: each precinct's
+// packets in order on one thread (its tag trees and block states carry
+// from one to the next, B.10), the precincts at once; then their sizes and
+// headers in the sequence's order, as the one-thread loop gives them.
+Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                      const PacketOutput& out) {
+  const size_t count = what.sequence.size();
+  std::vector<std::vector<size_t>> by_precinct;
+  std::map<const PrecinctPacketCoder*, size_t> precinct_of;
+  for (size_t i = 0; i < count; ++i) {
+    const PacketId& id = what.sequence[i];
+    const auto [at, added] = precinct_of.try_emplace(&precincts.coder(id.component, id.resolution, id.precinct),
+                                                     by_precinct.size());
+    if (added) by_precinct.emplace_back();
+    by_precinct[at->second].push_back(i);
+  }
+  std::vector<CodedPacket> coded(count);
+  std::vector<std::vector<uint8_t>> headers(out.headers ? count : 0);
+  std::vector<Status> failed(count);
+  what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
+    std::vector<CodeBlockContribution> contributions;
+    std::vector<uint8_t> header, sop;
+    for (const size_t i : by_precinct[static_cast<size_t>(g)]) {
+      Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
+                                          out.packed_headers, contributions, header, sop);
+      if (!c.ok()) {
+        // The precinct's later packets would start from a state this one
+        // did not reach: the first failure in the sequence is reported.
+        failed[i] = c.status();
+        return;
+      }
+      coded[i] = *c;
+      if (out.headers && out.packed_headers) headers[i] = header;
+    }
+  });
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    MALLAT_RETURN_IF_ERROR(failed[i]);
+    if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
+    if (out.packets) out.packets->push_back(coded[i].sizes);
+    total += coded[i].bytes;
+  }
+  return total;
+}
+
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
   const LayerPasses& layers = *what.layers;
   MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what));
+  if (what.pool != nullptr && what.pool->size() > 1 && !out.data && !out.data_sink)
+    return size_packets_on_pool(precincts, what, out);
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;
   uint32_t packet_index = 0;
   for (const PacketId& id : what.sequence) {
-    PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
-    const CodeBlockStyle style = precincts.style(id.component);
-    const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-    const int n = coder.code_blocks();
-    // The passes of block k before this layer and with it.
-    auto before = [&](int k) { return id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0; };
-    auto now = [&](int k) { return layers[id.layer][what.first_block + first + k]; };
-    contributions.assign(n, {});
-    uint64_t bytes = 0;
-    for (int k = 0; k < n; ++k) {
-      if (now(k) <= before(k)) continue;
-      contributions[k].new_passes = now(k) - before(k);
-      MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-      contributions[k].lengths = piece_lengths(*block, style, before(k), now(k) - before(k));
-      bytes += contributions[k].body_bytes();
-    }
-    header.clear();
-    sop.clear();
-    if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
-    MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
-    PacketBytes sizes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
-    if (out.packed_headers) {
-      sizes.header = static_cast<uint32_t>(header.size());
-      if (out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
-    } else {
-      sizes.data += static_cast<uint32_t>(header.size());
-    }
-    bytes += sop.size() + header.size();
+    MALLAT_ASSIGN_OR_RETURN(const CodedPacket coded,
+                            code_packet(precincts, what, id, packet_index, out.packed_headers, contributions, header,
+                                        sop));
+    if (out.packed_headers && out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
     if (out.data || out.data_sink) {
       const auto put = [&](std::span<const uint8_t> piece) -> Status {
         if (out.data) {
@@ -88,16 +183,19 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
       };
       MALLAT_RETURN_IF_ERROR(put(sop));
       if (!out.packed_headers) MALLAT_RETURN_IF_ERROR(put(header));
-      for (int k = 0; k < n; ++k) {
+      const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+      for (size_t k = 0; k < contributions.size(); ++k) {
         if (contributions[k].new_passes == 0) continue;
+        const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
+        const int now = layers[id.layer][what.first_block + first + k];
         MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-        const uint32_t from = before(k) == 0 ? 0 : block->passes[before(k) - 1].cumulative_length;
-        const uint32_t to = block->passes[now(k) - 1].cumulative_length;
+        const uint32_t from = before == 0 ? 0 : block->passes[before - 1].cumulative_length;
+        const uint32_t to = block->passes[now - 1].cumulative_length;
         MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
       }
     }
-    if (out.packets) out.packets->push_back(sizes);
-    total += bytes;
+    if (out.packets) out.packets->push_back(coded.sizes);
+    total += coded.bytes;
     ++packet_index;
   }
   return total;

@@ -15,6 +15,10 @@
 #include "common/status.h"
 #include "entropy/ebcot/ebcot.h"
 
+namespace mallat {
+class ThreadPool;
+}  // namespace mallat
+
 namespace mallat::codec {
 
 // Per layer, per code-block: the cumulative number of passes in layers
@@ -53,6 +57,10 @@ struct TilePacketsToWrite {
   // codec/encoder/coded_spill.h), or an error.
   std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
+  // A pool, if any: the precincts' blocks are set up on it, and where only
+  // sizes are wanted (no data) their packets coded on it; `block` is then
+  // called from its threads.
+  ThreadPool* pool = nullptr;
 };
 
 // Writes the packets to `out` and returns their total size in bytes

@@ -21,7 +21,21 @@ std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offs
   return data.subspan(begin, end - begin);
 }
 
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] double cleanup_decrease_avx2(PlaneView<const int32_t> c, int shift, uint32_t all) {
+  return ht_cleanup_decrease(c, shift, all);
+}
+#endif
+
 }  // namespace
+
+double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return cleanup_decrease_avx2(c, shift, all);
+#endif
+  return ht_cleanup_decrease(c, shift, all);
+}
 
 Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficients, int num_bitplanes,
                                               int fraction_bits, const HtEncodeSettings& settings) {
@@ -45,7 +59,7 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   out.zero_bitplanes = num_bitplanes - 1 - p;
   ht::encode_cleanup(coefficients, shift, out.data);
   const auto lcup = static_cast<uint32_t>(out.data.size());
-  out.passes.push_back({lcup, true, settings.distortions ? ht_cleanup_decrease(coefficients, shift, all) : 0.0});
+  out.passes.push_back({lcup, true, settings.distortions ? ht_cleanup_decrease_cpu(coefficients, shift, all) : 0.0});
   out.num_passes = 1;
   if (settings.refinement) {
     thread_local std::vector<uint8_t> refinement;

@@ -42,6 +42,12 @@ struct HtEncodeSettings {
 Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficients, int num_bitplanes,
                                               int fraction_bits, const HtEncodeSettings& settings = {});
 
+// The cleanup's decrease at `shift` of a block whose magnitudes OR to `all`
+// (ht_cleanup_decrease, entropy/ht/shared_code_block.h, which the device
+// runs too), compiled for AVX2's lanes where the CPU has them: the same
+// sums, integers below 2^24 magnitudes, so the same value.
+double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all);
+
 // Decodes one HT code-block: of `num_passes` N with segments S[0..n-1]
 // (or the whole data when segment_lengths is empty), the last cleanup pass,
 // at plane Mb - 1 - P - (N - 1) / 3, and the (N - 1) % 3 refinement passes

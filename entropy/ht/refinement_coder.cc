@@ -6,8 +6,9 @@
 // taken first as nibbles per column, row by row (loops the compiler runs in
 // vector lanes), so that SigProp's bits of a group of 4 columns, their signs
 // and MagRef's bits of a column go to the streams as a few words, not one
-// call per bit. encode_refinement_reference (entropy/ht/refinement.cc) is
-// what both are tested against.
+// call per bit; where the CPU has AVX2 the same body runs compiled for its
+// lanes. encode_refinement_reference (entropy/ht/refinement.cc) is what
+// both are tested against.
 #include <array>
 #include <cstring>
 #include <vector>
@@ -101,7 +102,7 @@ constexpr int kExactShifts = 19;
 // One stripe's nibbles from its `rows` rows (and the row below's cleanup
 // significance, where there is one); with `shift` at most kExactShifts,
 // MagRef's decreases added to `magref_sum`.
-void load_stripe(EncodeState& s, PlaneView<const int32_t> c, int y0, int rows, int shift, int64_t& magref_sum) {
+[[gnu::always_inline]] inline void load_stripe(EncodeState& s, PlaneView<const int32_t> c, int y0, int rows, int shift, int64_t& magref_sum) {
   const int width = static_cast<int>(c.width), height = static_cast<int>(c.height);
   uint8_t* cleanup = s.cleanup + 1;
   uint8_t* bits = s.bits + 1;
@@ -146,14 +147,14 @@ void load_stripe(EncodeState& s, PlaneView<const int32_t> c, int y0, int rows, i
 }
 
 // Bit k of a column's extended nibble (detail::extended's rule).
-inline uint32_t extended(const EncodeState& s, int i, int rows, uint32_t below_mask) {
+[[gnu::always_inline]] inline uint32_t extended(const EncodeState& s, int i, int rows, uint32_t below_mask) {
   return (s.above[i] >> 3 & 1u) | uint32_t{s.current[i]} << 1 | (s.below[i] & below_mask) << (rows + 1);
 }
 
 // The rows of column i with a significant neighbour, as `current` stands:
 // row r's are side bit r + 1 (the columns either side, rows r - 1 .. r +
 // 1) and its own column's bits r and r + 2 (the rows above and below).
-inline uint32_t near_rows(const EncodeState& s, int i, int rows, uint32_t below_mask) {
+[[gnu::always_inline]] inline uint32_t near_rows(const EncodeState& s, int i, int rows, uint32_t below_mask) {
   uint32_t side = extended(s, i - 1, rows, below_mask) | extended(s, i + 1, rows, below_mask);
   side |= side << 1 | side >> 1;
   const uint32_t own = extended(s, i, rows, below_mask);
@@ -164,7 +165,7 @@ inline uint32_t near_rows(const EncodeState& s, int i, int rows, uint32_t below_
 // the columns either side, the rows above and below, as the cleanup and
 // the stripes above left them. A column whose left neighbour SigProp made
 // significant may have more; every other column has exactly these.
-void find_candidates(EncodeState& s, int width, int rows, uint32_t below_mask) {
+[[gnu::always_inline]] inline void find_candidates(EncodeState& s, int width, int rows, uint32_t below_mask) {
   const uint32_t row_bits = (1u << rows) - 1;
   for (int i = 1; i <= width; ++i)
     s.candidates[i] = static_cast<uint8_t>(near_rows(s, i, rows, below_mask) & ~uint32_t{s.current[i]} & row_bits);
@@ -186,9 +187,15 @@ void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, 
                            samples, state);
 }
 
-RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
-                                  std::vector<uint8_t>& segment) {
-  thread_local EncodeState s;
+namespace {
+
+// encode_refinement's body, compiled once for every CPU and once more for
+// AVX2's lanes (the stripes' per-column loops): the same integer steps and
+// the doubles added in the same order, so the same bytes and decreases.
+[[gnu::always_inline]] inline RefinementCoded encode_refinement_in(EncodeState& s,
+                                                                   PlaneView<const int32_t> coefficients, int shift,
+                                                                   bool vertical_causal,
+                                                                   std::vector<uint8_t>& segment) {
   RefinementCoded coded;
   const int width = static_cast<int>(coefficients.width), height = static_cast<int>(coefficients.height);
   const auto capacity = refinement_capacity(static_cast<uint32_t>(width * height));
@@ -275,6 +282,26 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
   for (uint32_t i = magref_bytes.size(); i > 0; --i) bytes.push_back(magref_bytes.data()[i - 1]);
   segment.resize(bytes.size());
   return coded;
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] RefinementCoded encode_refinement_avx2(EncodeState& s, PlaneView<const int32_t> coefficients,
+                                                              int shift, bool vertical_causal,
+                                                              std::vector<uint8_t>& segment) {
+  return encode_refinement_in(s, coefficients, shift, vertical_causal, segment);
+}
+#endif
+
+}  // namespace
+
+RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shift, bool vertical_causal,
+                                  std::vector<uint8_t>& segment) {
+  thread_local EncodeState s;
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return encode_refinement_avx2(s, coefficients, shift, vertical_causal, segment);
+#endif
+  return encode_refinement_in(s, coefficients, shift, vertical_causal, segment);
 }
 
 }  // namespace mallat::entropy::ht

@@ -1,11 +1,13 @@
 // The encoder's packet writer and the decoder's packet reader over the one
 // TilePrecincts layout: what one writes, the other reads back, for every
 // progression order, precincts, code-block styles, SOP/EPH, packed headers,
-// fewer decoded layers and truncated data.
+// fewer decoded layers and truncated data; and the sizing on a pool against
+// the one-thread loop.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "codec/tier2/packet_writer.h"
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_precincts.h"
+#include "common/thread_pool.h"
 
 namespace mallat::codec {
 namespace {
@@ -92,6 +95,16 @@ struct Written {
   std::vector<uint32_t> lengths;  // each packet's bytes in `data`, as PLT gives them (A.7.3)
 };
 
+TilePacketsToWrite to_write(std::span<const PacketId> sequence, const Coded& coded, const Case& c) {
+  TilePacketsToWrite what;
+  what.sequence = sequence;
+  what.layers = &coded.layers;
+  what.block = [&coded](size_t slot) -> Result<const entropy::EncodedCodeBlock*> { return &coded.blocks[slot]; };
+  what.sop = c.sop;
+  what.eph = c.eph;
+  return what;
+}
+
 Written write(const Tile& tile, const Coded& coded, const Case& c) {
   Written w;
   auto sequence = packet_order(tile.layout, c.layers, c.order);
@@ -99,12 +112,7 @@ Written write(const Tile& tile, const Coded& coded, const Case& c) {
   w.sequence = *sequence;
   auto precincts = TilePrecincts::create(tile.layout, tile.coding);
   EXPECT_TRUE(precincts.ok());
-  TilePacketsToWrite what;
-  what.sequence = w.sequence;
-  what.layers = &coded.layers;
-  what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> { return &coded.blocks[slot]; };
-  what.sop = c.sop;
-  what.eph = c.eph;
+  const TilePacketsToWrite what = to_write(w.sequence, coded, c);
   std::vector<PacketBytes> packets;
   auto total = write_packets(*precincts, what, {c.packed, &w.data, &w.headers, &packets});
   EXPECT_TRUE(total.ok()) << total.status().message();
@@ -281,6 +289,45 @@ std::vector<Case> cases() {
   one_layer.style = 4;
   all.push_back(one_layer);
   return all;
+}
+
+// Sized without data on a pool (each precinct's packets on one thread,
+// the precincts at once), the packets are what the one-thread loop gives
+// and what writing them takes: the same sizes in the same order, the same
+// packed headers, the same total.
+TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto count = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(count.ok());
+  ThreadPool pool(4);
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    const Coded coded = make_coded(count->code_blocks(), c.layers, seed);
+    const Written w = write(tile, coded, c);
+    auto size = [&](ThreadPool* on, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets) {
+      auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+      EXPECT_TRUE(precincts.ok());
+      TilePacketsToWrite what = to_write(w.sequence, coded, c);
+      what.pool = on;
+      auto total = write_packets(*precincts, what, {c.packed, nullptr, &headers, &packets});
+      EXPECT_TRUE(total.ok()) << total.status().message();
+      return total.ok() ? *total : 0;
+    };
+    std::vector<uint8_t> plain_headers, pool_headers;
+    std::vector<PacketBytes> plain, on_pool;
+    const uint64_t plain_total = size(nullptr, plain_headers, plain);
+    EXPECT_EQ(size(&pool, pool_headers, on_pool), plain_total) << "seed " << seed;
+    EXPECT_EQ(plain_total, w.data.size() + w.headers.size()) << "seed " << seed;
+    EXPECT_EQ(pool_headers, plain_headers) << "seed " << seed;
+    EXPECT_EQ(pool_headers, w.headers) << "seed " << seed;
+    ASSERT_EQ(on_pool.size(), plain.size()) << "seed " << seed;
+    for (size_t i = 0; i < plain.size(); ++i) {
+      EXPECT_EQ(on_pool[i].data, plain[i].data) << "packet " << i;
+      EXPECT_EQ(on_pool[i].header, plain[i].header) << "packet " << i;
+      EXPECT_EQ(on_pool[i].data, w.lengths[i]) << "packet " << i;
+      EXPECT_TRUE(on_pool[i].id == plain[i].id) << "packet " << i;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Tier2Packets, ::testing::ValuesIn(cases()));

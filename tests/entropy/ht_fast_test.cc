@@ -8,7 +8,8 @@
 // set's kernels (entropy/ht/cpu/) as a test of its own: one the CPU lacks
 // fails, save AVX-512, which is skipped with a message. Also: skipping
 // distortions changes no byte, and the cleanup's decrease in integers
-// (without a branch, for vector lanes) is the plain per-sample sum.
+// (without a branch, for vector lanes) is the plain per-sample sum, and the
+// CPU's copy of it in AVX2 lanes the shared one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -263,6 +264,24 @@ TEST(HtFast, CleanupDecreaseIsThePlainSum) {
     if (b.mb + b.fraction_bits > 24) continue;
     for (int shift = 0; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
       EXPECT_EQ(ht_cleanup_decrease(b.view(), shift, 0), plain_cleanup_decrease(b.view(), shift))
+          << b.describe() << " shift " << shift;
+    }
+  }
+}
+
+// The CPU's copy in AVX2 lanes (ht_cleanup_decrease_cpu) against the
+// shared one it replaces in encode_ht_code_block: the same value, to the
+// bit, on both paths (the integers below 2^24, doubles above; `all` the
+// block's OR), over shapes whose rows end mid-vector.
+TEST(HtFast, CpuCleanupDecreaseIsTheSharedOne) {
+  std::mt19937 rng(12);
+  for (int i = 0; i < 300; ++i) {
+    const Block b = ht_test::random_block(rng, 8);
+    uint32_t all = 0;
+    for (int64_t y = 0; y < b.view().height; ++y)
+      for (int64_t x = 0; x < b.view().width; ++x) all |= ht::detail::magnitude_of(b.view().at(x, y));
+    for (int shift = 0; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
+      EXPECT_EQ(ht_cleanup_decrease_cpu(b.view(), shift, all), ht_cleanup_decrease(b.view(), shift, all))
           << b.describe() << " shift " << shift;
     }
   }
