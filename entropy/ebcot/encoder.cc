@@ -1,10 +1,12 @@
-// The fast Tier-1 encoder: the passes of entropy/ebcot/passes.h over flag words, with
+// The fast Tier-1 encoder: the MQ-coded passes of entropy/ebcot/encoder_passes.h and the
+// raw (BYPASS) passes of entropy/ebcot/passes.h over flag words, with
 // the codeword segments, terminations and mode switches of D.4 and D.6.
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/encoder_passes.h"
 #include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
@@ -66,6 +68,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   MqEncodeSymbols mq{MqEncoder{}, initial_contexts()};
   RawEncodeSymbols raw{};
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(orientation)].data();
+  const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(orientation)].data();
 
   size_t segment_start = 1;  // offset in the buffer of the open segment
   bool open = false;
@@ -89,7 +92,11 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       open_raw = is_raw;
     }
     s.distortion = 0.0;
-    detail::run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    if (is_raw) {
+      detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+    } else {
+      detail::encode_mq_pass<kVsc>(type, mq, s, zc_lut, sp_lut, plane);
+    }
     if (type == PassType::kCleanup && style.segmentation_symbols) code_segmentation_symbols(mq);
 
     CodingPass& pass = out.passes[i];

@@ -180,6 +180,31 @@ TEST(Tier1, EveryStripeRemainderAndBlockEdge) {
   }
 }
 
+TEST(Tier1, RunLengthColumnsWithEveryPatternOfFourBits) {
+  // The fast encoder finds a run-length column's first significant sample
+  // from its four magnitude bits at once (D.3.4): every pattern of the four
+  // bits in an isolated column (zero columns between, so each stays in
+  // run-length mode), both signs, at the top plane and below it (where the
+  // earlier planes leave some columns out of run-length mode).
+  for (int plane : {0, 2}) {
+    for (bool negative : {false, true}) {
+      for (uint8_t style : {0x00, 0x08}) {
+        Block b{32, 8, std::vector<int32_t>(32 * 8, 0)};
+        for (int pattern = 0; pattern < 16; ++pattern) {
+          for (int r = 0; r < 4; ++r) {
+            if (!((pattern >> r) & 1)) continue;
+            const int32_t m = (1 << plane) | (plane > 0 && r == pattern % 4 ? 1 << (plane + 1) : 0);
+            b.v[static_cast<size_t>(r + 4 * (pattern % 2)) * 32 + 2 * pattern] = negative ? -m : m;
+          }
+        }
+        for (BandOrientation o : kOrientations) {
+          check_block(b, plane + 2, o, CodeBlockStyle::from_byte(style), "run-length " + std::to_string(plane), true);
+        }
+      }
+    }
+  }
+}
+
 TEST(Tier1, LargeMagnitudes) {
   std::mt19937 rng(5);
   for (int mb : {28, 30, 31}) {
