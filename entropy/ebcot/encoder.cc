@@ -53,8 +53,9 @@ void code_segmentation_symbols(MqEncodeSymbols& s) {
   for (uint32_t bit : {1u, 0u, 1u, 0u}) s.code(kUniformContext, bit);
 }
 
-// Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`.
-template <bool kVsc>
+// Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`;
+// the MQ-coded passes measure their distortion decrease with kDistortion.
+template <bool kVsc, bool kDistortion>
 EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int planes, int lowest,
                                const CodeBlockStyle& style) {
   EncodedCodeBlock out;
@@ -95,7 +96,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
     if (is_raw) {
       detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
     } else {
-      detail::encode_mq_pass<kVsc>(type, mq, s, zc_lut, sp_lut, plane);
+      detail::encode_mq_pass<kVsc, kDistortion>(type, mq, s, zc_lut, sp_lut, plane);
     }
     if (type == PassType::kCleanup && style.segmentation_symbols) code_segmentation_symbols(mq);
 
@@ -127,7 +128,8 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
 
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
-                                           const CodeBlockStyle& style, int fraction_bits) {
+                                           const CodeBlockStyle& style, int fraction_bits,
+                                           bool distortions) {
   MALLAT_RETURN_IF_ERROR(
       detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
   MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
@@ -156,9 +158,12 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
       column[x] |= v < 0 ? negative : 0;
     }
   }
-  EncodedCodeBlock out = style.vertical_causal
-                             ? encode_passes<true>(s, orientation, planes, fraction_bits, style)
-                             : encode_passes<false>(s, orientation, planes, fraction_bits, style);
+  auto encode = [&]<bool kVsc>() {
+    return distortions ? encode_passes<kVsc, true>(s, orientation, planes, fraction_bits, style)
+                       : encode_passes<kVsc, false>(s, orientation, planes, fraction_bits, style);
+  };
+  EncodedCodeBlock out = style.vertical_causal ? encode.template operator()<true>()
+                                               : encode.template operator()<false>();
   detail::scale_distortions(out, fraction_bits);
   out.zero_bitplanes = num_bitplanes - planes;
   return out;

@@ -28,7 +28,9 @@
 namespace mallat::entropy::detail {
 
 // What a pass's stripes share: the coder and its contexts (local copies),
-// the column stride, the bit-plane, the distortion gains and their sum.
+// the column stride, the bit-plane, the distortion gains and their sum,
+// which is left 0 without kDistortion.
+template <bool kDistortion>
 struct EncodeStripes {
   MqEncoder mq;
   MqContexts cx;
@@ -36,6 +38,7 @@ struct EncodeStripes {
   int p;
   PlaneGains gains;
   double dist = 0.0;
+  static constexpr bool kMeasured = kDistortion;
 
   // The bit of plane p of magnitude `mag`.
   uint32_t bit(uint32_t mag) const { return (mag >> p) & 1; }
@@ -51,13 +54,13 @@ struct EncodeStripes {
     mq.encode_branchless(cx[lut & 31], negative ^ (lut >> 7));
     w |= own_sig_bit(r);
     mark_in_neighbours<r>(f, stride, negative);
-    dist += gains.significance(mag);
+    if constexpr (kDistortion) dist += gains.significance(mag);
   }
 };
 
 // One stripe of the D.3.1 significance propagation pass.
-template <bool kVsc, int kRows>
-inline void encode_significance_stripe(EncodeStripes& e, uint32_t* f, const uint32_t* m, int width,
+template <bool kVsc, int kRows, class Stripes>
+[[gnu::always_inline]] inline void encode_significance_stripe(Stripes& e, uint32_t* f, const uint32_t* m, int width,
                                        const uint8_t* sp_lut) {
   significance_stripe<kVsc, kRows>(f, m, width, sp_lut, [&](auto row, uint32_t ctx, uint32_t n, uint32_t& w,
                                                               uint32_t* fw, const uint32_t* mags) {
@@ -65,23 +68,23 @@ inline void encode_significance_stripe(EncodeStripes& e, uint32_t* f, const uint
     const uint32_t mag = mags[r];
     const uint32_t bit = e.bit(mag);
     e.mq.encode_branchless(e.cx[ctx], bit);
-    if (bit) e.new_significance<r>(w, fw, mag, n);
+    if (bit) e.template new_significance<r>(w, fw, mag, n);
   });
 }
 
 // One stripe of the D.3.3 magnitude refinement pass.
-template <bool kVsc, int kRows>
-inline void encode_refinement_stripe(EncodeStripes& e, uint32_t* f, const uint32_t* m, int width) {
+template <bool kVsc, int kRows, class Stripes>
+[[gnu::always_inline]] inline void encode_refinement_stripe(Stripes& e, uint32_t* f, const uint32_t* m, int width) {
   refinement_stripe<kVsc, kRows>(f, m, width, [&](auto row, uint32_t ctx, const uint32_t* mags) {
     const uint32_t mag = mags[decltype(row)::value];
     e.mq.encode_branchless(e.cx[ctx], e.bit(mag));
-    e.dist += e.gains.refinement(mag);
+    if constexpr (Stripes::kMeasured) e.dist += e.gains.refinement(mag);
   });
 }
 
 // One stripe of the D.3.4 cleanup pass, clearing the visited marks.
-template <bool kVsc, int kRows>
-inline void encode_cleanup_stripe(EncodeStripes& e, uint32_t* f, const uint32_t* m, int width,
+template <bool kVsc, int kRows, class Stripes>
+[[gnu::always_inline]] inline void encode_cleanup_stripe(Stripes& e, uint32_t* f, const uint32_t* m, int width,
                                   const uint8_t* zc_lut) {
   for (int x = 0; x < width; ++x, ++f, m += 4) {
     uint32_t w = *f;
@@ -106,7 +109,7 @@ inline void encode_cleanup_stripe(EncodeStripes& e, uint32_t* f, const uint32_t*
             e.mq.encode(e.cx[zc_lut[n]], bit);
             if (!bit) return;
           }
-          e.new_significance<r>(w, f, m[r], n);
+          e.template new_significance<r>(w, f, m[r], n);
         });
         *f = w;
         continue;
@@ -117,17 +120,17 @@ inline void encode_cleanup_stripe(EncodeStripes& e, uint32_t* f, const uint32_t*
       const uint32_t mag = m[r];
       const uint32_t bit = e.bit(mag);
       e.mq.encode(e.cx[zc_lut[n]], bit);
-      if (bit) e.new_significance<r>(w, f, mag, n);
+      if (bit) e.template new_significance<r>(w, f, mag, n);
     });
   }
 }
 
 // One MQ-coded pass of kind kType for bit-plane p on the coder `symbols`
 // (its encoder and contexts), adding the pass's distortion decrease to the
-// state's.
-template <bool kVsc, PassType kType>
+// state's (kDistortion) or leaving it.
+template <bool kVsc, bool kDistortion, PassType kType>
 [[gnu::flatten]] void encode_mq_pass(MqEncodeSymbols& symbols, T1State& s, const uint8_t* lut, int p) {
-  EncodeStripes e{symbols.mq, symbols.cx, s.column_stride, p, PlaneGains(p)};
+  EncodeStripes<kDistortion> e{symbols.mq, symbols.cx, s.column_stride, p, PlaneGains(p)};
   for_each_stripe(s, [&](auto rows, uint32_t* f, const uint32_t* m) {
     constexpr int kRows = decltype(rows)::value;
     if constexpr (kType == PassType::kSignificance) {
@@ -145,13 +148,13 @@ template <bool kVsc, PassType kType>
 
 // Runs the MQ-coded pass `type`: the significance pass looks its samples
 // up in `sp_lut` (kSignificancePassLut), the cleanup pass in `zc_lut`.
-template <bool kVsc>
+template <bool kVsc, bool kDistortion>
 inline void encode_mq_pass(PassType type, MqEncodeSymbols& symbols, T1State& s, const uint8_t* zc_lut,
                            const uint8_t* sp_lut, int p) {
   switch (type) {
-    case PassType::kSignificance: encode_mq_pass<kVsc, PassType::kSignificance>(symbols, s, sp_lut, p); break;
-    case PassType::kRefinement: encode_mq_pass<kVsc, PassType::kRefinement>(symbols, s, nullptr, p); break;
-    case PassType::kCleanup: encode_mq_pass<kVsc, PassType::kCleanup>(symbols, s, zc_lut, p); break;
+    case PassType::kSignificance: encode_mq_pass<kVsc, kDistortion, PassType::kSignificance>(symbols, s, sp_lut, p); break;
+    case PassType::kRefinement: encode_mq_pass<kVsc, kDistortion, PassType::kRefinement>(symbols, s, nullptr, p); break;
+    case PassType::kCleanup: encode_mq_pass<kVsc, kDistortion, PassType::kCleanup>(symbols, s, zc_lut, p); break;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/schedule.h"
 
 namespace mallat::entropy {
 namespace {
@@ -199,6 +200,33 @@ TEST(Tier1, RunLengthColumnsWithEveryPatternOfFourBits) {
         }
         for (BandOrientation o : kOrientations) {
           check_block(b, plane + 2, o, CodeBlockStyle::from_byte(style), "run-length " + std::to_string(plane), true);
+        }
+      }
+    }
+  }
+}
+
+TEST(Tier1, WithoutDistortionsTheSameBytesAndLengths) {
+  // A caller with no rate target asks for no distortions: the MQ-coded
+  // passes then skip measuring them (the raw ones still do), and the
+  // bytes, lengths and terminations are those of the measuring encoder.
+  std::mt19937 rng(17);
+  for (uint8_t style : {0x00, 0x08, 0x01, 0x3F}) {
+    for (BandOrientation o : kOrientations) {
+      const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+      const Block b = random_block(rng, w, h, 12, (rng() % 3) * 0.4);
+      const CodeBlockStyle s = CodeBlockStyle::from_byte(style);
+      auto measured = encode_code_block(b.view(), o, 12, s);
+      auto plain = encode_code_block(b.view(), o, 12, s, 0, false);
+      ASSERT_TRUE(measured.ok() && plain.ok());
+      ASSERT_EQ(plain->data, measured->data);
+      ASSERT_EQ(plain->num_passes, measured->num_passes);
+      ASSERT_EQ(plain->zero_bitplanes, measured->zero_bitplanes);
+      for (int i = 0; i < plain->num_passes; ++i) {
+        ASSERT_EQ(plain->passes[i].cumulative_length, measured->passes[i].cumulative_length) << i;
+        ASSERT_EQ(plain->passes[i].terminated, measured->passes[i].terminated) << i;
+        if (!pass_is_raw(s, i)) {
+          ASSERT_EQ(plain->passes[i].distortion_decrease, 0.0) << i;
         }
       }
     }
