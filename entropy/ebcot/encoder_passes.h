@@ -23,6 +23,7 @@
 #include "entropy/ebcot/cpu_stripes.h"
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/mq_encoder.h"
+#include "entropy/ebcot/mq_fast_encoder.h"
 #include "entropy/ebcot/passes.h"
 
 namespace mallat::entropy::detail {
@@ -33,7 +34,7 @@ namespace mallat::entropy::detail {
 template <bool kDistortion>
 struct EncodeStripes {
   MqEncoder mq;
-  MqContexts cx;
+  FastMqEncodeContexts cx;
   int stride;
   int p;
   PlaneGains gains;
@@ -51,7 +52,7 @@ struct EncodeStripes {
   [[gnu::always_inline]] void new_significance(uint32_t& w, uint32_t* f, uint32_t mag, uint32_t n) {
     const uint32_t lut = sign_lut<r>(w, f, n);
     const uint32_t negative = (w >> (19 + r)) & 1;
-    mq.encode_branchless(cx[lut & 31], negative ^ (lut >> 7));
+    encode_branchless(mq, cx[lut & 31], negative ^ (lut >> 7));
     w |= own_sig_bit(r);
     mark_in_neighbours<r>(f, stride, negative);
     if constexpr (kDistortion) dist += gains.significance(mag);
@@ -67,7 +68,7 @@ template <bool kVsc, int kRows, class Stripes>
     constexpr int r = decltype(row)::value;
     const uint32_t mag = mags[r];
     const uint32_t bit = e.bit(mag);
-    e.mq.encode_branchless(e.cx[ctx], bit);
+    encode_branchless(e.mq, e.cx[ctx], bit);
     if (bit) e.template new_significance<r>(w, fw, mag, n);
   });
 }
@@ -77,7 +78,7 @@ template <bool kVsc, int kRows, class Stripes>
 [[gnu::always_inline]] inline void encode_refinement_stripe(Stripes& e, uint32_t* f, const uint32_t* m, int width) {
   refinement_stripe<kVsc, kRows>(f, m, width, [&](auto row, uint32_t ctx, const uint32_t* mags) {
     const uint32_t mag = mags[decltype(row)::value];
-    e.mq.encode_branchless(e.cx[ctx], e.bit(mag));
+    encode_branchless(e.mq, e.cx[ctx], e.bit(mag));
     if constexpr (Stripes::kMeasured) e.dist += e.gains.refinement(mag);
   });
 }
@@ -94,11 +95,11 @@ template <bool kVsc, int kRows, class Stripes>
         // significant, two UNIFORM symbols say which is first; that one's
         // sign follows and the rows after it are coded as usual.
         const uint32_t bits = e.bit(m[0]) | e.bit(m[1]) << 1 | e.bit(m[2]) << 2 | e.bit(m[3]) << 3;
-        e.mq.encode(e.cx[kRunLengthContext], bits != 0);
+        encode(e.mq, e.cx[kRunLengthContext], bits != 0);
         if (bits == 0) continue;
         const int first = __builtin_ctz(bits);
-        e.mq.encode_branchless(e.cx[kUniformContext], static_cast<uint32_t>(first >> 1));
-        e.mq.encode_branchless(e.cx[kUniformContext], static_cast<uint32_t>(first & 1));
+        encode_branchless(e.mq, e.cx[kUniformContext], static_cast<uint32_t>(first >> 1));
+        encode_branchless(e.mq, e.cx[kUniformContext], static_cast<uint32_t>(first & 1));
         for_rows<4>([&](auto row) {
           constexpr int r = decltype(row)::value;
           if (r < first) return;
@@ -106,7 +107,7 @@ template <bool kVsc, int kRows, class Stripes>
           // The rows after the first are insignificant and unvisited.
           if (r > first) {
             const uint32_t bit = (bits >> r) & 1;
-            e.mq.encode(e.cx[zc_lut[n]], bit);
+            encode(e.mq, e.cx[zc_lut[n]], bit);
             if (!bit) return;
           }
           e.template new_significance<r>(w, f, m[r], n);
@@ -119,7 +120,7 @@ template <bool kVsc, int kRows, class Stripes>
       constexpr int r = decltype(row)::value;
       const uint32_t mag = m[r];
       const uint32_t bit = e.bit(mag);
-      e.mq.encode(e.cx[zc_lut[n]], bit);
+      encode(e.mq, e.cx[zc_lut[n]], bit);
       if (bit) e.template new_significance<r>(w, f, mag, n);
     });
   }
@@ -130,7 +131,7 @@ template <bool kVsc, int kRows, class Stripes>
 // state's (kDistortion) or leaving it.
 template <bool kVsc, bool kDistortion, PassType kType>
 [[gnu::flatten]] void encode_mq_pass(MqEncodeSymbols& symbols, T1State& s, const uint8_t* lut, int p) {
-  EncodeStripes<kDistortion> e{symbols.mq, symbols.cx, s.column_stride, p, PlaneGains(p)};
+  EncodeStripes<kDistortion> e{symbols.mq, fast_encode_contexts(symbols.cx), s.column_stride, p, PlaneGains(p)};
   for_each_stripe(s, [&](auto rows, uint32_t* f, const uint32_t* m) {
     constexpr int kRows = decltype(rows)::value;
     if constexpr (kType == PassType::kSignificance) {
@@ -143,7 +144,7 @@ template <bool kVsc, bool kDistortion, PassType kType>
   });
   s.distortion += e.dist;
   symbols.mq = e.mq;
-  symbols.cx = e.cx;
+  symbols.cx = state_bytes(e.cx);
 }
 
 // Runs the MQ-coded pass `type`: the significance pass looks its samples
