@@ -8,6 +8,10 @@
 //   are coded (only the neighbours' words are written through memory),
 //   which leaves registers for the coder where the shared passes' three
 //   words of ColumnWords do not;
+// - decisions close to coin tosses take no branches (encode_branchless of
+//   entropy/ebcot/mq_fast_encoder.h), the cleanup pass's zero coding outside
+//   run-length mode included; the symbols mostly the MPS (run-length, and
+//   zero coding inside a run-length column) keep the short predicted path;
 // - one look-up decides whether the significance pass codes a sample, and
 //   full stripes run without row-count checks;
 // - the run-length mode finds the column's first significant sample from
@@ -120,7 +124,7 @@ template <bool kVsc, int kRows, class Stripes>
       constexpr int r = decltype(row)::value;
       const uint32_t mag = m[r];
       const uint32_t bit = e.bit(mag);
-      encode(e.mq, e.cx[zc_lut[n]], bit);
+      encode_branchless(e.mq, e.cx[zc_lut[n]], bit);
       if (bit) e.template new_significance<r>(w, f, mag, n);
     });
   }
