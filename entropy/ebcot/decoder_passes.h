@@ -6,9 +6,9 @@
 //   reads a PaddedSegment with no bounds checks; its contexts hold whole
 //   state entries, one load from Qe;
 // - decisions close to coin tosses (significance propagation, signs,
-//   refinement, the cleanup pass's zero coding) take no branches
-//   (MqFastDecoder::decode_branchless); the run-length symbol, mostly the
-//   MPS, keeps the short predicted path (MqFastDecoder::decode);
+//   refinement) take no branches (MqFastDecoder::decode_branchless); the
+//   cleanup pass's, mostly the MPS, keep the short predicted path
+//   (MqFastDecoder::decode);
 // - a stripe column's flag word stays in a register while its four samples
 //   are decoded (only the neighbours' words are written through memory);
 // - one look-up decides whether the significance pass codes a sample, and
@@ -131,7 +131,7 @@ inline void decode_cleanup_stripe(MqFastDecoder& mq, FastMqContexts& cx, uint32_
           constexpr int r = decltype(row)::value;
           if (r < first) return;
           // The rows after the first are insignificant and unvisited.
-          if (r > first && !mq.decode_branchless(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
+          if (r > first && !mq.decode(cx[zc_lut[neighbourhood<kVsc, r>(w)]])) return;
           decode_new_significance<r>(mq, cx, w, f, m, neighbourhood<kVsc, r>(w), stride, p);
         });
         *f = w;
@@ -140,7 +140,7 @@ inline void decode_cleanup_stripe(MqFastDecoder& mq, FastMqContexts& cx, uint32_
     }
     cleanup_column<kVsc, kRows>(w, f, [&](auto row, uint32_t n) {
       constexpr int r = decltype(row)::value;
-      if (mq.decode_branchless(cx[zc_lut[n]])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
+      if (mq.decode(cx[zc_lut[n]])) decode_new_significance<r>(mq, cx, w, f, m, n, stride, p);
     });
   }
 }
