@@ -42,7 +42,8 @@ struct BlockToEncode {
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
   // false: the HT coder leaves every pass's distortion_decrease 0, for a
-  // caller that sends every pass whatever they are worth (no rate target).
+  // caller that sends every pass whatever they are worth (no rate target);
+  // so does the Part 1 coder on the CPU, for its MQ-coded passes.
   bool ht_distortions = true;
 };
 

@@ -57,9 +57,14 @@ struct EncodedCodeBlock {
 // pass's distortion_decrease is measured against the finer values, still in
 // units of the index squared. So the rate allocator sees the decrease
 // against the unquantised coefficients, to 2^-F, pass by pass.
+//
+// With `distortions` false the MQ-coded passes' distortion_decrease is left
+// 0 (for a caller that sends every pass, with no rate target); the bytes
+// and lengths are the same.
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
-                                           const CodeBlockStyle& style, int fraction_bits = 0);
+                                           const CodeBlockStyle& style, int fraction_bits = 0,
+                                           bool distortions = true);
 
 // The plain, slow encoder that computes every context from the neighbourhood
 // directly; the fast one must produce the same bytes. For tests.

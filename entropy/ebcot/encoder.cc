@@ -1,10 +1,12 @@
-// The fast Tier-1 encoder: the passes of entropy/ebcot/passes.h over flag words, with
+// The fast Tier-1 encoder: the MQ-coded passes of entropy/ebcot/encoder_passes.h and the
+// raw (BYPASS) passes of entropy/ebcot/passes.h over flag words, with
 // the codeword segments, terminations and mode switches of D.4 and D.6.
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/encoder_passes.h"
 #include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
@@ -51,8 +53,9 @@ void code_segmentation_symbols(MqEncodeSymbols& s) {
   for (uint32_t bit : {1u, 0u, 1u, 0u}) s.code(kUniformContext, bit);
 }
 
-// Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`.
-template <bool kVsc>
+// Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`;
+// the MQ-coded passes measure their distortion decrease with kDistortion.
+template <bool kVsc, bool kDistortion>
 EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int planes, int lowest,
                                const CodeBlockStyle& style) {
   EncodedCodeBlock out;
@@ -66,6 +69,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   MqEncodeSymbols mq{MqEncoder{}, initial_contexts()};
   RawEncodeSymbols raw{};
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(orientation)].data();
+  const uint8_t* sp_lut = kSignificancePassLut[static_cast<int>(orientation)].data();
 
   size_t segment_start = 1;  // offset in the buffer of the open segment
   bool open = false;
@@ -89,7 +93,11 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       open_raw = is_raw;
     }
     s.distortion = 0.0;
-    detail::run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    if (is_raw) {
+      detail::run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+    } else {
+      detail::encode_mq_pass<kVsc, kDistortion>(type, mq, s, zc_lut, sp_lut, plane);
+    }
     if (type == PassType::kCleanup && style.segmentation_symbols) code_segmentation_symbols(mq);
 
     CodingPass& pass = out.passes[i];
@@ -120,7 +128,8 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
 
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
-                                           const CodeBlockStyle& style, int fraction_bits) {
+                                           const CodeBlockStyle& style, int fraction_bits,
+                                           bool distortions) {
   MALLAT_RETURN_IF_ERROR(
       detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
   MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
@@ -149,9 +158,12 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
       column[x] |= v < 0 ? negative : 0;
     }
   }
-  EncodedCodeBlock out = style.vertical_causal
-                             ? encode_passes<true>(s, orientation, planes, fraction_bits, style)
-                             : encode_passes<false>(s, orientation, planes, fraction_bits, style);
+  auto encode = [&]<bool kVsc>() {
+    return distortions ? encode_passes<kVsc, true>(s, orientation, planes, fraction_bits, style)
+                       : encode_passes<kVsc, false>(s, orientation, planes, fraction_bits, style);
+  };
+  EncodedCodeBlock out = style.vertical_causal ? encode.template operator()<true>()
+                                               : encode.template operator()<false>();
   detail::scale_distortions(out, fraction_bits);
   out.zero_bitplanes = num_bitplanes - planes;
   return out;

@@ -10,6 +10,7 @@
 #include "entropy/ebcot/mq_decoder.h"
 #include "entropy/ebcot/mq_encoder.h"
 #include "entropy/ebcot/mq_fast_decoder.h"
+#include "entropy/ebcot/mq_fast_encoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/contexts.h"
 
@@ -103,34 +104,64 @@ TEST(MqCoder, RoundTripManyContexts) {
   }
 }
 
-TEST(MqEncoder, BranchlessEncodeMatchesPlainEncode) {
-  // The branchless coder, alone or mixed at random with the plain one as the
-  // Tier-1 passes mix them, writes the same bytes with the same states.
-  std::mt19937 rng(19);
+// Codes random decision streams with the plain C.2.2 coder and with a
+// faster one, `code(encoder, contexts, decision)` on its own `contexts`
+// (`bytes(contexts)` their state bytes): the same registers and states
+// after every decision, and the same bytes.
+template <class Contexts, class Code, class Bytes>
+void expect_plain_encoding(std::mt19937& rng, Contexts initial, Code&& code, Bytes&& bytes) {
   for (int trial = 0; trial < 200; ++trial) {
     const auto d = random_decisions(rng, 1 + trial * 41);
-    std::vector<uint8_t> plain_bytes(1 + 4 * d.size() + 16, 0), mixed_bytes(plain_bytes.size(), 0);
-    MqEncoder plain, mixed;
+    std::vector<uint8_t> plain_bytes(1 + 4 * d.size() + 16, 0), other_bytes(plain_bytes.size(), 0);
+    MqEncoder plain, other;
     plain.init(plain_bytes.data() + 1);
-    mixed.init(mixed_bytes.data() + 1);
-    MqContexts cx_plain = initial_contexts(), cx_mixed = initial_contexts();
-    const bool all_branchless = trial % 2 == 0;
+    other.init(other_bytes.data() + 1);
+    MqContexts cx_plain = initial_contexts();
+    Contexts cx_other = initial;
     for (const auto& x : d) {
       plain.encode(cx_plain[x.context], x.bit);
-      if (all_branchless || rng() % 2) {
-        mixed.encode_branchless(cx_mixed[x.context], x.bit);
-      } else {
-        mixed.encode(cx_mixed[x.context], x.bit);
-      }
-      ASSERT_EQ(cx_mixed, cx_plain);
-      ASSERT_EQ(mixed.a, plain.a);
-      ASSERT_EQ(mixed.c, plain.c);
-      ASSERT_EQ(mixed.ct, plain.ct);
+      code(other, cx_other, x, trial);
+      ASSERT_EQ(bytes(cx_other), cx_plain);
+      ASSERT_EQ(other.a, plain.a);
+      ASSERT_EQ(other.c, plain.c);
+      ASSERT_EQ(other.ct, plain.ct);
     }
     const uint32_t length = plain.flush();
-    ASSERT_EQ(mixed.flush(), length);
-    ASSERT_EQ(mixed_bytes, plain_bytes) << "trial " << trial;
+    ASSERT_EQ(other.flush(), length);
+    ASSERT_EQ(other_bytes, plain_bytes) << "trial " << trial;
   }
+}
+
+TEST(MqEncoder, BranchlessEncodeMatchesPlainEncode) {
+  // The branchless coder, alone (even trials) or mixed at random with the
+  // plain one as the Tier-1 passes mix them.
+  std::mt19937 rng(19);
+  expect_plain_encoding(
+      rng, initial_contexts(),
+      [&](MqEncoder& mq, MqContexts& cx, const Decision& x, int trial) {
+        if (trial % 2 == 0 || rng() % 2) {
+          mq.encode_branchless(cx[x.context], x.bit);
+        } else {
+          mq.encode(cx[x.context], x.bit);
+        }
+      },
+      [](const MqContexts& cx) { return cx; });
+}
+
+TEST(MqEncoder, FastEncodeMatchesPlainEncode) {
+  // The CPU Tier-1 encoder's decisions on contexts of whole state entries
+  // (mq_fast_encoder.h), branchless or not, mixed at random.
+  std::mt19937 rng(23);
+  expect_plain_encoding(
+      rng, detail::fast_encode_contexts(initial_contexts()),
+      [&](MqEncoder& mq, detail::FastMqEncodeContexts& cx, const Decision& x, int) {
+        if (rng() % 2) {
+          detail::encode_branchless(mq, cx[x.context], x.bit);
+        } else {
+          detail::encode(mq, cx[x.context], x.bit);
+        }
+      },
+      [](const detail::FastMqEncodeContexts& cx) { return detail::state_bytes(cx); });
 }
 
 TEST(MqDecoder, TruncatedAndGarbageInputStaysInBounds) {

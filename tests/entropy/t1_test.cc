@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/schedule.h"
 
 namespace mallat::entropy {
 namespace {
@@ -175,6 +176,58 @@ TEST(Tier1, EveryStripeRemainderAndBlockEdge) {
         const Block b = random_block(rng, w, h, 10, (rng() % 2) * 0.8);
         check_block(b, 10, o, CodeBlockStyle::from_byte(byte), std::to_string(w) + "x" + std::to_string(h),
                     true);
+      }
+    }
+  }
+}
+
+TEST(Tier1, RunLengthColumnsWithEveryPatternOfFourBits) {
+  // The fast encoder finds a run-length column's first significant sample
+  // from its four magnitude bits at once (D.3.4): every pattern of the four
+  // bits in an isolated column (zero columns between, so each stays in
+  // run-length mode), both signs, at the top plane and below it (where the
+  // earlier planes leave some columns out of run-length mode).
+  for (int plane : {0, 2}) {
+    for (bool negative : {false, true}) {
+      for (uint8_t style : {0x00, 0x08}) {
+        Block b{32, 8, std::vector<int32_t>(32 * 8, 0)};
+        for (int pattern = 0; pattern < 16; ++pattern) {
+          for (int r = 0; r < 4; ++r) {
+            if (!((pattern >> r) & 1)) continue;
+            const int32_t m = (1 << plane) | (plane > 0 && r == pattern % 4 ? 1 << (plane + 1) : 0);
+            b.v[static_cast<size_t>(r + 4 * (pattern % 2)) * 32 + 2 * pattern] = negative ? -m : m;
+          }
+        }
+        for (BandOrientation o : kOrientations) {
+          check_block(b, plane + 2, o, CodeBlockStyle::from_byte(style), "run-length " + std::to_string(plane), true);
+        }
+      }
+    }
+  }
+}
+
+TEST(Tier1, WithoutDistortionsTheSameBytesAndLengths) {
+  // A caller with no rate target asks for no distortions: the MQ-coded
+  // passes then skip measuring them (the raw ones still do), and the
+  // bytes, lengths and terminations are those of the measuring encoder.
+  std::mt19937 rng(17);
+  for (uint8_t style : {0x00, 0x08, 0x01, 0x3F}) {
+    for (BandOrientation o : kOrientations) {
+      const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+      const Block b = random_block(rng, w, h, 12, (rng() % 3) * 0.4);
+      const CodeBlockStyle s = CodeBlockStyle::from_byte(style);
+      auto measured = encode_code_block(b.view(), o, 12, s);
+      auto plain = encode_code_block(b.view(), o, 12, s, 0, false);
+      ASSERT_TRUE(measured.ok() && plain.ok());
+      ASSERT_EQ(plain->data, measured->data);
+      ASSERT_EQ(plain->num_passes, measured->num_passes);
+      ASSERT_EQ(plain->zero_bitplanes, measured->zero_bitplanes);
+      for (int i = 0; i < plain->num_passes; ++i) {
+        ASSERT_EQ(plain->passes[i].cumulative_length, measured->passes[i].cumulative_length) << i;
+        ASSERT_EQ(plain->passes[i].terminated, measured->passes[i].terminated) << i;
+        if (!pass_is_raw(s, i)) {
+          ASSERT_EQ(plain->passes[i].distortion_decrease, 0.0) << i;
+        }
       }
     }
   }
