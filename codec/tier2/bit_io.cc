@@ -45,12 +45,6 @@ void PacketBitReader::load_byte() {
   last_was_ff_ = b == 0xFF;
 }
 
-int PacketBitReader::get_bit() {
-  if (left_ == 0) load_byte();
-  --left_;
-  return static_cast<int>(byte_ >> left_) & 1;
-}
-
 uint32_t PacketBitReader::get_bits(int count) {
   uint32_t v = 0;
   for (int i = 0; i < count; ++i) v = v << 1 | static_cast<uint32_t>(get_bit());

@@ -40,7 +40,13 @@ class PacketBitReader {
  public:
   explicit PacketBitReader(std::span<const uint8_t> data) : data_(data) {}
 
-  int get_bit();
+  // Inline: a packet header is read a bit at a time (B.10), several bits
+  // for each code-block of a precinct.
+  int get_bit() {
+    if (left_ == 0) load_byte();
+    --left_;
+    return static_cast<int>(byte_ >> left_) & 1;
+  }
   // `count` bits (0..32), most significant first.
   uint32_t get_bits(int count);
   // B.10.1: skip to the next byte boundary; after a 0xFF byte also skip the

@@ -272,13 +272,19 @@ Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uin
       } else {
         const CodeBlockStyle style = block_style(s);
         c.continues_segment = s.passes > 0 && !pass_ends_codeword_segment(style, s.passes - 1, s.ht_first_cleanup);
-        const std::vector<int> pieces = codeword_segment_pieces(style, s.passes, c.new_passes, s.ht_first_cleanup);
-        c.lengths.resize(pieces.size());
-        for (size_t k = 0; k < pieces.size(); ++k) {
-          const int bits = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
+        // B.10.7.1: a length for each piece of codeword_segment_pieces, each
+        // read as the walk of the new passes ends it (no list made a block).
+        c.lengths.clear();
+        const int end = s.passes + c.new_passes;
+        int count = 0;
+        for (int q = s.passes; q < end; ++q) {
+          ++count;
+          if (q + 1 < end && !pass_ends_codeword_segment(style, q, s.ht_first_cleanup)) continue;
+          const int bits = s.lblock + floor_log2(static_cast<uint32_t>(count));
           if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " +
                                              std::to_string(bits) + " bits");
-          c.lengths[k] = r.get_bits(bits);
+          c.lengths.push_back(r.get_bits(bits));
+          count = 0;
         }
       }
       if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at segment lengths");

@@ -43,7 +43,11 @@ Result<TagTree> TagTree::create(int width, int height, int64_t max_leaves) {
     }
     start = next;
   }
-  t.path_.resize(levels.size());
+  for (size_t l = 0, at = 0; l < levels.size(); ++l) {
+    t.level_start_.push_back(static_cast<int>(at));
+    t.level_width_.push_back(levels[l].first);
+    at += static_cast<size_t>(levels[l].first) * static_cast<size_t>(levels[l].second);
+  }
   t.leaves_ = width * height;
   return t;
 }
@@ -71,18 +75,11 @@ void TagTree::update_minima() {
   minima_stale_ = false;
 }
 
-int TagTree::path_to(int x, int y) {
-  int n = 0;
-  for (int i = leaf_index(x, y); i >= 0; i = nodes_[i].parent) path_[n++] = i;
-  return n;
-}
-
 void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
   if (minima_stale_) update_minima();
-  const int depth = path_to(x, y);
   int low = 0;
-  for (int k = depth - 1; k >= 0; --k) {  // root first
-    Node& node = nodes_[path_[k]];
+  for (int l = static_cast<int>(level_start_.size()) - 1; l >= 0; --l) {  // root first
+    Node& node = nodes_[node_at(l, x, y)];
     if (low > node.low) {
       node.low = low;
     } else {
@@ -104,10 +101,9 @@ void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
 }
 
 bool TagTree::decode(PacketBitReader& in, int x, int y, int threshold) {
-  const int depth = path_to(x, y);
   int low = 0;
-  for (int k = depth - 1; k >= 0; --k) {
-    Node& node = nodes_[path_[k]];
+  for (int l = static_cast<int>(level_start_.size()) - 1; l >= 0; --l) {  // root first
+    Node& node = nodes_[node_at(l, x, y)];
     if (low > node.low) {
       node.low = low;
     } else {
@@ -123,7 +119,7 @@ bool TagTree::decode(PacketBitReader& in, int x, int y, int threshold) {
     }
     node.low = low;
   }
-  return nodes_[path_[0]].value < threshold;
+  return nodes_[leaf_index(x, y)].value < threshold;
 }
 
 }  // namespace mallat::codec

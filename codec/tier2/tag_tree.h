@@ -57,13 +57,14 @@ class TagTree {
     int parent = -1;
   };
   int leaf_index(int x, int y) const { return y * width_ + x; }
+  // The node of level l (0: the leaves) above leaf (x, y): each level halves
+  // the one below, rounding up.
+  int node_at(int l, int x, int y) const { return level_start_[l] + (y >> l) * level_width_[l] + (x >> l); }
   void update_minima();
-  // Path from the root down to leaf (x, y), written into path_; returns its length.
-  int path_to(int x, int y);
 
   int width_ = 0, height_ = 0;
   std::vector<Node> nodes_;   // level 0 (the leaves) first, the root last
-  std::vector<int> path_;
+  std::vector<int> level_start_, level_width_;  // each level's first node in nodes_ and its width
   int leaves_ = 0;
   bool minima_stale_ = false;
 };
