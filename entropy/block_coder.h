@@ -44,7 +44,7 @@ struct BlockToEncode {
   // false: the HT coder leaves every pass's distortion_decrease 0, for a
   // caller that sends every pass whatever they are worth (no rate target);
   // so does the Part 1 coder on the CPU, for its MQ-coded passes.
-  bool ht_distortions = true;
+  bool distortions = true;
 };
 
 // One code-block to decode: what Tier-2 gathered for it (B.10) and the

@@ -57,7 +57,7 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
     job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
     job.ht_cleanup_plane = static_cast<uint8_t>(ht ? b.ht_cleanup_plane : 0);
     job.ht_flags =
-        static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.ht_distortions ? kHtDistortions : 0));
+        static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.distortions ? kHtDistortions : 0));
     layout.coefficients += static_cast<size_t>(w * h);
     // An HT block's slot holds its worst case (shared_code_block.h), so it
     // never overflows.

@@ -385,7 +385,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   // next strip) runs on the pool; each block's coding to its slot.
   auto code_ready = [&](std::vector<ReadyRow>& ready, const entropy::BatchWork& beside) -> Status {
     EncodeTile batch;
-    batch.ht_distortions = setup_.distortions;
+    batch.distortions = setup_.distortions;
     batch.hybrid_coder = setup_.hybrid_coder;
     std::vector<size_t> slots;
     for (ReadyRow& r : ready) {
@@ -506,7 +506,7 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
   for (size_t first = 0; first < wanted.size();) {
     // The batch's blocks one below the other in a plane of their widest.
     EncodeTile batch;
-    batch.ht_distortions = setup_.distortions;
+    batch.distortions = setup_.distortions;
     batch.hybrid_coder = setup_.hybrid_coder;
     int64_t width = 0, height = 0, samples = 0;
     size_t end = first;

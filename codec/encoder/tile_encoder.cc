@@ -37,7 +37,7 @@ Status TileEncoder::code(int index) {
                                                  ? make_device_tile_stages(pool_, dwt_, *setup_.device_tiles)
                                                  : make_cpu_tile_stages(pool_, dwt_);
   EncodeTile tile = planes();
-  tile.ht_distortions = setup_.distortions;
+  tile.distortions = setup_.distortions;
   tile.hybrid_coder = setup_.hybrid_coder;
   tile.codes_blocks_again = setup_.ht_candidates && main.cod.component.style.ht;
   tile.blocks = std::move(blocks);

@@ -96,7 +96,7 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
                      b.fraction_bits});
     batch.back().ht_cleanup_plane = plane;
     batch.back().ht_refinement = tile.ht_refinement && plane > 0;
-    batch.back().ht_distortions = tile.ht_distortions;
+    batch.back().distortions = tile.distortions;
     index.push_back(i);
   }
   entropy::BatchWork work;

@@ -47,7 +47,7 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     s.fraction_bits = b.fraction_bits;
     s.ht_cleanup_plane = tile.ht_cleanup_plane;
     s.ht_refinement = tile.ht_refinement;
-    s.ht_distortions = tile.ht_distortions;
+    s.distortions = tile.distortions;
   }
   MALLAT_ASSIGN_OR_RETURN(plan.t1, entropy::lay_out_t1_batch(shapes));
   plan.t1.coefficients = 2 * plan.plane_samples;

@@ -122,8 +122,9 @@ struct EncodeTile {
   // (entropy/ht/plane_estimate.h).
   bool ht_statistics = false;
   std::vector<entropy::HtPlaneEstimate> ht_estimates;
-  // Whether HT passes need their distortion decreases (a rate target).
-  bool ht_distortions = true;
+  // Whether the passes need their distortion decreases (a rate target):
+  // read by the HT coders and the CPU Part 1 coder.
+  bool distortions = true;
   // The caller codes the blocks again after the forward stages (HT rate
   // control at other planes), so the quantised coefficients must stay in
   // the host's planes: no runner may keep the tile on a device.

@@ -55,7 +55,7 @@ std::vector<BlockToEncode> blocks_of(const std::vector<EncodeCase>& cases) {
     b.style.vertical_causal = c.settings.vertical_causal;
     b.ht_cleanup_plane = c.settings.cleanup_plane;
     b.ht_refinement = c.settings.refinement;
-    b.ht_distortions = c.settings.distortions;
+    b.distortions = c.settings.distortions;
     blocks.push_back(b);
   }
   return blocks;
