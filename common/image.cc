@@ -55,29 +55,33 @@ bool has_stored_samples(const Image& image) {
 namespace {
 
 template <typename Stored>
-void widen_as(const std::vector<uint8_t>& from, std::vector<int32_t>& to) {
-  const size_t count = from.size() / sizeof(Stored);
-  assign_large(to, count);
-  for (size_t i = 0; i < count; ++i) {
+void widen_as(const uint8_t* from, int64_t count, int32_t* to) {
+  for (int64_t i = 0; i < count; ++i) {
     Stored v;
-    std::memcpy(&v, from.data() + i * sizeof(Stored), sizeof(Stored));
+    std::memcpy(&v, from + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
     to[i] = static_cast<int32_t>(v);
   }
 }
 
 }  // namespace
 
+void widen_stored_samples(const uint8_t* from, int64_t count, int precision, bool is_signed, int32_t* to) {
+  const int bytes = stored_bytes(precision);
+  if (bytes == 1) {
+    is_signed ? widen_as<int8_t>(from, count, to) : widen_as<uint8_t>(from, count, to);
+  } else if (bytes == 2) {
+    is_signed ? widen_as<int16_t>(from, count, to) : widen_as<uint16_t>(from, count, to);
+  } else {
+    widen_as<int32_t>(from, count, to);
+  }
+}
+
 void widen_stored(Image& image) {
   for (Component& c : image.components) {
     if (c.stored.empty()) continue;
-    const int bytes = stored_bytes(c.precision);
-    if (bytes == 1) {
-      c.is_signed ? widen_as<int8_t>(c.stored, c.samples) : widen_as<uint8_t>(c.stored, c.samples);
-    } else if (bytes == 2) {
-      c.is_signed ? widen_as<int16_t>(c.stored, c.samples) : widen_as<uint16_t>(c.stored, c.samples);
-    } else {
-      widen_as<int32_t>(c.stored, c.samples);
-    }
+    const int64_t count = static_cast<int64_t>(c.stored.size()) / stored_bytes(c.precision);
+    assign_large(c.samples, static_cast<size_t>(count));
+    widen_stored_samples(c.stored.data(), count, c.precision, c.is_signed, c.samples.data());
     std::vector<uint8_t>().swap(c.stored);
   }
 }

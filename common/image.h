@@ -68,6 +68,11 @@ struct Image {
   int num_components() const { return static_cast<int>(components.size()); }
 };
 
+// `count` samples at their stored width (Component::stored's layout for
+// `precision` and signedness) from `from`, widened into `to`: the host's
+// widening, which the device runner's kernels keep as well
+// (codec/stages/stored_samples.h).
+void widen_stored_samples(const uint8_t* from, int64_t count, int precision, bool is_signed, int32_t* to);
 // Whether any component holds its samples at their stored width.
 bool has_stored_samples(const Image& image);
 // Each component held at its stored width given its int32 samples (the

@@ -23,15 +23,6 @@ bool narrow_as(const int32_t* from, int64_t from_pitch, int64_t width, int64_t r
   return least >= lo && most <= hi;
 }
 
-template <typename Stored>
-void widen_as(const std::byte* from, int64_t count, int32_t* to) {
-  for (int64_t i = 0; i < count; ++i) {
-    Stored v;
-    std::memcpy(&v, from + i * static_cast<int64_t>(sizeof(Stored)), sizeof(Stored));
-    to[i] = widen(v);
-  }
-}
-
 }  // namespace
 
 bool narrow_rows(const int32_t* from, int64_t from_pitch, int64_t width, int64_t rows, int precision, bool is_signed,
@@ -69,9 +60,7 @@ void interleave_row(const uint8_t* const* rows, int components, int64_t width, u
 }
 
 void widen_on_host(const std::byte* from, int64_t count, int precision, bool is_signed, int32_t* to) {
-  with_stored_type(stored_bytes(precision), is_signed, [&](auto* type) {
-    widen_as<std::remove_pointer_t<decltype(type)>>(from, count, to);
-  });
+  widen_stored_samples(reinterpret_cast<const uint8_t*>(from), count, precision, is_signed, to);
 }
 
 }  // namespace mallat::codec
