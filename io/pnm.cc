@@ -216,29 +216,6 @@ int32_t deinterleave_raster(const uint8_t* raster, uint64_t pixels, int channels
   return deinterleave_plain(raster, pixels, channels, bytes_per_sample, planes, largest_of_bytes);
 }
 
-int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
-                             bool largest_of_bytes) {
-  // Converted a block at a time into a buffer that stays in the first-level
-  // cache, then appended to each plane: the planes' memory is written once.
-  constexpr uint64_t kBlock = 2048;
-  const int channels = image.num_components();
-  std::vector<int32_t> buffer(static_cast<size_t>(channels) * kBlock);
-  std::vector<int32_t*> block(static_cast<size_t>(channels));
-  for (int c = 0; c < channels; ++c) block[c] = buffer.data() + c * kBlock;
-  int32_t largest = 0;
-  const uint64_t pixel_bytes = static_cast<uint64_t>(channels) * bytes_per_sample;
-  for (uint64_t i = 0; i < pixels; i += kBlock) {
-    const uint64_t n = std::min(kBlock, pixels - i);
-    largest = std::max(largest, deinterleave_raster(raster + i * pixel_bytes, n, channels, bytes_per_sample,
-                                                    block.data(), largest_of_bytes));
-    for (int c = 0; c < channels; ++c) {
-      std::vector<int32_t>& samples = image.components[c].samples;
-      samples.insert(samples.end(), block[c], block[c] + n);
-    }
-  }
-  return largest;
-}
-
 int32_t split_stored(const uint8_t* raster, uint64_t pixels, int channels, int bytes_per_sample,
                      uint8_t* const* planes, bool largest_of_bytes, bool plain) {
 #if MALLAT_PNM_X86
@@ -250,27 +227,48 @@ int32_t split_stored(const uint8_t* raster, uint64_t pixels, int channels, int b
   return split_stored_plain(raster, pixels, channels, bytes_per_sample, planes, largest_of_bytes);
 }
 
-int32_t append_stored(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
-                      bool largest_of_bytes) {
-  // As append_deinterleaved: a block at a time through a buffer in the
-  // first-level cache, so that each component's memory is written once.
-  constexpr uint64_t kBlock = 4096;
+namespace {
+
+// `pixels` interleaved pixels converted a block at a time into a buffer that
+// stays in the first-level cache, then appended to each component's
+// `Plane` (Component::samples or Component::stored, `per_sample` elements a
+// sample): its memory is written once. `split` is deinterleave_raster or
+// split_stored.
+template <auto Plane, typename Element, typename Split>
+int32_t append_in_blocks(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, int per_sample, Image& image,
+                         bool largest_of_bytes, Split split) {
+  constexpr uint64_t kBlock = 2048;
   const int channels = image.num_components();
-  std::vector<uint8_t> buffer(static_cast<size_t>(channels) * kBlock * bytes_per_sample);
-  std::vector<uint8_t*> block(static_cast<size_t>(channels));
-  for (int c = 0; c < channels; ++c) block[c] = buffer.data() + c * kBlock * bytes_per_sample;
+  const size_t block_elements = kBlock * static_cast<size_t>(per_sample);
+  std::vector<Element> buffer(static_cast<size_t>(channels) * block_elements);
+  std::vector<Element*> block(static_cast<size_t>(channels));
+  for (int c = 0; c < channels; ++c) block[c] = buffer.data() + c * block_elements;
   int32_t largest = 0;
   const uint64_t pixel_bytes = static_cast<uint64_t>(channels) * bytes_per_sample;
   for (uint64_t i = 0; i < pixels; i += kBlock) {
     const uint64_t n = std::min(kBlock, pixels - i);
-    largest = std::max(largest, split_stored(raster + i * pixel_bytes, n, channels, bytes_per_sample, block.data(),
-                                             largest_of_bytes));
+    largest = std::max(largest, split(raster + i * pixel_bytes, n, channels, bytes_per_sample, block.data(),
+                                      largest_of_bytes, false));
     for (int c = 0; c < channels; ++c) {
-      std::vector<uint8_t>& stored = image.components[c].stored;
-      stored.insert(stored.end(), block[c], block[c] + n * bytes_per_sample);
+      std::vector<Element>& plane = image.components[c].*Plane;
+      plane.insert(plane.end(), block[c], block[c] + n * static_cast<uint64_t>(per_sample));
     }
   }
   return largest;
+}
+
+}  // namespace
+
+int32_t append_deinterleaved(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                             bool largest_of_bytes) {
+  return append_in_blocks<&Component::samples, int32_t>(raster, pixels, bytes_per_sample, 1, image, largest_of_bytes,
+                                                         deinterleave_raster);
+}
+
+int32_t append_stored(const uint8_t* raster, uint64_t pixels, int bytes_per_sample, Image& image,
+                      bool largest_of_bytes) {
+  return append_in_blocks<&Component::stored, uint8_t>(raster, pixels, bytes_per_sample, bytes_per_sample, image,
+                                                        largest_of_bytes, split_stored);
 }
 
 Status check_maxval(int32_t largest, uint64_t maxval) {
