@@ -63,15 +63,10 @@ bool pass_ends_codeword_segment(CodeBlockStyle style, int pass, int ht_first_cle
 std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes,
                                          int ht_first_cleanup) {
   std::vector<int> pieces;
-  int count = 0;
-  for (int p = passes_before; p < passes_before + new_passes; ++p) {
-    ++count;
-    if (pass_ends_codeword_segment(style, p, ht_first_cleanup)) {
-      pieces.push_back(count);
-      count = 0;
-    }
-  }
-  if (count > 0) pieces.push_back(count);
+  for_each_codeword_segment_piece(style, passes_before, new_passes, ht_first_cleanup, [&](int passes) {
+    pieces.push_back(passes);
+    return true;
+  });
   return pieces;
 }
 
@@ -275,16 +270,18 @@ Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uin
         // B.10.7.1: a length for each piece of codeword_segment_pieces, each
         // read as the walk of the new passes ends it (no list made a block).
         c.lengths.clear();
-        const int end = s.passes + c.new_passes;
-        int count = 0;
-        for (int q = s.passes; q < end; ++q) {
-          ++count;
-          if (q + 1 < end && !pass_ends_codeword_segment(style, q, s.ht_first_cleanup)) continue;
-          const int bits = s.lblock + floor_log2(static_cast<uint32_t>(count));
-          if (bits > 32) return corrupt_data(where(layer, idx) + ": segment length of " +
-                                             std::to_string(bits) + " bits");
+        int too_long = 0;
+        for_each_codeword_segment_piece(style, s.passes, c.new_passes, s.ht_first_cleanup, [&](int passes) {
+          const int bits = s.lblock + floor_log2(static_cast<uint32_t>(passes));
+          if (bits > 32) {
+            too_long = bits;
+            return false;
+          }
           c.lengths.push_back(r.get_bits(bits));
-          count = 0;
+          return true;
+        });
+        if (too_long > 0) {
+          return corrupt_data(where(layer, idx) + ": segment length of " + std::to_string(too_long) + " bits");
         }
       }
       if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at segment lengths");

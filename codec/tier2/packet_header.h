@@ -44,6 +44,21 @@ bool pass_ends_codeword_segment(CodeBlockStyle style, int pass, int ht_first_cle
 // packets. Empty when new_passes == 0.
 std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before, int new_passes,
                                          int ht_first_cleanup = 0);
+// The same pieces given to `piece(passes)` in order, no list made; a piece
+// for which it returns false ends the walk (false then).
+template <typename Piece>
+bool for_each_codeword_segment_piece(CodeBlockStyle style, int passes_before, int new_passes, int ht_first_cleanup,
+                                     Piece&& piece) {
+  const int end = passes_before + new_passes;
+  int count = 0;
+  for (int p = passes_before; p < end; ++p) {
+    ++count;
+    if (p + 1 < end && !pass_ends_codeword_segment(style, p, ht_first_cleanup)) continue;
+    if (!piece(count)) return false;
+    count = 0;
+  }
+  return true;
+}
 
 // The code-blocks of one subband inside a precinct (B.7), in raster order.
 struct CodeBlockGrid {
