@@ -122,15 +122,17 @@ Result<FileAssembler::Assembly> FileAssembler::gather(const LayerPasses& layers,
   Assembly a;
   std::vector<TileOutput>& out = a.out;
   out.resize(tiles_.size());
-  // The tiles at once; one tile alone sizes its precincts on the pool.
-  MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(static_cast<int64_t>(tiles_.size() > 1 ? tiles_.size() : 0),
-                                                   [&](int64_t t) {
+  // The tiles at once on the pool; one tile alone gives the pool to its
+  // precincts instead.
+  const auto tile_packets = [&](size_t t, ThreadPool* precincts_pool) {
     PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
-    return tiles_[t]->packets(layers, first_block_[t], sink).status();
-  }));
+    return tiles_[t]->packets(layers, first_block_[t], sink, precincts_pool).status();
+  };
   if (tiles_.size() == 1) {
-    PacketOutput sink{packed, with_data ? &out[0].data : nullptr, &out[0].headers, &out[0].packets};
-    MALLAT_RETURN_IF_ERROR(tiles_[0]->packets(layers, first_block_[0], sink, &pool_).status());
+    MALLAT_RETURN_IF_ERROR(tile_packets(0, &pool_));
+  } else {
+    MALLAT_RETURN_IF_ERROR(pool_.parallel_for_status(
+        static_cast<int64_t>(tiles_.size()), [&](int64_t t) { return tile_packets(static_cast<size_t>(t), nullptr); }));
   }
 
   std::vector<TilePartToWrite>& parts = a.parts;
