@@ -43,6 +43,28 @@ TEST(PacketHeader, SingleBlockHandWorked) {
   EXPECT_EQ(out[0], 0xE5);
 }
 
+// A segment length that would take more than 32 bits (B.10.7.1: Lblock
+// raised to 32, then two passes add one more bit) is refused with a message
+// that says where, not read. Header: 1 (non-empty), inclusion "1", zero
+// bit-planes "1", two passes "10", 29 Lblock increments and their end.
+TEST(PacketHeader, ASegmentLengthBeyond32BitsIsRefused) {
+  const CodeBlockGrid grid{1, 1};
+  auto dec = PrecinctPacketCoder::create({&grid, 1}, CodeBlockStyle{});
+  ASSERT_TRUE(dec.ok());
+  std::vector<uint8_t> header;
+  PacketBitWriter w(header);
+  for (int bit : {1, 1, 1, 1, 0}) w.put_bit(bit);
+  for (int i = 0; i < 29; ++i) w.put_bit(1);
+  w.put_bit(0);
+  w.put_bits(0, 32);
+  w.put_bits(0, 8);
+  w.flush();
+  std::vector<CodeBlockContribution> got;
+  const auto used = dec->decode_header(0, header, got);
+  ASSERT_FALSE(used.ok());
+  EXPECT_EQ(used.status().message(), "packet header (layer 0, code-block 0): segment length of 33 bits");
+}
+
 // Table B.4: every pass count 1..164 round trips, including the Lblock
 // increments the growing lengths need.
 TEST(PacketHeader, AllPassCounts) {
