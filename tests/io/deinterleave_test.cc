@@ -1,6 +1,7 @@
-// The PNM reader's fast paths (io/pnm.cc: RGB and 16-bit grey) against its
-// plain per-channel loop: the same planes and largest sample for every
-// pixel count around the vector widths, and the samples in their channels;
+// The PNM reader's fast paths (io/pnm.cc: RGB and 16-bit grey, and RGB at
+// the samples' stored width) against its plain per-channel loop: the same
+// planes and largest sample for every pixel count around the vector widths,
+// and the samples in their channels;
 // the planes appended block by block equal the raster. And the
 // writer's fast paths (interleave_raster) against its per-channel loop:
 // the same bytes and verdict, also with a sample out of range.
@@ -8,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,27 +22,34 @@
 namespace mallat::io {
 namespace {
 
-TEST(Deinterleave, FastPathsGiveThePlainLoopsPlanes) {
-  std::mt19937 random(14);
-  for (int channels : {1, 3}) {
+// A deinterleave's fast paths (`split`: into planes of Element,
+// `per_sample(bytes)` elements a sample) against its plain loop, for every
+// pixel count around the vector widths: the same planes and largest sample,
+// and each plane holding its channel (`sample(plane, i, bytes)`, the
+// raster's value of its big-endian bytes).
+template <typename Element, typename Split, typename PerSample, typename Sample>
+void expect_fast_paths_give_the_plain_loops_planes(std::initializer_list<int> channel_counts, uint32_t seed,
+                                                   Split split, PerSample per_sample, Sample sample) {
+  std::mt19937 random(seed);
+  for (int channels : channel_counts) {
     for (int bytes : {1, 2}) {
-      for (uint64_t pixels : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1001}) {
+      for (uint64_t pixels : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100, 1001}) {
         std::vector<uint8_t> raster(pixels * channels * bytes);
         for (uint8_t& b : raster) b = static_cast<uint8_t>(random());
-        const size_t n = pixels * channels;
-        std::vector<int32_t> fast(n, -1), plain(n, -2);
-        std::vector<int32_t*> fast_planes, plain_planes;
+        const uint64_t plane = pixels * static_cast<uint64_t>(per_sample(bytes));
+        std::vector<Element> fast(plane * channels, Element(1)), plain(plane * channels, Element(2));
+        std::vector<Element*> fast_planes, plain_planes;
         for (int c = 0; c < channels; ++c) {
-          fast_planes.push_back(fast.data() + c * pixels);
-          plain_planes.push_back(plain.data() + c * pixels);
+          fast_planes.push_back(fast.data() + c * plane);
+          plain_planes.push_back(plain.data() + c * plane);
         }
         const std::string what = std::to_string(channels) + " channels of " + std::to_string(bytes) + " bytes, " +
                                  std::to_string(pixels) + " pixels";
         for (bool largest_of_bytes : {false, true}) {
-          const int32_t fast_largest = detail::deinterleave_raster(raster.data(), pixels, channels, bytes,
-                                                                   fast_planes.data(), largest_of_bytes);
-          const int32_t plain_largest = detail::deinterleave_raster(raster.data(), pixels, channels, bytes,
-                                                                    plain_planes.data(), largest_of_bytes, true);
+          const int32_t fast_largest =
+              split(raster.data(), pixels, channels, bytes, fast_planes.data(), largest_of_bytes, false);
+          const int32_t plain_largest =
+              split(raster.data(), pixels, channels, bytes, plain_planes.data(), largest_of_bytes, true);
           EXPECT_EQ(fast, plain) << what;
           if (bytes == 2 || largest_of_bytes) {
             EXPECT_EQ(fast_largest, plain_largest) << what;
@@ -48,13 +58,32 @@ TEST(Deinterleave, FastPathsGiveThePlainLoopsPlanes) {
         for (uint64_t i = 0; i < pixels; ++i) {
           for (int c = 0; c < channels; ++c) {
             const uint8_t* at = raster.data() + (i * channels + c) * bytes;
-            ASSERT_EQ(fast[c * pixels + i], bytes == 1 ? at[0] : (at[0] << 8) | at[1])
+            ASSERT_EQ(sample(fast_planes[c], i, bytes), bytes == 1 ? at[0] : (at[0] << 8) | at[1])
                 << what << ": channel " << c << " of pixel " << i;
           }
         }
       }
     }
   }
+}
+
+TEST(Deinterleave, FastPathsGiveThePlainLoopsPlanes) {
+  expect_fast_paths_give_the_plain_loops_planes<int32_t>(
+      {1, 3}, 14, detail::deinterleave_raster, [](int) { return 1; },
+      [](const int32_t* plane, uint64_t i, int) { return plane[i]; });
+}
+
+// The same for the planes at the samples' stored width (Component::stored):
+// one byte as in the raster, two as a host-order value.
+TEST(Deinterleave, StoredFastPathGivesThePlainLoopsPlanes) {
+  expect_fast_paths_give_the_plain_loops_planes<uint8_t>(
+      {1, 3, 4}, 3, detail::split_stored, [](int bytes) { return bytes; },
+      [](const uint8_t* plane, uint64_t i, int bytes) {
+        if (bytes == 1) return static_cast<int>(plane[i]);
+        uint16_t v = 0;
+        std::memcpy(&v, plane + 2 * i, 2);
+        return static_cast<int>(v);
+      });
 }
 
 TEST(Deinterleave, AppendedPlanesAreTheImagesSamples) {

@@ -2,19 +2,16 @@
 // Component::stored): the binary PNM and PAM reader gives them for grey,
 // RGB and four channels, one and two bytes a sample, and widened they are
 // the int32 read's samples; a sample above maxval is refused as the int32
-// read refuses it; other formats come as int32. The fast RGB path of
-// split_stored equals its plain loop.
+// read refuses it; other formats come as int32. (split_stored's fast path
+// against its plain loop: deinterleave_test.cc.)
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "common/image.h"
-#include "io/formats.h"
 #include "io/image_io.h"
 #include "tests/io/io_test_util.h"
 
@@ -92,51 +89,6 @@ TEST_F(StoredRead, OtherFormatsComeAsInt32) {
   ASSERT_TRUE(stored.ok()) << stored.status().message();
   EXPECT_FALSE(has_stored_samples(*stored));
   for (int c = 0; c < 3; ++c) EXPECT_EQ(stored->components[c].samples, original.components[c].samples);
-}
-
-TEST(SplitStored, FastPathGivesThePlainLoopsPlanes) {
-  std::mt19937 random(3);
-  for (int channels : {1, 3, 4}) {
-    for (int bytes : {1, 2}) {
-      for (uint64_t pixels : {0, 1, 15, 16, 17, 31, 32, 33, 100, 1001}) {
-        std::vector<uint8_t> raster(pixels * channels * bytes);
-        for (uint8_t& b : raster) b = static_cast<uint8_t>(random());
-        const size_t n = pixels * channels * bytes;
-        std::vector<uint8_t> fast(n, 1), plain(n, 2);
-        std::vector<uint8_t*> fast_planes, plain_planes;
-        for (int c = 0; c < channels; ++c) {
-          fast_planes.push_back(fast.data() + c * pixels * bytes);
-          plain_planes.push_back(plain.data() + c * pixels * bytes);
-        }
-        const std::string what = std::to_string(channels) + " channels of " + std::to_string(bytes) + " bytes, " +
-                                 std::to_string(pixels) + " pixels";
-        for (bool largest_of_bytes : {false, true}) {
-          const int32_t fast_largest =
-              detail::split_stored(raster.data(), pixels, channels, bytes, fast_planes.data(), largest_of_bytes);
-          const int32_t plain_largest =
-              detail::split_stored(raster.data(), pixels, channels, bytes, plain_planes.data(), largest_of_bytes, true);
-          EXPECT_EQ(fast, plain) << what;
-          if (bytes == 2 || largest_of_bytes) {
-            EXPECT_EQ(fast_largest, plain_largest) << what;
-          }
-        }
-        // Each plane holds its channel: one byte as in the raster, two as a
-        // host-order value of the raster's big-endian pair.
-        for (uint64_t i = 0; i < pixels; ++i) {
-          for (int c = 0; c < channels; ++c) {
-            const uint8_t* at = raster.data() + (i * channels + c) * bytes;
-            uint16_t v = 0;
-            if (bytes == 1) {
-              v = fast[c * pixels + i];
-            } else {
-              std::memcpy(&v, fast.data() + (c * pixels + i) * 2, 2);
-            }
-            ASSERT_EQ(v, bytes == 1 ? at[0] : (at[0] << 8) | at[1]) << what << ": channel " << c << " pixel " << i;
-          }
-        }
-      }
-    }
-  }
 }
 
 }  // namespace
