@@ -27,6 +27,7 @@
 #include "codec/encoder/encode_tiles.h"
 #include "codec/encoder/tile_encoder.h"
 #include "common/thread_pool.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -126,6 +127,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       for (const CodedBlock& b : tile->blocks()) all_blocks.push_back(&b);
     std::vector<CodeBlockHull> hulls;
     auto list_hulls = [&] {
+      const timeline::Span span("pcrd_hulls");  // with MALLAT_TIMELINE
       hulls.assign(blocks, {});
       constexpr int64_t kHullsAtOnce = 1024;
       pool.parallel_for((static_cast<int64_t>(blocks) + kHullsAtOnce - 1) / kHullsAtOnce, [&](int64_t piece) {
@@ -150,7 +152,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     auto bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
       for (const auto& [known, b] : sized)
         if (known == l) return b;
+      std::optional<timeline::Span> span(std::in_place, "sizing");  // with MALLAT_TIMELINE
       MALLAT_ASSIGN_OR_RETURN(LayerBytes b, assembler.bytes(l, !caps.max_bytes.empty()));
+      span.reset();
       if (sized.size() == 4) sized.erase(sized.begin());
       sized.emplace_back(l, b);
       return b;

@@ -1,12 +1,14 @@
 #include "codec/encoder/file_assembly.h"
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/tile_parts.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -54,7 +56,10 @@ Result<LayerBytes> FileAssembler::bytes(const LayerPasses& layers, bool per_comp
 
 Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) const {
   uint64_t left_out = 0;
+  std::optional<timeline::Span> sizing(std::in_place, "t2_sizes");  // with MALLAT_TIMELINE
   MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, false, &left_out, nullptr));
+  sizing.reset();
+  const timeline::Span span("t2_data");  // with MALLAT_TIMELINE
   MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces,
                           codestream_pieces(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
   if (in_jp2_boxes()) {

@@ -6,6 +6,9 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
+
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -241,9 +244,11 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
     }
   }
   const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
+  std::optional<timeline::Span> choosing(std::in_place, "ht_choose");  // with MALLAT_TIMELINE
   const std::vector<HtPlanePair> chosen = choose_ht_planes(
       estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio,
       &pool);
+  choosing.reset();
   size_t first = 0;
   for (const auto& tile : tiles) {
     const size_t n = tile->blocks().size();

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "codec/encoder/prefix_search.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -174,6 +176,7 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
   const bool capped = !caps.max_bytes.empty();
   if (capped && caps.block_component.size() != hulls.size())
     return invalid_argument("component caps: one component per code-block is needed");
+  std::optional<timeline::Span> sorting(std::in_place, "pcrd_sort");  // with MALLAT_TIMELINE
   const std::vector<HullPoint> points = sorted_points(hulls);
   // Distortion removed by the first k points, for every k.
   std::vector<double> removed(points.size() + 1, 0.0);
@@ -182,6 +185,7 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
     const size_t k = points[i].index;
     removed[i + 1] = removed[i] + h.gain[k] - (k > 0 ? h.gain[k - 1] : 0.0);
   }
+  sorting.reset();
   LayerPasses layers;
   size_t taken = 0;          // prefix of `points` in the layers so far
   std::vector<int> floor_passes(hulls.size(), 0);   // what the previous layer holds
@@ -262,7 +266,9 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
           if (!capped) {
             // Without caps the file's size alone decides: few sizings
             // (prefix_search.h).
+            std::optional<timeline::Span> summing(std::in_place, "pcrd_prefix");  // with MALLAT_TIMELINE
             const std::vector<double> body = prefix_body_bytes(hulls, points, floor_passes);
+            summing.reset();
             MALLAT_ASSIGN_OR_RETURN(
                 lo, longest_fitting_prefix(lo, hi, all.file, body, target.value, [&](size_t k) -> Result<uint64_t> {
                   MALLAT_ASSIGN_OR_RETURN(const LayerBytes b, bytes_with(with_floor(k)));

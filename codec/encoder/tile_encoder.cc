@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/progression.h"
@@ -112,23 +113,51 @@ Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<con
   if (!cleanup_only.empty()) rounds.push_back(fresh(cleanup_only));
   if (!kept_) return code_kept_planes(rounds);
   EncodeTile& tile = *kept_;
+  std::vector<size_t> slots(blocks_.size());
+  for (size_t slot = 0; slot < slots.size(); ++slot) slots[slot] = slot;
   for (size_t r = 0; r < rounds.size(); ++r) {
     tile.ht_block_planes = rounds[r];
     tile.ht_refinement = r == 0;
     MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
-    for (size_t slot = 0; slot < rounds[r].size(); ++slot) {
-      if (rounds[r][slot] >= 0) add_ht_candidate(slot, rounds[r][slot], std::move(tile.coded[slot]));
-    }
+    add_ht_candidates(slots, rounds[r], tile.coded);
   }
+  list_ht_points(slots, rounds);
   return Status::Ok();
 }
 
-void TileEncoder::add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock&& coded) {
-  if (coded.num_passes == 0) return;
-  CodedBlock& b = blocks_[slot];
-  b.ht->candidates.push_back(std::move(coded));
-  b.ht->planes.push_back(plane);
-  b.list_ht_points();
+namespace {
+
+// Runs fn(k) for every k in [0, n) on the pool, in pieces of blocks large
+// enough that the pool's hand-over costs little beside them.
+void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>& fn) {
+  constexpr size_t kBlocksAtOnce = 256;
+  pool.parallel_for(static_cast<int64_t>((n + kBlocksAtOnce - 1) / kBlocksAtOnce), [&](int64_t piece) {
+    const size_t end = std::min(n, static_cast<size_t>(piece + 1) * kBlocksAtOnce);
+    for (size_t k = static_cast<size_t>(piece) * kBlocksAtOnce; k < end; ++k) fn(k);
+  });
+}
+
+}  // namespace
+
+void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
+                                    std::span<entropy::EncodedCodeBlock> coded) {
+  for_blocks_on(pool_, slots.size(), [&](size_t k) {
+    const int8_t plane = planes[slots[k]];
+    if (plane < 0 || coded[k].num_passes == 0) return;
+    CodedBlock::HtTruncation& ht = *blocks_[slots[k]].ht;
+    ht.candidates.push_back(std::move(coded[k]));
+    ht.planes.push_back(plane);
+  });
+}
+
+void TileEncoder::list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes) {
+  for_blocks_on(pool_, slots.size(), [&](size_t k) {
+    for (const std::vector<int8_t>& p : planes) {
+      if (p[slots[k]] < 0) continue;
+      blocks_[slots[k]].list_ht_points();
+      return;
+    }
+  });
 }
 
 void TileEncoder::release_kept_tile() {
