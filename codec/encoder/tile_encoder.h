@@ -188,8 +188,17 @@ class TileEncoder {
   // the precincts on it where no block lies on disk.
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
                            ThreadPool* pool = nullptr) const;
+  // The data of the same packets to out.data or out.data_sink, from a
+  // sizing by packets() with out.kept_headers: `packets` and `kept` what it
+  // gave (write_packet_data).
+  Status packet_data(const LayerPasses& layers, size_t first_block, std::span<const PacketBytes> packets,
+                     const KeptHeaders* kept, const PacketOutput& out) const;
 
  private:
+  // What write_packets reads of this tile for some layers (packet_source).
+  struct PacketSource;
+  Result<std::unique_ptr<PacketSource>> packet_source(const LayerPasses& layers, size_t first_block,
+                                                      ThreadPool* pool) const;
   // The tile's planes, sized and placed, for the stages (tile_buffers.h),
   // their samples not yet allocated (code() allocates them unless the
   // runner keeps the tile on a device, TileStages::keeps_whole).

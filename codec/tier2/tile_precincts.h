@@ -36,6 +36,7 @@ class TilePrecincts {
   const CodeBlockPlace& place(size_t slot) const { return places_[slot]; }
   size_t first_slot(int c, int r, int p) const { return precincts_[at(c, r, p)].first_slot; }
   PrecinctPacketCoder& coder(int c, int r, int p) { return precincts_[at(c, r, p)].coder; }
+  const PrecinctPacketCoder& coder(int c, int r, int p) const { return precincts_[at(c, r, p)].coder; }
   CodeBlockStyle style(int c) const { return styles_[static_cast<size_t>(c)]; }
 
  private:
