@@ -128,7 +128,8 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     std::vector<CodeBlockHull> hulls;
     auto list_hulls = [&] {
       const timeline::Span span("pcrd_hulls");  // with MALLAT_TIMELINE
-      hulls.assign(blocks, {});
+      release_hulls(hulls, &pool);
+      hulls.resize(blocks);
       constexpr int64_t kHullsAtOnce = 1024;
       pool.parallel_for((static_cast<int64_t>(blocks) + kHullsAtOnce - 1) / kHullsAtOnce, [&](int64_t piece) {
         const size_t end = std::min(blocks, static_cast<size_t>(piece + 1) * kHullsAtOnce);

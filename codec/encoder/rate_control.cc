@@ -7,14 +7,19 @@
 #include <utility>
 
 #include "codec/encoder/prefix_search.h"
+#include "common/thread_pool.h"
 #include "common/timeline.h"
 
 namespace mallat::codec {
 
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight) {
-  // Stack of hull points, the origin (no pass) first.
-  std::vector<int> n{0};
-  std::vector<double> r{0.0}, g{0.0};
+  // Stack of hull points, the origin (no pass) first: the calling thread's,
+  // kept from one block to the next (a hull is listed for every block).
+  thread_local std::vector<int> n;
+  thread_local std::vector<double> r, g;
+  n.assign(1, 0);
+  r.assign(1, 0.0);
+  g.assign(1, 0.0);
   double gain = 0;
   for (size_t p = 0; p < passes.size(); ++p) {
     gain += passes[p].distortion_decrease * weight;
@@ -38,6 +43,10 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     g.push_back(gain);
   }
   CodeBlockHull h;
+  h.passes.reserve(n.size() - 1);
+  h.bytes.reserve(n.size() - 1);
+  h.gain.reserve(n.size() - 1);
+  h.slope.reserve(n.size() - 1);
   for (size_t k = 1; k < n.size(); ++k) {
     h.passes.push_back(n[k]);
     h.bytes.push_back(static_cast<uint32_t>(r[k]));
@@ -47,6 +56,18 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     h.slope.push_back(dr > 0 ? (g[k] - g[k - 1]) / dr : std::numeric_limits<double>::max());
   }
   return h;
+}
+
+void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool) {
+  constexpr size_t kHullsAtOnce = 4096;
+  const size_t pieces = (hulls.size() + kHullsAtOnce - 1) / kHullsAtOnce;
+  if (pool && pieces > 1) {
+    pool->parallel_for(static_cast<int64_t>(pieces), [&](int64_t p) {
+      const size_t end = std::min(hulls.size(), static_cast<size_t>(p + 1) * kHullsAtOnce);
+      for (size_t b = static_cast<size_t>(p) * kHullsAtOnce; b < end; ++b) hulls[b] = {};
+    });
+  }
+  std::vector<CodeBlockHull>().swap(hulls);
 }
 
 namespace {

@@ -17,6 +17,10 @@
 #include "codec/tier2/packet_writer.h"  // LayerPasses
 #include "entropy/ebcot/ebcot.h"
 
+namespace mallat {
+class ThreadPool;
+}  // namespace mallat
+
 namespace mallat::codec {
 
 // The truncation points of one code-block on its convex hull: taking hull
@@ -33,6 +37,11 @@ struct CodeBlockHull {
 // weight of distortion (weight: Delta_b^2 x the subband's synthesis energy x
 // the component's colour-transform weight).
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight);
+
+// Empties `hulls`, their memory freed on `pool`'s threads in pieces (null:
+// on this one): a list of one hull per block holds millions of small
+// vectors.
+void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool);
 
 // What one layer must reach.
 struct LayerTarget {
