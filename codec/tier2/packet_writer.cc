@@ -17,10 +17,11 @@ void piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
   lengths.clear();
   auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
   int at = before;
-  for (int piece : codeword_segment_pieces(style, before, new_passes)) {
+  for_each_codeword_segment_piece(style, before, new_passes, 0, [&](int piece) {
     lengths.push_back(end_of(at + piece) - end_of(at));
     at += piece;
-  }
+    return true;
+  });
 }
 
 // B.10.4: tells each precinct coder the layer in which each of the blocks
