@@ -160,7 +160,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       sized.emplace_back(l, b);
       return b;
     };
-    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     // HT blocks coded by estimates: while a byte target is missed by more
     // than its last half per cent (or a distortion target at all), the
     // blocks the allocation took whole are coded one plane finer and it
@@ -173,7 +173,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       MALLAT_ASSIGN_OR_RETURN(const size_t more, code_further_ht_planes(tiles, layers.back()));
       if (more == 0) break;
       list_hulls();
-      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     }
     for (const auto& tile : tiles) tile->release_kept_tile();
     if (options.rate_kind == EncodeOptions::RateKind::kPsnr) {

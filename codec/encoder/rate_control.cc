@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "codec/encoder/prefix_search.h"
+#include "common/sort_on_pool.h"
 #include "common/thread_pool.h"
 #include "common/timeline.h"
 
@@ -80,16 +81,24 @@ struct HullPoint {
   uint32_t index;
 };
 
-std::vector<HullPoint> sorted_points(std::span<const CodeBlockHull> hulls) {
+// (A strict total order: no two points are equivalent, so the order on a
+// pool is the one-thread sort's.)
+std::vector<HullPoint> sorted_points(std::span<const CodeBlockHull> hulls, ThreadPool* pool) {
+  size_t count = 0;
+  for (const CodeBlockHull& h : hulls) count += h.slope.size();
   std::vector<HullPoint> points;
+  points.reserve(count);
   for (size_t b = 0; b < hulls.size(); ++b)
     for (size_t k = 0; k < hulls[b].slope.size(); ++k)
       points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
-  std::sort(points.begin(), points.end(), [](const HullPoint& a, const HullPoint& b) {
-    if (a.slope != b.slope) return a.slope > b.slope;
-    if (a.block != b.block) return a.block < b.block;
-    return a.index < b.index;
-  });
+  sort_on_pool(
+      points,
+      [](const HullPoint& a, const HullPoint& b) {
+        if (a.slope != b.slope) return a.slope > b.slope;
+        if (a.block != b.block) return a.block < b.block;
+        return a.index < b.index;
+      },
+      pool);
   return points;
 }
 
@@ -193,12 +202,12 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
 
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets, double initial_distortion,
-                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps) {
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps, ThreadPool* pool) {
   const bool capped = !caps.max_bytes.empty();
   if (capped && caps.block_component.size() != hulls.size())
     return invalid_argument("component caps: one component per code-block is needed");
   std::optional<timeline::Span> sorting(std::in_place, "pcrd_sort");  // with MALLAT_TIMELINE
-  const std::vector<HullPoint> points = sorted_points(hulls);
+  const std::vector<HullPoint> points = sorted_points(hulls, pool);
   // Distortion removed by the first k points, for every k.
   std::vector<double> removed(points.size() + 1, 0.0);
   for (size_t i = 0; i < points.size(); ++i) {

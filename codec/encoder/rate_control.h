@@ -85,9 +85,11 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
 
 // The same with component caps, which hold in every layer: a kEverything
 // layer becomes every pass the caps allow; kDistortion layers cannot be
-// combined with caps (an error).
+// combined with caps (an error). The hull points are sorted on `pool`
+// (when given), to the same order.
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets, double initial_distortion,
-                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps);
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps,
+                                    ThreadPool* pool = nullptr);
 
 }  // namespace mallat::codec
