@@ -179,6 +179,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     if (options.rate_kind == EncodeOptions::RateKind::kPsnr) {
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }
+    release_hulls(hulls, &pool);
   }
   StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
