@@ -46,16 +46,18 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
-// set_first_layers over every slot; with a pool, each precinct's slots (a
-// run of them, tile_precincts.h) on a thread, the first error in slot order
-// reported.
+// set_first_layers over every slot; with a pool, each subband of each
+// precinct (a run of slots, tile_precincts.h; its own tag trees and
+// blocks, B.10.2) on a thread, the first error in slot order reported.
 Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
   const size_t slots = precincts.code_blocks();
   if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
   std::vector<size_t> starts;
   for (size_t slot = 0; slot < slots; ++slot) {
     const CodeBlockPlace& at = precincts.place(slot);
-    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot) starts.push_back(slot);
+    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot ||
+        precincts.place(slot - 1).band != at.band)
+      starts.push_back(slot);
   }
   starts.push_back(slots);
   return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {

@@ -315,7 +315,7 @@ TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
     KeptHeaders plain_kept, pool_kept;
     auto size = [&](ThreadPool* on, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets,
                     KeptHeaders& kept) {
-      TilePrecincts fresh = *precincts;
+      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, on);
       TilePacketsToWrite on_pool = what;
       on_pool.pool = on;
       PacketOutput out{c.packed, nullptr, &headers, &packets};
