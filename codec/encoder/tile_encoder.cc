@@ -372,27 +372,20 @@ Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(co
   if (!blocks_.empty() && blocks_[0].ht) {
     s.chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
     s.candidate.assign(blocks_.size(), 0);
-    // Each block's own, in pieces on the pool where there is one.
-    const auto choose = [&](size_t first, size_t last) {
-      for (size_t slot = first; slot < last; ++slot) {
-        for (size_t l = 0; l < layers.size(); ++l) {
-          const int point = layers[l][first_block + slot];
-          if (point == 0) continue;
-          const HtChoice& c = blocks_[slot].ht->points[static_cast<size_t>(point) - 1];
-          s.chosen_passes[l][slot] = c.passes;
-          s.candidate[slot] = c.candidate;
-        }
+    // Each block's own, on the pool where there is one.
+    const auto choose = [&](size_t slot) {
+      for (size_t l = 0; l < layers.size(); ++l) {
+        const int point = layers[l][first_block + slot];
+        if (point == 0) continue;
+        const HtChoice& c = blocks_[slot].ht->points[static_cast<size_t>(point) - 1];
+        s.chosen_passes[l][slot] = c.passes;
+        s.candidate[slot] = c.candidate;
       }
     };
-    constexpr size_t kSlotsAtOnce = 4096;
-    const size_t pieces = (blocks_.size() + kSlotsAtOnce - 1) / kSlotsAtOnce;
-    if (pool && pieces > 1) {
-      pool->parallel_for(static_cast<int64_t>(pieces), [&](int64_t p) {
-        choose(static_cast<size_t>(p) * kSlotsAtOnce,
-               std::min(blocks_.size(), static_cast<size_t>(p + 1) * kSlotsAtOnce));
-      });
+    if (pool) {
+      for_blocks_on(*pool, blocks_.size(), choose);
     } else {
-      choose(0, blocks_.size());
+      for (size_t slot = 0; slot < blocks_.size(); ++slot) choose(slot);
     }
     what.layers = &s.chosen_passes;
     what.first_block = 0;
