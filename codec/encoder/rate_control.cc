@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -114,6 +115,45 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
   return passes;
 }
 
+// passes_for by block on a pool: where each hull point lies in the sorted
+// list, so that block b's points among the first `count` are those of its
+// hull whose place is below count (a prefix, its places increasing).
+class PointPlaces {
+ public:
+  PointPlaces(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points, ThreadPool& pool)
+      : hulls_(hulls), first_(hulls.size() + 1, 0), place_(points.size()), pool_(pool) {
+    for (size_t b = 0; b < hulls.size(); ++b) first_[b + 1] = first_[b] + hulls[b].slope.size();
+    in_pieces(points.size(), [&](size_t i) {
+      place_[first_[points[i].block] + points[i].index] = static_cast<uint32_t>(i);
+    });
+  }
+
+  std::vector<int> passes_for(size_t count) const {
+    std::vector<int> passes(hulls_.size(), 0);
+    in_pieces(hulls_.size(), [&](size_t b) {
+      const auto begin = place_.begin() + static_cast<std::ptrdiff_t>(first_[b]);
+      const auto end = place_.begin() + static_cast<std::ptrdiff_t>(first_[b + 1]);
+      const auto taken = static_cast<size_t>(std::lower_bound(begin, end, count) - begin);
+      if (taken > 0) passes[b] = hulls_[b].passes[taken - 1];
+    });
+    return passes;
+  }
+
+ private:
+  void in_pieces(size_t n, const std::function<void(size_t)>& fn) const {
+    constexpr size_t kAtOnce = 8192;
+    pool_.parallel_for(static_cast<int64_t>((n + kAtOnce - 1) / kAtOnce), [&](int64_t p) {
+      const size_t end = std::min(n, static_cast<size_t>(p + 1) * kAtOnce);
+      for (size_t i = static_cast<size_t>(p) * kAtOnce; i < end; ++i) fn(i);
+    });
+  }
+
+  std::span<const CodeBlockHull> hulls_;
+  std::vector<size_t> first_;    // block b's points are place_[first_[b], first_[b + 1])
+  std::vector<uint32_t> place_;  // by block, then hull index: the place in the sorted list
+  ThreadPool& pool_;
+};
+
 // body[k]: the code-blocks' bytes when the first k points are taken, each
 // block at least at its floor (the previous layer's passes, a hull point of
 // it), for k = 0..points.size().
@@ -208,9 +248,17 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
     return invalid_argument("component caps: one component per code-block is needed");
   std::optional<timeline::Span> sorting(std::in_place, "pcrd_sort");  // with MALLAT_TIMELINE
   const std::vector<HullPoint> points = sorted_points(hulls, pool);
-  // Distortion removed by the first k points, for every k.
-  std::vector<double> removed(points.size() + 1, 0.0);
-  for (size_t i = 0; i < points.size(); ++i) {
+  // With a pool, each block's taken points found by block (the plain walk
+  // over the points, passes_for, its reference).
+  std::optional<PointPlaces> places;
+  if (pool && pool->size() > 1) places.emplace(hulls, points, *pool);
+  // Distortion removed by the first k points, for every k (distortion
+  // targets only).
+  const bool distortion = std::any_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
+    return t.kind == LayerTarget::Kind::kDistortion;
+  });
+  std::vector<double> removed(distortion ? points.size() + 1 : 0, 0.0);
+  for (size_t i = 0; distortion && i < points.size(); ++i) {
     const CodeBlockHull& h = hulls[points[i].block];
     const size_t k = points[i].index;
     removed[i + 1] = removed[i] + h.gain[k] - (k > 0 ? h.gain[k - 1] : 0.0);
@@ -222,7 +270,7 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
   // Passes a block of a component that reached its cap may not pass.
   std::vector<int> limit(hulls.size(), std::numeric_limits<int>::max());
   auto with_floor = [&](size_t k) {
-    std::vector<int> passes = passes_for(hulls, points, k);
+    std::vector<int> passes = places ? places->passes_for(k) : passes_for(hulls, points, k);
     for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(std::min(passes[b], limit[b]), floor_passes[b]);
     return passes;
   };

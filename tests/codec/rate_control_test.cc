@@ -107,9 +107,10 @@ struct Fixture {
   }
 };
 
-// The hull points sorted on a pool (sort_on_pool) give the one-thread
-// allocation, on enough blocks that they are sorted in runs, with slopes
-// tied between blocks.
+// The hull points sorted on a pool (sort_on_pool) and each block's taken
+// points found by block (PointPlaces) give the one-thread allocation, on
+// enough blocks that they are sorted in runs and found in pieces, with
+// slopes tied between blocks.
 TEST(AllocateLayers, PointsSortedOnAPoolGiveTheSameLayers) {
   Fixture f(9000);
   size_t points = 0;
