@@ -27,6 +27,7 @@
 #include "codec/encoder/encode_tiles.h"
 #include "codec/encoder/tile_encoder.h"
 #include "common/thread_pool.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -126,7 +127,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       for (const CodedBlock& b : tile->blocks()) all_blocks.push_back(&b);
     std::vector<CodeBlockHull> hulls;
     auto list_hulls = [&] {
-      hulls.assign(blocks, {});
+      const timeline::Span span("pcrd_hulls");  // with MALLAT_TIMELINE
+      release_hulls(hulls, &pool);
+      hulls.resize(blocks);
       constexpr int64_t kHullsAtOnce = 1024;
       pool.parallel_for((static_cast<int64_t>(blocks) + kHullsAtOnce - 1) / kHullsAtOnce, [&](int64_t piece) {
         const size_t end = std::min(blocks, static_cast<size_t>(piece + 1) * kHullsAtOnce);
@@ -150,12 +153,14 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     auto bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
       for (const auto& [known, b] : sized)
         if (known == l) return b;
+      std::optional<timeline::Span> span(std::in_place, "sizing");  // with MALLAT_TIMELINE
       MALLAT_ASSIGN_OR_RETURN(LayerBytes b, assembler.bytes(l, !caps.max_bytes.empty()));
+      span.reset();
       if (sized.size() == 4) sized.erase(sized.begin());
       sized.emplace_back(l, b);
       return b;
     };
-    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+    MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     // HT blocks coded by estimates: while a byte target is missed by more
     // than its last half per cent (or a distortion target at all), the
     // blocks the allocation took whole are coded one plane finer and it
@@ -168,12 +173,13 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       MALLAT_ASSIGN_OR_RETURN(const size_t more, code_further_ht_planes(tiles, layers.back()));
       if (more == 0) break;
       list_hulls();
-      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps));
+      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     }
     for (const auto& tile : tiles) tile->release_kept_tile();
     if (options.rate_kind == EncodeOptions::RateKind::kPsnr) {
       return meet_psnr_targets(image, options, assembler, hulls, targets, initial, layers);
     }
+    release_hulls(hulls, &pool);
   }
   StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {

@@ -1,12 +1,14 @@
 #include "codec/encoder/file_assembly.h"
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/tile_parts.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -46,15 +48,30 @@ Result<LayerBytes> FileAssembler::bytes(const LayerPasses& layers, bool per_comp
   uint64_t left_out = 0;
   LayerBytes b;
   if (per_component) b.component.assign(main_.siz.components.size(), 0);
+  MALLAT_ASSIGN_OR_RETURN(Assembly a, gather(layers, false, &left_out, per_component ? &b.component : nullptr));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream,
-                          assemble(layers, false, &left_out, per_component ? &b.component : nullptr));
+                          assemble(a, false, per_component ? &b.component : nullptr));
   b.file = stream.size() + left_out + container_overhead();
+  // Kept for write(): a rate allocation's answer is sized before it is
+  // written.
+  constexpr size_t kSizingsKept = 4;
+  if (sized_.size() == kSizingsKept) sized_.erase(sized_.begin());
+  sized_.emplace_back(layers, std::make_shared<const Assembly>(std::move(a)));
   return b;
 }
 
 Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) const {
-  uint64_t left_out = 0;
-  MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, false, &left_out, nullptr));
+  std::shared_ptr<const Assembly> sized;
+  for (const auto& [known, assembly] : sized_)
+    if (known == layers) sized = assembly;
+  if (!sized) {
+    const timeline::Span span("t2_sizes");  // with MALLAT_TIMELINE
+    uint64_t left_out = 0;
+    MALLAT_ASSIGN_OR_RETURN(Assembly gathered, gather(layers, false, &left_out, nullptr));
+    sized = std::make_shared<const Assembly>(std::move(gathered));
+  }
+  const timeline::Span span("t2_data");  // with MALLAT_TIMELINE
+  const Assembly& a = *sized;
   MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces,
                           codestream_pieces(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
   if (in_jp2_boxes()) {
@@ -83,9 +100,11 @@ Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) con
       written += piece.size();
       return sink(piece);
     };
-    PacketOutput out{options_.packed_headers != EncodeOptions::PackedHeaders::kNone, nullptr, nullptr, nullptr};
+    const bool packed = options_.packed_headers != EncodeOptions::PackedHeaders::kNone;
+    PacketOutput out{packed, nullptr, nullptr, nullptr};
     out.data_sink = &data;
-    MALLAT_RETURN_IF_ERROR(tiles_[t]->packets(layers, first_block_[t], out).status());
+    MALLAT_RETURN_IF_ERROR(
+        tiles_[t]->packet_data(layers, first_block_[t], a.out[t].packets, packed ? nullptr : &a.out[t].kept, out));
     MALLAT_RETURN_IF_ERROR(headers_up_to(UINT64_MAX));
     if (written != all) return internal_error("tile " + std::to_string(t) + ": its packets changed between passes");
     part += start.size();
@@ -94,19 +113,20 @@ Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) con
 }
 
 Result<std::vector<uint8_t>> FileAssembler::file(const LayerPasses& layers) const {
-  MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(layers, true, nullptr, nullptr));
+  MALLAT_ASSIGN_OR_RETURN(const Assembly a, gather(layers, true, nullptr, nullptr));
+  MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream, assemble(a, true, nullptr));
   if (in_jp2_boxes()) return write_jp2(main_.siz, stream, jp2_);
   return stream;
 }
 
-Result<std::vector<uint8_t>> FileAssembler::assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out,
+Result<std::vector<uint8_t>> FileAssembler::assemble(const Assembly& a, bool with_data,
                                                      std::vector<uint64_t>* component_bytes) const {
-  MALLAT_ASSIGN_OR_RETURN(Assembly a, gather(layers, with_data, left_out, component_bytes));
   // Without the data, each Psot counts its header alone (A.4.2 as
   // tile_part_header_bytes reads it), not the data written apart.
-  for (TilePartToWrite& part : a.parts) part.data_bytes = 0;
+  std::vector<TilePartToWrite> parts = a.parts;
+  for (TilePartToWrite& part : parts) part.data_bytes = 0;
   MALLAT_ASSIGN_OR_RETURN(std::vector<uint8_t> stream,
-                          write_codestream(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
+                          write_codestream(a.ppm ? a.with_ppm : main_, parts, options_.tlm));
   if (component_bytes && !with_data) {
     const std::vector<uint32_t> headers = tile_part_header_bytes(stream);
     for (size_t i = 0; i < a.part_component.size() && i < headers.size(); ++i)
@@ -126,6 +146,7 @@ Result<FileAssembler::Assembly> FileAssembler::gather(const LayerPasses& layers,
   // precincts instead.
   const auto tile_packets = [&](size_t t, ThreadPool* precincts_pool) {
     PacketOutput sink{packed, with_data ? &out[t].data : nullptr, &out[t].headers, &out[t].packets};
+    if (!with_data) sink.kept_headers = &out[t].kept;
     return tiles_[t]->packets(layers, first_block_[t], sink, precincts_pool).status();
   };
   if (tiles_.size() == 1) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "codec/api/encode.h"
@@ -40,9 +41,11 @@ class FileAssembler {
 
   // The file of file(layers) handed to `sink` in pieces, the packets not
   // gathered anywhere: the tile-part headers come from a pass without the
-  // data (which gives their lengths), then each tile's packets are made
-  // again straight into the sink, each tile-part's header sent where its
-  // packets start (encode_streamed.h).
+  // data (which gives their lengths, and keeps the packet headers), then
+  // each tile's packet data is sent straight to the sink, the headers
+  // kept rather than coded again, each tile-part's header sent where its
+  // packets start (encode_streamed.h). Layers that bytes() sized lately
+  // take that pass's packets and headers.
   Status write(const LayerPasses& layers, const FileSink& sink) const;
 
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const;
@@ -51,6 +54,7 @@ class FileAssembler {
   struct TileOutput {
     std::vector<uint8_t> data, headers;
     std::vector<PacketBytes> packets;
+    KeptHeaders kept;  // without the data, the headers not packed
   };
 
   // The tiles' packets and the tile-parts over them (spans into `out`),
@@ -63,10 +67,10 @@ class FileAssembler {
     bool ppm = false;
   };
 
-  // The codestream; without the packet data unless with_data, whose bytes
-  // then go to *left_out; each component's bytes added to *component_bytes
-  // when asked (without the data only).
-  Result<std::vector<uint8_t>> assemble(const LayerPasses& layers, bool with_data, uint64_t* left_out,
+  // The codestream of `a`; without the packet data (its parts' data
+  // bytes taken as none) unless `a` holds it; each component's bytes added
+  // to *component_bytes when asked (without the data only).
+  Result<std::vector<uint8_t>> assemble(const Assembly& a, bool with_data,
                                         std::vector<uint64_t>* component_bytes) const;
 
   Result<Assembly> gather(const LayerPasses& layers, bool with_data, uint64_t* left_out,
@@ -83,6 +87,8 @@ class FileAssembler {
   const std::vector<size_t>& first_block_;
   ThreadPool& pool_;
   std::map<int, CodingOverrides> overrides_;
+  // The last few sizings' assemblies (bytes()), by their layers, for write().
+  mutable std::vector<std::pair<LayerPasses, std::shared_ptr<const Assembly>>> sized_;
 };
 
 }  // namespace mallat::codec

@@ -6,6 +6,9 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
+
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
@@ -23,9 +26,11 @@ bool ht_rate_by_estimates(const EncodeOptions& o) {
 namespace {
 
 // A block's estimated cleanup points from its top plane down, as passes for
-// convex_hull: pass k is the cleanup at plane top - k.
-std::vector<entropy::CodingPass> estimated_passes(const entropy::HtPlaneEstimate& e) {
-  std::vector<entropy::CodingPass> passes;
+// convex_hull: pass k is the cleanup at plane top - k. In the calling
+// thread's list, kept from one block to the next.
+std::span<const entropy::CodingPass> estimated_passes(const entropy::HtPlaneEstimate& e) {
+  thread_local std::vector<entropy::CodingPass> passes;
+  passes.clear();
   uint32_t bytes = 0;
   double before = 0;
   for (int p = e.planes - 1; p >= 0; --p) {
@@ -222,6 +227,7 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
   in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b) chosen[b] = plane_pair(hulls[b], estimates[b]->planes, slope, sure_ratio);
   });
+  release_hulls(hulls, pool);
   return chosen;
 }
 
@@ -241,9 +247,11 @@ Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles
     }
   }
   const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
+  std::optional<timeline::Span> choosing(std::in_place, "ht_choose");  // with MALLAT_TIMELINE
   const std::vector<HtPlanePair> chosen = choose_ht_planes(
       estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio,
       &pool);
+  choosing.reset();
   size_t first = 0;
   for (const auto& tile : tiles) {
     const size_t n = tile->blocks().size();

@@ -2,17 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "codec/encoder/prefix_search.h"
+#include "common/sort_on_pool.h"
+#include "common/thread_pool.h"
+#include "common/timeline.h"
 
 namespace mallat::codec {
 
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight) {
-  // Stack of hull points, the origin (no pass) first.
-  std::vector<int> n{0};
-  std::vector<double> r{0.0}, g{0.0};
+  // Stack of hull points, the origin (no pass) first: the calling thread's,
+  // kept from one block to the next (a hull is listed for every block).
+  thread_local std::vector<int> n;
+  thread_local std::vector<double> r, g;
+  n.assign(1, 0);
+  r.assign(1, 0.0);
+  g.assign(1, 0.0);
   double gain = 0;
   for (size_t p = 0; p < passes.size(); ++p) {
     gain += passes[p].distortion_decrease * weight;
@@ -36,6 +45,10 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     g.push_back(gain);
   }
   CodeBlockHull h;
+  h.passes.reserve(n.size() - 1);
+  h.bytes.reserve(n.size() - 1);
+  h.gain.reserve(n.size() - 1);
+  h.slope.reserve(n.size() - 1);
   for (size_t k = 1; k < n.size(); ++k) {
     h.passes.push_back(n[k]);
     h.bytes.push_back(static_cast<uint32_t>(r[k]));
@@ -45,6 +58,18 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     h.slope.push_back(dr > 0 ? (g[k] - g[k - 1]) / dr : std::numeric_limits<double>::max());
   }
   return h;
+}
+
+void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool) {
+  constexpr size_t kHullsAtOnce = 4096;
+  const size_t pieces = (hulls.size() + kHullsAtOnce - 1) / kHullsAtOnce;
+  if (pool && pieces > 1) {
+    pool->parallel_for(static_cast<int64_t>(pieces), [&](int64_t p) {
+      const size_t end = std::min(hulls.size(), static_cast<size_t>(p + 1) * kHullsAtOnce);
+      for (size_t b = static_cast<size_t>(p) * kHullsAtOnce; b < end; ++b) hulls[b] = {};
+    });
+  }
+  std::vector<CodeBlockHull>().swap(hulls);
 }
 
 namespace {
@@ -57,16 +82,24 @@ struct HullPoint {
   uint32_t index;
 };
 
-std::vector<HullPoint> sorted_points(std::span<const CodeBlockHull> hulls) {
+// (A strict total order: no two points are equivalent, so the order on a
+// pool is the one-thread sort's.)
+std::vector<HullPoint> sorted_points(std::span<const CodeBlockHull> hulls, ThreadPool* pool) {
+  size_t count = 0;
+  for (const CodeBlockHull& h : hulls) count += h.slope.size();
   std::vector<HullPoint> points;
+  points.reserve(count);
   for (size_t b = 0; b < hulls.size(); ++b)
     for (size_t k = 0; k < hulls[b].slope.size(); ++k)
       points.push_back({hulls[b].slope[k], static_cast<uint32_t>(b), static_cast<uint32_t>(k)});
-  std::sort(points.begin(), points.end(), [](const HullPoint& a, const HullPoint& b) {
-    if (a.slope != b.slope) return a.slope > b.slope;
-    if (a.block != b.block) return a.block < b.block;
-    return a.index < b.index;
-  });
+  sort_on_pool(
+      points,
+      [](const HullPoint& a, const HullPoint& b) {
+        if (a.slope != b.slope) return a.slope > b.slope;
+        if (a.block != b.block) return a.block < b.block;
+        return a.index < b.index;
+      },
+      pool);
   return points;
 }
 
@@ -81,6 +114,45 @@ std::vector<int> passes_for(std::span<const CodeBlockHull> hulls, std::span<cons
   }
   return passes;
 }
+
+// passes_for by block on a pool: where each hull point lies in the sorted
+// list, so that block b's points among the first `count` are those of its
+// hull whose place is below count (a prefix, its places increasing).
+class PointPlaces {
+ public:
+  PointPlaces(std::span<const CodeBlockHull> hulls, std::span<const HullPoint> points, ThreadPool& pool)
+      : hulls_(hulls), first_(hulls.size() + 1, 0), place_(points.size()), pool_(pool) {
+    for (size_t b = 0; b < hulls.size(); ++b) first_[b + 1] = first_[b] + hulls[b].slope.size();
+    in_pieces(points.size(), [&](size_t i) {
+      place_[first_[points[i].block] + points[i].index] = static_cast<uint32_t>(i);
+    });
+  }
+
+  std::vector<int> passes_for(size_t count) const {
+    std::vector<int> passes(hulls_.size(), 0);
+    in_pieces(hulls_.size(), [&](size_t b) {
+      const auto begin = place_.begin() + static_cast<std::ptrdiff_t>(first_[b]);
+      const auto end = place_.begin() + static_cast<std::ptrdiff_t>(first_[b + 1]);
+      const auto taken = static_cast<size_t>(std::lower_bound(begin, end, count) - begin);
+      if (taken > 0) passes[b] = hulls_[b].passes[taken - 1];
+    });
+    return passes;
+  }
+
+ private:
+  void in_pieces(size_t n, const std::function<void(size_t)>& fn) const {
+    constexpr size_t kAtOnce = 8192;
+    pool_.parallel_for(static_cast<int64_t>((n + kAtOnce - 1) / kAtOnce), [&](int64_t p) {
+      const size_t end = std::min(n, static_cast<size_t>(p + 1) * kAtOnce);
+      for (size_t i = static_cast<size_t>(p) * kAtOnce; i < end; ++i) fn(i);
+    });
+  }
+
+  std::span<const CodeBlockHull> hulls_;
+  std::vector<size_t> first_;    // block b's points are place_[first_[b], first_[b + 1])
+  std::vector<uint32_t> place_;  // by block, then hull index: the place in the sorted list
+  ThreadPool& pool_;
+};
 
 // body[k]: the code-blocks' bytes when the first k points are taken, each
 // block at least at its floor (the previous layer's passes, a hull point of
@@ -170,25 +242,35 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
 
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets, double initial_distortion,
-                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps) {
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps, ThreadPool* pool) {
   const bool capped = !caps.max_bytes.empty();
   if (capped && caps.block_component.size() != hulls.size())
     return invalid_argument("component caps: one component per code-block is needed");
-  const std::vector<HullPoint> points = sorted_points(hulls);
-  // Distortion removed by the first k points, for every k.
-  std::vector<double> removed(points.size() + 1, 0.0);
-  for (size_t i = 0; i < points.size(); ++i) {
+  std::optional<timeline::Span> sorting(std::in_place, "pcrd_sort");  // with MALLAT_TIMELINE
+  const std::vector<HullPoint> points = sorted_points(hulls, pool);
+  // With a pool, each block's taken points found by block (the plain walk
+  // over the points, passes_for, its reference).
+  std::optional<PointPlaces> places;
+  if (pool && pool->size() > 1) places.emplace(hulls, points, *pool);
+  // Distortion removed by the first k points, for every k (distortion
+  // targets only).
+  const bool distortion = std::any_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
+    return t.kind == LayerTarget::Kind::kDistortion;
+  });
+  std::vector<double> removed(distortion ? points.size() + 1 : 0, 0.0);
+  for (size_t i = 0; distortion && i < points.size(); ++i) {
     const CodeBlockHull& h = hulls[points[i].block];
     const size_t k = points[i].index;
     removed[i + 1] = removed[i] + h.gain[k] - (k > 0 ? h.gain[k - 1] : 0.0);
   }
+  sorting.reset();
   LayerPasses layers;
   size_t taken = 0;          // prefix of `points` in the layers so far
   std::vector<int> floor_passes(hulls.size(), 0);   // what the previous layer holds
   // Passes a block of a component that reached its cap may not pass.
   std::vector<int> limit(hulls.size(), std::numeric_limits<int>::max());
   auto with_floor = [&](size_t k) {
-    std::vector<int> passes = passes_for(hulls, points, k);
+    std::vector<int> passes = places ? places->passes_for(k) : passes_for(hulls, points, k);
     for (size_t b = 0; b < passes.size(); ++b) passes[b] = std::max(std::min(passes[b], limit[b]), floor_passes[b]);
     return passes;
   };
@@ -262,7 +344,9 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
           if (!capped) {
             // Without caps the file's size alone decides: few sizings
             // (prefix_search.h).
+            std::optional<timeline::Span> summing(std::in_place, "pcrd_prefix");  // with MALLAT_TIMELINE
             const std::vector<double> body = prefix_body_bytes(hulls, points, floor_passes);
+            summing.reset();
             MALLAT_ASSIGN_OR_RETURN(
                 lo, longest_fitting_prefix(lo, hi, all.file, body, target.value, [&](size_t k) -> Result<uint64_t> {
                   MALLAT_ASSIGN_OR_RETURN(const LayerBytes b, bytes_with(with_floor(k)));

@@ -17,6 +17,10 @@
 #include "codec/tier2/packet_writer.h"  // LayerPasses
 #include "entropy/ebcot/ebcot.h"
 
+namespace mallat {
+class ThreadPool;
+}  // namespace mallat
+
 namespace mallat::codec {
 
 // The truncation points of one code-block on its convex hull: taking hull
@@ -33,6 +37,11 @@ struct CodeBlockHull {
 // weight of distortion (weight: Delta_b^2 x the subband's synthesis energy x
 // the component's colour-transform weight).
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight);
+
+// Empties `hulls`, their memory freed on `pool`'s threads in pieces (null:
+// on this one): a list of one hull per block holds millions of small
+// vectors.
+void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool);
 
 // What one layer must reach.
 struct LayerTarget {
@@ -76,9 +85,11 @@ Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
 
 // The same with component caps, which hold in every layer: a kEverything
 // layer becomes every pass the caps allow; kDistortion layers cannot be
-// combined with caps (an error).
+// combined with caps (an error). The hull points are sorted on `pool`
+// (when given), to the same order.
 Result<LayerPasses> allocate_layers(std::span<const CodeBlockHull> hulls,
                                     std::span<const LayerTarget> targets, double initial_distortion,
-                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps);
+                                    const BytesOfLayers& bytes_of, const ComponentCaps& caps,
+                                    ThreadPool* pool = nullptr);
 
 }  // namespace mallat::codec

@@ -549,11 +549,9 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
       // error first.
       for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
       MALLAT_RETURN_IF_ERROR(coded);
-      for (size_t k = first; k < end; ++k) {
-        const int8_t p = rounds[r][wanted[k]];
-        if (p >= 0) add_ht_candidate(wanted[k], p, std::move(batch.coded[k - first]));
-      }
+      add_ht_candidates(std::span<const size_t>(wanted).subspan(first, end - first), rounds[r], batch.coded);
     }
+    list_ht_points(std::span<const size_t>(wanted).subspan(first, end - first), rounds);
     first = end;
   }
   return Status::Ok();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/progression.h"
@@ -112,23 +113,51 @@ Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<con
   if (!cleanup_only.empty()) rounds.push_back(fresh(cleanup_only));
   if (!kept_) return code_kept_planes(rounds);
   EncodeTile& tile = *kept_;
+  std::vector<size_t> slots(blocks_.size());
+  for (size_t slot = 0; slot < slots.size(); ++slot) slots[slot] = slot;
   for (size_t r = 0; r < rounds.size(); ++r) {
     tile.ht_block_planes = rounds[r];
     tile.ht_refinement = r == 0;
     MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
-    for (size_t slot = 0; slot < rounds[r].size(); ++slot) {
-      if (rounds[r][slot] >= 0) add_ht_candidate(slot, rounds[r][slot], std::move(tile.coded[slot]));
-    }
+    add_ht_candidates(slots, rounds[r], tile.coded);
   }
+  list_ht_points(slots, rounds);
   return Status::Ok();
 }
 
-void TileEncoder::add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock&& coded) {
-  if (coded.num_passes == 0) return;
-  CodedBlock& b = blocks_[slot];
-  b.ht->candidates.push_back(std::move(coded));
-  b.ht->planes.push_back(plane);
-  b.list_ht_points();
+namespace {
+
+// Runs fn(k) for every k in [0, n) on the pool, in pieces of blocks large
+// enough that the pool's hand-over costs little beside them.
+void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>& fn) {
+  constexpr size_t kBlocksAtOnce = 256;
+  pool.parallel_for(static_cast<int64_t>((n + kBlocksAtOnce - 1) / kBlocksAtOnce), [&](int64_t piece) {
+    const size_t end = std::min(n, static_cast<size_t>(piece + 1) * kBlocksAtOnce);
+    for (size_t k = static_cast<size_t>(piece) * kBlocksAtOnce; k < end; ++k) fn(k);
+  });
+}
+
+}  // namespace
+
+void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
+                                    std::span<entropy::EncodedCodeBlock> coded) {
+  for_blocks_on(pool_, slots.size(), [&](size_t k) {
+    const int8_t plane = planes[slots[k]];
+    if (plane < 0 || coded[k].num_passes == 0) return;
+    CodedBlock::HtTruncation& ht = *blocks_[slots[k]].ht;
+    ht.candidates.push_back(std::move(coded[k]));
+    ht.planes.push_back(plane);
+  });
+}
+
+void TileEncoder::list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes) {
+  for_blocks_on(pool_, slots.size(), [&](size_t k) {
+    for (const std::vector<int8_t>& p : planes) {
+      if (p[slots[k]] < 0) continue;
+      blocks_[slots[k]].list_ht_points();
+      return;
+    }
+  });
 }
 
 void TileEncoder::release_kept_tile() {
@@ -300,66 +329,93 @@ void TileEncoder::account(size_t slot, EncodeTile& tile, size_t i) {
   out.initial_distortion = all * out.weight;
 }
 
-Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
-                                      ThreadPool* pool) const {
-  const MainHeader& main = *setup_.main;
-  const auto own = setup_.tile_progression_changes.find(index_);
-  MALLAT_ASSIGN_OR_RETURN(
-      const std::vector<PacketId> sequence,
-      packet_order(layout_, static_cast<int>(layers.size()), main.cod.order,
-                   own != setup_.tile_progression_changes.end() ? own->second : main.poc));
-  // A fresh copy: the precincts' tag trees depend on this allocation.
-  TilePrecincts precincts = precincts_;
+// The packets' sequence, the layers' passes and each block's coding, held
+// while write_packets reads them.
+struct TileEncoder::PacketSource {
+  std::vector<PacketId> sequence;
   TilePacketsToWrite what;
-  what.sequence = sequence;
-  what.layers = &layers;
-  what.first_block = first_block;
   // A spilled block is read back when asked for, the last one kept.
   entropy::EncodedCodeBlock loaded;
   size_t loaded_slot = SIZE_MAX;
-  what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
-    const CodedBlock& b = blocks_[slot];
-    if (!b.on_disk) return &b.coded;
-    if (loaded_slot != slot) {
-      loaded_slot = SIZE_MAX;
-      loaded.zero_bitplanes = b.coded.zero_bitplanes;
-      loaded.num_passes = b.coded.num_passes;
-      MALLAT_RETURN_IF_ERROR(setup_.spill->get(b.spilled, loaded));
-      loaded_slot = slot;
-    }
-    return &loaded;
-  };
   // HT blocks under rate control: the allocator's point is a candidate and
   // its passes (one layer: encode() allows no more).
   LayerPasses chosen_passes;
   std::vector<int> candidate;
+};
+
+Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(const LayerPasses& layers,
+                                                                              size_t first_block,
+                                                                              ThreadPool* pool) const {
+  const MainHeader& main = *setup_.main;
+  const auto own = setup_.tile_progression_changes.find(index_);
+  auto source = std::make_unique<PacketSource>();
+  PacketSource& s = *source;
+  MALLAT_ASSIGN_OR_RETURN(s.sequence,
+                          packet_order(layout_, static_cast<int>(layers.size()), main.cod.order,
+                                       own != setup_.tile_progression_changes.end() ? own->second : main.poc));
+  TilePacketsToWrite& what = s.what;
+  what.sequence = s.sequence;
+  what.layers = &layers;
+  what.first_block = first_block;
+  what.block = [this, &s](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+    const CodedBlock& b = blocks_[slot];
+    if (!b.on_disk) return &b.coded;
+    if (s.loaded_slot != slot) {
+      s.loaded_slot = SIZE_MAX;
+      s.loaded.zero_bitplanes = b.coded.zero_bitplanes;
+      s.loaded.num_passes = b.coded.num_passes;
+      MALLAT_RETURN_IF_ERROR(setup_.spill->get(b.spilled, s.loaded));
+      s.loaded_slot = slot;
+    }
+    return &s.loaded;
+  };
   if (!blocks_.empty() && blocks_[0].ht) {
-    chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
-    candidate.assign(blocks_.size(), 0);
-    for (size_t l = 0; l < layers.size(); ++l) {
-      for (size_t slot = 0; slot < blocks_.size(); ++slot) {
+    s.chosen_passes.assign(layers.size(), std::vector<int>(blocks_.size(), 0));
+    s.candidate.assign(blocks_.size(), 0);
+    // Each block's own, on the pool where there is one.
+    const auto choose = [&](size_t slot) {
+      for (size_t l = 0; l < layers.size(); ++l) {
         const int point = layers[l][first_block + slot];
         if (point == 0) continue;
         const HtChoice& c = blocks_[slot].ht->points[static_cast<size_t>(point) - 1];
-        chosen_passes[l][slot] = c.passes;
-        candidate[slot] = c.candidate;
+        s.chosen_passes[l][slot] = c.passes;
+        s.candidate[slot] = c.candidate;
       }
+    };
+    if (pool) {
+      for_blocks_on(*pool, blocks_.size(), choose);
+    } else {
+      for (size_t slot = 0; slot < blocks_.size(); ++slot) choose(slot);
     }
-    what.layers = &chosen_passes;
+    what.layers = &s.chosen_passes;
     what.first_block = 0;
-    what.block = [&](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+    what.block = [this, &s](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
       const CodedBlock& b = blocks_[slot];
       // A block without candidates (nothing to code, or none chosen) sends
       // no pass.
       if (b.ht->candidates.empty()) return &b.coded;
-      return &b.ht->candidates[static_cast<size_t>(candidate[slot])];
+      return &b.ht->candidates[static_cast<size_t>(s.candidate[slot])];
     };
   }
   what.sop = main.cod.sop;
   what.eph = main.cod.eph;
   // A spilled block is read into the one `loaded`: one thread only.
   if (setup_.spill == nullptr) what.pool = pool;
-  return write_packets(precincts, what, out);
+  return source;
+}
+
+Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
+                                      ThreadPool* pool) const {
+  MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<PacketSource> source, packet_source(layers, first_block, pool));
+  // A fresh copy: the precincts' tag trees depend on this allocation.
+  TilePrecincts precincts = TilePrecincts::copy_of(precincts_, source->what.pool);
+  return write_packets(precincts, source->what, out);
+}
+
+Status TileEncoder::packet_data(const LayerPasses& layers, size_t first_block, std::span<const PacketBytes> packets,
+                                const KeptHeaders* kept, const PacketOutput& out) const {
+  MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<PacketSource> source, packet_source(layers, first_block, nullptr));
+  return write_packet_data(precincts_, source->what, packets, kept, out);
 }
 
 }  // namespace mallat::codec

@@ -188,8 +188,17 @@ class TileEncoder {
   // the precincts on it where no block lies on disk.
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
                            ThreadPool* pool = nullptr) const;
+  // The data of the same packets to out.data or out.data_sink, from a
+  // sizing by packets() with out.kept_headers: `packets` and `kept` what it
+  // gave (write_packet_data).
+  Status packet_data(const LayerPasses& layers, size_t first_block, std::span<const PacketBytes> packets,
+                     const KeptHeaders* kept, const PacketOutput& out) const;
 
  private:
+  // What write_packets reads of this tile for some layers (packet_source).
+  struct PacketSource;
+  Result<std::unique_ptr<PacketSource>> packet_source(const LayerPasses& layers, size_t first_block,
+                                                      ThreadPool* pool) const;
   // The tile's planes, sized and placed, for the stages (tile_buffers.h),
   // their samples not yet allocated (code() allocates them unless the
   // runner keeps the tile on a device, TileStages::keeps_whole).
@@ -213,8 +222,14 @@ class TileEncoder {
   // from their kept indices, a batch of them at a time, and coded at
   // rounds[r][slot], round 0 with SigProp and MagRef.
   Status code_kept_planes(std::span<const std::vector<int8_t>> rounds);
-  // Adds `coded` (at `plane`) to the block's candidates.
-  void add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock&& coded);
+  // Adds coded[k] (at planes[slots[k]]; none where that is negative or it
+  // has no passes) to the candidates of block slots[k], on the pool: each
+  // block's own. The blocks' points are listed again by list_ht_points.
+  void add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
+                         std::span<entropy::EncodedCodeBlock> coded);
+  // CodedBlock::list_ht_points for each block of `slots` that `planes` gave
+  // a candidate, on the pool.
+  void list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes);
   // The error with nothing sent of an irreversible block, from quantisation.
   void take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const;
   // The forward stages up to `last`, timed one by one when the setup asks.

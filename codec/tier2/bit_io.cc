@@ -1,5 +1,7 @@
 #include "codec/tier2/bit_io.h"
 
+#include <algorithm>
+
 namespace mallat::codec {
 
 void PacketBitWriter::emit_byte() {
@@ -10,14 +12,16 @@ void PacketBitWriter::emit_byte() {
   free_ = b == 0xFF ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
 }
 
-void PacketBitWriter::put_bit(int bit) {
-  byte_ = byte_ << 1 | static_cast<uint32_t>(bit & 1);
-  ++used_;
-  if (used_ == free_) emit_byte();
-}
-
 void PacketBitWriter::put_bits(uint32_t value, int count) {
-  for (int i = count - 1; i >= 0; --i) put_bit(static_cast<int>(value >> i) & 1);
+  // As many bits at once as the byte has room for (at most 8), so a byte
+  // is emitted, stuffed or not, exactly where bit by bit would emit it.
+  while (count > 0) {
+    const int n = std::min(count, free_ - used_);
+    byte_ = byte_ << n | ((value >> (count - n)) & ((1u << n) - 1));
+    used_ += n;
+    count -= n;
+    if (used_ == free_) emit_byte();
+  }
 }
 
 void PacketBitWriter::flush() {

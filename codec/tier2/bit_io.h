@@ -16,7 +16,12 @@ class PacketBitWriter {
  public:
   explicit PacketBitWriter(std::vector<uint8_t>& out) : out_(out) {}
 
-  void put_bit(int bit);
+  // Inline: a packet header is written a bit at a time (B.10), several bits
+  // for each code-block of a precinct, in every sizing of rate control.
+  void put_bit(int bit) {
+    byte_ = byte_ << 1 | static_cast<uint32_t>(bit & 1);
+    if (++used_ == free_) emit_byte();
+  }
   // The low `count` bits of value, most significant first; count in 0..32.
   void put_bits(uint32_t value, int count);
   // B.10.1: end the header on a byte boundary, padding with 0 bits. A header

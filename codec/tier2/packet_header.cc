@@ -165,7 +165,11 @@ Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockCo
       return invalid_argument(where(layer, idx) + ": included but its first inclusion layer is " +
                               std::to_string(s.first_layer));
     }
-    const size_t pieces = codeword_segment_pieces(style_, s.passes, c.new_passes).size();
+    size_t pieces = 0;
+    for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int) {
+      ++pieces;
+      return true;
+    });
     if (c.lengths.size() != pieces) {
       return invalid_argument(where(layer, idx) + ": " + std::to_string(c.lengths.size()) +
                               " lengths for " + std::to_string(pieces) + " codeword segments");
@@ -194,18 +198,23 @@ Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockCo
       // B.10.6: number of coding passes.
       put_pass_count(w, c.new_passes);
       // B.10.7: Lblock increment (comma code), then one length per piece.
-      const std::vector<int> pieces = codeword_segment_pieces(style_, s.passes, c.new_passes);
+      // The pieces walked twice (no list made): c.lengths holds one per
+      // piece, checked above.
       int increment = 0;
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        const int have = s.lblock + floor_log2(static_cast<uint32_t>(pieces[k]));
-        increment = std::max(increment, bit_length(c.lengths[k]) - have);
-      }
-      for (int k = 0; k < increment; ++k) w.put_bit(1);
+      size_t k = 0;
+      for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
+        const int have = s.lblock + floor_log2(static_cast<uint32_t>(piece));
+        increment = std::max(increment, bit_length(c.lengths[k++]) - have);
+        return true;
+      });
+      for (int b = 0; b < increment; ++b) w.put_bit(1);
       w.put_bit(0);
       s.lblock += increment;
-      for (size_t k = 0; k < pieces.size(); ++k) {
-        w.put_bits(c.lengths[k], s.lblock + floor_log2(static_cast<uint32_t>(pieces[k])));
-      }
+      k = 0;
+      for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
+        w.put_bits(c.lengths[k++], s.lblock + floor_log2(static_cast<uint32_t>(piece)));
+        return true;
+      });
       s.passes += c.new_passes;
     }
   }

@@ -17,10 +17,11 @@ void piece_lengths(const entropy::EncodedCodeBlock& block, CodeBlockStyle style,
   lengths.clear();
   auto end_of = [&](int passes) { return passes == 0 ? 0u : block.passes[passes - 1].cumulative_length; };
   int at = before;
-  for (int piece : codeword_segment_pieces(style, before, new_passes)) {
+  for_each_codeword_segment_piece(style, before, new_passes, 0, [&](int piece) {
     lengths.push_back(end_of(at + piece) - end_of(at));
     at += piece;
-  }
+    return true;
+  });
 }
 
 // B.10.4: tells each precinct coder the layer in which each of the blocks
@@ -45,16 +46,18 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
-// set_first_layers over every slot; with a pool, each precinct's slots (a
-// run of them, tile_precincts.h) on a thread, the first error in slot order
-// reported.
+// set_first_layers over every slot; with a pool, each subband of each
+// precinct (a run of slots, tile_precincts.h; its own tag trees and
+// blocks, B.10.2) on a thread, the first error in slot order reported.
 Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
   const size_t slots = precincts.code_blocks();
   if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
   std::vector<size_t> starts;
   for (size_t slot = 0; slot < slots; ++slot) {
     const CodeBlockPlace& at = precincts.place(slot);
-    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot) starts.push_back(slot);
+    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot ||
+        precincts.place(slot - 1).band != at.band)
+      starts.push_back(slot);
   }
   starts.push_back(slots);
   return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {
@@ -112,6 +115,45 @@ Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWri
   return coded;
 }
 
+// Appends one packet's header to `kept`, where it is wanted.
+void keep_header(const PacketOutput& out, std::span<const uint8_t> header) {
+  if (!out.kept_headers || out.packed_headers) return;
+  out.kept_headers->bytes.insert(out.kept_headers->bytes.end(), header.begin(), header.end());
+  out.kept_headers->lengths.push_back(static_cast<uint32_t>(header.size()));
+}
+
+// One packet's data to out.data or out.data_sink: its SOP marker, its
+// header (empty where the headers are packed), then the new passes' bytes
+// of its blocks (B.9). Returns the bytes put.
+Result<uint64_t> put_packet_data(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                                 std::span<const uint8_t> sop, std::span<const uint8_t> header,
+                                 const PacketOutput& out) {
+  const LayerPasses& layers = *what.layers;
+  uint64_t put_bytes = 0;
+  const auto put = [&](std::span<const uint8_t> piece) -> Status {
+    put_bytes += piece.size();
+    if (out.data) {
+      out.data->insert(out.data->end(), piece.begin(), piece.end());
+      return Status::Ok();
+    }
+    return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
+  };
+  MALLAT_RETURN_IF_ERROR(put(sop));
+  MALLAT_RETURN_IF_ERROR(put(header));
+  const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
+  const int n = precincts.coder(id.component, id.resolution, id.precinct).code_blocks();
+  for (int k = 0; k < n; ++k) {
+    const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
+    const int now = layers[id.layer][what.first_block + first + k];
+    if (now <= before) continue;
+    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
+    const uint32_t from = before == 0 ? 0 : block->passes[before - 1].cumulative_length;
+    const uint32_t to = block->passes[now - 1].cumulative_length;
+    MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
+  }
+  return put_bytes;
+}
+
 // The packets sized without their data, on what.pool: each precinct's
 // packets in order on one thread (its tag trees and block states carry
 // from one to the next, B.10), the precincts at once; then their sizes and
@@ -129,7 +171,8 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     by_precinct[at->second].push_back(i);
   }
   std::vector<CodedPacket> coded(count);
-  std::vector<std::vector<uint8_t>> headers(out.headers ? count : 0);
+  const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
+  std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
   std::vector<Status> failed(count);
   what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
     std::vector<CodeBlockContribution> contributions;
@@ -144,13 +187,14 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
         return;
       }
       coded[i] = *c;
-      if (out.headers && out.packed_headers) headers[i] = header;
+      if (keep) headers[i] = header;
     }
   });
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
     MALLAT_RETURN_IF_ERROR(failed[i]);
     if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
+    if (keep) keep_header(out, headers[i]);
     if (out.packets) out.packets->push_back(coded[i].sizes);
     total += coded[i].bytes;
   }
@@ -160,7 +204,6 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
-  const LayerPasses& layers = *what.layers;
   MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what));
   if (what.pool != nullptr && what.pool->size() > 1 && !out.data && !out.data_sink)
     return size_packets_on_pool(precincts, what, out);
@@ -174,31 +217,40 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
                                         sop));
     if (out.packed_headers && out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
     if (out.data || out.data_sink) {
-      const auto put = [&](std::span<const uint8_t> piece) -> Status {
-        if (out.data) {
-          out.data->insert(out.data->end(), piece.begin(), piece.end());
-          return Status::Ok();
-        }
-        return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
-      };
-      MALLAT_RETURN_IF_ERROR(put(sop));
-      if (!out.packed_headers) MALLAT_RETURN_IF_ERROR(put(header));
-      const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-      for (size_t k = 0; k < contributions.size(); ++k) {
-        if (contributions[k].new_passes == 0) continue;
-        const int before = id.layer > 0 ? layers[id.layer - 1][what.first_block + first + k] : 0;
-        const int now = layers[id.layer][what.first_block + first + k];
-        MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(first + k));
-        const uint32_t from = before == 0 ? 0 : block->passes[before - 1].cumulative_length;
-        const uint32_t to = block->passes[now - 1].cumulative_length;
-        MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
-      }
+      MALLAT_RETURN_IF_ERROR(
+          put_packet_data(precincts, what, id, sop, out.packed_headers ? std::span<const uint8_t>() : header, out)
+              .status());
+    } else {
+      keep_header(out, header);
     }
     if (out.packets) out.packets->push_back(coded.sizes);
     total += coded.bytes;
     ++packet_index;
   }
   return total;
+}
+
+Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                         std::span<const PacketBytes> packets, const KeptHeaders* kept, const PacketOutput& out) {
+  const size_t count = what.sequence.size();
+  if (packets.size() != count || (kept && kept->lengths.size() != count))
+    return internal_error("packets: the sizing kept other packets than these");
+  std::vector<uint8_t> sop;
+  size_t header_at = 0;
+  for (size_t i = 0; i < count; ++i) {
+    sop.clear();
+    if (what.sop) write_sop(static_cast<uint16_t>(i & 0xFFFF), sop);
+    std::span<const uint8_t> header;
+    if (kept) {
+      if (header_at + kept->lengths[i] > kept->bytes.size())
+        return internal_error("packets: the kept headers end early");
+      header = std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]);
+      header_at += kept->lengths[i];
+    }
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes, put_packet_data(precincts, what, what.sequence[i], sop, header, out));
+    if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
+  }
+  return Status::Ok();
 }
 
 }  // namespace mallat::codec

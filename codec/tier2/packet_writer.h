@@ -34,6 +34,15 @@ struct PacketBytes {
   uint32_t header = 0;
 };
 
+// Each packet's header as a sizing coded it, where the headers are not
+// packed (packed ones are in PacketOutput::headers already), so that the
+// packets' data can be written later without coding the headers again
+// (write_packet_data).
+struct KeptHeaders {
+  std::vector<uint8_t> bytes;     // one after another, in the sequence's order
+  std::vector<uint32_t> lengths;  // per packet
+};
+
 // Where write_packets puts what it writes; a null pointer is not wanted.
 // With packed_headers the packet headers (EPH included) go to `headers` for
 // PPM or PPT (A.7.4, A.7.5) while SOP stays in the data (A.8.1).
@@ -45,6 +54,9 @@ struct PacketOutput {
   // When set (and data is not), the data go to it piece by piece instead,
   // so that a writer need not hold a tile's packets (encode_streamed.h).
   const std::function<Status(std::span<const uint8_t>)>* data_sink = nullptr;
+  // When set (with neither data nor data_sink, the headers not packed),
+  // each packet's header is kept there too.
+  KeptHeaders* kept_headers = nullptr;
 };
 
 // What the packets of one tile are made of.
@@ -68,5 +80,13 @@ struct TilePacketsToWrite {
 // code-block's first layer is set from `layers` before the first packet,
 // since its inclusion tag tree needs them all (B.10.4).
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out);
+
+// The packets' data (SOP, the header unless the headers are packed, the
+// body) to out.data or out.data_sink, from a sizing of the same packets by
+// write_packets: `packets` what it gave for what.sequence, `kept` its
+// kept_headers (null where the headers are packed). No header is coded
+// again; a packet whose data would differ from its size is an error.
+Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                         std::span<const PacketBytes> packets, const KeptHeaders* kept, const PacketOutput& out);
 
 }  // namespace mallat::codec

@@ -1,5 +1,7 @@
 #include "codec/tier2/tile_precincts.h"
 
+#include "common/thread_pool.h"
+
 namespace mallat::codec {
 
 Result<TilePrecincts> TilePrecincts::create(const TileLayout& layout, std::span<const ComponentCoding> coding) {
@@ -28,6 +30,23 @@ Result<TilePrecincts> TilePrecincts::create(const TileLayout& layout, std::span<
       }
     }
   }
+  return t;
+}
+
+TilePrecincts TilePrecincts::copy_of(const TilePrecincts& other, ThreadPool* pool) {
+  if (pool == nullptr || pool->size() <= 1) return other;
+  TilePrecincts t;
+  t.precinct_base_ = other.precinct_base_;
+  t.styles_ = other.styles_;
+  t.precincts_.resize(other.precincts_.size());
+  // Item 0 the slots' places, then one precinct each.
+  pool->parallel_for(static_cast<int64_t>(other.precincts_.size()) + 1, [&](int64_t i) {
+    if (i == 0) {
+      t.places_ = other.places_;
+    } else {
+      t.precincts_[static_cast<size_t>(i) - 1] = other.precincts_[static_cast<size_t>(i) - 1];
+    }
+  });
   return t;
 }
 

@@ -12,6 +12,10 @@
 #include "codec/tier2/tile_geometry.h"
 #include "common/status.h"
 
+namespace mallat {
+class ThreadPool;
+}  // namespace mallat
+
 namespace mallat::codec {
 
 // Where a code-block sits in its tile (B.6, B.7): the precinct is its raster
@@ -31,11 +35,15 @@ class TilePrecincts {
   // coding: per component (COD, or the component's COC); its code-block
   // style says where codeword segments end (B.10.7).
   static Result<TilePrecincts> create(const TileLayout& layout, std::span<const ComponentCoding> coding);
+  // A copy of `other`, its precincts' coders (tag trees, block states)
+  // copied on `pool` at once (null: the plain copy, on this thread).
+  static TilePrecincts copy_of(const TilePrecincts& other, ThreadPool* pool);
 
   size_t code_blocks() const { return places_.size(); }
   const CodeBlockPlace& place(size_t slot) const { return places_[slot]; }
   size_t first_slot(int c, int r, int p) const { return precincts_[at(c, r, p)].first_slot; }
   PrecinctPacketCoder& coder(int c, int r, int p) { return precincts_[at(c, r, p)].coder; }
+  const PrecinctPacketCoder& coder(int c, int r, int p) const { return precincts_[at(c, r, p)].coder; }
   CodeBlockStyle style(int c) const { return styles_[static_cast<size_t>(c)]; }
 
  private:

@@ -67,6 +67,27 @@ TEST(PacketBitIo, ReaderStopsAtEnd) {
   EXPECT_EQ(r.position(), 1u);
 }
 
+// put_bits, which puts up to a byte's room at once, writes what putting
+// the same bits one by one writes (bits above `count` ignored), over runs
+// of ones that make many stuffed bytes.
+TEST(PacketBitIo, PutBitsIsBitByBit) {
+  std::mt19937 rng(9);
+  for (int iter = 0; iter < 300; ++iter) {
+    std::vector<uint8_t> at_once, one_by_one;
+    PacketBitWriter w(at_once), plain(one_by_one);
+    const int n = static_cast<int>(rng() % 80);
+    for (int i = 0; i < n; ++i) {
+      const int bits = static_cast<int>(rng() % 33);
+      const uint32_t v = (rng() % 3 != 0) ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+      w.put_bits(v, bits);
+      for (int b = bits - 1; b >= 0; --b) plain.put_bit(static_cast<int>(v >> b) & 1);
+    }
+    w.flush();
+    plain.flush();
+    ASSERT_EQ(at_once, one_by_one) << iter;
+  }
+}
+
 TEST(PacketBitIo, RandomRoundTripNeverMarker) {
   std::mt19937 rng(7);
   for (int iter = 0; iter < 200; ++iter) {

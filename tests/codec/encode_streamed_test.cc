@@ -235,6 +235,52 @@ TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
   }
 }
 
+// An HT encode under a size target codes its kept blocks, lists their
+// points, sizes its packets and writes them on the pool: the same file on
+// one thread as on several, for the markers and packed headers that change
+// how the packets are written.
+TEST(EncodeStreamed, HtUnderASizeTargetIsTheSameOnAnyThreads) {
+  const Image image = test_image(1200, 900, 3, 8, false, 21);
+  struct Case {
+    std::string what;
+    std::function<void(EncodeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"-r 20", [](EncodeOptions&) {}},
+      {"9/7 --bpp 1", [](EncodeOptions& o) {
+         o.reversible = false;
+         o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+         o.rate_values = {1};
+       }},
+      {"9/7 -r 20 SOP EPH PLT", [](EncodeOptions& o) { o.reversible = false; o.sop = o.eph = o.plt = true; }},
+      {"9/7 -r 20 PPT", [](EncodeOptions& o) {
+         o.reversible = false;
+         o.packed_headers = EncodeOptions::PackedHeaders::kPpt;
+       }},
+      {"9/7 -r 20 PPM, precincts", [](EncodeOptions& o) {
+         o.reversible = false;
+         o.packed_headers = EncodeOptions::PackedHeaders::kPpm;
+         o.precincts = {{6, 6}};
+       }},
+  };
+  for (const Case& c : cases) {
+    EncodeOptions o = options();
+    o.style.ht = true;
+    o.rate_kind = EncodeOptions::RateKind::kRatio;
+    o.rate_values = {20};
+    c.set(o);
+    o.threads = 1;
+    auto one = streamed(image, o);
+    ASSERT_TRUE(one.ok()) << c.what << ": " << one.status().message();
+    for (int threads : {3, 8}) {
+      o.threads = threads;
+      auto many = streamed(image, o);
+      ASSERT_TRUE(many.ok()) << c.what << ": " << many.status().message();
+      EXPECT_TRUE(*one == *many) << c.what << ", " << threads << " threads";
+    }
+  }
+}
+
 // The store itself: each block back as it was kept (those below 2^F in
 // magnitude as 0), packed, in memory up to the budget and on disk past it.
 TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {

@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include "common/thread_pool.h"
+
 namespace mallat::codec {
 namespace {
 
@@ -104,6 +106,28 @@ struct Fixture {
     return d;
   }
 };
+
+// The hull points sorted on a pool (sort_on_pool) and each block's taken
+// points found by block (PointPlaces) give the one-thread allocation, on
+// enough blocks that they are sorted in runs and found in pieces, with
+// slopes tied between blocks.
+TEST(AllocateLayers, PointsSortedOnAPoolGiveTheSameLayers) {
+  Fixture f(9000);
+  size_t points = 0;
+  for (const CodeBlockHull& h : f.hulls) points += h.slope.size();
+  ASSERT_GT(points, size_t{1} << 15);
+  const BytesOfLayers bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
+    return LayerBytes{f.size(l.back()), {}};
+  };
+  const std::vector<LayerTarget> targets = {{LayerTarget::Kind::kBytes, 40000},
+                                            {LayerTarget::Kind::kDistortion, f.initial * 0.01},
+                                            {LayerTarget::Kind::kBytes, 150000}};
+  ThreadPool pool(5);
+  auto one = allocate_layers(f.hulls, targets, f.initial, bytes_of, ComponentCaps{});
+  auto on_pool = allocate_layers(f.hulls, targets, f.initial, bytes_of, ComponentCaps{}, &pool);
+  ASSERT_TRUE(one.ok() && on_pool.ok());
+  EXPECT_EQ(*one, *on_pool);
+}
 
 TEST(AllocateLayers, ByteTargetsMetAndLayersGrow) {
   Fixture f(40);

@@ -294,7 +294,10 @@ std::vector<Case> cases() {
 // Sized without data on a pool (each precinct's packets on one thread,
 // the precincts at once), the packets are what the one-thread loop gives
 // and what writing them takes: the same sizes in the same order, the same
-// packed headers, the same total.
+// packed headers, the same total. The data written from either sizing's
+// kept headers (write_packet_data) is what write_packets writes with the
+// data, in one piece or through a sink; packets other than the sizing's
+// are refused.
 TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
   const Case c = GetParam();
   const Tile tile = make_tile(c);
@@ -304,19 +307,54 @@ TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     const Coded coded = make_coded(count->code_blocks(), c.layers, seed);
     const Written w = write(tile, coded, c);
-    auto size = [&](ThreadPool* on, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets) {
-      auto precincts = TilePrecincts::create(tile.layout, tile.coding);
-      EXPECT_TRUE(precincts.ok());
-      TilePacketsToWrite what = to_write(w.sequence, coded, c);
-      what.pool = on;
-      auto total = write_packets(*precincts, what, {c.packed, nullptr, &headers, &packets});
-      EXPECT_TRUE(total.ok()) << total.status().message();
-      return total.ok() ? *total : 0;
-    };
+    const TilePacketsToWrite what = to_write(w.sequence, coded, c);
+    auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+    ASSERT_TRUE(precincts.ok());
     std::vector<uint8_t> plain_headers, pool_headers;
     std::vector<PacketBytes> plain, on_pool;
-    const uint64_t plain_total = size(nullptr, plain_headers, plain);
-    EXPECT_EQ(size(&pool, pool_headers, on_pool), plain_total) << "seed " << seed;
+    KeptHeaders plain_kept, pool_kept;
+    auto size = [&](ThreadPool* on, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets,
+                    KeptHeaders& kept) {
+      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, on);
+      TilePacketsToWrite on_pool = what;
+      on_pool.pool = on;
+      PacketOutput out{c.packed, nullptr, &headers, &packets};
+      out.kept_headers = &kept;
+      auto total = write_packets(fresh, on_pool, out);
+      EXPECT_TRUE(total.ok()) << total.status().message();
+      EXPECT_EQ(kept.lengths.size(), c.packed ? 0u : packets.size());
+      return total.ok() ? *total : 0;
+    };
+    // The data from a sizing's packets and kept headers, in one piece and
+    // through a sink (the two must agree).
+    auto data_of = [&](std::span<const PacketBytes> packets, const KeptHeaders& kept) -> Result<std::vector<uint8_t>> {
+      std::vector<uint8_t> data, sunk;
+      MALLAT_RETURN_IF_ERROR(
+          write_packet_data(*precincts, what, packets, c.packed ? nullptr : &kept, {c.packed, &data, nullptr, nullptr}));
+      const std::function<Status(std::span<const uint8_t>)> sink = [&](std::span<const uint8_t> piece) {
+        sunk.insert(sunk.end(), piece.begin(), piece.end());
+        return Status::Ok();
+      };
+      PacketOutput to_sink{c.packed, nullptr, nullptr, nullptr};
+      to_sink.data_sink = &sink;
+      MALLAT_RETURN_IF_ERROR(write_packet_data(*precincts, what, packets, c.packed ? nullptr : &kept, to_sink));
+      EXPECT_EQ(data, sunk);
+      return data;
+    };
+    const uint64_t plain_total = size(nullptr, plain_headers, plain, plain_kept);
+    EXPECT_EQ(size(&pool, pool_headers, on_pool, pool_kept), plain_total) << "seed " << seed;
+    for (const auto& [packets, kept] : {std::pair{&plain, &plain_kept}, std::pair{&on_pool, &pool_kept}}) {
+      auto data = data_of(*packets, *kept);
+      ASSERT_TRUE(data.ok()) << data.status().message();
+      EXPECT_EQ(*data, w.data) << "seed " << seed;
+    }
+    if (!plain.empty()) {
+      std::vector<PacketBytes> other = plain;
+      other.back().data += 1;
+      EXPECT_FALSE(data_of(other, plain_kept).ok());
+      other.pop_back();
+      EXPECT_FALSE(data_of(other, plain_kept).ok());
+    }
     EXPECT_EQ(plain_total, w.data.size() + w.headers.size()) << "seed " << seed;
     EXPECT_EQ(pool_headers, plain_headers) << "seed " << seed;
     EXPECT_EQ(pool_headers, w.headers) << "seed " << seed;
