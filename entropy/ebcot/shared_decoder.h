@@ -16,7 +16,7 @@
 
 #include "entropy/code_block_style.h"
 #include "entropy/host_device.h"
-#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_entry_decoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/contexts.h"
@@ -90,7 +90,8 @@ struct SharedSegmentReader {
 // (for_each_marked_column), as the GPU's kernel asks.
 template <bool kVsc, bool kMarked>
 MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedState& s, int planes) {
-  MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
+  MqEntryDecodeSymbols mq{};
+  mq.cx.reset();
   RawDecodeSymbols raw{};
   SharedSegmentReader segments{&block};
   const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(block.orientation)].data();
@@ -116,7 +117,7 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
       for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) mq.cx = initial_contexts();
+    if (block.style.reset) mq.cx.reset();
   }
 }
 

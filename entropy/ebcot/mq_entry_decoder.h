@@ -1,0 +1,134 @@
+// The shared Tier-1 decoder's MQ decoder (C.3; entropy/ebcot/shared_decoder.h,
+// what the GPU's decoding kernel runs): MqDecoder's decisions with fewer
+// dependent steps each, as the CPU decoder's MqFastDecoder
+// (entropy/ebcot/mq_fast_decoder.h) makes them, but bounded by the codeword
+// segment and host and device code (host_device.h):
+// - each context holds its whole kFastMqStates entry rather than a state
+//   byte, so a decision's Qe is one load from the context number instead
+//   of two (the byte, then the state table);
+// - A and Qe are kept 16 bits up, in the place of C's high half, so C.3.2's
+//   comparisons are plain comparisons and one value is subtracted from both.
+// Bytes are read by MqDecoder's BYTEIN (C.3.4), which never leaves the
+// segment and feeds 0xFF past its end.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/host_device.h"
+#include "entropy/ebcot/contexts.h"
+#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_states.h"
+
+namespace mallat::entropy::detail {
+
+// The 19 contexts (Table D.7) as whole kFastMqStates entries.
+struct MqEntryContexts {
+  uint64_t entry[kNumContexts];
+
+  MALLAT_HD uint64_t& operator[](int i) { return entry[i]; }
+
+  // Table D.7's initial states (initial_contexts()).
+  MALLAT_HD void reset() {
+    constexpr uint64_t kFirst = fast_mq_state(mq_state(0, 0));
+    for (int i = 0; i < kNumContexts; ++i) entry[i] = kFirst;
+    entry[kZeroCodingContexts] = fast_mq_state(mq_state(4, 0));
+    entry[kRunLengthContext] = fast_mq_state(mq_state(3, 0));
+    entry[kUniformContext] = fast_mq_state(mq_state(46, 0));
+  }
+};
+
+// The leading zero bits of a non-zero A << 16: the shifts of RENORMD.
+MALLAT_HD inline int leading_zeros(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(a));
+#else
+  return __builtin_clz(a);
+#endif
+}
+
+struct MqEntryDecoder {
+  // C, CT and the byte pointer as MqDecoder holds them (its BYTEIN reads
+  // the bytes); its A is held 16 bits up (A << 16), where C's high half is.
+  MqDecoder r;
+
+  // C.3.5 INITDEC on the segment [data, data + size).
+  MALLAT_HD void init(const uint8_t* data, size_t size) {
+    r.init(data, size);
+    r.a <<= 16;
+  }
+
+  // A decision without a branch on its outcome, for decisions close to
+  // coin tosses; `t` is the context's entry, loaded ahead by the caller
+  // where it can be. `lower` is C in the lower (LPS) sub-interval; the
+  // exchanges of C.3.3 swap the symbols when A < Qe (which implies
+  // A < 0x8000). The next state's byte is picked out of the entry by
+  // shifting (byte 5 + renormalised + lps).
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state, uint64_t t) {
+    const uint32_t qe = static_cast<uint32_t>(t);
+    const uint32_t high = static_cast<uint32_t>(t >> 32);
+    r.a -= qe;
+    const uint32_t lower = r.c < qe;
+    const uint32_t lps = lower ^ static_cast<uint32_t>(r.a < qe);
+    // Masks, not conditionals, which the compiler may turn into branches.
+    const uint32_t upper_mask = lower - 1;
+    r.c -= qe & upper_mask;
+    r.a = (r.a & upper_mask) | (qe & ~upper_mask);
+    const int n = leading_zeros(r.a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (8 + 8 * (renormalised + lps))) & 0xFF];
+    r.shift_out<false>(n);
+    return (high & 1) ^ lps;
+  }
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state) {
+    return decode_branchless(state, state);
+  }
+
+  // C.3.2 with its branches, for decisions that are mostly the MPS: the
+  // common path is short.
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode(uint64_t& state) {
+    const uint64_t t = state;
+    const uint32_t qe = static_cast<uint32_t>(t);
+    const uint32_t high = static_cast<uint32_t>(t >> 32);
+    const uint32_t mps = high & 1;
+    r.a -= qe;
+    uint32_t d;
+    if (r.c < qe) {
+      // LPS_EXCHANGE
+      if (r.a < qe) {
+        d = mps;
+        state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
+      } else {
+        d = mps ^ 1;
+        state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
+      }
+      r.a = qe;
+    } else {
+      r.c -= qe;
+      if (r.a & 0x80000000u) return mps;
+      // MPS_EXCHANGE
+      if (r.a < qe) {
+        d = mps ^ 1;
+        state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
+      } else {
+        d = mps;
+        state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
+      }
+    }
+    r.shift_out<false>(leading_zeros(r.a));
+    return d;
+  }
+};
+
+// The shared decoder's MQ symbol coder for the passes of entropy/ebcot/
+// passes.h (MqDecodeSymbols with whole entries): branchless for coin
+// tosses, branchy for the cleanup pass's mostly-MPS decisions.
+struct MqEntryDecodeSymbols {
+  static constexpr bool kEncoder = false, kRaw = false;
+  MqEntryDecoder mq;
+  MqEntryContexts cx;
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode_branchless(cx[ctx]); }
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
+};
+
+}  // namespace mallat::entropy::detail
