@@ -122,13 +122,17 @@ struct MqEntryDecoder {
 
 // The shared decoder's MQ symbol coder for the passes of entropy/ebcot/
 // passes.h (MqDecodeSymbols with whole entries): branchless for coin
-// tosses, branchy for the cleanup pass's mostly-MPS decisions.
+// tosses, branchy for the cleanup pass's mostly-MPS decisions. The passes
+// copy their coder (its registers) for the pass; the contexts, 152 bytes,
+// stay where the caller keeps them.
 struct MqEntryDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqEntryDecoder mq;
-  MqEntryContexts cx;
-  [[gnu::always_inline]] MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode_branchless(cx[ctx]); }
-  [[gnu::always_inline]] MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
+  MqEntryContexts* cx;
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code(int ctx, uint32_t) {
+    return mq.decode_branchless((*cx)[ctx]);
+  }
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode((*cx)[ctx]); }
 };
 
 }  // namespace mallat::entropy::detail

@@ -90,8 +90,9 @@ struct SharedSegmentReader {
 // (for_each_marked_column), as the GPU's kernel asks.
 template <bool kVsc, bool kMarked>
 MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedState& s, int planes) {
-  MqEntryDecodeSymbols mq{};
-  mq.cx.reset();
+  MqEntryContexts contexts;
+  contexts.reset();
+  MqEntryDecodeSymbols mq{MqEntryDecoder{}, &contexts};
   RawDecodeSymbols raw{};
   SharedSegmentReader segments{&block};
   const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(block.orientation)].data();
@@ -117,7 +118,7 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
       for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) mq.cx.reset();
+    if (block.style.reset) contexts.reset();
   }
 }
 
