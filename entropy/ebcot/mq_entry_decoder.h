@@ -7,8 +7,10 @@
 //   byte, so a decision's Qe is one load from the context number instead
 //   of two (the byte, then the state table);
 // - A and Qe are kept 16 bits up, in the place of C's high half, so C.3.2's
-//   comparisons are plain comparisons and one value is subtracted from both.
-// Bytes are read by MqDecoder's BYTEIN (C.3.4), which never leaves the
+//   comparisons are plain comparisons;
+// - C is wide enough to hold four bytes read at once where they all lie
+//   inside the segment and no 0xFF among them needs BYTEIN's care (C.3.4).
+// Other bytes are read by MqDecoder's BYTEIN, which never leaves the
 // segment and feeds 0xFF past its end.
 #pragma once
 
@@ -48,14 +50,19 @@ MALLAT_HD inline int leading_zeros(uint32_t a) {
 }
 
 struct MqEntryDecoder {
-  // C, CT and the byte pointer as MqDecoder holds them (its BYTEIN reads
-  // the bytes); its A is held 16 bits up (A << 16), where C's high half is.
+  uint32_t a = 0;  // A << 16
+  // C << 32: C's high half in bits 48..63 and, below, CT bits of bytes
+  // already read (up to 32; C.3 holds at most the current byte's 8).
+  uint64_t c = 0;
+  // CT, the byte pointer and the segment's end as MqDecoder holds them
+  // (its BYTEIN reads the bytes one at a time); its A and C are unused.
   MqDecoder r;
 
   // C.3.5 INITDEC on the segment [data, data + size).
   MALLAT_HD void init(const uint8_t* data, size_t size) {
     r.init(data, size);
-    r.a <<= 16;
+    a = r.a << 16;
+    c = uint64_t{r.c} << 32;
   }
 
   // A decision without a branch on its outcome, for decisions close to
@@ -67,17 +74,18 @@ struct MqEntryDecoder {
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state, uint64_t t) {
     const uint32_t qe = static_cast<uint32_t>(t);
     const uint32_t high = static_cast<uint32_t>(t >> 32);
-    r.a -= qe;
-    const uint32_t lower = r.c < qe;
-    const uint32_t lps = lower ^ static_cast<uint32_t>(r.a < qe);
+    const uint64_t qe_c = uint64_t{qe} << 32;  // Qe in C's high half
+    a -= qe;
+    const uint32_t lower = c < qe_c;
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
     // Masks, not conditionals, which the compiler may turn into branches.
     const uint32_t upper_mask = lower - 1;
-    r.c -= qe & upper_mask;
-    r.a = (r.a & upper_mask) | (qe & ~upper_mask);
-    const int n = leading_zeros(r.a);  // 0 when A is still normalised
+    c -= qe_c & (0 - uint64_t{upper_mask & 1});
+    a = (a & upper_mask) | (qe & ~upper_mask);
+    const int n = leading_zeros(a);  // 0 when A is still normalised
     const uint32_t renormalised = n != 0;
     state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (8 + 8 * (renormalised + lps))) & 0xFF];
-    r.shift_out<false>(n);
+    shift_out(n);
     return (high & 1) ^ lps;
   }
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state) {
@@ -90,24 +98,25 @@ struct MqEntryDecoder {
     const uint64_t t = state;
     const uint32_t qe = static_cast<uint32_t>(t);
     const uint32_t high = static_cast<uint32_t>(t >> 32);
+    const uint64_t qe_c = uint64_t{qe} << 32;
     const uint32_t mps = high & 1;
-    r.a -= qe;
+    a -= qe;
     uint32_t d;
-    if (r.c < qe) {
+    if (c < qe_c) {
       // LPS_EXCHANGE
-      if (r.a < qe) {
+      if (a < qe) {
         d = mps;
         state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
       } else {
         d = mps ^ 1;
         state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
       }
-      r.a = qe;
+      a = qe;
     } else {
-      r.c -= qe;
-      if (r.a & 0x80000000u) return mps;
+      c -= qe_c;
+      if (a & 0x80000000u) return mps;
       // MPS_EXCHANGE
-      if (r.a < qe) {
+      if (a < qe) {
         d = mps ^ 1;
         state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
       } else {
@@ -115,8 +124,47 @@ struct MqEntryDecoder {
         state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
       }
     }
-    r.shift_out<false>(leading_zeros(r.a));
+    shift_out(leading_zeros(a));
     return d;
+  }
+
+  // C.3.4 RENORMD by n shifts, reading bytes when CT runs out.
+  [[gnu::always_inline]] MALLAT_HD inline void shift_out(int n) {
+    if (n > r.ct) {
+      fill(n);
+      return;
+    }
+    a <<= n;
+    c <<= n;
+    r.ct -= n;
+  }
+
+  // Bytes are added where C.3.4 adds them, when CT runs out. Where B and
+  // the four bytes after it lie inside the segment and none of B and the
+  // three after it is 0xFF, the next four are added at once (no 0xFF among
+  // them, so each goes where BYTEIN would put it, below the one before, and
+  // none carries into another); else one by MqDecoder's BYTEIN, which
+  // never reads past the segment.
+  MALLAT_HD void fill(int n) {
+    while (n > r.ct) {
+      a <<= r.ct;
+      c <<= r.ct;
+      n -= r.ct;
+      const uint8_t* b = r.bp;
+      if (r.end - b > 4 && b[0] != 0xFF && b[1] != 0xFF && b[2] != 0xFF && b[3] != 0xFF) {
+        const uint32_t bytes = uint32_t{b[1]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 8 | b[4];
+        c += uint64_t{bytes} << 16;
+        r.bp = b + 4;
+        r.ct = 32;
+      } else {
+        r.c = 0;
+        r.byte_in();
+        c += uint64_t{r.c} << 32;
+      }
+    }
+    a <<= n;
+    c <<= n;
+    r.ct -= n;
   }
 };
 
