@@ -1,6 +1,7 @@
 // The Tier-1 code-block decoder of Annex D as one source for the CPU and the
 // GPU (host_device.h), as entropy/ebcot/shared_encoder.h is for encoding: the passes of
-// entropy/ebcot/passes.h on the fixed-size state T1FixedState, the MQ decoder (C.3) and
+// entropy/ebcot/shared_decoder_passes.h and entropy/ebcot/passes.h on the
+// fixed-size state T1FixedState, the MQ decoder (C.3, entropy/ebcot/mq_entry_decoder.h) and
 // the raw decoder (D.6) bounded by the codeword segment (past its end both
 // read 0xFF, as the CPU decoder's do), no allocation, no exceptions. It
 // gives what decode_code_block (entropy/ebcot/decoder.cc) gives: the same samples and
@@ -85,8 +86,10 @@ struct SharedSegmentReader {
   }
 };
 
-// decode_passes of entropy/ebcot/decoder.cc with the bounded decoders and the passes
-// of entropy/ebcot/passes.h, which decode when their symbol coder decodes.
+// decode_passes of entropy/ebcot/decoder.cc with the bounded decoders: the
+// MQ-coded significance and refinement passes of entropy/ebcot/
+// shared_decoder_passes.h, the others of entropy/ebcot/passes.h (which
+// decode when their symbol coder decodes).
 // kMarked: the passes walk only the columns they have work in
 // (for_each_marked_column), as the GPU's kernel asks.
 template <bool kVsc, bool kMarked>
