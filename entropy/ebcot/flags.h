@@ -67,7 +67,6 @@ inline constexpr std::array<std::array<uint8_t, 512>, 4> kSignificancePassLut = 
   }
   return lut;
 }();
-MALLAT_DEVICE_TABLE(kSignificancePassLut)
 
 // Sign look-up index (8 bits), laid out so it is a few shifts of the
 // column words (see code_sign in entropy/ebcot/passes.h): significance of N, W, E, S

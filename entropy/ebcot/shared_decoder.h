@@ -99,9 +99,7 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
   MqEntryDecodeSymbols mq{MqEntryDecoder{}, &contexts};
   RawDecodeSymbols raw{};
   SharedSegmentReader segments{&block};
-  const int orientation = static_cast<int>(block.orientation);
-  const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[orientation].data();
-  const uint8_t* sp_lut = MALLAT_T1_TABLE(kSignificancePassLut)[orientation].data();
+  const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(block.orientation)].data();
   bool open = false;
   for (int i = 0; i < block.num_passes; ++i) {
     const PassType type = pass_type(i);
@@ -117,7 +115,7 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
       }
       open = true;
     }
-    run_decoding_pass<kVsc, kMarked>(type, is_raw, mq, raw, s, sp_lut, zc_lut, planes - 1 - pass_plane_offset(i));
+    run_decoding_pass<kVsc, kMarked>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
     // D.5: SEGMARK's 1010 in UNIFORM after each cleanup pass; a mismatch
     // means corruption, which the decoder conceals by decoding on.
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {

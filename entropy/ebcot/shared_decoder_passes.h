@@ -4,8 +4,8 @@
 // templates of entropy/ebcot/passes.h, on the same column walks
 // (for_each_column, for_each_marked_column) and column words:
 // - the MQ decoder (MqEntryDecoder) is a local copy for the whole pass;
-// - one look-up (kSignificancePassLut) decides whether the significance
-//   pass codes a sample and gives its context;
+// - whether the significance pass codes a sample is decided on the column
+//   word in registers, and its zero-coding context loaded only then;
 // - there the sign's context and its entry are looked up before the
 //   significance decision resolves, so their loads overlap its decoding
 //   rather than follow it;
@@ -42,12 +42,12 @@ template <class T>
 }
 
 // What a decoding pass's column works with: the pass's copy of the MQ
-// decoder, the contexts, the significance pass's look-up of the block's
+// decoder, the contexts, the zero-coding look-up of the block's
 // orientation, the column words' stride and the bit-plane.
 struct EntryDecoding {
   MqEntryDecoder& mq;
   MqEntryContexts& cx;
-  const uint8_t* sp_lut;
+  const uint8_t* zc_lut;
   int stride;
   int p;
 };
@@ -65,8 +65,9 @@ struct SignificanceDecodingColumn : EntryDecoding {
     for_each_row(rows, [&](auto row) {
       constexpr int r = decltype(row)::value;
       const uint32_t n = neighbourhood<kVsc, r>(w.cur);
-      const uint32_t ctx = sp_lut[n];
-      if (ctx == kNotInSignificancePass) return;
+      // D.3.1: insignificant, with a significant neighbour.
+      if ((n & kNbSelf) != 0 || (n & kNbAll) == 0) return;
+      const uint32_t ctx = zc_lut[n];
       // The sign's context and entry ahead of the decision (which is in a
       // zero-coding context, never a sign context, so the entry is still
       // current if the sample turns out significant).
@@ -117,16 +118,16 @@ struct RefinementDecodingColumn : EntryDecoding {
 // One MQ-coded decoding pass over a state's columns with Column<kVsc> on a
 // local copy of the decoder, by the walk kMarked chooses.
 template <bool kMarked, template <bool> class Column, bool kVsc, class State>
-MALLAT_HD inline void decode_entry_pass(MqEntryDecodeSymbols& coder, State& s, const uint8_t* sp_lut, int p) {
+MALLAT_HD inline void decode_entry_pass(MqEntryDecodeSymbols& coder, State& s, const uint8_t* zc_lut, int p) {
   MqEntryDecoder mq = coder.mq;
-  walk_columns<kMarked, false>(s, Column<kVsc>{{mq, *coder.cx, sp_lut, s.column_stride, p}});
+  walk_columns<kMarked, false>(s, Column<kVsc>{{mq, *coder.cx, zc_lut, s.column_stride, p}});
   coder.mq = mq;
 }
 
 template <bool kVsc, bool kMarked, class State>
 [[gnu::flatten]] MALLAT_HD void decode_significance_pass(MqEntryDecodeSymbols& coder, State& s,
-                                                         const uint8_t* sp_lut, int p) {
-  decode_entry_pass<kMarked, SignificanceDecodingColumn, kVsc>(coder, s, sp_lut, p);
+                                                         const uint8_t* zc_lut, int p) {
+  decode_entry_pass<kMarked, SignificanceDecodingColumn, kVsc>(coder, s, zc_lut, p);
 }
 
 template <bool kVsc, bool kMarked, class State>
@@ -139,13 +140,13 @@ template <bool kVsc, bool kMarked, class State>
 // raw passes where BYPASS says so.
 template <bool kVsc, bool kMarked, class Raw, class State>
 MALLAT_HD void run_decoding_pass(PassType type, bool raw, MqEntryDecodeSymbols& mq, Raw& rw, State& s,
-                                 const uint8_t* sp_lut, const uint8_t* zc_lut, int p) {
+                                 const uint8_t* zc_lut, int p) {
   switch (type) {
     case PassType::kSignificance:
       if (raw) {
         significance_pass<Raw, kVsc, kMarked>(rw, s, zc_lut, p);
       } else {
-        decode_significance_pass<kVsc, kMarked>(mq, s, sp_lut, p);
+        decode_significance_pass<kVsc, kMarked>(mq, s, zc_lut, p);
       }
       break;
     case PassType::kRefinement:
