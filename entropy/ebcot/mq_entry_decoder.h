@@ -92,8 +92,11 @@ struct MqEntryDecoder {
     return decode_branchless(state, state);
   }
 
-  // C.3.2 with its branches, for decisions that are mostly the MPS: the
-  // common path is short.
+  // C.3.2 with a branch on the common case, for decisions that are mostly
+  // the MPS: an MPS that leaves A normalised returns at once. The others
+  // renormalise, and pick the next state out of the entry as
+  // decode_branchless does (byte 6 + lps), so they share one table load and
+  // one renormalisation.
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode(uint64_t& state) {
     const uint64_t t = state;
     const uint32_t qe = static_cast<uint32_t>(t);
@@ -101,31 +104,18 @@ struct MqEntryDecoder {
     const uint64_t qe_c = uint64_t{qe} << 32;
     const uint32_t mps = high & 1;
     a -= qe;
-    uint32_t d;
-    if (c < qe_c) {
-      // LPS_EXCHANGE
-      if (a < qe) {
-        d = mps;
-        state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
-      } else {
-        d = mps ^ 1;
-        state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
-      }
-      a = qe;
-    } else {
+    const uint32_t lower = c < qe_c;
+    if (!lower) {
       c -= qe_c;
       if (a & 0x80000000u) return mps;
-      // MPS_EXCHANGE
-      if (a < qe) {
-        d = mps ^ 1;
-        state = MALLAT_T1_TABLE(kFastMqStates)[high >> 24];
-      } else {
-        d = mps;
-        state = MALLAT_T1_TABLE(kFastMqStates)[(high >> 16) & 0xFF];
-      }
     }
+    // C.3.3: LPS_EXCHANGE (lower) and MPS_EXCHANGE swap the symbols when
+    // A < Qe.
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+    if (lower) a = qe;
+    state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (16 + 8 * lps)) & 0xFF];
     shift_out(leading_zeros(a));
-    return d;
+    return mps ^ lps;
   }
 
   // C.3.4 RENORMD by n shifts, reading bytes when CT runs out.
