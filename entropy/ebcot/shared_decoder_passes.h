@@ -9,8 +9,8 @@
 // - there the sign's context and its entry are looked up before the
 //   significance decision resolves, so their loads overlap its decoding
 //   rather than follow it;
-// - the refinement context of Table D.4 comes from the flags without
-//   branches.
+// - the refinement pass holds its three contexts' entries in registers
+//   and selects among them by the flags, without branches.
 // The cleanup pass and the raw (BYPASS) passes stay passes.h's. Host and
 // device code (host_device.h); internal to the entropy module.
 #pragma once
@@ -88,10 +88,22 @@ struct SignificanceDecodingColumn : EntryDecoding {
   }
 };
 
+// The entries of the three refinement contexts (Table D.4), which are the
+// only ones the refinement pass codes in: it holds them in registers, so a
+// decision waits for no store and reload of its context's entry.
+struct RefinementContexts {
+  uint64_t first;      // 14: not refined before, no significant neighbour
+  uint64_t neighbour;  // 15: not refined before, a significant neighbour
+  uint64_t refined;    // 16: refined before
+};
+
 // One stripe column of the D.3.3 magnitude refinement pass.
 template <bool kVsc>
-struct RefinementDecodingColumn : EntryDecoding {
+struct RefinementDecodingColumn {
   static constexpr bool kSpreads = false;
+  MqEntryDecoder& mq;
+  RefinementContexts& rc;
+  int p;
 
   MALLAT_HD static bool has_work(uint32_t word) {
     return RefinementColumn<MqEntryDecodeSymbols, kVsc, false>::has_work(word);
@@ -104,35 +116,40 @@ struct RefinementDecodingColumn : EntryDecoding {
       // Significant before this bit-plane's significance pass visited it.
       if ((w.cur & (kSigHere | visited_bit(r))) != kSigHere) return;
       // Table D.4: 16 once refined, else 15 with a significant neighbour,
-      // else 14.
-      const uint32_t refined = (w.cur >> (28 + r)) & 1;
-      const uint32_t any = (neighbourhood<kVsc, r>(w.cur) & kNbAll) != 0;
-      const int ctx = kRefinementContexts + static_cast<int>((refined << 1) | (any & (refined ^ 1)));
-      m[r] |= mq.decode_branchless(cx[ctx]) << p;
+      // else 14; selected, not branched on.
+      const bool refined = (w.cur & refined_bit(r)) != 0;
+      const bool any = (neighbourhood<kVsc, r>(w.cur) & kNbAll) != 0;
+      const uint64_t t = refined ? rc.refined : any ? rc.neighbour : rc.first;
+      uint64_t next = t;
+      m[r] |= mq.decode_branchless(next, t) << p;
+      rc.refined = refined ? next : rc.refined;
+      rc.neighbour = !refined && any ? next : rc.neighbour;
+      rc.first = !refined && !any ? next : rc.first;
       w.cur |= refined_bit(r);
     });
     return true;
   }
 };
 
-// One MQ-coded decoding pass over a state's columns with Column<kVsc> on a
-// local copy of the decoder, by the walk kMarked chooses.
-template <bool kMarked, template <bool> class Column, bool kVsc, class State>
-MALLAT_HD inline void decode_entry_pass(MqEntryDecodeSymbols& coder, State& s, const uint8_t* zc_lut, int p) {
+// The passes on a local copy of the decoder, by the walk kMarked chooses.
+template <bool kVsc, bool kMarked, class State>
+[[gnu::flatten]] MALLAT_HD void decode_significance_pass(MqEntryDecodeSymbols& coder, State& s,
+                                                         const uint8_t* zc_lut, int p) {
   MqEntryDecoder mq = coder.mq;
-  walk_columns<kMarked, false>(s, Column<kVsc>{{mq, *coder.cx, zc_lut, s.column_stride, p}});
+  walk_columns<kMarked, false>(s, SignificanceDecodingColumn<kVsc>{{mq, *coder.cx, zc_lut, s.column_stride, p}});
   coder.mq = mq;
 }
 
 template <bool kVsc, bool kMarked, class State>
-[[gnu::flatten]] MALLAT_HD void decode_significance_pass(MqEntryDecodeSymbols& coder, State& s,
-                                                         const uint8_t* zc_lut, int p) {
-  decode_entry_pass<kMarked, SignificanceDecodingColumn, kVsc>(coder, s, zc_lut, p);
-}
-
-template <bool kVsc, bool kMarked, class State>
 [[gnu::flatten]] MALLAT_HD void decode_refinement_pass(MqEntryDecodeSymbols& coder, State& s, int p) {
-  decode_entry_pass<kMarked, RefinementDecodingColumn, kVsc>(coder, s, nullptr, p);
+  MqEntryDecoder mq = coder.mq;
+  MqEntryContexts& cx = *coder.cx;
+  RefinementContexts rc{cx[kRefinementContexts], cx[kRefinementContexts + 1], cx[kRefinementContexts + 2]};
+  walk_columns<kMarked, false>(s, RefinementDecodingColumn<kVsc>{mq, rc, p});
+  cx[kRefinementContexts] = rc.first;
+  cx[kRefinementContexts + 1] = rc.neighbour;
+  cx[kRefinementContexts + 2] = rc.refined;
+  coder.mq = mq;
 }
 
 // Runs pass `type` for bit-plane p (run_pass's choices): the MQ-coded
