@@ -82,7 +82,7 @@ MALLAT_DEVICE_TABLE(kMqBranchlessStates)
 
 // A context's state as the decoders that hold whole entries in their
 // contexts see it (entropy/ebcot/mq_fast_decoder.h, entropy/ebcot/
-// mq_shared_decoder.h): Qe << 16 in bits 0..31 (A and C's high half's
+// mq_entry_decoder.h): Qe << 16 in bits 0..31 (A and C's high half's
 // place, so C.3.2's comparisons are plain), the MPS in bit 32, and the state
 // byte (2 * I + MPS) that follows a decision in byte 5 + renormalised + lps:
 // byte 5 the state itself (no renormalisation), byte 6 NMPS after an MPS,
