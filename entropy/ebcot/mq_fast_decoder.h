@@ -22,24 +22,9 @@
 
 namespace mallat::entropy::detail {
 
-// A context's state as the fast decoder holds it: Qe << 16 in bits 0..31,
-// the MPS in bit 32, and the state byte (2 * I + MPS) that follows a
-// decision in byte 5 + renormalised + lps: byte 5 the state itself (no
-// renormalisation), byte 6 NMPS after an MPS, byte 7 NLPS after an LPS (an
-// LPS always renormalises).
+// A context's state as the fast decoder holds it: a whole entry of
+// kFastMqStates (entropy/ebcot/mq_states.h).
 using FastMqState = uint64_t;
-
-constexpr FastMqState fast_mq_state(int state) {
-  const MqState& s = kMqStates[state];
-  return uint64_t{s.qe} << 16 | uint64_t{s.mps} << 32 | uint64_t(state) << 40 |
-         uint64_t{s.next_mps} << 48 | uint64_t{s.next_lps} << 56;
-}
-
-inline constexpr std::array<FastMqState, kMqStateCount> kFastMqStates = [] {
-  std::array<FastMqState, kMqStateCount> t{};
-  for (int i = 0; i < kMqStateCount; ++i) t[i] = fast_mq_state(i);
-  return t;
-}();
 
 // The 19 contexts (Table D.7) as whole state entries.
 using FastMqContexts = std::array<FastMqState, kNumContexts>;

@@ -80,6 +80,26 @@ inline constexpr std::array<uint64_t, kMqStateCount> kMqBranchlessStates = [] {
 }();
 MALLAT_DEVICE_TABLE(kMqBranchlessStates)
 
+// A context's state as the decoders that hold whole entries in their
+// contexts see it (entropy/ebcot/mq_fast_decoder.h, entropy/ebcot/
+// mq_entry_decoder.h): Qe << 16 in bits 0..31 (A and C's high half's
+// place, so C.3.2's comparisons are plain), the MPS in bit 32, and the state
+// byte (2 * I + MPS) that follows a decision in byte 5 + renormalised + lps:
+// byte 5 the state itself (no renormalisation), byte 6 NMPS after an MPS,
+// byte 7 NLPS after an LPS (an LPS always renormalises).
+constexpr uint64_t fast_mq_state(int state) {
+  const MqState& s = kMqStates[state];
+  return uint64_t{s.qe} << 16 | uint64_t{s.mps} << 32 | uint64_t(state) << 40 |
+         uint64_t{s.next_mps} << 48 | uint64_t{s.next_lps} << 56;
+}
+
+inline constexpr std::array<uint64_t, kMqStateCount> kFastMqStates = [] {
+  std::array<uint64_t, kMqStateCount> t{};
+  for (int i = 0; i < kMqStateCount; ++i) t[i] = fast_mq_state(i);
+  return t;
+}();
+MALLAT_DEVICE_TABLE(kFastMqStates)
+
 // Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
 // RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
 MALLAT_HD inline int shifts_to_normalise(uint32_t a) {

@@ -208,6 +208,15 @@ MALLAT_HD inline uint32_t neighbourhood(uint32_t word) {
   return kVsc && r == 3 ? n & ~kNbBelow : n;
 }
 
+// D.3.2: the sign context and XOR bit (kSignLut's entry) of row r of the
+// column, `n` the row's neighbourhood.
+template <int r>
+MALLAT_HD inline uint32_t sign_lookup(const ColumnWords& w, uint32_t n) {
+  const uint32_t index = ((n >> 1) & 0x55) | (((w.cur >> (18 + r)) & 5) << 1) |
+                         (((w.prev >> (19 + r)) & 1) << 5) | (((w.next >> (19 + r)) & 1) << 7);
+  return MALLAT_T1_TABLE(kSignLut)[index];
+}
+
 // D.3.2 sign coding for row r of the column, just found significant;
 // returns 1 if negative. `n` is the row's neighbourhood.
 template <int r, class Coder>
@@ -216,9 +225,7 @@ MALLAT_HD inline uint32_t code_sign(Coder& c, const ColumnWords& w, uint32_t n) 
   if constexpr (Coder::kRaw) {
     return c.code(0, negative);
   } else {
-    const uint32_t index = ((n >> 1) & 0x55) | (((w.cur >> (18 + r)) & 5) << 1) |
-                           (((w.prev >> (19 + r)) & 1) << 5) | (((w.next >> (19 + r)) & 1) << 7);
-    const uint32_t lut = MALLAT_T1_TABLE(kSignLut)[index];
+    const uint32_t lut = sign_lookup<r>(w, n);
     const uint32_t x = lut >> 7;
     return c.code(static_cast<int>(lut & 31), negative ^ x) ^ x;
   }

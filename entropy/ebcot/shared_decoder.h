@@ -1,6 +1,7 @@
 // The Tier-1 code-block decoder of Annex D as one source for the CPU and the
 // GPU (host_device.h), as entropy/ebcot/shared_encoder.h is for encoding: the passes of
-// entropy/ebcot/passes.h on the fixed-size state T1FixedState, the MQ decoder (C.3) and
+// entropy/ebcot/shared_decoder_passes.h and entropy/ebcot/passes.h on the
+// fixed-size state T1FixedState, the MQ decoder (C.3, entropy/ebcot/mq_entry_decoder.h) and
 // the raw decoder (D.6) bounded by the codeword segment (past its end both
 // read 0xFF, as the CPU decoder's do), no allocation, no exceptions. It
 // gives what decode_code_block (entropy/ebcot/decoder.cc) gives: the same samples and
@@ -16,13 +17,14 @@
 
 #include "entropy/code_block_style.h"
 #include "entropy/host_device.h"
-#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_entry_decoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/contexts.h"
 #include "entropy/t1_device_job.h"
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/passes.h"
+#include "entropy/ebcot/shared_decoder_passes.h"
 #include "entropy/ebcot/schedule.h"
 #include "entropy/ebcot/shared_encoder.h"
 
@@ -84,13 +86,17 @@ struct SharedSegmentReader {
   }
 };
 
-// decode_passes of entropy/ebcot/decoder.cc with the bounded decoders and the passes
-// of entropy/ebcot/passes.h, which decode when their symbol coder decodes.
+// decode_passes of entropy/ebcot/decoder.cc with the bounded decoders: the
+// MQ-coded significance and refinement passes of entropy/ebcot/
+// shared_decoder_passes.h, the others of entropy/ebcot/passes.h (which
+// decode when their symbol coder decodes).
 // kMarked: the passes walk only the columns they have work in
 // (for_each_marked_column), as the GPU's kernel asks.
 template <bool kVsc, bool kMarked>
 MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedState& s, int planes) {
-  MqDecodeSymbols mq{MqDecoder{}, initial_contexts()};
+  MqEntryContexts contexts;
+  contexts.reset();
+  MqEntryDecodeSymbols mq{MqEntryDecoder{}, &contexts};
   RawDecodeSymbols raw{};
   SharedSegmentReader segments{&block};
   const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(block.orientation)].data();
@@ -109,14 +115,14 @@ MALLAT_HD void decode_shared_passes(const SharedT1DecodeBlock& block, T1FixedSta
       }
       open = true;
     }
-    run_pass<kVsc, kMarked>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
+    run_decoding_pass<kVsc, kMarked>(type, is_raw, mq, raw, s, zc_lut, planes - 1 - pass_plane_offset(i));
     // D.5: SEGMARK's 1010 in UNIFORM after each cleanup pass; a mismatch
     // means corruption, which the decoder conceals by decoding on.
     if (type == PassType::kCleanup && block.style.segmentation_symbols) {
       for (int k = 0; k < 4; ++k) mq.code(kUniformContext, 0);
     }
     if (pass_ends_segment(block.style, i)) open = false;
-    if (block.style.reset) mq.cx = initial_contexts();
+    if (block.style.reset) contexts.reset();
   }
 }
 

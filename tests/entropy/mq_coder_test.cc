@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_entry_decoder.h"
 #include "entropy/ebcot/mq_encoder.h"
 #include "entropy/ebcot/mq_fast_decoder.h"
 #include "entropy/ebcot/mq_fast_encoder.h"
@@ -257,6 +258,68 @@ TEST(MqFastDecoder, MatchesPlainDecode) {
       ASSERT_GE(fast.ct, plain.ct) << i;
       ASSERT_EQ(fast.c >> (48 - plain.ct), plain.c >> (16 - plain.ct)) << i;
       ASSERT_EQ(fast.bp - copy - (fast.ct - plain.ct) / 8, plain.bp - exact.get()) << i;
+    }
+  }
+}
+
+// The shared Tier-1 decoder's MQ decoder (whole state entries, A 16 bits
+// up, up to four bytes read at once inside the segment) against the plain
+// C.3.2 decoder, both on the exact bytes (a sanitizer sees any read past
+// them): the same symbols, context states and registers, branchless or
+// not, mixed at random.
+void expect_entry_decoding_matches(std::mt19937& rng, const std::vector<uint8_t>& bytes,
+                                   const std::vector<Decision>& d) {
+  std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size() + 1]);
+  std::copy(bytes.begin(), bytes.end(), exact.get());
+  const uint8_t* data = bytes.empty() ? nullptr : exact.get();
+  MqDecoder plain;
+  plain.init(data, bytes.size());
+  detail::MqEntryDecoder entry;
+  entry.init(data, bytes.size());
+  MqContexts cx_plain = initial_contexts();
+  detail::MqEntryContexts cx_entry;
+  cx_entry.reset();
+  for (size_t i = 0; i < d.size() + 200; ++i) {
+    const int ctx = i < d.size() ? d[i].context : static_cast<int>(i % kNumContexts);
+    const uint32_t expected = plain.decode(cx_plain[ctx]);
+    const uint32_t got = rng() % 2 ? entry.decode_branchless(cx_entry[ctx]) : entry.decode(cx_entry[ctx]);
+    ASSERT_EQ(got, expected) << i;
+    for (int k = 0; k < kNumContexts; ++k) ASSERT_EQ(cx_entry[k], kFastMqStates[cx_plain[k]]) << i;
+    ASSERT_EQ(entry.a, plain.a << 16) << i;
+    // C's high half and the bits of the byte C.3 holds agree; the entry
+    // decoder's C holds up to three bytes more below them.
+    ASSERT_GE(entry.r.ct, plain.ct) << i;
+    ASSERT_EQ(entry.c >> (48 - plain.ct), plain.c >> (16 - plain.ct)) << i;
+    ASSERT_EQ(entry.r.bp - (entry.r.ct - plain.ct) / 8, plain.bp) << i;
+    ASSERT_LE(entry.r.bp, entry.r.end) << i;
+  }
+}
+
+TEST(MqEntryDecoder, MatchesPlainDecode) {
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto d = random_decisions(rng, 1 + trial * 23);
+    expect_entry_decoding_matches(rng, test_stream(rng, d, trial), d);
+  }
+}
+
+TEST(MqEntryDecoder, MatchesPlainDecodeAtTheSegmentsEnd) {
+  // Every length of a segment's start, with 0xFF (then a byte below or
+  // above 0x8F) at each of its last positions: the four-byte reads meet
+  // the segment's end and the 0xFF bytes BYTEIN must see one at a time.
+  std::mt19937 rng(31);
+  const auto d = random_decisions(rng, 400);
+  const std::vector<uint8_t> whole = encode_all(d, true);
+  for (size_t length = 0; length <= std::min<size_t>(whole.size(), 24); ++length) {
+    for (size_t ff = 0; ff <= std::min<size_t>(length, 6); ++ff) {
+      for (const uint8_t after : {uint8_t{0x12}, uint8_t{0x90}}) {
+        std::vector<uint8_t> bytes(whole.begin(), whole.begin() + static_cast<ptrdiff_t>(length));
+        if (ff > 0) {
+          bytes[length - ff] = 0xFF;
+          if (ff > 1) bytes[length - ff + 1] = after;
+        }
+        expect_entry_decoding_matches(rng, bytes, d);
+      }
     }
   }
 }

@@ -1,0 +1,176 @@
+// The shared Tier-1 decoder's MQ decoder (C.3; entropy/ebcot/shared_decoder.h,
+// what the GPU's decoding kernel runs): MqDecoder's decisions with fewer
+// dependent steps each, as the CPU decoder's MqFastDecoder
+// (entropy/ebcot/mq_fast_decoder.h) makes them, but bounded by the codeword
+// segment and host and device code (host_device.h):
+// - each context holds its whole kFastMqStates entry rather than a state
+//   byte, so a decision's Qe is one load from the context number instead
+//   of two (the byte, then the state table);
+// - A and Qe are kept 16 bits up, in the place of C's high half, so C.3.2's
+//   comparisons are plain comparisons;
+// - C is wide enough to hold four bytes read at once where they all lie
+//   inside the segment and no 0xFF among them needs BYTEIN's care (C.3.4).
+// Other bytes are read by MqDecoder's BYTEIN, which never leaves the
+// segment and feeds 0xFF past its end.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/host_device.h"
+#include "entropy/ebcot/contexts.h"
+#include "entropy/ebcot/mq_decoder.h"
+#include "entropy/ebcot/mq_states.h"
+
+namespace mallat::entropy::detail {
+
+// The 19 contexts (Table D.7) as whole kFastMqStates entries.
+struct MqEntryContexts {
+  uint64_t entry[kNumContexts];
+
+  MALLAT_HD uint64_t& operator[](int i) { return entry[i]; }
+
+  // Table D.7's initial states (initial_contexts()).
+  MALLAT_HD void reset() {
+    constexpr uint64_t kFirst = fast_mq_state(mq_state(0, 0));
+    for (int i = 0; i < kNumContexts; ++i) entry[i] = kFirst;
+    entry[kZeroCodingContexts] = fast_mq_state(mq_state(4, 0));
+    entry[kRunLengthContext] = fast_mq_state(mq_state(3, 0));
+    entry[kUniformContext] = fast_mq_state(mq_state(46, 0));
+  }
+};
+
+// The leading zero bits of a non-zero A << 16: the shifts of RENORMD.
+MALLAT_HD inline int leading_zeros(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(a));
+#else
+  return __builtin_clz(a);
+#endif
+}
+
+struct MqEntryDecoder {
+  uint32_t a = 0;  // A << 16
+  // C << 32: C's high half in bits 48..63 and, below, CT bits of bytes
+  // already read (up to 32; C.3 holds at most the current byte's 8).
+  uint64_t c = 0;
+  // CT, the byte pointer and the segment's end as MqDecoder holds them
+  // (its BYTEIN reads the bytes one at a time); its A and C are unused.
+  MqDecoder r;
+
+  // C.3.5 INITDEC on the segment [data, data + size).
+  MALLAT_HD void init(const uint8_t* data, size_t size) {
+    r.init(data, size);
+    a = r.a << 16;
+    c = uint64_t{r.c} << 32;
+  }
+
+  // A decision without a branch on its outcome, for decisions close to
+  // coin tosses; `t` is the context's entry, loaded ahead by the caller
+  // where it can be. `lower` is C in the lower (LPS) sub-interval; the
+  // exchanges of C.3.3 swap the symbols when A < Qe (which implies
+  // A < 0x8000). The next state's byte is picked out of the entry by
+  // shifting (byte 5 + renormalised + lps).
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state, uint64_t t) {
+    const uint32_t qe = static_cast<uint32_t>(t);
+    const uint32_t high = static_cast<uint32_t>(t >> 32);
+    const uint64_t qe_c = uint64_t{qe} << 32;  // Qe in C's high half
+    a -= qe;
+    const uint32_t lower = c < qe_c;
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+    // Masks, not conditionals, which the compiler may turn into branches.
+    const uint32_t upper_mask = lower - 1;
+    c -= qe_c & (0 - uint64_t{upper_mask & 1});
+    a = (a & upper_mask) | (qe & ~upper_mask);
+    const int n = leading_zeros(a);  // 0 when A is still normalised
+    const uint32_t renormalised = n != 0;
+    state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (8 + 8 * (renormalised + lps))) & 0xFF];
+    shift_out(n);
+    return (high & 1) ^ lps;
+  }
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state) {
+    return decode_branchless(state, state);
+  }
+
+  // C.3.2 with a branch on the common case, for decisions that are mostly
+  // the MPS: an MPS that leaves A normalised returns at once. The others
+  // renormalise, and pick the next state out of the entry as
+  // decode_branchless does (byte 6 + lps), so they share one table load and
+  // one renormalisation.
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode(uint64_t& state) {
+    const uint64_t t = state;
+    const uint32_t qe = static_cast<uint32_t>(t);
+    const uint32_t high = static_cast<uint32_t>(t >> 32);
+    const uint64_t qe_c = uint64_t{qe} << 32;
+    const uint32_t mps = high & 1;
+    a -= qe;
+    const uint32_t lower = c < qe_c;
+    if (!lower) {
+      c -= qe_c;
+      if (a & 0x80000000u) return mps;
+    }
+    // C.3.3: LPS_EXCHANGE (lower) and MPS_EXCHANGE swap the symbols when
+    // A < Qe.
+    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+    if (lower) a = qe;
+    state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (16 + 8 * lps)) & 0xFF];
+    shift_out(leading_zeros(a));
+    return mps ^ lps;
+  }
+
+  // C.3.4 RENORMD by n shifts, reading bytes when CT runs out.
+  [[gnu::always_inline]] MALLAT_HD inline void shift_out(int n) {
+    if (n > r.ct) {
+      fill(n);
+      return;
+    }
+    a <<= n;
+    c <<= n;
+    r.ct -= n;
+  }
+
+  // Bytes are added where C.3.4 adds them, when CT runs out. Where B and
+  // the four bytes after it lie inside the segment and none of B and the
+  // three after it is 0xFF, the next four are added at once (no 0xFF among
+  // them, so each goes where BYTEIN would put it, below the one before, and
+  // none carries into another); else one by MqDecoder's BYTEIN, which
+  // never reads past the segment.
+  MALLAT_HD void fill(int n) {
+    while (n > r.ct) {
+      a <<= r.ct;
+      c <<= r.ct;
+      n -= r.ct;
+      const uint8_t* b = r.bp;
+      if (r.end - b > 4 && b[0] != 0xFF && b[1] != 0xFF && b[2] != 0xFF && b[3] != 0xFF) {
+        const uint32_t bytes = uint32_t{b[1]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 8 | b[4];
+        c += uint64_t{bytes} << 16;
+        r.bp = b + 4;
+        r.ct = 32;
+      } else {
+        r.c = 0;
+        r.byte_in();
+        c += uint64_t{r.c} << 32;
+      }
+    }
+    a <<= n;
+    c <<= n;
+    r.ct -= n;
+  }
+};
+
+// The shared decoder's MQ symbol coder for the passes of entropy/ebcot/
+// passes.h (MqDecodeSymbols with whole entries): branchless for coin
+// tosses, branchy for the cleanup pass's mostly-MPS decisions. The passes
+// copy their coder (its registers) for the pass; the contexts, 152 bytes,
+// stay where the caller keeps them.
+struct MqEntryDecodeSymbols {
+  static constexpr bool kEncoder = false, kRaw = false;
+  MqEntryDecoder mq;
+  MqEntryContexts* cx;
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code(int ctx, uint32_t) {
+    return mq.decode_branchless((*cx)[ctx]);
+  }
+  [[gnu::always_inline]] MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode((*cx)[ctx]); }
+};
+
+}  // namespace mallat::entropy::detail
