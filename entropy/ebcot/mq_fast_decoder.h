@@ -135,7 +135,7 @@ struct MqFastDecoder {
   // another), else one by BYTEIN's rules.
   [[gnu::always_inline]] inline void shift_out(int n) {
     if (n > ct) [[unlikely]] {
-      fill(n);
+      *this = filled(*this, n);
       return;
     }
     a <<= n;
@@ -143,7 +143,16 @@ struct MqFastDecoder {
     ct -= n;
   }
 
-  [[gnu::noinline]] void fill(int n) {
+  // The rare reading of bytes, out of line and on a copy: a pass's
+  // decoder, whose address is then never taken, can stay in registers (a
+  // call given its address would keep it in memory for the whole pass, and
+  // every decision would store and reload A and C).
+  [[gnu::noinline]] static MqFastDecoder filled(MqFastDecoder d, int n) {
+    d.fill(n);
+    return d;
+  }
+
+  [[gnu::always_inline]] inline void fill(int n) {
     while (n > ct) {
       a <<= ct;
       c <<= ct;
