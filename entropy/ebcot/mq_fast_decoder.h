@@ -151,7 +151,8 @@ struct MqFastDecoder {
   // registers: a pass's decoder, whose address is then never taken, can
   // stay in registers (a call given its address would keep it in memory
   // for the whole pass, and every decision would wait on a store and a
-  // load of A and C).
+  // load of A and C; the decoder passed whole, 32 bytes, goes through
+  // memory too).
   struct Filled {
     uint32_t a;
     int ct;
