@@ -1,10 +1,12 @@
 // What the CPU's specialised passes (entropy/ebcot/encoder_passes.h,
-// entropy/ebcot/decoder_passes.h) share: the walk over full stripes and a
-// short last one, the rows of a column as constants, the sign context of
-// D.3.2 from the column words, and the marking of a newly significant
-// sample in its neighbours' windows. A column's own word is held in a
-// register by the passes; the neighbours' words are changed in memory.
-// CPU only; internal to the entropy module.
+// entropy/ebcot/decoder_passes.h) share: the sign context of D.3.2 from
+// the column words, the marking of a newly significant sample in its
+// neighbours' windows, and the cleanup pass's column tests; and the
+// encoder's walks over full stripes and a short last one, with the rows of
+// a column as constants, through lambdas (the decoder walks without them,
+// so its MQ decoder's address is never kept). A column's own word is held
+// in a register by the passes; the neighbours' words are changed in
+// memory. CPU only; internal to the entropy module.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/internal.h"
+#include "entropy/ebcot/cpu_samples.h"
 #include "entropy/ebcot/decoder_passes.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
@@ -119,7 +120,7 @@ Result<DecodedCodeBlockInfo> decode_code_block(const CodeBlockToDecode& block,
   const int last = block.num_passes - 1;
   info.lowest_plane = planes - 1 - pass_plane_offset(last);
   info.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
-  detail::write_decoded_samples(s, out.data, out.stride);
+  detail::write_decoded_samples_by_columns(s, out.data, out.stride);
   if (!known_plane.empty()) {
     for (int y = 0; y < h; ++y) {
       uint8_t* kp = known_plane.row(y);

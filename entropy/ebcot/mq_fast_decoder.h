@@ -135,7 +135,11 @@ struct MqFastDecoder {
   // another), else one by BYTEIN's rules.
   [[gnu::always_inline]] inline void shift_out(int n) {
     if (n > ct) [[unlikely]] {
-      fill(n);
+      const Filled f = filled(a, c, ct, bp, n);
+      a = f.a;
+      c = f.c;
+      ct = f.ct;
+      bp = f.bp;
       return;
     }
     a <<= n;
@@ -143,7 +147,29 @@ struct MqFastDecoder {
     ct -= n;
   }
 
-  [[gnu::noinline]] void fill(int n) {
+  // The rare reading of bytes, out of line and on copies of the
+  // registers: a pass's decoder, whose address is then never taken, can
+  // stay in registers (a call given its address would keep it in memory
+  // for the whole pass, and every decision would wait on a store and a
+  // load of A and C; the decoder passed whole, 32 bytes, goes through
+  // memory too).
+  struct Filled {
+    uint32_t a;
+    int ct;
+    uint64_t c;
+    const uint8_t* bp;
+  };
+  [[gnu::noinline]] static Filled filled(uint32_t a, uint64_t c, int ct, const uint8_t* bp, int n) {
+    MqFastDecoder d;
+    d.a = a;
+    d.c = c;
+    d.ct = ct;
+    d.bp = bp;
+    d.fill(n);
+    return {d.a, d.ct, d.c, d.bp};
+  }
+
+  [[gnu::always_inline]] inline void fill(int n) {
     while (n > ct) {
       a <<= ct;
       c <<= ct;
