@@ -58,13 +58,7 @@ struct EncodeStripes {
     const uint32_t negative = (w >> (19 + r)) & 1;
     encode_branchless(mq, cx[lut & 31], negative ^ (lut >> 7));
     w |= own_sig_bit(r);
-    // The stride is made opaque here so that the stripes above and below
-    // are reached from f when a sample becomes significant, rather than
-    // through pointers of their own stepped with every column (too many
-    // to stay in registers beside the coder's).
-    int column_stride = stride;
-    asm("" : "+r"(column_stride));
-    mark_in_neighbours<r>(f, column_stride, negative);
+    mark_in_neighbours<r>(f, stride, negative);
     if constexpr (kDistortion) dist += gains.significance(mag);
   }
 };
