@@ -34,8 +34,13 @@ template <int r>
 // sign `negative`: mark it in the windows of the columns left and right
 // and, for the stripe's first and last rows, of the stripes above and
 // below. The column's own word is the caller's.
+// The stride is made opaque to the compiler, so that the stripes above
+// and below are reached from f when a sample becomes significant rather
+// than through pointers of their own stepped with every column of the
+// walk (beside the MQ coder's registers they would be kept on the stack).
 template <int r>
 [[gnu::always_inline]] inline void mark_in_neighbours(uint32_t* f, int column_stride, uint32_t negative) {
+  asm("" : "+r"(column_stride));
   f[-1] |= window_sig_bit(r + 1, 2);
   f[1] |= window_sig_bit(r + 1, 0);
   if constexpr (r == 0) {
