@@ -1,5 +1,7 @@
 #include "common/thread_pool.h"
 
+#include <algorithm>
+
 namespace mallat {
 
 int ThreadPool::hardware_threads() {
@@ -46,6 +48,15 @@ void ThreadPool::worker_loop() {
     }
     run_items();
   }
+}
+
+void ThreadPool::parallel_for_in_pieces(int64_t count, int64_t at_once, const std::function<void(int64_t)>& fn) {
+  if (count <= 0) return;
+  at_once = std::max<int64_t>(1, at_once);
+  parallel_for((count + at_once - 1) / at_once, [&](int64_t piece) {
+    const int64_t end = std::min(count, (piece + 1) * at_once);
+    for (int64_t i = piece * at_once; i < end; ++i) fn(i);
+  });
 }
 
 Status ThreadPool::parallel_for_status(int64_t count, const std::function<Status(int64_t)>& fn) {

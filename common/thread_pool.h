@@ -37,6 +37,11 @@ class ThreadPool {
   // scheduling or the thread count.
   Status parallel_for_status(int64_t count, const std::function<Status(int64_t)>& fn);
 
+  // parallel_for over [0, count) with `at_once` consecutive items to a
+  // pool item, so that small items (a code-block's hull, its taken points)
+  // do not each pay the pool's hand-over: fn(i) for every i.
+  void parallel_for_in_pieces(int64_t count, int64_t at_once, const std::function<void(int64_t)>& fn);
+
   static int hardware_threads();
 
  private:

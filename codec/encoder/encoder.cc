@@ -131,10 +131,8 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       release_hulls(hulls, &pool);
       hulls.resize(blocks);
       constexpr int64_t kHullsAtOnce = 1024;
-      pool.parallel_for((static_cast<int64_t>(blocks) + kHullsAtOnce - 1) / kHullsAtOnce, [&](int64_t piece) {
-        const size_t end = std::min(blocks, static_cast<size_t>(piece + 1) * kHullsAtOnce);
-        for (size_t i = static_cast<size_t>(piece) * kHullsAtOnce; i < end; ++i)
-          hulls[i] = convex_hull(all_blocks[i]->truncation_points(), all_blocks[i]->weight);
+      pool.parallel_for_in_pieces(static_cast<int64_t>(blocks), kHullsAtOnce, [&](int64_t i) {
+        hulls[i] = convex_hull(all_blocks[i]->truncation_points(), all_blocks[i]->weight);
       });
     };
     list_hulls();

@@ -61,14 +61,9 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
 }
 
 void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool) {
-  constexpr size_t kHullsAtOnce = 4096;
-  const size_t pieces = (hulls.size() + kHullsAtOnce - 1) / kHullsAtOnce;
-  if (pool && pieces > 1) {
-    pool->parallel_for(static_cast<int64_t>(pieces), [&](int64_t p) {
-      const size_t end = std::min(hulls.size(), static_cast<size_t>(p + 1) * kHullsAtOnce);
-      for (size_t b = static_cast<size_t>(p) * kHullsAtOnce; b < end; ++b) hulls[b] = {};
-    });
-  }
+  constexpr int64_t kHullsAtOnce = 4096;
+  if (pool && static_cast<int64_t>(hulls.size()) > kHullsAtOnce)
+    pool->parallel_for_in_pieces(static_cast<int64_t>(hulls.size()), kHullsAtOnce, [&](int64_t b) { hulls[b] = {}; });
   std::vector<CodeBlockHull>().swap(hulls);
 }
 
@@ -141,11 +136,8 @@ class PointPlaces {
 
  private:
   void in_pieces(size_t n, const std::function<void(size_t)>& fn) const {
-    constexpr size_t kAtOnce = 8192;
-    pool_.parallel_for(static_cast<int64_t>((n + kAtOnce - 1) / kAtOnce), [&](int64_t p) {
-      const size_t end = std::min(n, static_cast<size_t>(p + 1) * kAtOnce);
-      for (size_t i = static_cast<size_t>(p) * kAtOnce; i < end; ++i) fn(i);
-    });
+    constexpr int64_t kAtOnce = 8192;
+    pool_.parallel_for_in_pieces(static_cast<int64_t>(n), kAtOnce, [&](int64_t i) { fn(static_cast<size_t>(i)); });
   }
 
   std::span<const CodeBlockHull> hulls_;

@@ -130,11 +130,8 @@ namespace {
 // Runs fn(k) for every k in [0, n) on the pool, in pieces of blocks large
 // enough that the pool's hand-over costs little beside them.
 void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>& fn) {
-  constexpr size_t kBlocksAtOnce = 256;
-  pool.parallel_for(static_cast<int64_t>((n + kBlocksAtOnce - 1) / kBlocksAtOnce), [&](int64_t piece) {
-    const size_t end = std::min(n, static_cast<size_t>(piece + 1) * kBlocksAtOnce);
-    for (size_t k = static_cast<size_t>(piece) * kBlocksAtOnce; k < end; ++k) fn(k);
-  });
+  constexpr int64_t kBlocksAtOnce = 256;
+  pool.parallel_for_in_pieces(static_cast<int64_t>(n), kBlocksAtOnce, [&](int64_t k) { fn(static_cast<size_t>(k)); });
 }
 
 }  // namespace

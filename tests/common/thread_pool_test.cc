@@ -23,6 +23,21 @@ TEST(ThreadPool, RunsEveryItemOnce) {
   }
 }
 
+// In pieces: every item once, for counts that pieces divide, do not divide,
+// or that are smaller than a piece, and none for a count of 0.
+TEST(ThreadPool, InPiecesRunsEveryItemOnce) {
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    for (const int64_t count : {0, 1, 7, 64, 1000}) {
+      for (const int64_t at_once : {1, 8, 256}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+        pool.parallel_for_in_pieces(count, at_once, [&](int64_t i) { hits[static_cast<size_t>(i)]++; });
+        for (auto& h : hits) ASSERT_EQ(h.load(), 1) << count << " items, " << at_once << " at once";
+      }
+    }
+  }
+}
+
 TEST(ThreadPool, EmptyAndSingle) {
   ThreadPool pool(3);
   int calls = 0;
