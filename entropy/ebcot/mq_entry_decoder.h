@@ -40,15 +40,6 @@ struct MqEntryContexts {
   }
 };
 
-// The leading zero bits of a non-zero A << 16: the shifts of RENORMD.
-MALLAT_HD inline int leading_zeros(uint32_t a) {
-#if defined(__CUDA_ARCH__)
-  return __clz(static_cast<int>(a));
-#else
-  return __builtin_clz(a);
-#endif
-}
-
 struct MqEntryDecoder {
   uint32_t a = 0;  // A << 16
   // C << 32: C's high half in bits 48..63 and, below, CT bits of bytes
@@ -65,28 +56,14 @@ struct MqEntryDecoder {
     c = uint64_t{r.c} << 32;
   }
 
-  // A decision without a branch on its outcome, for decisions close to
-  // coin tosses; `t` is the context's entry, loaded ahead by the caller
-  // where it can be. `lower` is C in the lower (LPS) sub-interval; the
-  // exchanges of C.3.3 swap the symbols when A < Qe (which implies
-  // A < 0x8000). The next state's byte is picked out of the entry by
-  // shifting (byte 5 + renormalised + lps).
+  // A decision without a branch on its outcome (mq_entry_step), for
+  // decisions close to coin tosses; `t` is the context's entry, loaded
+  // ahead by the caller where it can be.
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state, uint64_t t) {
-    const uint32_t qe = static_cast<uint32_t>(t);
-    const uint32_t high = static_cast<uint32_t>(t >> 32);
-    const uint64_t qe_c = uint64_t{qe} << 32;  // Qe in C's high half
-    a -= qe;
-    const uint32_t lower = c < qe_c;
-    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
-    // Masks, not conditionals, which the compiler may turn into branches.
-    const uint32_t upper_mask = lower - 1;
-    c -= qe_c & (0 - uint64_t{upper_mask & 1});
-    a = (a & upper_mask) | (qe & ~upper_mask);
-    const int n = leading_zeros(a);  // 0 when A is still normalised
-    const uint32_t renormalised = n != 0;
-    state = MALLAT_T1_TABLE(kFastMqStates)[(high >> (8 + 8 * (renormalised + lps))) & 0xFF];
-    shift_out(n);
-    return (high & 1) ^ lps;
+    const MqEntryStep step = mq_entry_step(a, c, t);
+    state = MALLAT_T1_TABLE(kFastMqStates)[step.next];
+    shift_out(step.shifts);
+    return step.decision;
   }
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint64_t& state) {
     return decode_branchless(state, state);

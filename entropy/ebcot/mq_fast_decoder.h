@@ -68,29 +68,17 @@ struct MqFastDecoder {
     bp = d.bp;
   }
 
-  // A decision without a branch on its outcome, for decisions close to
-  // coin tosses. `lower` is C in the lower (LPS) sub-interval; the
-  // exchanges of C.3.3 swap the symbols when A < Qe. The next state's byte
-  // is picked out of the entry by shifting, then its entry loaded.
+  // A decision without a branch on its outcome (mq_entry_step), for
+  // decisions close to coin tosses; the next state's entry loaded after.
   [[gnu::always_inline]] inline uint32_t decode_branchless(FastMqState& state) {
     return decode_branchless(state, state);
   }
   // The same with the context's entry `t` loaded ahead by the caller.
   [[gnu::always_inline]] inline uint32_t decode_branchless(FastMqState& state, uint64_t t) {
-    const uint32_t qe = static_cast<uint32_t>(t);
-    const uint64_t qe_c = t << 32;  // Qe in C's high half
-    a -= qe;
-    const uint32_t lower = c < qe_c;
-    const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
-    // Masks, not conditionals, which the compiler may turn into branches.
-    const uint32_t upper_mask = lower - 1;
-    c -= qe_c & (0 - uint64_t{upper_mask & 1});
-    a = (a & upper_mask) | (qe & ~upper_mask);
-    const int n = __builtin_clz(a);  // 0 when A is still normalised
-    const uint32_t renormalised = n != 0;
-    state = kFastMqStates[static_cast<uint8_t>(t >> (40 + 8 * (renormalised + lps)))];
-    shift_out(n);
-    return (static_cast<uint32_t>(t >> 32) & 1) ^ lps;
+    const MqEntryStep step = mq_entry_step(a, c, t);
+    state = kFastMqStates[step.next];
+    shift_out(step.shifts);
+    return step.decision;
   }
 
   // C.3.2 with its branches, for decisions that are mostly the MPS: then

@@ -100,6 +100,46 @@ inline constexpr std::array<uint64_t, kMqStateCount> kFastMqStates = [] {
 }();
 MALLAT_DEVICE_TABLE(kFastMqStates)
 
+// The leading zero bits of a non-zero A << 16: RENORMD's shifts.
+MALLAT_HD inline int leading_zeros(uint32_t a) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(a));
+#else
+  return __builtin_clz(a);
+#endif
+}
+
+// One decision of C.3.2, with the exchanges of C.3.3, taking no branch on
+// its outcome (for decisions close to coin tosses), on A << 16 and C << 32
+// (C's high half in bits 48..63) with the context's whole kFastMqStates
+// entry `t`. `lower` is C in the lower (LPS) sub-interval; the exchanges
+// swap the symbols when A < Qe. Leaves A and C as the decision does before
+// RENORMD, and gives the decision, the state byte that follows it (picked
+// out of the entry by shifting) and RENORMD's shifts (0 when A is still
+// normalised). The decoders that hold whole entries
+// (entropy/ebcot/mq_fast_decoder.h, entropy/ebcot/mq_entry_decoder.h) share
+// it; they differ in how they read bytes.
+struct MqEntryStep {
+  uint32_t decision;
+  uint32_t next;
+  int shifts;
+};
+[[gnu::always_inline]] MALLAT_HD inline MqEntryStep mq_entry_step(uint32_t& a, uint64_t& c, uint64_t t) {
+  const uint32_t qe = static_cast<uint32_t>(t);
+  const uint32_t high = static_cast<uint32_t>(t >> 32);
+  const uint64_t qe_c = uint64_t{qe} << 32;  // Qe in C's high half
+  a -= qe;
+  const uint32_t lower = c < qe_c;
+  const uint32_t lps = lower ^ static_cast<uint32_t>(a < qe);
+  // Masks, not conditionals, which the compiler may turn into branches.
+  const uint32_t upper_mask = lower - 1;
+  c -= qe_c & (0 - uint64_t{upper_mask & 1});
+  a = (a & upper_mask) | (qe & ~upper_mask);
+  const int n = leading_zeros(a);
+  const uint32_t renormalised = n != 0;
+  return {(high & 1) ^ lps, (high >> (8 + 8 * (renormalised + lps))) & 0xFF, n};
+}
+
 // Left shifts that bring A (0 < A < 0x10000) to at least 0x8000 (RENORME,
 // RENORMD). A is never 0, so the count-leading-zeros needs no zero check.
 MALLAT_HD inline int shifts_to_normalise(uint32_t a) {
