@@ -8,13 +8,13 @@
 #include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/cpu_samples.h"
 #include "entropy/ebcot/decoder_passes.h"
+#include "entropy/ebcot/mq_entry_decoder.h"
 #include "entropy/ebcot/passes.h"
 #include "entropy/ebcot/schedule.h"
 
 namespace mallat::entropy {
 namespace {
 
-using detail::MqDecodeSymbols;
 using detail::RawDecodeSymbols;
 using detail::T1State;
 
@@ -48,7 +48,7 @@ void decode_passes(const CodeBlockToDecode& block, T1State& s, int planes) {
   const detail::FastMqContexts initial = detail::fast_contexts(kInitial);
   detail::MqFastDecoder mq;
   detail::FastMqContexts cx = initial;
-  MqDecodeSymbols unused_mq{};  // the raw passes' run_pass needs one; BYPASS never codes a cleanup pass raw
+  detail::MqEntryDecodeSymbols unused_mq{};  // the raw passes' run_pass needs one; BYPASS never codes a cleanup pass raw
   RawDecodeSymbols raw{};
   SegmentReader segments(block);
   thread_local detail::WidePaddedSegment padded;  // for MqFastDecoder

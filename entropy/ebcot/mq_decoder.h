@@ -67,11 +67,6 @@ struct MqDecoder {
   [[gnu::always_inline]] inline uint32_t decode_padded_branchless(uint8_t& state) {
     return decode_branchless<true>(state);
   }
-  // The same bounded by the segment (no PaddedSegment): MqDecodeSymbols'
-  // (entropy/ebcot/passes.h) symbols that are close to coin tosses.
-  [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_bounded_branchless(uint8_t& state) {
-    return decode_branchless<false>(state);
-  }
 
   template <bool kPadded>
   [[gnu::always_inline]] MALLAT_HD inline uint32_t decode_branchless(uint8_t& state) {

@@ -136,10 +136,9 @@ struct MqEntryDecoder {
 };
 
 // The shared decoder's MQ symbol coder for the passes of entropy/ebcot/
-// passes.h (MqDecodeSymbols with whole entries): branchless for coin
-// tosses, branchy for the cleanup pass's mostly-MPS decisions. The passes
-// copy their coder (its registers) for the pass; the contexts, 152 bytes,
-// stay where the caller keeps them.
+// passes.h: branchless for coin tosses, branchy for the cleanup pass's
+// mostly-MPS decisions. The passes copy their coder (its registers) for the
+// pass; the contexts, 152 bytes, stay where the caller keeps them.
 struct MqEntryDecodeSymbols {
   static constexpr bool kEncoder = false, kRaw = false;
   MqEntryDecoder mq;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "entropy/host_device.h"
-#include "entropy/ebcot/mq_decoder.h"
 #include "entropy/ebcot/mq_encoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/contexts.h"
@@ -102,15 +101,6 @@ struct BasicMqEncodeSymbols {
   }
 };
 using MqEncodeSymbols = BasicMqEncodeSymbols<MqEncoder>;
-struct MqDecodeSymbols {
-  static constexpr bool kEncoder = false, kRaw = false;
-  MqDecoder mq;
-  MqContexts cx;
-  // As the encoder's: branchless for coin tosses, branchy for the cleanup
-  // pass's mostly-MPS decisions (the same decisions either way).
-  MALLAT_HD inline uint32_t code(int ctx, uint32_t) { return mq.decode_bounded_branchless(cx[ctx]); }
-  MALLAT_HD inline uint32_t code_skewed(int ctx, uint32_t) { return mq.decode(cx[ctx]); }
-};
 template <class Encoder>
 struct BasicRawEncodeSymbols {
   static constexpr bool kEncoder = true, kRaw = true;
