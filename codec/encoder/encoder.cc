@@ -144,20 +144,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         for (size_t slot = 0; slot < tile->blocks().size(); ++slot)
           caps.block_component.push_back(tile->component_of(slot));
     }
-    // The layers last sized and their bytes: the allocator sized its
-    // answer already, and the rounds below ask for it again (each sizing a
-    // Tier-2 pass over every block).
-    std::vector<std::pair<LayerPasses, LayerBytes>> sized;
-    auto bytes_of = [&](const LayerPasses& l) -> Result<LayerBytes> {
-      for (const auto& [known, b] : sized)
-        if (known == l) return b;
-      std::optional<timeline::Span> span(std::in_place, "sizing");  // with MALLAT_TIMELINE
-      MALLAT_ASSIGN_OR_RETURN(LayerBytes b, assembler.bytes(l, !caps.max_bytes.empty()));
-      span.reset();
-      if (sized.size() == 4) sized.erase(sized.begin());
-      sized.emplace_back(l, b);
-      return b;
-    };
+    // (The assembler keeps its last sizings: the allocator sized its
+    // answer already, and the rounds below ask for it again.)
+    auto bytes_of = [&](const LayerPasses& l) { return assembler.bytes(l, !caps.max_bytes.empty()); };
     MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     // HT blocks coded by estimates: while a byte target is missed by more
     // than its last half per cent (or a distortion target at all), the

@@ -1,7 +1,6 @@
 #include "codec/encoder/file_assembly.h"
 
 #include <functional>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -44,7 +43,17 @@ Result<uint64_t> FileAssembler::size(const LayerPasses& layers) const {
   return b.file;
 }
 
+uint64_t FileAssembler::points_listed() const {
+  uint64_t n = 0;
+  for (const auto& tile : tiles_) n += tile->points_listed();
+  return n;
+}
+
 Result<LayerBytes> FileAssembler::bytes(const LayerPasses& layers, bool per_component) const {
+  const uint64_t listed = points_listed();
+  for (const Sizing& s : sized_)
+    if (s.points_listed == listed && s.per_component == per_component && s.layers == layers) return s.bytes;
+  const timeline::Span span("sizing");  // with MALLAT_TIMELINE
   uint64_t left_out = 0;
   LayerBytes b;
   if (per_component) b.component.assign(main_.siz.components.size(), 0);
@@ -52,18 +61,17 @@ Result<LayerBytes> FileAssembler::bytes(const LayerPasses& layers, bool per_comp
   MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> stream,
                           assemble(a, false, per_component ? &b.component : nullptr));
   b.file = stream.size() + left_out + container_overhead();
-  // Kept for write(): a rate allocation's answer is sized before it is
-  // written.
   constexpr size_t kSizingsKept = 4;
   if (sized_.size() == kSizingsKept) sized_.erase(sized_.begin());
-  sized_.emplace_back(layers, std::make_shared<const Assembly>(std::move(a)));
+  sized_.push_back({layers, listed, per_component, b, std::make_shared<const Assembly>(std::move(a))});
   return b;
 }
 
 Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) const {
   std::shared_ptr<const Assembly> sized;
-  for (const auto& [known, assembly] : sized_)
-    if (known == layers) sized = assembly;
+  const uint64_t listed = points_listed();
+  for (const Sizing& s : sized_)
+    if (s.points_listed == listed && s.layers == layers) sized = s.assembly;
   if (!sized) {
     const timeline::Span span("t2_sizes");  // with MALLAT_TIMELINE
     uint64_t left_out = 0;

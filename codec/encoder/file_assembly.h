@@ -36,7 +36,10 @@ class FileAssembler {
 
   // The file's bytes and, when `per_component`, each component's: its
   // packets, and the whole of every tile-part that holds it alone (the
-  // cinema profiles' limit per colour component).
+  // cinema profiles' limit per colour component). The last few sizings are
+  // kept, while the blocks' truncation points stay as they were
+  // (TileEncoder::points_listed): a rate allocation asks for its answer
+  // again, and write() takes its packets and headers.
   Result<LayerBytes> bytes(const LayerPasses& layers, bool per_component) const;
 
   // The file of file(layers) handed to `sink` in pieces, the packets not
@@ -87,8 +90,19 @@ class FileAssembler {
   const std::vector<size_t>& first_block_;
   ThreadPool& pool_;
   std::map<int, CodingOverrides> overrides_;
-  // The last few sizings' assemblies (bytes()), by their layers, for write().
-  mutable std::vector<std::pair<LayerPasses, std::shared_ptr<const Assembly>>> sized_;
+  // The tiles' points_listed() summed: kept sizings hold while it is the
+  // same.
+  uint64_t points_listed() const;
+  // The last few sizings (bytes()): for the same layers asked again, and for
+  // write().
+  struct Sizing {
+    LayerPasses layers;
+    uint64_t points_listed = 0;
+    bool per_component = false;
+    LayerBytes bytes;
+    std::shared_ptr<const Assembly> assembly;
+  };
+  mutable std::vector<Sizing> sized_;
 };
 
 }  // namespace mallat::codec

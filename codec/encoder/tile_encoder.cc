@@ -148,6 +148,7 @@ void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<con
 }
 
 void TileEncoder::list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes) {
+  ++points_listed_;
   for_blocks_on(pool_, slots.size(), [&](size_t k) {
     for (const std::vector<int8_t>& p : planes) {
       if (p[slots[k]] < 0) continue;
@@ -193,6 +194,7 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
     if (!any) break;
   }
   for (size_t i = 0; i < tile.blocks.size(); ++i) blocks_[slot_of(i)].list_ht_points();
+  ++points_listed_;
   return Status::Ok();
 }
 

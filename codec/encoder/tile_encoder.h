@@ -180,6 +180,11 @@ class TileEncoder {
   // The component of the code-block in `slot` (blocks() is indexed by slot).
   int component_of(size_t slot) const { return precincts_.place(slot).component; }
   const std::vector<CodedBlock>& blocks() const { return blocks_; }
+  // How many times the blocks' HT truncation points were listed, once for
+  // each batch of candidates added: the same layers (pass counts) make other
+  // packets after it changes, so a sizing holds only while it does not
+  // (FileAssembler's kept sizings).
+  uint64_t points_listed() const { return points_listed_; }
 
   // The packets of layers 0..layers.size()-1, where layers[l][first_block +
   // i] is the cumulative pass count of this tile's block i, appended to what
@@ -255,6 +260,7 @@ class TileEncoder {
   TileLayout layout_;
   bool irreversible_ = false;
   std::vector<CodedBlock> blocks_;
+  uint64_t points_listed_ = 0;
   // The code-blocks by slot (blocks_ is indexed by it) and, fresh, the
   // precincts' packet-header state that each packets() call starts from.
   TilePrecincts precincts_;
