@@ -131,9 +131,10 @@ class BackwardReader {
 
   // At least 56 valid bits, first bit lowest.
   void refill() {
-    acc_ |= load_le64(next_) << bits_;
-    next_ += (63 - bits_) >> 3;
-    bits_ |= 56;
+    const uint32_t bits = bits_ & 63;
+    acc_ |= load_le64(next_) << bits;
+    next_ += (63 - bits) >> 3;
+    bits_ = bits | 56;
   }
   // Reads past the stream's end back to its fill's first byte, so that the
   // next `refills` refills (each moving at most 7 bytes on) stay in the
@@ -143,6 +144,13 @@ class BackwardReader {
   uint64_t look() const { return acc_; }
   void advance(int n) {
     acc_ >>= n;
+    bits_ -= static_cast<uint32_t>(n);
+  }
+  // Takes n % 64 bits, n's low 6 bits without a mask (x86's variable
+  // shifts read the count's low 6 bits only; the count of valid bits is
+  // kept modulo 64, in 0..63 in truth).
+  void advance_low6(uint32_t n) {
+    acc_ >>= n & 63;
     bits_ -= n;
   }
 
@@ -188,59 +196,67 @@ class BackwardReader {
   }
 
   uint64_t acc_ = 0;
-  int bits_ = 0;
+  uint32_t bits_ = 0;  // valid bits in acc_, modulo 64
   const uint8_t* next_ = nullptr;   // the next byte to load
   const uint8_t* zeros_ = nullptr;  // where the fill begins
 };
 
 // MEL (as ht::MelDecoder): MSB first through an accumulator whose first bit
 // is its top bit; the segment's last byte's low nibble read as 1s; past the
-// end 1s.
+// end 1s. Decoded ahead into a word of events (Annex C's MEL symbols
+// expanded: a run of 2^e zeros, or r zeros and a 1), first event lowest,
+// under a sentinel 1 just above the last: the VLC pass takes an event with
+// a shift, without a branch, and asks for more when fewer than a quad
+// pair's three are left (the word is then below 8). The events are those
+// ht::MelDecoder::decode gives, in order, whatever was decoded ahead.
 class MelDecoder {
  public:
   MelDecoder(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
 
-  bool decode() {
-    if (zeros_ > 0) {
-      --zeros_;
-      return false;
+  // No events yet: the first refill gives them.
+  static constexpr uint64_t kNoEvents = 1;
+  static constexpr int kRefillEvents = 48;
+
+  // `events` (a word as above) with at least kRefillEvents events.
+  [[gnu::noinline]] uint64_t refill(uint64_t events) {
+    int count = 63 - std::countl_zero(events);
+    events ^= uint64_t{1} << count;
+    while (count < kRefillEvents) {
+      if (zeros_ == 0 && !one_) decode_symbol();
+      const int n = std::min(zeros_, 63 - count);
+      count += n;  // zeros: the word's bits above `count` are 0
+      zeros_ -= n;
+      if (zeros_ == 0 && one_ && count < 63) {
+        events |= uint64_t{1} << count;
+        ++count;
+        one_ = false;
+      }
     }
-    return decode_run_end();
+    return events | uint64_t{1} << count;
   }
 
  private:
-  // Out of line: the VLC loop that calls decode() stays small.
-  [[gnu::noinline]] bool decode_run_end() {
-    if (one_) {
-      one_ = false;
-      return true;
+  // The next symbol's zeros, and whether a 1 follows them.
+  void decode_symbol() {
+    if (bits_ < 8) refill_bits();
+    const int e = mel_exponent(k_);
+    if (acc_ >> 63) {
+      // A run of 2^e zeros.
+      acc_ <<= 1;
+      bits_ -= 1;
+      if (k_ < 12) ++k_;
+      zeros_ = 1 << e;
+      return;
     }
-    for (;;) {
-      if (bits_ < 8) refill();
-      const int e = mel_exponent(k_);
-      if (acc_ >> 63) {
-        // A run of 2^e zeros.
-        acc_ <<= 1;
-        bits_ -= 1;
-        if (k_ < 12) ++k_;
-        zeros_ = (1 << e) - 1;
-        return false;
-      }
-      // e bits of run length, then a 1.
-      const int run = e > 0 ? static_cast<int>(acc_ << 1 >> (64 - e)) : 0;
-      acc_ <<= 1 + e;
-      bits_ -= 1 + e;
-      if (k_ > 0) --k_;
-      if (run > 0) {
-        zeros_ = run - 1;
-        one_ = true;
-        return false;
-      }
-      return true;
-    }
+    // e bits of run length, then a 1.
+    zeros_ = e > 0 ? static_cast<int>(acc_ << 1 >> (64 - e)) : 0;
+    one_ = true;
+    acc_ <<= 1 + e;
+    bits_ -= 1 + e;
+    if (k_ > 0) --k_;
   }
 
-  void refill() {
+  void refill_bits() {
     while (bits_ <= 56) {
       uint8_t byte = 0xFF;
       if (p_ < end_) {
@@ -258,8 +274,8 @@ class MelDecoder {
   uint64_t acc_ = 0;
   int bits_ = 0;
   int k_ = 0;
-  int zeros_ = 0;
-  bool one_ = false;
+  int zeros_ = 0;     // zeros of the last symbol not yet in a word
+  bool one_ = false;  // and a 1 after them
   bool stuff_ = false;
 };
 

@@ -6,7 +6,12 @@
 // entropy/ht/fast_readers.h, a quad pair's UVLC from one look-up, and the
 // VLC pass of quad row r + 1 in one loop with the MagSgn pass of row r
 // (entropy/ht/magsgn_quad.h; the build's `Steps` reconstruct two quads'
-// eight samples at once in vector lanes where they can).
+// eight samples at once in vector lanes where they can). The VLC pass is
+// a serial chain (a codeword's length and its context's part for the next
+// quad come from one look-up); what is kept short: the reader's and the
+// MEL events' states in registers for a row, look-up addresses added in
+// the order their parts arrive, the MEL events of a piece of a row decoded
+// before it.
 #pragma once
 
 #ifndef MALLAT_HT_ISA
@@ -29,6 +34,14 @@
 
 namespace mallat::entropy::ht::cpu::MALLAT_HT_ISA {
 
+// x as a value the compiler knows nothing of (no instruction): sums formed
+// with it are not reassociated, so that the VLC pass's look-up addresses
+// are added in the order that keeps the serial chain short.
+template <class T>
+[[gnu::always_inline]] inline T opaque(T x) {
+  asm("" : "+r"(x));
+  return x;
+}
 
 // A UVLC prefix (Annex C, Table C.4's u_pfx): 1, 01, 001 or 000 (first bit
 // lowest) read from the next 3 bits: u's base, the prefix's and the
@@ -51,6 +64,7 @@ constexpr UvlcPrefix kNoUvlc = {0, 0, 0};
 enum UvlcMode { kUvlcNone, kUvlcFirst, kUvlcSecond, kUvlcBoth, kInitialBoth, kInitialBothEvent, kUvlcModes };
 struct UvlcPair {
   uint8_t length, base[2], suffix_start[2], suffix_length[2];
+  uint8_t unused;  // 8 bytes an entry: its index scales in the address
 };
 constexpr UvlcPair uvlc_pair(int mode, int bits) {
   const bool off0 = mode != kUvlcSecond && mode != kUvlcNone, off1 = mode >= kUvlcSecond;
@@ -89,35 +103,67 @@ constexpr UvlcPairTable make_uvlc_pair_table() {
 }
 inline constexpr UvlcPairTable kUvlcPairs = make_uvlc_pair_table();
 
-// u_q of a quad pair in `mode` (the caller's MEL event decided an initial
-// row's pair with both set).
-inline void read_uvlc_pair(fast::BackwardReader& vlc, int mode, int u[2]) {
-  const uint64_t bits = vlc.look();
-  const UvlcPair& e = kUvlcPairs.entry[mode << 6 | (bits & 63)];
-  u[0] = e.base[0] + static_cast<int>(low_bits(bits >> e.suffix_start[0], e.suffix_length[0]));
-  u[1] = e.base[1] + static_cast<int>(low_bits(bits >> e.suffix_start[1], e.suffix_length[1]));
-  vlc.advance(e.length);
-}
-
-// The other rows' decoding table (entropy/ht/vlc_tables.h) with, in each entry's
-// high half, the bit the quad gives the context of the quad to its right
-// (other_row_context's w and sw samples: c_q bit 1, at its place in the
-// table's index, bit 8): the VLC pass's serial chain from one codeword to
-// the next look-up is then one shift and an or.
-struct WideVlcTable {
-  std::array<uint32_t, 8 * 128> entry;
+// The rows after the initial one's UVLC (modes kUvlcNone..kUvlcBoth, whose
+// second suffix follows the first) for a bit deposit (BMI2's pdep): the
+// two suffixes, taken together from where they start, deposited at bits
+// 16 and 48 (u_q's place in a quad's code, two codes in a 64-bit word),
+// plus the two bases there: a pair's u_q with no field read apart.
+struct UvlcDeposits {
+  struct Entry {
+    uint64_t deposit, bases;
+  } entry[4 * 64];
+  uint8_t length[4 * 64], suffix_start[4 * 64];
 };
-const WideVlcTable& wide_other_rows() {
-  static const WideVlcTable table = [] {
-    WideVlcTable t{};
-    const auto& narrow = vlc_decode_tables().other_rows;
-    for (size_t i = 0; i < narrow.size(); ++i) {
-      const uint16_t e = narrow[i];
-      t.entry[i] = e | static_cast<uint32_t>(other_row_context(decoded_rho(e), 0, 0, 0)) << (7 + 16);
+constexpr UvlcDeposits make_uvlc_deposits() {
+  UvlcDeposits t{};
+  for (int i = 0; i < 4 * 64; ++i) {
+    const UvlcPair& e = kUvlcPairs.entry[i];
+    const auto low = [](int n) { return (uint64_t{1} << n) - 1; };
+    t.entry[i].deposit = low(e.suffix_length[0]) << 16 | low(e.suffix_length[1]) << 48;
+    t.entry[i].bases = uint64_t{e.base[0]} << 16 | uint64_t{e.base[1]} << 48;
+    t.length[i] = e.length;
+    t.suffix_start[i] = e.suffix_start[0];
+  }
+  return t;
+}
+inline constexpr UvlcDeposits kUvlcDeposits = make_uvlc_deposits();
+
+// The decoding tables (entropy/ht/vlc_tables.h) widened for the VLC
+// pass's serial chain from one codeword to the next look-up. Each entry:
+// bits 0-2 the codeword length and bits 3-5 zero (a shift by the entry
+// takes the codeword: x86's variable shifts read the count's low 6 bits
+// only), bits 16-31 the narrow entry; the initial row's with u_off in bit
+// 6 and in bits 7-9 the part of the next quad's context (c_q << 7) that
+// this quad gives as the quad to its left (initial_row_context); the other
+// rows' with u_off in bit 7 and that part (other_row_context's w and sw
+// samples) in bit 8. A pair's UVLC mode is then the first quad's u_off bit
+// (times 64 entries of kUvlcPairs) and the second's (times 128), each a
+// mask and a scaled add.
+struct WideVlcTables {
+  std::array<uint32_t, 8 * 128> initial_row, other_rows;
+};
+template <bool kInitial>
+struct WideLayout {
+  static constexpr uint32_t kUOff = kInitial ? 0x40 : 0x80, kLeftContext = kInitial ? 0x380 : 0x100;
+};
+template <bool kInitial>
+uint32_t widened(uint16_t e) {
+  const int rho = decoded_rho(e);
+  const int left = kInitial ? initial_row_context(rho) : other_row_context(rho, 0, 0, 0);
+  return static_cast<uint32_t>(decoded_length(e)) | (decoded_u_off(e) != 0 ? WideLayout<kInitial>::kUOff : 0) |
+         static_cast<uint32_t>(left) << 7 | static_cast<uint32_t>(e) << 16;
+}
+const WideVlcTables& wide_vlc_tables() {
+  static const WideVlcTables tables = [] {
+    WideVlcTables t{};
+    const VlcDecodeTables& narrow = vlc_decode_tables();
+    for (size_t i = 0; i < narrow.other_rows.size(); ++i) {
+      t.initial_row[i] = widened<true>(narrow.initial_row[i]);
+      t.other_rows[i] = widened<false>(narrow.other_rows[i]);
     }
     return t;
   }();
-  return table;
+  return tables;
 }
 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
@@ -127,7 +173,7 @@ const WideVlcTable& wide_other_rows() {
 // being reconstructed, `next_codes` the row whose codewords are being read.
 struct RowState {
   std::vector<uint8_t> e_above, e_row;      // column x at index x + 1
-  std::vector<uint8_t> context_above;       // per quad: c_q's bits from the row above
+  std::vector<uint16_t> context_above;      // per quad: c_q's bits from the row above, << 7
   std::vector<uint32_t> codes, next_codes;  // quad q at index q + 1: the VLC table entry | u_q << 16
   std::vector<int32_t> bounds;              // per quad of `codes`: U_q = u_q + kappa_q
   std::vector<int32_t> spare_row;           // the bottom samples of a last, half quad row
@@ -147,7 +193,8 @@ struct RowState {
 // the thread_local vectors themselves goes through memory at every row.
 // codes and next_codes point at quad 0 (past the left border).
 struct RowViews {
-  uint8_t *e_above, *e_row, *context_above;
+  uint8_t *e_above, *e_row;
+  uint16_t* context_above;
   uint32_t *codes, *next_codes;
   int32_t* bounds;
   explicit RowViews(RowState& rows)
@@ -156,32 +203,42 @@ struct RowViews {
 };
 
 // The part of each quad's context that the row above gives
-// (other_row_context's bits 0 and 2) from that row's VLC entries, for a
-// whole row at once (no serial dependence: the compiler vectorises it).
-// `above` has a zero entry on each side.
-inline void contexts_from_codes(const uint32_t* above, int64_t quads_wide, uint8_t* out) {
+// (other_row_context's bits 0 and 2), times 128 (its place in a table's
+// index), from that row's VLC entries, for a whole row at once (no serial
+// dependence: the compiler vectorises it). `above` has a zero entry on
+// each side.
+inline void contexts_from_codes(const uint32_t* above, int64_t quads_wide, uint16_t* out) {
   for (int64_t q = 0; q < quads_wide; ++q) {
     // Bits 1 and 3 of rho (the bottom samples) are bits 5 and 7 of an entry.
     const uint32_t left = above[q - 1] >> 7, middle = above[q] >> 5, right = above[q + 1] >> 5;
-    out[q] = static_cast<uint8_t>(((left | middle) & 1) | ((middle >> 2 | right) & 1) << 2);
+    out[q] = static_cast<uint16_t>((((left | middle) & 1) | ((middle >> 2 | right) & 1) << 2) << 7);
   }
 }
 
 // The VLC pass of one quad row, a pair of quads at a time: each quad's
 // codeword (after a MEL event in context 0) and each pair's UVLC, in the
 // stream order of Annex C.3. Writes the row's codes (next_codes); the
-// contexts from the row above are taken when it starts.
-template <bool kInitial>
+// contexts from the row above are taken when it starts. The streams'
+// states are copies for the row (registers, not memory, in the chain of
+// look-ups), handed back when it ends.
+template <bool kInitial, class Steps>
 class VlcRow {
  public:
-  VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, int64_t quads_wide, const RowViews& rows)
-      : vlc_(vlc), mel_(mel), quads_wide_(quads_wide), context_above_(rows.context_above), codes_(rows.next_codes) {
-    const VlcDecodeTables& tables = vlc_decode_tables();
+  VlcRow(fast::BackwardReader& vlc, fast::MelDecoder& mel, uint64_t& events, int64_t quads_wide,
+         const RowViews& rows)
+      : vlc_(vlc), reader_(vlc), mel_(mel), events_out_(events), events_(events), quads_wide_(quads_wide),
+        context_above_(rows.context_above), codes_(rows.next_codes) {
+    const WideVlcTables& tables = wide_vlc_tables();
     table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
-    if (!kInitial) wide_ = wide_other_rows().entry.data();
     if (!kInitial) contexts_from_codes(rows.codes, quads_wide, context_above_);
-    vlc_.clamp();
+    reader_.clamp();
   }
+  ~VlcRow() {
+    vlc_ = reader_;
+    events_out_ = events_;
+  }
+  VlcRow(const VlcRow&) = delete;
+  VlcRow& operator=(const VlcRow&) = delete;
 
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   [[gnu::always_inline]] void pair(int64_t qx) {
@@ -194,59 +251,90 @@ class VlcRow {
   // Quads qx and qx + 1, both in the row.
   [[gnu::always_inline]] void whole_pair(int64_t qx) { pair_of<true>(qx); }
 
+  // The MEL events of the next `quads` <= kEventsAhead quads of a row
+  // other than the initial one (one a quad at most), decoded before their
+  // loop: no call in it, whose registers would cost the loop's chain.
+  static constexpr int64_t kEventsAhead = fast::MelDecoder::kRefillEvents;
+  void events_for(int64_t quads) {
+    if ((events_ >> quads) == 0) events_ = mel_.refill(events_);
+  }
+
  private:
   template <bool kSecond>
   [[gnu::always_inline]] void pair_of(int64_t qx) {
-    vlc_.refill();
-    const uint16_t entry0 = codeword(qx);
-    const uint16_t entry1 = kSecond ? codeword(qx + 1) : 0;
-    int u[2] = {0, 0};
-    int mode = decoded_u_off(entry0) | decoded_u_off(entry1) << 1;
-    if (kInitial && mode == kUvlcBoth) mode = mel_.decode() ? kInitialBothEvent : kInitialBoth;
+    // The initial row's pair takes at most three events (two contexts 0
+    // and one for its UVLC); the other rows' are there already
+    // (events_for).
+    if (kInitial && events_ < 8) [[unlikely]] events_ = mel_.refill(events_);
+    reader_.refill();
+    const uint32_t wide0 = codeword(qx);
+    const uint32_t wide1 = kSecond ? codeword(qx + 1) : 0;
+    // The UVLC mode (kUvlcNone..kUvlcBoth) from the two u_off, the second's
+    // added last (the first's is known sooner).
+    using Layout = WideLayout<kInitial>;
+    const UvlcPair* modes = kUvlcPairs.entry + (wide0 & Layout::kUOff) * 64 / Layout::kUOff;
+    modes = opaque(modes) + (wide1 & Layout::kUOff) * 128 / Layout::kUOff;
+    if constexpr (kInitial) {
+      if (modes == kUvlcPairs.entry + kUvlcBoth * 64) {
+        modes = kUvlcPairs.entry + (take_event() ? kInitialBothEvent : kInitialBoth) * 64;
+      }
+    }
     // Without a branch on the mode, which the data decides: mode kUvlcNone's
     // entry reads nothing and gives u_q = 0.
-    read_uvlc_pair(vlc_, mode, u);
-    codes_[qx] = entry0 | static_cast<uint32_t>(u[0]) << 16;
-    // Without a second quad, 0 into the right border (already 0).
-    codes_[qx + 1] = entry1 | static_cast<uint32_t>(u[1]) << 16;
+    const uint64_t bits = reader_.look();
+    if constexpr (!kInitial && Steps::kBitDeposit) {
+      const auto index = static_cast<size_t>(opaque(modes) - kUvlcPairs.entry) | (bits & 63);
+      const UvlcDeposits::Entry& e = kUvlcDeposits.entry[index];
+      const uint64_t u = Steps::deposit(bits >> kUvlcDeposits.suffix_start[index], e.deposit) + e.bases;
+      reader_.advance(kUvlcDeposits.length[index]);
+      // Without a second quad, 0 into the right border (already 0).
+      const uint64_t pair = (wide0 >> 16 | static_cast<uint64_t>(wide1 >> 16) << 32) | u;
+      std::memcpy(codes_ + qx, &pair, sizeof pair);
+    } else {
+      const UvlcPair& e = opaque(modes)[bits & 63];
+      const auto u0 = static_cast<uint32_t>(e.base[0] + low_bits(bits >> e.suffix_start[0], e.suffix_length[0]));
+      const auto u1 = static_cast<uint32_t>(e.base[1] + low_bits(bits >> e.suffix_start[1], e.suffix_length[1]));
+      reader_.advance(e.length);
+      codes_[qx] = wide0 >> 16 | u0 << 16;
+      // Without a second quad, 0 into the right border (already 0).
+      codes_[qx + 1] = wide1 >> 16 | u1 << 16;
+    }
   }
 
-  // Quad q's codeword entry (0: insignificant after a MEL event).
-  [[gnu::always_inline]] uint16_t codeword(int64_t q) {
-    uint16_t entry = 0;
-    if constexpr (kInitial) {
-      const int c_q = initial_row_context(rho_left_);
-      // In context 0 a MEL event says whether the quad is significant at
-      // all; only then does it have a codeword.
-      if (c_q != 0 || mel_.decode()) {
-        entry = table_[c_q << 7 | (vlc_.look() & 0x7F)];
-        vlc_.advance(decoded_length(entry));
-      }
-      rho_left_ = decoded_rho(entry);
-    } else {
-      // c_q << 7: the row above's part, and the part the quad to the left
-      // gives (wide_other_rows's entry carries it in place).
-      const uint32_t context = static_cast<uint32_t>(context_above_[q]) << 7 | left_context_;
-      uint32_t wide = 0;
-      if (context != 0 || mel_.decode()) {
-        wide = wide_[context | (vlc_.look() & 0x7F)];
-        vlc_.advance(static_cast<int>(wide & 7));
-      }
-      left_context_ = wide >> 16;
-      entry = static_cast<uint16_t>(wide);
+  // The next MEL event, taken.
+  [[gnu::always_inline]] bool take_event() {
+    const bool event = events_ & 1;
+    events_ >>= 1;
+    return event;
+  }
+
+  // Quad q's wide entry (0: insignificant after a MEL event). In context 0
+  // a MEL event says whether the quad is significant at all; only then
+  // does it have a codeword.
+  [[gnu::always_inline]] uint32_t codeword(int64_t q) {
+    // c_q << 7: the row above's part, and the part the quad to the left
+    // gives, added last (it comes with the previous look-up).
+    const uint32_t above = kInitial ? 0 : context_above_[q];
+    const uint32_t left = left_ & WideLayout<kInitial>::kLeftContext;
+    uint32_t wide = 0;
+    if ((above | left) != 0 || take_event()) {
+      wide = opaque(opaque(table_ + above) + left)[reader_.look() & 0x7F];
+      reader_.advance_low6(wide);
     }
-    return entry;
+    left_ = wide;
+    return wide;
   }
 
   fast::BackwardReader& vlc_;
+  fast::BackwardReader reader_;
   fast::MelDecoder& mel_;
+  uint64_t& events_out_;
+  uint64_t events_;  // fast::MelDecoder's word of events
   const int64_t quads_wide_;
-  uint8_t* const context_above_;
+  uint16_t* const context_above_;
   uint32_t* const codes_;  // codes_[-1] and codes_[quads_wide_] are the border
-  const uint16_t* table_;
-  const uint32_t* wide_ = nullptr;
-  int rho_left_ = 0;              // the initial row's context comes from it
-  uint32_t left_context_ = 0;     // in the other rows, c_q's bit 1 << 7
+  const uint32_t* table_;
+  uint32_t left_ = 0;  // the wide entry of the quad to the left
 };
 
 // The MagSgn pass of one quad row (codes, the exponents above in e_above),
@@ -409,6 +497,7 @@ template <class Steps>
   flat.resize(fast::ForwardReader::buffer_size(static_cast<size_t>(pcup)));
   fast::ForwardReader ms(data, static_cast<size_t>(pcup), flat.data());
   fast::MelDecoder mel(data + pcup, static_cast<size_t>(layout.scup - 1));
+  uint64_t events = fast::MelDecoder::kNoEvents;
   const int64_t width = out.width, height = out.height;
   const int64_t quads_wide = (width + 1) / 2;
   // A quad row's VLC pass refills once per pair (VlcRow::pair).
@@ -422,7 +511,7 @@ template <class Steps>
   RowViews rows(state);
 
   {
-    VlcRow<true> initial(vlc, mel, quads_wide, rows);
+    VlcRow<true, Steps> initial(vlc, mel, events, quads_wide, rows);
     for (int64_t qx = 0; qx < quads_wide; qx += 2) initial.pair(qx);
   }
   for (int64_t y = 0; y < height; y += 2) {
@@ -434,28 +523,36 @@ template <class Steps>
     MagSgnRow<Steps::kVector, Steps> magsgn(ms, rows, top, bottom, width, p, planes_above);
     bool ok = true;
     if (y + 2 < height) {
-      VlcRow<false> next(vlc, mel, quads_wide, rows);
-      if constexpr (Steps::kFours) {
-        int64_t qx = 0;
-        for (; qx + 4 <= quads_wide; qx += 4) {
-          next.whole_pair(qx);
-          next.whole_pair(qx + 2);
-          ok &= magsgn.four(qx);
-        }
-        if (qx < quads_wide) {  // the last 1 to 3 quads
-          next.pair(qx);
-          if (qx + 2 < quads_wide) next.pair(qx + 2);
-          ok &= magsgn.four(qx);
-        }
-      } else {
-        int64_t qx = 0;
-        for (; qx + 2 <= quads_wide; qx += 2) {
-          next.whole_pair(qx);
-          ok &= magsgn.pair(qx);
-        }
-        if (qx < quads_wide) {  // the last, odd quad
-          next.pair(qx);
-          ok &= magsgn.pair(qx);
+      VlcRow<false, Steps> next(vlc, mel, events, quads_wide, rows);
+      static_assert(VlcRow<false, Steps>::kEventsAhead % 4 == 0);
+      int64_t qx = 0;
+      while (qx < quads_wide) {
+        // Pieces of the row whose events one refill holds; only the last
+        // may end in a part of four quads.
+        const int64_t end = std::min(quads_wide, qx + VlcRow<false, Steps>::kEventsAhead);
+        next.events_for(end - qx);
+        if constexpr (Steps::kFours) {
+          for (; qx + 4 <= end; qx += 4) {
+            next.whole_pair(qx);
+            next.whole_pair(qx + 2);
+            ok &= magsgn.four(qx);
+          }
+          if (qx < end) {  // the row's last 1 to 3 quads
+            next.pair(qx);
+            if (qx + 2 < end) next.pair(qx + 2);
+            ok &= magsgn.four(qx);
+            qx = end;
+          }
+        } else {
+          for (; qx + 2 <= end; qx += 2) {
+            next.whole_pair(qx);
+            ok &= magsgn.pair(qx);
+          }
+          if (qx < end) {  // the row's last, odd quad
+            next.pair(qx);
+            ok &= magsgn.pair(qx);
+            qx = end;
+          }
         }
       }
     } else if constexpr (Steps::kFours) {

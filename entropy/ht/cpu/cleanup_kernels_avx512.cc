@@ -83,7 +83,12 @@ struct Lanes {
 }
 
 struct Steps {
-  static constexpr bool kVector = true, kPairs = true, kFours = true, kRowCodes = true;
+  static constexpr bool kVector = true, kPairs = true, kFours = true, kRowCodes = true, kBitDeposit = true;
+
+  // BMI2's bit deposit (the decoder's UVLC, UvlcDeposits).
+  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static uint64_t deposit(uint64_t bits, uint64_t mask) {
+    return _pdep_u64(bits, mask);
+  }
 
   [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static int64_t measure_quads(
       const int32_t* top, const int32_t* bottom, int64_t quads, int shift, const MeasuredQuads& m) {
