@@ -12,7 +12,7 @@ namespace {
 void fill_decode(std::span<const VlcCodeword> codewords, std::array<uint16_t, 8 * 128>& table) {
   table.fill(0);
   for (const VlcCodeword& c : codewords) {
-    const auto entry = static_cast<uint16_t>(c.length | c.u_off << 3 | c.rho << 4 | c.e_1 << 8 | c.e_k << 12);
+    const uint16_t entry = decoding_entry(c);
     for (int rest = 0; rest < 128 >> c.length; ++rest) table[c.c_q << 7 | rest << c.length | c.bits] = entry;
   }
 }

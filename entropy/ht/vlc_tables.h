@@ -31,11 +31,15 @@ struct VlcDecodeTables {
 };
 const VlcDecodeTables& vlc_decode_tables();
 
-MALLAT_HD inline int decoded_length(uint16_t e) { return e & 7; }
-MALLAT_HD inline int decoded_u_off(uint16_t e) { return (e >> 3) & 1; }
-MALLAT_HD inline int decoded_rho(uint16_t e) { return (e >> 4) & 15; }
-MALLAT_HD inline int decoded_e_1(uint16_t e) { return (e >> 8) & 15; }
-MALLAT_HD inline int decoded_e_k(uint16_t e) { return e >> 12; }
+// A codeword's decoding entry.
+constexpr uint16_t decoding_entry(const VlcCodeword& c) {
+  return static_cast<uint16_t>(c.length | c.u_off << 3 | c.rho << 4 | c.e_1 << 8 | c.e_k << 12);
+}
+MALLAT_HD constexpr int decoded_length(uint16_t e) { return e & 7; }
+MALLAT_HD constexpr int decoded_u_off(uint16_t e) { return (e >> 3) & 1; }
+MALLAT_HD constexpr int decoded_rho(uint16_t e) { return (e >> 4) & 15; }
+MALLAT_HD constexpr int decoded_e_1(uint16_t e) { return (e >> 8) & 15; }
+MALLAT_HD constexpr int decoded_e_k(uint16_t e) { return e >> 12; }
 
 // Encoding: indexed by c_q << 8 | rho << 4 | emb, where emb is the set of
 // samples whose exponent equals U_q when u_q > 0 (else 0). Entry bits: 0-3
@@ -71,7 +75,7 @@ MALLAT_HD inline uint32_t encoded_bits(uint16_t e) { return e >> 8; }
 // Quad context c_q in the initial quad row: from the quad to the left, bit
 // 0 its left column (either sample), bit 1 its top right, bit 2 its bottom
 // right sample.
-MALLAT_HD inline int initial_row_context(int rho_left) {
+MALLAT_HD constexpr int initial_row_context(int rho_left) {
   return ((rho_left | rho_left >> 1) & 1) | ((rho_left >> 1) & 6);
 }
 
@@ -80,7 +84,7 @@ MALLAT_HD inline int initial_row_context(int rho_left) {
 // above); bit 1 the two to the left (the right column of the quad to the
 // left); bit 2 the one above the top-right sample (bottom right of the quad
 // above) and the one above-right of it (bottom left of the quad above-right).
-MALLAT_HD inline int other_row_context(int rho_left, int rho_above_left, int rho_above, int rho_above_right) {
+MALLAT_HD constexpr int other_row_context(int rho_left, int rho_above_left, int rho_above, int rho_above_right) {
   const int nw_n = ((rho_above_left >> 3) | (rho_above >> 1)) & 1;
   const int w_sw = ((rho_left >> 2) | (rho_left >> 3)) & 1;
   const int ne_nf = ((rho_above >> 3) | (rho_above_right >> 1)) & 1;

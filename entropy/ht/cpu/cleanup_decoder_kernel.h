@@ -147,24 +147,28 @@ struct WideLayout {
   static constexpr uint32_t kUOff = kInitial ? 0x40 : 0x80, kLeftContext = kInitial ? 0x380 : 0x100;
 };
 template <bool kInitial>
-uint32_t widened(uint16_t e) {
+constexpr uint32_t widened(uint16_t e) {
   const int rho = decoded_rho(e);
   const int left = kInitial ? initial_row_context(rho) : other_row_context(rho, 0, 0, 0);
   return static_cast<uint32_t>(decoded_length(e)) | (decoded_u_off(e) != 0 ? WideLayout<kInitial>::kUOff : 0) |
          static_cast<uint32_t>(left) << 7 | static_cast<uint32_t>(e) << 16;
 }
-const WideVlcTables& wide_vlc_tables() {
-  static const WideVlcTables tables = [] {
-    WideVlcTables t{};
-    const VlcDecodeTables& narrow = vlc_decode_tables();
-    for (size_t i = 0; i < narrow.other_rows.size(); ++i) {
-      t.initial_row[i] = widened<true>(narrow.initial_row[i]);
-      t.other_rows[i] = widened<false>(narrow.other_rows[i]);
-    }
-    return t;
-  }();
-  return tables;
+namespace vlc_codewords {
+#include "entropy/ht/vlc_codewords.inc"
+}  // namespace vlc_codewords
+// Made at compile time (as vlc_decode_tables, widened): their address is a
+// constant, which costs the VLC pass's loop no register.
+template <bool kInitial>
+constexpr std::array<uint32_t, 8 * 128> wide_table(std::span<const VlcCodeword> codewords) {
+  std::array<uint32_t, 8 * 128> t{};
+  for (const VlcCodeword& c : codewords) {
+    const uint32_t entry = widened<kInitial>(decoding_entry(c));
+    for (int rest = 0; rest < 128 >> c.length; ++rest) t[static_cast<size_t>(c.c_q << 7 | rest << c.length | c.bits)] = entry;
+  }
+  return t;
 }
+inline constexpr WideVlcTables kWideVlcTables{wide_table<true>(vlc_codewords::kInitialRowCodewords),
+                                              wide_table<false>(vlc_codewords::kOtherRowCodewords)};
 
 // Per quad row, what the VLC pass leaves for the MagSgn pass, and what a
 // row leaves for the next: the VLC entries (whose rho give the next row's
@@ -228,8 +232,6 @@ class VlcRow {
          const RowViews& rows)
       : vlc_(vlc), reader_(vlc), mel_(mel), events_out_(events), events_(events), quads_wide_(quads_wide),
         context_above_(rows.context_above), codes_(rows.next_codes) {
-    const WideVlcTables& tables = wide_vlc_tables();
-    table_ = kInitial ? tables.initial_row.data() : tables.other_rows.data();
     if (!kInitial) contexts_from_codes(rows.codes, quads_wide, context_above_);
     reader_.clamp();
   }
@@ -318,7 +320,8 @@ class VlcRow {
     const uint32_t left = left_ & WideLayout<kInitial>::kLeftContext;
     uint32_t wide = 0;
     if ((above | left) != 0 || take_event()) {
-      wide = opaque(opaque(table_ + above) + left)[reader_.look() & 0x7F];
+      const uint32_t* table = kInitial ? kWideVlcTables.initial_row.data() : kWideVlcTables.other_rows.data();
+      wide = opaque(opaque(table + above) + left)[reader_.look() & 0x7F];
       reader_.advance_low6(wide);
     }
     left_ = wide;
@@ -333,7 +336,6 @@ class VlcRow {
   const int64_t quads_wide_;
   uint16_t* const context_above_;
   uint32_t* const codes_;  // codes_[-1] and codes_[quads_wide_] are the border
-  const uint32_t* table_;
   uint32_t left_ = 0;  // the wide entry of the quad to the left
 };
 
@@ -373,33 +375,6 @@ class MagSgnRow {
     if (qx + 1 >= quads_wide_) return quad(qx);
     const bool first = quad(qx);
     return quad(qx + 1) && first;
-  }
-
-  // Quads qx..qx + 3 (qx a multiple of 4; those the row has): the sixteen
-  // samples at once by Steps::quad_four_values where the four quads are
-  // whole and their bounds allow it, else two pairs.
-  [[gnu::always_inline]] bool four(int64_t qx) {
-    if constexpr (Steps::kFours) {
-      if (qx + 3 < whole_quads_) {
-        const int64_t x = 2 * qx;
-        uint32_t code[4];
-        std::memcpy(code, codes_ + qx, sizeof code);
-        if (((code[0] | code[1] | code[2] | code[3]) & 0xF0) == 0) {  // no MagSgn bits
-          std::memset(top_ + x, 0, 8 * sizeof(int32_t));
-          std::memset(bottom_ + x, 0, 8 * sizeof(int32_t));
-          std::memset(e_row_ + x + 1, 0, 8);
-          return true;
-        }
-        const int32_t* bound = bounds_ + qx;
-        if (std::max(std::max(bound[0], bound[1]), std::max(bound[2], bound[3])) <= vector_bound_) {
-          Steps::quad_four_values(ms_, code, bound, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
-          return true;
-        }
-      }
-    }
-    if (qx + 2 >= quads_wide_) return pair(qx);
-    const bool first = pair(qx);
-    return pair(qx + 2) && first;
   }
 
  private:
@@ -481,8 +456,8 @@ class MagSgnRow {
 // kept: the streams are apart), so that the VLC's serial chain of codeword
 // lengths and the MagSgn's work overlap in the processor.
 // Steps: kVector (quads four samples at once in 64-bit vector lanes),
-// kPairs (two quads at once by Steps::quad_pair_values) and kFours (four
-// quads at once by Steps::quad_four_values).
+// kPairs (two quads at once by Steps::quad_pair_values) and kBitDeposit
+// (a pair's UVLC by Steps::deposit, UvlcDeposits).
 template <class Steps>
 [[gnu::always_inline]] inline bool decode_kernel(std::span<const uint8_t> segment, int p, int planes_above,
                                           PlaneView<int32_t> out) {
@@ -524,39 +499,23 @@ template <class Steps>
     bool ok = true;
     if (y + 2 < height) {
       VlcRow<false, Steps> next(vlc, mel, events, quads_wide, rows);
-      static_assert(VlcRow<false, Steps>::kEventsAhead % 4 == 0);
+      static_assert(VlcRow<false, Steps>::kEventsAhead % 2 == 0);
       int64_t qx = 0;
       while (qx < quads_wide) {
         // Pieces of the row whose events one refill holds; only the last
-        // may end in a part of four quads.
+        // may end in an odd quad.
         const int64_t end = std::min(quads_wide, qx + VlcRow<false, Steps>::kEventsAhead);
         next.events_for(end - qx);
-        if constexpr (Steps::kFours) {
-          for (; qx + 4 <= end; qx += 4) {
-            next.whole_pair(qx);
-            next.whole_pair(qx + 2);
-            ok &= magsgn.four(qx);
-          }
-          if (qx < end) {  // the row's last 1 to 3 quads
-            next.pair(qx);
-            if (qx + 2 < end) next.pair(qx + 2);
-            ok &= magsgn.four(qx);
-            qx = end;
-          }
-        } else {
-          for (; qx + 2 <= end; qx += 2) {
-            next.whole_pair(qx);
-            ok &= magsgn.pair(qx);
-          }
-          if (qx < end) {  // the row's last, odd quad
-            next.pair(qx);
-            ok &= magsgn.pair(qx);
-            qx = end;
-          }
+        for (; qx + 2 <= end; qx += 2) {
+          next.whole_pair(qx);
+          ok &= magsgn.pair(qx);
+        }
+        if (qx < end) {  // the row's last, odd quad
+          next.pair(qx);
+          ok &= magsgn.pair(qx);
+          qx = end;
         }
       }
-    } else if constexpr (Steps::kFours) {
-      for (int64_t qx = 0; qx < quads_wide; qx += 4) ok &= magsgn.four(qx);
     } else {
       for (int64_t qx = 0; qx < quads_wide; qx += 2) ok &= magsgn.pair(qx);
     }

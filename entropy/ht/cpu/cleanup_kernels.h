@@ -44,6 +44,8 @@ const CleanupKernels& cleanup_kernels();
 #if MALLAT_HT_X86
 namespace avx2 {
 const CleanupKernels& cleanup_kernels();
+// The AVX2 build's decoder, which the AVX-512 build's kernels decode with.
+bool decode(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 }  // namespace avx2
 namespace avx512 {
 const CleanupKernels& cleanup_kernels();

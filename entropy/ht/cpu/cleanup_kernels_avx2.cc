@@ -74,7 +74,7 @@ struct Lanes {
 }
 
 struct Steps {
-  static constexpr bool kVector = true, kPairs = true, kFours = false, kRowCodes = true, kBitDeposit = true;
+  static constexpr bool kVector = true, kPairs = true, kRowCodes = true, kBitDeposit = true;
 
   // BMI2's bit deposit (the decoder's UVLC, UvlcDeposits).
   [[gnu::target(MALLAT_HT_AVX2_TARGET)]] static uint64_t deposit(uint64_t bits, uint64_t mask) {

@@ -2,9 +2,10 @@
 // build's set; through the target attribute, used only where the CPU
 // reports them all): the encoder measures eight quads (sixteen columns of a
 // row pair) at once, with the lanes' leading zero counts and mask
-// registers; the decoder reconstructs four quads' sixteen samples at once
-// (quad_four_values), else two quads' eight as the AVX2 build
-// (quad_pair_values_avx2, entropy/ht/magsgn_quad.h).
+// registers. It decodes with the AVX2 build's decoder: built for AVX-512,
+// the same source's VLC pass loses its reader's state to memory in the
+// serial chain of look-ups (fewer registers left beside the wider MagSgn
+// steps).
 #include "entropy/ht/cpu/cleanup_kernels.h"
 
 #if MALLAT_HT_X86
@@ -20,11 +21,11 @@
 #include <bit>
 #include <cstdint>
 
-#include "entropy/ht/magsgn_quad.h"
 
 #define MALLAT_HT_ISA avx512
 #define MALLAT_HT_ISA_NAME "avx512"
 #define MALLAT_HT_KERNEL [[gnu::target(MALLAT_HT_AVX512_TARGET)]]
+#define MALLAT_HT_DECODER ::mallat::entropy::ht::cpu::avx2::decode
 
 #include "entropy/ht/cpu/cleanup_encoder_kernel.h"
 
@@ -83,12 +84,8 @@ struct Lanes {
 }
 
 struct Steps {
-  static constexpr bool kVector = true, kPairs = true, kFours = true, kRowCodes = true, kBitDeposit = true;
+  static constexpr bool kRowCodes = true;
 
-  // BMI2's bit deposit (the decoder's UVLC, UvlcDeposits).
-  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static uint64_t deposit(uint64_t bits, uint64_t mask) {
-    return _pdep_u64(bits, mask);
-  }
 
   [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static int64_t measure_quads(
       const int32_t* top, const int32_t* bottom, int64_t quads, int shift, const MeasuredQuads& m) {
@@ -193,85 +190,6 @@ struct Steps {
                            _mm512_cvtepi32_epi8(gather16(length[0], length[1], length[2], length[3], last)));
     }
     return quads;
-  }
-
-  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static void quad_pair_values(
-      fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
-      int32_t* bottom, uint8_t* e_bottom) {
-    quad_pair_values_avx2(ms, code, bound, total, p, top, bottom, e_bottom);
-  }
-
-  // Four whole quads side by side (columns x..x+7 of the rows `top` and
-  // `bottom`) whose bounds U_q are within K and within 24, as
-  // quad_pair_values_avx2 takes two (Annex C.3.5-C.3.6): one quad per
-  // 128-bit lane, each quad's bits from a 16-byte load at the byte its
-  // first bit is in (at most 7 + 4 * 24 bits), each sample's at its quad's
-  // first bit plus the quad's m_n before it. code, bound: the quads' VLC
-  // entries (rho, e_1, e_k) and U_q. Writes the bottom samples' exponents
-  // to e_bottom[0..7] (left to right).
-  [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static void quad_four_values(fast::ForwardReader& ms,
-                                                                         const uint32_t code[4],
-                                                                         const int32_t bound[4], int p, int32_t* top,
-                                                                         int32_t* bottom, uint8_t* e_bottom) {
-    // The quads' bit counts sum_n m_n and where each starts.
-    int64_t total[4];
-    for (int q = 0; q < 4; ++q) {
-      total[q] = bound[q] * std::popcount(code[q] >> 4 & 15) - std::popcount(code[q] >> 12 & 15);
-    }
-    const uint64_t start0 = ms.position(), start1 = start0 + static_cast<uint64_t>(total[0]),
-                   start2 = start1 + static_cast<uint64_t>(total[1]), start3 = start2 + static_cast<uint64_t>(total[2]);
-    const auto at_byte = [&ms](uint64_t start) __attribute__((always_inline)) {
-      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(ms.flat() + ms.byte_at(start)));
-    };
-    __m512i window = _mm512_castsi128_si512(at_byte(start0));
-    window = _mm512_inserti32x4(window, at_byte(start1), 1);
-    window = _mm512_inserti32x4(window, at_byte(start2), 2);
-    window = _mm512_inserti32x4(window, at_byte(start3), 3);
-    ms.advance(static_cast<int>(total[0] + total[1] + total[2] + total[3]));
-    // Quad n's entry, bound and first bit in the four lanes of its 128 bits;
-    // lane n of each quad: bit n of rho, e_1 and e_k.
-    const __m512i spread = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-    const __m512i inf =
-        _mm512_permutexvar_epi32(spread, _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(code))));
-    const __m512i u =
-        _mm512_permutexvar_epi32(spread, _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bound))));
-    const __m512i first_bit = _mm512_permutexvar_epi32(
-        spread, _mm512_castsi128_si512(_mm_setr_epi32(static_cast<int>(start0 & 7), static_cast<int>(start1 & 7),
-                                                      static_cast<int>(start2 & 7), static_cast<int>(start3 & 7))));
-    const __m512i one = _mm512_set1_epi32(1);
-    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-    const __m512i rho = _mm512_and_si512(_mm512_srlv_epi32(inf, _mm512_add_epi32(lane, _mm512_set1_epi32(4))), one);
-    const __m512i e_1 = _mm512_and_si512(_mm512_srlv_epi32(inf, _mm512_add_epi32(lane, _mm512_set1_epi32(8))), one);
-    const __m512i e_k = _mm512_and_si512(_mm512_srlv_epi32(inf, _mm512_add_epi32(lane, _mm512_set1_epi32(12))), one);
-    const __mmask16 significant = _mm512_test_epi32_mask(rho, rho);
-    // m_n = U_q - e_k where significant, else 0 (Annex C.3.5); a sample's
-    // bits start after its quad's m_n before it (a prefix sum per quad).
-    const __m512i m = _mm512_maskz_sub_epi32(significant, u, e_k);
-    __m512i inclusive = _mm512_add_epi32(m, _mm512_bslli_epi128(m, 4));
-    inclusive = _mm512_add_epi32(inclusive, _mm512_bslli_epi128(inclusive, 8));
-    const __m512i at = _mm512_add_epi32(_mm512_sub_epi32(inclusive, m), first_bit);
-    // The 4 bytes from byte at >> 3 of the quad's window, by a byte shuffle.
-    const __m512i byte = _mm512_shuffle_epi8(
-        _mm512_srli_epi32(at, 3), _mm512_set4_epi32(0x0C0C0C0C, 0x08080808, 0x04040404, 0x00000000));
-    const __m512i word = _mm512_shuffle_epi8(window, _mm512_add_epi32(byte, _mm512_set1_epi32(0x03020100)));
-    const __m512i raw = _mm512_and_si512(_mm512_srlv_epi32(word, _mm512_and_si512(at, _mm512_set1_epi32(7))),
-                                         _mm512_sub_epi32(_mm512_sllv_epi32(one, m), one));
-    // v with e_1's bit at m_n (Annex C.3.6); mu = (v >> 1) + 1 where
-    // significant (v is 0 elsewhere).
-    const __m512i v = _mm512_or_si512(raw, _mm512_sllv_epi32(e_1, m));
-    const __m512i magnitude = _mm512_sll_epi32(_mm512_add_epi32(_mm512_srli_epi32(v, 1), rho), _mm_cvtsi32_si128(p));
-    const __m512i sign = _mm512_and_si512(v, one);
-    const __m512i value = _mm512_add_epi32(_mm512_xor_si512(magnitude, _mm512_sub_epi32(_mm512_setzero_si512(), sign)), sign);
-    // Exponents bit_width(v | 1), 0 where insignificant.
-    const __m512i exponent =
-        _mm512_maskz_sub_epi32(significant, _mm512_set1_epi32(32), _mm512_lzcnt_epi32(_mm512_or_si512(v, one)));
-    // Row order: the top samples of the four quads, then the bottom ones.
-    const __m512i to_rows = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
-    const __m512i rows = _mm512_permutexvar_epi32(to_rows, value);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(top), _mm512_castsi512_si256(rows));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(bottom), _mm512_extracti64x4_epi64(rows, 1));
-    const __m256i bottom_e = _mm512_extracti64x4_epi64(_mm512_permutexvar_epi32(to_rows, exponent), 1);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(e_bottom), _mm256_cvtepi32_epi8(bottom_e));
   }
 };
 

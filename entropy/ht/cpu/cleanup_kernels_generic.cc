@@ -61,7 +61,7 @@ inline void measure_whole_quad(const int32_t* top, const int32_t* bottom, int64_
 }
 
 struct Steps {
-  static constexpr bool kVector = false, kPairs = false, kFours = false, kRowCodes = false, kBitDeposit = false;
+  static constexpr bool kVector = false, kPairs = false, kRowCodes = false, kBitDeposit = false;
   static int64_t measure_quads(const int32_t* top, const int32_t* bottom, int64_t quads, int shift,
                                const MeasuredQuads& m) {
     for (int64_t q = 0; q < quads; ++q) measure_whole_quad(top, bottom, q, shift, m);
