@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <new>
+#include <type_traits>
 #include <string>
 
 #include "common/timeline.h"
@@ -24,10 +26,22 @@ constexpr double kFirstShare = 0.2;
 }  // namespace
 
 PredictedHtBlock::Coding* PredictedHtBlock::find(int8_t plane, bool refinement) {
-  if (!predicted || plane < 0) return nullptr;
+  if (plane < 0) return nullptr;
   if (rounds.refined == plane && refinement == (plane > 0)) return &coded[0];
   if (rounds.cleanup_only == plane && !refinement) return &coded[1];
   return nullptr;
+}
+
+PredictedHtBlock* HtPlanePrediction::make_block() {
+  static_assert(std::is_trivially_destructible_v<PredictedHtBlock>, "freed with the pieces, never destroyed");
+  constexpr size_t kAlign = alignof(PredictedHtBlock);
+  ThreadPieces::Piece& piece = pieces_.room(sizeof(PredictedHtBlock) + kAlign - 1);
+  const size_t skip = (kAlign - reinterpret_cast<uintptr_t>(piece.at) % kAlign) % kAlign;
+  auto* block = new (piece.at + skip) PredictedHtBlock();
+  piece.at += skip + sizeof(PredictedHtBlock);
+  piece.left -= skip + sizeof(PredictedHtBlock);
+  held_.fetch_add(sizeof(PredictedHtBlock), std::memory_order_relaxed);
+  return block;
 }
 
 bool HtPlanePrediction::keep(const entropy::EncodedCodeBlock& coded, PredictedHtBlock::Coding& out) {

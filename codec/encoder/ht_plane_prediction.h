@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -31,7 +32,7 @@ namespace mallat::codec {
 
 // One block's codings at its predicted rounds (HtRounds): coded[0] at
 // rounds.refined with SigProp and MagRef, coded[1] at rounds.cleanup_only
-// with the cleanup alone; their bytes in HtPlanePrediction's pieces.
+// with the cleanup alone; it and their bytes in HtPlanePrediction's pieces.
 struct PredictedHtBlock {
   struct Coding {
     const uint8_t* data = nullptr;
@@ -40,12 +41,10 @@ struct PredictedHtBlock {
     int8_t num_passes = 0;  // 0: none (the block has nothing at that plane)
     entropy::CodingPass passes[3];
   };
-  bool predicted = false;
   HtRounds rounds;
   Coding coded[2];
   // The coding at `plane` with or without the refinement passes (as
-  // block_to_encode takes them: none at plane 0), null if none was made
-  // (or the block was not predicted).
+  // block_to_encode takes them: none at plane 0), null if none was made.
   Coding* find(int8_t plane, bool refinement);
 };
 
@@ -86,9 +85,12 @@ class HtPlanePrediction {
   // Whether the codings' bytes held have reached the budget. From any
   // thread.
   bool full() const { return held_.load(std::memory_order_relaxed) >= setup_.budget; }
+  // A block's record, in this thread's piece (thread_pieces.h), counted
+  // against the budget. From any thread.
+  PredictedHtBlock* make_block();
   // `coded` kept as a coding of `out`'s: its bytes copied into this
-  // thread's piece (thread_pieces.h), its passes into `out`. From any
-  // thread; false (nothing kept) where it has more passes than an HT block.
+  // thread's piece, its passes into `out`. From any thread; false (nothing
+  // kept) where it has more passes than an HT block.
   bool keep(const entropy::EncodedCodeBlock& coded, PredictedHtBlock::Coding& out);
   // The coding as TileEncoder::code_ht_planes would have made it.
   static entropy::EncodedCodeBlock coded(const PredictedHtBlock::Coding& c);

@@ -23,9 +23,10 @@ constexpr int64_t kKeptBatchSamples = int64_t{1} << 22;
 void TileEncoder::code_predicted(size_t slot, const EncodeBlock& block, const KeptIndices& kept,
                                  const CodeBlockHull& hull, int planes, double slope) {
   HtPlanePrediction& prediction = *setup_.ht_prediction;
-  PredictedHtBlock& predicted = predicted_[slot];
-  predicted.rounds = ht_rounds(ht_plane_pair(hull, planes, slope, prediction.sure_ratio()));
-  const int8_t round_planes[2] = {predicted.rounds.refined, predicted.rounds.cleanup_only};
+  const HtRounds rounds = ht_rounds(ht_plane_pair(hull, planes, slope, prediction.sure_ratio()));
+  PredictedHtBlock& predicted = *prediction.make_block();
+  predicted.rounds = rounds;
+  const int8_t round_planes[2] = {rounds.refined, rounds.cleanup_only};
   if (round_planes[0] >= 0 || round_planes[1] >= 0) {
     // The indices as code_kept_planes reads them back (those below 2^F as
     // 0), so that a coding is the one it would make.
@@ -45,7 +46,7 @@ void TileEncoder::code_predicted(size_t slot, const EncodeBlock& block, const Ke
       if (!coded.ok() || !prediction.keep(*coded, predicted.coded[r])) return;
     }
   }
-  predicted.predicted = true;
+  predicted_[slot] = &predicted;
 }
 
 void TileEncoder::keep_predicted(std::span<const std::vector<int8_t>> rounds,
@@ -53,8 +54,8 @@ void TileEncoder::keep_predicted(std::span<const std::vector<int8_t>> rounds,
   if (predicted_.empty() || !setup_.ht_prediction) return;
   std::atomic<uint64_t> blocks = 0, right = 0, made = 0, kept = 0;
   for_blocks(predicted_.size(), [&](size_t slot) {
-    PredictedHtBlock& p = predicted_[slot];
-    if (!p.predicted) return;
+    if (!predicted_[slot]) return;
+    PredictedHtBlock& p = *predicted_[slot];
     bool used[2] = {false, false};
     bool all_kept = true;
     for (size_t r = 0; r < rounds.size(); ++r) {
@@ -84,24 +85,16 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
   // prediction.
   std::vector<std::vector<int8_t>> coding(rounds.begin(), rounds.end());
   keep_predicted(rounds, coding);
-  // Blocks to code, and blocks whose every coding was predicted: those
-  // take their candidates in the rounds' order, as a coded block does.
-  std::vector<size_t> wanted, predicted;
+  // Every block with a plane to take, coded or kept, in batches as without
+  // prediction: its candidates and points are then made in the same order,
+  // near those of the blocks beside it, which PCRD and the sizings read.
+  std::vector<size_t> wanted;
   for (size_t slot = 0; slot < kept_indices_.size(); ++slot) {
-    bool asked = false, to_code = false;
-    for (size_t r = 0; r < rounds.size(); ++r) {
-      asked = asked || rounds[r][slot] >= 0;
-      to_code = to_code || coding[r][slot] >= 0;
-    }
-    if (to_code) {
+    for (const std::vector<int8_t>& r : rounds) {
+      if (r[slot] < 0) continue;
       wanted.push_back(slot);
-    } else if (asked) {
-      predicted.push_back(slot);
+      break;
     }
-  }
-  if (!predicted.empty()) {
-    for (size_t r = 0; r < rounds.size(); ++r) add_ht_candidates(predicted, rounds[r], {}, r == 0);
-    list_ht_points(predicted, rounds);
   }
   // One plane for every batch, reused.
   std::shared_ptr<std::byte[]> storage;
@@ -159,7 +152,7 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
   }
   // Each kept coding has joined its block (its bytes go with the
   // prediction's pieces, HtPlanePrediction::release).
-  std::vector<PredictedHtBlock>().swap(predicted_);
+  std::vector<PredictedHtBlock*>().swap(predicted_);
   return Status::Ok();
 }
 

@@ -216,7 +216,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_indices_.assign(blocks.size(), {});
     predicted_.clear();
     if (setup_.ht_prediction) {
-      predicted_.assign(blocks.size(), {});
+      predicted_.assign(blocks.size(), nullptr);
       for (size_t slot = 0; slot < blocks.size(); ++slot)
         setup_.ht_prediction->expect(precincts_.place(slot).resolution,
                                      blocks[slot].place.width * blocks[slot].place.height);

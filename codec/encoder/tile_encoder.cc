@@ -144,8 +144,8 @@ void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<con
     const int8_t plane = planes[slots[k]];
     if (plane < 0) return;
     CodedBlock::HtTruncation& ht = *blocks_[slots[k]].ht;
-    if (!predicted_.empty()) {
-      if (const PredictedHtBlock::Coding* kept = predicted_[slots[k]].find(plane, refinement && plane > 0)) {
+    if (!predicted_.empty() && predicted_[slots[k]]) {
+      if (const PredictedHtBlock::Coding* kept = predicted_[slots[k]]->find(plane, refinement && plane > 0)) {
         if (kept->num_passes == 0) return;
         ht.candidates.push_back(HtPlanePrediction::coded(*kept));
         ht.planes.push_back(plane);
@@ -175,7 +175,7 @@ void TileEncoder::release_kept_tile() {
   std::vector<EncodeBlock>().swap(kept_blocks_);
   std::vector<entropy::HtPlaneEstimate>().swap(kept_estimates_);
   std::vector<KeptIndices>().swap(kept_indices_);
-  std::vector<PredictedHtBlock>().swap(predicted_);
+  std::vector<PredictedHtBlock*>().swap(predicted_);
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {

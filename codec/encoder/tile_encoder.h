@@ -272,8 +272,9 @@ class TileEncoder {
   std::vector<entropy::HtPlaneEstimate> kept_estimates_;
   std::vector<KeptIndices> kept_indices_;
   // Under setup_.ht_prediction: each block's codings at its predicted
-  // planes, by slot, until the planes are chosen.
-  std::vector<PredictedHtBlock> predicted_;
+  // planes, by slot (null where it was not predicted), until the planes are
+  // chosen; they lie in the prediction's pieces.
+  std::vector<PredictedHtBlock*> predicted_;
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;
