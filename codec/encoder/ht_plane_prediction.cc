@@ -86,21 +86,23 @@ std::optional<double> HtPlanePrediction::slope() const {
     return std::nullopt;
   // Each resolution's bytes scaled to all its samples: the line DWT gives
   // a coarser resolution's rows later, and its blocks cost more bytes per
-  // sample. A resolution not seen yet is taken as the coarsest one seen.
+  // sample. A resolution not seen yet is taken as the coarsest one seen,
+  // its bytes per sample doubled for each level it is coarser (about what
+  // a photograph's take at one slope).
   std::vector<double> scale(resolutions_.size(), 0.0);
   size_t coarsest = resolutions_.size();
-  double unseen = 0;
   for (size_t r = 0; r < resolutions_.size(); ++r) {
-    const Resolution& res = resolutions_[r];
-    if (res.seen > 0) {
-      scale[r] = res.expected / res.seen;
+    if (resolutions_[r].seen > 0) {
+      scale[r] = resolutions_[r].expected / resolutions_[r].seen;
       coarsest = std::min(coarsest, r);
-    } else {
-      unseen += res.expected;
     }
   }
   if (coarsest == resolutions_.size()) return std::nullopt;
-  scale[coarsest] += unseen / resolutions_[coarsest].seen;
+  for (size_t r = 0; r < resolutions_.size(); ++r) {
+    if (resolutions_[r].seen > 0) continue;
+    scale[coarsest] += resolutions_[r].expected / resolutions_[coarsest].seen *
+                       std::ldexp(1.0, static_cast<int>(coarsest) - static_cast<int>(r));
+  }
   // The walk of ht_rate.h's estimated_slope over the bins, steepest first,
   // within the tiles' share of the target; in the bin it ends in, the slope
   // where it would end were the bin's bytes spread evenly over its slopes.
@@ -145,10 +147,11 @@ void HtPlanePrediction::count(const Counts& c) {
   right_.fetch_add(c.right, std::memory_order_relaxed);
   codings_.fetch_add(c.codings, std::memory_order_relaxed);
   kept_.fetch_add(c.kept, std::memory_order_relaxed);
+  asked_.fetch_add(c.asked, std::memory_order_relaxed);
 }
 
 HtPlanePrediction::Counts HtPlanePrediction::counts() const {
-  return {blocks_.load(), right_.load(), codings_.load(), kept_.load()};
+  return {blocks_.load(), right_.load(), codings_.load(), kept_.load(), asked_.load()};
 }
 
 bool ht_prediction_wanted(const EncodeOptions& options, int components, int threads) {
@@ -169,7 +172,8 @@ void report_predictions(const HtPlanePrediction::Counts& counts, EncodeReport* r
   const timeline::Clock::time_point now = timeline::Clock::now();
   timeline::record("ht_predicted", now, now, timeline::current_tag(),
                    "blocks=" + std::to_string(counts.blocks) + " right=" + std::to_string(counts.right) +
-                       " codings=" + std::to_string(counts.codings) + " kept=" + std::to_string(counts.kept));
+                       " codings=" + std::to_string(counts.codings) + " kept=" + std::to_string(counts.kept) +
+                       " asked=" + std::to_string(counts.asked));
 }
 
 }  // namespace mallat::codec

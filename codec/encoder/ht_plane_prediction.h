@@ -98,12 +98,14 @@ class HtPlanePrediction {
   void release() { pieces_.clear(); }
 
   // How the predictions fared: blocks predicted, and those whose codings
-  // were all kept and all that was needed; codings made, and kept.
+  // were all kept and all that was needed; codings made, and kept; codings
+  // the chosen planes asked for (of every block).
   struct Counts {
     uint64_t blocks = 0;
     uint64_t right = 0;
     uint64_t codings = 0;
     uint64_t kept = 0;
+    uint64_t asked = 0;
   };
   void count(const Counts& c);
   Counts counts() const;
@@ -124,7 +126,7 @@ class HtPlanePrediction {
   double expected_samples_ = 0, seen_samples_ = 0;
   std::atomic<uint64_t> held_ = 0;
   ThreadPieces pieces_{size_t{4} << 20};
-  std::atomic<uint64_t> blocks_ = 0, right_ = 0, codings_ = 0, kept_ = 0;
+  std::atomic<uint64_t> blocks_ = 0, right_ = 0, codings_ = 0, kept_ = 0, asked_ = 0;
 };
 
 // Whether a streamed encode on a pool of `threads` for an image of

@@ -52,8 +52,11 @@ void TileEncoder::code_predicted(size_t slot, const EncodeBlock& block, const Ke
 void TileEncoder::keep_predicted(std::span<const std::vector<int8_t>> rounds,
                                  std::vector<std::vector<int8_t>>& coding) {
   if (predicted_.empty() || !setup_.ht_prediction) return;
-  std::atomic<uint64_t> blocks = 0, right = 0, made = 0, kept = 0;
+  std::atomic<uint64_t> blocks = 0, right = 0, made = 0, kept = 0, asked = 0;
   for_blocks(predicted_.size(), [&](size_t slot) {
+    for (const std::vector<int8_t>& r : rounds) {
+      if (r[slot] >= 0) asked.fetch_add(1, std::memory_order_relaxed);
+    }
     if (!predicted_[slot]) return;
     PredictedHtBlock& p = *predicted_[slot];
     bool used[2] = {false, false};
@@ -77,7 +80,7 @@ void TileEncoder::keep_predicted(std::span<const std::vector<int8_t>> rounds,
     if (!used[0]) p.rounds.refined = -1;
     if (!used[1]) p.rounds.cleanup_only = -1;
   });
-  setup_.ht_prediction->count({blocks.load(), right.load(), made.load(), kept.load()});
+  setup_.ht_prediction->count({blocks.load(), right.load(), made.load(), kept.load(), asked.load()});
 }
 
 Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds) {

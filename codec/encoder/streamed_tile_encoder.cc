@@ -390,8 +390,8 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   };
 
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
-  // Under prediction: the blocks quantised before there was a slope, the
-  // latest last, and the steps left to code them in.
+  // Under prediction: the blocks quantised before there was a slope (the
+  // latest coded first), and the steps left to code them in.
   std::vector<size_t> waiting;
   size_t steps_left = 1;
   const bool ht_candidates = setup_.ht_candidates && main.cod.component.style.ht;
