@@ -32,32 +32,36 @@ PredictedHtBlock::Coding* PredictedHtBlock::find(int8_t plane, bool refinement) 
   return nullptr;
 }
 
-PredictedHtBlock* HtPlanePrediction::make_block() {
+PredictedHtBlock* HtPlanePrediction::keep(HtRounds rounds, std::span<const entropy::EncodedCodeBlock> coded) {
   static_assert(std::is_trivially_destructible_v<PredictedHtBlock>, "freed with the pieces, never destroyed");
+  size_t data = 0;
+  for (const entropy::EncodedCodeBlock& c : coded) {
+    if (c.passes.size() > std::size(PredictedHtBlock::Coding{}.passes) ||
+        c.num_passes != static_cast<int>(c.passes.size()))
+      return nullptr;
+    data += c.data.size();
+  }
+  // The record, then its codings' bytes, in one piece of this thread's.
   constexpr size_t kAlign = alignof(PredictedHtBlock);
-  ThreadPieces::Piece& piece = pieces_.room(sizeof(PredictedHtBlock) + kAlign - 1);
+  ThreadPieces::Piece& piece = pieces_.room(kAlign - 1 + sizeof(PredictedHtBlock) + data);
   const size_t skip = (kAlign - reinterpret_cast<uintptr_t>(piece.at) % kAlign) % kAlign;
   auto* block = new (piece.at + skip) PredictedHtBlock();
-  piece.at += skip + sizeof(PredictedHtBlock);
-  piece.left -= skip + sizeof(PredictedHtBlock);
-  held_.fetch_add(sizeof(PredictedHtBlock), std::memory_order_relaxed);
+  uint8_t* at = piece.at + skip + sizeof(PredictedHtBlock);
+  block->rounds = rounds;
+  for (size_t r = 0; r < coded.size() && r < std::size(block->coded); ++r) {
+    PredictedHtBlock::Coding& out = block->coded[r];
+    out.data = at;
+    out.bytes = static_cast<uint32_t>(coded[r].data.size());
+    out.zero_bitplanes = static_cast<int8_t>(coded[r].zero_bitplanes);
+    out.num_passes = static_cast<int8_t>(coded[r].num_passes);
+    std::copy(coded[r].passes.begin(), coded[r].passes.end(), out.passes);
+    at = std::copy(coded[r].data.begin(), coded[r].data.end(), at);
+  }
+  const size_t used = static_cast<size_t>(at - piece.at);
+  piece.at += used;
+  piece.left -= used;
+  held_.fetch_add(used, std::memory_order_relaxed);
   return block;
-}
-
-bool HtPlanePrediction::keep(const entropy::EncodedCodeBlock& coded, PredictedHtBlock::Coding& out) {
-  if (coded.passes.size() > std::size(out.passes) || coded.num_passes != static_cast<int>(coded.passes.size()))
-    return false;
-  ThreadPieces::Piece& piece = pieces_.room(coded.data.size());
-  std::copy(coded.data.begin(), coded.data.end(), piece.at);
-  out.data = piece.at;
-  out.bytes = static_cast<uint32_t>(coded.data.size());
-  piece.at += coded.data.size();
-  piece.left -= coded.data.size();
-  out.zero_bitplanes = static_cast<int8_t>(coded.zero_bitplanes);
-  out.num_passes = static_cast<int8_t>(coded.num_passes);
-  std::copy(coded.passes.begin(), coded.passes.end(), out.passes);
-  held_.fetch_add(coded.data.size(), std::memory_order_relaxed);
-  return true;
 }
 
 entropy::EncodedCodeBlock HtPlanePrediction::coded(const PredictedHtBlock::Coding& c) {

@@ -85,13 +85,12 @@ class HtPlanePrediction {
   // Whether the codings' bytes held have reached the budget. From any
   // thread.
   bool full() const { return held_.load(std::memory_order_relaxed) >= setup_.budget; }
-  // A block's record, in this thread's piece (thread_pieces.h), counted
-  // against the budget. From any thread.
-  PredictedHtBlock* make_block();
-  // `coded` kept as a coding of `out`'s: its bytes copied into this
-  // thread's piece, its passes into `out`. From any thread; false (nothing
-  // kept) where it has more passes than an HT block.
-  bool keep(const entropy::EncodedCodeBlock& coded, PredictedHtBlock::Coding& out);
+  // A block's record of its predicted rounds and codings (coded[0] at
+  // rounds.refined, coded[1] at rounds.cleanup_only: none where that has no
+  // passes), it and their bytes copied into this thread's piece
+  // (thread_pieces.h), counted against the budget. From any thread; null
+  // where a coding has more passes than an HT block's.
+  PredictedHtBlock* keep(HtRounds rounds, std::span<const entropy::EncodedCodeBlock> coded);
   // The coding as TileEncoder::code_ht_planes would have made it.
   static entropy::EncodedCodeBlock coded(const PredictedHtBlock::Coding& c);
   // Frees every coding's bytes, once rate control has taken those it wants.

@@ -24,9 +24,8 @@ void TileEncoder::code_predicted(size_t slot, const EncodeBlock& block, const Ke
                                  const CodeBlockHull& hull, int planes, double slope) {
   HtPlanePrediction& prediction = *setup_.ht_prediction;
   const HtRounds rounds = ht_rounds(ht_plane_pair(hull, planes, slope, prediction.sure_ratio()));
-  PredictedHtBlock& predicted = *prediction.make_block();
-  predicted.rounds = rounds;
   const int8_t round_planes[2] = {rounds.refined, rounds.cleanup_only};
+  entropy::EncodedCodeBlock coded[2];
   if (round_planes[0] >= 0 || round_planes[1] >= 0) {
     // The indices as code_kept_planes reads them back (those below 2^F as
     // 0), so that a coding is the one it would make.
@@ -41,12 +40,13 @@ void TileEncoder::code_predicted(size_t slot, const EncodeBlock& block, const Ke
       const int plane = round_planes[r];
       // encode_blocks leaves a block out of a plane it does not have.
       if (plane < 0 || (plane > 0 && plane >= block.num_bitplanes)) continue;
-      const Result<entropy::EncodedCodeBlock> coded =
+      Result<entropy::EncodedCodeBlock> made =
           entropy::encode_block_here(block_to_encode(block, view, plane, r == 0, setup_.distortions));
-      if (!coded.ok() || !prediction.keep(*coded, predicted.coded[r])) return;
+      if (!made.ok()) return;
+      coded[r] = std::move(made).value();
     }
   }
-  predicted_[slot] = &predicted;
+  predicted_[slot] = prediction.keep(rounds, coded);
 }
 
 void TileEncoder::keep_predicted(std::span<const std::vector<int8_t>> rounds,
