@@ -173,6 +173,10 @@ CodeBlockHull estimated_hull(const entropy::HtPlaneEstimate& estimate, double we
   return convex_hull(estimated_passes(estimate), weight);
 }
 
+void estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight, CodeBlockHull& hull) {
+  convex_hull(estimated_passes(estimate), weight, hull);
+}
+
 double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const LayerTarget& target,
                                   double initial_distortion) {
   const std::vector<EstimatedPoint> points = sorted_points(hulls, [](double) { return true; });

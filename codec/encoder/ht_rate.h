@@ -63,6 +63,8 @@ double ht_sure_ratio(bool reversible);
 // A block's hull on its estimated cleanup points (pass k the cleanup at
 // plane planes - 1 - k), its Tier-1 distortion weighing `weight`.
 CodeBlockHull estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight);
+// The same into `hull`, its memory reused (convex_hull's).
+void estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight, CodeBlockHull& hull);
 
 // One block's planes for the global `slope`, from its estimated hull and
 // its estimate's `planes` (choose_ht_planes' rule for each block).

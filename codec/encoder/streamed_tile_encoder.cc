@@ -214,6 +214,10 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_blocks_ = blocks;
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
+    // Each block's HT truncation (account_estimated) made now, one after
+    // the other in slot order, the order PCRD and the sizings walk them in,
+    // rather than row by row between the strips' own allocations.
+    for (size_t slot = 0; slot < blocks.size(); ++slot) blocks_[slot].ht = std::make_unique<CodedBlock::HtTruncation>();
     predicted_.clear();
     if (setup_.ht_prediction) {
       predicted_.assign(blocks.size(), nullptr);
@@ -450,8 +454,9 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
           const size_t slot = late[static_cast<size_t>(i - own)];
           if (prediction->full()) return;
           const entropy::HtPlaneEstimate& e = kept_estimates_[slot];
-          code_predicted(slot, kept_blocks_[slot], kept_indices_[slot], estimated_hull(e, blocks_[slot].weight),
-                         e.planes, *slope);
+          thread_local CodeBlockHull hull;
+          estimated_hull(e, blocks_[slot].weight, hull);
+          code_predicted(slot, kept_blocks_[slot], kept_indices_[slot], hull, e.planes, *slope);
         };
       }
       work.each = [&](size_t i) {
@@ -462,7 +467,10 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
         kept[i] = at.status();
         if (!prediction) return;
         const entropy::HtPlaneEstimate& e = batch.ht_estimates[i];
-        const CodeBlockHull hull = estimated_hull(e, blocks_[slots[i]].weight);
+        // The calling thread's, its memory reused: the strips leave no
+        // small allocations between those that stay.
+        thread_local CodeBlockHull hull;
+        estimated_hull(e, blocks_[slots[i]].weight, hull);
         point_count[i] = static_cast<uint8_t>(std::min<size_t>(hull.slope.size(), entropy::kHtPlanes));
         for (size_t k = 0; k < point_count[i]; ++k) points[i * entropy::kHtPlanes + k] = {hull.slope[k], hull.bytes[k]};
         if (slope && at.ok() && at->memory && !prediction->full())

@@ -314,7 +314,13 @@ void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile, size_t 
   const EncodeBlock& block = tile.blocks[i];
   out.coded = {};
   out.coded.zero_bitplanes = block.num_bitplanes;
-  out.ht = std::make_unique<CodedBlock::HtTruncation>();
+  // code_rows makes them all first, in slot order, which PCRD and the
+  // sizings walk; code() here.
+  if (out.ht) {
+    *out.ht = CodedBlock::HtTruncation();
+  } else {
+    out.ht = std::make_unique<CodedBlock::HtTruncation>();
+  }
   const entropy::HtPlaneEstimate& e = tile.ht_estimates[i];
   out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
   if (irreversible_) {
