@@ -4,7 +4,8 @@
 // the file byte for byte the same with prediction off, on, forced right
 // (the slope rate control chooses: every block's codings kept) and forced
 // wrong (slopes far from it: most dropped and coded again), on one thread
-// and several, past the predicted codings' budget and with indices on disk.
+// and several, in one tile and in several, past the predicted codings'
+// budget and with indices on disk.
 #include "codec/encoder/ht_plane_prediction.h"
 
 #include <gtest/gtest.h>
@@ -83,10 +84,16 @@ TEST(HtPlanePrediction, StreamedFileIsTheSameWhateverWasPredicted) {
       {"9/7 -r 20", false, EncodeOptions::RateKind::kRatio, 20},
       {"9/7 --bpp 1", false, EncodeOptions::RateKind::kBitsPerPixel, 1},
       {"5/3 -r 40", true, EncodeOptions::RateKind::kRatio, 40},
+      {"9/7 -r 20, 512x384 tiles", false, EncodeOptions::RateKind::kRatio, 20},
   };
   for (const Target& t : targets) {
     EncodeOptions o = options();
     o.xcb = o.ycb = 5;  // blocks enough to wait for a slope, and to pass the budgets
+    if (t.what.find("tiles") != std::string::npos) {
+      // Each tile's blocks predicted from those of the tiles before it too.
+      o.tile_width = 512;
+      o.tile_height = 384;
+    }
     o.style.ht = true;
     o.reversible = t.reversible;
     o.rate_kind = t.kind;
