@@ -56,8 +56,8 @@ class HtPlanePrediction {
     double target_bytes = 0;
     double image_samples = 0;
     double sure_ratio = 1.3;  // ht_sure_ratio
-    // Bytes of predicted codings held at most (about: a block in coding
-    // when they pass it is kept).
+    // Bytes of predicted blocks' records and codings held at most (about:
+    // a block in coding when they pass it is kept).
     uint64_t budget = 0;
     // When positive, the slope every block is predicted with instead
     // (tests: the slope rate control will choose predicts every block).
