@@ -114,6 +114,7 @@ std::optional<double> HtPlanePrediction::slope() const {
   double bytes = 0;
   double slope = std::numeric_limits<double>::max();
   for (size_t bin = highest_ + 1; bin-- > lowest_;) {
+    if (bin_most_[bin] < bin_least_[bin]) continue;  // no point in it
     double in_bin = 0;
     for (size_t r = 0; r < resolutions_.size(); ++r)
       if (scale[r] > 0) in_bin += static_cast<double>(resolutions_[r].bytes[bin]) * scale[r];
