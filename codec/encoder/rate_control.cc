@@ -15,6 +15,12 @@
 namespace mallat::codec {
 
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight) {
+  CodeBlockHull h;
+  convex_hull(passes, weight, h);
+  return h;
+}
+
+void convex_hull(std::span<const entropy::CodingPass> passes, double weight, CodeBlockHull& h) {
   // Stack of hull points, the origin (no pass) first: the calling thread's,
   // kept from one block to the next (a hull is listed for every block).
   thread_local std::vector<int> n;
@@ -44,7 +50,10 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     r.push_back(bytes);
     g.push_back(gain);
   }
-  CodeBlockHull h;
+  h.passes.clear();
+  h.bytes.clear();
+  h.gain.clear();
+  h.slope.clear();
   h.passes.reserve(n.size() - 1);
   h.bytes.reserve(n.size() - 1);
   h.gain.reserve(n.size() - 1);
@@ -57,7 +66,6 @@ CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double we
     // A first point of zero bytes is free: it comes before anything else.
     h.slope.push_back(dr > 0 ? (g[k] - g[k - 1]) / dr : std::numeric_limits<double>::max());
   }
-  return h;
 }
 
 void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool) {
