@@ -41,9 +41,10 @@ bool HelpBoard::run(Call& call, int64_t count, const std::function<void(int64_t)
   // After the state is open: a helper that counted itself idle after this
   // load finds the call when it looks next (claim), one that did before is
   // woken.
-  if (idle_.load() > 0) {
+  // As many as there are items besides the caller's first.
+  if (const int idle = idle_.load(); idle > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
-    wake_.notify_all();
+    for (int64_t k = std::min<int64_t>(idle, count - 1); k > 0; --k) items_posted_.notify_one();
   }
   int64_t own = 0;
   std::exception_ptr failed;
@@ -116,7 +117,7 @@ void HelpBoard::coding_ends() {
     std::lock_guard<std::mutex> lock(mutex_);
     --coding_;
   }
-  wake_.notify_all();
+  threads_free_.notify_all();
 }
 
 void HelpBoard::finish() {
@@ -124,7 +125,8 @@ void HelpBoard::finish() {
     std::lock_guard<std::mutex> lock(mutex_);
     finished_ = true;
   }
-  wake_.notify_all();
+  items_posted_.notify_all();
+  threads_free_.notify_all();
 }
 
 void HelpBoard::help() {
@@ -140,7 +142,7 @@ void HelpBoard::help() {
   while (!finished_) {
     if (coding_ + helping_ >= threads_) {
       stretch_ends();
-      wake_.wait(lock);
+      threads_free_.wait(lock);
       continue;
     }
     // Idle before looking: an owner that posts after the look sees it and
@@ -149,7 +151,7 @@ void HelpBoard::help() {
     const Claim claimed = claim();
     if (!claimed.call) {
       stretch_ends();
-      wake_.wait(lock);
+      items_posted_.wait(lock);
       idle_.fetch_sub(1);
       continue;
     }

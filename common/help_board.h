@@ -80,7 +80,8 @@ class HelpBoard {
 
   const int threads_;
   std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable items_posted_;  // for helpers idle for want of items
+  std::condition_variable threads_free_;  // for helpers waiting for coding to end
   std::vector<Call*> calls_;  // guarded by mutex_
   size_t next_call_ = 0;      // where claim() looks first, guarded by mutex_
   int coding_ = 0;            // guarded by mutex_
