@@ -131,11 +131,12 @@ void HelpBoard::finish() {
 
 void HelpBoard::help() {
   // With MALLAT_TIMELINE, each stretch of items without a sleep between is
-  // a span "help" of the thread's tag.
+  // a span "help" of no file and of the lane the thread last coded on.
   timeline::Clock::time_point stretch{};
   bool helping = false;
   const auto stretch_ends = [&] {
-    if (helping && timeline::enabled()) timeline::record("help", stretch, timeline::Clock::now(), timeline::current_tag());
+    if (helping && timeline::enabled())
+      timeline::record("help", stretch, timeline::Clock::now(), {-1, timeline::current_tag().lane});
     helping = false;
   };
   std::unique_lock<std::mutex> lock(mutex_);
