@@ -39,9 +39,8 @@ bool HelpBoard::run(Call& call, int64_t count, const std::function<void(int64_t)
   const uint64_t number = (call.state_.load() >> 32) + 1;
   call.state_.store(number << 32);
   // After the state is open: a helper that counted itself idle after this
-  // load finds the call when it looks next (claim), one that did before is
-  // woken.
-  // As many as there are items besides the caller's first.
+  // load finds the call when it looks next (claim), those that did before
+  // are woken, as many as the call has items besides the caller's first.
   if (const int idle = idle_.load(); idle > 0) {
     std::lock_guard<std::mutex> lock(mutex_);
     for (int64_t k = std::min<int64_t>(idle, count - 1); k > 0; --k) items_posted_.notify_one();
