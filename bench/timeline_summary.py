@@ -5,7 +5,8 @@ Prints, for one timeline CSV (file,lane,what,start_ms,end_ms,detail):
 - per stage: spans, summed time, mean, and how long at least one file was in it (its busy union);
 - the device's rounds: how many, files and blocks per round, upload/kernel/download per round, how long some
   kernel ran (union) and the device's idle gaps between launches;
-- per lane: the time coding files and the gaps between files; the wait to join a round (t1_join);
+- per lane: the time coding files, helping the files of other lanes at a batch's end (the item threads that last
+  held the lane: common/help_board.h) and the gaps between files; the wait to join a round (t1_join);
 - reading and writing: their busy unions (one writer writes the files in order).
 Usage: timeline_summary.py TIMELINE.csv [more.csv ...]
 """
@@ -106,14 +107,23 @@ def summarise(path):
                   f"{t1 - merged[-1][1]:.1f} ms")
     # Lanes.
     lanes = defaultdict(list)
+    helping = defaultdict(list)  # help spans of the item threads that last held the lane
     for r in rows:
         if r[2] == "code" and r[1] >= 0:
             lanes[r[1]].append((r[3], r[4]))
+        if r[2] == "help" and r[1] >= 0:
+            helping[r[1]].append((r[3], r[4]))
     for lane, spans in sorted(lanes.items()):
         busy, merged = union(spans)
         g = gaps(merged)
         gap_text = f", gaps between files sum {sum(g):.1f} ms (max {max(g):.1f})" if g else ""
-        print(f"lane {lane}: {len(spans)} files, coding {busy:.1f} ms = {100 * busy / wall:.0f}%{gap_text}")
+        help_text = ""
+        if helping[lane]:
+            helped, _ = union(helping[lane])
+            either, _ = union(spans + helping[lane])
+            help_text = (f", helping other files {helped:.1f} ms, coding or helping {either:.1f} ms = "
+                         f"{100 * either / wall:.0f}%")
+        print(f"lane {lane}: {len(spans)} files, coding {busy:.1f} ms = {100 * busy / wall:.0f}%{help_text}{gap_text}")
     if by_what.get("t1_join"):
         j = [e - s for s, e in by_what["t1_join"]]
         print(f"t1_join (waiting for a round and its prepare): median {statistics.median(j):.1f} ms, "

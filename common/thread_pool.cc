@@ -15,6 +15,7 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 ThreadPool::~ThreadPool() {
+  take_help_from(nullptr);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -50,6 +51,13 @@ void ThreadPool::worker_loop() {
   }
 }
 
+void ThreadPool::take_help_from(HelpBoard* board) {
+  if (!workers_.empty() || board == board_) return;
+  if (board_ != nullptr) board_->leave(&posted_);
+  board_ = board;
+  if (board_ != nullptr) board_->join(&posted_);
+}
+
 void ThreadPool::parallel_for_in_pieces(int64_t count, int64_t at_once, const std::function<void(int64_t)>& fn) {
   if (count <= 0) return;
   at_once = std::max<int64_t>(1, at_once);
@@ -78,6 +86,7 @@ Status ThreadPool::parallel_for_status(int64_t count, const std::function<Status
 void ThreadPool::parallel_for(int64_t count, const std::function<void(int64_t)>& fn) {
   if (count <= 0) return;
   if (workers_.empty() || count == 1) {
+    if (count > 1 && board_ != nullptr && board_->run(posted_, count, fn)) return;
     for (int64_t i = 0; i < count; ++i) fn(i);
     return;
   }

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/help_board.h"
 #include "common/status.h"
 
 namespace mallat {
@@ -42,6 +43,12 @@ class ThreadPool {
   // do not each pay the pool's hand-over: fn(i) for every i.
   void parallel_for_in_pieces(int64_t count, int64_t at_once, const std::function<void(int64_t)>& fn);
 
+  // A pool of one thread posts its parallel_for calls on `board` from now
+  // on, for threads with nothing else to do to help (help_board.h); nullptr:
+  // nowhere again. Not while a call runs. A pool of several threads takes no
+  // help.
+  void take_help_from(HelpBoard* board);
+
   static int hardware_threads();
 
  private:
@@ -59,6 +66,8 @@ class ThreadPool {
   int64_t finished_ = 0;    // guarded by mutex_
   uint64_t generation_ = 0; // bumps once per parallel_for
   bool stopping_ = false;
+  HelpBoard* board_ = nullptr;
+  HelpBoard::Call posted_;  // this pool's calls as posted on board_
 };
 
 }  // namespace mallat

@@ -12,6 +12,7 @@
 #include <malloc.h>
 #endif
 
+#include "common/help_board.h"
 #include "common/timeline.h"
 
 namespace mallat::engine {
@@ -51,6 +52,9 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
   const size_t in_flight_limit = static_cast<size_t>(lanes_used) + static_cast<size_t>(ahead < 1 ? 1 : ahead);
   std::mutex mutex;
   std::condition_variable item_done;
+  // The lanes' pools post their calls here while they code an item; the
+  // item threads with no item left to start help them (help_board.h).
+  HelpBoard board(lanes_used);
   const auto read_and_code = [&](size_t i) {
     timeline::set_tag({static_cast<int>(i), -1});
     Status status;
@@ -67,12 +71,17 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
     const timeline::Tag tag{static_cast<int>(i), lane.index()};
     timeline::set_tag(tag);
     Lane& held = lane.lane();
+    held.pool->take_help_from(&board);
+    board.coding_begins();
     held.coder.start([&, tag] {
       timeline::set_tag(tag);
       timeline::Span span("code");
       return guarded([&] { return steps.code(i, held); });
     });
-    return held.coder.wait();
+    Status coded = held.coder.wait();
+    board.coding_ends();
+    held.pool->take_help_from(nullptr);
+    return coded;
   };
   const auto one_item = [&](size_t i) {
     Status status = read_and_code(i);
@@ -89,23 +98,29 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
   // memory the next items do not reuse.
   std::vector<Status> statuses(count);
   std::vector<char> done(count, 0);
-  size_t next = 0;
+  size_t next = 0, finished = 0;
+  // A thread with no item left to start helps the items still coding until
+  // every item is done.
   const auto worker = [&] {
     for (;;) {
       size_t i;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        if (next == count) return;
+        if (next == count) break;
         i = next++;
       }
       Status status = guarded([&] { return one_item(i); });
+      bool last;
       {
         std::lock_guard<std::mutex> lock(mutex);
         statuses[i] = std::move(status);
         done[i] = 1;
+        last = ++finished == count;
       }
       item_done.notify_all();
+      if (last) board.finish();
     }
+    board.help();
   };
   std::vector<std::thread> threads;
   for (size_t t = 0; t < std::min(in_flight_limit, count); ++t) threads.emplace_back(worker);

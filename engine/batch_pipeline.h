@@ -4,8 +4,11 @@
 // waiting), write, at most `lanes` coding at once and `lanes +
 // ahead` started and not yet written, in whatever order they finish (so
 // reading runs ahead of the lanes and no lane waits behind a slow item);
-// each item is finished (reported) in order. With MALLAT_TIMELINE each
-// step is a span of its item and lane (common/timeline.h).
+// each item is finished (reported) in order. A thread with no item left to
+// start helps the lanes' pools of one thread with the items still coding
+// (common/help_board.h), at most `lanes` threads coding at once. With
+// MALLAT_TIMELINE each step is a span of its item and lane
+// (common/timeline.h).
 #pragma once
 
 #include <cstddef>
