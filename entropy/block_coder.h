@@ -221,11 +221,6 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 // The coder for blocks of this style: EBCOT for every Part 1 style, the HT
 // coder for HT code-blocks (style bit 6).
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
-// One block coded on the calling thread by the CPU coder its style asks
-// for: what that coder's encode() runs for each block of a batch, the same
-// bytes, for a caller that codes a block within an item of its own on the
-// pool (whose parallel_for is not re-entrant).
-Result<EncodedCodeBlock> encode_block_here(const BlockToEncode& block);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
 // The instruction set the CPU HT coder's cleanup pass runs with: "generic",

@@ -95,21 +95,6 @@ struct EncodeOptions {
   //     choosing among all of them.
   enum class HtRate { kAuto, kEstimated, kEveryPlane };
   HtRate ht_rate = HtRate::kAuto;
-  // A streamed encode under kEstimated with a byte target: whether each
-  // block is also coded during the strips, beside the line DWT, at planes
-  // predicted from the estimates of the blocks before it; once the planes
-  // are chosen a block keeps a predicted coding only where it is what the
-  // choice asks for, the rest coded then (codec/encoder/
-  // ht_plane_prediction.h). The same bytes either way. kAuto: where the
-  // pool has threads to spare beside the DWT's (more than the components
-  // plus two); the environment variable MALLAT_HT_PREDICT=0 or 1 turns it
-  // off or on instead.
-  enum class HtPrediction { kAuto, kOff, kOn };
-  HtPrediction ht_prediction = HtPrediction::kAuto;
-  // When positive, the slope every block's planes are predicted with
-  // (tests: an earlier encode's EncodeReport::ht_slope predicts each block
-  // as rate control then chooses).
-  double ht_predicted_slope = 0;
   // Rate targets, one per quality layer (PCRD rate allocation):
   //   kRatio (-r): compression ratios, decreasing; the file is at most
   //     (sum of component precisions x width x height / 8) / ratio bytes, as
@@ -163,13 +148,6 @@ struct EncodeReport {
   // bytes with their pass tables (EncodeOptions::coded_memory_budget).
   uint64_t spilled_blocks = 0;
   uint64_t spilled_bytes = 0;
-  // HT rate control by estimates: the slope chosen on the estimates (0 when
-  // none was); under EncodeOptions::ht_prediction the blocks whose planes
-  // were predicted, and those whose predicted codings were all kept and all
-  // that the chosen planes asked for.
-  double ht_slope = 0;
-  uint64_t ht_predicted_blocks = 0;
-  uint64_t ht_predicted_right = 0;
   // Each stage's time, where EncodeOptions::time_stages asked for it.
   StageTimes stage_times;
 };

@@ -19,7 +19,6 @@
 #include "codec/encoder/coding_setup.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/file_assembly.h"
-#include "codec/encoder/ht_plane_prediction.h"
 #include "codec/encoder/ht_rate.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/rate_control.h"
@@ -82,21 +81,6 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   // their indices until every block's estimate is in (kept_indices.h).
   KeptIndexStore kept_store(options.coded_memory_budget);
   if (coding.sink && setup.ht_estimated) setup.kept_store = &kept_store;
-  // ... and code each at planes predicted from those before it while the
-  // strips go by, on threads the DWT leaves (ht_plane_prediction.h): for a
-  // byte target, with the CPU's coder (a device coder takes batches).
-  std::optional<HtPlanePrediction> prediction;
-  if (setup.kept_store && !setup.hybrid_coder && targets.back().kind == LayerTarget::Kind::kBytes &&
-      ht_prediction_wanted(options, image.num_components(), pool.size())) {
-    HtPlanePrediction::Setup predict;
-    predict.target_bytes = targets.back().value;
-    predict.image_samples = sample_count(image);
-    predict.sure_ratio = ht_sure_ratio(main.cod.component.reversible);
-    predict.budget = options.coded_memory_budget / 4;
-    predict.fixed_slope = options.ht_predicted_slope;
-    prediction.emplace(predict);
-    setup.ht_prediction = &*prediction;
-  }
 
   // Every tile is transformed and Tier-1 coded first, so the allocator sees
   // all code-blocks of the image at once.
@@ -126,18 +110,13 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     for (const auto& tile : tiles)
       for (const CodedBlock& b : tile->blocks()) initial += b.initial_distortion;
     if (setup.ht_estimated) {
-      MALLAT_ASSIGN_OR_RETURN(const double slope, code_chosen_ht_planes(tiles, targets.back(), initial, pool));
-      if (report) report->ht_slope = slope;
-      if (prediction) {
-        report_predictions(prediction->counts(), report);
-        prediction->release();
-      }
+      MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, targets.back(), initial, pool));
       // -q: the decode's error exceeds the allocator's estimate a little
       // (meet_psnr_targets corrects the target), so the planes for 0.5 dB
       // more are coded too.
       if (targets.back().kind == LayerTarget::Kind::kDistortion) {
         const LayerTarget more{LayerTarget::Kind::kDistortion, targets.back().value * std::pow(10.0, -0.05)};
-        MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial, pool).status());
+        MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial, pool));
       }
     }
     // Each block's hull on its own: in pieces on the pool, the tiles'

@@ -8,7 +8,6 @@
 #include <mutex>
 #include <optional>
 
-#include "codec/encoder/tile_encoder.h"
 #include "common/timeline.h"
 
 namespace mallat::codec {
@@ -43,6 +42,12 @@ std::span<const entropy::CodingPass> estimated_passes(const entropy::HtPlaneEsti
   return passes;
 }
 
+// On the irreversible path, a block whose estimated hull slopes on both
+// sides of its chosen plane lie further than this factor from the global
+// slope is coded at that plane alone. The reversible path's integers at
+// low planes fit the byte model less closely: there every block gets its
+// neighbour where that is coarser.
+constexpr double kSureRatio = 1.3;
 
 struct EstimatedPoint {
   double slope;
@@ -98,23 +103,22 @@ double walk_points(std::span<const EstimatedPoint> points, std::span<const CodeB
   return slope;
 }
 
-// The bins of estimated_slope: two bits of the mantissa.
+// A slope's bin: the top bits of its IEEE 754 pattern, which order
+// positive doubles as their values do (0 and anything not positive in the
+// lowest bin).
 constexpr int kSlopeBinShift = 50;
 constexpr size_t kSlopeBins = size_t{1} << (63 - kSlopeBinShift);
 
-size_t slope_bin(double slope) { return codec::slope_bin(slope, kSlopeBinShift); }
-
-}  // namespace
-
-size_t slope_bin(double slope, int shift) {
+size_t slope_bin(double slope) {
   if (!(slope > 0)) return 0;
   uint64_t bits;
   std::memcpy(&bits, &slope, sizeof bits);
-  return static_cast<size_t>(bits >> shift);
+  return static_cast<size_t>(bits >> kSlopeBinShift);
 }
 
-// The block's top plane is `planes` - 1.
-HtPlanePair ht_plane_pair(const CodeBlockHull& h, int planes, double slope, double sure_ratio) {
+// One block's planes for the global `slope`, from its estimated hull (the
+// block's top plane `planes` - 1).
+HtPlanePair plane_pair(const CodeBlockHull& h, int planes, double slope, double sure_ratio) {
   HtPlanePair chosen;
   if (h.slope.empty() || h.slope[0] < slope / 2) return chosen;
   const int top = planes - 1;
@@ -153,29 +157,7 @@ HtPlanePair ht_plane_pair(const CodeBlockHull& h, int planes, double slope, doub
   return chosen;
 }
 
-HtRounds ht_rounds(const HtPlanePair& c) {
-  HtRounds r;
-  r.refined = c.refinement ? std::max(c.plane, c.neighbour) : int8_t{-1};
-  r.cleanup_only = !c.refinement ? c.plane : c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
-  return r;
-}
-
-double ht_sure_ratio(bool reversible) {
-  // On the irreversible path, a block whose estimated hull slopes on both
-  // sides of its chosen plane lie further than this factor from the global
-  // slope is coded at that plane alone. The reversible path's integers at
-  // low planes fit the byte model less closely: there every block gets its
-  // neighbour where that is coarser.
-  return reversible ? std::numeric_limits<double>::infinity() : 1.3;
-}
-
-CodeBlockHull estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight) {
-  return convex_hull(estimated_passes(estimate), weight);
-}
-
-void estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight, CodeBlockHull& hull) {
-  convex_hull(estimated_passes(estimate), weight, hull);
-}
+}  // namespace
 
 double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const LayerTarget& target,
                                   double initial_distortion) {
@@ -235,24 +217,22 @@ double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& 
 
 std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
                                           std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio, ThreadPool* pool,
-                                          double* chosen_slope) {
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool) {
   std::vector<CodeBlockHull> hulls(estimates.size());
   in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
-    for (size_t b = first; b < last; ++b) hulls[b] = estimated_hull(*estimates[b], weights[b]);
+    for (size_t b = first; b < last; ++b) hulls[b] = convex_hull(estimated_passes(*estimates[b]), weights[b]);
   });
   const double slope = estimated_slope(hulls, target, initial_distortion, pool);
-  if (chosen_slope) *chosen_slope = slope;
   std::vector<HtPlanePair> chosen(estimates.size());
   in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
-    for (size_t b = first; b < last; ++b) chosen[b] = ht_plane_pair(hulls[b], estimates[b]->planes, slope, sure_ratio);
+    for (size_t b = first; b < last; ++b) chosen[b] = plane_pair(hulls[b], estimates[b]->planes, slope, sure_ratio);
   });
   release_hulls(hulls, pool);
   return chosen;
 }
 
-Result<double> code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
-                                     double initial_distortion, ThreadPool& pool) {
+Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
+                             double initial_distortion, ThreadPool& pool) {
   static const entropy::HtPlaneEstimate kNone{};
   std::vector<const entropy::HtPlaneEstimate*> estimates;
   std::vector<double> weights;
@@ -268,26 +248,28 @@ Result<double> code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder
   }
   const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
   std::optional<timeline::Span> choosing(std::in_place, "ht_choose");  // with MALLAT_TIMELINE
-  double slope = 0;
-  const std::vector<HtPlanePair> chosen =
-      choose_ht_planes(estimates, weights, target, initial_distortion, ht_sure_ratio(reversible), &pool, &slope);
+  const std::vector<HtPlanePair> chosen = choose_ht_planes(
+      estimates, weights, target, initial_distortion, reversible ? std::numeric_limits<double>::infinity() : kSureRatio,
+      &pool);
   choosing.reset();
   size_t first = 0;
   for (const auto& tile : tiles) {
     const size_t n = tile->blocks().size();
+    // The pair's coarser plane with SigProp and MagRef, which fill the gap
+    // between the two cleanups; the finer one's cleanup alone.
     std::vector<int8_t> coarser(n), finer(n);
     bool any_finer = false;
     for (size_t slot = 0; slot < n; ++slot) {
-      const HtRounds r = ht_rounds(chosen[first + slot]);
-      coarser[slot] = r.refined;
-      finer[slot] = r.cleanup_only;
+      const HtPlanePair& c = chosen[first + slot];
+      coarser[slot] = c.refinement ? std::max(c.plane, c.neighbour) : int8_t{-1};
+      finer[slot] = !c.refinement ? c.plane : c.neighbour >= 0 ? std::min(c.plane, c.neighbour) : int8_t{-1};
       any_finer = any_finer || finer[slot] >= 0;
     }
     MALLAT_RETURN_IF_ERROR(tile->code_ht_planes(coarser, any_finer ? std::span<const int8_t>(finer)
                                                                    : std::span<const int8_t>()));
     first += n;
   }
-  return slope;
+  return Status::Ok();
 }
 
 Result<size_t> code_further_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles,

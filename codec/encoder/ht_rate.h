@@ -24,13 +24,12 @@
 
 #include "codec/api/encode.h"
 #include "codec/encoder/rate_control.h"
+#include "codec/encoder/tile_encoder.h"
 #include "common/status.h"
 #include "common/thread_pool.h"
 #include "entropy/ht/plane_estimate.h"
 
 namespace mallat::codec {
-
-class TileEncoder;  // tile_encoder.h
 
 // Whether an encode with `options` codes its HT blocks by estimates: HT
 // code-blocks, a rate target or a file limit, no per-component caps, and
@@ -46,30 +45,6 @@ struct HtPlanePair {
   bool refinement = true;
 };
 
-// What a block's pair codes (TileEncoder::code_ht_planes' two rounds): its
-// coarser plane with SigProp and MagRef (-1: none), which fill the gap
-// between the two cleanups, and its finer plane's cleanup alone (-1: none).
-struct HtRounds {
-  int8_t refined = -1;
-  int8_t cleanup_only = -1;
-};
-HtRounds ht_rounds(const HtPlanePair& pair);
-
-// The factor from the global slope beyond which a block's estimated slopes
-// on both sides of its plane make it sure of that plane (choose_ht_planes'
-// sure_ratio): on the irreversible path; the reversible one's is infinite.
-double ht_sure_ratio(bool reversible);
-
-// A block's hull on its estimated cleanup points (pass k the cleanup at
-// plane planes - 1 - k), its Tier-1 distortion weighing `weight`.
-CodeBlockHull estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight);
-// The same into `hull`, its memory reused (convex_hull's).
-void estimated_hull(const entropy::HtPlaneEstimate& estimate, double weight, CodeBlockHull& hull);
-
-// One block's planes for the global `slope`, from its estimated hull and
-// its estimate's `planes` (choose_ht_planes' rule for each block).
-HtPlanePair ht_plane_pair(const CodeBlockHull& hull, int planes, double slope, double sure_ratio);
-
 // For each block (estimates[i], whose Tier-1 distortion weighs weights[i]
 // in the image): its planes for `target` (bytes or distortion, of the whole
 // file), `initial_distortion` being the image's error with nothing sent.
@@ -79,16 +54,9 @@ HtPlanePair ht_plane_pair(const CodeBlockHull& hull, int planes, double slope, d
 // (unless its plane is 0); a neighbour is only ever the coarser plane.
 // The hulls, the slope and each block's planes are found on `pool`'s
 // threads (null: on this one), to the same result whatever their count.
-// The slope to `slope` where given.
 std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
                                           std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio, ThreadPool* pool,
-                                          double* slope = nullptr);
-
-// A slope's bin among nearby slopes: the bits of its IEEE 754 pattern
-// from bit `shift` up, which order positive doubles as their values do
-// (anything not positive in bin 0).
-size_t slope_bin(double slope, int shift);
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool);
 
 // The global slope on the blocks' estimated hulls: walking every hull
 // point from the steepest (ties in block order, then the block's own),
@@ -105,9 +73,8 @@ double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& 
 // Codes every tile's blocks at their chosen planes (the tiles quantised and
 // kept by TileEncoder::code, or each block's by code_rows, under
 // TileCodingSetup::ht_estimated).
-// Returns the slope chosen.
-Result<double> code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
-                                     double initial_distortion, ThreadPool& pool);
+Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
+                             double initial_distortion, ThreadPool& pool);
 
 // After an allocation whose last layer takes chosen[b] points of block b
 // (over all tiles in order), codes one plane finer each block whose point

@@ -1,25 +1,49 @@
 #include "codec/encoder/kept_indices.h"
 
+#include <algorithm>
 #include <span>
-#include <vector>
 
 #include "codec/encoder/packed_indices.h"
+#include "common/large_buffer.h"
 
 namespace mallat::codec {
+namespace {
 
-ThreadPieces::Piece* KeptIndexStore::room(size_t bytes) {
+// Memory for kept indices is taken in pieces of this size, so that it lies
+// in few (huge) pages rather than one allocation a block.
+constexpr size_t kPieceBytes = size_t{16} << 20;
+
+}  // namespace
+
+KeptIndexStore::ThreadPiece* KeptIndexStore::room(size_t bytes) {
   // The budget holds the block's bound until it is packed.
   if (held_.fetch_add(bytes) + bytes > budget_) {
     held_.fetch_sub(bytes);
     return nullptr;
   }
-  return &pieces_.room(bytes);
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::thread::id thread = std::this_thread::get_id();
+  auto own = std::find_if(thread_pieces_.begin(), thread_pieces_.end(),
+                          [thread](const std::unique_ptr<ThreadPiece>& p) { return p->thread == thread; });
+  if (own == thread_pieces_.end()) {
+    thread_pieces_.push_back(std::make_unique<ThreadPiece>());
+    thread_pieces_.back()->thread = thread;
+    own = thread_pieces_.end() - 1;
+  }
+  ThreadPiece& piece = **own;
+  if (piece.left < bytes) {
+    const size_t size = std::max(kPieceBytes, bytes);
+    pieces_.push_back(allocate_large(size));
+    piece.at = reinterpret_cast<uint8_t*>(pieces_.back().get());
+    piece.left = size;
+  }
+  return &piece;
 }
 
 Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int fraction_bits) {
   const size_t bound = packed_indices_bound(indices.width, indices.height);
   KeptIndices at;
-  if (ThreadPieces::Piece* piece = room(bound)) {
+  if (ThreadPiece* piece = room(bound)) {
     const size_t bytes = pack_indices(indices, fraction_bits, piece->at);
     held_.fetch_sub(bound - bytes);
     at.memory = piece->at;

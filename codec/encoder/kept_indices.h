@@ -13,9 +13,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "codec/encoder/coded_spill.h"
-#include "codec/encoder/thread_pieces.h"
 #include "common/plane_view.h"
 #include "common/status.h"
 
@@ -44,17 +47,24 @@ class KeptIndexStore {
   uint64_t bytes_on_disk() const { return file_.bytes(); }
 
  private:
-  // This thread's piece with room for `bytes` (thread_pieces.h), the bytes
-  // held against the budget; null past it.
-  ThreadPieces::Piece* room(size_t bytes);
+  // The rest of one thread's piece, from `at`: only that thread moves it.
+  struct ThreadPiece {
+    std::thread::id thread;
+    uint8_t* at = nullptr;
+    size_t left = 0;
+  };
 
+  // This thread's piece with room for `bytes` (a new piece where its own
+  // has too little), the bytes held against the budget; null past it.
+  ThreadPiece* room(size_t bytes);
+
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ThreadPiece>> thread_pieces_;
   uint64_t budget_ = 0;
   // Bytes packed into memory, and while a block is being packed the most it
   // may take.
   std::atomic<uint64_t> held_ = 0;
-  // Memory for kept indices is taken in pieces of 16 MB, so that it lies in
-  // few (huge) pages rather than one allocation a block.
-  ThreadPieces pieces_{size_t{16} << 20};
+  std::vector<std::unique_ptr<std::byte[]>> pieces_;
   CodedSpill file_;
 };
 

@@ -15,12 +15,6 @@
 namespace mallat::codec {
 
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight) {
-  CodeBlockHull h;
-  convex_hull(passes, weight, h);
-  return h;
-}
-
-void convex_hull(std::span<const entropy::CodingPass> passes, double weight, CodeBlockHull& h) {
   // Stack of hull points, the origin (no pass) first: the calling thread's,
   // kept from one block to the next (a hull is listed for every block).
   thread_local std::vector<int> n;
@@ -50,10 +44,7 @@ void convex_hull(std::span<const entropy::CodingPass> passes, double weight, Cod
     r.push_back(bytes);
     g.push_back(gain);
   }
-  h.passes.clear();
-  h.bytes.clear();
-  h.gain.clear();
-  h.slope.clear();
+  CodeBlockHull h;
   h.passes.reserve(n.size() - 1);
   h.bytes.reserve(n.size() - 1);
   h.gain.reserve(n.size() - 1);
@@ -66,6 +57,7 @@ void convex_hull(std::span<const entropy::CodingPass> passes, double weight, Cod
     // A first point of zero bytes is free: it comes before anything else.
     h.slope.push_back(dr > 0 ? (g[k] - g[k - 1]) / dr : std::numeric_limits<double>::max());
   }
+  return h;
 }
 
 void release_hulls(std::vector<CodeBlockHull>& hulls, ThreadPool* pool) {

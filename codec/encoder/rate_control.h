@@ -37,9 +37,6 @@ struct CodeBlockHull {
 // weight of distortion (weight: Delta_b^2 x the subband's synthesis energy x
 // the component's colour-transform weight).
 CodeBlockHull convex_hull(std::span<const entropy::CodingPass> passes, double weight);
-// The same into `hull`, the memory its lists hold reused: for a caller
-// that takes many hulls one at a time and keeps none.
-void convex_hull(std::span<const entropy::CodingPass> passes, double weight, CodeBlockHull& hull);
 
 // Empties `hulls`, their memory freed on `pool`'s threads in pieces (null:
 // on this one): a list of one hull per block holds millions of small

@@ -14,13 +14,10 @@
 // rate control by estimates a row of code-blocks is only quantised, each
 // block's estimate taken and its indices kept (kept_indices.h) until rate
 // control has chosen its planes from every block's estimate
-// (code_kept_planes, kept_ht_planes.cc); with prediction the block is also
-// coded then at the planes the blocks before it predict
-// (ht_plane_prediction.h), on the threads the DWT leaves.
+// (code_kept_planes).
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -214,17 +211,6 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_blocks_ = blocks;
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
-    // Each block's HT truncation (account_estimated) made now, one after
-    // the other in slot order, the order PCRD and the sizings walk them in,
-    // rather than row by row between the strips' own allocations.
-    for (size_t slot = 0; slot < blocks.size(); ++slot) blocks_[slot].ht = std::make_unique<CodedBlock::HtTruncation>();
-    predicted_.clear();
-    if (setup_.ht_prediction) {
-      predicted_.assign(blocks.size(), nullptr);
-      for (size_t slot = 0; slot < blocks.size(); ++slot)
-        setup_.ht_prediction->expect(precincts_.place(slot).resolution,
-                                     blocks[slot].place.width * blocks[slot].place.height);
-    }
   }
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
@@ -394,10 +380,6 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   };
 
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);
-  // Under prediction: the blocks quantised before there was a slope (the
-  // latest coded first), and the steps left to code them in.
-  std::vector<size_t> waiting;
-  size_t steps_left = 1;
   const bool ht_candidates = setup_.ht_candidates && main.cod.component.style.ht;
   // The ready rows of code-blocks as one batch, coded while `beside` (the
   // next strip) runs on the pool; each block's coding to its slot.
@@ -421,72 +403,22 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       return Status::Ok();
     }
     if (estimated) {
-      // Quantised and estimated; each block's indices packed on its thread
-      // and, under prediction (ht_plane_prediction.h), its estimated hull
-      // taken for the blocks after it and the block coded at the planes
-      // that the blocks before it predict; beside them, a share of the
-      // blocks that came before there was a slope.
+      // Quantised and estimated; each block's indices packed on its thread.
       batch.ht_statistics = true;
       std::vector<Status> kept(batch.blocks.size());
-      HtPlanePrediction* const prediction = setup_.ht_prediction;
-      const std::optional<double> slope = prediction ? prediction->slope() : std::nullopt;
-      // Each block's hull points for the prediction, kHtPlanes places a
-      // block (one per estimated pass at most): in one allocation, so that
-      // the strips leave no small ones between those that stay.
-      using HullPoint = HtPlanePrediction::HullPoint;
-      std::vector<HullPoint> points(prediction ? batch.blocks.size() * entropy::kHtPlanes : 0);
-      std::vector<uint8_t> point_count(prediction ? batch.blocks.size() : 0);
-      std::vector<size_t> late;
-      if (slope && !waiting.empty()) {
-        const size_t n = (waiting.size() + steps_left - 1) / steps_left;
-        late.assign(waiting.end() - static_cast<std::ptrdiff_t>(n), waiting.end());
-        waiting.resize(waiting.size() - n);
-      }
       entropy::BatchWork work = beside;
-      const int64_t own = beside.item ? beside.items : 0;
-      if (!late.empty()) {
-        work.items = own + static_cast<int64_t>(late.size());
-        work.item = [&](int64_t i) {
-          if (i < own) {
-            beside.item(i);
-            return;
-          }
-          const size_t slot = late[static_cast<size_t>(i - own)];
-          if (prediction->full()) return;
-          const entropy::HtPlaneEstimate& e = kept_estimates_[slot];
-          thread_local CodeBlockHull hull;
-          estimated_hull(e, blocks_[slot].weight, hull);
-          code_predicted(slot, kept_blocks_[slot], kept_indices_[slot], hull, e.planes, *slope);
-        };
-      }
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
         Result<KeptIndices> at =
             setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()), b.fraction_bits);
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
-        if (!prediction) return;
-        const entropy::HtPlaneEstimate& e = batch.ht_estimates[i];
-        // The calling thread's, its memory reused: the strips leave no
-        // small allocations between those that stay.
-        thread_local CodeBlockHull hull;
-        estimated_hull(e, blocks_[slots[i]].weight, hull);
-        point_count[i] = static_cast<uint8_t>(std::min<size_t>(hull.slope.size(), entropy::kHtPlanes));
-        for (size_t k = 0; k < point_count[i]; ++k) points[i * entropy::kHtPlanes + k] = {hull.slope[k], hull.bytes[k]};
-        if (slope && at.ok() && at->memory && !prediction->full())
-          code_predicted(slots[i], b, *at, hull, e.planes, *slope);
       };
       quantise_blocks(batch, pool_, work);
       for (size_t i = 0; i < slots.size(); ++i) {
         MALLAT_RETURN_IF_ERROR(kept[i]);
         kept_estimates_[slots[i]] = batch.ht_estimates[i];
         account_estimated(slots[i], batch, i);
-        if (!prediction) continue;
-        prediction->add(std::span<const HullPoint>(points).subspan(i * entropy::kHtPlanes, point_count[i]),
-                        precincts_.place(slots[i]).resolution,
-                        batch.blocks[i].place.width * batch.blocks[i].place.height);
-        // A block whose indices went to disk waits for the choice.
-        if (!slope && kept_indices_[slots[i]].memory) waiting.push_back(slots[i]);
       }
       for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
       return Status::Ok();
@@ -507,7 +439,6 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   const int64_t strips = (tallest + kStripRows - 1) / kStripRows;
   std::vector<ReadyRow> coding;
   for (int64_t s = 0; s <= strips + 2; ++s) {
-    steps_left = static_cast<size_t>(strips + 3 - s);
     Status read_status;
     const bool reads = s < strips, converts = s >= 1 && s <= strips, transforms = s >= 2 && s <= strips + 1;
     const std::vector<Band> converting = converts ? bands_of(s - 1) : std::vector<Band>();
@@ -550,6 +481,79 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   }
   for (const BandRows& b : bands)
     if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
+  return Status::Ok();
+}
+
+namespace {
+
+// Samples of kept blocks read back and coded in one batch.
+constexpr int64_t kKeptBatchSamples = int64_t{1} << 22;
+
+}  // namespace
+
+Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds) {
+  std::vector<size_t> wanted;
+  for (size_t slot = 0; slot < kept_indices_.size(); ++slot) {
+    for (const std::vector<int8_t>& r : rounds) {
+      if (r[slot] < 0) continue;
+      wanted.push_back(slot);
+      break;
+    }
+  }
+  // One plane for every batch, reused.
+  std::shared_ptr<std::byte[]> storage;
+  uint64_t capacity = 0;
+  for (size_t first = 0; first < wanted.size();) {
+    // The batch's blocks one below the other in a plane of their widest.
+    EncodeTile batch;
+    batch.distortions = setup_.distortions;
+    batch.hybrid_coder = setup_.hybrid_coder;
+    int64_t width = 0, height = 0, samples = 0;
+    size_t end = first;
+    for (; end < wanted.size() && (end == first || samples < kKeptBatchSamples); ++end) {
+      EncodeBlock b = kept_blocks_[wanted[end]];
+      b.place = {0, 0, height, b.place.width, b.place.height};
+      width = std::max(width, b.place.width);
+      height += b.place.height;
+      samples += b.place.width * b.place.height;
+      batch.blocks.push_back(b);
+    }
+    if (static_cast<uint64_t>(width * height) > capacity) {
+      capacity = static_cast<uint64_t>(width * height);
+      storage = allocate_large(capacity * 4);
+    }
+    TilePlane plane;
+    plane.rect = dwt::Rect{0, 0, width, height};
+    plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+    plane.storage = storage;
+    batch.planes.push_back(std::move(plane));
+    // Each block's indices are unpacked on the thread that codes it, just
+    // before its first coding (BatchWork::each), so the coder reads them
+    // from that core's cache rather than from a plane written in a pass of
+    // its own.
+    std::vector<Status> unpacked(end - first);
+    std::vector<uint8_t> in_plane(end - first, 0);
+    entropy::BatchWork unpack;
+    unpack.each = [&](size_t i) {
+      if (in_plane[i] != 0) return;
+      in_plane[i] = 1;
+      unpacked[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]],
+                                            batch.blocks[i].place.in(batch.planes[0].ints()));
+    };
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      batch.ht_block_planes.clear();
+      for (size_t k = first; k < end; ++k) batch.ht_block_planes.push_back(rounds[r][wanted[k]]);
+      batch.ht_refinement = r == 0;
+      const Status coded = encode_blocks(batch, pool_, false, unpack);
+      // A block that did not unpack was coded from what the plane held: its
+      // error first.
+      for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
+      MALLAT_RETURN_IF_ERROR(coded);
+      add_ht_candidates(std::span<const size_t>(wanted).subspan(first, end - first), rounds[r], batch.coded);
+    }
+    list_ht_points(std::span<const size_t>(wanted).subspan(first, end - first), rounds);
+    first = end;
+  }
   return Status::Ok();
 }
 

@@ -119,7 +119,7 @@ Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<con
     tile.ht_block_planes = rounds[r];
     tile.ht_refinement = r == 0;
     MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
-    add_ht_candidates(slots, rounds[r], tile.coded, r == 0);
+    add_ht_candidates(slots, rounds[r], tile.coded);
   }
   list_ht_points(slots, rounds);
   return Status::Ok();
@@ -136,23 +136,12 @@ void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>
 
 }  // namespace
 
-void TileEncoder::for_blocks(size_t n, const std::function<void(size_t)>& fn) { for_blocks_on(pool_, n, fn); }
-
 void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
-                                    std::span<entropy::EncodedCodeBlock> coded, bool refinement) {
+                                    std::span<entropy::EncodedCodeBlock> coded) {
   for_blocks_on(pool_, slots.size(), [&](size_t k) {
     const int8_t plane = planes[slots[k]];
-    if (plane < 0) return;
+    if (plane < 0 || coded[k].num_passes == 0) return;
     CodedBlock::HtTruncation& ht = *blocks_[slots[k]].ht;
-    if (!predicted_.empty() && predicted_[slots[k]]) {
-      if (const PredictedHtBlock::Coding* kept = predicted_[slots[k]]->find(plane, refinement && plane > 0)) {
-        if (kept->num_passes == 0) return;
-        ht.candidates.push_back(HtPlanePrediction::coded(*kept));
-        ht.planes.push_back(plane);
-        return;
-      }
-    }
-    if (coded.empty() || coded[k].num_passes == 0) return;
     ht.candidates.push_back(std::move(coded[k]));
     ht.planes.push_back(plane);
   });
@@ -175,7 +164,6 @@ void TileEncoder::release_kept_tile() {
   std::vector<EncodeBlock>().swap(kept_blocks_);
   std::vector<entropy::HtPlaneEstimate>().swap(kept_estimates_);
   std::vector<KeptIndices>().swap(kept_indices_);
-  std::vector<PredictedHtBlock*>().swap(predicted_);
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
@@ -314,13 +302,7 @@ void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile, size_t 
   const EncodeBlock& block = tile.blocks[i];
   out.coded = {};
   out.coded.zero_bitplanes = block.num_bitplanes;
-  // code_rows makes them all first, in slot order, which PCRD and the
-  // sizings walk; code() here.
-  if (out.ht) {
-    *out.ht = CodedBlock::HtTruncation();
-  } else {
-    out.ht = std::make_unique<CodedBlock::HtTruncation>();
-  }
+  out.ht = std::make_unique<CodedBlock::HtTruncation>();
   const entropy::HtPlaneEstimate& e = tile.ht_estimates[i];
   out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
   if (irreversible_) {

@@ -17,7 +17,6 @@
 #include "codec/api/encode_streamed.h"
 #include "codec/api/stage_times.h"
 #include "codec/encoder/coded_spill.h"
-#include "codec/encoder/ht_plane_prediction.h"
 #include "codec/encoder/kept_indices.h"
 #include "codec/codestream/marker_writer.h"
 #include "codec/tier2/packet_writer.h"
@@ -82,10 +81,6 @@ struct TileCodingSetup {
   // for rate control's choice, in memory up to the store's budget
   // (kept_indices.h).
   KeptIndexStore* kept_store = nullptr;
-  // With kept_store: each block also coded during the strips, at planes
-  // predicted from the estimates so far, those codings that rate control's
-  // choice then asks for kept (ht_plane_prediction.h).
-  HtPlanePrediction* ht_prediction = nullptr;
   // When set, a note for each tile that the device runner took, failed on
   // and ran on the CPU instead (EncodeTile::device_failure): the report's.
   std::vector<std::string>* notes = nullptr;
@@ -232,25 +227,11 @@ class TileEncoder {
   // from their kept indices, a batch of them at a time, and coded at
   // rounds[r][slot], round 0 with SigProp and MagRef.
   Status code_kept_planes(std::span<const std::vector<int8_t>> rounds);
-  // Adds coded[k] (at planes[slots[k]], with SigProp and MagRef where
-  // `refinement`; none where that plane is negative or it has no passes) to
-  // the candidates of block slots[k], on the pool: each block's own; the
-  // block's predicted coding at that plane instead where one was kept
-  // (`coded` may then be empty). The blocks' points are listed again by
-  // list_ht_points.
+  // Adds coded[k] (at planes[slots[k]]; none where that is negative or it
+  // has no passes) to the candidates of block slots[k], on the pool: each
+  // block's own. The blocks' points are listed again by list_ht_points.
   void add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
-                         std::span<entropy::EncodedCodeBlock> coded, bool refinement);
-  // Block `slot` (`block`, its indices at `kept`, `hull` its estimated
-  // hull, `planes` its estimate's) coded at the rounds that `slope`
-  // predicts for it, into predicted_; from any thread (code_rows).
-  void code_predicted(size_t slot, const EncodeBlock& block, const KeptIndices& kept, const CodeBlockHull& hull,
-                      int planes, double slope);
-  // Before code_kept_planes codes rounds[r]: each block's predicted codings
-  // that rounds[r] asks for kept and their planes taken out of `coding` (a
-  // copy of rounds), the others dropped; counted.
-  void keep_predicted(std::span<const std::vector<int8_t>> rounds, std::vector<std::vector<int8_t>>& coding);
-  // Runs fn(k) for every k in [0, n) on the pool, in pieces of blocks.
-  void for_blocks(size_t n, const std::function<void(size_t)>& fn);
+                         std::span<entropy::EncodedCodeBlock> coded);
   // CodedBlock::list_ht_points for each block of `slots` that `planes` gave
   // a candidate, on the pool.
   void list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes);
@@ -271,10 +252,6 @@ class TileEncoder {
   std::vector<EncodeBlock> kept_blocks_;
   std::vector<entropy::HtPlaneEstimate> kept_estimates_;
   std::vector<KeptIndices> kept_indices_;
-  // Under setup_.ht_prediction: each block's codings at its predicted
-  // planes, by slot (null where it was not predicted), until the planes are
-  // chosen; they lie in the prediction's pieces.
-  std::vector<PredictedHtBlock*> predicted_;
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

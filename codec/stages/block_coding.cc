@@ -70,15 +70,6 @@ Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<
   return Status::Ok();
 }
 
-entropy::BlockToEncode block_to_encode(const EncodeBlock& b, PlaneView<const int32_t> indices, int plane,
-                                       bool refinement, bool distortions) {
-  entropy::BlockToEncode to{indices, b.orientation, b.num_bitplanes, b.style, b.fraction_bits};
-  to.ht_cleanup_plane = plane;
-  to.ht_refinement = refinement && plane > 0;
-  to.distortions = distortions;
-  return to;
-}
-
 Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside) {
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
@@ -101,8 +92,11 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
       tile.coded[i].zero_bitplanes = b.num_bitplanes;
       continue;
     }
-    batch.push_back(block_to_encode(b, b.place.in(tile.planes[b.place.component].ints()), plane, tile.ht_refinement,
-                                    tile.distortions));
+    batch.push_back({b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
+                     b.fraction_bits});
+    batch.back().ht_cleanup_plane = plane;
+    batch.back().ht_refinement = tile.ht_refinement && plane > 0;
+    batch.back().distortions = tile.distortions;
     index.push_back(i);
   }
   entropy::BatchWork work;

@@ -21,13 +21,6 @@ namespace mallat::codec {
 // encoder puts kept indices back in place there).
 Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside = {});
 
-// Block `b` with its indices `indices` as encode_blocks hands it to the
-// coder: an HT block's cleanup at `plane`, SigProp and MagRef after it
-// where `refinement` is asked and the plane is above 0 (15444-15 Annex C:
-// they code the plane below); `distortions` as EncodeTile's.
-entropy::BlockToEncode block_to_encode(const EncodeBlock& b, PlaneView<const int32_t> indices, int plane,
-                                       bool refinement, bool distortions);
-
 // kBlockDecoding: decodes every block into its place in the planes and
 // sets its info and status; blocks without passes, and the samples of a
 // plane that no block covers, become zero. With `dequantise`,
