@@ -373,19 +373,12 @@ class MagSgnRow {
 
  private:
   // What whole_pair and Steps::quad_pair_values read of a quad, in place of
-  // u_q: bits 16-22 the quad's sum of m_n (Annex C.3.5), bit 23 set where
-  // U_q is beyond vector_bound_ (then bits 16-31 are not used), bits 24-31
-  // U_q. The VLC entry stays in bits 0-15 (the next row's contexts).
+  // u_q: bit 23 set where U_q is beyond vector_bound_ (then bits 24-31 are
+  // not used), bits 24-31 U_q. The VLC entry stays in bits 0-15 (the next
+  // row's contexts).
   [[gnu::always_inline]] uint32_t pair_code(uint32_t code, int bound) const {
-    const uint32_t rho = code >> 4 & 15, e_k = code >> 12 & 15;
-    const int total = bound * nibble_bits(rho) - nibble_bits(e_k);
     const uint32_t beyond = bound > vector_bound_ ? 1 : 0;
-    return (code & 0xFFFF) | (static_cast<uint32_t>(total) & 0x7F) << 16 | beyond << 23 |
-           (static_cast<uint32_t>(bound) & 0xFF) << 24;
-  }
-  // The set bits of a 4-bit x, in lanes where the compiler vectorises.
-  static int nibble_bits(uint32_t x) {
-    return static_cast<int>((x & 1) + (x >> 1 & 1) + (x >> 2 & 1) + (x >> 3 & 1));
+    return (code & 0xFFFF) | beyond << 23 | (static_cast<uint32_t>(bound) & 0xFF) << 24;
   }
 
  public:
@@ -417,7 +410,12 @@ class MagSgnRow {
       const bool first = quad(qx);
       return quad(qx + 1) && first;
     }
-    const int total[2] = {static_cast<int>(codes >> 16 & 0x7F), static_cast<int>(codes >> 48 & 0x7F)};
+    // Each quad's sum of m_n (Annex C.3.5): U_q per significant sample, less
+    // e_k's.
+    const auto code0 = static_cast<uint32_t>(codes), code1 = static_cast<uint32_t>(codes >> 32);
+    const int total[2] = {
+        static_cast<int>(code0 >> 24) * std::popcount(code0 & 0xF0) - std::popcount(code0 & 0xF000),
+        static_cast<int>(code1 >> 24) * std::popcount(code1 & 0xF0) - std::popcount(code1 & 0xF000)};
     Steps::quad_pair_values(ms_, codes_ + qx, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
     return true;
   }
