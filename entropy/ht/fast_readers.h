@@ -217,55 +217,77 @@ class MelDecoder {
   static constexpr uint64_t kNoEvents = 1;
   static constexpr int kRefillEvents = 48;
 
-  // `events` (a word as above) with at least kRefillEvents events.
+  // `events` (a word as above) with at least kRefillEvents events. The
+  // decoder's state is in locals for the loop (as members it would go to
+  // memory at every symbol).
   [[gnu::noinline]] uint64_t refill(uint64_t events) {
     int count = 63 - std::countl_zero(events);
     events ^= uint64_t{1} << count;
-    while (count < kRefillEvents) {
-      if (zeros_ == 0 && !one_) decode_symbol();
-      const int n = std::min(zeros_, 63 - count);
-      count += n;  // zeros: the word's bits above `count` are 0
-      zeros_ -= n;
-      if (zeros_ == 0 && one_ && count < 63) {
-        events |= uint64_t{1} << count;
-        ++count;
-        one_ = false;
+    uint64_t acc = acc_;
+    int bits = bits_, k = k_, zeros = zeros_;
+    bool one = one_;
+    // The rest of the last symbol, then whole symbols: each symbol's events
+    // (zeros: the word's bits above `count` are 0) where they fit, else the
+    // word filled to 63 and the rest kept.
+    for (;;) {
+      if (zeros + (one ? 1 : 0) > 63 - count) {
+        zeros -= 63 - count;
+        count = 63;
+        break;
       }
+      count += zeros;
+      events |= uint64_t{one} << count;
+      count += one ? 1 : 0;
+      zeros = 0;
+      one = false;
+      if (count >= kRefillEvents) break;
+      decode_symbol(acc, bits, k, zeros, one);
     }
+    acc_ = acc;
+    bits_ = bits;
+    k_ = k;
+    zeros_ = zeros;
+    one_ = one;
     return events | uint64_t{1} << count;
   }
 
  private:
-  // The next symbol's zeros, and whether a 1 follows them.
-  void decode_symbol() {
-    if (bits_ < 8) refill_bits();
-    const int e = mel_exponent(k_);
-    if (acc_ >> 63) {
+  // The next symbol's zeros, and whether a 1 follows them (15444-15
+  // Annex C.2's MEL decoding, k the state, E[k] its exponent).
+  [[gnu::always_inline]] void decode_symbol(uint64_t& acc, int& bits, int& k, int& zeros, bool& one) {
+    if (bits < 8) refill_bits(acc, bits);
+    const int e = kMelExponents[k];
+    if (acc >> 63) {
       // A run of 2^e zeros.
-      acc_ <<= 1;
-      bits_ -= 1;
-      if (k_ < 12) ++k_;
-      zeros_ = 1 << e;
+      acc <<= 1;
+      bits -= 1;
+      k += k < 12 ? 1 : 0;
+      zeros = 1 << e;
+      one = false;
       return;
     }
-    // e bits of run length, then a 1.
-    zeros_ = e > 0 ? static_cast<int>(acc_ << 1 >> (64 - e)) : 0;
-    one_ = true;
-    acc_ <<= 1 + e;
-    bits_ -= 1 + e;
-    if (k_ > 0) --k_;
+    // e bits of run length (below the 0 just read), then a 1.
+    zeros = static_cast<int>(acc >> (63 - e));
+    one = true;
+    acc <<= 1 + e;
+    bits -= 1 + e;
+    k -= k > 0 ? 1 : 0;
   }
 
-  void refill_bits() {
-    while (bits_ <= 56) {
+  // mel_exponent(k) for each k.
+  static constexpr uint8_t kMelExponents[13] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4, 5};
+  static_assert(kMelExponents[12] == mel_exponent(12) && kMelExponents[10] == mel_exponent(10));
+
+  void refill_bits(uint64_t& acc, int& bits) {
+    while (bits <= 56) {
       uint8_t byte = 0xFF;
       if (p_ < end_) {
         byte = *p_++;
         if (p_ == end_) byte |= 0x0F;
       }
       const int count = stuff_ ? 7 : 8;
-      acc_ |= low_bits(byte, count) << (64 - bits_ - count);
-      bits_ += count;
+      acc |= low_bits(byte, count) << (64 - bits - count);
+      bits += count;
       stuff_ = byte == 0xFF;
     }
   }

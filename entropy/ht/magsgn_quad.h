@@ -156,23 +156,28 @@ struct BottomExponents {
 // its v converts to float exactly): the eight samples at once in AVX2
 // lanes, each taking its own bits from the destuffed stream at its offset,
 // the offsets a prefix sum of the m_n in the stream's order (the first
-// quad's samples, then the second's; each in rho's order). code:
-// the VLC entry (rho, e_k, e_1) of each quad; totals: each quad's sum of
-// m_n. Writes the bottom samples' exponents to e_bottom[0..3] (left to
-// right).
+// quad's samples, then the second's; each in rho's order). code: each
+// quad's VLC entry (rho, e_k, e_1) in bits 0-15 and U_q in bits 24-31
+// (the decoder's MagSgnRow::pair_code), 32 bytes readable; totals: each
+// quad's sum of m_n. Writes the bottom samples' exponents to
+// e_bottom[0..3] (left to right).
 [[gnu::target(MALLAT_HT_AVX2_TARGET)]] inline void quad_pair_values_avx2(
-    fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
+    fast::ForwardReader& ms, const uint32_t* code, const int total[2], int p, int32_t* top,
     int32_t* bottom, uint8_t* e_bottom) {
-  // Lane n of each quad (0..3): bit n of rho, e_1 and e_k of that quad.
-  const __m256i inf = _mm256_set_m128i(_mm_set1_epi32(static_cast<int>(code[1])), _mm_set1_epi32(static_cast<int>(code[0])));
-  const __m256i one = _mm256_set1_epi32(1);
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
-  const __m256i rho = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(4))), one);
-  const __m256i e_1 = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(8))), one);
-  const __m256i e_k = _mm256_and_si256(_mm256_srlv_epi32(inf, _mm256_add_epi32(lane, _mm256_set1_epi32(12))), one);
-  const __m256i u = _mm256_set_m128i(_mm_set1_epi32(bound[1]), _mm_set1_epi32(bound[0]));
+  // Each quad's code in its four lanes; lane n of each quad (0..3): bit n
+  // of rho, e_1 and e_k at bits 0, 4 and 8 of `fields`. Masks by shifts
+  // (no constant to hold in a register): all ones where significant, and
+  // where e_k; e_1 as 0 or 1.
+  const __m256i quad_of_lane = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+  const __m256i inf =
+      _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(code)), quad_of_lane);
+  const __m256i fields = _mm256_srlv_epi32(inf, _mm256_setr_epi32(4, 5, 6, 7, 4, 5, 6, 7));
+  const __m256i significant = _mm256_srai_epi32(_mm256_slli_epi32(fields, 31), 31);
+  const __m256i e_k = _mm256_srai_epi32(_mm256_slli_epi32(fields, 23), 31);
+  const __m256i e_1 = _mm256_srli_epi32(_mm256_slli_epi32(fields, 27), 31);
+  const __m256i u = _mm256_srli_epi32(inf, 24);
   // m_n = U_q - e_k where significant, else 0 (Annex C.3.5).
-  const __m256i m = _mm256_and_si256(_mm256_sub_epi32(u, e_k), _mm256_sub_epi32(_mm256_setzero_si256(), rho));
+  const __m256i m = _mm256_and_si256(_mm256_add_epi32(u, e_k), significant);
   // Each quad's bits lie in 16 bytes from the byte its first bit is in
   // (at most 7 + 4 * 24 bits): one load per quad into its 128-bit half.
   // A sample's bits start at its quad's bit within that first byte plus
@@ -183,29 +188,43 @@ struct BottomExponents {
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(ms.flat() + ms.byte_at(start0))));
   __m256i inclusive = _mm256_add_epi32(m, _mm256_slli_si256(m, 4));
   inclusive = _mm256_add_epi32(inclusive, _mm256_slli_si256(inclusive, 8));
-  const __m256i first_bit = _mm256_set_m128i(_mm_set1_epi32(static_cast<int>(start1 & 7)),
-                                             _mm_set1_epi32(static_cast<int>(start0 & 7)));
+  const __m256i seven = _mm256_set1_epi32(7);
+  const uint64_t starts = static_cast<uint32_t>(start0) | static_cast<uint64_t>(start1) << 32;
+  const __m256i first_bit = _mm256_and_si256(
+      _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(_mm_cvtsi64_si128(static_cast<int64_t>(starts))), quad_of_lane),
+      seven);
   const __m256i at = _mm256_add_epi32(_mm256_sub_epi32(inclusive, m), first_bit);
-  // The 4 bytes from byte at >> 3 of the window, by a byte shuffle.
+  // The 4 bytes from byte at >> 3 of the window, by a byte shuffle (its
+  // indices' bit 4 is not read: the lanes alternate 0x03020100 and
+  // 0x13121110 so that the constant is not a broadcast, which the
+  // compiler would rebuild at every pair, but an operand in memory).
   const __m256i byte = _mm256_shuffle_epi8(_mm256_srli_epi32(at, 3), _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
                                                                                      0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
-  const __m256i word = _mm256_shuffle_epi8(window, _mm256_add_epi32(byte, _mm256_set1_epi32(0x03020100)));
-  const __m256i raw = _mm256_and_si256(_mm256_srlv_epi32(word, _mm256_and_si256(at, _mm256_set1_epi32(7))),
-                                       _mm256_sub_epi32(_mm256_sllv_epi32(one, m), one));
+  const __m256i word = _mm256_shuffle_epi8(
+      window, _mm256_add_epi32(byte, _mm256_setr_epi32(0x03020100, 0x13121110, 0x03020100, 0x13121110, 0x03020100,
+                                                       0x13121110, 0x03020100, 0x13121110)));
+  const __m256i ones = _mm256_cmpeq_epi32(m, m);
+  const __m256i raw =
+      _mm256_andnot_si256(_mm256_sllv_epi32(ones, m), _mm256_srlv_epi32(word, _mm256_and_si256(at, seven)));
   ms.advance(total[0] + total[1]);
   // v with e_1's bit at m_n (Annex C.3.6); mu = (v >> 1) + 1 where
   // significant (v is 0 elsewhere).
   const __m256i v = _mm256_or_si256(raw, _mm256_sllv_epi32(e_1, m));
-  const __m256i magnitude = _mm256_sll_epi32(_mm256_add_epi32(_mm256_srli_epi32(v, 1), rho), _mm_cvtsi32_si128(p));
-  const __m256i sign = _mm256_and_si256(v, one);
-  const __m256i value =
-      _mm256_add_epi32(_mm256_xor_si256(magnitude, _mm256_sub_epi32(_mm256_setzero_si256(), sign)), sign);
+  const __m256i magnitude = _mm256_sll_epi32(_mm256_sub_epi32(_mm256_srli_epi32(v, 1), significant), _mm_cvtsi32_si128(p));
+  // The sign (v's bit 0) by psignd: a lane whose top bit is set negates
+  // (v | 1 is not 0, and v < 2^24). The even lanes' exponents are not
+  // kept (below): those lanes take v | 3 (5, 7, 9), so that the constant is an
+  // operand in memory, as above.
+  const __m256i v_or_1 = _mm256_or_si256(v, _mm256_setr_epi32(3, 1, 5, 1, 7, 1, 9, 1));
+  const __m256i value = _mm256_sign_epi32(magnitude, _mm256_or_si256(_mm256_slli_epi32(v, 31), v_or_1));
   // Exponents bit_width(v | 1) from the float's exponent (v < 2^24 is
   // exact), 0 where insignificant.
+  // Only the bottom samples' (odd lanes) are kept: the even lanes' bias is
+  // 0 so that the constant is an operand in memory, as above.
   const __m256i exponent = _mm256_and_si256(
-      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_or_si256(v, one))), 23),
-                       _mm256_set1_epi32(126)),
-      _mm256_sub_epi32(_mm256_setzero_si256(), rho));
+      _mm256_add_epi32(_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v_or_1)), 23),
+                       _mm256_setr_epi32(0, -126, 0, -126, 0, -126, 0, -126)),
+      significant);
   // Row order: top left, top right of each quad, then the bottom samples.
   const __m256i to_rows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
   const __m256i rows = _mm256_permutevar8x32_epi32(value, to_rows);

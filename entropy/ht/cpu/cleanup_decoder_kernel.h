@@ -178,14 +178,17 @@ inline constexpr WideVlcTables kWideVlcTables{wide_table<true>(vlc_codewords::kI
 struct RowState {
   std::vector<uint8_t> e_above, e_row;      // column x at index x + 1
   std::vector<uint16_t> context_above;      // per quad: c_q's bits from the row above, << 7
-  std::vector<uint32_t> codes, next_codes;  // quad q at index q + 1: the VLC table entry | u_q << 16
+  // Quad q at index q + 1: the VLC table entry | u_q << 16 (as MagSgnRow
+  // finds them; it packs them for its pairs); 32 bytes readable from any
+  // quad's (quad_pair_values_avx2's load).
+  std::vector<uint32_t> codes, next_codes;
   std::vector<int32_t> bounds;              // per quad of `codes`: U_q = u_q + kappa_q
   std::vector<int32_t> spare_row;           // the bottom samples of a last, half quad row
   void reset(int64_t quads_wide, int64_t width) {
     e_above.assign(static_cast<size_t>(2 * quads_wide + 4), 0);
     e_row.assign(e_above.size(), 0);
     context_above.resize(static_cast<size_t>(quads_wide));
-    codes.assign(static_cast<size_t>(quads_wide + 2), 0);
+    codes.assign(static_cast<size_t>(quads_wide + 8), 0);
     next_codes.assign(codes.size(), 0);
     bounds.resize(static_cast<size_t>(quads_wide));
     spare_row.resize(static_cast<size_t>(width + 1));
@@ -362,10 +365,23 @@ class MagSgnRow {
       const int most = std::max(std::max(above[2 * q], above[2 * q + 1]), std::max(above[2 * q + 2], above[2 * q + 3]));
       const unsigned rho = code >> 4 & 15;
       const int kappa = (rho & (rho - 1)) == 0 ? 1 : std::max(1, most - 1);
-      bounds_[q] = static_cast<int32_t>(code >> 16) + kappa;
+      const int bound = static_cast<int32_t>(code >> 16) + kappa;
+      bounds_[q] = bound;
+      if constexpr (Steps::kPairs) codes_[q] = pair_code(code, bound);
     }
   }
 
+ private:
+  // What whole_pair and Steps::quad_pair_values read of a quad, in place of
+  // u_q: bit 23 set where U_q is beyond vector_bound_ (then bits 24-31 are
+  // not used), bits 24-31 U_q. The VLC entry stays in bits 0-15 (the next
+  // row's contexts).
+  [[gnu::always_inline]] uint32_t pair_code(uint32_t code, int bound) const {
+    const uint32_t beyond = bound > vector_bound_ ? 1 : 0;
+    return (code & 0xFFFF) | beyond << 23 | (static_cast<uint32_t>(bound) & 0xFF) << 24;
+  }
+
+ public:
   // Quads qx and qx + 1 (qx even; the second only where the row has it).
   // false: an exponent bound is beyond K + 1 (a corrupt segment).
   [[gnu::always_inline]] bool pair(int64_t qx) {
@@ -381,24 +397,26 @@ class MagSgnRow {
   // Two quads with both columns: the eight samples at once where both
   // bounds allow it (entropy/ht/magsgn_quad.h), else a quad at a time.
   [[gnu::always_inline]] bool whole_pair(int64_t qx) {
-    const uint32_t code[2] = {codes_[qx], codes_[qx + 1]};
-    const int rho0 = decoded_rho(static_cast<uint16_t>(code[0])), rho1 = decoded_rho(static_cast<uint16_t>(code[1]));
+    uint64_t codes;  // pair_code's of both quads, the first in the low half
+    std::memcpy(&codes, codes_ + qx, sizeof codes);
     const int64_t x = 2 * qx;
-    if ((rho0 | rho1) == 0) {  // no MagSgn bits
+    if ((codes & 0x000000F0'000000F0) == 0) {  // no MagSgn bits
       std::memset(top_ + x, 0, 4 * sizeof(int32_t));
       std::memset(bottom_ + x, 0, 4 * sizeof(int32_t));
       std::memset(e_row_ + x + 1, 0, 4);
       return true;
     }
-    const int bound[2] = {bounds_[qx], bounds_[qx + 1]};
-    if (std::max(bound[0], bound[1]) > vector_bound_) {
+    if ((codes & 0x00800000'00800000) != 0) {
       const bool first = quad(qx);
       return quad(qx + 1) && first;
     }
+    // Each quad's sum of m_n (Annex C.3.5): U_q per significant sample, less
+    // e_k's.
+    const auto code0 = static_cast<uint32_t>(codes), code1 = static_cast<uint32_t>(codes >> 32);
     const int total[2] = {
-        bound[0] * std::popcount(static_cast<unsigned>(rho0)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[0])))),
-        bound[1] * std::popcount(static_cast<unsigned>(rho1)) - std::popcount(static_cast<unsigned>(decoded_e_k(static_cast<uint16_t>(code[1]))))};
-    Steps::quad_pair_values(ms_, code, bound, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
+        static_cast<int>(code0 >> 24) * std::popcount(code0 & 0xF0) - std::popcount(code0 & 0xF000),
+        static_cast<int>(code1 >> 24) * std::popcount(code1 & 0xF0) - std::popcount(code1 & 0xF000)};
+    Steps::quad_pair_values(ms_, codes_ + qx, total, p_, top_ + x, bottom_ + x, e_row_ + x + 1);
     return true;
   }
 
@@ -440,7 +458,7 @@ class MagSgnRow {
   }
 
   fast::ForwardReader& ms_;
-  const uint32_t* const codes_;
+  uint32_t* const codes_;
   int32_t* const bounds_;
   uint8_t* const e_row_;
   int32_t* const top_;

@@ -193,9 +193,9 @@ struct Steps {
   }
 
   [[gnu::target(MALLAT_HT_AVX2_TARGET)]] static void quad_pair_values(
-      fast::ForwardReader& ms, const uint32_t code[2], const int bound[2], const int total[2], int p, int32_t* top,
-      int32_t* bottom, uint8_t* e_bottom) {
-    quad_pair_values_avx2(ms, code, bound, total, p, top, bottom, e_bottom);
+      fast::ForwardReader& ms, const uint32_t* code, const int total[2], int p, int32_t* top, int32_t* bottom,
+      uint8_t* e_bottom) {
+    quad_pair_values_avx2(ms, code, total, p, top, bottom, e_bottom);
   }
 };
 
