@@ -34,6 +34,7 @@ bool HelpBoard::run(Call& call, int64_t count, const std::function<void(int64_t)
   // No helper holds an item of the call before (the last call waited for
   // them) and none can take one until the state below opens it.
   call.helped_.store(0);
+  call.tag_ = timeline::current_tag();
   call.fn_.store(&fn);
   call.count_.store(count);
   const uint64_t number = (call.state_.load() >> 32) + 1;
@@ -95,12 +96,16 @@ HelpBoard::Claim HelpBoard::claim() {
 
 void HelpBoard::run_claimed(const Claim& claim) {
   Call& call = *claim.call;
+  // The item's spans are its file's, on its lane, whichever thread runs it.
+  const timeline::Tag own = timeline::current_tag();
+  timeline::set_tag(call.tag_);
   try {
     (*call.fn_.load())(claim.item);
   } catch (...) {
     std::lock_guard<std::mutex> lock(call.error_mutex_);
     if (!call.error_) call.error_ = std::current_exception();
   }
+  timeline::set_tag(own);
   items_helped_.fetch_add(1);
   call.helped_.fetch_add(1);
   call.helped_.notify_all();

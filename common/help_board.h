@@ -21,6 +21,8 @@
 #include <mutex>
 #include <vector>
 
+#include "common/timeline.h"
+
 namespace mallat {
 
 class HelpBoard {
@@ -35,6 +37,9 @@ class HelpBoard {
     std::atomic<uint64_t> state_{0xFFFFFFFFu};  // closed: no item to take
     std::atomic<int64_t> helped_{0};            // items helpers have finished
     std::atomic<bool> posted_{false};           // a call is running
+    // The caller's file and lane, which a helper's timeline spans take
+    // while it runs one of the call's items; set before the state opens.
+    timeline::Tag tag_;
     std::mutex error_mutex_;
     std::exception_ptr error_;                  // a helper's item threw
   };
