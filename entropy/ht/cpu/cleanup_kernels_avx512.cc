@@ -18,9 +18,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
-
+#include <cstring>
 
 #define MALLAT_HT_ISA avx512
 #define MALLAT_HT_ISA_NAME "avx512"
@@ -85,7 +84,6 @@ struct Lanes {
 
 struct Steps {
   static constexpr bool kRowCodes = true;
-
 
   [[gnu::target(MALLAT_HT_AVX512_TARGET)]] static int64_t measure_quads(
       const int32_t* top, const int32_t* bottom, int64_t quads, int shift, const MeasuredQuads& m) {
