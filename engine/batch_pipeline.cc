@@ -71,17 +71,26 @@ void run_pipeline(size_t count, LaneSet& lanes, int lanes_used, int ahead, const
     const timeline::Tag tag{static_cast<int>(i), lane.index()};
     timeline::set_tag(tag);
     Lane& held = lane.lane();
-    held.pool->take_help_from(&board);
-    board.coding_begins();
+    // The lane's pool on the board while it codes, and off it again
+    // whatever happens: the lane outlives the batch's board.
+    struct OnBoard {
+      ThreadPool& pool;
+      HelpBoard& board;
+      OnBoard(ThreadPool& p, HelpBoard& b) : pool(p), board(b) {
+        pool.take_help_from(&board);
+        board.coding_begins();
+      }
+      ~OnBoard() {
+        board.coding_ends();
+        pool.take_help_from(nullptr);
+      }
+    } on_board(*held.pool, board);
     held.coder.start([&, tag] {
       timeline::set_tag(tag);
       timeline::Span span("code");
       return guarded([&] { return steps.code(i, held); });
     });
-    Status coded = held.coder.wait();
-    board.coding_ends();
-    held.pool->take_help_from(nullptr);
-    return coded;
+    return held.coder.wait();
   };
   const auto one_item = [&](size_t i) {
     Status status = read_and_code(i);
