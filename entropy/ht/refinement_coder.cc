@@ -254,9 +254,13 @@ template <bool kPext>
       for (int x = x0; x < x1; ++x) {
         const int i = x + 1;
         if (s.candidates[i] == 0 && left_newly == 0) continue;
+        // Unless the column before gained significance, this column's
+        // neighbourhood is as find_candidates saw it: its candidates are
+        // the rows that may and have a neighbour (kSigPropColumn reads
+        // `near` at those rows alone).
+        const uint32_t near = left_newly == 0 ? s.candidates[i] : near_rows(s, i, rows, below_mask);
         left_newly = 0;
         const uint32_t cleanup = s.current[i];
-        const uint32_t near = near_rows(s, i, rows, below_mask);
         const uint32_t may = ~cleanup & row_bits;
         if ((near & may) == 0) continue;
         // By table, without a branch on the bits, which are as good as random.
