@@ -183,6 +183,17 @@ inline double bit_decrease(int32_t v, int shift) {
   return squared_error(m, shift + 1) - squared_error(m, shift);
 }
 
+// The same for a sample SigProp makes significant (below 2^(shift + 1)), in
+// integers: m^2 less the error left, both below 2^(2 shift + 2). SigProp's
+// decreases summed so, in any order, equal the reference's sum of doubles
+// in scan order while every partial sum is an integer below 2^53: at most
+// 2^12 terms below 4^(shift + 1), so for shift up to kExactShifts.
+inline int64_t newly_significant_decrease(int32_t v, int shift) {
+  const uint32_t m = detail::magnitude_of(v);
+  const int64_t e = static_cast<int64_t>(m & ((uint32_t{1} << shift) - 1)) - (shift > 0 ? int64_t{1} << (shift - 1) : 0);
+  return static_cast<int64_t>(uint64_t{m} * m) - e * e;
+}
+
 }  // namespace
 
 void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
@@ -232,7 +243,8 @@ template <bool kPext>
   for (int i = 0; i < width + 2; ++i) s.above[i] = 0;
   const uint32_t below_mask = vertical_causal ? 0u : 1u;
   const bool exact = shift > 0 && shift <= kExactShifts;
-  int64_t magref_sum = 0;
+  const bool sigprop_exact = shift <= kExactShifts;
+  int64_t magref_sum = 0, sigprop_sum = 0;
   for (int y0 = 0; y0 < height; y0 += 4) {
     const int rows = height - y0 < 4 ? height - y0 : 4;
     const uint32_t row_bits = (1u << rows) - 1;
@@ -268,8 +280,13 @@ template <bool kPext>
         const uint32_t column_newly = column & 15u;
         decisions |= (column >> 4 & 15u) << decided;
         decided += static_cast<int>(column >> 8);
-        for (uint32_t left = column_newly; left != 0; left &= left - 1)
-          coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        if (sigprop_exact) {
+          for (uint32_t left = column_newly; left != 0; left &= left - 1)
+            sigprop_sum += newly_significant_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        } else {
+          for (uint32_t left = column_newly; left != 0; left &= left - 1)
+            coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        }
         s.current[i] = static_cast<uint8_t>(cleanup | column_newly);
         newly[x - x0] = column_newly;
         left_newly = column_newly;
@@ -317,6 +334,7 @@ template <bool kPext>
     for (int i = 0; i < width + 2; ++i) s.above[i] = s.current[i];
   }
   if (exact) coded.magref_decrease = static_cast<double>(magref_sum);
+  if (sigprop_exact) coded.sigprop_decrease = static_cast<double>(sigprop_sum);
   coded.sigprop_length = terminate_refinement(sigprop, magref, bytes);
   for (uint32_t i = magref_bytes.size(); i > 0; --i) bytes.push_back(magref_bytes.data()[i - 1]);
   segment.resize(bytes.size());
