@@ -287,14 +287,63 @@ void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_b
 }
 #endif
 
-HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits) {
+namespace {
+
+// The whole-block sums: the quads, the top plane, the energy.
+HtPlaneEstimate block_totals(const HtPlaneStatistics& s, double& quads) {
   HtPlaneEstimate out;
-  double quads = 0;
+  quads = 0;
   for (int b = 0; b < kHtPlanes; ++b) {
     quads += s.quads[b];
     if (s.quads[b] > 0) out.planes = b;
     out.energy += s.energy[b];
   }
+  return out;
+}
+
+// Plane p's estimate from its sums over the samples and quads significant
+// there.
+void estimate_plane(int p, int fraction_bits, double quads, double magsgn, double significant_quads,
+                    double significant, double removed, HtPlaneEstimate& out) {
+  const double bits = kPerMagSgnBit * magsgn + kPerSignificantQuad * significant_quads +
+                      kPerInsignificantQuad * (quads - significant_quads);
+  out.bytes[p] = static_cast<float>(bits / 8.0 + kSegmentBytes);
+  // E.1.1.2: a significant sample is reconstructed at the middle of its
+  // interval of 2^p index units, 2^(p + F) values apart by 2^-F: with its
+  // value uniform over them the error left is (4^p + 2 x 4^-F) / 12;
+  // none where the interval is one value (the reversible path's plane 0).
+  const double left =
+      p + fraction_bits > 0 ? (std::ldexp(1.0, 2 * p) + 2 * std::ldexp(1.0, -2 * fraction_bits)) / 12.0 : 0.0;
+  out.decrease[p] = static_cast<float>(std::max(0.0, removed - significant * left));
+}
+
+}  // namespace
+
+HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits) {
+  double quads;
+  HtPlaneEstimate out = block_totals(s, quads);
+  // in_quad[b]: the samples significant at plane p in quads of bit length
+  // b, grown one bit length a plane from the top plane down. The counts and
+  // their sums are whole numbers below 2^53, exact in any order: the
+  // reference's doubles.
+  double in_quad[kHtPlanes + 1] = {};
+  for (int p = out.planes - 1; p >= 0; --p) {
+    double magsgn = 0, significant_quads = 0, significant = 0, removed = 0;
+    for (int b = p + 1; b <= out.planes; ++b) {
+      significant_quads += s.quads[b];
+      in_quad[b] += s.samples[b][p + 1];
+      magsgn += in_quad[b] * (b - p);
+      significant += in_quad[b];
+      removed += s.energy[b];
+    }
+    estimate_plane(p, fraction_bits, quads, magsgn, significant_quads, significant, removed, out);
+  }
+  return out;
+}
+
+HtPlaneEstimate estimate_ht_planes_reference(const HtPlaneStatistics& s, int fraction_bits) {
+  double quads;
+  HtPlaneEstimate out = block_totals(s, quads);
   for (int p = 0; p < out.planes; ++p) {
     double magsgn = 0, significant_quads = 0, significant = 0, removed = 0;
     for (int b = p + 1; b <= out.planes; ++b) {
@@ -305,16 +354,7 @@ HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits
       significant += in_quad;
       removed += s.energy[b];
     }
-    const double bits = kPerMagSgnBit * magsgn + kPerSignificantQuad * significant_quads +
-                        kPerInsignificantQuad * (quads - significant_quads);
-    out.bytes[p] = static_cast<float>(bits / 8.0 + kSegmentBytes);
-    // E.1.1.2: a significant sample is reconstructed at the middle of its
-    // interval of 2^p index units, 2^(p + F) values apart by 2^-F: with its
-    // value uniform over them the error left is (4^p + 2 x 4^-F) / 12;
-    // none where the interval is one value (the reversible path's plane 0).
-    const double left =
-        p + fraction_bits > 0 ? (std::ldexp(1.0, 2 * p) + 2 * std::ldexp(1.0, -2 * fraction_bits)) / 12.0 : 0.0;
-    out.decrease[p] = static_cast<float>(std::max(0.0, removed - significant * left));
+    estimate_plane(p, fraction_bits, quads, magsgn, significant_quads, significant, removed, out);
   }
   return out;
 }

@@ -72,5 +72,8 @@ void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int 
 // decreases from the energies less the error left in each significant
 // sample (a uniform error over its interval).
 HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& statistics, int fraction_bits);
+// The same with each plane's sums taken afresh over every bit length and
+// sample length: what estimate_ht_planes is tested against.
+HtPlaneEstimate estimate_ht_planes_reference(const HtPlaneStatistics& statistics, int fraction_bits);
 
 }  // namespace mallat::entropy

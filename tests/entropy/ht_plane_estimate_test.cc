@@ -82,6 +82,29 @@ TEST(HtPlaneEstimate, TheFastPassGathersTheReferencesStatistics) {
   }
 }
 
+// The estimate against its reference, bit for bit, over blocks of every
+// size, fraction and magnitude (those past the exact sums included).
+TEST(HtPlaneEstimate, TheEstimateIsTheReferences) {
+  std::mt19937 rng(5);
+  for (int t = 0; t < 300; ++t) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
+    const int fraction_bits = static_cast<int>(rng() % 9);
+    // Up to 2^30: past the exact sums too (the reference's double energies).
+    const double scale = std::ldexp(1.0, static_cast<int>(rng() % 31));
+    const std::vector<int32_t> v = laplacian_block(scale, static_cast<unsigned>(t), static_cast<size_t>(w * h));
+    HtPlaneStatistics s;
+    gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, s);
+    const HtPlaneEstimate e = estimate_ht_planes(s, fraction_bits);
+    const HtPlaneEstimate plain = estimate_ht_planes_reference(s, fraction_bits);
+    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " F " + std::to_string(fraction_bits) +
+                             " case " + std::to_string(t);
+    ASSERT_EQ(e.planes, plain.planes) << what;
+    ASSERT_EQ(e.energy, plain.energy) << what;
+    ASSERT_EQ(std::memcmp(e.bytes, plain.bytes, sizeof e.bytes), 0) << what;
+    ASSERT_EQ(std::memcmp(e.decrease, plain.decrease, sizeof e.decrease), 0) << what;
+  }
+}
+
 // Laplacian blocks with F fraction bits below their indices, every plane.
 TEST(HtPlaneEstimate, NearTheCoderAtEveryPlane) {
   for (double scale : {2.0, 8.0, 40.0, 300.0}) {
