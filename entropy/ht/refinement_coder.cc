@@ -190,7 +190,8 @@ inline double bit_decrease(int32_t v, int shift) {
 // 2^12 terms below 4^(shift + 1), so for shift up to kExactShifts.
 inline int64_t newly_significant_decrease(int32_t v, int shift) {
   const uint32_t m = detail::magnitude_of(v);
-  const int64_t e = static_cast<int64_t>(m & ((uint32_t{1} << shift) - 1)) - (shift > 0 ? int64_t{1} << (shift - 1) : 0);
+  const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+  const int64_t e = static_cast<int64_t>(m & ((uint32_t{1} << shift) - 1)) - half;
   return static_cast<int64_t>(uint64_t{m} * m) - e * e;
 }
 
