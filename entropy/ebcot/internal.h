@@ -66,7 +66,10 @@ class PendingTruncations {
 
 // Splits samples into magnitudes (sign-magnitude, as Annex D codes them)
 // and returns their OR, or an error when one needs more than Mb bits.
+// Where the CPU has AVX2, in its lanes; magnitude_or_plain is the loop of
+// the baseline instruction set that it is tested against.
 Result<uint32_t> magnitude_or(PlaneView<const int32_t> coefficients, int num_bitplanes);
+uint32_t magnitude_or_plain(PlaneView<const int32_t> coefficients);
 
 // Rejects fraction bits outside 0..31 - Mb (encode_code_block).
 Status check_fraction_bits(int num_bitplanes, int fraction_bits);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "entropy/ht/cpu/cleanup_kernels.h"
 #include "entropy/ht/passes.h"
 #include "entropy/ht/shared_code_block.h"
 #include "entropy/ebcot/internal.h"
@@ -21,20 +22,27 @@ std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offs
   return data.subspan(begin, end - begin);
 }
 
-#if defined(__x86_64__)
-[[gnu::target("avx2")]] double cleanup_decrease_avx2(PlaneView<const int32_t> c, int shift, uint32_t all) {
+#if MALLAT_HT_X86
+[[gnu::target(MALLAT_HT_AVX2_TARGET)]] double cleanup_decrease_avx2(PlaneView<const int32_t> c, int shift,
+                                                                   uint32_t all) {
+  return ht_cleanup_decrease(c, shift, all);
+}
+[[gnu::target(MALLAT_HT_AVX512_TARGET)]] double cleanup_decrease_avx512(PlaneView<const int32_t> c, int shift,
+                                                                       uint32_t all) {
   return ht_cleanup_decrease(c, shift, all);
 }
 #endif
 
 }  // namespace
 
-double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all) {
-#if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return cleanup_decrease_avx2(c, shift, all);
+double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all, ht::CleanupIsa isa) {
+  switch (ht::resolve_cleanup_isa(isa)) {
+#if MALLAT_HT_X86
+    case ht::CleanupIsa::kAvx512: return cleanup_decrease_avx512(c, shift, all);
+    case ht::CleanupIsa::kAvx2: return cleanup_decrease_avx2(c, shift, all);
 #endif
-  return ht_cleanup_decrease(c, shift, all);
+    default: return ht_cleanup_decrease(c, shift, all);
+  }
 }
 
 Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficients, int num_bitplanes,

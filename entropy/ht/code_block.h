@@ -9,6 +9,7 @@
 #include "common/plane_view.h"
 #include "common/status.h"
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ht/passes.h"
 
 namespace mallat::entropy {
 
@@ -44,9 +45,11 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
 
 // The cleanup's decrease at `shift` of a block whose magnitudes OR to `all`
 // (ht_cleanup_decrease, entropy/ht/shared_code_block.h, which the device
-// runs too), compiled for AVX2's lanes where the CPU has them: the same
-// sums, integers below 2^24 magnitudes, so the same value.
-double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all);
+// runs too), compiled for the lanes of the cleanup coder's instruction set
+// (AVX2 or AVX-512 where the CPU has them; `isa` as encode_cleanup's): the
+// same sums, integers below 2^24 magnitudes, so the same value.
+double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all,
+                               ht::CleanupIsa isa = ht::CleanupIsa::kBest);
 
 // Decodes one HT code-block: of `num_passes` N with segments S[0..n-1]
 // (or the whole data when segment_lengths is empty), the last cleanup pass,

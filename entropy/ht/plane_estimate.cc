@@ -5,6 +5,12 @@
 #include <cmath>
 
 #if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics start their results from an undefined vector
+// (_mm512_undefined_epi32), which its -Wmaybe-uninitialized takes for a use
+// of an uninitialised value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #endif
 
@@ -101,10 +107,6 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
   return _mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(126)), _mm256_setzero_si256());
 }
 
-// Eight quads (two rows of 16 samples) a step: magnitudes, bit lengths (the
-// exponent of the magnitude as a float, exact below 2^24) and each quad's
-// largest in vectors; then the counts, per quad and per significant sample.
-// A step of insignificant quads, the most common, is one test.
 // The block's largest magnitude, in vectors.
 [[gnu::target("avx2")]] uint32_t largest_magnitude(PlaneView<const int32_t> indices) {
   __m256i all = _mm256_setzero_si256();
@@ -121,104 +123,227 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
   return largest;
 }
 
-[[gnu::target("avx2")]] bool gather_avx2(PlaneView<const int32_t> indices, int fraction_bits, int magnitude_bits,
-                                         HtPlaneStatistics& out) {
+// Whether the fast passes' exact sums hold for the block (at most 4096
+// samples, magnitudes below 2^20, `magnitude_bits` a bound known for them).
+// INT32_MIN's magnitude, 2^31, is left as it is: too long for the exact sums.
+bool exact_sums_hold(PlaneView<const int32_t> indices, int magnitude_bits) {
   if (indices.width * indices.height > kMostSamples) return false;
-  // INT32_MIN's magnitude, 2^31, is left as it is: too long for the exact sums.
-  if (magnitude_bits > kExactMagnitudeBits && std::bit_width(largest_magnitude(indices)) > kExactMagnitudeBits)
-    return false;
+  return magnitude_bits <= kExactMagnitudeBits ||
+         std::bit_width(largest_magnitude(indices)) <= kExactMagnitudeBits;
+}
 
-  ExactCounts c;
+// The quads of rows r0 and r1 (null past the block's last row) from column
+// x on, one at a time: those the vector steps leave at the block's edges.
+void count_edge_quads(ExactCounts& c, int fraction_bits, const int32_t* r0, const int32_t* r1, int64_t x,
+                      int64_t width) {
+  if (r1 != nullptr) {
+    for (; x + 1 < width; x += 2)
+      count_quad(c, fraction_bits, magnitude(r0[x]), magnitude(r1[x]), magnitude(r0[x + 1]), magnitude(r1[x + 1]));
+  }
+  for (; x < width; x += 2) {
+    const bool right = x + 1 < width;
+    count_quad(c, fraction_bits, magnitude(r0[x]), r1 ? magnitude(r1[x]) : 0u, right ? magnitude(r0[x + 1]) : 0u,
+               r1 && right ? magnitude(r1[x + 1]) : 0u);
+  }
+}
+
+// The significant samples of a step (bit k of `significant`: sample k of
+// keys and mags) into the counts; a sample of v = 0 counts nowhere.
+inline void count_significant(ExactCounts& c, uint32_t significant, const uint32_t* keys, const uint32_t* mags) {
+  uint32_t* samples = &c.samples[0][0];
+  for (; significant != 0; significant &= significant - 1) {
+    const int at = std::countr_zero(significant);
+    ++samples[keys[at]];
+    c.energy[keys[at] % kHtPlanes] += uint64_t{mags[at]} * mags[at];
+  }
+}
+
+void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& out) {
+  const double unit = std::ldexp(1.0, -2 * fraction_bits);
+  out = HtPlaneStatistics{};
+  // Above the largest quad's bit length every count is 0.
+  int planes = kHtPlanes;
+  while (planes > 1 && c.quads[planes - 1] == 0) --planes;
+  for (int b = 0; b < planes; ++b) {
+    out.quads[b] = c.quads[b];
+    for (int l = 1; l <= b; ++l) out.samples[b][l] = static_cast<uint16_t>(c.samples[b][l]);
+    if (b > 0) out.energy[b] = static_cast<double>(c.energy[b]) * unit;
+  }
+}
+
+// Eight quads (two rows of 16 samples) a step: magnitudes, bit lengths (the
+// exponent of the magnitude as a float, exact below 2^24) and each quad's
+// largest in vectors; then the counts, per quad and per significant sample.
+// A step of insignificant quads, the most common, is one test.
+[[gnu::target("avx2")]] void gather_avx2(PlaneView<const int32_t> indices, int fraction_bits, ExactCounts& c) {
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
   for (int64_t y = 0; y < indices.height; y += 2) {
     const int32_t* r0 = indices.row(y);
     const int32_t* r1 = y + 1 < indices.height ? indices.row(y + 1) : nullptr;
     int64_t x = 0;
-    if (r1 != nullptr) {
-      for (; x + 16 <= indices.width; x += 16) {
-        const __m256i m[4] = {magnitudes(r0 + x), magnitudes(r0 + x + 8), magnitudes(r1 + x), magnitudes(r1 + x + 8)};
-        const __m256i any = _mm256_or_si256(_mm256_or_si256(m[0], m[1]), _mm256_or_si256(m[2], m[3]));
-        if (_mm256_testz_si256(_mm256_srl_epi32(any, shift), _mm256_set1_epi32(-1))) {
-          c.quads[0] += 8;
-          continue;
-        }
-        // m[k] and m[k + 2] (k = 0, 1): the two rows of 8 columns; a
-        // quad's two columns are neighbouring lanes.
-        __m256i length[4];
-        uint32_t significant = 0;  // bit 8k + j: sample j of m[k] has v > 0
-        for (int k = 0; k < 4; ++k) {
-          length[k] = bit_lengths(m[k], shift);
-          const __m256i nonzero = _mm256_cmpgt_epi32(length[k], _mm256_setzero_si256());
-          significant |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nonzero))) << (8 * k);
-        }
-        alignas(32) int32_t top[2][8];
-        // Per sample its quad's bit length and its own: where it counts in
-        // ExactCounts::samples (row-major).
-        alignas(32) uint32_t key[4][8];
-        alignas(32) uint32_t mag[4][8];
-        for (int h = 0; h < 2; ++h) {
-          const __m256i rows = _mm256_max_epi32(length[h], length[h + 2]);
-          const __m256i quads = _mm256_max_epi32(rows, _mm256_shuffle_epi32(rows, 0xb1));
-          _mm256_store_si256(reinterpret_cast<__m256i*>(top[h]), quads);
-          for (const int k : {h, h + 2}) {
-            _mm256_store_si256(reinterpret_cast<__m256i*>(key[k]),
-                               _mm256_add_epi32(_mm256_slli_epi32(quads, 5), length[k]));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
-          }
-        }
-        for (int h = 0; h < 2; ++h)
-          for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
-        // The significant samples alone (a sample of v = 0 counts nowhere).
-        const uint32_t* keys = &key[0][0];
-        const uint32_t* mags = &mag[0][0];
-        uint32_t* samples = &c.samples[0][0];
-        for (; significant != 0; significant &= significant - 1) {
-          const int at = std::countr_zero(significant);
-          ++samples[keys[at]];
-          c.energy[keys[at] % kHtPlanes] += uint64_t{mags[at]} * mags[at];
+    for (; r1 != nullptr && x + 16 <= indices.width; x += 16) {
+      const __m256i m[4] = {magnitudes(r0 + x), magnitudes(r0 + x + 8), magnitudes(r1 + x), magnitudes(r1 + x + 8)};
+      const __m256i any = _mm256_or_si256(_mm256_or_si256(m[0], m[1]), _mm256_or_si256(m[2], m[3]));
+      if (_mm256_testz_si256(_mm256_srl_epi32(any, shift), _mm256_set1_epi32(-1))) {
+        c.quads[0] += 8;
+        continue;
+      }
+      // m[k] and m[k + 2] (k = 0, 1): the two rows of 8 columns; a
+      // quad's two columns are neighbouring lanes.
+      __m256i length[4];
+      uint32_t significant = 0;  // bit 8k + j: sample j of m[k] has v > 0
+      for (int k = 0; k < 4; ++k) {
+        length[k] = bit_lengths(m[k], shift);
+        const __m256i nonzero = _mm256_cmpgt_epi32(length[k], _mm256_setzero_si256());
+        significant |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nonzero))) << (8 * k);
+      }
+      alignas(32) int32_t top[2][8];
+      // Per sample its quad's bit length and its own: where it counts in
+      // ExactCounts::samples (row-major).
+      alignas(32) uint32_t key[4][8];
+      alignas(32) uint32_t mag[4][8];
+      for (int h = 0; h < 2; ++h) {
+        const __m256i rows = _mm256_max_epi32(length[h], length[h + 2]);
+        const __m256i quads = _mm256_max_epi32(rows, _mm256_shuffle_epi32(rows, 0xb1));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(top[h]), quads);
+        for (const int k : {h, h + 2}) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(key[k]),
+                             _mm256_add_epi32(_mm256_slli_epi32(quads, 5), length[k]));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
         }
       }
-      for (; x + 1 < indices.width; x += 2)
-        count_quad(c, fraction_bits, magnitude(r0[x]), magnitude(r1[x]), magnitude(r0[x + 1]), magnitude(r1[x + 1]));
+      for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
+      count_significant(c, significant, &key[0][0], &mag[0][0]);
     }
-    for (; x < indices.width; x += 2) {
-      const bool right = x + 1 < indices.width;
-      count_quad(c, fraction_bits, magnitude(r0[x]), r1 ? magnitude(r1[x]) : 0u, right ? magnitude(r0[x + 1]) : 0u,
-                 r1 && right ? magnitude(r1[x + 1]) : 0u);
+    count_edge_quads(c, fraction_bits, r0, r1, x, indices.width);
+  }
+}
+
+// The same steps with AVX-512's 16 lanes, one row of a step a vector: the
+// bit lengths from the lanes' leading zero counts (CD), the significant
+// samples as a mask.
+[[gnu::target("avx2,avx512f,avx512cd,avx512bw,avx512vl")]] void gather_avx512(PlaneView<const int32_t> indices,
+                                                                              int fraction_bits, ExactCounts& c) {
+  const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
+  const __m512i width_bits = _mm512_set1_epi32(32);
+  for (int64_t y = 0; y < indices.height; y += 2) {
+    const int32_t* r0 = indices.row(y);
+    const int32_t* r1 = y + 1 < indices.height ? indices.row(y + 1) : nullptr;
+    int64_t x = 0;
+    for (; r1 != nullptr && x + 16 <= indices.width; x += 16) {
+      const __m512i m0 = _mm512_abs_epi32(_mm512_loadu_si512(r0 + x));
+      const __m512i m1 = _mm512_abs_epi32(_mm512_loadu_si512(r1 + x));
+      const __m512i v0 = _mm512_srl_epi32(m0, shift);
+      const __m512i v1 = _mm512_srl_epi32(m1, shift);
+      // Bit k (k < 16): sample k of row 0 has v > 0; bit 16 + k, of row 1.
+      const uint32_t significant = static_cast<uint32_t>(_mm512_test_epi32_mask(v0, v0)) |
+                                   static_cast<uint32_t>(_mm512_test_epi32_mask(v1, v1)) << 16;
+      if (significant == 0) {
+        c.quads[0] += 8;
+        continue;
+      }
+      const __m512i length0 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v0));
+      const __m512i length1 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v1));
+      const __m512i rows = _mm512_max_epi32(length0, length1);
+      const __m512i quads = _mm512_max_epi32(rows, _mm512_shuffle_epi32(rows, _MM_PERM_CDAB));
+      alignas(64) int32_t top[16];
+      alignas(64) uint32_t key[2][16];
+      alignas(64) uint32_t mag[2][16];
+      _mm512_store_si512(top, quads);
+      const __m512i quad_keys = _mm512_slli_epi32(quads, 5);
+      _mm512_store_si512(key[0], _mm512_add_epi32(quad_keys, length0));
+      _mm512_store_si512(key[1], _mm512_add_epi32(quad_keys, length1));
+      _mm512_store_si512(mag[0], m0);
+      _mm512_store_si512(mag[1], m1);
+      for (int i = 0; i < 16; i += 2) ++c.quads[top[i]];
+      count_significant(c, significant, &key[0][0], &mag[0][0]);
     }
+    count_edge_quads(c, fraction_bits, r0, r1, x, indices.width);
   }
-  const double unit = std::ldexp(1.0, -2 * fraction_bits);
-  out = HtPlaneStatistics{};
-  for (int b = 0; b < kHtPlanes; ++b) {
-    out.quads[b] = c.quads[b];
-    for (int l = 1; l <= b; ++l) out.samples[b][l] = static_cast<uint16_t>(c.samples[b][l]);
-    if (b > 0) out.energy[b] = static_cast<double>(c.energy[b]) * unit;
-  }
-  return true;
 }
 
 }  // namespace
 
 void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out,
-                                int magnitude_bits) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && gather_avx2(indices, fraction_bits, magnitude_bits, out)) return;
+                                int magnitude_bits, ht::CleanupIsa isa) {
+  const ht::CleanupIsa use = ht::resolve_cleanup_isa(isa);
+  if (use != ht::CleanupIsa::kGeneric && exact_sums_hold(indices, magnitude_bits)) {
+    ExactCounts c;
+    if (use == ht::CleanupIsa::kAvx512) {
+      gather_avx512(indices, fraction_bits, c);
+    } else {
+      gather_avx2(indices, fraction_bits, c);
+    }
+    to_statistics(c, fraction_bits, out);
+    return;
+  }
   gather_ht_plane_statistics_reference(indices, fraction_bits, out);
 }
 #else
-void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out, int) {
+void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out, int,
+                                ht::CleanupIsa) {
   gather_ht_plane_statistics_reference(indices, fraction_bits, out);
 }
 #endif
 
-HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits) {
+namespace {
+
+// The whole-block sums: the quads, the top plane, the energy.
+HtPlaneEstimate block_totals(const HtPlaneStatistics& s, double& quads) {
   HtPlaneEstimate out;
-  double quads = 0;
+  quads = 0;
   for (int b = 0; b < kHtPlanes; ++b) {
     quads += s.quads[b];
     if (s.quads[b] > 0) out.planes = b;
     out.energy += s.energy[b];
   }
+  return out;
+}
+
+// Plane p's estimate from its sums over the samples and quads significant
+// there.
+void estimate_plane(int p, int fraction_bits, double quads, double magsgn, double significant_quads,
+                    double significant, double removed, HtPlaneEstimate& out) {
+  const double bits = kPerMagSgnBit * magsgn + kPerSignificantQuad * significant_quads +
+                      kPerInsignificantQuad * (quads - significant_quads);
+  out.bytes[p] = static_cast<float>(bits / 8.0 + kSegmentBytes);
+  // E.1.1.2: a significant sample is reconstructed at the middle of its
+  // interval of 2^p index units, 2^(p + F) values apart by 2^-F: with its
+  // value uniform over them the error left is (4^p + 2 x 4^-F) / 12;
+  // none where the interval is one value (the reversible path's plane 0).
+  const double left =
+      p + fraction_bits > 0 ? (std::ldexp(1.0, 2 * p) + 2 * std::ldexp(1.0, -2 * fraction_bits)) / 12.0 : 0.0;
+  out.decrease[p] = static_cast<float>(std::max(0.0, removed - significant * left));
+}
+
+}  // namespace
+
+HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits) {
+  double quads;
+  HtPlaneEstimate out = block_totals(s, quads);
+  // in_quad[b]: the samples significant at plane p in quads of bit length
+  // b, grown one bit length a plane from the top plane down. The counts and
+  // their sums are whole numbers below 2^53, exact in any order: the
+  // reference's doubles.
+  double in_quad[kHtPlanes + 1] = {};
+  for (int p = out.planes - 1; p >= 0; --p) {
+    double magsgn = 0, significant_quads = 0, significant = 0, removed = 0;
+    for (int b = p + 1; b <= out.planes; ++b) {
+      significant_quads += s.quads[b];
+      in_quad[b] += s.samples[b][p + 1];
+      magsgn += in_quad[b] * (b - p);
+      significant += in_quad[b];
+      removed += s.energy[b];
+    }
+    estimate_plane(p, fraction_bits, quads, magsgn, significant_quads, significant, removed, out);
+  }
+  return out;
+}
+
+HtPlaneEstimate estimate_ht_planes_reference(const HtPlaneStatistics& s, int fraction_bits) {
+  double quads;
+  HtPlaneEstimate out = block_totals(s, quads);
   for (int p = 0; p < out.planes; ++p) {
     double magsgn = 0, significant_quads = 0, significant = 0, removed = 0;
     for (int b = p + 1; b <= out.planes; ++b) {
@@ -229,16 +354,7 @@ HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& s, int fraction_bits
       significant += in_quad;
       removed += s.energy[b];
     }
-    const double bits = kPerMagSgnBit * magsgn + kPerSignificantQuad * significant_quads +
-                        kPerInsignificantQuad * (quads - significant_quads);
-    out.bytes[p] = static_cast<float>(bits / 8.0 + kSegmentBytes);
-    // E.1.1.2: a significant sample is reconstructed at the middle of its
-    // interval of 2^p index units, 2^(p + F) values apart by 2^-F: with its
-    // value uniform over them the error left is (4^p + 2 x 4^-F) / 12;
-    // none where the interval is one value (the reversible path's plane 0).
-    const double left =
-        p + fraction_bits > 0 ? (std::ldexp(1.0, 2 * p) + 2 * std::ldexp(1.0, -2 * fraction_bits)) / 12.0 : 0.0;
-    out.decrease[p] = static_cast<float>(std::max(0.0, removed - significant * left));
+    estimate_plane(p, fraction_bits, quads, magsgn, significant_quads, significant, removed, out);
   }
   return out;
 }

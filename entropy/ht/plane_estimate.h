@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "common/plane_view.h"
+#include "entropy/ht/passes.h"
 
 namespace mallat::entropy {
 
@@ -51,15 +52,16 @@ struct HtPlaneEstimate {
 };
 
 // One pass over the block's indices (two's complement, `fraction_bits` F
-// below each index). Where the CPU has AVX2, eight quads at a time in
-// vectors, the energies summed exactly as integers (blocks whose magnitudes
-// are below 2^20, where that equals the reference's double sums); else,
-// and for other blocks, the reference. Where every magnitude is known to
-// lie below 2^magnitude_bits (a quantiser clips its indices below 2^Mb,
+// below each index). Where the CPU has AVX2 (or AVX-512; `isa` as the HT
+// cleanup coder's, entropy/ht/passes.h), eight quads at a time in vectors,
+// the energies summed exactly as integers (blocks whose magnitudes are
+// below 2^20, where that equals the reference's double sums); else, and
+// for other blocks, the reference. Where every magnitude is known to lie
+// below 2^magnitude_bits (a quantiser clips its indices below 2^Mb,
 // 15444-1 E-2: with F fraction bits, 2^(Mb + F)), a bound of 20 bits or
 // fewer spares the fast pass its look for the block's largest.
 void gather_ht_plane_statistics(PlaneView<const int32_t> indices, int fraction_bits, HtPlaneStatistics& out,
-                                int magnitude_bits = 32);
+                                int magnitude_bits = 32, ht::CleanupIsa isa = ht::CleanupIsa::kBest);
 // The plain pass, a quad at a time: what the fast one is tested against.
 void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int fraction_bits,
                                           HtPlaneStatistics& out);
@@ -70,5 +72,8 @@ void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int 
 // decreases from the energies less the error left in each significant
 // sample (a uniform error over its interval).
 HtPlaneEstimate estimate_ht_planes(const HtPlaneStatistics& statistics, int fraction_bits);
+// The same with each plane's sums taken afresh over every bit length and
+// sample length: what estimate_ht_planes is tested against.
+HtPlaneEstimate estimate_ht_planes_reference(const HtPlaneStatistics& statistics, int fraction_bits);
 
 }  // namespace mallat::entropy

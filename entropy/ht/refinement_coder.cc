@@ -10,8 +10,13 @@
 // lanes. encode_refinement_reference (entropy/ht/refinement.cc) is what
 // both are tested against.
 #include <array>
+#include <bit>
 #include <cstring>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "entropy/ht/passes.h"
 #include "entropy/ht/shared_refinement.h"
@@ -178,6 +183,18 @@ inline double bit_decrease(int32_t v, int shift) {
   return squared_error(m, shift + 1) - squared_error(m, shift);
 }
 
+// The same for a sample SigProp makes significant (below 2^(shift + 1)), in
+// integers: m^2 less the error left, both below 2^(2 shift + 2). SigProp's
+// decreases summed so, in any order, equal the reference's sum of doubles
+// in scan order while every partial sum is an integer below 2^53: at most
+// 2^12 terms below 4^(shift + 1), so for shift up to kExactShifts.
+inline int64_t newly_significant_decrease(int32_t v, int shift) {
+  const uint32_t m = detail::magnitude_of(v);
+  const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+  const int64_t e = static_cast<int64_t>(m & ((uint32_t{1} << shift) - 1)) - half;
+  return static_cast<int64_t>(uint64_t{m} * m) - e * e;
+}
+
 }  // namespace
 
 void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, bool vertical_causal,
@@ -189,9 +206,27 @@ void decode_refinement(std::span<const uint8_t> segment, int passes, int plane, 
 
 namespace {
 
+// MagRef's bits of 8 columns of a stripe from x (x + 8 <= the width), the
+// rows the cleanup found significant, in scan order (down each column,
+// column after column), and how many: each column's nibbles packed side by
+// side, then the bits at the significant ones taken out (BMI2's PEXT).
+#if defined(__x86_64__)
+[[gnu::target("bmi2,popcnt")]] inline uint32_t magref_bits_of_8(const EncodeState& s, int x, int& count) {
+  constexpr uint64_t kNibbles = 0x0F0F0F0F0F0F0F0Full;
+  uint64_t bits, cleanup;
+  std::memcpy(&bits, s.bits + x + 1, sizeof bits);
+  std::memcpy(&cleanup, s.cleanup + x + 1, sizeof cleanup);
+  const auto mask = static_cast<uint32_t>(_pext_u64(cleanup, kNibbles));
+  count = std::popcount(mask);
+  return _pext_u32(static_cast<uint32_t>(_pext_u64(bits, kNibbles)), mask);
+}
+#endif
+
 // encode_refinement's body, compiled once for every CPU and once more for
-// AVX2's lanes (the stripes' per-column loops): the same integer steps and
-// the doubles added in the same order, so the same bytes and decreases.
+// AVX2's lanes (the stripes' per-column loops) with BMI2 (MagRef's bits 8
+// columns at a time: kPext): the same integer steps and the doubles added
+// in the same order, so the same bytes and decreases.
+template <bool kPext>
 [[gnu::always_inline]] inline RefinementCoded encode_refinement_in(EncodeState& s,
                                                                    PlaneView<const int32_t> coefficients, int shift,
                                                                    bool vertical_causal,
@@ -209,7 +244,8 @@ namespace {
   for (int i = 0; i < width + 2; ++i) s.above[i] = 0;
   const uint32_t below_mask = vertical_causal ? 0u : 1u;
   const bool exact = shift > 0 && shift <= kExactShifts;
-  int64_t magref_sum = 0;
+  const bool sigprop_exact = shift <= kExactShifts;
+  int64_t magref_sum = 0, sigprop_sum = 0;
   for (int y0 = 0; y0 < height; y0 += 4) {
     const int rows = height - y0 < 4 ? height - y0 : 4;
     const uint32_t row_bits = (1u << rows) - 1;
@@ -231,9 +267,13 @@ namespace {
       for (int x = x0; x < x1; ++x) {
         const int i = x + 1;
         if (s.candidates[i] == 0 && left_newly == 0) continue;
+        // Unless the column before gained significance, this column's
+        // neighbourhood is as find_candidates saw it: its candidates are
+        // the rows that may and have a neighbour (kSigPropColumn reads
+        // `near` at those rows alone).
+        const uint32_t near = left_newly == 0 ? s.candidates[i] : near_rows(s, i, rows, below_mask);
         left_newly = 0;
         const uint32_t cleanup = s.current[i];
-        const uint32_t near = near_rows(s, i, rows, below_mask);
         const uint32_t may = ~cleanup & row_bits;
         if ((near & may) == 0) continue;
         // By table, without a branch on the bits, which are as good as random.
@@ -241,8 +281,13 @@ namespace {
         const uint32_t column_newly = column & 15u;
         decisions |= (column >> 4 & 15u) << decided;
         decided += static_cast<int>(column >> 8);
-        for (uint32_t left = column_newly; left != 0; left &= left - 1)
-          coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        if (sigprop_exact) {
+          for (uint32_t left = column_newly; left != 0; left &= left - 1)
+            sigprop_sum += newly_significant_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        } else {
+          for (uint32_t left = column_newly; left != 0; left &= left - 1)
+            coded.sigprop_decrease += bit_decrease(coefficients.row(y0 + detail::lowest_set(left))[x], shift);
+        }
         s.current[i] = static_cast<uint8_t>(cleanup | column_newly);
         newly[x - x0] = column_newly;
         left_newly = column_newly;
@@ -260,9 +305,21 @@ namespace {
       if (signs > 0) sigprop.put(sign_bits, signs);
     }
     // MagRef: each column's samples the cleanup found significant.
+    int x = 0;
+#if defined(__x86_64__)
+    if constexpr (kPext) {
+      // Where the decreases are summed above (exact), whole groups of 8
+      // columns; the bits go to the stream as the loop below would put them.
+      for (; exact && x + 8 <= width; x += 8) {
+        int count;
+        const uint32_t group = magref_bits_of_8(s, x, count);
+        if (count > 0) magref.put(group, count);
+      }
+    }
+#endif
     uint32_t word = 0;
     int in_word = 0;
-    for (int x = 0; x < width; ++x) {
+    for (; x < width; ++x) {
       const uint32_t cleanup = s.cleanup[x + 1];
       word |= compress(s.bits[x + 1], cleanup) << in_word;
       in_word += kOnes[cleanup];
@@ -278,6 +335,7 @@ namespace {
     for (int i = 0; i < width + 2; ++i) s.above[i] = s.current[i];
   }
   if (exact) coded.magref_decrease = static_cast<double>(magref_sum);
+  if (sigprop_exact) coded.sigprop_decrease = static_cast<double>(sigprop_sum);
   coded.sigprop_length = terminate_refinement(sigprop, magref, bytes);
   for (uint32_t i = magref_bytes.size(); i > 0; --i) bytes.push_back(magref_bytes.data()[i - 1]);
   segment.resize(bytes.size());
@@ -285,10 +343,11 @@ namespace {
 }
 
 #if defined(__x86_64__)
-[[gnu::target("avx2")]] RefinementCoded encode_refinement_avx2(EncodeState& s, PlaneView<const int32_t> coefficients,
-                                                              int shift, bool vertical_causal,
-                                                              std::vector<uint8_t>& segment) {
-  return encode_refinement_in(s, coefficients, shift, vertical_causal, segment);
+[[gnu::target("avx2,bmi2,popcnt")]] RefinementCoded encode_refinement_avx2(EncodeState& s,
+                                                                          PlaneView<const int32_t> coefficients,
+                                                                          int shift, bool vertical_causal,
+                                                                          std::vector<uint8_t>& segment) {
+  return encode_refinement_in<true>(s, coefficients, shift, vertical_causal, segment);
 }
 #endif
 
@@ -298,10 +357,11 @@ RefinementCoded encode_refinement(PlaneView<const int32_t> coefficients, int shi
                                   std::vector<uint8_t>& segment) {
   thread_local EncodeState s;
 #if defined(__x86_64__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+                           __builtin_cpu_supports("popcnt");
   if (avx2) return encode_refinement_avx2(s, coefficients, shift, vertical_causal, segment);
 #endif
-  return encode_refinement_in(s, coefficients, shift, vertical_causal, segment);
+  return encode_refinement_in<false>(s, coefficients, shift, vertical_causal, segment);
 }
 
 }  // namespace mallat::entropy::ht

@@ -269,20 +269,23 @@ TEST(HtFast, CleanupDecreaseIsThePlainSum) {
   }
 }
 
-// The CPU's copy in AVX2 lanes (ht_cleanup_decrease_cpu) against the
-// shared one it replaces in encode_ht_code_block: the same value, to the
-// bit, on both paths (the integers below 2^24, doubles above; `all` the
-// block's OR), over shapes whose rows end mid-vector.
+// The CPU's copies in AVX2 and AVX-512 lanes (ht_cleanup_decrease_cpu)
+// against the shared one they replace in encode_ht_code_block: the same
+// value, to the bit, on both paths (the integers below 2^24, doubles above;
+// `all` the block's OR), over shapes whose rows end mid-vector.
 TEST(HtFast, CpuCleanupDecreaseIsTheSharedOne) {
-  std::mt19937 rng(12);
-  for (int i = 0; i < 300; ++i) {
-    const Block b = ht_test::random_block(rng, 8);
-    uint32_t all = 0;
-    for (int64_t y = 0; y < b.view().height; ++y)
-      for (int64_t x = 0; x < b.view().width; ++x) all |= ht::detail::magnitude_of(b.view().at(x, y));
-    for (int shift = 0; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
-      EXPECT_EQ(ht_cleanup_decrease_cpu(b.view(), shift, all), ht_cleanup_decrease(b.view(), shift, all))
-          << b.describe() << " shift " << shift;
+  for (const ht::CleanupIsa isa : {ht::CleanupIsa::kGeneric, ht::CleanupIsa::kAvx2, ht::CleanupIsa::kAvx512}) {
+    if (!ht::cleanup_isa_available(isa)) continue;
+    std::mt19937 rng(12);
+    for (int i = 0; i < 300; ++i) {
+      const Block b = ht_test::random_block(rng, 8);
+      uint32_t all = 0;
+      for (int64_t y = 0; y < b.view().height; ++y)
+        for (int64_t x = 0; x < b.view().width; ++x) all |= ht::detail::magnitude_of(b.view().at(x, y));
+      for (int shift = 0; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
+        EXPECT_EQ(ht_cleanup_decrease_cpu(b.view(), shift, all, isa), ht_cleanup_decrease(b.view(), shift, all))
+            << ht::cleanup_isa_name(isa) << " " << b.describe() << " shift " << shift;
+      }
     }
   }
 }

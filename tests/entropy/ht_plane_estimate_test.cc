@@ -62,16 +62,46 @@ TEST(HtPlaneEstimate, TheFastPassGathersTheReferencesStatistics) {
     // Flat stretches: whole steps of insignificant quads.
     if (t % 3 == 0)
       for (size_t i = 0; i < v.size() / 2; ++i) v[i] = 0;
-    HtPlaneStatistics fast, plain;
-    gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, fast);
+    HtPlaneStatistics plain;
     gather_ht_plane_statistics_reference({v.data(), w, h, w}, fraction_bits, plain);
-    ASSERT_EQ(std::memcmp(&fast, &plain, sizeof fast), 0) << w << "x" << h << " F " << fraction_bits << " case " << t;
-    // With the block's bound given, as a quantiser knows it.
     uint32_t largest = 0;
     for (const int32_t q : v) largest |= q < 0 ? 0u - static_cast<uint32_t>(q) : static_cast<uint32_t>(q);
-    HtPlaneStatistics bounded;
-    gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, bounded, std::bit_width(largest));
-    ASSERT_EQ(std::memcmp(&bounded, &plain, sizeof fast), 0) << w << "x" << h << " F " << fraction_bits << " case " << t;
+    // Each instruction set this CPU has.
+    for (const ht::CleanupIsa isa : {ht::CleanupIsa::kAvx2, ht::CleanupIsa::kAvx512}) {
+      if (!ht::cleanup_isa_available(isa)) continue;
+      const std::string what = std::to_string(w) + "x" + std::to_string(h) + " F " + std::to_string(fraction_bits) +
+                               " case " + std::to_string(t) + " " + ht::cleanup_isa_name(isa);
+      HtPlaneStatistics fast;
+      gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, fast, 32, isa);
+      ASSERT_EQ(std::memcmp(&fast, &plain, sizeof fast), 0) << what;
+      // With the block's bound given, as a quantiser knows it.
+      HtPlaneStatistics bounded;
+      gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, bounded, std::bit_width(largest), isa);
+      ASSERT_EQ(std::memcmp(&bounded, &plain, sizeof fast), 0) << what;
+    }
+  }
+}
+
+// The estimate against its reference, bit for bit, over blocks of every
+// size, fraction and magnitude (those past the exact sums included).
+TEST(HtPlaneEstimate, TheEstimateIsTheReferences) {
+  std::mt19937 rng(5);
+  for (int t = 0; t < 300; ++t) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
+    const int fraction_bits = static_cast<int>(rng() % 9);
+    // Up to 2^30: past the exact sums too (the reference's double energies).
+    const double scale = std::ldexp(1.0, static_cast<int>(rng() % 31));
+    const std::vector<int32_t> v = laplacian_block(scale, static_cast<unsigned>(t), static_cast<size_t>(w * h));
+    HtPlaneStatistics s;
+    gather_ht_plane_statistics({v.data(), w, h, w}, fraction_bits, s);
+    const HtPlaneEstimate e = estimate_ht_planes(s, fraction_bits);
+    const HtPlaneEstimate plain = estimate_ht_planes_reference(s, fraction_bits);
+    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " F " + std::to_string(fraction_bits) +
+                             " case " + std::to_string(t);
+    ASSERT_EQ(e.planes, plain.planes) << what;
+    ASSERT_EQ(e.energy, plain.energy) << what;
+    ASSERT_EQ(std::memcmp(e.bytes, plain.bytes, sizeof e.bytes), 0) << what;
+    ASSERT_EQ(std::memcmp(e.decrease, plain.decrease, sizeof e.decrease), 0) << what;
   }
 }
 

@@ -1,3 +1,5 @@
+#include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -8,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "entropy/ebcot/ebcot.h"
+#include "entropy/ebcot/internal.h"
 #include "entropy/ebcot/schedule.h"
 
 namespace mallat::entropy {
@@ -424,6 +427,25 @@ TEST(Tier1, ConcurrentCodingFromManyThreads) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures, std::vector<int>(blocks.size(), 0));
+}
+
+// The magnitudes' OR in vector lanes against the plain loop: rows that end
+// mid-vector, INT32_MIN (magnitude 2^31) included, and the bound check.
+TEST(Tier1, MagnitudeOrIsThePlainLoops) {
+  std::mt19937 rng(21);
+  for (int t = 0; t < 200; ++t) {
+    const int w = 1 + static_cast<int>(rng() % 64), h = 1 + static_cast<int>(rng() % 64);
+    Block b = random_block(rng, w, h, 1 + t % 31, 0.3);
+    if (t % 13 == 0) b.v[rng() % b.v.size()] = INT32_MIN;
+    const uint32_t plain = detail::magnitude_or_plain(b.view());
+    const Result<uint32_t> all = detail::magnitude_or(b.view(), 32);
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(*all, plain) << w << "x" << h << " case " << t;
+    const int bits = std::bit_width(plain);
+    if (bits > 0) {
+      EXPECT_FALSE(detail::magnitude_or(b.view(), bits - 1).ok()) << w << "x" << h << " case " << t;
+    }
+  }
 }
 
 }  // namespace
