@@ -58,7 +58,7 @@ struct LineForward<T>::Level {
   int64_t w = 0, h = 0;
   bool odd_first = false;  // its first row is high-pass (r.y0 odd)
   int64_t slots = 0;
-  std::vector<T> ring, line, scratch;
+  std::vector<T> ring, line;
   int64_t in = 0;              // rows received
   int64_t next_iteration = 0;  // of the vertical sweep
   const cpu::Kernels<T>* rows = nullptr;
@@ -93,7 +93,6 @@ Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int
     level->slots = std::min<int64_t>(level->h, level->ring_kernels->steps + 3);
     level->ring.resize(static_cast<size_t>(level->slots * level->w));
     level->line.resize(static_cast<size_t>(level->w));
-    level->scratch.resize(static_cast<size_t>(level->w));
     f->level_.push_back(std::move(level));
   }
   return f;
@@ -141,20 +140,19 @@ void LineForward<T>::run_ready(size_t l) {
   }
 }
 
-// Row r has had every vertical step: HOR_SD on a copy (the ring keeps the
-// vertically lifted row, which the next rows' steps still read), then its
-// low-pass half is an LL row (next level) or an LH row, the other half an
-// HL or HH row.
+// Row r has had every vertical step: HOR_SD from the ring (which keeps the
+// vertically lifted row: the 5/3's next rows' steps still read it) into the
+// line, then its low-pass half is an LL row (next level) or an LH row, the
+// other half an HL or HH row.
 template <typename T>
 void LineForward<T>::finish_row(size_t l, int64_t r) {
   Level& level = *level_[l];
-  std::memcpy(level.line.data(), level.row(r), static_cast<size_t>(level.w) * sizeof(T));
-  level.rows->forward_row(level.line.data(), level.w, level.r.x0, level.scratch.data());
   const int64_t sn = low_count(level.w, level.r.x0);
+  T* low = level.line.data();
+  T* hi = low + sn;
+  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0);
   const bool high = ((r & 1) != 0) != level.odd_first;
   const int64_t k = r / 2;
-  const T* low = level.line.data();
-  const T* hi = low + sn;
   if (high) {
     if (sn > 0) sink_(level.nb, Band::kLH, k, low, sn);
     if (level.w > sn) sink_(level.nb, Band::kHH, k, hi, level.w - sn);

@@ -102,6 +102,34 @@ void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
   std::memcpy(row, scratch, n * sizeof(T));  // s then d: the packed order
 }
 
+// HOR_SD of row `in` (left as it is) into its low-pass samples `low` and
+// high-pass samples `high`, which may lie apart (each may be null where the
+// row has none): deinterleaved there and lifted in place, so that each
+// sample sees forward_row's operations in its order, with no scratch copy.
+template <typename T, typename W>
+void forward_row_apart_lifted(const T* in, T* low, T* high, int64_t n, int64_t i0) {
+  if (n <= 0) return;
+  if (n == 1) {
+    T* out = (i0 & 1) != 0 ? high : low;
+    out[0] = in[0];
+    return lone_sample<T, W>(out, 1, i0, true);
+  }
+  const Split sp(n, i0);
+  deinterleave_row(in, sp, low, high);
+  W::forward(LineLifter<T>{low, high, sp});
+}
+
+// The same, in one pass where the wavelet has one for this instruction set
+// (hor_sd_97.h).
+template <typename T, typename W>
+void forward_row_apart(const T* in, T* low, T* high, int64_t n, int64_t i0) {
+  if constexpr (requires { W::forward_apart(in, low, high, n, i0); }) {
+    W::forward_apart(in, low, high, n, i0);
+  } else {
+    forward_row_apart_lifted<T, W>(in, low, high, n, i0);
+  }
+}
+
 // HOR_SR of a row whose low-pass samples s[] and high-pass samples d[] lie
 // apart (each may be null where the row has none): lifted where they lie,
 // then interleaved into `row`, or in one pass where the wavelet has one for

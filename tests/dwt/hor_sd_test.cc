@@ -1,0 +1,82 @@
+// The HOR_SD kernels that write a row's two bands apart (kernels.h's
+// forward_row_apart, the line forward DWT's; the one-pass 9/7 of
+// dwt/cpu/hor_sd_97.h in the AVX2 build) against the same build's forward_row
+// (lifting.h's loops on a scratch copy), bit for bit: short rows, every
+// length around the vector loop's ends, long rows, both parities of the first
+// coordinate; the row read is left as it was and nothing is written past
+// either band.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dwt/cpu/kernels.h"
+
+namespace mallat::dwt {
+namespace {
+
+std::vector<cpu::Isa> hor_sd_isas() {
+  std::vector<cpu::Isa> out{cpu::Isa::kGeneric};
+  if (cpu::isa_available(cpu::Isa::kAvx2)) out.push_back(cpu::Isa::kAvx2);
+  return out;
+}
+
+std::vector<int64_t> hor_sd_lengths() {
+  std::vector<int64_t> out;
+  for (int64_t n = 1; n <= 300; ++n) out.push_back(n);
+  for (int64_t n : {511, 512, 513, 1000, 1001, 4097, 15360, 15361}) out.push_back(n);
+  return out;
+}
+
+template <typename T>
+std::vector<T> random_row(int64_t n, std::mt19937& rng) {
+  std::vector<T> out(static_cast<size_t>(n));
+  if constexpr (std::is_same_v<T, float>) {
+    std::uniform_real_distribution<float> v(-300.0f, 300.0f);
+    for (auto& x : out) x = v(rng);
+  } else {
+    std::uniform_int_distribution<int32_t> v(-(1 << 20), 1 << 20);
+    for (auto& x : out) x = v(rng);
+  }
+  return out;
+}
+
+template <typename T>
+void compare_rows(const cpu::Kernels<T>& k, const std::string& what) {
+  std::mt19937 rng(97);
+  constexpr T kGuard = static_cast<T>(12345);
+  for (int64_t n : hor_sd_lengths()) {
+    for (int64_t i0 : {0, 1, 6, 13}) {
+      const std::vector<T> in = random_row<T>(n, rng);
+      std::vector<T> want = in, scratch(static_cast<size_t>(n));
+      k.forward_row(want.data(), n, i0, scratch.data());
+      const int64_t low = (i0 & 1) != 0 ? n / 2 : (n + 1) / 2, high = n - low;
+      // Each band in a buffer of its own with a guard sample after it.
+      std::vector<T> l(static_cast<size_t>(low) + 1, kGuard), h(static_cast<size_t>(high) + 1, kGuard);
+      std::vector<T> got_in = in;
+      k.forward_row_apart(got_in.data(), l.data(), h.data(), n, i0);
+      ASSERT_EQ(got_in, in) << what << ": changed its input, n " << n << " i0 " << i0;
+      for (int64_t j = 0; j < low; ++j)
+        ASSERT_EQ(l[static_cast<size_t>(j)], want[static_cast<size_t>(j)])
+            << what << ": low sample " << j << " of n " << n << " i0 " << i0;
+      for (int64_t j = 0; j < high; ++j)
+        ASSERT_EQ(h[static_cast<size_t>(j)], want[static_cast<size_t>(low + j)])
+            << what << ": high sample " << j << " of n " << n << " i0 " << i0;
+      ASSERT_EQ(l.back(), kGuard) << what << ": wrote past the low band, n " << n << " i0 " << i0;
+      ASSERT_EQ(h.back(), kGuard) << what << ": wrote past the high band, n " << n << " i0 " << i0;
+    }
+  }
+}
+
+TEST(DwtHorSd, RowApart97EqualsForwardRow) {
+  for (cpu::Isa isa : hor_sd_isas()) compare_rows(cpu::kernels_97(isa), cpu::isa_name(isa));
+}
+
+TEST(DwtHorSd, RowApart53EqualsForwardRow) {
+  for (cpu::Isa isa : hor_sd_isas()) compare_rows(cpu::kernels_53(isa), cpu::isa_name(isa));
+}
+
+}  // namespace
+}  // namespace mallat::dwt
