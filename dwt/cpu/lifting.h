@@ -120,7 +120,7 @@ void forward_row_apart_lifted(const T* in, T* low, T* high, int64_t n, int64_t i
 }
 
 // The same, in one pass where the wavelet has one for this instruction set
-// (hor_sd_97.h).
+// (hor_sd.h).
 template <typename T, typename W>
 void forward_row_apart(const T* in, T* low, T* high, int64_t n, int64_t i0) {
   if constexpr (requires { W::forward_apart(in, low, high, n, i0); }) {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "dwt/cpu/hor_sd_97.h"
+#include "dwt/cpu/hor_sd.h"
 #include "dwt/lifting_constants.h"
 
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
@@ -43,7 +43,7 @@ struct Irreversible97 {
     l.on_d(Step<-1>{kAlpha});
   }
 #if defined(__AVX2__) && defined(__FMA__)
-  // HOR_SD in one pass (hor_sd_97.h), which lifting.h's forward_row_apart
+  // HOR_SD in one pass (hor_sd.h), which lifting.h's forward_row_apart
   // takes where a wavelet has it.
   static void forward_apart(const float* in, float* low, float* high, int64_t n, int64_t i0) {
     hor_sd_97_avx2<Irreversible97>(in, low, high, n, i0, kAlpha, kBeta, kGamma, kDelta, kK, kInvK);

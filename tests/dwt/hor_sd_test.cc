@@ -1,6 +1,6 @@
 // The HOR_SD kernels that write a row's two bands apart (kernels.h's
-// forward_row_apart, the line forward DWT's; the one-pass 9/7 of
-// dwt/cpu/hor_sd_97.h in the AVX2 build) against the same build's forward_row
+// forward_row_apart, the line forward DWT's; the one-pass kernels of
+// dwt/cpu/hor_sd.h in the AVX2 build) against the same build's forward_row
 // (lifting.h's loops on a scratch copy), bit for bit: short rows, every
 // length around the vector loop's ends, long rows, both parities of the first
 // coordinate; the row read is left as it was and nothing is written past

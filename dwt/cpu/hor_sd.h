@@ -1,13 +1,14 @@
-// HOR_SD of the irreversible 9/7 (15444-1 F.4.4, the steps of F.4.8.2 with
-// the extension of F.4.7) in one pass over the row: eight pairs of samples a
-// step are deinterleaved with shuffles, and all four lifting steps and both
-// scalings run on them at once, each step lagging the one before by a
-// sample so that it reads only values already in registers. Each sample
-// sees the operations of lifting.h's loops (forward_row_apart_lifted) in
-// their order: a step is fma(c, a + b, x), as g++ contracts x + c * (a + b)
-// under -mfma, and a scaling one multiply; so the results equal that path's
-// bit for bit (tests/dwt/hor_sd_97_test.cc). The row's ends, where the
-// extension applies, come from that path run on a few samples at each end.
+// HOR_SD (15444-1 F.4.4) in one pass over the row, for the reversible 5/3
+// (the steps of F.4.8.1) and the irreversible 9/7 (F.4.8.2), with AVX2:
+// eight pairs of samples a step are deinterleaved with shuffles, and all the
+// wavelet's lifting steps (and the 9/7's scalings) run on them at once, each
+// step lagging the one before by a sample so that it reads only values
+// already in registers. Each sample sees the operations of lifting.h's loops
+// (forward_row_apart_lifted) in their order: a 9/7 step is fma(c, a + b, x),
+// as g++ contracts x + c * (a + b) under -mfma, and a scaling one multiply;
+// so the results equal that path's bit for bit (tests/dwt/hor_sd_test.cc).
+// The row's ends, where the extension of F.4.7 applies, come from that path
+// run on a few samples at each end.
 #pragma once
 
 #include <algorithm>
@@ -32,7 +33,7 @@ namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 // sample after it, x[odd + 2k + 1], which is high-pass sample odd + k (a
 // row at an odd coordinate starts with a lone high-pass sample). Below, s
 // and t are the pairs' low and high samples as lifted so far.
-struct Lanes97 {
+struct RowLanes {
   // Pairs k..k+7 from x + odd + 2k: the low samples, then the high ones.
   static void split(const float* p, __m256& s, __m256& t) {
     const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
@@ -41,21 +42,89 @@ struct Lanes97 {
     s = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
     t = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
   }
+  static void split(const int32_t* p, __m256i& s, __m256i& t) {
+    __m256 fs, ft;
+    split(reinterpret_cast<const float*>(p), fs, ft);
+    s = _mm256_castps_si256(fs);
+    t = _mm256_castps_si256(ft);
+  }
   static __m256 rotate_down(__m256 v) { return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0)); }
   static __m256 rotate_up(__m256 v) { return _mm256_permutevar8x32_ps(v, _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6)); }
+  static __m256i rotate_down(__m256i v) { return _mm256_castps_si256(rotate_down(_mm256_castsi256_ps(v))); }
+  static __m256i rotate_up(__m256i v) { return _mm256_castps_si256(rotate_up(_mm256_castsi256_ps(v))); }
+  static __m256i next(__m256i down_cur, __m256i down_next) { return _mm256_blend_epi32(down_cur, down_next, 0x80); }
+  static __m256i previous(__m256i up_cur, __m256i up_prev) { return _mm256_blend_epi32(up_cur, up_prev, 0x01); }
   // v[k+1..k+8] from rotate_down of v[k..k+7] and of v[k+8..k+15].
   static __m256 next(__m256 down_cur, __m256 down_next) { return _mm256_blend_ps(down_cur, down_next, 0x80); }
   // v[k-1..k+6] from rotate_up of v[k..k+7] and of v[k-8..k-1].
   static __m256 previous(__m256 up_cur, __m256 up_prev) { return _mm256_blend_ps(up_cur, up_prev, 0x01); }
-  // A lifting step x + c * (a + b), rounded once as the contracted loops are.
+  // A 9/7 lifting step x + c * (a + b), rounded once as the contracted loops are.
   static __m256 lift(float c, __m256 x, __m256 a, __m256 b) {
     return _mm256_fmadd_ps(_mm256_set1_ps(c), _mm256_add_ps(a, b), x);
   }
 };
 
+// Pairs [0, first) and [end, ...) of the row from the plain path, run on
+// windows of the row's first and last samples that reach eight pairs past
+// the pairs taken: a window's cut extends it there (F.4.7), which changes
+// the pairs within a step or two of the cut (each lifting step reaches one
+// pair further), never the pairs taken. The caller's row is long enough
+// that the windows fit.
+template <typename T, typename W>
+void lift_row_ends(const T* in, T* low, T* high, int64_t n, int64_t i0, int64_t first, int64_t end) {
+  constexpr int64_t kReach = 8;
+  T wl[48], wh[48];
+  const int64_t odd = i0 & 1;
+  forward_row_apart_lifted<T, W>(in, wl, wh, odd + 2 * (first + kReach), i0);
+  std::copy(wl, wl + first, low);
+  std::copy(wh, wh + odd + first, high);
+  const int64_t p = end - kReach;  // the tail window's first pair
+  const int64_t sn = Split(n, i0).sn, tn = n - sn - odd;
+  forward_row_apart_lifted<T, W>(in + odd + 2 * p, wl, wh, n - odd - 2 * p, i0 + odd + 2 * p);
+  std::copy(wl + kReach, wl + (sn - p), low + end);
+  std::copy(wh + kReach, wh + (tn - p), high + odd + end);
+}
+
 // The lifted values that pair k0's step needs from the pairs before it, one
 // at a time as the loops compute them (no extension: k0 >= 4).
 inline float lift_one(float c, float x, float a, float b) { return std::fma(c, a + b, x); }
+
+// F.4.8.1 on row `in` (n samples at coordinate i0) into `low` and `high`:
+// Y(2n+1) = X(2n+1) - floor((X(2n) + X(2n+2)) / 2), then
+// Y(2n) = X(2n) + floor((Y(2n-1) + Y(2n+1) + 2) / 4), as wavelet_53.h.
+template <typename W>
+void hor_sd_53_avx2(const int32_t* in, int32_t* low, int32_t* high, int64_t n, int64_t i0) {
+  constexpr int64_t kFirst = 2;
+  if (n < 64) return forward_row_apart_lifted<int32_t, W>(in, low, high, n, i0);
+  const int64_t odd = i0 & 1;
+  const int32_t* x = in + odd;
+  int32_t* t_out = high + odd;
+  using L = RowLanes;
+  __m256i s_cur, t_cur;
+  L::split(x + 2 * kFirst, s_cur, t_cur);
+  __m256i down_s = L::rotate_down(s_cur);
+  const int64_t j = kFirst - 1;  // the high sample of pair kFirst - 1 after its step
+  __m256i up_t1 = _mm256_set1_epi32(x[2 * j + 1] - ((x[2 * j] + x[2 * j + 2]) >> 1));
+  const __m256i two = _mm256_set1_epi32(2);
+  int64_t k = kFirst;
+  for (; odd + 2 * k + 32 <= n; k += 8) {
+    __m256i s_next, t_next;
+    L::split(x + 2 * k + 16, s_next, t_next);
+    const __m256i down_s_next = L::rotate_down(s_next);
+    const __m256i s_right = L::next(down_s, down_s_next);
+    const __m256i t1 = _mm256_sub_epi32(t_cur, _mm256_srai_epi32(_mm256_add_epi32(s_cur, s_right), 1));  // k..k+7
+    const __m256i t1_up = L::rotate_up(t1);
+    const __m256i t1_left = L::previous(t1_up, up_t1);  // k-1..k+6
+    const __m256i s2 = _mm256_add_epi32(s_cur, _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32(t1_left, t1), two), 2));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(low + k), s2);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(t_out + k), t1);
+    s_cur = s_next;
+    t_cur = t_next;
+    down_s = down_s_next;
+    up_t1 = t1_up;
+  }
+  lift_row_ends<int32_t, W>(in, low, high, n, i0, kFirst, k);
+}
 
 // F.4.8.2 on row `in` (n samples at coordinate i0) into `low` and `high`.
 // Steps: alpha, beta, gamma, delta, then K on the high band, 1/K on the low.
@@ -65,8 +134,7 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
   // The vector loop starts at pair kFirst and reads the block of eight pairs
   // after the one it lifts; shorter rows go the plain way.
   constexpr int64_t kFirst = 4;
-  constexpr int64_t kEnd = 16;  // samples lifted plainly at each end, at least
-  if (n < 2 * kEnd + 48) return forward_row_apart_lifted<float, W>(in, low, high, n, i0);
+  if (n < 80) return forward_row_apart_lifted<float, W>(in, low, high, n, i0);
   const int64_t odd = i0 & 1;
   const float* x = in + odd;
   float* t_out = high + odd;  // high-pass sample odd + k is pair k's
@@ -78,7 +146,7 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
 
   // Iteration k: t1 and s2 of pairs k..k+7, t3 and s4 of pairs k-1..k+6,
   // which finish those pairs. up_*: rotate_up of the block before.
-  using L = Lanes97;
+  using L = RowLanes;
   __m256 s_cur, t_cur;
   L::split(x + 2 * kFirst, s_cur, t_cur);
   __m256 down_s = L::rotate_down(s_cur);
@@ -109,19 +177,7 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
     up_s2 = s2_up;
     up_t3 = t3_up;
   }
-  // Pairs before kFirst - 1 and from k - 1 on: the plain path on the first
-  // and last few samples, far enough from the cut that the extension there
-  // reaches none of the pairs taken (each step reaches one pair further).
-  float wl[kEnd + 32], wh[kEnd + 32];
-  const int64_t head = odd + 2 * kEnd;
-  forward_row_apart_lifted<float, W>(in, wl, wh, head, i0);
-  std::copy(wl, wl + kFirst - 1, low);
-  std::copy(wh, wh + odd + kFirst - 1, high);
-  const int64_t p = k - 1 - 8;  // the tail's first pair, eight before the first it gives
-  const int64_t sn = Split(n, i0).sn, tn = n - sn - odd;
-  forward_row_apart_lifted<float, W>(x + 2 * p, wl, wh, n - odd - 2 * p, i0 + odd + 2 * p);
-  std::copy(wl + 8, wl + (sn - p), low + k - 1);
-  std::copy(wh + 8, wh + (tn - p), t_out + k - 1);
+  lift_row_ends<float, W>(in, low, high, n, i0, kFirst - 1, k - 1);
 }
 
 #endif  // __AVX2__ && __FMA__
