@@ -69,7 +69,7 @@ struct LineForward<T>::Level {
 
 template <typename T>
 Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int levels, BandRowSink<T> sink,
-                                                             cpu::Isa isa) {
+                                                             cpu::Isa isa, BandRowPlace<T> place) {
   if (levels < 0 || levels > 32)
     return invalid_argument("line DWT: " + std::to_string(levels) + " levels; 0..32 are allowed");
   if (tc.empty()) return invalid_argument("line DWT: an empty tile-component");
@@ -77,6 +77,7 @@ Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int
   f->tc_ = tc;
   f->levels_ = levels;
   f->sink_ = std::move(sink);
+  f->place_ = std::move(place);
   for (int nb = 1; nb <= levels; ++nb) {
     const Rect r = resolution_rect(tc, nb - 1, 0);
     // As the backends: a level whose resolution is empty ends the
@@ -140,25 +141,41 @@ void LineForward<T>::run_ready(size_t l) {
   }
 }
 
+// Where band row y goes: the sink's place for it, or `own`.
+template <typename T>
+T* LineForward<T>::place(int nb, Band band, int64_t y, int64_t width, T* own) {
+  T* at = place_ ? place_(nb, band, y, width) : nullptr;
+  return at != nullptr ? at : own;
+}
+
 // Row r has had every vertical step: HOR_SD from the ring (which keeps the
-// vertically lifted row: the 5/3's next rows' steps still read it) into the
-// line, then its low-pass half is an LL row (next level) or an LH row, the
-// other half an HL or HH row.
+// vertically lifted row: the 5/3's next rows' steps still read it) into
+// where its halves go: its low-pass half is an LL row (the next level's
+// ring) or an LH row, the other half an HL or HH row (the sink's place, or
+// the line).
 template <typename T>
 void LineForward<T>::finish_row(size_t l, int64_t r) {
   Level& level = *level_[l];
-  const int64_t sn = low_count(level.w, level.r.x0);
-  T* low = level.line.data();
-  T* hi = low + sn;
-  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0);
+  const int64_t sn = low_count(level.w, level.r.x0), dn = level.w - sn;
   const bool high = ((r & 1) != 0) != level.odd_first;
   const int64_t k = r / 2;
+  T* low = level.line.data();
+  T* hi = low + sn;
+  if (high) {
+    if (sn > 0) low = place(level.nb, Band::kLH, k, sn, low);
+    if (dn > 0) hi = place(level.nb, Band::kHH, k, dn, hi);
+  } else {
+    if (dn > 0) hi = place(level.nb, Band::kHL, k, dn, hi);
+    if (sn > 0 && level.nb == levels_) low = place(levels_, Band::kLL, k, sn, low);
+    else if (sn > 0 && l + 1 < level_.size()) low = level_[l + 1]->row(level_[l + 1]->in);
+  }
+  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0);
   if (high) {
     if (sn > 0) sink_(level.nb, Band::kLH, k, low, sn);
-    if (level.w > sn) sink_(level.nb, Band::kHH, k, hi, level.w - sn);
+    if (dn > 0) sink_(level.nb, Band::kHH, k, hi, dn);
     return;
   }
-  if (level.w > sn) sink_(level.nb, Band::kHL, k, hi, level.w - sn);
+  if (dn > 0) sink_(level.nb, Band::kHL, k, hi, dn);
   if (sn > 0) low_row(l, k, low, sn);
 }
 
@@ -170,7 +187,8 @@ void LineForward<T>::low_row(size_t l, int64_t y, const T* row, int64_t width) {
   }
   if (l + 1 >= level_.size()) return;  // the next resolution is empty
   Level& next = *level_[l + 1];
-  std::memcpy(next.row(next.in), row, static_cast<size_t>(width) * sizeof(T));
+  // finish_row lifts the row into the next level's ring where it can.
+  if (row != next.row(next.in)) std::memcpy(next.row(next.in), row, static_cast<size_t>(width) * sizeof(T));
   ++next.in;
   run_ready(l + 1);
 }
