@@ -59,12 +59,16 @@ struct LineForward<T>::Level {
   bool odd_first = false;  // its first row is high-pass (r.y0 odd)
   int64_t slots = 0;
   std::vector<T> ring, line;
+  // Where row k lies, in slot k % slots: the ring's own row there, or the
+  // caller's row given to push_in_place.
+  std::vector<T*> slot;
   int64_t in = 0;              // rows received
   int64_t next_iteration = 0;  // of the vertical sweep
   const cpu::Kernels<T>* rows = nullptr;
   const cpu::RingKernels<T>* ring_kernels = nullptr;
 
-  T* row(int64_t k) { return ring.data() + (k % slots) * w; }
+  T* own(int64_t k) { return ring.data() + k * w; }
+  T* row(int64_t k) { return slot[static_cast<size_t>(k % slots)]; }
 };
 
 template <typename T>
@@ -93,6 +97,7 @@ Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int
     level->ring_kernels = &KernelsOf<T>::ring(isa);
     level->slots = std::min<int64_t>(level->h, level->ring_kernels->steps + 3);
     level->ring.resize(static_cast<size_t>(level->slots * level->w));
+    for (int64_t k = 0; k < level->slots; ++k) level->slot.push_back(level->own(k));
     level->line.resize(static_cast<size_t>(level->w));
     f->level_.push_back(std::move(level));
   }
@@ -111,9 +116,33 @@ void LineForward<T>::push(const T* row) {
     return;
   }
   Level& level = *level_[0];
-  std::memcpy(level.row(level.in), row, static_cast<size_t>(level.w) * sizeof(T));
+  T*& at = level.slot[static_cast<size_t>(level.in % level.slots)];
+  at = level.own(level.in % level.slots);
+  std::memcpy(at, row, static_cast<size_t>(level.w) * sizeof(T));
   ++level.in;
   run_ready(0);
+}
+
+template <typename T>
+void LineForward<T>::push_in_place(T* row) {
+  if (level_.empty()) return push(row);
+  ++rows_in_;
+  Level& level = *level_[0];
+  level.slot[static_cast<size_t>(level.in % level.slots)] = row;
+  ++level.in;
+  run_ready(0);
+}
+
+template <typename T>
+void LineForward<T>::keep_rows() {
+  if (level_.empty()) return;
+  Level& level = *level_[0];
+  for (int64_t k = 0; k < level.slots; ++k) {
+    T*& at = level.slot[static_cast<size_t>(k)];
+    if (at == level.own(k)) continue;
+    std::memcpy(level.own(k), at, static_cast<size_t>(level.w) * sizeof(T));
+    at = level.own(k);
+  }
 }
 
 // Runs every sweep iteration whose rows are in: iteration i reads rows up
@@ -125,7 +154,7 @@ void LineForward<T>::run_ready(size_t l) {
     // F.4.7: a lone row at an odd coordinate is high-pass, doubled.
     if (level.in == 1 && level.next_iteration == 0) {
       if (level.odd_first)
-        for (int64_t x = 0; x < level.w; ++x) level.ring[x] = static_cast<T>(level.ring[x] * 2);
+        for (int64_t x = 0; x < level.w; ++x) level.row(0)[x] = static_cast<T>(level.row(0)[x] * 2);
       level.next_iteration = 1;
       finish_row(l, 0);
     }
@@ -135,7 +164,7 @@ void LineForward<T>::run_ready(size_t l) {
   const int64_t last = level.h + steps - 2;
   while (level.next_iteration <= last && (level.next_iteration + 1 < level.in || level.in == level.h)) {
     const int64_t i = level.next_iteration++;
-    level.ring_kernels->forward_iteration(level.ring.data(), level.slots, level.w, level.h, level.odd_first, i);
+    level.ring_kernels->forward_iteration(level.slot.data(), level.slots, level.w, level.h, level.odd_first, i);
     const int64_t r = i - (steps - 1);
     if (r >= 0) finish_row(l, r);
   }

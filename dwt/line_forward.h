@@ -51,6 +51,13 @@ class LineForward {
   // The next row of the tile-component, tc.width() samples. Every row of
   // every band has been handed to the sink when the last row is in.
   void push(const T* row);
+  // The same, lifting the row where it lies: the transform reads and
+  // overwrites it until keep_rows() (or its last row); the caller must not
+  // change it before then.
+  void push_in_place(T* row);
+  // Copies the rows given to push_in_place that the transform still needs
+  // into its own, so that the caller may reuse them.
+  void keep_rows();
   int64_t rows_in() const { return rows_in_; }
 
   struct Level;  // line_forward.cc

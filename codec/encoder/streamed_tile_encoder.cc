@@ -388,13 +388,18 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   };
   // Component c's rows of strip s through its DWT: each component's DWT,
   // band buffers and ready rows are its own, so components run at once.
+  // The DWT lifts the strip's rows where they lie, and keeps its own copy
+  // of those it still needs once the strip is done, as the strip's buffer
+  // is then converted into again.
   auto transform_strip = [&](int64_t s, size_t c) {
     ComponentRows& k = comps[c];
     const StripRows& strip = strip_of(s, c);
     for (int64_t y = 0, rows = rows_in(s, c); y < rows; ++y) {
-      if (k.f53) k.f53->push(strip.row<int32_t>(y, k.width));
-      if (k.f97) k.f97->push(strip.row<float>(y, k.width));
+      if (k.f53) k.f53->push_in_place(strip.row<int32_t>(y, k.width));
+      if (k.f97) k.f97->push_in_place(strip.row<float>(y, k.width));
     }
+    if (k.f53) k.f53->keep_rows();
+    if (k.f97) k.f97->keep_rows();
   };
 
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);

@@ -12,9 +12,10 @@
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 template <typename T, typename W>
-void forward_ring_iteration(T* ring, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i) {
-  WavefrontLifter<T> lifter{ring, w, w, h, odd_first};
+void forward_ring_iteration(T* const* rows, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i) {
+  WavefrontLifter<T> lifter{nullptr, w, w, h, odd_first};
   lifter.slots = slots;
+  lifter.rows = rows;
   lifter.i = i;
   W::forward(lifter);
 }

@@ -58,10 +58,12 @@ struct WavefrontLifter {
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
   int64_t slots = 0;     // > 0: a ring of that many rows, row r in slot r mod slots (ring_sweep.h)
+  T* const* rows = nullptr;  // with slots: where each slot's row lies, instead of from top
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0
     if (r >= h) r = 2 * (h - 1) - r;   // mirror below row h - 1
+    if (rows != nullptr) return rows[r % slots];
     return top + (slots > 0 ? r % slots : r) * stride;
   }
   bool is_high(int64_t r) const { return ((r & 1) != 0) != odd_first; }
