@@ -135,18 +135,25 @@ void forward_row_apart(const T* in, T* low, T* high, int64_t n, int64_t i0) {
 // then interleaved into `row`, or in one pass where the wavelet has one for
 // this instruction set. inverse_row is this on the packed row's copy.
 template <typename T, typename W>
-void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
+void inverse_row_apart_lifted(T* s, T* d, T* row, int64_t n, int64_t i0) {
   if (n <= 0) return;
   if (n == 1) {
     row[0] = s != nullptr ? s[0] : d[0];
     return lone_sample<T, W>(row, 1, i0, false);
   }
   const Split sp(n, i0);
+  W::inverse(LineLifter<T>{s, d, sp});
+  interleave_row(s, d, sp, row);
+}
+
+template <typename T, typename W>
+void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
+  const Split sp(n, i0);
   if constexpr (requires { W::inverse_interleaved(s, d, row, sp); }) {
-    W::inverse_interleaved(s, d, row, sp);  // the same samples in one pass (hor_sr_53.h)
+    if (n <= 1) return inverse_row_apart_lifted<T, W>(s, d, row, n, i0);
+    W::inverse_interleaved(s, d, row, sp);  // the same samples in one pass (hor_sr_53.h, hor_sr_97.h)
   } else {
-    W::inverse(LineLifter<T>{s, d, sp});
-    interleave_row(s, d, sp, row);
+    inverse_row_apart_lifted<T, W>(s, d, row, n, i0);
   }
 }
 

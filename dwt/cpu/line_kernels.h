@@ -24,9 +24,13 @@ struct LineKernels {
   void (*lone_row)(T* p, int64_t count, int64_t coordinate);
   // Row r is final after sweep iteration r + steps.
   int steps;
-  // Whether inverse_row_apart only reads s and d (the one-pass 5/3 HOR_SR
-  // of hor_sr_53.h), so that a row another ring still reads may be given.
+  // Whether inverse_row_apart only reads s and d (the one-pass HOR_SR of
+  // hor_sr_53.h, hor_sr_97.h), so that a row another ring still reads may be given.
   bool apart_reads_only;
+  // inverse_row_apart by this build's lifting loops (lifting.h), which it
+  // equals bit for bit: what the one-pass kernels are tested against. It
+  // overwrites s and d.
+  void (*inverse_row_apart_lifted)(T* s, T* d, T* row, int64_t n, int64_t i0);
 };
 
 namespace generic {

@@ -41,7 +41,8 @@ template <typename T, typename W>
 const LineKernels<T>& make_line_kernels() {
   constexpr bool reads_only = requires(T* s, T* d, T* row, const Split& sp) { W::inverse_interleaved(s, d, row, sp); };
   static const LineKernels<T> k{&inverse_row<T, W>, &inverse_row_apart<T, W>, &ring_iteration<T, W>,
-                                &lone_row<T, W>, count_steps<T, W>(false), reads_only};
+                                &lone_row<T, W>, count_steps<T, W>(false), reads_only,
+                                &inverse_row_apart_lifted<T, W>};
   return k;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dwt/cpu/kernels.h"
+#include "tests/dwt/dwt_test_support.h"
 
 namespace mallat::dwt {
 namespace {
@@ -20,13 +21,6 @@ namespace {
 std::vector<cpu::Isa> hor_sd_isas() {
   std::vector<cpu::Isa> out{cpu::Isa::kGeneric};
   if (cpu::isa_available(cpu::Isa::kAvx2)) out.push_back(cpu::Isa::kAvx2);
-  return out;
-}
-
-std::vector<int64_t> hor_sd_lengths() {
-  std::vector<int64_t> out;
-  for (int64_t n = 1; n <= 300; ++n) out.push_back(n);
-  for (int64_t n : {511, 512, 513, 1000, 1001, 4097, 15360, 15361}) out.push_back(n);
   return out;
 }
 
@@ -47,7 +41,7 @@ template <typename T>
 void compare_rows(const cpu::Kernels<T>& k, const std::string& what) {
   std::mt19937 rng(97);
   constexpr T kGuard = static_cast<T>(12345);
-  for (int64_t n : hor_sd_lengths()) {
+  for (int64_t n : testing::row_lengths()) {
     for (int64_t i0 : {0, 1, 6, 13}) {
       const std::vector<T> in = random_row<T>(n, rng);
       std::vector<T> want = in, scratch(static_cast<size_t>(n));
