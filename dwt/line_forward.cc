@@ -198,7 +198,10 @@ void LineForward<T>::finish_row(size_t l, int64_t r) {
     if (sn > 0 && level.nb == levels_) low = place(levels_, Band::kLL, k, sn, low);
     else if (sn > 0 && l + 1 < level_.size()) low = level_[l + 1]->row(level_[l + 1]->in);
   }
-  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0);
+  // The row's vertical scaling, which the ring's iterations leave out.
+  const cpu::RingKernels<T>& ring = *level.ring_kernels;
+  const T factor = level.h == 1 ? T{1} : (high ? ring.high_scale : ring.low_scale);
+  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0, factor);
   if (high) {
     if (sn > 0) sink_(level.nb, Band::kLH, k, low, sn);
     if (dn > 0) sink_(level.nb, Band::kHH, k, hi, dn);

@@ -16,13 +16,15 @@ void forward_ring_iteration(T* const* rows, int64_t slots, int64_t w, int64_t h,
   WavefrontLifter<T> lifter{nullptr, w, w, h, odd_first};
   lifter.slots = slots;
   lifter.rows = rows;
+  lifter.skip_scales = true;
   lifter.i = i;
   W::forward(lifter);
 }
 
 template <typename T, typename W>
 const RingKernels<T>& make_ring_kernels() {
-  static const RingKernels<T> k{&forward_ring_iteration<T, W>, count_steps<T, W>(true)};
+  static const RowScales<T, W> scales(true);
+  static const RingKernels<T> k{&forward_ring_iteration<T, W>, count_steps<T, W>(true), scales.low, scales.high};
   return k;
 }
 

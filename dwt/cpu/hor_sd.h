@@ -29,6 +29,18 @@ namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 #if defined(__AVX2__) && defined(__FMA__)
 
+// A value the compiler must compute as it stands: no multiply-add is formed
+// across it (a scaled sample is rounded before a sum reads it, as when the
+// scaling is a pass of its own).
+inline float opaque(float v) {
+  asm("" : "+x"(v));
+  return v;
+}
+inline __m256 opaque(__m256 v) {
+  asm("" : "+x"(v));
+  return v;
+}
+
 // Pair k of the row is low-pass sample k, x[odd + 2k], and the high-pass
 // sample after it, x[odd + 2k + 1], which is high-pass sample odd + k (a
 // row at an odd coordinate starts with a lone high-pass sample). Below, s
@@ -71,16 +83,16 @@ struct RowLanes {
 // pair further), never the pairs taken. The caller's row is long enough
 // that the windows fit.
 template <typename T, typename W>
-void lift_row_ends(const T* in, T* low, T* high, int64_t n, int64_t i0, int64_t first, int64_t end) {
+void lift_row_ends(const T* in, T* low, T* high, int64_t n, int64_t i0, int64_t first, int64_t end, T factor) {
   constexpr int64_t kReach = 8;
   T wl[48], wh[48];
   const int64_t odd = i0 & 1;
-  forward_row_apart_lifted<T, W>(in, wl, wh, odd + 2 * (first + kReach), i0);
+  forward_row_apart_lifted<T, W>(in, wl, wh, odd + 2 * (first + kReach), i0, factor);
   std::copy(wl, wl + first, low);
   std::copy(wh, wh + odd + first, high);
   const int64_t p = end - kReach;  // the tail window's first pair
   const int64_t sn = Split(n, i0).sn, tn = n - sn - odd;
-  forward_row_apart_lifted<T, W>(in + odd + 2 * p, wl, wh, n - odd - 2 * p, i0 + odd + 2 * p);
+  forward_row_apart_lifted<T, W>(in + odd + 2 * p, wl, wh, n - odd - 2 * p, i0 + odd + 2 * p, factor);
   std::copy(wl + kReach, wl + (sn - p), low + end);
   std::copy(wh + kReach, wh + (tn - p), high + odd + end);
 }
@@ -91,11 +103,12 @@ inline float lift_one(float c, float x, float a, float b) { return std::fma(c, a
 
 // F.4.8.1 on row `in` (n samples at coordinate i0) into `low` and `high`:
 // Y(2n+1) = X(2n+1) - floor((X(2n) + X(2n+2)) / 2), then
-// Y(2n) = X(2n) + floor((Y(2n-1) + Y(2n+1) + 2) / 4), as wavelet_53.h.
+// Y(2n) = X(2n) + floor((Y(2n-1) + Y(2n+1) + 2) / 4), as wavelet_53.h. The
+// 5/3 scales nothing: a factor other than 1 goes the plain way.
 template <typename W>
-void hor_sd_53_avx2(const int32_t* in, int32_t* low, int32_t* high, int64_t n, int64_t i0) {
+void hor_sd_53_avx2(const int32_t* in, int32_t* low, int32_t* high, int64_t n, int64_t i0, int32_t factor) {
   constexpr int64_t kFirst = 2;
-  if (n < 64) return forward_row_apart_lifted<int32_t, W>(in, low, high, n, i0);
+  if (n < 64 || factor != 1) return forward_row_apart_lifted<int32_t, W>(in, low, high, n, i0, factor);
   const int64_t odd = i0 & 1;
   const int32_t* x = in + odd;
   int32_t* t_out = high + odd;
@@ -123,23 +136,24 @@ void hor_sd_53_avx2(const int32_t* in, int32_t* low, int32_t* high, int64_t n, i
     down_s = down_s_next;
     up_t1 = t1_up;
   }
-  lift_row_ends<int32_t, W>(in, low, high, n, i0, kFirst, k);
+  lift_row_ends<int32_t, W>(in, low, high, n, i0, kFirst, k, 1);
 }
 
-// F.4.8.2 on row `in` (n samples at coordinate i0) into `low` and `high`.
-// Steps: alpha, beta, gamma, delta, then K on the high band, 1/K on the low.
+// F.4.8.2 on row `in` (n samples at coordinate i0, each times `factor`
+// first) into `low` and `high`. Steps: alpha, beta, gamma, delta, then K on
+// the high band, 1/K on the low.
 template <typename W>
-void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t i0, float alpha, float beta,
-                    float gamma, float delta, float k_high, float k_low) {
+void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t i0, float factor, float alpha,
+                    float beta, float gamma, float delta, float k_high, float k_low) {
   // The vector loop starts at pair kFirst and reads the block of eight pairs
   // after the one it lifts; shorter rows go the plain way.
   constexpr int64_t kFirst = 4;
-  if (n < 80) return forward_row_apart_lifted<float, W>(in, low, high, n, i0);
+  if (n < 80) return forward_row_apart_lifted<float, W>(in, low, high, n, i0, factor);
   const int64_t odd = i0 & 1;
   const float* x = in + odd;
   float* t_out = high + odd;  // high-pass sample odd + k is pair k's
-  auto s0 = [&](int64_t k) { return x[2 * k]; };
-  auto t0 = [&](int64_t k) { return x[2 * k + 1]; };
+  auto s0 = [&](int64_t k) { return opaque(x[2 * k] * factor); };
+  auto t0 = [&](int64_t k) { return opaque(x[2 * k + 1] * factor); };
   auto t1_at = [&](int64_t k) { return lift_one(alpha, t0(k), s0(k), s0(k + 1)); };
   auto s2_at = [&](int64_t k) { return lift_one(beta, s0(k), t1_at(k - 1), t1_at(k)); };
   auto t3_at = [&](int64_t k) { return lift_one(gamma, t1_at(k), s2_at(k), s2_at(k + 1)); };
@@ -147,8 +161,14 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
   // Iteration k: t1 and s2 of pairs k..k+7, t3 and s4 of pairs k-1..k+6,
   // which finish those pairs. up_*: rotate_up of the block before.
   using L = RowLanes;
+  const __m256 f = _mm256_set1_ps(factor);
+  auto split = [&](const float* p, __m256& s, __m256& t) {
+    L::split(p, s, t);
+    s = opaque(_mm256_mul_ps(s, f));
+    t = opaque(_mm256_mul_ps(t, f));
+  };
   __m256 s_cur, t_cur;
-  L::split(x + 2 * kFirst, s_cur, t_cur);
+  split(x + 2 * kFirst, s_cur, t_cur);
   __m256 down_s = L::rotate_down(s_cur);
   __m256 up_t1 = _mm256_set1_ps(t1_at(kFirst - 1)), up_s2 = _mm256_set1_ps(s2_at(kFirst - 1)),
          up_t3 = _mm256_set1_ps(t3_at(kFirst - 2));
@@ -157,7 +177,7 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
   // The next block, pairs k+8..k+15, ends at sample odd + 2k + 31.
   for (; odd + 2 * k + 32 <= n; k += 8) {
     __m256 s_next, t_next;
-    L::split(x + 2 * k + 16, s_next, t_next);
+    split(x + 2 * k + 16, s_next, t_next);
     const __m256 down_s_next = L::rotate_down(s_next);
     const __m256 t1 = L::lift(alpha, t_cur, s_cur, L::next(down_s, down_s_next));  // pairs k..k+7
     const __m256 t1_up = L::rotate_up(t1);
@@ -177,7 +197,7 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
     up_s2 = s2_up;
     up_t3 = t3_up;
   }
-  lift_row_ends<float, W>(in, low, high, n, i0, kFirst - 1, k - 1);
+  lift_row_ends<float, W>(in, low, high, n, i0, kFirst - 1, k - 1, factor);
 }
 
 #endif  // __AVX2__ && __FMA__

@@ -7,7 +7,8 @@
 // one multiply, a step fma(-c, a + b, x) as g++ contracts x - c * (a + b)
 // under -mfma; a scaled sample is kept from being contracted into the sum
 // that reads it (opaque), as the loops store it between their passes. So
-// the results equal that path's bit for bit (tests/dwt/hor_sr_97_test.cc).
+// the results equal that path's bit for bit (tests/dwt/hor_sr_97_test.cc);
+// a factor scaling the row after is one multiply more.
 // The row's ends, where the extension applies, come from that path run on a
 // few pairs at each end. s and d are only read.
 #pragma once
@@ -22,17 +23,6 @@ namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 #if defined(__AVX2__) && defined(__FMA__)
 
-// A value the compiler must compute as it stands: no multiply-add is formed
-// across it.
-inline float opaque(float v) {
-  asm("" : "+x"(v));
-  return v;
-}
-inline __m256 opaque(__m256 v) {
-  asm("" : "+x"(v));
-  return v;
-}
-
 // Pairs [0, first) and [end, ...) of the row from the plain path, on copies
 // of the bands' first and last pairs reaching eight pairs past those taken
 // (as hor_sd.h's lift_row_ends: the window's cut changes only pairs within
@@ -40,7 +30,7 @@ inline __m256 opaque(__m256 v) {
 // odd + k, at row[odd + 2k] and row[odd + 2k + 1].
 template <typename W>
 void synthesise_row_ends(const float* s, const float* d, float* row, int64_t n, int64_t i0, int64_t first,
-                         int64_t end) {
+                         int64_t end, float factor) {
   constexpr int64_t kReach = 8;
   const int64_t odd = i0 & 1;
   float ws[48], wd[48], wr[96];
@@ -52,7 +42,7 @@ void synthesise_row_ends(const float* s, const float* d, float* row, int64_t n, 
     const int64_t s0 = p < 0 ? 0 : p, d0 = p < 0 ? 0 : odd + p;
     std::copy(s + s0, s + s0 + wp.sn, ws);
     std::copy(d + d0, d + d0 + wp.dn, wd);
-    inverse_row_apart_lifted<float, W>(ws, wd, wr, count, i0 + start);
+    inverse_row_apart_lifted<float, W>(ws, wd, wr, count, i0 + start, factor);
     std::copy(wr + (from - start), wr + (to - start), row + from);
   };
   window(-1, odd + 2 * (first + kReach), 0, odd + 2 * first);
@@ -62,10 +52,10 @@ void synthesise_row_ends(const float* s, const float* d, float* row, int64_t n, 
 
 // F.3.8.2 on the bands s (low) and d (high) of a row of n samples at
 // coordinate i0, into `row`: K on the low band, 1/K on the high band, then
-// the delta, gamma, beta and alpha steps.
+// the delta, gamma, beta and alpha steps; then each sample times `factor`.
 template <typename W>
-void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64_t i0, float alpha, float beta,
-                    float gamma, float delta, float k_low, float k_high) {
+void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64_t i0, float factor, float alpha,
+                    float beta, float gamma, float delta, float k_low, float k_high) {
   constexpr int64_t kFirst = 4;
   if (n < 80) {
     // The plain path lifts the bands where they lie: on copies, as s and d
@@ -74,7 +64,8 @@ void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64
     float ws[48], wd[48];
     std::copy(s, s + sp.sn, ws);
     std::copy(d, d + sp.dn, wd);
-    return inverse_row_apart_lifted<float, W>(sp.sn > 0 ? ws : nullptr, sp.dn > 0 ? wd : nullptr, row, n, i0);
+    return inverse_row_apart_lifted<float, W>(sp.sn > 0 ? ws : nullptr, sp.dn > 0 ? wd : nullptr, row, n, i0,
+                                              factor);
   }
   const int64_t odd = i0 & 1;
   const float* t = d + odd;  // pair k's high sample
@@ -89,7 +80,7 @@ void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64
   auto t2 = [&](int64_t k) { return step(gamma, t0(k), s1(k), s1(k + 1)); };
   auto s3 = [&](int64_t k) { return step(beta, s1(k), t2(k - 1), t2(k)); };
 
-  const __m256 kl = _mm256_set1_ps(k_low), kh = _mm256_set1_ps(k_high);
+  const __m256 kl = _mm256_set1_ps(k_low), kh = _mm256_set1_ps(k_high), f = _mm256_set1_ps(factor);
   auto lift = [](float c, __m256 x, __m256 a, __m256 b) {
     return _mm256_fnmadd_ps(_mm256_set1_ps(c), _mm256_add_ps(a, b), x);
   };
@@ -115,13 +106,14 @@ void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64
     const __m256 s3_prev = L::previous(s3_up, up_s3);                            // k-1..k+6
     const __m256 t4 = lift(alpha, t2_prev, s3_prev, s3);                       // k-1..k+6
     // Interleave: pairs within each 128-bit half, then the halves in order.
-    const __m256 lo = _mm256_unpacklo_ps(s3_prev, t4), hi = _mm256_unpackhi_ps(s3_prev, t4);
+    const __m256 s3f = _mm256_mul_ps(s3_prev, f), t4f = _mm256_mul_ps(t4, f);
+    const __m256 lo = _mm256_unpacklo_ps(s3f, t4f), hi = _mm256_unpackhi_ps(s3f, t4f);
     _mm256_storeu_ps(out + 2 * (k - 1), _mm256_permute2f128_ps(lo, hi, 0x20));
     _mm256_storeu_ps(out + 2 * (k - 1) + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
     up_t2 = t2_up;
     up_s3 = s3_up;
   }
-  synthesise_row_ends<W>(s, d, row, n, i0, kFirst - 1, k - 1);
+  synthesise_row_ends<W>(s, d, row, n, i0, kFirst - 1, k - 1, factor);
 }
 
 #endif  // __AVX2__ && __FMA__

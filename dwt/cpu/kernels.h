@@ -18,8 +18,9 @@ struct Kernels {
   void (*inverse_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
   // HOR_SD of `in` (left as it is) into its low-pass and high-pass samples
   // where they go (lifting.h's forward_row_apart): forward_row's results, in
-  // one pass where the wavelet has one for this instruction set.
-  void (*forward_row_apart)(const T* in, T* low, T* high, int64_t n, int64_t i0);
+  // one pass where the wavelet has one for this instruction set; each
+  // sample times `factor` first (1: as it is).
+  void (*forward_row_apart)(const T* in, T* low, T* high, int64_t n, int64_t i0, T factor);
 };
 
 // The same source compiled once per instruction set (kernels_generic.cc,

@@ -37,20 +37,24 @@ std::vector<T> random_row(int64_t n, std::mt19937& rng) {
   return out;
 }
 
+// `factor`: each sample scaled first, as the vertical step would (the line
+// DWT's ring leaves it to the row): the reference scales a copy, then
+// transforms it.
 template <typename T>
-void compare_rows(const cpu::Kernels<T>& k, const std::string& what) {
+void compare_rows(const cpu::Kernels<T>& k, const std::string& what, T factor) {
   std::mt19937 rng(97);
   constexpr T kGuard = static_cast<T>(12345);
   for (int64_t n : testing::row_lengths()) {
     for (int64_t i0 : {0, 1, 6, 13}) {
       const std::vector<T> in = random_row<T>(n, rng);
       std::vector<T> want = in, scratch(static_cast<size_t>(n));
+      for (T& x : want) x *= factor;
       k.forward_row(want.data(), n, i0, scratch.data());
       const int64_t low = (i0 & 1) != 0 ? n / 2 : (n + 1) / 2, high = n - low;
       // Each band in a buffer of its own with a guard sample after it.
       std::vector<T> l(static_cast<size_t>(low) + 1, kGuard), h(static_cast<size_t>(high) + 1, kGuard);
       std::vector<T> got_in = in;
-      k.forward_row_apart(got_in.data(), l.data(), h.data(), n, i0);
+      k.forward_row_apart(got_in.data(), l.data(), h.data(), n, i0, factor);
       ASSERT_EQ(got_in, in) << what << ": changed its input, n " << n << " i0 " << i0;
       for (int64_t j = 0; j < low; ++j)
         ASSERT_EQ(l[static_cast<size_t>(j)], want[static_cast<size_t>(j)])
@@ -65,11 +69,15 @@ void compare_rows(const cpu::Kernels<T>& k, const std::string& what) {
 }
 
 TEST(DwtHorSd, RowApart97EqualsForwardRow) {
-  for (cpu::Isa isa : hor_sd_isas()) compare_rows(cpu::kernels_97(isa), cpu::isa_name(isa));
+  // 1, and the 9/7's row scalings (F.4.8.2's K and 1/K, as the line DWT uses them).
+  for (cpu::Isa isa : hor_sd_isas())
+    for (float factor : {1.0f, 1.230174104914001f, 1.0f / 1.230174104914001f})
+      compare_rows(cpu::kernels_97(isa), cpu::isa_name(isa), factor);
 }
 
 TEST(DwtHorSd, RowApart53EqualsForwardRow) {
-  for (cpu::Isa isa : hor_sd_isas()) compare_rows(cpu::kernels_53(isa), cpu::isa_name(isa));
+  for (cpu::Isa isa : hor_sd_isas())
+    for (int32_t factor : {1, 3}) compare_rows(cpu::kernels_53(isa), cpu::isa_name(isa), factor);
 }
 
 }  // namespace
