@@ -21,6 +21,9 @@ struct Kernels {
   // one pass where the wavelet has one for this instruction set; each
   // sample times `factor` first (1: as it is).
   void (*forward_row_apart)(const T* in, T* low, T* high, int64_t n, int64_t i0, T factor);
+  // forward_row by this build's lifting loops (lifting.h), which the
+  // one-pass kernels equal bit for bit: what they are tested against.
+  void (*forward_row_lifted)(T* row, int64_t n, int64_t i0, T* scratch);
 };
 
 // The same source compiled once per instruction set (kernels_generic.cc,

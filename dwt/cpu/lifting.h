@@ -93,7 +93,7 @@ void lone_sample(T* p, int64_t count, int64_t coordinate, bool forward) {
 }
 
 template <typename T, typename W>
-void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
+void forward_row_lifted(T* row, int64_t n, int64_t i0, T* scratch) {
   if (n <= 0) return;
   if (n == 1) return lone_sample<T, W>(row, 1, i0, true);
   const Split sp(n, i0);
@@ -140,6 +140,20 @@ void forward_row_apart(const T* in, T* low, T* high, int64_t n, int64_t i0, T fa
     W::forward_apart(in, low, high, n, i0, factor);
   } else {
     forward_row_apart_lifted<T, W>(in, low, high, n, i0, factor);
+  }
+}
+
+// HOR_SD of a row in place (scratch: n samples), packed low-pass first:
+// forward_row_lifted, or the wavelet's one pass into scratch where it has one.
+template <typename T, typename W>
+void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
+  if constexpr (requires { W::forward_apart(row, scratch, scratch, n, i0, T{1}); }) {
+    if (n <= 1) return forward_row_lifted<T, W>(row, n, i0, scratch);
+    const Split sp(n, i0);
+    W::forward_apart(row, scratch, scratch + sp.sn, n, i0, T{1});
+    std::memcpy(row, scratch, n * sizeof(T));
+  } else {
+    forward_row_lifted<T, W>(row, n, i0, scratch);
   }
 }
 

@@ -1,7 +1,8 @@
 // The HOR_SD kernels that write a row's two bands apart (kernels.h's
 // forward_row_apart, the line forward DWT's; the one-pass kernels of
-// dwt/cpu/hor_sd.h in the AVX2 build) against the same build's forward_row
-// (lifting.h's loops on a scratch copy), bit for bit: short rows, every
+// dwt/cpu/hor_sd.h in the AVX2 build), and the whole-plane forward_row that
+// uses them, against the same build's forward_row_lifted (lifting.h's loops
+// on a scratch copy), bit for bit: short rows, every
 // length around the vector loop's ends, long rows, both parities of the first
 // coordinate; the row read is left as it was and nothing is written past
 // either band.
@@ -49,7 +50,12 @@ void compare_rows(const cpu::Kernels<T>& k, const std::string& what, T factor) {
       const std::vector<T> in = random_row<T>(n, rng);
       std::vector<T> want = in, scratch(static_cast<size_t>(n));
       for (T& x : want) x *= factor;
-      k.forward_row(want.data(), n, i0, scratch.data());
+      k.forward_row_lifted(want.data(), n, i0, scratch.data());
+      // The whole-plane kernel, in place.
+      std::vector<T> in_place = in;
+      for (T& x : in_place) x *= factor;
+      k.forward_row(in_place.data(), n, i0, scratch.data());
+      ASSERT_EQ(in_place, want) << what << ": forward_row, n " << n << " i0 " << i0;
       const int64_t low = (i0 & 1) != 0 ? n / 2 : (n + 1) / 2, high = n - low;
       // Each band in a buffer of its own with a guard sample after it.
       std::vector<T> l(static_cast<size_t>(low) + 1, kGuard), h(static_cast<size_t>(high) + 1, kGuard);
@@ -68,14 +74,14 @@ void compare_rows(const cpu::Kernels<T>& k, const std::string& what, T factor) {
   }
 }
 
-TEST(DwtHorSd, RowApart97EqualsForwardRow) {
+TEST(DwtHorSd, Rows97EqualLiftingLoops) {
   // 1, and the 9/7's row scalings (F.4.8.2's K and 1/K, as the line DWT uses them).
   for (cpu::Isa isa : hor_sd_isas())
     for (float factor : {1.0f, 1.230174104914001f, 1.0f / 1.230174104914001f})
       compare_rows(cpu::kernels_97(isa), cpu::isa_name(isa), factor);
 }
 
-TEST(DwtHorSd, RowApart53EqualsForwardRow) {
+TEST(DwtHorSd, Rows53EqualLiftingLoops) {
   for (cpu::Isa isa : hor_sd_isas())
     for (int32_t factor : {1, 3}) compare_rows(cpu::kernels_53(isa), cpu::isa_name(isa), factor);
 }
