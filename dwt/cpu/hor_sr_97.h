@@ -91,6 +91,10 @@ void hor_sr_97_avx2(const float* s, const float* d, float* row, int64_t n, int64
   // pairs k-1..k+6, which finishes those pairs. Reads s up to k+8 and t up
   // to k+8.
   for (; k + 9 <= sp.sn && k + 9 <= tn; k += 8) {
+    // The bands come from buffers of a whole code-block row, mostly out of
+    // cache: asked for 2 KiB ahead, as hor_sr_53.h does.
+    _mm_prefetch(reinterpret_cast<const char*>(t + k + 512), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(s + k + 512), _MM_HINT_T0);
     const __m256 ta = opaque(_mm256_mul_ps(_mm256_loadu_ps(t + k - 1), kh));  // k-1..k+6
     const __m256 tb = opaque(_mm256_mul_ps(_mm256_loadu_ps(t + k), kh));      // k..k+7
     const __m256 tc = opaque(_mm256_mul_ps(_mm256_loadu_ps(t + k + 1), kh));  // k+1..k+8
