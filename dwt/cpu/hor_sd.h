@@ -121,6 +121,8 @@ void hor_sd_53_avx2(const int32_t* in, int32_t* low, int32_t* high, int64_t n, i
   const __m256i two = _mm256_set1_epi32(2);
   int64_t k = kFirst;
   for (; odd + 2 * k + 32 <= n; k += 8) {
+    __builtin_prefetch(low + k + 256, 1);  // as hor_sd_97_avx2's
+    __builtin_prefetch(t_out + k + 256, 1);
     __m256i s_next, t_next;
     L::split(x + 2 * k + 16, s_next, t_next);
     const __m256i down_s_next = L::rotate_down(s_next);
@@ -176,6 +178,11 @@ void hor_sd_97_avx2(const float* in, float* low, float* high, int64_t n, int64_t
   int64_t k = kFirst;
   // The next block, pairs k+8..k+15, ends at sample odd + 2k + 31.
   for (; odd + 2 * k + 32 <= n; k += 8) {
+    // The bands mostly go to buffers of a whole code-block row, out of
+    // cache: their lines asked for ahead, to be written (a prefetch past
+    // their end is harmless).
+    __builtin_prefetch(low + k + 256, 1);
+    __builtin_prefetch(t_out + k + 256, 1);
     __m256 s_next, t_next;
     split(x + 2 * k + 16, s_next, t_next);
     const __m256 down_s_next = L::rotate_down(s_next);
