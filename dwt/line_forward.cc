@@ -58,18 +58,22 @@ struct LineForward<T>::Level {
   int64_t w = 0, h = 0;
   bool odd_first = false;  // its first row is high-pass (r.y0 odd)
   int64_t slots = 0;
-  std::vector<T> ring, line, scratch;
+  std::vector<T> ring, line;
+  // Where row k lies, in slot k % slots: the ring's own row there, or the
+  // caller's row given to push_in_place.
+  std::vector<T*> slot;
   int64_t in = 0;              // rows received
   int64_t next_iteration = 0;  // of the vertical sweep
   const cpu::Kernels<T>* rows = nullptr;
   const cpu::RingKernels<T>* ring_kernels = nullptr;
 
-  T* row(int64_t k) { return ring.data() + (k % slots) * w; }
+  T* own(int64_t k) { return ring.data() + k * w; }
+  T* row(int64_t k) { return slot[static_cast<size_t>(k % slots)]; }
 };
 
 template <typename T>
 Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int levels, BandRowSink<T> sink,
-                                                             cpu::Isa isa) {
+                                                             cpu::Isa isa, BandRowPlace<T> place) {
   if (levels < 0 || levels > 32)
     return invalid_argument("line DWT: " + std::to_string(levels) + " levels; 0..32 are allowed");
   if (tc.empty()) return invalid_argument("line DWT: an empty tile-component");
@@ -77,6 +81,7 @@ Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int
   f->tc_ = tc;
   f->levels_ = levels;
   f->sink_ = std::move(sink);
+  f->place_ = std::move(place);
   for (int nb = 1; nb <= levels; ++nb) {
     const Rect r = resolution_rect(tc, nb - 1, 0);
     // As the backends: a level whose resolution is empty ends the
@@ -92,8 +97,8 @@ Result<std::unique_ptr<LineForward<T>>> LineForward<T>::make(const Rect& tc, int
     level->ring_kernels = &KernelsOf<T>::ring(isa);
     level->slots = std::min<int64_t>(level->h, level->ring_kernels->steps + 3);
     level->ring.resize(static_cast<size_t>(level->slots * level->w));
+    for (int64_t k = 0; k < level->slots; ++k) level->slot.push_back(level->own(k));
     level->line.resize(static_cast<size_t>(level->w));
-    level->scratch.resize(static_cast<size_t>(level->w));
     f->level_.push_back(std::move(level));
   }
   return f;
@@ -111,9 +116,33 @@ void LineForward<T>::push(const T* row) {
     return;
   }
   Level& level = *level_[0];
-  std::memcpy(level.row(level.in), row, static_cast<size_t>(level.w) * sizeof(T));
+  T*& at = level.slot[static_cast<size_t>(level.in % level.slots)];
+  at = level.own(level.in % level.slots);
+  std::memcpy(at, row, static_cast<size_t>(level.w) * sizeof(T));
   ++level.in;
   run_ready(0);
+}
+
+template <typename T>
+void LineForward<T>::push_in_place(T* row) {
+  if (level_.empty()) return push(row);
+  ++rows_in_;
+  Level& level = *level_[0];
+  level.slot[static_cast<size_t>(level.in % level.slots)] = row;
+  ++level.in;
+  run_ready(0);
+}
+
+template <typename T>
+void LineForward<T>::keep_rows() {
+  if (level_.empty()) return;
+  Level& level = *level_[0];
+  for (int64_t k = 0; k < level.slots; ++k) {
+    T*& at = level.slot[static_cast<size_t>(k)];
+    if (at == level.own(k)) continue;
+    std::memcpy(level.own(k), at, static_cast<size_t>(level.w) * sizeof(T));
+    at = level.own(k);
+  }
 }
 
 // Runs every sweep iteration whose rows are in: iteration i reads rows up
@@ -125,7 +154,7 @@ void LineForward<T>::run_ready(size_t l) {
     // F.4.7: a lone row at an odd coordinate is high-pass, doubled.
     if (level.in == 1 && level.next_iteration == 0) {
       if (level.odd_first)
-        for (int64_t x = 0; x < level.w; ++x) level.ring[x] = static_cast<T>(level.ring[x] * 2);
+        for (int64_t x = 0; x < level.w; ++x) level.row(0)[x] = static_cast<T>(level.row(0)[x] * 2);
       level.next_iteration = 1;
       finish_row(l, 0);
     }
@@ -135,32 +164,50 @@ void LineForward<T>::run_ready(size_t l) {
   const int64_t last = level.h + steps - 2;
   while (level.next_iteration <= last && (level.next_iteration + 1 < level.in || level.in == level.h)) {
     const int64_t i = level.next_iteration++;
-    level.ring_kernels->forward_iteration(level.ring.data(), level.slots, level.w, level.h, level.odd_first, i);
+    level.ring_kernels->forward_iteration(level.slot.data(), level.slots, level.w, level.h, level.odd_first, i);
     const int64_t r = i - (steps - 1);
     if (r >= 0) finish_row(l, r);
   }
 }
 
-// Row r has had every vertical step: HOR_SD on a copy (the ring keeps the
-// vertically lifted row, which the next rows' steps still read), then its
-// low-pass half is an LL row (next level) or an LH row, the other half an
-// HL or HH row.
+// Where band row y goes: the sink's place for it, or `own`.
+template <typename T>
+T* LineForward<T>::place(int nb, Band band, int64_t y, int64_t width, T* own) {
+  T* at = place_ ? place_(nb, band, y, width) : nullptr;
+  return at != nullptr ? at : own;
+}
+
+// Row r has had every vertical step: HOR_SD from the ring (which keeps the
+// vertically lifted row: the 5/3's next rows' steps still read it) into
+// where its halves go: its low-pass half is an LL row (the next level's
+// ring) or an LH row, the other half an HL or HH row (the sink's place, or
+// the line).
 template <typename T>
 void LineForward<T>::finish_row(size_t l, int64_t r) {
   Level& level = *level_[l];
-  std::memcpy(level.line.data(), level.row(r), static_cast<size_t>(level.w) * sizeof(T));
-  level.rows->forward_row(level.line.data(), level.w, level.r.x0, level.scratch.data());
-  const int64_t sn = low_count(level.w, level.r.x0);
+  const int64_t sn = low_count(level.w, level.r.x0), dn = level.w - sn;
   const bool high = ((r & 1) != 0) != level.odd_first;
   const int64_t k = r / 2;
-  const T* low = level.line.data();
-  const T* hi = low + sn;
+  T* low = level.line.data();
+  T* hi = low + sn;
+  if (high) {
+    if (sn > 0) low = place(level.nb, Band::kLH, k, sn, low);
+    if (dn > 0) hi = place(level.nb, Band::kHH, k, dn, hi);
+  } else {
+    if (dn > 0) hi = place(level.nb, Band::kHL, k, dn, hi);
+    if (sn > 0 && level.nb == levels_) low = place(levels_, Band::kLL, k, sn, low);
+    else if (sn > 0 && l + 1 < level_.size()) low = level_[l + 1]->row(level_[l + 1]->in);
+  }
+  // The row's vertical scaling, which the ring's iterations leave out.
+  const cpu::RingKernels<T>& ring = *level.ring_kernels;
+  const T factor = level.h == 1 ? T{1} : (high ? ring.high_scale : ring.low_scale);
+  level.rows->forward_row_apart(level.row(r), low, hi, level.w, level.r.x0, factor);
   if (high) {
     if (sn > 0) sink_(level.nb, Band::kLH, k, low, sn);
-    if (level.w > sn) sink_(level.nb, Band::kHH, k, hi, level.w - sn);
+    if (dn > 0) sink_(level.nb, Band::kHH, k, hi, dn);
     return;
   }
-  if (level.w > sn) sink_(level.nb, Band::kHL, k, hi, level.w - sn);
+  if (dn > 0) sink_(level.nb, Band::kHL, k, hi, dn);
   if (sn > 0) low_row(l, k, low, sn);
 }
 
@@ -172,7 +219,8 @@ void LineForward<T>::low_row(size_t l, int64_t y, const T* row, int64_t width) {
   }
   if (l + 1 >= level_.size()) return;  // the next resolution is empty
   Level& next = *level_[l + 1];
-  std::memcpy(next.row(next.in), row, static_cast<size_t>(width) * sizeof(T));
+  // finish_row lifts the row into the next level's ring where it can.
+  if (row != next.row(next.in)) std::memcpy(next.row(next.in), row, static_cast<size_t>(width) * sizeof(T));
   ++next.in;
   run_ready(l + 1);
 }

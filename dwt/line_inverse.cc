@@ -74,7 +74,9 @@ struct LineInverse<T>::Level {
       }
     }
     T* high_half = hs.high > 0 ? source(nb, high ? Band::kHH : Band::kHL, row) : nullptr;
-    k.inverse_row_apart(low, high_half, slot(i), w, r.x0);
+    // The row's vertical scaling, which the ring's iterations leave out.
+    const T factor = r.height() == 1 ? T{1} : (high ? k.high_scale : k.low_scale);
+    k.inverse_row_apart(low, high_half, slot(i), w, r.x0, factor);
   }
 
   const T* next(const BandRowSource<T>& source) {

@@ -105,10 +105,12 @@ struct ComponentRows {
   std::vector<ReadyRow> ready;
 };
 
+// Where the band's next row goes in its buffer (a new buffer for a new row
+// of code-blocks): the line DWT writes it there (dwt::BandRowPlace).
 template <typename T>
-void take_row(BandRows& band, size_t index, std::vector<ReadyRow>& ready, const T* row, int64_t width) {
+T* next_row_place(BandRows& band, int64_t width) {
   const BlockRow& r = band.rows[band.next];
-  if (band.filled == 0) {
+  if (band.filled == 0 && band.buffer.storage == nullptr) {
     band.buffer = TilePlane();
     band.buffer.rect = dwt::Rect{0, 0, width, r.y1 - r.y0};
     band.buffer.wavelet = band.wavelet;
@@ -119,8 +121,14 @@ void take_row(BandRows& band, size_t index, std::vector<ReadyRow>& ready, const 
       band.spare.pop_back();
     }
   }
-  std::memcpy(reinterpret_cast<T*>(band.buffer.storage.get()) + band.filled * width, row,
-              static_cast<size_t>(width) * sizeof(T));
+  return reinterpret_cast<T*>(band.buffer.storage.get()) + band.filled * width;
+}
+
+template <typename T>
+void take_row(BandRows& band, size_t index, std::vector<ReadyRow>& ready, const T* row, int64_t width) {
+  T* at = next_row_place<T>(band, width);
+  if (at != row) std::memcpy(at, row, static_cast<size_t>(width) * sizeof(T));
+  const BlockRow& r = band.rows[band.next];
   if (++band.filled < r.y1 - r.y0) return;
   ready.push_back({std::move(band.buffer), &r, band.packed.x0, band.packed.y0 + r.y0, index});
   ++band.next;
@@ -229,20 +237,30 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     // A tile-component may be empty (B-12: a sub-sampled component in a
     // tile narrower or lower than its sub-sampling): no rows, no blocks.
     if (tc.rect.empty()) continue;
+    // Each band row straight into its band's buffer (next_row_place), and
+    // taken there.
+    auto sink = [to_band, &k, &bands]<typename T>(int nb, dwt::Band band, int64_t, const T* row, int64_t width) {
+      const int b = to_band(nb, band);
+      if (b >= 0) take_row(bands[b], b, k.ready, row, width);
+    };
+    auto place = [to_band, &bands]<typename T>(T*, int nb, dwt::Band band, int64_t width) -> T* {
+      const int b = to_band(nb, band);
+      return b >= 0 ? next_row_place<T>(bands[b], width) : nullptr;
+    };
     if (wavelet == dwt::Wavelet::k53) {
-      MALLAT_ASSIGN_OR_RETURN(k.f53, dwt::LineForward<int32_t>::make(
-                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
-                                                                                   const int32_t* row, int64_t width) {
-                                           const int b = to_band(nb, band);
-                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
-                                         }));
+      MALLAT_ASSIGN_OR_RETURN(
+          k.f53, dwt::LineForward<int32_t>::make(
+                     tc.rect, tc.levels, sink, dwt::cpu::Isa::kBest,
+                     [place](int nb, dwt::Band band, int64_t, int64_t width) {
+                       return place(static_cast<int32_t*>(nullptr), nb, band, width);
+                     }));
     } else {
-      MALLAT_ASSIGN_OR_RETURN(k.f97, dwt::LineForward<float>::make(
-                                         tc.rect, tc.levels, [to_band, &k, &bands](int nb, dwt::Band band, int64_t,
-                                                                                   const float* row, int64_t width) {
-                                           const int b = to_band(nb, band);
-                                           if (b >= 0) take_row(bands[b], b, k.ready, row, width);
-                                         }));
+      MALLAT_ASSIGN_OR_RETURN(
+          k.f97, dwt::LineForward<float>::make(
+                     tc.rect, tc.levels, sink, dwt::cpu::Isa::kBest,
+                     [place](int nb, dwt::Band band, int64_t, int64_t width) {
+                       return place(static_cast<float*>(nullptr), nb, band, width);
+                     }));
     }
   }
 
@@ -370,13 +388,18 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   };
   // Component c's rows of strip s through its DWT: each component's DWT,
   // band buffers and ready rows are its own, so components run at once.
+  // The DWT lifts the strip's rows where they lie, and keeps its own copy
+  // of those it still needs once the strip is done, as the strip's buffer
+  // is then converted into again.
   auto transform_strip = [&](int64_t s, size_t c) {
     ComponentRows& k = comps[c];
     const StripRows& strip = strip_of(s, c);
     for (int64_t y = 0, rows = rows_in(s, c); y < rows; ++y) {
-      if (k.f53) k.f53->push(strip.row<int32_t>(y, k.width));
-      if (k.f97) k.f97->push(strip.row<float>(y, k.width));
+      if (k.f53) k.f53->push_in_place(strip.row<int32_t>(y, k.width));
+      if (k.f97) k.f97->push_in_place(strip.row<float>(y, k.width));
     }
+    if (k.f53) k.f53->keep_rows();
+    if (k.f97) k.f97->keep_rows();
   };
 
   const std::unique_ptr<TileStages> stages = make_cpu_tile_stages(pool_, dwt_);

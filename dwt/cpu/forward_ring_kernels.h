@@ -15,9 +15,13 @@ namespace mallat::dwt::cpu {
 template <typename T>
 struct RingKernels {
   // Sweep iteration i (wavefront.h) over a column of h rows, row r held at
-  // ring + (r % slots) * w; rows i - steps - 1 .. i + 1 must be there.
-  void (*forward_iteration)(T* ring, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i);
+  // rows[r % slots]; rows i - steps - 1 .. i + 1 must be there. It leaves
+  // out the wavelet's scaling steps: a finished row of more than one is
+  // still to be scaled by low_scale or high_scale (forward_row_apart's
+  // factor does it).
+  void (*forward_iteration)(T* const* rows, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i);
   int steps;  // lifting and scaling steps: iteration i finishes row i - (steps - 1)
+  T low_scale, high_scale;
 };
 
 namespace generic {

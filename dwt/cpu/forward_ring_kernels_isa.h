@@ -12,16 +12,19 @@
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
 template <typename T, typename W>
-void forward_ring_iteration(T* ring, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i) {
-  WavefrontLifter<T> lifter{ring, w, w, h, odd_first};
+void forward_ring_iteration(T* const* rows, int64_t slots, int64_t w, int64_t h, bool odd_first, int64_t i) {
+  WavefrontLifter<T> lifter{nullptr, w, w, h, odd_first};
   lifter.slots = slots;
+  lifter.rows = rows;
+  lifter.skip_scales = true;
   lifter.i = i;
   W::forward(lifter);
 }
 
 template <typename T, typename W>
 const RingKernels<T>& make_ring_kernels() {
-  static const RingKernels<T> k{&forward_ring_iteration<T, W>, count_steps<T, W>(true)};
+  static const RowScales<T, W> scales(true);
+  static const RingKernels<T> k{&forward_ring_iteration<T, W>, count_steps<T, W>(true), scales.low, scales.high};
   return k;
 }
 

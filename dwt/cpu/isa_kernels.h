@@ -16,7 +16,7 @@ namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 template <typename T, typename W>
 const Kernels<T>& make_kernels() {
   static const Kernels<T> k{&forward_row<T, W>, &inverse_row<T, W>, &forward_strip<T, W>,
-                            &inverse_strip<T, W>};
+                            &inverse_strip<T, W>, &forward_row_apart<T, W>, &forward_row_lifted<T, W>};
   return k;
 }
 

@@ -16,6 +16,14 @@ struct Kernels {
   void (*inverse_row)(T* row, int64_t n, int64_t i0, T* scratch);
   void (*forward_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
   void (*inverse_strip)(T* top, int64_t stride, int64_t w, int64_t h, int64_t y0, T* scratch);
+  // HOR_SD of `in` (left as it is) into its low-pass and high-pass samples
+  // where they go (lifting.h's forward_row_apart): forward_row's results, in
+  // one pass where the wavelet has one for this instruction set; each
+  // sample times `factor` first (1: as it is).
+  void (*forward_row_apart)(const T* in, T* low, T* high, int64_t n, int64_t i0, T factor);
+  // forward_row by this build's lifting loops (lifting.h), which the
+  // one-pass kernels equal bit for bit: what they are tested against.
+  void (*forward_row_lifted)(T* row, int64_t n, int64_t i0, T* scratch);
 };
 
 // The same source compiled once per instruction set (kernels_generic.cc,

@@ -93,7 +93,7 @@ void lone_sample(T* p, int64_t count, int64_t coordinate, bool forward) {
 }
 
 template <typename T, typename W>
-void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
+void forward_row_lifted(T* row, int64_t n, int64_t i0, T* scratch) {
   if (n <= 0) return;
   if (n == 1) return lone_sample<T, W>(row, 1, i0, true);
   const Split sp(n, i0);
@@ -102,23 +102,89 @@ void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
   std::memcpy(row, scratch, n * sizeof(T));  // s then d: the packed order
 }
 
+// Each of n samples times `factor`, as a scaling step does (a[x] *= c); a
+// factor of 1 leaves them as they are.
+template <typename T>
+inline void scale_samples(T* a, int64_t n, T factor) {
+  if (factor == T{1}) return;
+  for (int64_t k = 0; k < n; ++k) a[k] *= factor;
+}
+
+// HOR_SD of row `in` (left as it is) into its low-pass samples `low` and
+// high-pass samples `high`, which may lie apart (each may be null where the
+// row has none): deinterleaved there and lifted in place, so that each
+// sample sees forward_row's operations in its order, with no scratch copy.
+// `factor` scales each sample first: VER_SD's last step, which the line
+// DWT's ring leaves to its rows (F.4.8.2's K or 1/K on a whole row).
+template <typename T, typename W>
+void forward_row_apart_lifted(const T* in, T* low, T* high, int64_t n, int64_t i0, T factor = T{1}) {
+  if (n <= 0) return;
+  if (n == 1) {
+    T* out = (i0 & 1) != 0 ? high : low;
+    out[0] = in[0];
+    scale_samples(out, 1, factor);
+    return lone_sample<T, W>(out, 1, i0, true);
+  }
+  const Split sp(n, i0);
+  deinterleave_row(in, sp, low, high);
+  scale_samples(low, sp.sn, factor);
+  scale_samples(high, sp.dn, factor);
+  W::forward(LineLifter<T>{low, high, sp});
+}
+
+// The same, in one pass where the wavelet has one for this instruction set
+// (hor_sd.h).
+template <typename T, typename W>
+void forward_row_apart(const T* in, T* low, T* high, int64_t n, int64_t i0, T factor) {
+  if constexpr (requires { W::forward_apart(in, low, high, n, i0, factor); }) {
+    W::forward_apart(in, low, high, n, i0, factor);
+  } else {
+    forward_row_apart_lifted<T, W>(in, low, high, n, i0, factor);
+  }
+}
+
+// HOR_SD of a row in place (scratch: n samples), packed low-pass first:
+// forward_row_lifted, or the wavelet's one pass into scratch where it has one.
+template <typename T, typename W>
+void forward_row(T* row, int64_t n, int64_t i0, T* scratch) {
+  if constexpr (requires { W::forward_apart(row, scratch, scratch, n, i0, T{1}); }) {
+    if (n <= 1) return forward_row_lifted<T, W>(row, n, i0, scratch);
+    const Split sp(n, i0);
+    W::forward_apart(row, scratch, scratch + sp.sn, n, i0, T{1});
+    std::memcpy(row, scratch, n * sizeof(T));
+  } else {
+    forward_row_lifted<T, W>(row, n, i0, scratch);
+  }
+}
+
 // HOR_SR of a row whose low-pass samples s[] and high-pass samples d[] lie
 // apart (each may be null where the row has none): lifted where they lie,
 // then interleaved into `row`, or in one pass where the wavelet has one for
 // this instruction set. inverse_row is this on the packed row's copy.
+// `factor` scales each sample of the row after: VER_SR's first step, which
+// the line DWT's ring leaves to its rows (F.3.8.2's K or 1/K).
 template <typename T, typename W>
-void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0) {
+void inverse_row_apart_lifted(T* s, T* d, T* row, int64_t n, int64_t i0, T factor = T{1}) {
   if (n <= 0) return;
   if (n == 1) {
     row[0] = s != nullptr ? s[0] : d[0];
-    return lone_sample<T, W>(row, 1, i0, false);
+    lone_sample<T, W>(row, 1, i0, false);
+    return scale_samples(row, 1, factor);
   }
   const Split sp(n, i0);
-  if constexpr (requires { W::inverse_interleaved(s, d, row, sp); }) {
-    W::inverse_interleaved(s, d, row, sp);  // the same samples in one pass (hor_sr_53.h)
+  W::inverse(LineLifter<T>{s, d, sp});
+  interleave_row(s, d, sp, row);
+  scale_samples(row, n, factor);
+}
+
+template <typename T, typename W>
+void inverse_row_apart(T* s, T* d, T* row, int64_t n, int64_t i0, T factor = T{1}) {
+  const Split sp(n, i0);
+  if constexpr (requires { W::inverse_interleaved(s, d, row, sp, factor); }) {
+    if (n <= 1) return inverse_row_apart_lifted<T, W>(s, d, row, n, i0, factor);
+    W::inverse_interleaved(s, d, row, sp, factor);  // the same samples in one pass (hor_sr_53.h, hor_sr_97.h)
   } else {
-    W::inverse(LineLifter<T>{s, d, sp});
-    interleave_row(s, d, sp, row);
+    inverse_row_apart_lifted<T, W>(s, d, row, n, i0, factor);
   }
 }
 

@@ -27,6 +27,7 @@ void ring_iteration(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first
   // wavefront.h's lifter over the ring: row r in slot r mod slots.
   WavefrontLifter<T> lifter{ring, w, w, h, odd_first};
   lifter.slots = slots;
+  lifter.skip_scales = true;
   lifter.i = i;
   lifter.j = 1;
   W::inverse(lifter);
@@ -39,9 +40,12 @@ void lone_row(T* p, int64_t count, int64_t coordinate) {
 
 template <typename T, typename W>
 const LineKernels<T>& make_line_kernels() {
-  constexpr bool reads_only = requires(T* s, T* d, T* row, const Split& sp) { W::inverse_interleaved(s, d, row, sp); };
+  constexpr bool reads_only =
+      requires(T* s, T* d, T* row, const Split& sp, T factor) { W::inverse_interleaved(s, d, row, sp, factor); };
+  static const RowScales<T, W> scales(false);
   static const LineKernels<T> k{&inverse_row<T, W>, &inverse_row_apart<T, W>, &ring_iteration<T, W>,
-                                &lone_row<T, W>, count_steps<T, W>(false), reads_only};
+                                &lone_row<T, W>, count_steps<T, W>(false), reads_only,
+                                &inverse_row_apart_lifted<T, W>, scales.low, scales.high};
   return k;
 }
 

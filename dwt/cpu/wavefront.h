@@ -58,10 +58,13 @@ struct WavefrontLifter {
   int64_t i = 0;         // sweep iteration
   mutable int j = 0;     // index of the next step within the iteration
   int64_t slots = 0;     // > 0: a ring of that many rows, row r in slot r mod slots (ring_sweep.h)
+  T* const* rows = nullptr;  // with slots: where each slot's row lies, instead of from top
+  bool skip_scales = false;  // leave the scaling steps to the rows' owner (row_scales)
 
   T* row(int64_t r) const {
     if (r < 0) r = -r;                 // mirror above row 0
     if (r >= h) r = 2 * (h - 1) - r;   // mirror below row h - 1
+    if (rows != nullptr) return rows[r % slots];
     return top + (slots > 0 ? r % slots : r) * stride;
   }
   bool is_high(int64_t r) const { return ((r & 1) != 0) != odd_first; }
@@ -83,7 +86,7 @@ struct WavefrontLifter {
   }
   void scale(bool high, T factor) const {
     const int64_t r = target(high);
-    if (r < 0) return;
+    if (r < 0 || skip_scales) return;
     T* __restrict a = row(r);
     for (int64_t x = 0; x < w; ++x) a[x] *= factor;
   }
@@ -103,6 +106,29 @@ int count_steps(bool forward) {
   else W::inverse(probe);
   return probe.j;
 }
+
+// The factors by which W's scaling steps (of its forward or its inverse
+// sequence) scale a low-pass and a high-pass row (1 where it has none). A line DWT whose ring skips them applies them
+// to each row as it leaves (forward: the last steps of each row) or enters
+// (inverse: the first), where no other row's step reads it in between.
+template <typename T>
+struct ScaleProbe {
+  T* low;
+  T* high;
+  template <typename F> void on_d(F) const {}
+  template <typename F> void on_s(F) const {}
+  void scale_d(T c) const { *high = c; }
+  void scale_s(T c) const { *low = c; }
+};
+
+template <typename T, typename W>
+struct RowScales {
+  T low = T{1}, high = T{1};
+  explicit RowScales(bool forward) {
+    if (forward) W::forward(ScaleProbe<T>{&low, &high});
+    else W::inverse(ScaleProbe<T>{&low, &high});
+  }
+};
 
 // The mirror image of inverse_strip: copy the strip to scratch, lift it in
 // place there, and write each finished row once, to its packed place in

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "dwt/cpu/hor_sd.h"
 #include "dwt/cpu/hor_sr_53.h"
 
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
@@ -29,8 +30,16 @@ struct Reversible53 {
 #if defined(__AVX2__)
   // HOR_SR in one pass (hor_sr_53.h), which lifting.h's inverse_row_apart
   // takes where a wavelet has it.
-  static void inverse_interleaved(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp) {
+  static void inverse_interleaved(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp,
+                                  int32_t factor) {
     hor_sr_53_avx2<Reversible53>(s, d, row, sp);
+    scale_samples(row, sp.sn + sp.dn, factor);
+  }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+  // HOR_SD in one pass (hor_sd.h), which lifting.h's forward_row_apart takes.
+  static void forward_apart(const int32_t* in, int32_t* low, int32_t* high, int64_t n, int64_t i0, int32_t factor) {
+    hor_sd_53_avx2<Reversible53>(in, low, high, n, i0, factor);
   }
 #endif
   // F.4.7 / F.3.7: a lone sample at an odd coordinate is doubled, and halved

@@ -3,6 +3,10 @@
 // low-pass band is scaled by 1/K and the high-pass band by K on analysis.
 #pragma once
 
+#include <cstdint>
+
+#include "dwt/cpu/hor_sd.h"
+#include "dwt/cpu/hor_sr_97.h"
 #include "dwt/lifting_constants.h"
 
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
@@ -39,6 +43,19 @@ struct Irreversible97 {
     l.on_s(Step<-1>{kBeta});
     l.on_d(Step<-1>{kAlpha});
   }
+#if defined(__AVX2__) && defined(__FMA__)
+  // HOR_SD in one pass (hor_sd.h), which lifting.h's forward_row_apart
+  // takes where a wavelet has it.
+  static void forward_apart(const float* in, float* low, float* high, int64_t n, int64_t i0, float factor) {
+    hor_sd_97_avx2<Irreversible97>(in, low, high, n, i0, factor, kAlpha, kBeta, kGamma, kDelta, kK, kInvK);
+  }
+  // HOR_SR in one pass (hor_sr_97.h), which lifting.h's inverse_row_apart
+  // takes where a wavelet has it; s and d are only read.
+  static void inverse_interleaved(const float* s, const float* d, float* row, const Split& sp, float factor) {
+    hor_sr_97_avx2<Irreversible97>(s, d, row, sp.sn + sp.dn, sp.odd_first ? 1 : 0, factor, kAlpha, kBeta, kGamma,
+                                   kDelta, kK, kInvK);
+  }
+#endif
   static float lone_forward(float x) { return x * 2.0f; }
   static float lone_inverse(float x) { return x * 0.5f; }
 };

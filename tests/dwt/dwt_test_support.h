@@ -19,6 +19,15 @@
 
 namespace mallat::dwt::testing {
 
+// Row lengths for the row kernels' tests: every length up to 300 (the
+// vector loops' ends at both parities), and long rows.
+inline std::vector<int64_t> row_lengths() {
+  std::vector<int64_t> out;
+  for (int64_t n = 1; n <= 300; ++n) out.push_back(n);
+  for (int64_t n : {511, 512, 513, 1000, 1001, 4097, 15360, 15361}) out.push_back(n);
+  return out;
+}
+
 template <typename T>
 struct PaddedPlane {
   static constexpr int64_t kPad = 3;

@@ -46,8 +46,8 @@ TEST_F(DwtHorSr53, RowApartEqualsGenericLifting) {
         if (low == 0) s.clear(), s2.clear();
         if (n == low) d.clear(), d2.clear();
         std::vector<int32_t> want(static_cast<size_t>(n)), got(static_cast<size_t>(n) + 1, 12345);
-        plain.inverse_row_apart(s.empty() ? nullptr : s.data(), d.empty() ? nullptr : d.data(), want.data(), n, i0);
-        fast.inverse_row_apart(s2.empty() ? nullptr : s2.data(), d2.empty() ? nullptr : d2.data(), got.data(), n, i0);
+        plain.inverse_row_apart(s.empty() ? nullptr : s.data(), d.empty() ? nullptr : d.data(), want.data(), n, i0, 1);
+        fast.inverse_row_apart(s2.empty() ? nullptr : s2.data(), d2.empty() ? nullptr : d2.data(), got.data(), n, i0, 1);
         for (int64_t j = 0; j < n; ++j)
           ASSERT_EQ(got[static_cast<size_t>(j)], want[static_cast<size_t>(j)])
               << "n " << n << " i0 " << i0 << " sample " << j << (large ? " large" : "");
