@@ -97,6 +97,7 @@ bool read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
                          std::to_string(what.lengths[n]) + " (the tile's packets are read again without PLT)");
       return true;
     }
+    if (what.read && !lengths) what.read(n + 1);
   }
   return false;
 }

@@ -52,6 +52,11 @@ struct TilePacketsToRead {
   // checked against its length (read_packets).
   std::span<const uint32_t> lengths;
   std::function<bool(const PacketId&)> wanted;
+  // When set, and the packets are not located by `lengths`, told after
+  // each packet n that n + 1 packets are read: the code-blocks of the
+  // precincts all of whose packets are among them have their final
+  // segments in `blocks` (a reader on another thread may take them).
+  std::function<void(size_t packets)> read;
 };
 
 // Reads the packets into blocks[slot] (resized to precincts.code_blocks()),

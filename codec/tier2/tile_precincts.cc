@@ -33,6 +33,10 @@ Result<TilePrecincts> TilePrecincts::create(const TileLayout& layout, std::span<
   return t;
 }
 
+void TilePrecincts::reset() {
+  for (PrecinctState& p : precincts_) p.coder.reset();
+}
+
 TilePrecincts TilePrecincts::copy_of(const TilePrecincts& other, ThreadPool* pool) {
   if (pool == nullptr || pool->size() <= 1) return other;
   TilePrecincts t;
