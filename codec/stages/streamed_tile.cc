@@ -153,6 +153,14 @@ class StreamedTile::Impl {
     for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
   }
 
+  void decode_first_rows_ahead() {
+    if (!ahead_job_ || done_ > 0) return;
+    int resolutions = 0;
+    for (const BandRows& b : bands_) resolutions = std::max(resolutions, b.resolution + 1);
+    const std::lock_guard<std::mutex> lock(bands_mutex_);
+    for (int r = 0; r < resolutions; ++r) decode_ahead_in_job(r);
+  }
+
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
     fill_strips(n);
@@ -481,6 +489,7 @@ StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
 void StreamedTile::use_threads() { impl_->use_threads(); }
+void StreamedTile::decode_first_rows_ahead() { impl_->decode_first_rows_ahead(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
 bool StreamedTile::reversible() const { return impl_->reversible(); }
 bool StreamedTile::keeps_two_strips() const { return impl_->keeps_two_strips(); }

@@ -112,7 +112,7 @@ void expect_two_steps_read_alike(std::span<const uint8_t> stream, int decode_lay
   TilePackets two;
   ASSERT_TRUE(open_tile_packets(cs->main, tile, stream, *params, *layout, two).ok()) << name;
   ASSERT_EQ(two.precincts.code_blocks(), whole.segments.size()) << name;
-  std::vector<size_t> last(two.precincts.precincts(), 0);
+  std::vector<size_t> last(two.precincts.precincts(), SIZE_MAX);  // none named: final at the end
   for (size_t n = 0; n < two.sequence.size(); ++n) {
     const PacketId& id = two.sequence[n];
     last[two.precincts.precinct_index(id.component, id.resolution, id.precinct)] = n + 1;
