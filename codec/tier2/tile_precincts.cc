@@ -9,6 +9,17 @@ Result<TilePrecincts> TilePrecincts::create(const TileLayout& layout, std::span<
   const auto& comps = layout.components;
   if (coding.size() < comps.size()) return invalid_argument("a code-block style is needed for every component");
   t.precinct_base_.resize(comps.size());
+  // Each list at its size at once: a tile may have many thousands of
+  // code-blocks, and a list grown by doubling touches its memory twice.
+  size_t precincts = 0, blocks = 0;
+  for (const TileComponent& tc : comps)
+    for (const Resolution& res : tc.resolutions)
+      for (const Precinct& p : res.precincts) {
+        ++precincts;
+        for (const PrecinctBand& b : p.bands) blocks += b.blocks.size();
+      }
+  t.precincts_.reserve(precincts);
+  t.places_.reserve(blocks);
   for (size_t c = 0; c < comps.size(); ++c) {
     t.styles_.push_back(coding[c].style);
     for (size_t r = 0; r < comps[c].resolutions.size(); ++r) {
