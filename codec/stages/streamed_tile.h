@@ -70,7 +70,7 @@ class StreamedTile {
   void use_threads();
   // After use_threads(), before the first rows: the first row of
   // code-blocks of every subband decoded ahead on its thread now, in order
-  // of resolution, while the caller is still busy (block by block, the
+  // of resolution and plane, while the caller is still busy (block by block, the
   // blocks' makers may wait for their Tier-2 data: tile_decoder.h). The
   // rows are those the first strip needs; nothing without use_threads().
   void decode_first_rows_ahead();
