@@ -199,7 +199,7 @@ class TileDecoder {
   // every packet of its precinct is read (B.12: the sequence names each
   // precinct's packets, layer by layer), or the reading stopped.
   Status read_packets_ahead() {
-    MALLAT_RETURN_IF_ERROR(open_tile_packets(cs_.main, tile_, stream_, params_, structure_, packets_));
+    MALLAT_RETURN_IF_ERROR(open_tile_packets(cs_.main, tile_, stream_, params_, structure_, packets_, &pool_));
     // A precinct the sequence never names (progression changes may leave
     // some out) is final when the reading ends.
     ahead_.last_packet.assign(packets_.precincts.precincts(), SIZE_MAX);

@@ -5,7 +5,8 @@
 namespace mallat::codec {
 
 Status open_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
-                         const TileCodingParameters& params, const TileLayout& layout, TilePackets& out) {
+                         const TileCodingParameters& params, const TileLayout& layout, TilePackets& out,
+                         ThreadPool* pool) {
   // The tile's packet data: its tile-parts' data in order (a packet may not
   // span tile-parts, but concatenation keeps packets in sequence); a single
   // tile-part's data is read where it lies.
@@ -29,7 +30,7 @@ Status open_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
 
   MALLAT_ASSIGN_OR_RETURN(out.sequence,
                           packet_order(layout, params.style.layers, params.style.order, params.progression_changes));
-  MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components));
+  MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components, pool));
   return Status::Ok();
 }
 

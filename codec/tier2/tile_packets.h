@@ -54,8 +54,10 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
 // gathers the tile's data, packed headers and lengths and makes its packet
 // order and fresh precincts: no packet read (out.segments are the second
 // step's to fill; read none of them before it says so).
+// `pool`, where given, makes the precincts on it (TilePrecincts::create).
 Status open_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
-                         const TileCodingParameters& params, const TileLayout& layout, TilePackets& out);
+                         const TileCodingParameters& params, const TileLayout& layout, TilePackets& out,
+                         ThreadPool* pool = nullptr);
 // The second reads the packets of `out` (as open_tile_packets left it), as
 // read_tile_packets does. `read`, when given, is told after each packet
 // how many of the sequence are read (n + 1 after packet n): the code-blocks

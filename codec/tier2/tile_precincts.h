@@ -33,8 +33,10 @@ struct CodeBlockPlace {
 class TilePrecincts {
  public:
   // coding: per component (COD, or the component's COC); its code-block
-  // style says where codeword segments end (B.10.7).
-  static Result<TilePrecincts> create(const TileLayout& layout, std::span<const ComponentCoding> coding);
+  // style says where codeword segments end (B.10.7). `pool`, where given,
+  // makes the precincts' coders at once (the same coders).
+  static Result<TilePrecincts> create(const TileLayout& layout, std::span<const ComponentCoding> coding,
+                                      ThreadPool* pool = nullptr);
   // A copy of `other`, its precincts' coders (tag trees, block states)
   // copied on `pool` at once (null: the plain copy, on this thread).
   static TilePrecincts copy_of(const TilePrecincts& other, ThreadPool* pool);

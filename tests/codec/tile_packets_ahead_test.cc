@@ -1,6 +1,7 @@
-// Tier-2 read in two steps (tile_packets.h: open_tile_packets, then
-// read_opened_packets telling how many packets are read), as the streamed
-// decoder reads a tile's packets beside its first code-blocks: each
+// Tier-2 read in two steps (tile_packets.h: open_tile_packets, its
+// precincts made on a pool, then read_opened_packets telling how many
+// packets are read), as the streamed decoder reads a tile's packets beside
+// its first code-blocks: each
 // precinct's code-blocks, when all its packets are announced read, hold
 // what read_tile_packets gives them, and never change after; the same at the
 // end and the same warnings, on whole, cut and damaged streams, over the
@@ -22,6 +23,7 @@
 #include "codec/codestream/effective_params.h"
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_packets.h"
+#include "common/thread_pool.h"
 
 namespace mallat::codec {
 namespace {
@@ -109,8 +111,10 @@ void expect_two_steps_read_alike(std::span<const uint8_t> stream, int decode_lay
                   .ok())
       << name;
 
+  // Its precincts made on a pool, the whole read's on this thread.
+  ThreadPool pool(3);
   TilePackets two;
-  ASSERT_TRUE(open_tile_packets(cs->main, tile, stream, *params, *layout, two).ok()) << name;
+  ASSERT_TRUE(open_tile_packets(cs->main, tile, stream, *params, *layout, two, &pool).ok()) << name;
   ASSERT_EQ(two.precincts.code_blocks(), whole.segments.size()) << name;
   std::vector<size_t> last(two.precincts.precincts(), SIZE_MAX);  // none named: final at the end
   for (size_t n = 0; n < two.sequence.size(); ++n) {
