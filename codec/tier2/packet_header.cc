@@ -99,6 +99,8 @@ Result<PrecinctPacketCoder> PrecinctPacketCoder::create(std::span<const CodeBloc
   c.style_ = style;
   c.bands_.assign(bands.begin(), bands.end());
   c.blocks_.reserve(static_cast<size_t>(total));
+  c.inclusion_.reserve(bands.size());
+  c.zero_planes_.reserve(bands.size());
   for (size_t b = 0; b < bands.size(); ++b) {
     MALLAT_ASSIGN_OR_RETURN(TagTree inc, TagTree::create(bands[b].width, bands[b].height));
     MALLAT_ASSIGN_OR_RETURN(TagTree zbp, TagTree::create(bands[b].width, bands[b].height));
