@@ -94,8 +94,23 @@ void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
 }
 
 bool TagTree::decode(PacketBitReader& in, int x, int y, int threshold) {
-  int low = 0;
-  for (int l = static_cast<int>(level_start_.size()) - 1; l >= 0; --l) {  // root first
+  // B.10.2: a node's bits are read only once its parent's value is known,
+  // so the ancestors of a node whose value is known are known too, and the
+  // walk from the root through them reads nothing and changes nothing (each
+  // leaves `low` at its value, which its low already is). The walk starts
+  // below the deepest such node on the leaf's path: mostly its parent, when
+  // a sibling was read before.
+  const int levels = static_cast<int>(level_start_.size());
+  int start = levels - 1, low = 0;
+  for (int l = 0; l < levels; ++l) {
+    const Node& node = nodes_[node_at(l, x, y)];
+    if (node.value != kUnknown) {
+      start = l - 1;
+      low = node.value;
+      break;
+    }
+  }
+  for (int l = start; l >= 0; --l) {  // root first
     Node& node = nodes_[node_at(l, x, y)];
     if (low > node.low) {
       node.low = low;
