@@ -67,6 +67,9 @@ class TileDecoder {
   // waiting for its precinct's packets (packets_read() says what reading
   // them found); otherwise they are read here, first.
   Result<std::unique_ptr<StreamedTile>> stream(bool ahead) {
+    // The packets' thread made now, with a first job of nothing, so that it
+    // is waiting when the packets' job comes (read_packets_ahead).
+    if (ahead) ahead_.job.start([] { return Status::Ok(); });
     MALLAT_RETURN_IF_ERROR(read_parameters());
     if (ahead) {
       MALLAT_RETURN_IF_ERROR(read_packets_ahead());
