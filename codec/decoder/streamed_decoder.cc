@@ -125,15 +125,28 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
     std::vector<std::unique_ptr<TileStream>> row;
     for (size_t t = first_tile; t < std::min<size_t>(cs.tiles.size(), first_tile + tiles_x); ++t) {
       const timeline::Span span("open_tile");  // with MALLAT_TIMELINE
-      auto opened =
-          open_tile_stream(cs, cs.tiles[t], options, resources, selection.decoded, stream, pool, *backend, report,
-                           quirks);
+      // One tile a row reads its packets while its first rows decode; a
+      // row of several reads each tile's as it opens, so that the first
+      // tile's damage is found before the next tile is opened, as ever.
+      auto opened = open_tile_stream(cs, cs.tiles[t], options, resources, selection.decoded, stream, pool, *backend,
+                                     report, quirks, /*read_ahead=*/tiles_x == 1);
       if (!opened.ok()) return opened.status().with_context("tile " + std::to_string(t));
       row.push_back(std::move(*opened));
     }
     // One tile across the image (the usual large file) runs on threads of
     // its own beside the pool; a row of several keeps its threads few.
-    if (row.size() == 1) row[0]->rows().use_threads();
+    if (row.size() == 1) {
+      row[0]->rows().use_threads();
+      // Its first rows' code-blocks decode while its packets are still read.
+      row[0]->rows().decode_first_rows_ahead();
+    }
+    // What reading the packets found (TileStream::packets_read), before the
+    // sink is begun: a damaged stream fails, or warns, as when its packets
+    // were read first.
+    for (size_t k = 0; k < row.size(); ++k) {
+      const Status s = row[k]->packets_read();
+      if (!s.ok()) return s.with_context("tile " + std::to_string(first_tile + k));
+    }
     if (!begun) {
       const timeline::Span span("sink_begin");  // with MALLAT_TIMELINE
       MALLAT_RETURN_IF_ERROR(sink.begin(header));

@@ -5,8 +5,12 @@
 #include "codec/decoder/tile_decoder.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +26,7 @@
 #include "codec/stages/device_raster.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
+#include "common/job_thread.h"
 #include "common/timeline.h"
 #include "entropy/block_coder.h"
 #include "entropy/ebcot/ebcot.h"
@@ -56,11 +61,19 @@ class TileDecoder {
     return run_inverse_stages(image, raster);
   }
 
-  // The tile's packets read, then its planes and code-blocks as a
-  // StreamedTile (streamed_tile.h) that decodes them row by row.
-  Result<std::unique_ptr<StreamedTile>> stream() {
+  // The tile's planes and code-blocks as a StreamedTile (streamed_tile.h)
+  // that decodes them row by row. `ahead`: its packets are read on a thread
+  // of their own while it is made and its first rows decoded, each block
+  // waiting for its precinct's packets (packets_read() says what reading
+  // them found); otherwise they are read here, first.
+  Result<std::unique_ptr<StreamedTile>> stream(bool ahead) {
+    // The packets' thread made now, with a first job of nothing, so that it
+    // is waiting when the packets' job comes (read_packets_ahead).
+    if (ahead) ahead_.job.start([] { return Status::Ok(); });
     MALLAT_RETURN_IF_ERROR(read_parameters());
-    {
+    if (ahead) {
+      MALLAT_RETURN_IF_ERROR(read_packets_ahead());
+    } else {
       // With MALLAT_TIMELINE: Tier-2, on the calling thread before any block.
       const timeline::Span span("tier2");
       MALLAT_RETURN_IF_ERROR(gather_packets());
@@ -75,10 +88,27 @@ class TileDecoder {
       in.blocks.push_back({p, at.resolution, precinct_band_at(structure_, at).band, code_block_at(structure_, at).rect,
                            slot});
     }
-    in.make_block = [this](size_t slot) { return decode_one(slot); };
-    in.describe_block = [this](size_t slot) { return describe(slot); };
+    in.make_block = [this](size_t slot) {
+      ahead_.wait_for(slot_ready_after(slot));
+      return decode_one(slot);
+    };
+    in.describe_block = [this](size_t slot) {
+      ahead_.wait_for(slot_ready_after(slot));
+      return describe(slot);
+    };
     in.hybrid_decoder = resources_.block_decoder.get();
     return std::make_unique<StreamedTile>(std::move(in), pool_);
+  }
+
+  // After stream(true): waits for the packets to be read and gives what
+  // gather_packets would have: the error of a damaged stream without
+  // -allow-partial; otherwise its warnings go to the report, once.
+  Status packets_read() {
+    if (!ahead_.started || ahead_.checked) return ahead_.status;
+    (void)ahead_.job.wait();  // the job's errors are its warnings
+    ahead_.checked = true;
+    ahead_.status = take_warnings(ahead_.warnings);
+    return ahead_.status;
   }
 
   // G.2 / G.3: RCT with the 5/3, ICT with the 9/7, on components 0..2:
@@ -137,23 +167,70 @@ class TileDecoder {
     if (report_) report_->warnings.push_back("tile " + std::to_string(tile_.index) + ": " + w);
   }
 
-  Status gather_packets() {
+  int decode_layers() const {
     const int layers = params_.style.layers;
-    const int decode_layers = options_.layers > 0 ? std::min(options_.layers, layers) : layers;
-    std::vector<std::string> warnings;
-    // Precincts to step over with PLT: outside the region, of components
-    // not decoded (-c) or resolutions discarded (-r); none in a whole decode.
+    return options_.layers > 0 ? std::min(options_.layers, layers) : layers;
+  }
+
+  // Precincts to step over with PLT: outside the region, of components not
+  // decoded (-c) or resolutions discarded (-r); none in a whole decode.
+  std::function<bool(const PacketId&)> wanted() {
     const bool some_unwanted = !windows_.empty() || options_.reduce > 0 ||
                                decoded_.size() < cs_.main.siz.components.size();
-    std::function<bool(const PacketId&)> wanted;
-    if (some_unwanted) wanted = [this](const PacketId& id) { return precinct_wanted(id); };
-    MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers,
+    if (!some_unwanted) return nullptr;
+    return [this](const PacketId& id) { return precinct_wanted(id); };
+  }
+
+  Status gather_packets() {
+    std::vector<std::string> warnings;
+    MALLAT_RETURN_IF_ERROR(read_tile_packets(cs_.main, tile_, stream_, params_, structure_, decode_layers(),
                                              [this](size_t n, size_t pos) { return packet_at(n, pos); },
-                                             packets_, warnings, wanted));
+                                             packets_, warnings, wanted()));
+    return take_warnings(warnings);
+  }
+
+  // Damage Tier-2 found: an error without -allow-partial, warnings with it.
+  Status take_warnings(const std::vector<std::string>& warnings) {
     if (!warnings.empty() && !options_.allow_partial)
       return corrupt_data(warnings.front() + " (a partial stream, refused without -allow-partial)");
     for (const std::string& w : warnings) warn(w);
     return Status::Ok();
+  }
+
+  // gather_packets in two steps: the tile's packet order and code-block
+  // slots here, its packets read on ahead_.job. Each slot is ready once
+  // every packet of its precinct is read (B.12: the sequence names each
+  // precinct's packets, layer by layer), or the reading stopped.
+  Status read_packets_ahead() {
+    MALLAT_RETURN_IF_ERROR(open_tile_packets(cs_.main, tile_, stream_, params_, structure_, packets_, &pool_));
+    // A precinct the sequence never names (progression changes may leave
+    // some out) is final when the reading ends.
+    ahead_.last_packet.assign(packets_.precincts.precincts(), SIZE_MAX);
+    for (size_t n = 0; n < packets_.sequence.size(); ++n) {
+      const PacketId& id = packets_.sequence[n];
+      ahead_.last_packet[packets_.precincts.precinct_index(id.component, id.resolution, id.precinct)] = n + 1;
+    }
+    ahead_.started = true;
+    ahead_.job.start([this, tag = timeline::current_tag()]() -> Status {
+      timeline::set_tag(tag);  // the file's and lane's, as the decode's
+      {
+        // With MALLAT_TIMELINE: Tier-2, beside the first blocks' decoding.
+        const timeline::Span span("tier2");
+        read_opened_packets(params_, decode_layers(), [this](size_t n, size_t pos) { return packet_at(n, pos); },
+                            packets_, ahead_.warnings, wanted(), [this](size_t packets) { ahead_.now_read(packets); });
+      }
+      ahead_.now_read(SIZE_MAX);  // every slot final: what was read is all there is
+      return Status::Ok();
+    });
+    return Status::Ok();
+  }
+
+  // The packets after which `slot`'s segments are final (0 when they are
+  // read on this thread).
+  size_t slot_ready_after(size_t slot) const {
+    if (!ahead_.started) return 0;
+    const CodeBlockPlace& at = packets_.precincts.place(slot);
+    return ahead_.last_packet[packets_.precincts.precinct_index(at.component, at.resolution, at.precinct)];
   }
 
   // The planes of the components decoded at the decoded resolution and
@@ -434,6 +511,35 @@ class TileDecoder {
     }
   }
 
+  // The packets read on a thread of their own (stream(true)): how many of
+  // the sequence are read, for the blocks' makers on other threads.
+  struct PacketsAhead {
+    bool started = false;
+    std::vector<size_t> last_packet;  // per precinct: 1 + its last packet's place in the sequence
+    std::atomic<size_t> read{0};      // packets read; SIZE_MAX once the reading ended
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::vector<std::string> warnings;  // the job's; read after waiting for it
+    bool checked = false;               // packets_read() has taken them
+    Status status;
+
+    void now_read(size_t packets) {
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        read.store(packets, std::memory_order_release);
+      }
+      changed.notify_all();
+    }
+    void wait_for(size_t packets) {
+      if (read.load(std::memory_order_acquire) >= packets) return;
+      // With MALLAT_TIMELINE: a block waiting for its packets.
+      const timeline::Span span("tier2_wait");
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return read.load(std::memory_order_acquire) >= packets; });
+    }
+    JobThread job;  // last: it ends its job before the members the job uses go
+  };
+
   const Codestream& cs_;
   const Tile& tile_;
   const DecodeOptions& options_;
@@ -453,6 +559,8 @@ class TileDecoder {
   // window's inverse DWT reads; empty for a whole decode.
   std::vector<dwt::Rect> windows_;
   std::vector<PlaneRegion> regions_;
+  // Last: its job, which reads and writes the members above, ends first.
+  PacketsAhead ahead_;
 };
 
 }  // namespace
@@ -470,7 +578,8 @@ Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const
                                                      const DecodeOptions& options, const CallResources& resources,
                                                      std::span<const int> decoded,
                                                      std::span<const uint8_t> stream, ThreadPool& pool,
-                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks) {
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks,
+                                                     bool read_ahead) {
   // The decoder holds the tile's packets, which the streamed tile's blocks
   // read until its last row: the two live together. Of the resources only
   // the block decoder is used (the streamed tile runs no whole-tile stage,
@@ -491,9 +600,11 @@ Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const
     }
     StreamedTile& rows() override { return *streamed; }
     bool colour_transform() const override { return decoder.colour_transform(); }
+    Status packets_read() override { return decoder.packets_read(); }
   };
   auto open = std::make_unique<Open>(cs, tile, options, resources, decoded, stream, pool, dwt, report, quirks);
-  MALLAT_ASSIGN_OR_RETURN(open->streamed, open->decoder.stream());
+  // One thread reads the packets before any block (its CPU time as ever).
+  MALLAT_ASSIGN_OR_RETURN(open->streamed, open->decoder.stream(read_ahead && pool.size() > 1));
   return std::unique_ptr<TileStream>(std::move(open));
 }
 

@@ -52,17 +52,29 @@ Status decode_tile(const Codestream& cs, const Tile& tile, const DecodeOptions& 
 // components `decoded` (whole tile-components at the -r resolution) that
 // gives their rows top to bottom; its code-blocks through
 // resources.block_decoder when set (the other resources are not used).
+// With `read_ahead` and a pool of several threads, the packets are read on
+// a thread of their own while the tile is laid out and its first rows'
+// code-blocks decode (StreamedTile::decode_first_rows_ahead), each block
+// once its precinct's packets are read (in LRCP, RLCP and RPCL the low
+// resolutions' come first); the caller asks packets_read() before it
+// begins the sink.
 class TileStream {
  public:
   virtual ~TileStream() = default;
   virtual StreamedTile& rows() = 0;
   // Whether planes 0..2 go through the inverse colour transform (G.2, G.3).
   virtual bool colour_transform() const = 0;
+  // Waits for the packets to be read: the error decode_tile gives a
+  // damaged stream without -allow-partial (the same each time asked), its
+  // warnings otherwise added to the report (once). OK at once where they
+  // were read when the tile was opened.
+  virtual Status packets_read() = 0;
 };
 Result<std::unique_ptr<TileStream>> open_tile_stream(const Codestream& cs, const Tile& tile,
                                                      const DecodeOptions& options, const CallResources& resources,
                                                      std::span<const int> decoded,
                                                      std::span<const uint8_t> stream, ThreadPool& pool,
-                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks);
+                                                     dwt::Backend& dwt, DecodeReport* report, QuirkCounts& quirks,
+                                                     bool read_ahead = false);
 
 }  // namespace mallat::codec

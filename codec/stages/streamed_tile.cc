@@ -153,6 +153,18 @@ class StreamedTile::Impl {
     for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
   }
 
+  // A job a resolution and plane, in that order (the order of the packets
+  // in LRCP, RLCP and RPCL), so that a plane's blocks need not wait for the
+  // next plane's packets.
+  void decode_first_rows_ahead() {
+    if (!ahead_job_ || done_ > 0) return;
+    int resolutions = 0;
+    for (const BandRows& b : bands_) resolutions = std::max(resolutions, b.resolution + 1);
+    const std::lock_guard<std::mutex> lock(bands_mutex_);
+    for (int r = 0; r < resolutions; ++r)
+      for (size_t p = 0; p < in_.planes.size(); ++p) decode_ahead_in_job(r, static_cast<int>(p));
+  }
+
   Result<std::vector<DecodedTileComponent>> next_strip(int64_t rows) {
     const int64_t n = std::min(rows, rows_left());
     fill_strips(n);
@@ -385,13 +397,13 @@ class StreamedTile::Impl {
   // ahead on the job's thread (on the pool), while the inverse DWT goes on
   // through the rows in hand: the transform then seldom waits for blocks.
   // The jobs run one at a time, in order; the subbands a job writes are its
-  // own until settle().
-  void decode_ahead_in_job(int r) {
+  // own until settle(). `plane` >= 0: that plane's subbands of r alone.
+  void decode_ahead_in_job(int r, int plane = -1) {
     if (!ahead_job_) return;
     std::vector<Target> targets;
     int64_t y0 = -1;
     for (BandRows& o : bands_) {
-      if (o.resolution != r) continue;
+      if (o.resolution != r || (plane >= 0 && o.plane != plane)) continue;
       if (o.in_job) return;  // its `next` and `ahead` are the job's
       if (o.next >= o.order.size()) continue;
       if (o.ahead.full) return;
@@ -481,6 +493,7 @@ StreamedTile::StreamedTile(StreamedTileInput input, ThreadPool& pool)
 StreamedTile::~StreamedTile() = default;
 int64_t StreamedTile::rows_left() const { return impl_->rows_left(); }
 void StreamedTile::use_threads() { impl_->use_threads(); }
+void StreamedTile::decode_first_rows_ahead() { impl_->decode_first_rows_ahead(); }
 Result<std::vector<DecodedTileComponent>> StreamedTile::next_strip(int64_t rows) { return impl_->next_strip(rows); }
 bool StreamedTile::reversible() const { return impl_->reversible(); }
 bool StreamedTile::keeps_two_strips() const { return impl_->keeps_two_strips(); }

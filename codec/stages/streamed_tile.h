@@ -68,6 +68,12 @@ class StreamedTile {
   // time, so that the threads stay few. Otherwise one thread runs every
   // plane's transform and waits for the blocks it reaches.
   void use_threads();
+  // After use_threads(), before the first rows: the first row of
+  // code-blocks of every subband decoded ahead on its thread now, in order
+  // of resolution and plane, while the caller is still busy (block by block, the
+  // blocks' makers may wait for their Tier-2 data: tile_decoder.h). The
+  // rows are those the first strip needs; nothing without use_threads().
+  void decode_first_rows_ahead();
 
   // The next min(rows, rows_left()) rows of every plane, as the inverse DWT
   // leaves them (int32 for the 5/3, float for the 9/7), valid until the next

@@ -50,8 +50,16 @@ void PacketBitReader::load_byte() {
 }
 
 uint32_t PacketBitReader::get_bits(int count) {
+  // As many bits at once as the byte has left: the bits get_bit would give
+  // one by one, the stuffed bit after a 0xFF skipped as load_byte skips it.
   uint32_t v = 0;
-  for (int i = 0; i < count; ++i) v = v << 1 | static_cast<uint32_t>(get_bit());
+  while (count > 0) {
+    if (left_ == 0) load_byte();
+    const int n = std::min(count, left_);
+    left_ -= n;
+    v = v << n | ((byte_ >> left_) & ((1u << n) - 1));
+    count -= n;
+  }
   return v;
 }
 

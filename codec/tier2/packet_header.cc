@@ -70,6 +70,13 @@ std::vector<int> codeword_segment_pieces(CodeBlockStyle style, int passes_before
   return pieces;
 }
 
+void CodeBlockContribution::clear() {
+  std::vector<uint32_t> kept = std::move(lengths);
+  kept.clear();
+  *this = CodeBlockContribution{};
+  lengths = std::move(kept);
+}
+
 uint64_t CodeBlockContribution::body_bytes() const {
   uint64_t s = 0;
   for (uint32_t l : lengths) s += l;
@@ -92,6 +99,8 @@ Result<PrecinctPacketCoder> PrecinctPacketCoder::create(std::span<const CodeBloc
   c.style_ = style;
   c.bands_.assign(bands.begin(), bands.end());
   c.blocks_.reserve(static_cast<size_t>(total));
+  c.inclusion_.reserve(bands.size());
+  c.zero_planes_.reserve(bands.size());
   for (size_t b = 0; b < bands.size(); ++b) {
     MALLAT_ASSIGN_OR_RETURN(TagTree inc, TagTree::create(bands[b].width, bands[b].height));
     MALLAT_ASSIGN_OR_RETURN(TagTree zbp, TagTree::create(bands[b].width, bands[b].height));
@@ -228,7 +237,10 @@ Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockCo
 
 Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uint8_t> header,
                                                   std::vector<CodeBlockContribution>& blocks) {
-  blocks.assign(blocks_.size(), CodeBlockContribution{});
+  // Each block's length list keeps its memory from the last packet read
+  // into `blocks`: a precinct may have thousands of code-blocks.
+  blocks.resize(blocks_.size());
+  for (CodeBlockContribution& c : blocks) c.clear();
   PacketBitReader r(header);
   const bool any = r.get_bit() != 0;
   if (any) {
@@ -246,13 +258,14 @@ Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uin
       if (!now) continue;
       if (!s.included) {
         TagTree& zbp = zero_planes_[static_cast<size_t>(s.band)];
-        int t = 1;
-        while (!zbp.decode(r, s.x, s.y, t)) {
+        // B.10.5: the whole value, read as one decode up to the largest
+        // threshold allowed. A tag tree reads a node's bits only once its
+        // parent is known (B.10.2), so these are the bits that raising the
+        // threshold one at a time would read, in the same order.
+        if (!zbp.decode(r, s.x, s.y, kMaxZeroBitplanes + 1)) {
           if (r.overrun()) return corrupt_data(where(layer, idx) + ": truncated at zero bit-planes");
-          if (++t > kMaxZeroBitplanes + 1) {
-            return corrupt_data(where(layer, idx) + ": more than " +
-                                std::to_string(kMaxZeroBitplanes) + " zero bit-planes");
-          }
+          return corrupt_data(where(layer, idx) + ": more than " + std::to_string(kMaxZeroBitplanes) +
+                              " zero bit-planes");
         }
         s.included = true;
         s.zero_bitplanes = zbp.value(s.x, s.y);
@@ -340,13 +353,13 @@ Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState
       return unsupported(where(layer, idx) + ": a Part-1 code-block with TERMALL or BYPASS under HTMIXED");
     }
     s.ht = false;
-    c.lengths = {length};
+    c.lengths.assign(1, length);
     return Status::Ok();
   };
   if (cleanup < before) {
     MALLAT_ASSIGN_OR_RETURN(uint32_t length, read_length(n, 0, 0));
     if (length != 0) return as_part1(length);
-    c.lengths = {0};
+    c.lengths.assign(1, 0);
     return Status::Ok();
   }
   const int to_cleanup = cleanup - before + 1;
@@ -356,7 +369,7 @@ Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState
     // Placeholder passes only: the rest of an n-pass length must be 0 too.
     MALLAT_ASSIGN_OR_RETURN(uint32_t whole, read_length(n, 0, bits));
     if (whole != 0) return as_part1(whole);
-    c.lengths = {0};
+    c.lengths.assign(1, 0);
     return Status::Ok();
   }
   // Under HTMIXED an HT block's first cleanup length has its top bit clear
@@ -367,13 +380,18 @@ Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState
     return as_part1(whole);
   }
   s.ht_first_cleanup = cleanup;
-  c.lengths = {length};
-  const std::vector<int> rest = codeword_segment_pieces(style_, cleanup + 1, last - cleanup, cleanup);
-  for (int piece : rest) {
-    MALLAT_ASSIGN_OR_RETURN(uint32_t l, read_length(piece, 0, 0));
-    c.lengths.push_back(l);
-  }
-  return Status::Ok();
+  c.lengths.assign(1, length);
+  Status status;
+  for_each_codeword_segment_piece(style_, cleanup + 1, last - cleanup, cleanup, [&](int piece) {
+    Result<uint32_t> l = read_length(piece, 0, 0);
+    if (!l.ok()) {
+      status = l.status();
+      return false;
+    }
+    c.lengths.push_back(*l);
+    return true;
+  });
+  return status;
 }
 
 void write_sop(uint16_t packet_index, std::vector<uint8_t>& out) {

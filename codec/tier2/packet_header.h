@@ -80,6 +80,8 @@ struct CodeBlockContribution {
   bool ht = false;
 
   uint64_t body_bytes() const;
+  // Back to a block not included, its lengths' memory kept.
+  void clear();
 };
 
 class PrecinctPacketCoder {

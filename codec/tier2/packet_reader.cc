@@ -29,9 +29,10 @@ bool take_contribution(const CodeBlockContribution& contrib, int layer, bool kee
     *pos += len;
   }
   if (keep) {
-    s.passes_by_layer.resize(static_cast<size_t>(layer) + 1, s.passes);
+    // The layers before this one hold what the block had before it (the
+    // layers after its last contribution read `passes`).
+    if (layer > 0) s.passes_by_layer.resize(static_cast<size_t>(layer), s.passes);
     s.passes += contrib.new_passes;
-    s.passes_by_layer.back() = s.passes;
   }
   return true;
 }
@@ -96,6 +97,7 @@ bool read_packets(TilePrecincts& precincts, const TilePacketsToRead& what, std::
                          std::to_string(what.lengths[n]) + " (the tile's packets are read again without PLT)");
       return true;
     }
+    if (what.read && !lengths) what.read(n + 1);
   }
   return false;
 }

@@ -13,19 +13,24 @@
 
 #include "codec/tier2/progression.h"
 #include "codec/tier2/tile_precincts.h"
+#include "common/inline_vector.h"
 
 namespace mallat::codec {
 
 // Everything Tier-2 gathers for one code-block across the packets.
+// Its lists hold their first items in place: a tile has thousands of
+// code-blocks, nearly all with one piece and one or two segments.
 struct CodeBlockSegments {
   // The block's codeword bytes: one piece of the tile's packet data per
   // packet that contributed; Tier-1 joins them when there are several.
-  std::vector<std::span<const uint8_t>> pieces;
-  std::vector<uint32_t> segment_lengths;  // B.10.7: one per codeword segment
+  InlineVector<std::span<const uint8_t>, 1> pieces;
+  InlineVector<uint32_t, 2> segment_lengths;  // B.10.7: one per codeword segment
   int passes = 0;
-  // passes_by_layer[l]: the passes of layers 0..l, up to the last layer
-  // that added some (a transcoder keeps each block's layers).
-  std::vector<int> passes_by_layer;
+  // passes_by_layer[l]: the passes of layers 0..l, for the layers before
+  // the last that added some; from that layer on, `passes` (a transcoder
+  // keeps each block's layers). Empty when its last contribution is in
+  // layer 0.
+  InlineVector<int, 2> passes_by_layer;
   int zero_bitplanes = 0;                 // B.10.5
   bool ht = false;                        // an HT code-block (15444-15; per block under HTMIXED)
 };
@@ -47,6 +52,11 @@ struct TilePacketsToRead {
   // checked against its length (read_packets).
   std::span<const uint32_t> lengths;
   std::function<bool(const PacketId&)> wanted;
+  // When set, and the packets are not located by `lengths`, told after
+  // each packet n that n + 1 packets are read: the code-blocks of the
+  // precincts all of whose packets are among them have their final
+  // segments in `blocks` (a reader on another thread may take them).
+  std::function<void(size_t packets)> read;
 };
 
 // Reads the packets into blocks[slot] (resized to precincts.code_blocks()),

@@ -18,35 +18,28 @@ Result<TagTree> TagTree::create(int width, int height, int64_t max_leaves) {
   t.width_ = width;
   t.height_ = height;
   if (width == 0 || height == 0) return t;
-  // Levels: w x h, ceil(w/2) x ceil(h/2), ..., 1 x 1.
-  std::vector<std::pair<int, int>> levels;
-  int w = width, h = height;
+  // Levels: w x h, ceil(w/2) x ceil(h/2), ..., 1 x 1; each level's first
+  // node and width, then the nodes, each pointing at its parent.
   size_t total = 0;
-  for (;;) {
-    levels.emplace_back(w, h);
+  for (int w = width, h = height;; w = (w + 1) / 2, h = (h + 1) / 2) {
+    t.level_start_.push_back(static_cast<int>(total));
+    t.level_width_.push_back(w);
     total += static_cast<size_t>(w) * static_cast<size_t>(h);
     if (w == 1 && h == 1) break;
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
   }
   t.nodes_.resize(total);
-  size_t start = 0;
-  for (size_t l = 0; l + 1 < levels.size(); ++l) {
-    const auto [lw, lh] = levels[l];
-    const size_t next = start + static_cast<size_t>(lw) * static_cast<size_t>(lh);
-    const int pw = levels[l + 1].first;
+  for (size_t l = 0; l + 1 < t.level_start_.size(); ++l) {
+    const int lw = t.level_width_[l];
+    const int lh = (t.level_start_[l + 1] - t.level_start_[l]) / lw;
+    const auto start = static_cast<size_t>(t.level_start_[l]);
+    const auto next = static_cast<size_t>(t.level_start_[l + 1]);
+    const int pw = t.level_width_[l + 1];
     for (int y = 0; y < lh; ++y) {
       for (int x = 0; x < lw; ++x) {
         t.nodes_[start + static_cast<size_t>(y) * lw + x].parent =
             static_cast<int>(next + static_cast<size_t>(y / 2) * pw + x / 2);
       }
     }
-    start = next;
-  }
-  for (size_t l = 0, at = 0; l < levels.size(); ++l) {
-    t.level_start_.push_back(static_cast<int>(at));
-    t.level_width_.push_back(levels[l].first);
-    at += static_cast<size_t>(levels[l].first) * static_cast<size_t>(levels[l].second);
   }
   t.leaves_ = width * height;
   return t;
@@ -101,8 +94,23 @@ void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
 }
 
 bool TagTree::decode(PacketBitReader& in, int x, int y, int threshold) {
-  int low = 0;
-  for (int l = static_cast<int>(level_start_.size()) - 1; l >= 0; --l) {  // root first
+  // B.10.2: a node's bits are read only once its parent's value is known,
+  // so the ancestors of a node whose value is known are known too, and the
+  // walk from the root through them reads nothing and changes nothing (each
+  // leaves `low` at its value, which its low already is). The walk starts
+  // below the deepest such node on the leaf's path: mostly its parent, when
+  // a sibling was read before.
+  const int levels = static_cast<int>(level_start_.size());
+  int start = levels - 1, low = 0;
+  for (int l = 0; l < levels; ++l) {
+    const Node& node = nodes_[node_at(l, x, y)];
+    if (node.value != kUnknown) {
+      start = l - 1;
+      low = node.value;
+      break;
+    }
+  }
+  for (int l = start; l >= 0; --l) {  // root first
     Node& node = nodes_[node_at(l, x, y)];
     if (low > node.low) {
       node.low = low;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codec/tier2/bit_io.h"
+#include "common/inline_vector.h"
 #include "common/status.h"
 
 namespace mallat::codec {
@@ -64,7 +65,9 @@ class TagTree {
 
   int width_ = 0, height_ = 0;
   std::vector<Node> nodes_;   // level 0 (the leaves) first, the root last
-  std::vector<int> level_start_, level_width_;  // each level's first node in nodes_ and its width
+  // Each level's first node in nodes_ and its width; in place up to 8
+  // levels (128 x 128 leaves), a precinct's trees being many and small.
+  InlineVector<int, 8> level_start_, level_width_;
   int leaves_ = 0;
   bool minima_stale_ = false;
 };

@@ -4,11 +4,9 @@
 
 namespace mallat::codec {
 
-Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
-                         const TileCodingParameters& params, const TileLayout& layout, int decode_layers,
-                         const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
-                         std::vector<std::string>& warnings, const std::function<bool(const PacketId&)>& wanted) {
-  std::vector<uint32_t> lengths;
+Status open_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
+                         const TileCodingParameters& params, const TileLayout& layout, TilePackets& out,
+                         ThreadPool* pool) {
   // The tile's packet data: its tile-parts' data in order (a packet may not
   // span tile-parts, but concatenation keeps packets in sequence); a single
   // tile-part's data is read where it lies.
@@ -26,13 +24,20 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
     // tile-parts in codestream order (A.7.4); never both.
     out.headers.insert(out.headers.end(), part.ppt.begin(), part.ppt.end());
     out.headers.insert(out.headers.end(), part.ppm.begin(), part.ppm.end());
-    lengths.insert(lengths.end(), part.plt.begin(), part.plt.end());
+    out.lengths.insert(out.lengths.end(), part.plt.begin(), part.plt.end());
   }
   out.packed_headers = !out.headers.empty() || !main.ppm.empty();
 
   MALLAT_ASSIGN_OR_RETURN(out.sequence,
                           packet_order(layout, params.style.layers, params.style.order, params.progression_changes));
-  MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components));
+  MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components, pool));
+  return Status::Ok();
+}
+
+void read_opened_packets(const TileCodingParameters& params, int decode_layers,
+                         const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
+                         std::vector<std::string>& warnings, const std::function<bool(const PacketId&)>& wanted,
+                         const std::function<void(size_t packets)>& read) {
   TilePacketsToRead what;
   what.sequence = out.sequence;
   what.data = out.data;
@@ -41,13 +46,24 @@ Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<con
   what.sop = params.style.sop;
   what.decode_layers = decode_layers;
   what.describe = describe;
-  what.lengths = lengths;
+  what.lengths = out.lengths;
   what.wanted = wanted;
+  what.read = read;
   if (read_packets(out.precincts, what, out.segments, warnings)) {
-    MALLAT_ASSIGN_OR_RETURN(out.precincts, TilePrecincts::create(layout, params.components));
+    // Reset in place, not made anew: a decoder may read the slots' places
+    // meanwhile (open_tile_packets).
+    out.precincts.reset();
     what.lengths = {};
     read_packets(out.precincts, what, out.segments, warnings);
   }
+}
+
+Status read_tile_packets(const MainHeader& main, const Tile& tile, std::span<const uint8_t> stream,
+                         const TileCodingParameters& params, const TileLayout& layout, int decode_layers,
+                         const std::function<std::string(size_t n, size_t pos)>& describe, TilePackets& out,
+                         std::vector<std::string>& warnings, const std::function<bool(const PacketId&)>& wanted) {
+  MALLAT_RETURN_IF_ERROR(open_tile_packets(main, tile, stream, params, layout, out));
+  read_opened_packets(params, decode_layers, describe, out, warnings, wanted, nullptr);
   return Status::Ok();
 }
 

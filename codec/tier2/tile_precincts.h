@@ -33,13 +33,22 @@ struct CodeBlockPlace {
 class TilePrecincts {
  public:
   // coding: per component (COD, or the component's COC); its code-block
-  // style says where codeword segments end (B.10.7).
-  static Result<TilePrecincts> create(const TileLayout& layout, std::span<const ComponentCoding> coding);
+  // style says where codeword segments end (B.10.7). `pool`, where given,
+  // makes the precincts' coders at once (the same coders).
+  static Result<TilePrecincts> create(const TileLayout& layout, std::span<const ComponentCoding> coding,
+                                      ThreadPool* pool = nullptr);
   // A copy of `other`, its precincts' coders (tag trees, block states)
   // copied on `pool` at once (null: the plain copy, on this thread).
   static TilePrecincts copy_of(const TilePrecincts& other, ThreadPool* pool);
 
+  // Every precinct's coder back to its state before the first packet (as
+  // create made it); the slots stay where they are.
+  void reset();
+
   size_t code_blocks() const { return places_.size(); }
+  // The precincts, numbered 0.. by component, resolution and precinct.
+  size_t precincts() const { return precincts_.size(); }
+  size_t precinct_index(int c, int r, int p) const { return at(c, r, p); }
   const CodeBlockPlace& place(size_t slot) const { return places_[slot]; }
   size_t first_slot(int c, int r, int p) const { return precincts_[at(c, r, p)].first_slot; }
   PrecinctPacketCoder& coder(int c, int r, int p) { return precincts_[at(c, r, p)].coder; }

@@ -88,6 +88,30 @@ TEST(PacketBitIo, PutBitsIsBitByBit) {
   }
 }
 
+// The reader's get_bits takes what the byte has left at once: the bits
+// get_bit gives one by one, stuffed bits skipped, and the same overrun,
+// over random bytes rich in 0xFF.
+TEST(PacketBitIo, GetBitsIsBitByBit) {
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 300; ++iter) {
+    std::vector<uint8_t> bytes(rng() % 20);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng());
+    PacketBitReader at_once(bytes), plain(bytes);
+    for (int i = 0; i < 40; ++i) {
+      const int bits = static_cast<int>(rng() % 33);
+      uint32_t v = 0;
+      for (int b = 0; b < bits; ++b) v = v << 1 | static_cast<uint32_t>(plain.get_bit());
+      ASSERT_EQ(at_once.get_bits(bits), v) << iter << " read " << i;
+      ASSERT_EQ(at_once.overrun(), plain.overrun()) << iter << " read " << i;
+      ASSERT_EQ(at_once.position(), plain.position()) << iter << " read " << i;
+      if (rng() % 7 == 0) {
+        at_once.align();
+        plain.align();
+      }
+    }
+  }
+}
+
 TEST(PacketBitIo, RandomRoundTripNeverMarker) {
   std::mt19937 rng(7);
   for (int iter = 0; iter < 200; ++iter) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -112,6 +113,83 @@ TEST(TagTree, RandomRoundTripOverThresholds) {
     rd.align();
     EXPECT_FALSE(rd.overrun());
     EXPECT_EQ(rd.position(), bytes.size());
+  }
+}
+
+// The plain decoder of B.10.2, for the tree's own to be held to: each
+// decode walks every node from the root to the leaf.
+class ReferenceTagTree {
+ public:
+  ReferenceTagTree(int w, int h) {
+    for (;;) {
+      widths_.push_back(w);
+      starts_.push_back(static_cast<int>(value_.size()));
+      value_.resize(value_.size() + static_cast<size_t>(w * h), TagTree::kUnknown);
+      if (w == 1 && h == 1) break;
+      w = (w + 1) / 2;
+      h = (h + 1) / 2;
+    }
+    low_.assign(value_.size(), 0);
+  }
+  bool decode(PacketBitReader& in, int x, int y, int threshold) {
+    int low = 0;
+    for (int l = static_cast<int>(starts_.size()) - 1; l >= 0; --l) {
+      const auto i = static_cast<size_t>(starts_[l] + (y >> l) * widths_[l] + (x >> l));
+      low = std::max(low, low_[i]);
+      while (low < threshold && low < value_[i]) {
+        if (in.get_bit()) {
+          value_[i] = low;
+        } else {
+          ++low;
+        }
+        if (in.overrun()) return false;
+      }
+      low_[i] = low;
+    }
+    return value_[static_cast<size_t>(y * widths_[0] + x)] < threshold;
+  }
+  int value(int x, int y) const { return value_[static_cast<size_t>(y * widths_[0] + x)]; }
+
+ private:
+  std::vector<int> widths_, starts_, value_, low_;
+};
+
+// Random bits (any stream a decoder may meet, overruns included) decoded
+// by both, leaves in random order at rising thresholds, each leaf's first
+// decode either at one threshold or raised one at a time to it (as the
+// zero bit-planes once were: the same bits, B.10.2); the same answers,
+// values and bits read.
+TEST(TagTree, DecodeEqualsThePlainWalkFromTheRoot) {
+  std::mt19937 rng(99);
+  for (int iter = 0; iter < 400; ++iter) {
+    const int w = 1 + static_cast<int>(rng() % 17), h = 1 + static_cast<int>(rng() % 11);
+    std::vector<uint8_t> bytes(1 + rng() % 24);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng() % 4 == 0 ? 0xFF : rng());
+    auto tree = TagTree::create(w, h);
+    ASSERT_TRUE(tree.ok());
+    ReferenceTagTree ref(w, h);
+    PacketBitReader a(bytes), b(bytes);
+    int threshold = 1;
+    for (int step = 0; step < 3 * w * h && !a.overrun(); ++step) {
+      const int x = static_cast<int>(rng() % static_cast<unsigned>(w)),
+                y = static_cast<int>(rng() % static_cast<unsigned>(h));
+      threshold += static_cast<int>(rng() % 3 == 0);
+      const bool one_call = rng() % 2 == 0;
+      bool got = false, want = false;
+      if (one_call) {
+        got = tree->decode(a, x, y, threshold);
+      } else {
+        for (int t = 1; t <= threshold && !got && !a.overrun(); ++t) got = tree->decode(a, x, y, t);
+      }
+      want = ref.decode(b, x, y, threshold);
+      ASSERT_EQ(a.overrun(), b.overrun()) << iter << " step " << step;
+      if (a.overrun()) break;
+      ASSERT_EQ(got, want) << iter << " step " << step;
+      ASSERT_EQ(tree->value(x, y), ref.value(x, y)) << iter << " step " << step;
+      ASSERT_EQ(a.position(), b.position()) << iter << " step " << step;
+      PacketBitReader next_a = a, next_b = b;  // and where each stands in its byte
+      ASSERT_EQ(next_a.get_bits(9), next_b.get_bits(9)) << iter << " step " << step;
+    }
   }
 }
 
