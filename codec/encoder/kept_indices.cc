@@ -1,6 +1,7 @@
 #include "codec/encoder/kept_indices.h"
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 
 #include "codec/encoder/packed_indices.h"
@@ -12,6 +13,18 @@ namespace {
 // Memory for kept indices is taken in pieces of this size, so that it lies
 // in few (huge) pages rather than one allocation a block.
 constexpr size_t kPieceBytes = size_t{16} << 20;
+
+// A row of indices as int16; false where one does not fit (its low 16 bits
+// written all the same).
+bool narrow_row(const int32_t* in, int64_t n, int16_t* out) {
+  int32_t outside = 0;
+  for (int64_t x = 0; x < n; ++x) {
+    const auto v = static_cast<int16_t>(in[x]);
+    out[x] = v;
+    outside |= in[x] - v;
+  }
+  return outside == 0;
+}
 
 }  // namespace
 
@@ -61,7 +74,46 @@ Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int f
   return at;
 }
 
+uint8_t* KeptIndexStore::raw_room(uint64_t bytes) {
+  if (bytes == 0 || held_.load() + bytes > budget_ / 2) return nullptr;
+  held_ += bytes;
+  raw_pieces_.push_back(allocate_large(bytes));
+  return reinterpret_cast<uint8_t*>(raw_pieces_.back().get());
+}
+
+std::optional<KeptIndices> KeptIndexStore::keep_raw(PlaneView<const int32_t> indices, int index_bytes, uint8_t* to) {
+  const auto w = static_cast<size_t>(indices.width);
+  if (index_bytes == 2) {
+    auto* out = reinterpret_cast<int16_t*>(to);
+    for (int64_t y = 0; y < indices.height; ++y)
+      if (!narrow_row(indices.row(y), indices.width, out + static_cast<size_t>(y) * w)) return std::nullopt;
+  } else {
+    for (int64_t y = 0; y < indices.height; ++y)
+      std::memcpy(to + static_cast<size_t>(y) * w * 4, indices.row(y), w * 4);
+  }
+  KeptIndices at;
+  at.memory = to;
+  at.bytes = static_cast<uint32_t>(w * static_cast<size_t>(indices.height) * static_cast<size_t>(index_bytes));
+  at.index_bytes = static_cast<uint8_t>(index_bytes);
+  return at;
+}
+
 Status KeptIndexStore::read(const KeptIndices& at, PlaneView<int32_t> out) const {
+  if (at.index_bytes != 0) {
+    const auto w = static_cast<size_t>(out.width);
+    if (at.bytes != w * static_cast<size_t>(out.height) * at.index_bytes)
+      return internal_error("kept indices: a block's size differs from what was kept");
+    for (int64_t y = 0; y < out.height; ++y) {
+      int32_t* row = out.row(y);
+      if (at.index_bytes == 2) {
+        const int16_t* in = reinterpret_cast<const int16_t*>(at.memory) + static_cast<size_t>(y) * w;
+        for (size_t x = 0; x < w; ++x) row[x] = in[x];
+      } else {
+        std::memcpy(row, at.memory + static_cast<size_t>(y) * w * 4, w * 4);
+      }
+    }
+    return Status::Ok();
+  }
   const uint8_t* from = at.memory;
   thread_local std::vector<uint8_t> read;
   if (!from) {

@@ -8,6 +8,15 @@
 // unlinked file (coded_spill.h), read back when the block is coded. Each
 // thread packs straight into a piece of its own: no copy, and the lock held
 // only to find that piece.
+//
+// Where a tile's indices as they are fit half the budget (with what is held
+// already), they are kept so instead: each block as int16 where its
+// magnitudes fit 15 bits (Mb + F <= 15: the 9/7's indices are clipped below
+// 2^(Mb + F)), else int32, in one piece for the tile that the tile asks for
+// before its first block is kept. No packing and no unpacking: the tile's
+// choice depends on the image and the options alone, and a block kept
+// either way codes to the same bytes (packed_indices.h: the indices packed
+// as zeros code and measure as zeros).
 #pragma once
 
 #include <atomic>
@@ -15,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,8 +38,15 @@ namespace mallat::codec {
 struct KeptIndices {
   const uint8_t* memory = nullptr;  // null when on disk
   SpilledBlock spilled;
-  uint32_t bytes = 0;  // packed
+  uint32_t bytes = 0;  // packed, or as they are
+  // 2 or 4: `memory` holds the indices as they are, int16 or int32, row by
+  // row; 0: packed.
+  uint8_t index_bytes = 0;
 };
+
+// The bytes each index of a block takes kept as it is: 2 where its
+// magnitudes fit 15 bits (Mb + F, `magnitude_bits`), else 4.
+inline int kept_index_bytes(int magnitude_bits) { return magnitude_bits <= 15 ? 2 : 4; }
 
 class KeptIndexStore {
  public:
@@ -42,6 +59,17 @@ class KeptIndexStore {
   // The indices keep() kept, into `out` (the block's size), each of
   // magnitude below 2^fraction_bits as 0; from any thread.
   Status read(const KeptIndices& at, PlaneView<int32_t> out) const;
+
+  // Room for a tile's indices as they are, `bytes` in all, where those and
+  // the bytes held stay within half the budget; null where they do not.
+  // Only while no keep() is under way (before a tile's first block), so
+  // that the answer depends on the image and options alone.
+  uint8_t* raw_room(uint64_t bytes);
+  // Keeps `indices` as they are, `index_bytes` (2 or 4) each, at `to` (room
+  // for the block's, from raw_room); from any thread. Nothing where an
+  // index does not fit int16 (a 5/3 index is not clipped to Mb bits): the
+  // caller packs that block instead.
+  static std::optional<KeptIndices> keep_raw(PlaneView<const int32_t> indices, int index_bytes, uint8_t* to);
 
   uint64_t bytes_in_memory() const { return held_; }
   uint64_t bytes_on_disk() const { return file_.bytes(); }
@@ -65,6 +93,8 @@ class KeptIndexStore {
   // may take.
   std::atomic<uint64_t> held_ = 0;
   std::vector<std::unique_ptr<std::byte[]>> pieces_;
+  // The tiles' rooms for indices as they are.
+  std::vector<std::unique_ptr<std::byte[]>> raw_pieces_;
   CodedSpill file_;
 };
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,23 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
   }
+  // The tile's indices as they are where they fit the store's room for them
+  // (kept_indices.h): each block's place in it, a cache line apart.
+  std::vector<uint64_t> raw_at;
+  uint8_t* raw = nullptr;
+  if (estimated) {
+    raw_at.resize(blocks.size());
+    uint64_t bytes = 0;
+    for (size_t slot = 0; slot < blocks.size(); ++slot) {
+      const EncodeBlock& b = blocks[slot];
+      raw_at[slot] = bytes;
+      if (b.place.width > 0 && b.place.height > 0)
+        bytes += (static_cast<uint64_t>(b.place.width * b.place.height) *
+                      static_cast<uint64_t>(kept_index_bytes(b.num_bitplanes + b.fraction_bits)) +
+                  63) & ~uint64_t{63};
+    }
+    raw = setup_.kept_store->raw_room(bytes);
+  }
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
   std::vector<ComponentRows> comps(nc);
@@ -403,14 +421,22 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       return Status::Ok();
     }
     if (estimated) {
-      // Quantised and estimated; each block's indices packed on its thread.
+      // Quantised and estimated; each block's indices kept on its thread.
       batch.ht_statistics = true;
       std::vector<Status> kept(batch.blocks.size());
       entropy::BatchWork work = beside;
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
-        Result<KeptIndices> at =
-            setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()), b.fraction_bits);
+        const PlaneView<const int32_t> indices = b.place.in(batch.planes[b.place.component].ints());
+        if (raw) {
+          const std::optional<KeptIndices> as_they_are = KeptIndexStore::keep_raw(
+              indices, kept_index_bytes(b.num_bitplanes + b.fraction_bits), raw + raw_at[slots[i]]);
+          if (as_they_are) {
+            kept_indices_[slots[i]] = *as_they_are;
+            return;
+          }
+        }
+        Result<KeptIndices> at = setup_.kept_store->keep(indices, b.fraction_bits);
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };
