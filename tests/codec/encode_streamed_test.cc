@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -215,22 +216,29 @@ TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
 }
 
 // HT rate control by estimates keeps each block's indices until every
-// block's estimate is in: past the memory budget on disk, the same bytes.
-TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
-  const Image image = test_image(300, 260, 3, 8, false, 14);
-  for (bool reversible : {false, true}) {
-    EncodeOptions o = options();
-    o.style.ht = true;
-    o.reversible = reversible;
-    o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
-    o.rate_values = {1};
-    auto whole = encode(image, o);
-    ASSERT_TRUE(whole.ok()) << whole.status().message();
-    for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{1} << 30}) {
-      o.coded_memory_budget = budget;
-      auto lines = streamed(image, o);
-      ASSERT_TRUE(lines.ok()) << lines.status().message();
-      EXPECT_TRUE(*lines == *whole) << (reversible ? "5/3" : "9/7") << " budget " << budget;
+// block's estimate is in: as they are where they fit half the budget
+// (int16, or int32 for the 16-bit image's), packed in memory past that,
+// packed on disk past the budget; the same bytes each way, so a block the
+// store hands back wrong shows.
+TEST(EncodeStreamed, HtIndicesKeptAnyWayGiveTheSameBytes) {
+  const Image images[] = {test_image(300, 260, 3, 8, false, 14), test_image(150, 140, 1, 16, false, 15)};
+  for (const Image& image : images) {
+    for (bool reversible : {false, true}) {
+      EncodeOptions o = options();
+      o.style.ht = true;
+      o.reversible = reversible;
+      o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+      o.rate_values = {1};
+      auto whole = encode(image, o);
+      ASSERT_TRUE(whole.ok()) << whole.status().message();
+      // 600000: the 8-bit image's indices packed in memory, not as they are.
+      for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{600000}, uint64_t{1} << 30}) {
+        o.coded_memory_budget = budget;
+        auto lines = streamed(image, o);
+        ASSERT_TRUE(lines.ok()) << lines.status().message();
+        EXPECT_TRUE(*lines == *whole) << image.components[0].precision << "-bit " << (reversible ? "5/3" : "9/7")
+                                      << " budget " << budget;
+      }
     }
   }
 }
@@ -318,6 +326,44 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
     }
     EXPECT_LE(store.bytes_in_memory(), budget);
     EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
+  }
+}
+
+// Indices kept as they are: each block back exactly (none zeroed), int16
+// and int32, rows of any width; a block that does not fit int16 refused
+// (the caller packs it); the room only within half the budget.
+TEST(KeptIndexStore, GivesBackEachBlockAsItIs) {
+  std::mt19937 rng(7);
+  KeptIndexStore store(uint64_t{1} << 20);
+  EXPECT_EQ(store.raw_room(uint64_t{1} << 20), nullptr);
+  // 24 blocks of at most 64 x 64 x 4 bytes.
+  uint8_t* room = store.raw_room(uint64_t{1} << 19);
+  ASSERT_NE(room, nullptr);
+  EXPECT_EQ(store.raw_room(1), nullptr);
+  size_t at = 0;
+  for (int k = 0; k < 24; ++k) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
+    const int index_bytes = k % 2 == 0 ? 2 : 4;
+    const int32_t range = index_bytes == 2 ? 32767 : 1 << 30;
+    std::uniform_int_distribution<int32_t> v(-range - (index_bytes == 2 ? 1 : 0), range);
+    std::vector<int32_t> plane(static_cast<size_t>((w + 5) * h), 7);
+    std::vector<int32_t> want;
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) want.push_back(plane[static_cast<size_t>(y * (w + 5) + x)] = v(rng));
+    const std::optional<KeptIndices> kept = KeptIndexStore::keep_raw({plane.data(), w, h, w + 5}, index_bytes, room + at);
+    ASSERT_TRUE(kept.has_value()) << "block " << k;
+    at += (static_cast<size_t>(w * h * index_bytes) + 63) & ~size_t{63};
+    std::vector<int32_t> back(want.size(), -1);
+    ASSERT_TRUE(store.read(*kept, {back.data(), w, h, w}).ok());
+    EXPECT_TRUE(back == want) << "block " << k << " " << w << "x" << h << " int" << index_bytes * 8;
+    // Read as a block of another size: refused.
+    EXPECT_FALSE(store.read(*kept, {back.data(), w, h + 1, w}).ok());
+    if (index_bytes == 2) {
+      // One index past int16, anywhere in the block: refused.
+      plane[static_cast<size_t>(static_cast<int64_t>(rng() % h) * (w + 5) + static_cast<int64_t>(rng() % w))] =
+          k % 4 == 0 ? 32768 : -32769;
+      EXPECT_FALSE(KeptIndexStore::keep_raw({plane.data(), w, h, w + 5}, 2, room + at).has_value()) << "block " << k;
+    }
   }
 }
 
