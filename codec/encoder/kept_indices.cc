@@ -6,6 +6,7 @@
 #include <emmintrin.h>
 #endif
 #include <span>
+#include <utility>
 
 #include "codec/encoder/packed_indices.h"
 #include "common/large_buffer.h"
@@ -98,6 +99,15 @@ Result<KeptIndices> KeptIndexStore::keep(PlaneView<const int32_t> indices, int f
 uint8_t* KeptIndexStore::raw_room(uint64_t bytes) {
   if (bytes == 0 || held_.load() + bytes > budget_ / 2) return nullptr;
   held_ += bytes;
+  if (reused_) {
+    KeptIndexMemory& memory = *std::exchange(reused_, nullptr);
+    if (memory.size < bytes) {
+      memory.bytes.reset();
+      memory.bytes = allocate_large(bytes);
+      memory.size = bytes;
+    }
+    return reinterpret_cast<uint8_t*>(memory.bytes.get());
+  }
   raw_pieces_.push_back(allocate_large(bytes));
   return reinterpret_cast<uint8_t*>(raw_pieces_.back().get());
 }

@@ -48,10 +48,20 @@ struct KeptIndices {
 // magnitudes fit 15 bits (Mb + F, `magnitude_bits`), else 4.
 inline int kept_index_bytes(int magnitude_bits) { return magnitude_bits <= 15 ? 2 : 4; }
 
+// Memory for indices kept as they are that outlives one encode: a batch
+// lane's (CallResources::kept_indices), reused by its next file, whose
+// pages are then in place already rather than faulted in and cleared
+// afresh. It grows to the largest room a file asked for.
+struct KeptIndexMemory {
+  std::unique_ptr<std::byte[]> bytes;
+  uint64_t size = 0;
+};
+
 class KeptIndexStore {
  public:
-  // Up to `budget` bytes of packed indices stay in memory.
-  explicit KeptIndexStore(uint64_t budget) : budget_(budget) {}
+  // Up to `budget` bytes of packed indices stay in memory; the first room
+  // for indices as they are from `reused` where given.
+  explicit KeptIndexStore(uint64_t budget, KeptIndexMemory* reused = nullptr) : budget_(budget), reused_(reused) {}
 
   // Packs `indices` (two's complement, row by row, `fraction_bits` below
   // each index) and keeps them; from any thread.
@@ -93,7 +103,9 @@ class KeptIndexStore {
   // may take.
   std::atomic<uint64_t> held_ = 0;
   std::vector<std::unique_ptr<std::byte[]>> pieces_;
-  // The tiles' rooms for indices as they are.
+  // The tiles' rooms for indices as they are: the first in `reused_`
+  // where given, the others here.
+  KeptIndexMemory* reused_ = nullptr;
   std::vector<std::unique_ptr<std::byte[]>> raw_pieces_;
   CodedSpill file_;
 };

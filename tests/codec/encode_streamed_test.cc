@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/encoder/kept_indices.h"
 #include "codec/encoder/packed_indices.h"
 #include "common/image.h"
@@ -326,6 +327,40 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
     }
     EXPECT_LE(store.bytes_in_memory(), budget);
     EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
+  }
+}
+
+// A batch lane's memory for indices kept as they are, reused from file to
+// file (CallResources::kept_indices): the same bytes for a small file, a
+// larger one (the memory grows), the small one again in the larger memory
+// (what the larger left there is not read), and a file of four tiles (the
+// first tile's room from the lane, the others the call's own).
+TEST(EncodeStreamed, HtIndicesInALanesReusedMemoryGiveTheSameBytes) {
+  const Image small = test_image(200, 150, 3, 8, false, 31), large = test_image(330, 260, 3, 8, false, 32);
+  CallResources resources;
+  resources.kept_indices = std::make_shared<KeptIndexMemory>();
+  EncodeOptions o = options();
+  o.style.ht = true;
+  o.reversible = false;
+  o.rate_kind = EncodeOptions::RateKind::kRatio;
+  o.rate_values = {20};
+  const std::pair<const Image*, uint32_t> files[] = {{&small, 0}, {&large, 0}, {&small, 0}, {&large, 128}};
+  uint64_t size = 0;
+  for (const auto& [image, tile] : files) {
+    o.tile_width = o.tile_height = tile;
+    auto whole = encode(*image, o);
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    ImageRows rows{*image, {}};
+    std::vector<uint8_t> file;
+    const FileSink sink = [&](std::span<const uint8_t> piece) {
+      file.insert(file.end(), piece.begin(), piece.end());
+      return Status::Ok();
+    };
+    ASSERT_TRUE(encode_streamed(rows.source(), o, resources, sink, nullptr).ok());
+    EXPECT_TRUE(file == *whole) << image->width() << "x" << image->height() << " tiles " << tile;
+    EXPECT_GE(resources.kept_indices->size, size);
+    size = resources.kept_indices->size;
+    EXPECT_GT(size, 0u);
   }
 }
 
