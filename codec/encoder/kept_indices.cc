@@ -18,34 +18,55 @@ namespace {
 // in few (huge) pages rather than one allocation a block.
 constexpr size_t kPieceBytes = size_t{16} << 20;
 
-// A row of indices as int16; false where one does not fit (its low 16 bits
-// written all the same). The rows go to memory the block's coding reads
-// only once rate control has chosen, so where SSE2 is there they are
-// written past the caches (no line read in to be written).
-bool narrow_row(const int32_t* in, int64_t n, int16_t* out) {
+// Rows of indices narrowed to int16 or int8 (each fits: keep_raw measured
+// them). The rows go to memory the block's coding reads only once rate
+// control has chosen, so where SSE2 is there they are written past the
+// caches (no line read in to be written).
+void narrow_row(const int32_t* in, int64_t n, int16_t* out) {
   int64_t x = 0;
-  int32_t outside = 0;
 #if defined(__SSE2__)
   if (reinterpret_cast<uintptr_t>(out) % 16 == 0) {
-    const __m128i half = _mm_set1_epi32(0x8000);
-    __m128i high = _mm_setzero_si128();
     for (; x + 8 <= n; x += 8) {
       const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
       const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x + 4));
-      // v fits int16 where v + 2^15 lies in [0, 2^16).
-      high = _mm_or_si128(high, _mm_or_si128(_mm_srli_epi32(_mm_add_epi32(a, half), 16),
-                                             _mm_srli_epi32(_mm_add_epi32(b, half), 16)));
       _mm_stream_si128(reinterpret_cast<__m128i*>(out + x), _mm_packs_epi32(a, b));
     }
-    outside = _mm_movemask_epi8(_mm_cmpeq_epi32(high, _mm_setzero_si128())) == 0xffff ? 0 : 1;
   }
 #endif
-  for (; x < n; ++x) {
-    const auto v = static_cast<int16_t>(in[x]);
-    out[x] = v;
-    outside |= in[x] - v;
+  for (; x < n; ++x) out[x] = static_cast<int16_t>(in[x]);
+}
+
+void narrow_row(const int32_t* in, int64_t n, int8_t* out) {
+  int64_t x = 0;
+#if defined(__SSE2__)
+  if (reinterpret_cast<uintptr_t>(out) % 16 == 0) {
+    for (; x + 16 <= n; x += 16) {
+      auto load = [&](int64_t k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x + k)); };
+      const __m128i low = _mm_packs_epi32(load(0), load(4)), high = _mm_packs_epi32(load(8), load(12));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(out + x), _mm_packs_epi16(low, high));
+    }
   }
-  return outside == 0;
+#endif
+  for (; x < n; ++x) out[x] = static_cast<int8_t>(in[x]);
+}
+
+template <typename T>
+void narrow_rows(PlaneView<const int32_t> indices, uint8_t* to) {
+  T* out = reinterpret_cast<T*>(to);
+  for (int64_t y = 0; y < indices.height; ++y) narrow_row(indices.row(y), indices.width, out + y * indices.width);
+#if defined(__SSE2__)
+  // The streamed stores seen by the thread that codes the block.
+  _mm_sfence();
+#endif
+}
+
+template <typename T>
+void widen_rows(const uint8_t* from, PlaneView<int32_t> out) {
+  const T* in = reinterpret_cast<const T*>(from);
+  for (int64_t y = 0; y < out.height; ++y) {
+    int32_t* row = out.row(y);
+    for (int64_t x = 0; x < out.width; ++x) row[x] = in[y * out.width + x];
+  }
 }
 
 }  // namespace
@@ -112,41 +133,37 @@ uint8_t* KeptIndexStore::raw_room(uint64_t bytes) {
   return reinterpret_cast<uint8_t*>(raw_pieces_.back().get());
 }
 
-std::optional<KeptIndices> KeptIndexStore::keep_raw(PlaneView<const int32_t> indices, int index_bytes, uint8_t* to) {
-  const auto w = static_cast<size_t>(indices.width);
-  if (index_bytes == 2) {
-    auto* out = reinterpret_cast<int16_t*>(to);
-    for (int64_t y = 0; y < indices.height; ++y)
-      if (!narrow_row(indices.row(y), indices.width, out + static_cast<size_t>(y) * w)) return std::nullopt;
-#if defined(__SSE2__)
-    // The streamed stores seen by the thread that codes the block.
-    _mm_sfence();
-#endif
+std::optional<KeptIndices> KeptIndexStore::keep_raw(PlaneView<const int32_t> indices, int magnitude_bits,
+                                                     int most_bytes, KeptRoom& room) {
+  const int index_bytes = kept_index_bytes(magnitude_bits);
+  if (index_bytes > most_bytes) return std::nullopt;
+  const uint64_t bytes = static_cast<uint64_t>(indices.width * indices.height) * static_cast<uint64_t>(index_bytes);
+  // A cache line apart, as raw_room's caller counted them at most_bytes.
+  const uint64_t at = room.used.fetch_add((bytes + 63) & ~uint64_t{63});
+  if (at + bytes > room.size) return std::nullopt;
+  uint8_t* to = room.memory + at;
+  if (index_bytes == 1) {
+    narrow_rows<int8_t>(indices, to);
+  } else if (index_bytes == 2) {
+    narrow_rows<int16_t>(indices, to);
   } else {
     for (int64_t y = 0; y < indices.height; ++y)
-      std::memcpy(to + static_cast<size_t>(y) * w * 4, indices.row(y), w * 4);
+      std::memcpy(to + y * indices.width * 4, indices.row(y), static_cast<size_t>(indices.width) * 4);
   }
-  KeptIndices at;
-  at.memory = to;
-  at.bytes = static_cast<uint32_t>(w * static_cast<size_t>(indices.height) * static_cast<size_t>(index_bytes));
-  at.index_bytes = static_cast<uint8_t>(index_bytes);
-  return at;
+  KeptIndices kept;
+  kept.memory = to;
+  kept.bytes = static_cast<uint32_t>(bytes);
+  kept.index_bytes = static_cast<uint8_t>(index_bytes);
+  return kept;
 }
 
 Status KeptIndexStore::read(const KeptIndices& at, PlaneView<int32_t> out) const {
   if (at.index_bytes != 0) {
-    const auto w = static_cast<size_t>(out.width);
-    if (at.bytes != w * static_cast<size_t>(out.height) * at.index_bytes)
+    if (at.bytes != static_cast<uint64_t>(out.width * out.height) * at.index_bytes)
       return internal_error("kept indices: a block's size differs from what was kept");
-    for (int64_t y = 0; y < out.height; ++y) {
-      int32_t* row = out.row(y);
-      if (at.index_bytes == 2) {
-        const int16_t* in = reinterpret_cast<const int16_t*>(at.memory) + static_cast<size_t>(y) * w;
-        for (size_t x = 0; x < w; ++x) row[x] = in[x];
-      } else {
-        std::memcpy(row, at.memory + static_cast<size_t>(y) * w * 4, w * 4);
-      }
-    }
+    if (at.index_bytes == 1) widen_rows<int8_t>(at.memory, out);
+    if (at.index_bytes == 2) widen_rows<int16_t>(at.memory, out);
+    if (at.index_bytes == 4) widen_rows<int32_t>(at.memory, out);
     return Status::Ok();
   }
   const uint8_t* from = at.memory;

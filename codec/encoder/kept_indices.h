@@ -10,13 +10,15 @@
 // only to find that piece.
 //
 // Where a tile's indices as they are fit half the budget (with what is held
-// already), they are kept so instead: each block as int16 where its
-// magnitudes fit 15 bits (Mb + F <= 15: the 9/7's indices are clipped below
-// 2^(Mb + F)), else int32, in one piece for the tile that the tile asks for
-// before its first block is kept. No packing and no unpacking: the tile's
-// choice depends on the image and the options alone, and a block kept
-// either way codes to the same bytes (packed_indices.h: the indices packed
-// as zeros code and measure as zeros).
+// already), they are kept so instead: each block's in the fewest bytes
+// (int8, int16 or int32) that its largest magnitude needs (its HT plane
+// statistics give it), in one piece for the tile that the tile asks for
+// before its first block is kept, with room for each block at the bytes
+// its Mb + F bits need (the 9/7's indices are clipped below 2^(Mb + F)).
+// No packing and no unpacking: the tile's choice depends on the image and
+// the options alone, and a block kept either way codes to the same bytes
+// (packed_indices.h: the indices packed as zeros code and measure as
+// zeros).
 #pragma once
 
 #include <atomic>
@@ -39,14 +41,14 @@ struct KeptIndices {
   const uint8_t* memory = nullptr;  // null when on disk
   SpilledBlock spilled;
   uint32_t bytes = 0;  // packed, or as they are
-  // 2 or 4: `memory` holds the indices as they are, int16 or int32, row by
-  // row; 0: packed.
+  // 1, 2 or 4: `memory` holds the indices as they are, int8, int16 or
+  // int32, row by row; 0: packed.
   uint8_t index_bytes = 0;
 };
 
-// The bytes each index of a block takes kept as it is: 2 where its
-// magnitudes fit 15 bits (Mb + F, `magnitude_bits`), else 4.
-inline int kept_index_bytes(int magnitude_bits) { return magnitude_bits <= 15 ? 2 : 4; }
+// The bytes an index takes kept as it is where every magnitude lies below
+// 2^magnitude_bits: 1, 2 or 4.
+inline int kept_index_bytes(int magnitude_bits) { return magnitude_bits <= 7 ? 1 : magnitude_bits <= 15 ? 2 : 4; }
 
 // Memory for indices kept as they are that outlives one encode: a batch
 // lane's (CallResources::kept_indices), reused by its next file, whose
@@ -55,6 +57,14 @@ inline int kept_index_bytes(int magnitude_bits) { return magnitude_bits <= 15 ? 
 struct KeptIndexMemory {
   std::unique_ptr<std::byte[]> bytes;
   uint64_t size = 0;
+};
+
+// A tile's room for its blocks' indices as they are (raw_room's), taken a
+// block at a time from any thread.
+struct KeptRoom {
+  uint8_t* memory = nullptr;
+  uint64_t size = 0;
+  std::atomic<uint64_t> used = 0;
 };
 
 class KeptIndexStore {
@@ -75,11 +85,13 @@ class KeptIndexStore {
   // Only while no keep() is under way (before a tile's first block), so
   // that the answer depends on the image and options alone.
   uint8_t* raw_room(uint64_t bytes);
-  // Keeps `indices` as they are, `index_bytes` (2 or 4) each, at `to` (room
-  // for the block's, from raw_room); from any thread. Nothing where an
-  // index does not fit int16 (a 5/3 index is not clipped to Mb bits): the
-  // caller packs that block instead.
-  static std::optional<KeptIndices> keep_raw(PlaneView<const int32_t> indices, int index_bytes, uint8_t* to);
+  // Keeps `indices`, every magnitude below 2^magnitude_bits, as they are
+  // (kept_index_bytes each) in `room` (raw_room's, counted at `most_bytes`
+  // an index, a cache line a block); from any thread. Nothing where they
+  // need more than `most_bytes` (a 5/3 index is not clipped to Mb bits):
+  // the caller packs that block instead.
+  static std::optional<KeptIndices> keep_raw(PlaneView<const int32_t> indices, int magnitude_bits, int most_bytes,
+                                             KeptRoom& room);
 
   uint64_t bytes_in_memory() const { return held_; }
   uint64_t bytes_on_disk() const { return file_.bytes(); }

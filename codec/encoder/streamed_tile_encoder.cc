@@ -213,22 +213,16 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
   }
-  // The tile's indices as they are where they fit the store's room for them
-  // (kept_indices.h): each block's place in it, a cache line apart.
-  std::vector<uint64_t> raw_at;
-  uint8_t* raw = nullptr;
+  // The tile's indices as they are where the most they take fits the
+  // store's room for them (kept_indices.h), a cache line a block.
+  KeptRoom raw;
   if (estimated) {
-    raw_at.resize(blocks.size());
-    uint64_t bytes = 0;
-    for (size_t slot = 0; slot < blocks.size(); ++slot) {
-      const EncodeBlock& b = blocks[slot];
-      raw_at[slot] = bytes;
+    for (const EncodeBlock& b : blocks)
       if (b.place.width > 0 && b.place.height > 0)
-        bytes += (static_cast<uint64_t>(b.place.width * b.place.height) *
-                      static_cast<uint64_t>(kept_index_bytes(b.num_bitplanes + b.fraction_bits)) +
-                  63) & ~uint64_t{63};
-    }
-    raw = setup_.kept_store->raw_room(bytes);
+        raw.size += (static_cast<uint64_t>(b.place.width * b.place.height) *
+                         static_cast<uint64_t>(kept_index_bytes(b.num_bitplanes + b.fraction_bits)) +
+                     63) & ~uint64_t{63};
+    raw.memory = setup_.kept_store->raw_room(raw.size);
   }
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
@@ -428,9 +422,11 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
         const PlaneView<const int32_t> indices = b.place.in(batch.planes[b.place.component].ints());
-        if (raw) {
+        if (raw.memory) {
+          // Its largest magnitude lies below 2^(planes + F) (plane_estimate.h).
           const std::optional<KeptIndices> as_they_are = KeptIndexStore::keep_raw(
-              indices, kept_index_bytes(b.num_bitplanes + b.fraction_bits), raw + raw_at[slots[i]]);
+              indices, batch.ht_estimates[i].planes + b.fraction_bits,
+              kept_index_bytes(b.num_bitplanes + b.fraction_bits), raw);
           if (as_they_are) {
             kept_indices_[slots[i]] = *as_they_are;
             return;

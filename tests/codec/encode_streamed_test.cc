@@ -364,42 +364,45 @@ TEST(EncodeStreamed, HtIndicesInALanesReusedMemoryGiveTheSameBytes) {
   }
 }
 
-// Indices kept as they are: each block back exactly (none zeroed), int16
-// and int32, rows of any width; a block that does not fit int16 refused
+// Indices kept as they are: each block back exactly (none zeroed) from
+// int8, int16 and int32, rows of any width, each in the bytes its largest
+// magnitude needs; a block that needs more than its room's bytes refused
 // (the caller packs it); the room only within half the budget.
 TEST(KeptIndexStore, GivesBackEachBlockAsItIs) {
   std::mt19937 rng(7);
-  KeptIndexStore store(uint64_t{1} << 20);
-  EXPECT_EQ(store.raw_room(uint64_t{1} << 20), nullptr);
-  // 24 blocks of at most 64 x 64 x 4 bytes.
-  uint8_t* room = store.raw_room(uint64_t{1} << 19);
-  ASSERT_NE(room, nullptr);
-  EXPECT_EQ(store.raw_room(1), nullptr);
-  size_t at = 0;
-  for (int k = 0; k < 24; ++k) {
+  KeptIndexStore store(uint64_t{1} << 21);
+  EXPECT_EQ(store.raw_room((uint64_t{1} << 20) + 1), nullptr);
+  KeptRoom room;
+  // 36 blocks of at most 64 x 64 x 4 bytes.
+  room.size = uint64_t{36} << 14;
+  room.memory = store.raw_room(room.size);
+  ASSERT_NE(room.memory, nullptr);
+  EXPECT_EQ(store.raw_room(uint64_t{1} << 19), nullptr);
+  for (int k = 0; k < 36; ++k) {
     const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
-    const int index_bytes = k % 2 == 0 ? 2 : 4;
-    const int32_t range = index_bytes == 2 ? 32767 : 1 << 30;
-    std::uniform_int_distribution<int32_t> v(-range - (index_bytes == 2 ? 1 : 0), range);
+    const int magnitude_bits = k % 3 == 0 ? 7 : k % 3 == 1 ? 15 : 30;
+    const int32_t range = (int32_t{1} << magnitude_bits) - 1;
+    std::uniform_int_distribution<int32_t> v(-range, range);
     std::vector<int32_t> plane(static_cast<size_t>((w + 5) * h), 7);
     std::vector<int32_t> want;
     for (int64_t y = 0; y < h; ++y)
       for (int64_t x = 0; x < w; ++x) want.push_back(plane[static_cast<size_t>(y * (w + 5) + x)] = v(rng));
-    const std::optional<KeptIndices> kept = KeptIndexStore::keep_raw({plane.data(), w, h, w + 5}, index_bytes, room + at);
+    const PlaneView<const int32_t> block{plane.data(), w, h, w + 5};
+    // Room at fewer bytes than the block needs: refused.
+    if (magnitude_bits > 7) {
+      EXPECT_FALSE(KeptIndexStore::keep_raw(block, magnitude_bits, 1, room).has_value());
+    }
+    const std::optional<KeptIndices> kept = KeptIndexStore::keep_raw(block, magnitude_bits, 4, room);
     ASSERT_TRUE(kept.has_value()) << "block " << k;
-    at += (static_cast<size_t>(w * h * index_bytes) + 63) & ~size_t{63};
+    EXPECT_EQ(kept->index_bytes, kept_index_bytes(magnitude_bits));
+    EXPECT_EQ(kept->bytes, static_cast<uint32_t>(w * h * kept_index_bytes(magnitude_bits)));
     std::vector<int32_t> back(want.size(), -1);
     ASSERT_TRUE(store.read(*kept, {back.data(), w, h, w}).ok());
-    EXPECT_TRUE(back == want) << "block " << k << " " << w << "x" << h << " int" << index_bytes * 8;
+    EXPECT_TRUE(back == want) << "block " << k << " " << w << "x" << h << " " << magnitude_bits << " bits";
     // Read as a block of another size: refused.
     EXPECT_FALSE(store.read(*kept, {back.data(), w, h + 1, w}).ok());
-    if (index_bytes == 2) {
-      // One index past int16, anywhere in the block: refused.
-      plane[static_cast<size_t>(static_cast<int64_t>(rng() % h) * (w + 5) + static_cast<int64_t>(rng() % w))] =
-          k % 4 == 0 ? 32768 : -32769;
-      EXPECT_FALSE(KeptIndexStore::keep_raw({plane.data(), w, h, w + 5}, 2, room + at).has_value()) << "block " << k;
-    }
   }
+  EXPECT_LE(room.used.load(), room.size);
 }
 
 // The packer (packed_indices.h) against its plain reference: the same bytes
