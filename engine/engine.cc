@@ -13,6 +13,7 @@
 
 #include "codec/decoder/decode_call.h"
 #include "codec/encoder/encode_call.h"
+#include "codec/encoder/kept_indices.h"
 #include "codec/stages/device_raster.h"
 #include "codec/stages/device_rule.h"
 #include "codec/stages/device_tile_stages.h"
@@ -150,6 +151,7 @@ Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side, int th
   lane->resources.dwt = std::move(backend);
   lane->resources.pool = lane->pool.get();
   share_with(side, *lane);
+  if (&side == &encode_) lane->resources.kept_indices = std::make_shared<codec::KeptIndexMemory>();
   if (&side == &encode_ && !lane->resources.block_encoder) {
     // The CUDA DWT (EngineOptions::dwt) brings Tier-1 to the device too.
     MALLAT_ASSIGN_OR_RETURN(lane->resources.block_encoder,

@@ -79,7 +79,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   }
   // A streamed encode's HT blocks under rate control by estimates keep
   // their indices until every block's estimate is in (kept_indices.h).
-  KeptIndexStore kept_store(options.coded_memory_budget);
+  KeptIndexStore kept_store(options.coded_memory_budget, resources.kept_indices.get());
   if (coding.sink && setup.ht_estimated) setup.kept_store = &kept_store;
 
   // Every tile is transformed and Tier-1 coded first, so the allocator sees

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -219,6 +220,17 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_blocks_ = blocks;
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
+  }
+  // The tile's indices as they are where the most they take fits the
+  // store's room for them (kept_indices.h), a cache line a block.
+  KeptRoom raw;
+  if (estimated) {
+    for (const EncodeBlock& b : blocks)
+      if (b.place.width > 0 && b.place.height > 0)
+        raw.size += (static_cast<uint64_t>(b.place.width * b.place.height) *
+                         static_cast<uint64_t>(kept_index_bytes(b.num_bitplanes + b.fraction_bits)) +
+                     63) & ~uint64_t{63};
+    raw.memory = setup_.kept_store->raw_room(raw.size);
   }
   const size_t nc = layout_.components.size();
   const dwt::Wavelet wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
@@ -426,14 +438,24 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       return Status::Ok();
     }
     if (estimated) {
-      // Quantised and estimated; each block's indices packed on its thread.
+      // Quantised and estimated; each block's indices kept on its thread.
       batch.ht_statistics = true;
       std::vector<Status> kept(batch.blocks.size());
       entropy::BatchWork work = beside;
       work.each = [&](size_t i) {
         const EncodeBlock& b = batch.blocks[i];
-        Result<KeptIndices> at =
-            setup_.kept_store->keep(b.place.in(batch.planes[b.place.component].ints()), b.fraction_bits);
+        const PlaneView<const int32_t> indices = b.place.in(batch.planes[b.place.component].ints());
+        if (raw.memory) {
+          // Its largest magnitude lies below 2^(planes + F) (plane_estimate.h).
+          const std::optional<KeptIndices> as_they_are = KeptIndexStore::keep_raw(
+              indices, batch.ht_estimates[i].planes + b.fraction_bits,
+              kept_index_bytes(b.num_bitplanes + b.fraction_bits), raw);
+          if (as_they_are) {
+            kept_indices_[slots[i]] = *as_they_are;
+            return;
+          }
+        }
+        Result<KeptIndices> at = setup_.kept_store->keep(indices, b.fraction_bits);
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };

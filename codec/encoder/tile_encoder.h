@@ -164,7 +164,7 @@ class TileEncoder {
   const MainHeader& main_header() const { return *setup_.main; }
 
   // Under TileCodingSetup::ht_estimated, code() stops after quantisation
-  // and keeps the tile's indices (code_rows each block's, packed:
+  // and keeps the tile's indices (code_rows each block's, as they are or packed:
   // kept_indices.h): each block's estimate (by slot, as blocks()) for rate
   // control to choose planes from, ...
   std::span<const entropy::HtPlaneEstimate> ht_estimates() const;

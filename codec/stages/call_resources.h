@@ -17,6 +17,7 @@
 namespace mallat::codec {
 
 class DeviceTileContext;  // codec/stages/device_tile_stages.h
+struct KeptIndexMemory;   // codec/encoder/kept_indices.h
 struct StageTimes;        // codec/api/stage_times.h
 
 struct CallResources {
@@ -49,6 +50,10 @@ struct CallResources {
   // gives it in device memory here (device_raster.h) and leaves the host's
   // raster empty; tiles the device runner decodes never leave the device.
   std::shared_ptr<uint8_t>* device_raster = nullptr;
+  // When set, a streamed HT encode under a size target keeps its first
+  // tile's indices as they are here (kept_indices.h), memory a batch lane
+  // reuses from file to file. One call at a time.
+  std::shared_ptr<KeptIndexMemory> kept_indices;
 };
 
 }  // namespace mallat::codec

@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/encoder/encode_call.h"
 #include "codec/encoder/kept_indices.h"
 #include "codec/encoder/packed_indices.h"
 #include "common/image.h"
@@ -215,22 +217,29 @@ TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
 }
 
 // HT rate control by estimates keeps each block's indices until every
-// block's estimate is in: past the memory budget on disk, the same bytes.
-TEST(EncodeStreamed, HtIndicesOnDiskPastTheBudgetGiveTheSameBytes) {
-  const Image image = test_image(300, 260, 3, 8, false, 14);
-  for (bool reversible : {false, true}) {
-    EncodeOptions o = options();
-    o.style.ht = true;
-    o.reversible = reversible;
-    o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
-    o.rate_values = {1};
-    auto whole = encode(image, o);
-    ASSERT_TRUE(whole.ok()) << whole.status().message();
-    for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{1} << 30}) {
-      o.coded_memory_budget = budget;
-      auto lines = streamed(image, o);
-      ASSERT_TRUE(lines.ok()) << lines.status().message();
-      EXPECT_TRUE(*lines == *whole) << (reversible ? "5/3" : "9/7") << " budget " << budget;
+// block's estimate is in: as they are where they fit half the budget
+// (int16, or int32 for the 16-bit image's), packed in memory past that,
+// packed on disk past the budget; the same bytes each way, so a block the
+// store hands back wrong shows.
+TEST(EncodeStreamed, HtIndicesKeptAnyWayGiveTheSameBytes) {
+  const Image images[] = {test_image(300, 260, 3, 8, false, 14), test_image(150, 140, 1, 16, false, 15)};
+  for (const Image& image : images) {
+    for (bool reversible : {false, true}) {
+      EncodeOptions o = options();
+      o.style.ht = true;
+      o.reversible = reversible;
+      o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+      o.rate_values = {1};
+      auto whole = encode(image, o);
+      ASSERT_TRUE(whole.ok()) << whole.status().message();
+      // 600000: the 8-bit image's indices packed in memory, not as they are.
+      for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{600000}, uint64_t{1} << 30}) {
+        o.coded_memory_budget = budget;
+        auto lines = streamed(image, o);
+        ASSERT_TRUE(lines.ok()) << lines.status().message();
+        EXPECT_TRUE(*lines == *whole) << image.components[0].precision << "-bit " << (reversible ? "5/3" : "9/7")
+                                      << " budget " << budget;
+      }
     }
   }
 }
@@ -319,6 +328,81 @@ TEST(KeptIndexStore, GivesBackEachBlockInMemoryAndOnDisk) {
     EXPECT_LE(store.bytes_in_memory(), budget);
     EXPECT_EQ(store.bytes_on_disk() > 0, budget < (uint64_t{1} << 20)) << budget;
   }
+}
+
+// A batch lane's memory for indices kept as they are, reused from file to
+// file (CallResources::kept_indices): the same bytes for a small file, a
+// larger one (the memory grows), the small one again in the larger memory
+// (what the larger left there is not read), and a file of four tiles (the
+// first tile's room from the lane, the others the call's own).
+TEST(EncodeStreamed, HtIndicesInALanesReusedMemoryGiveTheSameBytes) {
+  const Image small = test_image(200, 150, 3, 8, false, 31), large = test_image(330, 260, 3, 8, false, 32);
+  CallResources resources;
+  resources.kept_indices = std::make_shared<KeptIndexMemory>();
+  EncodeOptions o = options();
+  o.style.ht = true;
+  o.reversible = false;
+  o.rate_kind = EncodeOptions::RateKind::kRatio;
+  o.rate_values = {20};
+  const std::pair<const Image*, uint32_t> files[] = {{&small, 0}, {&large, 0}, {&small, 0}, {&large, 128}};
+  uint64_t size = 0;
+  for (const auto& [image, tile] : files) {
+    o.tile_width = o.tile_height = tile;
+    auto whole = encode(*image, o);
+    ASSERT_TRUE(whole.ok()) << whole.status().message();
+    ImageRows rows{*image, {}};
+    std::vector<uint8_t> file;
+    const FileSink sink = [&](std::span<const uint8_t> piece) {
+      file.insert(file.end(), piece.begin(), piece.end());
+      return Status::Ok();
+    };
+    ASSERT_TRUE(encode_streamed(rows.source(), o, resources, sink, nullptr).ok());
+    EXPECT_TRUE(file == *whole) << image->width() << "x" << image->height() << " tiles " << tile;
+    EXPECT_GE(resources.kept_indices->size, size);
+    size = resources.kept_indices->size;
+    EXPECT_GT(size, 0u);
+  }
+}
+
+// Indices kept as they are: each block back exactly (none zeroed) from
+// int8, int16 and int32, rows of any width, each in the bytes its largest
+// magnitude needs; a block that needs more than its room's bytes refused
+// (the caller packs it); the room only within half the budget.
+TEST(KeptIndexStore, GivesBackEachBlockAsItIs) {
+  std::mt19937 rng(7);
+  KeptIndexStore store(uint64_t{1} << 21);
+  EXPECT_EQ(store.raw_room((uint64_t{1} << 20) + 1), nullptr);
+  KeptRoom room;
+  // 36 blocks of at most 64 x 64 x 4 bytes.
+  room.size = uint64_t{36} << 14;
+  room.memory = store.raw_room(room.size);
+  ASSERT_NE(room.memory, nullptr);
+  EXPECT_EQ(store.raw_room(uint64_t{1} << 19), nullptr);
+  for (int k = 0; k < 36; ++k) {
+    const int64_t w = 1 + static_cast<int64_t>(rng() % 64), h = 1 + static_cast<int64_t>(rng() % 64);
+    const int magnitude_bits = k % 3 == 0 ? 7 : k % 3 == 1 ? 15 : 30;
+    const int32_t range = (int32_t{1} << magnitude_bits) - 1;
+    std::uniform_int_distribution<int32_t> v(-range, range);
+    std::vector<int32_t> plane(static_cast<size_t>((w + 5) * h), 7);
+    std::vector<int32_t> want;
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x) want.push_back(plane[static_cast<size_t>(y * (w + 5) + x)] = v(rng));
+    const PlaneView<const int32_t> block{plane.data(), w, h, w + 5};
+    // Room at fewer bytes than the block needs: refused.
+    if (magnitude_bits > 7) {
+      EXPECT_FALSE(KeptIndexStore::keep_raw(block, magnitude_bits, 1, room).has_value());
+    }
+    const std::optional<KeptIndices> kept = KeptIndexStore::keep_raw(block, magnitude_bits, 4, room);
+    ASSERT_TRUE(kept.has_value()) << "block " << k;
+    EXPECT_EQ(kept->index_bytes, kept_index_bytes(magnitude_bits));
+    EXPECT_EQ(kept->bytes, static_cast<uint32_t>(w * h * kept_index_bytes(magnitude_bits)));
+    std::vector<int32_t> back(want.size(), -1);
+    ASSERT_TRUE(store.read(*kept, {back.data(), w, h, w}).ok());
+    EXPECT_TRUE(back == want) << "block " << k << " " << w << "x" << h << " " << magnitude_bits << " bits";
+    // Read as a block of another size: refused.
+    EXPECT_FALSE(store.read(*kept, {back.data(), w, h + 1, w}).ok());
+  }
+  EXPECT_LE(room.used.load(), room.size);
 }
 
 // The packer (packed_indices.h) against its plain reference: the same bytes
