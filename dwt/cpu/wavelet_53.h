@@ -35,6 +35,13 @@ struct Reversible53 {
     hor_sr_53_avx2<Reversible53>(s, d, row, sp);
     scale_samples(row, sp.sn + sp.dn, factor);
   }
+  // Samples [j0, j1) of the same, which ring_sweep.h's load_and_iterate
+  // takes a span of columns at a time.
+  static void inverse_interleaved_span(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp,
+                                       int32_t factor, int64_t j0, int64_t j1) {
+    hor_sr_53_avx2_span<Reversible53>(s, d, row, sp, j0, j1);
+    scale_samples(row + j0, j1 - j0, factor);
+  }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
   // HOR_SD in one pass (hor_sd.h), which lifting.h's forward_row_apart takes.
