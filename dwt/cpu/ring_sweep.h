@@ -60,6 +60,14 @@ void load_and_iterate(const T* s, const T* d, T* ring, int64_t w, int64_t x0, in
     W::inverse_interleaved_span(s, d, row, sp, factor, c0, c1);
     lifter.top = ring + c0;
     lifter.w = c1 - c0;
+    if constexpr (requires(const T* a, T* b, T* c, const T* d) { W::inverse_rows(a, b, c, d, w); }) {
+      // A two-step wavelet whose iteration updates low-pass row i - 1 and
+      // then high-pass row i - 2, rows i - 3 .. i all inside the column.
+      if (i >= 3 && !lifter.is_high(i - 1)) {
+        W::inverse_rows(lifter.row(i - 3), lifter.row(i - 2), lifter.row(i - 1), lifter.row(i), c1 - c0);
+        continue;
+      }
+    }
     lifter.j = 1;
     W::inverse(lifter);
   }
