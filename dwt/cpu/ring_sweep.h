@@ -55,19 +55,25 @@ void load_and_iterate(const T* s, const T* d, T* ring, int64_t w, int64_t x0, in
   lifter.slots = slots;
   lifter.skip_scales = true;
   lifter.i = i;
+  // A two-step wavelet (inverse_rows) whose iteration updates low-pass row
+  // i - 1 and then high-pass row i - 2, rows i - 3 .. i all inside the
+  // column: their slots found once for all spans.
+  constexpr bool has_rows = requires(const T* a, T* b, T* c, const T* e) { W::inverse_rows(a, b, c, e, w); };
+  const bool rows_inside = has_rows && i >= 3 && !lifter.is_high(i - 1);
+  T* const above = rows_inside ? lifter.row(i - 3) : nullptr;
+  T* const high = rows_inside ? lifter.row(i - 2) : nullptr;
+  T* const low = rows_inside ? lifter.row(i - 1) : nullptr;
   for (int64_t c0 = 0; c0 < w; c0 += kRingSpan) {
     const int64_t c1 = std::min(w, c0 + kRingSpan);
     W::inverse_interleaved_span(s, d, row, sp, factor, c0, c1);
-    lifter.top = ring + c0;
-    lifter.w = c1 - c0;
-    if constexpr (requires(const T* a, T* b, T* c, const T* d) { W::inverse_rows(a, b, c, d, w); }) {
-      // A two-step wavelet whose iteration updates low-pass row i - 1 and
-      // then high-pass row i - 2, rows i - 3 .. i all inside the column.
-      if (i >= 3 && !lifter.is_high(i - 1)) {
-        W::inverse_rows(lifter.row(i - 3), lifter.row(i - 2), lifter.row(i - 1), lifter.row(i), c1 - c0);
+    if constexpr (has_rows) {
+      if (rows_inside) {
+        W::inverse_rows(above + c0, high + c0, low + c0, row + c0, c1 - c0);
         continue;
       }
     }
+    lifter.top = ring + c0;
+    lifter.w = c1 - c0;
     lifter.j = 1;
     W::inverse(lifter);
   }
