@@ -39,8 +39,12 @@ class LineInverse {
   // tc: the tile-component (or reduced resolution) rectangle on its grid;
   // levels: 0..32. T is int32_t for Wavelet::k53, float for Wavelet::k97.
   // isa: the CPU kernels' instruction set whose results to give (the CPU
-  // backend's default is kBest).
-  LineInverse(const Rect& tc, int levels, BandRowSource<T> source, cpu::Isa isa = cpu::Isa::kBest);
+  // backend's default is kBest). fused: each row's HOR_SR and the vertical
+  // steps it completes run together a span of columns at a time where the
+  // kernels have that (LineKernels::load_and_iterate), the same samples;
+  // false keeps the two passes, the reference tests compare it with.
+  LineInverse(const Rect& tc, int levels, BandRowSource<T> source, cpu::Isa isa = cpu::Isa::kBest,
+              bool fused = true);
   ~LineInverse();
   LineInverse(const LineInverse&) = delete;
   LineInverse& operator=(const LineInverse&) = delete;

@@ -57,19 +57,25 @@ inline void synthesise_samples(const int32_t* s, const int32_t* d, int32_t* row,
 // neighbours: low k needs dt[k - 1], dt[k]; high k needs lows k and k + 1.
 // Pairs whose neighbours all lie inside the bands need no extension; the
 // vector loop takes eight of those at a time, the rest go one sample at a time.
+// This computes samples [j0, j1) of the row only (each sample's value does
+// not depend on which others are computed with it), so that a caller can
+// work on a row a cache-resident span of columns at a time.
 // s and d are only read.
 template <typename W>
-void hor_sr_53_avx2(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp) {
-  const int64_t n = sp.sn + sp.dn;
+void hor_sr_53_avx2_span(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp, int64_t j0,
+                         int64_t j1) {
   const int64_t odd = sp.odd_first ? 1 : 0;
   const int32_t* dt = d + odd;
   int32_t* out = row + odd;
   const int64_t first = 1 - odd;  // dt[first - 1] is d[0]
   const int64_t end = std::min(sp.sn - 1, sp.dn - odd - 1);  // s[k + 1] and dt[k + 1] exist below it
+  // The pairs wholly inside [j0, j1): odd + 2k >= j0 and odd + 2k + 1 < j1.
+  const int64_t k0 = std::max(first, (j0 - odd + 1) / 2);
+  const int64_t k1 = std::min(end, (j1 - odd) / 2);
   const __m256i two = _mm256_set1_epi32(2);
   auto load = [](const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
-  int64_t k = first;
-  for (; k + 8 <= end; k += 8) {
+  int64_t k = k0;
+  for (; k + 8 <= k1; k += 8) {
     // The band rows come from buffers of a whole code-block row, mostly out
     // of L2 by now: asked for 2 KiB ahead, they arrive in time (a prefetch
     // past the row's end is harmless). 3840x2048 HT decode, one thread:
@@ -89,8 +95,14 @@ void hor_sr_53_avx2(const int32_t* s, const int32_t* d, int32_t* row, const Spli
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * k), _mm256_permute2x128_si256(a, b, 0x20));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * k + 8), _mm256_permute2x128_si256(a, b, 0x31));
   }
-  synthesise_samples<W>(s, d, row, sp, 0, odd + 2 * first);
-  synthesise_samples<W>(s, d, row, sp, odd + 2 * k, n);
+  synthesise_samples<W>(s, d, row, sp, j0, std::min(j1, odd + 2 * k0));
+  synthesise_samples<W>(s, d, row, sp, std::max(j0, odd + 2 * k), j1);
+}
+
+// The whole row.
+template <typename W>
+void hor_sr_53_avx2(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp) {
+  hor_sr_53_avx2_span<W>(s, d, row, sp, 0, sp.sn + sp.dn);
 }
 #endif
 

@@ -35,6 +35,12 @@ struct LineKernels {
   // overwrites s and d.
   void (*inverse_row_apart_lifted)(T* s, T* d, T* row, int64_t n, int64_t i0, T factor);
   T low_scale, high_scale;
+  // inverse_row_apart into slot i (i < h, n >= 2, s and d only read) and
+  // then ring_iteration i, a span of columns at a time while it is in L1,
+  // bit for bit the two calls (ring_sweep.h); null where this build has no
+  // HOR_SR of a span of a row (apart_reads_only's one-pass kernels).
+  void (*load_and_iterate)(const T* s, const T* d, T* ring, int64_t w, int64_t x0, int64_t h, int64_t slots,
+                           bool odd_first, int64_t i, T factor);
 };
 
 namespace generic {

@@ -27,6 +27,19 @@ struct Reversible53 {
     l.on_s([](int32_t x, int32_t a, int32_t b) { return inverse_s(x, a, b); });
     l.on_d([](int32_t x, int32_t a, int32_t b) { return inverse_d(x, a, b); });
   }
+  // Both steps above on n columns of four consecutive rows of a column,
+  // none of them an extension's mirror image: the low-pass row `low` from
+  // its neighbours `high` (before its own step) and `below`, then the
+  // high-pass row `high` from `above` and the new `low`, column by column,
+  // so that each row is read and written once rather than twice.
+  static void inverse_rows(const int32_t* __restrict above, int32_t* __restrict high, int32_t* __restrict low,
+                           const int32_t* __restrict below, int64_t n) {
+    for (int64_t x = 0; x < n; ++x) {
+      const int32_t s = inverse_s(low[x], high[x], below[x]);
+      low[x] = s;
+      high[x] = inverse_d(high[x], above[x], s);
+    }
+  }
 #if defined(__AVX2__)
   // HOR_SR in one pass (hor_sr_53.h), which lifting.h's inverse_row_apart
   // takes where a wavelet has it.
@@ -34,6 +47,13 @@ struct Reversible53 {
                                   int32_t factor) {
     hor_sr_53_avx2<Reversible53>(s, d, row, sp);
     scale_samples(row, sp.sn + sp.dn, factor);
+  }
+  // Samples [j0, j1) of the same, which ring_sweep.h's load_and_iterate
+  // takes a span of columns at a time.
+  static void inverse_interleaved_span(const int32_t* s, const int32_t* d, int32_t* row, const Split& sp,
+                                       int32_t factor, int64_t j0, int64_t j1) {
+    hor_sr_53_avx2_span<Reversible53>(s, d, row, sp, j0, j1);
+    scale_samples(row + j0, j1 - j0, factor);
   }
 #endif
 #if defined(__AVX2__) && defined(__FMA__)

@@ -1,6 +1,8 @@
 // LineInverse against the whole-plane inverse: the CPU backend bit for bit
 // (5/3 and 9/7) and the reference (5/3 exactly), on many random shapes,
-// origins of either parity and 0..levels that empty the coarse levels.
+// origins of either parity and 0..levels that empty the coarse levels; and
+// its fused 5/3 path (HOR_SR and the vertical steps a span of columns at a
+// time) against its two passes, on rows longer than several spans.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "dwt/cpu/cpu_backend.h"
+#include "dwt/cpu/line_kernels.h"
 #include "dwt/line_inverse.h"
 #include "dwt/reference.h"
 
@@ -23,7 +26,8 @@ struct Shape {
 // The plane's rows as LineInverse gives them, the bands read from the
 // packed layout (geometry.h) of `coefficients`.
 template <typename T>
-std::vector<T> line_inverse(const std::vector<T>& coefficients, const Shape& s, cpu::Isa isa = cpu::Isa::kBest) {
+std::vector<T> line_inverse(const std::vector<T>& coefficients, const Shape& s, cpu::Isa isa = cpu::Isa::kBest,
+                            bool fused = true) {
   const Rect tc{s.x0, s.y0, s.x0 + s.w, s.y0 + s.h};
   std::vector<int64_t> next_row(4 * 40, 0);
   // Each band's row in a buffer of its own (the transform overwrites it),
@@ -45,7 +49,7 @@ std::vector<T> line_inverse(const std::vector<T>& coefficients, const Shape& s, 
     }
     return r.data();
   };
-  LineInverse<T> inverse(tc, s.levels, source, isa);
+  LineInverse<T> inverse(tc, s.levels, source, isa, fused);
   std::vector<T> out;
   for (int64_t y = 0; y < s.h; ++y) {
     const T* row = inverse.next_row();
@@ -98,6 +102,30 @@ TEST(DwtLineInverse, Reversible53EqualsCpuBackendAndReference) {
     EXPECT_EQ(got, whole_plane(c, s, *cpu)) << name(s);
     EXPECT_EQ(got, whole_plane(c, s, *reference)) << name(s);
   }
+}
+
+TEST(DwtLineInverse, Reversible53FusedEqualsTwoPasses) {
+  if (cpu::line_kernels_53(cpu::Isa::kBest).load_and_iterate == nullptr) GTEST_SKIP() << "no fused kernels here";
+  std::mt19937 rng(53);
+  std::uniform_int_distribution<int32_t> value(-4000, 4000);
+  int64_t cases = 0;
+  // Widths about the span of 512 columns and several spans long, odd and
+  // even; heights 1..40; origins of either parity in both directions.
+  for (int64_t w : {2, 3, 5, 16, 17, 511, 512, 513, 1023, 1026, 1537, 4099}) {
+    for (int64_t h = 1; h <= 40; ++h) {
+      for (int64_t x0 : {0, 1, 3}) {
+        const int64_t y0 = (h + x0) % 2;
+        const Shape s{x0, y0, w, h, static_cast<int>(1 + (h + w) % 3)};
+        std::vector<int32_t> c(static_cast<size_t>(s.w * s.h));
+        for (int32_t& x : c) x = value(rng);
+        const std::vector<int32_t> fused = line_inverse(c, s, cpu::Isa::kBest, true);
+        const std::vector<int32_t> plain = line_inverse(c, s, cpu::Isa::kBest, false);
+        ASSERT_EQ(fused, plain) << name(s);
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 12 * 40 * 3);
 }
 
 TEST(DwtLineInverse, Irreversible97EqualsCpuBackendBitForBit) {
