@@ -3,6 +3,7 @@
 // low-pass band is scaled by 1/K and the high-pass band by K on analysis.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "dwt/cpu/hor_sd.h"
@@ -18,10 +19,21 @@ constexpr float kDelta = static_cast<float>(lifting97::kDelta);
 constexpr float kK = static_cast<float>(lifting97::kK);
 constexpr float kInvK = static_cast<float>(1.0 / lifting97::kK);
 
+// A lifting step x +- c (a + b). Where the build has FMA it is one fused
+// multiply-add, written out rather than left to the compiler's contraction,
+// which other flags (the sanitizers') can turn off: the one-pass row kernels
+// (hor_sd.h, hor_sr_97.h) and the CUDA transform fuse it always, and every
+// path must give the same floats.
 template <int kSign>
 struct Step {
   float c;
-  float operator()(float x, float a, float b) const { return kSign > 0 ? x + c * (a + b) : x - c * (a + b); }
+  float operator()(float x, float a, float b) const {
+#if defined(__FMA__)
+    return std::fma(kSign > 0 ? c : -c, a + b, x);
+#else
+    return kSign > 0 ? x + c * (a + b) : x - c * (a + b);
+#endif
+  }
 };
 
 struct Irreversible97 {
