@@ -5,7 +5,7 @@
 // step lagging the one before by a sample so that it reads only values
 // already in registers. Each sample sees the operations of lifting.h's loops
 // (forward_row_apart_lifted) in their order: a 9/7 step is fma(c, a + b, x),
-// as g++ contracts x + c * (a + b) under -mfma, and a scaling one multiply;
+// as wavelet_97.h's Step computes it under -mfma, and a scaling one multiply;
 // so the results equal that path's bit for bit (tests/dwt/hor_sd_test.cc).
 // The row's ends, where the extension of F.4.7 applies, come from that path
 // run on a few samples at each end.
@@ -70,7 +70,7 @@ struct RowLanes {
   static __m256 next(__m256 down_cur, __m256 down_next) { return _mm256_blend_ps(down_cur, down_next, 0x80); }
   // v[k-1..k+6] from rotate_up of v[k..k+7] and of v[k-8..k-1].
   static __m256 previous(__m256 up_cur, __m256 up_prev) { return _mm256_blend_ps(up_cur, up_prev, 0x01); }
-  // A 9/7 lifting step x + c * (a + b), rounded once as the contracted loops are.
+  // A 9/7 lifting step x + c * (a + b), rounded once as the loops' Step is.
   static __m256 lift(float c, __m256 x, __m256 a, __m256 b) {
     return _mm256_fmadd_ps(_mm256_set1_ps(c), _mm256_add_ps(a, b), x);
   }

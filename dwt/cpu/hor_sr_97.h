@@ -4,9 +4,10 @@
 // the one before by a pair so that it reads only values already in registers
 // or loaded, and stored interleaved. Each sample sees the operations of
 // lifting.h's loops (inverse_row_apart_lifted) in their order: the scaling
-// one multiply, a step fma(-c, a + b, x) as g++ contracts x - c * (a + b)
-// under -mfma; a scaled sample is kept from being contracted into the sum
-// that reads it (opaque), as the loops store it between their passes. So
+// one multiply, a step fma(-c, a + b, x) as wavelet_97.h's Step computes
+// x - c * (a + b) under -mfma; a scaled sample is kept from being
+// contracted into the sum that reads it (opaque), as the loops store it
+// between their passes. So
 // the results equal that path's bit for bit (tests/dwt/hor_sr_97_test.cc);
 // a factor scaling the row after is one multiply more.
 // The row's ends, where the extension applies, come from that path run on a
