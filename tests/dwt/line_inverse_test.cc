@@ -140,7 +140,10 @@ TEST(DwtLineInverse, Irreversible97EqualsCpuBackendBitForBit) {
       const std::vector<float> got = line_inverse(c, s, isa);
       const std::vector<float> want = whole_plane(c, s, *cpu);
       ASSERT_EQ(got.size(), want.size());
-      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << name(s) << " " << cpu->name();
+      // Bit for bit (memcmp: -0 and 0 differ); an empty shape has no data to compare.
+      if (!got.empty()) {
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << name(s) << " " << cpu->name();
+      }
     }
   }
 }
