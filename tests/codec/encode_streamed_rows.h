@@ -105,7 +105,7 @@ Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o
   return file;
 }
 
-void expect_same(const Image& image, const EncodeOptions& o, const std::string& what) {
+[[maybe_unused]] void expect_same(const Image& image, const EncodeOptions& o, const std::string& what) {
   auto whole = encode(image, o);
   ASSERT_TRUE(whole.ok()) << what << ": " << whole.status().message();
   ASSERT_EQ(why_not_streamed(image, o), "") << what;
@@ -114,7 +114,7 @@ void expect_same(const Image& image, const EncodeOptions& o, const std::string& 
   EXPECT_TRUE(*whole == *lines) << what << ": " << whole->size() << " bytes whole, " << lines->size() << " streamed";
 }
 
-EncodeOptions options(int resolutions = 6) {
+[[maybe_unused]] EncodeOptions options(int resolutions = 6) {
   EncodeOptions o;
   o.resolutions = resolutions;
   o.threads = 2;

@@ -24,26 +24,10 @@
 #include "codec/tier2/tile_geometry.h"
 #include "codec/tier2/tile_packets.h"
 #include "common/thread_pool.h"
+#include "tests/codec/encode_streamed_rows.h"
 
 namespace mallat::codec {
 namespace {
-
-Image ramp_image(int64_t w, int64_t h, int components) {
-  Image image;
-  std::mt19937 rng(static_cast<uint32_t>(w * 31 + h));
-  for (int c = 0; c < components; ++c) {
-    Component comp;
-    comp.width = w;
-    comp.height = h;
-    comp.precision = 8;
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x)
-        comp.samples.push_back(static_cast<int32_t>((x * 3 + y * 5 + c * 40 + static_cast<int64_t>(rng() % 48)) % 256));
-    image.components.push_back(std::move(comp));
-  }
-  image.color_space = components >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
-  return image;
-}
 
 struct Case {
   std::string name;
@@ -153,7 +137,7 @@ void expect_two_steps_read_alike(std::span<const uint8_t> stream, int decode_lay
 }
 
 TEST(TilePacketsInTwoSteps, EachPrecinctIsFinalWhenItsPacketsAreTold) {
-  const Image image = ramp_image(150, 110, 3);
+  const Image image = test_image(150, 110, 3, 8, false, 41);
   for (const Case& c : cases()) {
     auto bytes = encode(image, c.encode);
     ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
@@ -199,7 +183,7 @@ class Collect final : public RowSink {
 // One tile, on pools of 2, 4 and 8 threads (the packets read ahead; from 4,
 // the first rows' blocks decoded ahead too, waiting for their packets).
 TEST(TilePacketsInTwoSteps, StreamedDecodeReadingAheadGivesDecodesResults) {
-  const Image image = ramp_image(300, 260, 3);
+  const Image image = test_image(300, 260, 3, 8, false, 42);
   for (const Case& c : cases()) {
     auto bytes = encode(image, c.encode);
     ASSERT_TRUE(bytes.ok()) << c.name;
