@@ -1,6 +1,7 @@
 // A fixed pool of worker threads with a blocking parallel_for. Work items are
-// handed out by an atomic counter, so the order of results never depends on
-// scheduling: callers write item i's output to slot i.
+// handed out one at a time from a counter under the pool's lock (run_items),
+// and callers write item i's output to slot i, so the results never depend
+// on scheduling.
 #pragma once
 
 #include <condition_variable>
