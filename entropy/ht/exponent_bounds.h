@@ -3,7 +3,7 @@
 // and the GPU (common/host_device.h). Internal to the HT coder.
 //
 // In an HT cleanup pass every significant sample of a quad spends U_q - i_n
-// MagSgn bits (15444-15 C.3.3, C.3.5), U_q the quad's exponent bound, the
+// MagSgn bits (15444-15 Annex C), U_q the quad's exponent bound, the
 // largest exponent E = bit width of 2 mu - 1 of its samples (mu the
 // magnitude at the cleanup plane) where it exceeds kappa_q. A quad whose
 // largest-exponent samples all sit just above an exponent's first magnitude
@@ -19,10 +19,9 @@
 // saved (the quad's significant samples and its u_q's residual). Only the
 // values coded change: every decoder reads the stream as any other.
 //
-// Measured on the shared photos at 0.25-2 bpp (bench/rate_psnr.py): about
-// 0.03 dB more PSNR at the same size against the plain index, for the
-// cleanup alone and with refinement passes; a narrower or wider dead zone at
-// the plane, or samples of a quad dropped to zero, lost.
+// The choice is the block coder's: it alone sees each quad's bound and
+// kappa_q (C.3.3), where the bits a sample costs are decided; a dead zone
+// moved at the plane, the same for every sample, does not see them.
 #pragma once
 
 #include <cstdint>
