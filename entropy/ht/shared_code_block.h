@@ -134,7 +134,8 @@ MALLAT_HD inline SharedT1Result encode_ht_block_shared(const SharedT1Block& bloc
   }
   result.zero_bitplanes = static_cast<int8_t>(mb - 1 - p);
   ht::BoundedBytes segment(out.buffer + 1, out.capacity > 0 ? out.capacity - 1 : 0);
-  const ht::LoweringEffect lowering = ht_lowers_exponent_bounds(settings.distortions, f)
+  // A block whose indices at the plane stay below 2 has no quad to lower.
+  const ht::LoweringEffect lowering = ht_lowers_exponent_bounds(settings.distortions, f) && (all >> shift) >= 2
                                           ? ht::lower_exponent_bounds(c, shift, settings.refinement, state.lowered)
                                           : ht::LoweringEffect{};
   const ht::LoweredSamples* lowered = lowering.any ? &state.lowered : nullptr;
