@@ -4,10 +4,12 @@
 #include "entropy/ht/code_block.h"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 #include <vector>
 
 #include "entropy/ht/cpu/cleanup_kernels.h"
+#include "entropy/ht/exponent_bounds.h"
 #include "entropy/ht/passes.h"
 #include "entropy/ht/shared_code_block.h"
 #include "entropy/ebcot/internal.h"
@@ -32,6 +34,24 @@ std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offs
   return ht_cleanup_decrease(c, shift, all);
 }
 #endif
+
+// `c` with the samples `lowered` names coded one index lower at `shift`, in
+// a buffer of this thread's.
+PlaneView<const int32_t> lowered_copy(PlaneView<const int32_t> c, int shift, const ht::LoweredSamples& lowered) {
+  thread_local std::vector<int32_t> copy;
+  const int64_t w = c.width, h = c.height;
+  copy.resize(static_cast<size_t>(w * h));
+  for (int64_t y = 0; y < h; ++y) std::copy(c.row(y), c.row(y) + w, copy.data() + y * w);
+  // The mask's bits are the copy's samples in order (y * w + x).
+  for (int k = 0; k * 32 < w * h; ++k) {
+    for (uint32_t left = lowered.bits[k]; left != 0; left &= left - 1) {
+      int32_t& v = copy[static_cast<size_t>(k * 32 + std::countr_zero(left))];
+      const auto m = static_cast<int32_t>(ht::lowered_magnitude(ht::detail::magnitude_of(v), shift));
+      v = v < 0 ? -m : m;
+    }
+  }
+  return {copy.data(), w, h, w};
+}
 
 }  // namespace
 
@@ -65,19 +85,32 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
     return out;
   }
   out.zero_bitplanes = num_bitplanes - 1 - p;
-  ht::encode_cleanup(coefficients, shift, out.data);
+  // The values coded: the indices, or their copy with the lowered samples
+  // one index lower (entropy/ht/exponent_bounds.h), for the fast coders.
+  ht::LoweringEffect lowering;
+  PlaneView<const int32_t> coded_values = coefficients;
+  // A block whose indices at the plane stay below 2 has no quad to lower.
+  if (ht_lowers_exponent_bounds(settings.distortions, fraction_bits) && (all >> shift) >= 2) {
+    thread_local ht::LoweredSamples lowered;
+    lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, lowered);
+    if (lowering.any) coded_values = lowered_copy(coefficients, shift, lowered);
+  }
+  ht::encode_cleanup(coded_values, shift, out.data);
   const auto lcup = static_cast<uint32_t>(out.data.size());
-  out.passes.push_back({lcup, true, settings.distortions ? ht_cleanup_decrease_cpu(coefficients, shift, all) : 0.0});
+  double cleanup_decrease = settings.distortions ? ht_cleanup_decrease_cpu(coefficients, shift, all) : 0.0;
+  if (lowering.any) cleanup_decrease += lowering.cleanup;
+  out.passes.push_back({lcup, true, cleanup_decrease});
   out.num_passes = 1;
   if (settings.refinement) {
     thread_local std::vector<uint8_t> refinement;
     const ht::RefinementCoded coded =
-        ht::encode_refinement(coefficients, shift - 1, settings.vertical_causal, refinement);
+        ht::encode_refinement(coded_values, shift - 1, settings.vertical_causal, refinement);
     out.data.insert(out.data.end(), refinement.begin(), refinement.end());
     const auto total = static_cast<uint32_t>(out.data.size());
     const double keep = settings.distortions ? 1.0 : 0.0;
+    const double magref_decrease = lowering.any ? coded.magref_decrease + lowering.magref : coded.magref_decrease;
     out.passes.push_back({lcup + coded.sigprop_length, false, keep * coded.sigprop_decrease});
-    out.passes.push_back({total, true, keep * coded.magref_decrease});
+    out.passes.push_back({total, true, keep * magref_decrease});
     out.num_passes = 3;
   }
   detail::scale_distortions(out, fraction_bits);

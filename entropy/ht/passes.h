@@ -48,6 +48,12 @@ bool decode_cleanup(std::span<const uint8_t> segment, int p, int planes_above, P
 void encode_cleanup_reference(PlaneView<const int32_t> coefficients, int shift, std::vector<uint8_t>& segment);
 bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int planes_above, PlaneView<int32_t> out);
 
+// The samples a cleanup at `shift` codes one index lower and what that
+// changes in the passes' decreases (entropy/ht/exponent_bounds.h): its
+// lower_exponent_bounds with the candidate quads found in vector lanes; the
+// same mask and sums (tests/entropy/ht_exponent_bounds_test.cc).
+LoweringEffect lower_exponent_bounds_cpu(PlaneView<const int32_t> c, int shift, bool refinement, LoweredSamples& out);
+
 // The refinement segment: SigProp (forward from its start) and MagRef
 // (backward from its end) for plane `shift`, the cleanup having coded the
 // planes above it (entropy/ht/shared_refinement.h, which says how).

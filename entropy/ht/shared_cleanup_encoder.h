@@ -16,6 +16,7 @@
 #include "common/plane_view.h"
 #include "entropy/ht/bit_streams.h"
 #include "entropy/ht/cleanup_encoding.h"
+#include "entropy/ht/exponent_bounds.h"
 #include "entropy/ht/quad_rows.h"
 #include "entropy/ht/shared_cleanup_decoder.h"
 #include "entropy/ht/vlc_tables.h"
@@ -73,10 +74,11 @@ MALLAT_HD inline int bit_width_nonzero(uint32_t v) {
 #endif
 }
 
-// Sample n of a quad, of value `value`, into q.
-MALLAT_HD inline void add_sample(Quad& q, int n, int32_t value, int shift) {
+// Sample n of a quad, of value `value`, into q; `lowered`: coded one index
+// lower (entropy/ht/exponent_bounds.h).
+MALLAT_HD inline void add_sample(Quad& q, int n, int32_t value, int shift, bool lowered = false) {
   const uint32_t magnitude = value < 0 ? 0u - static_cast<uint32_t>(value) : static_cast<uint32_t>(value);
-  const uint32_t mu = magnitude >> shift;
+  const uint32_t mu = (magnitude >> shift) - (lowered ? 1u : 0u);
   if (mu == 0) return;
   q.rho |= 1 << n;
   q.e[n] = bit_width_nonzero(2 * mu - 1);
@@ -89,25 +91,37 @@ MALLAT_HD inline void add_sample(Quad& q, int n, int32_t value, int shift) {
 // samples 0..3 at (2q, 0), (2q, 1), (2q + 1, 0), (2q + 1, 1) of the pair
 // (C.1); those outside the block are insignificant. Each sample by its own
 // call, so that the quad's arrays stay in registers on the device.
-MALLAT_HD inline Quad load_quad(const int32_t* top, const int32_t* bottom, int width, int q, int shift) {
+// `lowered`: the samples coded one index lower, a pattern like rho's.
+MALLAT_HD inline Quad load_quad(const int32_t* top, const int32_t* bottom, int width, int q, int shift,
+                                int lowered = 0) {
   const int x = 2 * q;
   const bool right = x + 1 < width;
   Quad quad;
-  add_sample(quad, 0, top[x], shift);
-  add_sample(quad, 1, bottom ? bottom[x] : 0, shift);
-  add_sample(quad, 2, right ? top[x + 1] : 0, shift);
-  add_sample(quad, 3, right && bottom ? bottom[x + 1] : 0, shift);
+  add_sample(quad, 0, top[x], shift, (lowered & 1) != 0);
+  add_sample(quad, 1, bottom ? bottom[x] : 0, shift, (lowered & 2) != 0);
+  add_sample(quad, 2, right ? top[x + 1] : 0, shift, (lowered & 4) != 0);
+  add_sample(quad, 3, right && bottom ? bottom[x + 1] : 0, shift, (lowered & 8) != 0);
   return quad;
+}
+
+// Quad q's lowered samples in the row pair from row y, as load_quad takes them.
+MALLAT_HD inline int lowered_pattern(const LoweredSamples& l, int width, int height, int y, int q) {
+  const int x = 2 * q;
+  const bool right = x + 1 < width, bottom = y + 1 < height;
+  return (is_lowered(l, width, x, y) ? 1 : 0) | (bottom && is_lowered(l, width, x, y + 1) ? 2 : 0) |
+         (right && is_lowered(l, width, x + 1, y) ? 4 : 0) |
+         (right && bottom && is_lowered(l, width, x + 1, y + 1) ? 8 : 0);
 }
 
 }  // namespace detail
 
 // Encodes the cleanup segment coding every magnitude |c| >> shift (below
 // 2^31, not all zero; a block at most 1024 wide and 4096 samples) into
-// `segment`, which the caller checks for overflow.
+// `segment`, which the caller checks for overflow; the samples `lowered`
+// names (if any) one index lower.
 MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficients, int shift,
                                             const SharedVlcTables& tables, CleanupEncodeState& state,
-                                            BoundedBytes& segment) {
+                                            BoundedBytes& segment, const LoweredSamples* lowered = nullptr) {
   BoundedBytes mel_bytes(state.mel, CleanupEncodeState::kMelCapacity);
   BoundedBytes vlc_bytes(state.vlc, CleanupEncodeState::kVlcCapacity);
   BasicMelEncoder<BoundedBytes> mel(mel_bytes);
@@ -142,7 +156,8 @@ MALLAT_HD inline void encode_cleanup_shared(PlaneView<const int32_t> coefficient
       int u[2] = {0, 0};
       for (int j = 0; j < 2 && qx + j < quads_wide; ++j) {
         const int q = qx + j;
-        const detail::Quad quad = detail::load_quad(top, bottom, width, q, shift);
+        const detail::Quad quad = detail::load_quad(
+            top, bottom, width, q, shift, lowered ? detail::lowered_pattern(*lowered, width, height, y, q) : 0);
         const int rho_ne = rho_above[q + 2];
         const int e_s = e_above[2 * q + 2], e_e = e_above[2 * q + 3];
         const int c_q = initial ? initial_row_context(rho_left) : other_row_context(rho_left, rho_nw, rho_n, rho_ne);

