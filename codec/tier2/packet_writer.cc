@@ -1,7 +1,10 @@
 #include "codec/tier2/packet_writer.h"
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 
+#include "common/large_buffer.h"
 #include "common/thread_pool.h"
 
 namespace mallat::codec {
@@ -122,22 +125,13 @@ void keep_header(const PacketOutput& out, std::span<const uint8_t> header) {
   out.kept_headers->lengths.push_back(static_cast<uint32_t>(header.size()));
 }
 
-// One packet's data to out.data or out.data_sink: its SOP marker, its
-// header (empty where the headers are packed), then the new passes' bytes
-// of its blocks (B.9). Returns the bytes put.
-Result<uint64_t> put_packet_data(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
-                                 std::span<const uint8_t> sop, std::span<const uint8_t> header,
-                                 const PacketOutput& out) {
+// Hands `put` the pieces of one packet's data in order: its SOP marker,
+// its header (empty where the headers are packed), then the new passes'
+// bytes of its blocks (B.9).
+template <typename Put>
+Status for_each_data_piece(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                           std::span<const uint8_t> sop, std::span<const uint8_t> header, Put&& put) {
   const LayerPasses& layers = *what.layers;
-  uint64_t put_bytes = 0;
-  const auto put = [&](std::span<const uint8_t> piece) -> Status {
-    put_bytes += piece.size();
-    if (out.data) {
-      out.data->insert(out.data->end(), piece.begin(), piece.end());
-      return Status::Ok();
-    }
-    return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
-  };
   MALLAT_RETURN_IF_ERROR(put(sop));
   MALLAT_RETURN_IF_ERROR(put(header));
   const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
@@ -151,7 +145,16 @@ Result<uint64_t> put_packet_data(const TilePrecincts& precincts, const TilePacke
     const uint32_t to = block->passes[now - 1].cumulative_length;
     MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
   }
-  return put_bytes;
+  return Status::Ok();
+}
+
+// One piece of the packets' data to out.data or out.data_sink.
+Status put_piece(const PacketOutput& out, std::span<const uint8_t> piece) {
+  if (out.data) {
+    out.data->insert(out.data->end(), piece.begin(), piece.end());
+    return Status::Ok();
+  }
+  return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
 }
 
 // The packets sized without their data, on what.pool: each precinct's
@@ -170,6 +173,17 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     if (added) by_precinct.emplace_back();
     by_precinct[at->second].push_back(i);
   }
+  // The precincts with most code-blocks first, so that the largest do not
+  // start last while the others' threads idle (the pool hands out items in
+  // order).
+  std::vector<size_t> largest_first(by_precinct.size());
+  for (size_t g = 0; g < largest_first.size(); ++g) largest_first[g] = g;
+  const auto blocks_of = [&](size_t g) {
+    const PacketId& id = what.sequence[by_precinct[g].front()];
+    return precincts.coder(id.component, id.resolution, id.precinct).code_blocks();
+  };
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return blocks_of(a) > blocks_of(b); });
   std::vector<CodedPacket> coded(count);
   const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
   std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
@@ -177,7 +191,7 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
     std::vector<CodeBlockContribution> contributions;
     std::vector<uint8_t> header, sop;
-    for (const size_t i : by_precinct[static_cast<size_t>(g)]) {
+    for (const size_t i : by_precinct[largest_first[static_cast<size_t>(g)]]) {
       Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
                                           out.packed_headers, contributions, header, sop);
       if (!c.ok()) {
@@ -201,12 +215,157 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   return total;
 }
 
+// Each packet's SOP marker one after another, where there are any (A.8.1).
+std::vector<uint8_t> sop_markers(const TilePacketsToWrite& what) {
+  std::vector<uint8_t> sops;
+  if (!what.sop) return sops;
+  sops.reserve(what.sequence.size() * kSopBytes);
+  for (size_t i = 0; i < what.sequence.size(); ++i) write_sop(static_cast<uint16_t>(i & 0xFFFF), sops);
+  return sops;
+}
+
+// Hands `put` the pieces of the packets' data in the sequence's order
+// (for_each_data_piece), from a sizing's packets and kept headers and the
+// packets' `sops` (sop_markers); a packet whose pieces add up to other
+// than its sizing is an error.
+template <typename Put>
+Status for_each_sized_piece(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                            std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                            std::span<const uint8_t> sops, Put&& put) {
+  size_t header_at = 0;
+  for (size_t i = 0; i < what.sequence.size(); ++i) {
+    const std::span<const uint8_t> sop = what.sop ? sops.subspan(i * kSopBytes, kSopBytes) : std::span<const uint8_t>();
+    std::span<const uint8_t> header;
+    if (kept) {
+      if (header_at + kept->lengths[i] > kept->bytes.size())
+        return internal_error("packets: the kept headers end early");
+      header = std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]);
+      header_at += kept->lengths[i];
+    }
+    uint64_t bytes = 0;
+    MALLAT_RETURN_IF_ERROR(
+        for_each_data_piece(precincts, what, what.sequence[i], sop, header, [&](std::span<const uint8_t> piece) {
+          bytes += piece.size();
+          return put(piece);
+        }));
+    if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
+  }
+  return Status::Ok();
+}
+
+// A piece of a tile's packet data that lies elsewhere (an SOP marker, a
+// header the sizing kept, a block's passes) and where it starts in the
+// data.
+struct DataPiece {
+  const uint8_t* from = nullptr;
+  uint64_t bytes = 0;
+  uint64_t at = 0;
+};
+
+// Bytes [begin, end) of the data that `pieces` lay out to `to`, in items of
+// `item_bytes` on the pool.
+void copy_data_pieces(std::span<const DataPiece> pieces, uint64_t begin, uint64_t end, uint8_t* to, ThreadPool& pool,
+                      uint64_t item_bytes) {
+  const uint64_t items = (end - begin + item_bytes - 1) / item_bytes;
+  pool.parallel_for(static_cast<int64_t>(items), [&](int64_t k) {
+    const uint64_t lo = begin + static_cast<uint64_t>(k) * item_bytes;
+    const uint64_t hi = std::min(lo + item_bytes, end);
+    // The piece that holds byte lo: the last that starts at or before it
+    // (the first starts at 0).
+    auto piece = std::upper_bound(pieces.begin(), pieces.end(), lo,
+                                  [](uint64_t byte, const DataPiece& p) { return byte < p.at; }) - 1;
+    for (; piece != pieces.end() && piece->at < hi; ++piece) {
+      const uint64_t from = std::max(lo, piece->at);
+      const uint64_t until = std::min(hi, piece->at + piece->bytes);
+      std::memcpy(to + (from - begin), piece->from + (from - piece->at), until - from);
+    }
+  });
+}
+
+// write_packet_data on what.pool: the pieces listed on this thread, then
+// copied on the pool, to out.data at once or through out.data_sink in
+// chunks of what.split.chunk_bytes.
+Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                 std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                                 const PacketOutput& out) {
+  const std::vector<uint8_t> sops = sop_markers(what);
+  std::vector<DataPiece> pieces;
+  uint64_t total = 0;
+  MALLAT_RETURN_IF_ERROR(for_each_sized_piece(precincts, what, packets, kept, sops, [&](std::span<const uint8_t> piece) {
+    if (!piece.empty()) pieces.push_back({piece.data(), piece.size(), total});
+    total += piece.size();
+    return Status::Ok();
+  }));
+  const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
+  if (out.data) {
+    const size_t base = out.data->size();
+    if (out.data->capacity() < base + total) {
+      std::vector<uint8_t> grown;
+      reserve_large(grown, base + total);
+      grown.assign(out.data->begin(), out.data->end());
+      out.data->swap(grown);
+    }
+    out.data->resize(base + total);
+    copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
+    return Status::Ok();
+  }
+  // One chunk's memory for them all, first touched by the copies on the
+  // pool (large_buffer.h).
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, std::min(what.split.chunk_bytes, total));
+  const std::unique_ptr<std::byte[]> chunk = allocate_large(static_cast<size_t>(chunk_bytes));
+  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk.get());
+  for (uint64_t begin = 0; begin < total;) {
+    const uint64_t end = std::min(total, begin + chunk_bytes);
+    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
+    MALLAT_RETURN_IF_ERROR((*out.data_sink)(std::span<const uint8_t>(to, static_cast<size_t>(end - begin))));
+    begin = end;
+  }
+  return Status::Ok();
+}
+
+// The bytes of the blocks' passes that the packets carry (their data less
+// SOP markers and headers), to judge whether they are worth the pool.
+Result<uint64_t> body_bytes(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  const LayerPasses& layers = *what.layers;
+  if (layers.empty()) return uint64_t{0};
+  uint64_t bytes = 0;
+  for (size_t slot = 0; slot < precincts.code_blocks(); ++slot) {
+    const int passes = layers.back()[what.first_block + slot];
+    if (passes <= 0) continue;
+    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(slot));
+    bytes += block->passes[static_cast<size_t>(passes) - 1].cumulative_length;
+  }
+  return bytes;
+}
+
+// Whether the packets go on what.pool: there is one of several threads,
+// and the blocks' bytes reach what.split.least_bytes.
+Result<bool> on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  if (what.pool == nullptr || what.pool->size() <= 1) return false;
+  MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes, body_bytes(precincts, what));
+  return bytes >= what.split.least_bytes;
+}
+
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
-  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what));
-  if (what.pool != nullptr && what.pool->size() > 1 && !out.data && !out.data_sink)
-    return size_packets_on_pool(precincts, what, out);
+  MALLAT_ASSIGN_OR_RETURN(const bool pool, on_pool(precincts, what));
+  TilePacketsToWrite alone = what;
+  if (!pool) alone.pool = nullptr;
+  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, alone));
+  if (pool && !out.data && !out.data_sink) return size_packets_on_pool(precincts, what, out);
+  if (pool) {
+    // Sized on the pool, the headers kept, then the data laid out from the
+    // sizes: the same bytes as the loop below.
+    std::vector<PacketBytes> sizes;
+    KeptHeaders kept;
+    PacketOutput sizing{out.packed_headers, nullptr, out.headers, &sizes};
+    if (!out.packed_headers) sizing.kept_headers = &kept;
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t total, size_packets_on_pool(precincts, what, sizing));
+    MALLAT_RETURN_IF_ERROR(write_packet_data_on_pool(precincts, what, sizes, out.packed_headers ? nullptr : &kept, out));
+    if (out.packets) out.packets->insert(out.packets->end(), sizes.begin(), sizes.end());
+    return total;
+  }
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;
@@ -218,8 +377,8 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     if (out.packed_headers && out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
     if (out.data || out.data_sink) {
       MALLAT_RETURN_IF_ERROR(
-          put_packet_data(precincts, what, id, sop, out.packed_headers ? std::span<const uint8_t>() : header, out)
-              .status());
+          for_each_data_piece(precincts, what, id, sop, out.packed_headers ? std::span<const uint8_t>() : header,
+                              [&](std::span<const uint8_t> piece) { return put_piece(out, piece); }));
     } else {
       keep_header(out, header);
     }
@@ -235,22 +394,10 @@ Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrit
   const size_t count = what.sequence.size();
   if (packets.size() != count || (kept && kept->lengths.size() != count))
     return internal_error("packets: the sizing kept other packets than these");
-  std::vector<uint8_t> sop;
-  size_t header_at = 0;
-  for (size_t i = 0; i < count; ++i) {
-    sop.clear();
-    if (what.sop) write_sop(static_cast<uint16_t>(i & 0xFFFF), sop);
-    std::span<const uint8_t> header;
-    if (kept) {
-      if (header_at + kept->lengths[i] > kept->bytes.size())
-        return internal_error("packets: the kept headers end early");
-      header = std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]);
-      header_at += kept->lengths[i];
-    }
-    MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes, put_packet_data(precincts, what, what.sequence[i], sop, header, out));
-    if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
-  }
-  return Status::Ok();
+  MALLAT_ASSIGN_OR_RETURN(const bool pool, on_pool(precincts, what));
+  if (pool && (out.data || out.data_sink)) return write_packet_data_on_pool(precincts, what, packets, kept, out);
+  return for_each_sized_piece(precincts, what, packets, kept, sop_markers(what),
+                              [&](std::span<const uint8_t> piece) { return put_piece(out, piece); });
 }
 
 }  // namespace mallat::codec
