@@ -1,6 +1,7 @@
 #include "codec/tier2/packet_writer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 
@@ -174,8 +175,7 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     by_precinct[at->second].push_back(i);
   }
   // The precincts with most code-blocks first, so that the largest do not
-  // start last while the others' threads idle (the pool hands out items in
-  // order).
+  // start last while the other threads idle.
   std::vector<size_t> largest_first(by_precinct.size());
   for (size_t g = 0; g < largest_first.size(); ++g) largest_first[g] = g;
   const auto blocks_of = [&](size_t g) {
@@ -188,20 +188,28 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
   std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
   std::vector<Status> failed(count);
-  what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
+  // One pool item per thread, each taking the next precinct in turn: its
+  // contributions' memory serves precinct after precinct, as the one-thread
+  // loop's serves packet after packet (a fresh list per precinct would
+  // allocate every block's lengths again).
+  std::atomic<size_t> next{0};
+  const size_t items = std::min(by_precinct.size(), static_cast<size_t>(what.pool->size()));
+  what.pool->parallel_for(static_cast<int64_t>(items), [&](int64_t) {
     std::vector<CodeBlockContribution> contributions;
     std::vector<uint8_t> header, sop;
-    for (const size_t i : by_precinct[largest_first[static_cast<size_t>(g)]]) {
-      Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
-                                          out.packed_headers, contributions, header, sop);
-      if (!c.ok()) {
-        // The precinct's later packets would start from a state this one
-        // did not reach: the first failure in the sequence is reported.
-        failed[i] = c.status();
-        return;
+    for (size_t g = next++; g < by_precinct.size(); g = next++) {
+      for (const size_t i : by_precinct[largest_first[g]]) {
+        Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
+                                            out.packed_headers, contributions, header, sop);
+        if (!c.ok()) {
+          // The precinct's later packets would start from a state this one
+          // did not reach: the first failure in the sequence is reported.
+          failed[i] = c.status();
+          break;
+        }
+        coded[i] = *c;
+        if (keep) headers[i] = header;
       }
-      coded[i] = *c;
-      if (keep) headers[i] = header;
     }
   });
   uint64_t total = 0;
@@ -309,11 +317,13 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
     copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
     return Status::Ok();
   }
-  // One chunk's memory for them all, first touched by the copies on the
-  // pool (large_buffer.h).
+  // One chunk's memory for them all, in a huge page where the chunk is one
+  // (large_buffer.h): fresh memory's page faults would cost about what the
+  // copies do.
   const uint64_t chunk_bytes = std::max<uint64_t>(1, std::min(what.split.chunk_bytes, total));
-  const std::unique_ptr<std::byte[]> chunk = allocate_large(static_cast<size_t>(chunk_bytes));
-  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk.get());
+  const size_t sizes[] = {static_cast<size_t>(chunk_bytes)};
+  const std::vector<std::shared_ptr<std::byte[]>> chunk = allocate_large_pieces(sizes);
+  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk[0].get());
   for (uint64_t begin = 0; begin < total;) {
     const uint64_t end = std::min(total, begin + chunk_bytes);
     copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
@@ -323,33 +333,16 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
   return Status::Ok();
 }
 
-// The bytes of the blocks' passes that the packets carry (their data less
-// SOP markers and headers), to judge whether they are worth the pool.
-Result<uint64_t> body_bytes(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
-  const LayerPasses& layers = *what.layers;
-  if (layers.empty()) return uint64_t{0};
-  uint64_t bytes = 0;
-  for (size_t slot = 0; slot < precincts.code_blocks(); ++slot) {
-    const int passes = layers.back()[what.first_block + slot];
-    if (passes <= 0) continue;
-    MALLAT_ASSIGN_OR_RETURN(const entropy::EncodedCodeBlock* block, what.block(slot));
-    bytes += block->passes[static_cast<size_t>(passes) - 1].cumulative_length;
-  }
-  return bytes;
-}
-
 // Whether the packets go on what.pool: there is one of several threads,
-// and the blocks' bytes reach what.split.least_bytes.
-Result<bool> on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
-  if (what.pool == nullptr || what.pool->size() <= 1) return false;
-  MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes, body_bytes(precincts, what));
-  return bytes >= what.split.least_bytes;
+// and the tile has what.split.least_code_blocks.
+bool on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  return what.pool != nullptr && what.pool->size() > 1 && precincts.code_blocks() >= what.split.least_code_blocks;
 }
 
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
-  MALLAT_ASSIGN_OR_RETURN(const bool pool, on_pool(precincts, what));
+  const bool pool = on_pool(precincts, what);
   TilePacketsToWrite alone = what;
   if (!pool) alone.pool = nullptr;
   MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, alone));
@@ -394,8 +387,7 @@ Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrit
   const size_t count = what.sequence.size();
   if (packets.size() != count || (kept && kept->lengths.size() != count))
     return internal_error("packets: the sizing kept other packets than these");
-  MALLAT_ASSIGN_OR_RETURN(const bool pool, on_pool(precincts, what));
-  if (pool && (out.data || out.data_sink)) return write_packet_data_on_pool(precincts, what, packets, kept, out);
+  if (on_pool(precincts, what) && (out.data || out.data_sink)) return write_packet_data_on_pool(precincts, what, packets, kept, out);
   return for_each_sized_piece(precincts, what, packets, kept, sop_markers(what),
                               [&](std::span<const uint8_t> piece) { return put_piece(out, piece); });
 }

@@ -66,20 +66,21 @@ struct PacketOutput {
 // layer, B.10), then the data laid out from the packets' sizes and copied
 // in ranges on the pool.
 struct PacketPoolSplit {
-  // Below this many bytes of the blocks' passes a tile's packets are coded
-  // and written on one thread: a small tile's precincts and copies take
-  // less time than handing them to the pool's threads and listing the
-  // pieces.
-  static constexpr uint64_t kLeastBytes = uint64_t{256} << 10;
+  // Below this many code-blocks a tile's packets are coded and written on
+  // one thread: the pool is handed the tile four times (the precincts
+  // copied, their blocks set up, their packets coded, the data copied), at
+  // some tens of microseconds each, while the one-thread loop takes a
+  // fraction of a microsecond per block.
+  static constexpr size_t kLeastCodeBlocks = 1024;
   // Data that go to a sink are gathered into chunks of at most this many
-  // bytes, each handed over whole: the writer holds one chunk, not a copy
-  // of the tile's packets.
-  static constexpr uint64_t kChunkBytes = uint64_t{4} << 20;
+  // bytes, each handed over whole: the writer holds one chunk (a huge
+  // page), not a copy of the tile's packets.
+  static constexpr uint64_t kChunkBytes = uint64_t{2} << 20;
   // Each pool item copies this many bytes of the data, whatever the
   // packets' and blocks' sizes (one resolution's packet may hold most of a
   // tile).
   static constexpr uint64_t kItemBytes = uint64_t{64} << 10;
-  uint64_t least_bytes = kLeastBytes;
+  size_t least_code_blocks = kLeastCodeBlocks;
   uint64_t chunk_bytes = kChunkBytes;
   uint64_t item_bytes = kItemBytes;
 };
@@ -94,7 +95,7 @@ struct TilePacketsToWrite {
   // codec/encoder/coded_spill.h), or an error.
   std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
-  // A pool, if any: where the blocks' bytes reach split.least_bytes the
+  // A pool, if any: where the tile has split.least_code_blocks the
   // precincts' blocks are set up on it, their packets coded on it and their
   // data copied on it (PacketPoolSplit); `block` is then called from its
   // threads, and the pointers it gives must hold until the call returns.

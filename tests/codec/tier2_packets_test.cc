@@ -314,7 +314,7 @@ TEST_P(Tier2Packets, PacketsOnAPoolAreTheOneThreadPackets) {
     const TilePacketsToWrite what = to_write(w.sequence, coded, c);
     TilePacketsToWrite pooled = what;
     pooled.pool = &pool;
-    pooled.split.least_bytes = 0;  // these few bytes on the pool too
+    pooled.split.least_code_blocks = 0;  // these few blocks on the pool too
     pooled.split.chunk_bytes = 61;
     pooled.split.item_bytes = 7;
     std::vector<uint8_t> plain_headers, pool_headers;
