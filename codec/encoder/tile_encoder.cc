@@ -345,6 +345,9 @@ struct TileEncoder::PacketSource {
 Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(const LayerPasses& layers,
                                                                               size_t first_block,
                                                                               ThreadPool* pool) const {
+  // A small tile's packets are written on one thread (PacketPoolSplit), its
+  // blocks' points chosen so too.
+  if (blocks_.size() < PacketPoolSplit::kLeastCodeBlocks) pool = nullptr;
   const MainHeader& main = *setup_.main;
   const auto own = setup_.tile_progression_changes.find(index_);
   auto source = std::make_unique<PacketSource>();
@@ -399,8 +402,8 @@ Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(co
   what.sop = main.cod.sop;
   what.eph = main.cod.eph;
   // A spilled block is read into the one `loaded`: one thread only.
-  const bool on_disk =
-      setup_.spill != nullptr && std::any_of(blocks_.begin(), blocks_.end(), [](const CodedBlock& b) { return b.on_disk; });
+  const bool on_disk = setup_.spill != nullptr &&
+                       std::any_of(blocks_.begin(), blocks_.end(), [](const CodedBlock& b) { return b.on_disk; });
   if (!on_disk) what.pool = pool;
   return source;
 }

@@ -299,11 +299,12 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
   const std::vector<uint8_t> sops = sop_markers(what);
   std::vector<DataPiece> pieces;
   uint64_t total = 0;
-  MALLAT_RETURN_IF_ERROR(for_each_sized_piece(precincts, what, packets, kept, sops, [&](std::span<const uint8_t> piece) {
+  const auto list = [&](std::span<const uint8_t> piece) {
     if (!piece.empty()) pieces.push_back({piece.data(), piece.size(), total});
     total += piece.size();
     return Status::Ok();
-  }));
+  };
+  MALLAT_RETURN_IF_ERROR(for_each_sized_piece(precincts, what, packets, kept, sops, list));
   const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
   if (out.data) {
     const size_t base = out.data->size();
@@ -355,7 +356,8 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     PacketOutput sizing{out.packed_headers, nullptr, out.headers, &sizes};
     if (!out.packed_headers) sizing.kept_headers = &kept;
     MALLAT_ASSIGN_OR_RETURN(const uint64_t total, size_packets_on_pool(precincts, what, sizing));
-    MALLAT_RETURN_IF_ERROR(write_packet_data_on_pool(precincts, what, sizes, out.packed_headers ? nullptr : &kept, out));
+    MALLAT_RETURN_IF_ERROR(
+        write_packet_data_on_pool(precincts, what, sizes, out.packed_headers ? nullptr : &kept, out));
     if (out.packets) out.packets->insert(out.packets->end(), sizes.begin(), sizes.end());
     return total;
   }
@@ -387,7 +389,8 @@ Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrit
   const size_t count = what.sequence.size();
   if (packets.size() != count || (kept && kept->lengths.size() != count))
     return internal_error("packets: the sizing kept other packets than these");
-  if (on_pool(precincts, what) && (out.data || out.data_sink)) return write_packet_data_on_pool(precincts, what, packets, kept, out);
+  if (on_pool(precincts, what) && (out.data || out.data_sink))
+    return write_packet_data_on_pool(precincts, what, packets, kept, out);
   return for_each_sized_piece(precincts, what, packets, kept, sop_markers(what),
                               [&](std::span<const uint8_t> piece) { return put_piece(out, piece); });
 }
