@@ -232,32 +232,34 @@ std::vector<uint8_t> sop_markers(const TilePacketsToWrite& what) {
   return sops;
 }
 
-// Hands `put` the pieces of the packets' data in the sequence's order
-// (for_each_data_piece), from a sizing's packets and kept headers and the
-// packets' `sops` (sop_markers); a packet whose pieces add up to other
-// than its sizing is an error.
+// Where each packet's kept header starts among the kept bytes (all 0
+// where none are kept), then where the last ends.
+Result<std::vector<size_t>> kept_header_starts(const TilePacketsToWrite& what, const KeptHeaders* kept) {
+  std::vector<size_t> starts(what.sequence.size() + 1, 0);
+  if (!kept) return starts;
+  for (size_t i = 0; i < what.sequence.size(); ++i) starts[i + 1] = starts[i] + kept->lengths[i];
+  if (starts.back() > kept->bytes.size()) return internal_error("packets: the kept headers end early");
+  return starts;
+}
+
+// Hands `put` the pieces of packet i's data (for_each_data_piece) from a
+// sizing's packets and kept headers (header_at: where its header starts,
+// kept_header_starts) and the packets' `sops` (sop_markers); pieces that
+// add up to other than its sizing are an error.
 template <typename Put>
-Status for_each_sized_piece(const TilePrecincts& precincts, const TilePacketsToWrite& what,
-                            std::span<const PacketBytes> packets, const KeptHeaders* kept,
-                            std::span<const uint8_t> sops, Put&& put) {
-  size_t header_at = 0;
-  for (size_t i = 0; i < what.sequence.size(); ++i) {
-    const std::span<const uint8_t> sop = what.sop ? sops.subspan(i * kSopBytes, kSopBytes) : std::span<const uint8_t>();
-    std::span<const uint8_t> header;
-    if (kept) {
-      if (header_at + kept->lengths[i] > kept->bytes.size())
-        return internal_error("packets: the kept headers end early");
-      header = std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]);
-      header_at += kept->lengths[i];
-    }
-    uint64_t bytes = 0;
-    MALLAT_RETURN_IF_ERROR(
-        for_each_data_piece(precincts, what, what.sequence[i], sop, header, [&](std::span<const uint8_t> piece) {
-          bytes += piece.size();
-          return put(piece);
-        }));
-    if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
-  }
+Status sized_packet_pieces(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                           std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                           std::span<const uint8_t> sops, size_t i, size_t header_at, Put&& put) {
+  const std::span<const uint8_t> sop = what.sop ? sops.subspan(i * kSopBytes, kSopBytes) : std::span<const uint8_t>();
+  const std::span<const uint8_t> header =
+      kept ? std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]) : std::span<const uint8_t>();
+  uint64_t bytes = 0;
+  MALLAT_RETURN_IF_ERROR(
+      for_each_data_piece(precincts, what, what.sequence[i], sop, header, [&](std::span<const uint8_t> piece) {
+        bytes += piece.size();
+        return put(piece);
+      }));
+  if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
   return Status::Ok();
 }
 
@@ -290,21 +292,51 @@ void copy_data_pieces(std::span<const DataPiece> pieces, uint64_t begin, uint64_
   });
 }
 
-// write_packet_data on what.pool: the pieces listed on this thread, then
-// copied on the pool, to out.data at once or through out.data_sink in
-// chunks of what.split.chunk_bytes.
+// The pieces of the packets' data in the sequence's order, listed on
+// what.pool: each packet's from where its sizing puts it (many small
+// packets to a pool item together, a few large ones one each), then
+// joined. The packets' `sops` are sop_markers'.
+Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                                std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                                                std::span<const uint8_t> sops) {
+  const size_t count = what.sequence.size();
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> header_at, kept_header_starts(what, kept));
+  std::vector<uint64_t> packet_at(count, 0);
+  for (size_t i = 1; i < count; ++i) packet_at[i] = packet_at[i - 1] + packets[i - 1].data;
+  std::vector<std::vector<DataPiece>> listed(count);
+  std::vector<Status> failed(count);
+  const int64_t at_once = std::max<int64_t>(1, static_cast<int64_t>(count) / (8 * what.pool->size()));
+  what.pool->parallel_for_in_pieces(static_cast<int64_t>(count), at_once, [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    uint64_t at = packet_at[i];
+    const auto list = [&](std::span<const uint8_t> piece) {
+      if (!piece.empty()) listed[i].push_back({piece.data(), piece.size(), at});
+      at += piece.size();
+      return Status::Ok();
+    };
+    failed[i] = sized_packet_pieces(precincts, what, packets, kept, sops, i, header_at[i], list);
+  });
+  size_t listed_pieces = 0;
+  for (size_t i = 0; i < count; ++i) {
+    MALLAT_RETURN_IF_ERROR(failed[i]);
+    listed_pieces += listed[i].size();
+  }
+  std::vector<DataPiece> pieces;
+  pieces.reserve(listed_pieces);
+  for (const std::vector<DataPiece>& one : listed) pieces.insert(pieces.end(), one.begin(), one.end());
+  return pieces;
+}
+
+// write_packet_data on what.pool: the pieces listed, then copied in ranges
+// on the pool, to out.data at once or through out.data_sink in chunks of
+// what.split.chunk_bytes.
 Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what,
                                  std::span<const PacketBytes> packets, const KeptHeaders* kept,
                                  const PacketOutput& out) {
   const std::vector<uint8_t> sops = sop_markers(what);
-  std::vector<DataPiece> pieces;
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<DataPiece> pieces, list_data_pieces(precincts, what, packets, kept, sops));
   uint64_t total = 0;
-  const auto list = [&](std::span<const uint8_t> piece) {
-    if (!piece.empty()) pieces.push_back({piece.data(), piece.size(), total});
-    total += piece.size();
-    return Status::Ok();
-  };
-  MALLAT_RETURN_IF_ERROR(for_each_sized_piece(precincts, what, packets, kept, sops, list));
+  for (const PacketBytes& p : packets) total += p.data;
   const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
   if (out.data) {
     const size_t base = out.data->size();
@@ -391,8 +423,13 @@ Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrit
     return internal_error("packets: the sizing kept other packets than these");
   if (on_pool(precincts, what) && (out.data || out.data_sink))
     return write_packet_data_on_pool(precincts, what, packets, kept, out);
-  return for_each_sized_piece(precincts, what, packets, kept, sop_markers(what),
-                              [&](std::span<const uint8_t> piece) { return put_piece(out, piece); });
+  const std::vector<uint8_t> sops = sop_markers(what);
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> header_at, kept_header_starts(what, kept));
+  for (size_t i = 0; i < count; ++i) {
+    MALLAT_RETURN_IF_ERROR(sized_packet_pieces(precincts, what, packets, kept, sops, i, header_at[i],
+                                               [&](std::span<const uint8_t> piece) { return put_piece(out, piece); }));
+  }
+  return Status::Ok();
 }
 
 }  // namespace mallat::codec
