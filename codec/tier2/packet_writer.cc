@@ -350,10 +350,12 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
     copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
     return Status::Ok();
   }
-  // One chunk's memory for them all, in a huge page where the chunk is one
-  // (large_buffer.h): fresh memory's page faults would cost about what the
-  // copies do.
-  const uint64_t chunk_bytes = std::max<uint64_t>(1, std::min(what.split.chunk_bytes, total));
+  // One chunk's memory for them all, a whole chunk even for less data: in
+  // a huge page where the chunk is one (large_buffer.h), since fresh
+  // memory's page faults would cost about what the copies do (the pages
+  // not touched cost nothing).
+  if (total == 0) return Status::Ok();
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
   const size_t sizes[] = {static_cast<size_t>(chunk_bytes)};
   const std::vector<std::shared_ptr<std::byte[]>> chunk = allocate_large_pieces(sizes);
   uint8_t* const to = reinterpret_cast<uint8_t*>(chunk[0].get());
