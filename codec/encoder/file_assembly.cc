@@ -103,8 +103,17 @@ Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) con
         MALLAT_RETURN_IF_ERROR(sink(pieces.part_headers[part + next]));
       return Status::Ok();
     };
+    // A piece may run over the start of a tile-part (the packets' data in
+    // chunks): it is cut there, for the tile-part's header to go between.
     const std::function<Status(std::span<const uint8_t>)> data = [&](std::span<const uint8_t> piece) -> Status {
       MALLAT_RETURN_IF_ERROR(headers_up_to(written));
+      while (next < start.size() && start[next] - written < piece.size()) {
+        const size_t before = static_cast<size_t>(start[next] - written);
+        MALLAT_RETURN_IF_ERROR(sink(piece.first(before)));
+        written += before;
+        piece = piece.subspan(before);
+        MALLAT_RETURN_IF_ERROR(headers_up_to(written));
+      }
       written += piece.size();
       return sink(piece);
     };
@@ -112,7 +121,8 @@ Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) con
     PacketOutput out{packed, nullptr, nullptr, nullptr};
     out.data_sink = &data;
     MALLAT_RETURN_IF_ERROR(
-        tiles_[t]->packet_data(layers, first_block_[t], a.out[t].packets, packed ? nullptr : &a.out[t].kept, out));
+        tiles_[t]->packet_data(layers, first_block_[t], a.out[t].packets, packed ? nullptr : &a.out[t].kept, out,
+                               &pool_));
     MALLAT_RETURN_IF_ERROR(headers_up_to(UINT64_MAX));
     if (written != all) return internal_error("tile " + std::to_string(t) + ": its packets changed between passes");
     part += start.size();

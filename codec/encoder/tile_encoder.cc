@@ -345,6 +345,9 @@ struct TileEncoder::PacketSource {
 Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(const LayerPasses& layers,
                                                                               size_t first_block,
                                                                               ThreadPool* pool) const {
+  // A small tile's packets are written on one thread (PacketPoolSplit), its
+  // blocks' points chosen so too.
+  if (blocks_.size() < PacketPoolSplit::kLeastCodeBlocks) pool = nullptr;
   const MainHeader& main = *setup_.main;
   const auto own = setup_.tile_progression_changes.find(index_);
   auto source = std::make_unique<PacketSource>();
@@ -399,7 +402,9 @@ Result<std::unique_ptr<TileEncoder::PacketSource>> TileEncoder::packet_source(co
   what.sop = main.cod.sop;
   what.eph = main.cod.eph;
   // A spilled block is read into the one `loaded`: one thread only.
-  if (setup_.spill == nullptr) what.pool = pool;
+  const bool on_disk = setup_.spill != nullptr &&
+                       std::any_of(blocks_.begin(), blocks_.end(), [](const CodedBlock& b) { return b.on_disk; });
+  if (!on_disk) what.pool = pool;
   return source;
 }
 
@@ -412,8 +417,8 @@ Result<uint64_t> TileEncoder::packets(const LayerPasses& layers, size_t first_bl
 }
 
 Status TileEncoder::packet_data(const LayerPasses& layers, size_t first_block, std::span<const PacketBytes> packets,
-                                const KeptHeaders* kept, const PacketOutput& out) const {
-  MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<PacketSource> source, packet_source(layers, first_block, nullptr));
+                                const KeptHeaders* kept, const PacketOutput& out, ThreadPool* pool) const {
+  MALLAT_ASSIGN_OR_RETURN(const std::unique_ptr<PacketSource> source, packet_source(layers, first_block, pool));
   return write_packet_data(precincts_, source->what, packets, kept, out);
 }
 

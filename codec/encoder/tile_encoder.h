@@ -189,15 +189,16 @@ class TileEncoder {
   // The packets of layers 0..layers.size()-1, where layers[l][first_block +
   // i] is the cumulative pass count of this tile's block i, appended to what
   // `out` points at; returns their total size in bytes (headers included).
-  // With `pool` (not one the caller runs on), a sizing without data codes
-  // the precincts on it where no block lies on disk.
+  // With `pool` (not one the caller runs on), the precincts are coded and
+  // their data copied on it where no block lies on disk (write_packets).
   Result<uint64_t> packets(const LayerPasses& layers, size_t first_block, const PacketOutput& out,
                            ThreadPool* pool = nullptr) const;
   // The data of the same packets to out.data or out.data_sink, from a
   // sizing by packets() with out.kept_headers: `packets` and `kept` what it
-  // gave (write_packet_data).
+  // gave (write_packet_data); copied on `pool` (not one the caller runs on)
+  // where no block lies on disk.
   Status packet_data(const LayerPasses& layers, size_t first_block, std::span<const PacketBytes> packets,
-                     const KeptHeaders* kept, const PacketOutput& out) const;
+                     const KeptHeaders* kept, const PacketOutput& out, ThreadPool* pool = nullptr) const;
 
  private:
   // What write_packets reads of this tile for some layers (packet_source).

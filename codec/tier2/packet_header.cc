@@ -395,9 +395,9 @@ Status PrecinctPacketCoder::read_ht_first_lengths(PacketBitReader& r, BlockState
 }
 
 void write_sop(uint16_t packet_index, std::vector<uint8_t>& out) {
-  const uint8_t sop[6] = {0xFF, kSopSecondByte, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
+  const uint8_t sop[kSopBytes] = {0xFF, kSopSecondByte, 0x00, 0x04, static_cast<uint8_t>(packet_index >> 8),
                           static_cast<uint8_t>(packet_index & 0xFF)};
-  out.insert(out.end(), sop, sop + 6);
+  out.insert(out.end(), sop, sop + kSopBytes);
 }
 
 Result<size_t> skip_sop(std::span<const uint8_t> data) {

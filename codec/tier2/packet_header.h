@@ -153,6 +153,7 @@ class PrecinctPacketCoder {
 // A.8.1: SOP marker segment (0xFF91, Lsop = 4, Nsop) before a packet; Nsop
 // numbers the packets of a tile from 0, modulo 65536.
 void write_sop(uint16_t packet_index, std::vector<uint8_t>& out);
+inline constexpr size_t kSopBytes = 6;
 // The bytes of an SOP marker segment at the start of data (6), or 0 when
 // there is none. A malformed one (Lsop != 4, truncated) is an error.
 Result<size_t> skip_sop(std::span<const uint8_t> data);

@@ -1,7 +1,11 @@
 #include "codec/tier2/packet_writer.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <map>
 
+#include "common/large_buffer.h"
 #include "common/thread_pool.h"
 
 namespace mallat::codec {
@@ -122,22 +126,13 @@ void keep_header(const PacketOutput& out, std::span<const uint8_t> header) {
   out.kept_headers->lengths.push_back(static_cast<uint32_t>(header.size()));
 }
 
-// One packet's data to out.data or out.data_sink: its SOP marker, its
-// header (empty where the headers are packed), then the new passes' bytes
-// of its blocks (B.9). Returns the bytes put.
-Result<uint64_t> put_packet_data(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
-                                 std::span<const uint8_t> sop, std::span<const uint8_t> header,
-                                 const PacketOutput& out) {
+// Hands `put` the pieces of one packet's data in order: its SOP marker,
+// its header (empty where the headers are packed), then the new passes'
+// bytes of its blocks (B.9).
+template <typename Put>
+Status for_each_data_piece(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                           std::span<const uint8_t> sop, std::span<const uint8_t> header, Put&& put) {
   const LayerPasses& layers = *what.layers;
-  uint64_t put_bytes = 0;
-  const auto put = [&](std::span<const uint8_t> piece) -> Status {
-    put_bytes += piece.size();
-    if (out.data) {
-      out.data->insert(out.data->end(), piece.begin(), piece.end());
-      return Status::Ok();
-    }
-    return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
-  };
   MALLAT_RETURN_IF_ERROR(put(sop));
   MALLAT_RETURN_IF_ERROR(put(header));
   const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
@@ -151,7 +146,16 @@ Result<uint64_t> put_packet_data(const TilePrecincts& precincts, const TilePacke
     const uint32_t to = block->passes[now - 1].cumulative_length;
     MALLAT_RETURN_IF_ERROR(put(std::span<const uint8_t>(block->data).subspan(from, to - from)));
   }
-  return put_bytes;
+  return Status::Ok();
+}
+
+// One piece of the packets' data to out.data or out.data_sink.
+Status put_piece(const PacketOutput& out, std::span<const uint8_t> piece) {
+  if (out.data) {
+    out.data->insert(out.data->end(), piece.begin(), piece.end());
+    return Status::Ok();
+  }
+  return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
 }
 
 // The packets sized without their data, on what.pool: each precinct's
@@ -170,24 +174,42 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     if (added) by_precinct.emplace_back();
     by_precinct[at->second].push_back(i);
   }
+  // The precincts with most code-blocks first, so that the largest do not
+  // start last while the other threads idle.
+  std::vector<size_t> largest_first(by_precinct.size());
+  for (size_t g = 0; g < largest_first.size(); ++g) largest_first[g] = g;
+  const auto blocks_of = [&](size_t g) {
+    const PacketId& id = what.sequence[by_precinct[g].front()];
+    return precincts.coder(id.component, id.resolution, id.precinct).code_blocks();
+  };
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return blocks_of(a) > blocks_of(b); });
   std::vector<CodedPacket> coded(count);
   const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
   std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
   std::vector<Status> failed(count);
-  what.pool->parallel_for(static_cast<int64_t>(by_precinct.size()), [&](int64_t g) {
+  // One pool item per thread, each taking the next precinct in turn: its
+  // contributions' memory serves precinct after precinct, as the one-thread
+  // loop's serves packet after packet (a fresh list per precinct would
+  // allocate every block's lengths again).
+  std::atomic<size_t> next{0};
+  const size_t items = std::min(by_precinct.size(), static_cast<size_t>(what.pool->size()));
+  what.pool->parallel_for(static_cast<int64_t>(items), [&](int64_t) {
     std::vector<CodeBlockContribution> contributions;
     std::vector<uint8_t> header, sop;
-    for (const size_t i : by_precinct[static_cast<size_t>(g)]) {
-      Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
-                                          out.packed_headers, contributions, header, sop);
-      if (!c.ok()) {
-        // The precinct's later packets would start from a state this one
-        // did not reach: the first failure in the sequence is reported.
-        failed[i] = c.status();
-        return;
+    for (size_t g = next++; g < by_precinct.size(); g = next++) {
+      for (const size_t i : by_precinct[largest_first[g]]) {
+        Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
+                                            out.packed_headers, contributions, header, sop);
+        if (!c.ok()) {
+          // The precinct's later packets would start from a state this one
+          // did not reach: the first failure in the sequence is reported.
+          failed[i] = c.status();
+          break;
+        }
+        coded[i] = *c;
+        if (keep) headers[i] = header;
       }
-      coded[i] = *c;
-      if (keep) headers[i] = header;
     }
   });
   uint64_t total = 0;
@@ -201,12 +223,178 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   return total;
 }
 
+// Each packet's SOP marker one after another, where there are any (A.8.1).
+std::vector<uint8_t> sop_markers(const TilePacketsToWrite& what) {
+  std::vector<uint8_t> sops;
+  if (!what.sop) return sops;
+  sops.reserve(what.sequence.size() * kSopBytes);
+  for (size_t i = 0; i < what.sequence.size(); ++i) write_sop(static_cast<uint16_t>(i & 0xFFFF), sops);
+  return sops;
+}
+
+// Where each packet's kept header starts among the kept bytes (all 0
+// where none are kept), then where the last ends.
+Result<std::vector<size_t>> kept_header_starts(const TilePacketsToWrite& what, const KeptHeaders* kept) {
+  std::vector<size_t> starts(what.sequence.size() + 1, 0);
+  if (!kept) return starts;
+  for (size_t i = 0; i < what.sequence.size(); ++i) starts[i + 1] = starts[i] + kept->lengths[i];
+  if (starts.back() > kept->bytes.size()) return internal_error("packets: the kept headers end early");
+  return starts;
+}
+
+// Hands `put` the pieces of packet i's data (for_each_data_piece) from a
+// sizing's packets and kept headers (header_at: where its header starts,
+// kept_header_starts) and the packets' `sops` (sop_markers); pieces that
+// add up to other than its sizing are an error.
+template <typename Put>
+Status sized_packet_pieces(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                           std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                           std::span<const uint8_t> sops, size_t i, size_t header_at, Put&& put) {
+  const std::span<const uint8_t> sop = what.sop ? sops.subspan(i * kSopBytes, kSopBytes) : std::span<const uint8_t>();
+  const std::span<const uint8_t> header =
+      kept ? std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]) : std::span<const uint8_t>();
+  uint64_t bytes = 0;
+  MALLAT_RETURN_IF_ERROR(
+      for_each_data_piece(precincts, what, what.sequence[i], sop, header, [&](std::span<const uint8_t> piece) {
+        bytes += piece.size();
+        return put(piece);
+      }));
+  if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
+  return Status::Ok();
+}
+
+// A piece of a tile's packet data that lies elsewhere (an SOP marker, a
+// header the sizing kept, a block's passes) and where it starts in the
+// data.
+struct DataPiece {
+  const uint8_t* from = nullptr;
+  uint64_t bytes = 0;
+  uint64_t at = 0;
+};
+
+// Bytes [begin, end) of the data that `pieces` lay out to `to`, in items of
+// `item_bytes` on the pool.
+void copy_data_pieces(std::span<const DataPiece> pieces, uint64_t begin, uint64_t end, uint8_t* to, ThreadPool& pool,
+                      uint64_t item_bytes) {
+  const uint64_t items = (end - begin + item_bytes - 1) / item_bytes;
+  pool.parallel_for(static_cast<int64_t>(items), [&](int64_t k) {
+    const uint64_t lo = begin + static_cast<uint64_t>(k) * item_bytes;
+    const uint64_t hi = std::min(lo + item_bytes, end);
+    // The piece that holds byte lo: the last that starts at or before it
+    // (the first starts at 0).
+    auto piece = std::upper_bound(pieces.begin(), pieces.end(), lo,
+                                  [](uint64_t byte, const DataPiece& p) { return byte < p.at; }) - 1;
+    for (; piece != pieces.end() && piece->at < hi; ++piece) {
+      const uint64_t from = std::max(lo, piece->at);
+      const uint64_t until = std::min(hi, piece->at + piece->bytes);
+      std::memcpy(to + (from - begin), piece->from + (from - piece->at), until - from);
+    }
+  });
+}
+
+// The pieces of the packets' data in the sequence's order, listed on
+// what.pool: each packet's from where its sizing puts it (many small
+// packets to a pool item together, a few large ones one each), then
+// joined. The packets' `sops` are sop_markers'.
+Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                                std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                                                std::span<const uint8_t> sops) {
+  const size_t count = what.sequence.size();
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> header_at, kept_header_starts(what, kept));
+  std::vector<uint64_t> packet_at(count, 0);
+  for (size_t i = 1; i < count; ++i) packet_at[i] = packet_at[i - 1] + packets[i - 1].data;
+  std::vector<std::vector<DataPiece>> listed(count);
+  std::vector<Status> failed(count);
+  const int64_t at_once = std::max<int64_t>(1, static_cast<int64_t>(count) / (8 * what.pool->size()));
+  what.pool->parallel_for_in_pieces(static_cast<int64_t>(count), at_once, [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    uint64_t at = packet_at[i];
+    const auto list = [&](std::span<const uint8_t> piece) {
+      if (!piece.empty()) listed[i].push_back({piece.data(), piece.size(), at});
+      at += piece.size();
+      return Status::Ok();
+    };
+    failed[i] = sized_packet_pieces(precincts, what, packets, kept, sops, i, header_at[i], list);
+  });
+  size_t listed_pieces = 0;
+  for (size_t i = 0; i < count; ++i) {
+    MALLAT_RETURN_IF_ERROR(failed[i]);
+    listed_pieces += listed[i].size();
+  }
+  std::vector<DataPiece> pieces;
+  pieces.reserve(listed_pieces);
+  for (const std::vector<DataPiece>& one : listed) pieces.insert(pieces.end(), one.begin(), one.end());
+  return pieces;
+}
+
+// write_packet_data on what.pool: the pieces listed, then copied in ranges
+// on the pool, to out.data at once or through out.data_sink in chunks of
+// what.split.chunk_bytes.
+Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                 std::span<const PacketBytes> packets, const KeptHeaders* kept,
+                                 const PacketOutput& out) {
+  const std::vector<uint8_t> sops = sop_markers(what);
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<DataPiece> pieces, list_data_pieces(precincts, what, packets, kept, sops));
+  uint64_t total = 0;
+  for (const PacketBytes& p : packets) total += p.data;
+  const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
+  if (out.data) {
+    const size_t base = out.data->size();
+    if (out.data->capacity() < base + total) {
+      std::vector<uint8_t> grown;
+      reserve_large(grown, base + total);
+      grown.assign(out.data->begin(), out.data->end());
+      out.data->swap(grown);
+    }
+    out.data->resize(base + total);
+    copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
+    return Status::Ok();
+  }
+  // One chunk's memory for them all, a whole chunk even for less data: in
+  // a huge page where the chunk is one (large_buffer.h), since fresh
+  // memory's page faults would cost about what the copies do (the pages
+  // not touched cost nothing).
+  if (total == 0) return Status::Ok();
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
+  const size_t sizes[] = {static_cast<size_t>(chunk_bytes)};
+  const std::vector<std::shared_ptr<std::byte[]>> chunk = allocate_large_pieces(sizes);
+  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk[0].get());
+  for (uint64_t begin = 0; begin < total;) {
+    const uint64_t end = std::min(total, begin + chunk_bytes);
+    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
+    MALLAT_RETURN_IF_ERROR((*out.data_sink)(std::span<const uint8_t>(to, static_cast<size_t>(end - begin))));
+    begin = end;
+  }
+  return Status::Ok();
+}
+
+// Whether the packets go on what.pool: there is one of several threads,
+// and the tile has what.split.least_code_blocks.
+bool on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
+  return what.pool != nullptr && what.pool->size() > 1 && precincts.code_blocks() >= what.split.least_code_blocks;
+}
+
 }  // namespace
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
-  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what));
-  if (what.pool != nullptr && what.pool->size() > 1 && !out.data && !out.data_sink)
-    return size_packets_on_pool(precincts, what, out);
+  const bool pool = on_pool(precincts, what);
+  TilePacketsToWrite alone = what;
+  if (!pool) alone.pool = nullptr;
+  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, alone));
+  if (pool && !out.data && !out.data_sink) return size_packets_on_pool(precincts, what, out);
+  if (pool) {
+    // Sized on the pool, the headers kept, then the data laid out from the
+    // sizes: the same bytes as the loop below.
+    std::vector<PacketBytes> sizes;
+    KeptHeaders kept;
+    PacketOutput sizing{out.packed_headers, nullptr, out.headers, &sizes};
+    if (!out.packed_headers) sizing.kept_headers = &kept;
+    MALLAT_ASSIGN_OR_RETURN(const uint64_t total, size_packets_on_pool(precincts, what, sizing));
+    MALLAT_RETURN_IF_ERROR(
+        write_packet_data_on_pool(precincts, what, sizes, out.packed_headers ? nullptr : &kept, out));
+    if (out.packets) out.packets->insert(out.packets->end(), sizes.begin(), sizes.end());
+    return total;
+  }
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;
@@ -218,8 +406,8 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     if (out.packed_headers && out.headers) out.headers->insert(out.headers->end(), header.begin(), header.end());
     if (out.data || out.data_sink) {
       MALLAT_RETURN_IF_ERROR(
-          put_packet_data(precincts, what, id, sop, out.packed_headers ? std::span<const uint8_t>() : header, out)
-              .status());
+          for_each_data_piece(precincts, what, id, sop, out.packed_headers ? std::span<const uint8_t>() : header,
+                              [&](std::span<const uint8_t> piece) { return put_piece(out, piece); }));
     } else {
       keep_header(out, header);
     }
@@ -235,20 +423,13 @@ Status write_packet_data(const TilePrecincts& precincts, const TilePacketsToWrit
   const size_t count = what.sequence.size();
   if (packets.size() != count || (kept && kept->lengths.size() != count))
     return internal_error("packets: the sizing kept other packets than these");
-  std::vector<uint8_t> sop;
-  size_t header_at = 0;
+  if (on_pool(precincts, what) && (out.data || out.data_sink))
+    return write_packet_data_on_pool(precincts, what, packets, kept, out);
+  const std::vector<uint8_t> sops = sop_markers(what);
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<size_t> header_at, kept_header_starts(what, kept));
   for (size_t i = 0; i < count; ++i) {
-    sop.clear();
-    if (what.sop) write_sop(static_cast<uint16_t>(i & 0xFFFF), sop);
-    std::span<const uint8_t> header;
-    if (kept) {
-      if (header_at + kept->lengths[i] > kept->bytes.size())
-        return internal_error("packets: the kept headers end early");
-      header = std::span<const uint8_t>(kept->bytes).subspan(header_at, kept->lengths[i]);
-      header_at += kept->lengths[i];
-    }
-    MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes, put_packet_data(precincts, what, what.sequence[i], sop, header, out));
-    if (bytes != packets[i].data) return internal_error("packets: a packet's data differs from its sizing");
+    MALLAT_RETURN_IF_ERROR(sized_packet_pieces(precincts, what, packets, kept, sops, i, header_at[i],
+                                               [&](std::span<const uint8_t> piece) { return put_piece(out, piece); }));
   }
   return Status::Ok();
 }

@@ -53,10 +53,36 @@ struct PacketOutput {
   std::vector<PacketBytes>* packets = nullptr;
   // When set (and data is not), the data go to it piece by piece instead,
   // so that a writer need not hold a tile's packets (encode_streamed.h).
+  // A piece may hold the end of one packet and the start of the next.
   const std::function<Status(std::span<const uint8_t>)>* data_sink = nullptr;
   // When set (with neither data nor data_sink, the headers not packed),
   // each packet's header is kept there too.
   KeptHeaders* kept_headers = nullptr;
+};
+
+// How a tile's packets are shared out on a pool (write_packets,
+// write_packet_data): each precinct's packets coded on one thread, the
+// precincts at once (their tag trees and block states carry from layer to
+// layer, B.10), then the data laid out from the packets' sizes and copied
+// in ranges on the pool.
+struct PacketPoolSplit {
+  // Below this many code-blocks a tile's packets are coded and written on
+  // one thread: the pool is handed the tile four times (the precincts
+  // copied, their blocks set up, their packets coded, the data copied), at
+  // some tens of microseconds each, while the one-thread loop takes a
+  // fraction of a microsecond per block.
+  static constexpr size_t kLeastCodeBlocks = 1024;
+  // Data that go to a sink are gathered into chunks of at most this many
+  // bytes, each handed over whole: the writer holds one chunk (a huge
+  // page), not a copy of the tile's packets.
+  static constexpr uint64_t kChunkBytes = uint64_t{2} << 20;
+  // Each pool item copies this many bytes of the data, whatever the
+  // packets' and blocks' sizes (one resolution's packet may hold most of a
+  // tile).
+  static constexpr uint64_t kItemBytes = uint64_t{64} << 10;
+  size_t least_code_blocks = kLeastCodeBlocks;
+  uint64_t chunk_bytes = kChunkBytes;
+  uint64_t item_bytes = kItemBytes;
 };
 
 // What the packets of one tile are made of.
@@ -69,10 +95,12 @@ struct TilePacketsToWrite {
   // codec/encoder/coded_spill.h), or an error.
   std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
-  // A pool, if any: the precincts' blocks are set up on it, and where only
-  // sizes are wanted (no data) their packets coded on it; `block` is then
-  // called from its threads.
+  // A pool, if any: where the tile has split.least_code_blocks the
+  // precincts' blocks are set up on it, their packets coded on it and their
+  // data copied on it (PacketPoolSplit); `block` is then called from its
+  // threads, and the pointers it gives must hold until the call returns.
   ThreadPool* pool = nullptr;
+  PacketPoolSplit split;
 };
 
 // Writes the packets to `out` and returns their total size in bytes

@@ -22,6 +22,7 @@
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/kept_indices.h"
 #include "codec/encoder/packed_indices.h"
+#include "codec/tier2/packet_writer.h"
 #include "common/image.h"
 #include "tests/codec/encode_streamed_rows.h"
 
@@ -287,6 +288,76 @@ TEST(EncodeStreamed, HtUnderASizeTargetIsTheSameOnAnyThreads) {
       ASSERT_TRUE(many.ok()) << c.what << ": " << many.status().message();
       EXPECT_TRUE(*one == *many) << c.what << ", " << threads << " threads";
     }
+  }
+}
+
+// A tile of PacketPoolSplit::kLeastCodeBlocks or more has its packets coded
+// and written on the pool (each precinct's packets on a thread, the data
+// copied in ranges, in chunks to the sink): the same file as on one thread,
+// whole and streamed, for the markers, packed headers, tile-parts,
+// progressions, layers and rate targets that change how the packets are
+// laid out.
+TEST(EncodeStreamed, LargeTilesPacketsOnThePoolAreTheOneThreadFile) {
+  // A ramp under 7 bits of noise, in 16x16 code-blocks: 40 x 30 of them in
+  // each component's full resolution.
+  static_assert(40 * 30 * 3 >= PacketPoolSplit::kLeastCodeBlocks);
+  Image image;
+  image.x1 = 640;
+  image.y1 = 480;
+  image.color_space = ColorSpace::kRgb;
+  std::mt19937 rng(23);
+  for (int c = 0; c < 3; ++c) {
+    Component comp;
+    comp.width = image.x1;
+    comp.height = image.y1;
+    for (int64_t y = 0; y < comp.height; ++y)
+      for (int64_t x = 0; x < comp.width; ++x)
+        comp.samples.push_back(static_cast<int32_t>((x + y * (c + 1) + rng() % 128) % 256));
+    image.components.push_back(std::move(comp));
+  }
+  struct Case {
+    std::string what;
+    std::function<void(EncodeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"5/3", [](EncodeOptions&) {}},
+      {"RPCL SOP EPH TLM PLT", [](EncodeOptions& o) { o.order = ProgressionOrder::kRPCL; o.sop = o.eph = o.tlm = o.plt = true; }},
+      {"CPRL precincts, tile-parts by component", [](EncodeOptions& o) {
+         o.order = ProgressionOrder::kCPRL;
+         o.precincts = {{7, 7}, {6, 6}};
+         o.tile_parts = TilePartDivision::kComponent;
+       }},
+      {"PPM, tile-parts by resolution", [](EncodeOptions& o) { o.packed_headers = EncodeOptions::PackedHeaders::kPpm; o.tile_parts = TilePartDivision::kResolution; }},
+      {"PPT, layers -r 4,2,1 by layer", [](EncodeOptions& o) {
+         o.packed_headers = EncodeOptions::PackedHeaders::kPpt;
+         o.tile_parts = TilePartDivision::kLayer;
+         o.rate_kind = EncodeOptions::RateKind::kRatio;
+         o.rate_values = {4, 2, 1};
+       }},
+      {"HT PCRL SOP", [](EncodeOptions& o) { o.style.ht = true; o.order = ProgressionOrder::kPCRL; o.sop = true; o.precincts = {{8, 8}}; }},
+      {"HT 9/7 -r 3", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.reversible = false;
+         o.rate_kind = EncodeOptions::RateKind::kRatio;
+         o.rate_values = {3};
+       }},
+      {"two tiles, JP2", [](EncodeOptions& o) { o.tile_width = 512; o.container = Container::kJp2; }},
+  };
+  for (const Case& c : cases) {
+    EncodeOptions o = options();
+    o.reversible = true;
+    o.xcb = o.ycb = 4;
+    c.set(o);
+    o.threads = 1;
+    auto one = encode(image, o);
+    ASSERT_TRUE(one.ok()) << c.what << ": " << one.status().message();
+    o.threads = 4;
+    auto whole = encode(image, o);
+    ASSERT_TRUE(whole.ok()) << c.what << ": " << whole.status().message();
+    EXPECT_TRUE(*one == *whole) << c.what << ": whole";
+    auto lines = streamed(image, o);
+    ASSERT_TRUE(lines.ok()) << c.what << ": " << lines.status().message();
+    EXPECT_TRUE(*one == *lines) << c.what << ": streamed";
   }
 }
 

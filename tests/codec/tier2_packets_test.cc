@@ -1,10 +1,11 @@
 // The encoder's packet writer and the decoder's packet reader over the one
 // TilePrecincts layout: what one writes, the other reads back, for every
 // progression order, precincts, code-block styles, SOP/EPH, packed headers,
-// fewer decoded layers and truncated data; and the sizing on a pool against
-// the one-thread loop.
+// fewer decoded layers and truncated data; and the sizing and the data
+// written on a pool against the one-thread loop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <random>
 #include <span>
@@ -291,69 +292,79 @@ std::vector<Case> cases() {
   return all;
 }
 
-// Sized without data on a pool (each precinct's packets on one thread,
-// the precincts at once), the packets are what the one-thread loop gives
-// and what writing them takes: the same sizes in the same order, the same
-// packed headers, the same total. The data written from either sizing's
-// kept headers (write_packet_data) is what write_packets writes with the
-// data, in one piece or through a sink; packets other than the sizing's
-// are refused.
-TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
+// On a pool (each precinct's packets coded on one thread, the precincts at
+// once; the data laid out from the packets' sizes and copied in ranges),
+// the packets are what the one-thread loop gives: sized without data, the
+// same sizes in the same order, the same packed headers, the same total;
+// written with their data, the same bytes after what the vector held. The
+// data written from either sizing's kept headers (write_packet_data), on
+// one thread or on the pool, is what write_packets writes with the data,
+// in one piece or through a sink (on the pool in chunks of at most their
+// size, a packet cut anywhere); packets other than the sizing's are
+// refused.
+TEST_P(Tier2Packets, PacketsOnAPoolAreTheOneThreadPackets) {
   const Case c = GetParam();
   const Tile tile = make_tile(c);
-  auto count = TilePrecincts::create(tile.layout, tile.coding);
-  ASSERT_TRUE(count.ok());
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
   ThreadPool pool(4);
   for (uint32_t seed = 1; seed <= 4; ++seed) {
-    const Coded coded = make_coded(count->code_blocks(), c.layers, seed);
+    const Coded coded = make_coded(precincts->code_blocks(), c.layers, seed);
     const Written w = write(tile, coded, c);
     const TilePacketsToWrite what = to_write(w.sequence, coded, c);
-    auto precincts = TilePrecincts::create(tile.layout, tile.coding);
-    ASSERT_TRUE(precincts.ok());
+    TilePacketsToWrite pooled = what;
+    pooled.pool = &pool;
+    pooled.split.least_code_blocks = 0;  // these few blocks on the pool too
+    pooled.split.chunk_bytes = 61;
+    pooled.split.item_bytes = 7;
     std::vector<uint8_t> plain_headers, pool_headers;
     std::vector<PacketBytes> plain, on_pool;
     KeptHeaders plain_kept, pool_kept;
-    auto size = [&](ThreadPool* on, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets,
+    auto size = [&](const TilePacketsToWrite& how, std::vector<uint8_t>& headers, std::vector<PacketBytes>& packets,
                     KeptHeaders& kept) {
-      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, on);
-      TilePacketsToWrite on_pool = what;
-      on_pool.pool = on;
+      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, how.pool);
       PacketOutput out{c.packed, nullptr, &headers, &packets};
       out.kept_headers = &kept;
-      auto total = write_packets(fresh, on_pool, out);
+      auto total = write_packets(fresh, how, out);
       EXPECT_TRUE(total.ok()) << total.status().message();
       EXPECT_EQ(kept.lengths.size(), c.packed ? 0u : packets.size());
       return total.ok() ? *total : 0;
     };
     // The data from a sizing's packets and kept headers, in one piece and
     // through a sink (the two must agree).
-    auto data_of = [&](std::span<const PacketBytes> packets, const KeptHeaders& kept) -> Result<std::vector<uint8_t>> {
+    auto data_of = [&](const TilePacketsToWrite& how, std::span<const PacketBytes> packets,
+                       const KeptHeaders& kept) -> Result<std::vector<uint8_t>> {
       std::vector<uint8_t> data, sunk;
       MALLAT_RETURN_IF_ERROR(
-          write_packet_data(*precincts, what, packets, c.packed ? nullptr : &kept, {c.packed, &data, nullptr, nullptr}));
+          write_packet_data(*precincts, how, packets, c.packed ? nullptr : &kept, {c.packed, &data, nullptr, nullptr}));
       const std::function<Status(std::span<const uint8_t>)> sink = [&](std::span<const uint8_t> piece) {
+        if (how.pool) {
+          EXPECT_LE(piece.size(), how.split.chunk_bytes);
+        }
         sunk.insert(sunk.end(), piece.begin(), piece.end());
         return Status::Ok();
       };
       PacketOutput to_sink{c.packed, nullptr, nullptr, nullptr};
       to_sink.data_sink = &sink;
-      MALLAT_RETURN_IF_ERROR(write_packet_data(*precincts, what, packets, c.packed ? nullptr : &kept, to_sink));
+      MALLAT_RETURN_IF_ERROR(write_packet_data(*precincts, how, packets, c.packed ? nullptr : &kept, to_sink));
       EXPECT_EQ(data, sunk);
       return data;
     };
-    const uint64_t plain_total = size(nullptr, plain_headers, plain, plain_kept);
-    EXPECT_EQ(size(&pool, pool_headers, on_pool, pool_kept), plain_total) << "seed " << seed;
-    for (const auto& [packets, kept] : {std::pair{&plain, &plain_kept}, std::pair{&on_pool, &pool_kept}}) {
-      auto data = data_of(*packets, *kept);
-      ASSERT_TRUE(data.ok()) << data.status().message();
-      EXPECT_EQ(*data, w.data) << "seed " << seed;
-    }
-    if (!plain.empty()) {
-      std::vector<PacketBytes> other = plain;
-      other.back().data += 1;
-      EXPECT_FALSE(data_of(other, plain_kept).ok());
-      other.pop_back();
-      EXPECT_FALSE(data_of(other, plain_kept).ok());
+    const uint64_t plain_total = size(what, plain_headers, plain, plain_kept);
+    EXPECT_EQ(size(pooled, pool_headers, on_pool, pool_kept), plain_total) << "seed " << seed;
+    for (const TilePacketsToWrite* how : std::initializer_list<const TilePacketsToWrite*>{&what, &pooled}) {
+      for (const auto& [packets, kept] : {std::pair{&plain, &plain_kept}, std::pair{&on_pool, &pool_kept}}) {
+        auto data = data_of(*how, *packets, *kept);
+        ASSERT_TRUE(data.ok()) << data.status().message();
+        EXPECT_EQ(*data, w.data) << "seed " << seed;
+      }
+      if (!plain.empty()) {
+        std::vector<PacketBytes> other = plain;
+        other.front().data += 1;
+        EXPECT_FALSE(data_of(*how, other, plain_kept).ok());
+        other.pop_back();
+        EXPECT_FALSE(data_of(*how, other, plain_kept).ok());
+      }
     }
     EXPECT_EQ(plain_total, w.data.size() + w.headers.size()) << "seed " << seed;
     EXPECT_EQ(pool_headers, plain_headers) << "seed " << seed;
@@ -365,6 +376,19 @@ TEST_P(Tier2Packets, SizingOnAPoolIsTheOneThreadSizing) {
       EXPECT_EQ(on_pool[i].data, w.lengths[i]) << "packet " << i;
       EXPECT_TRUE(on_pool[i].id == plain[i].id) << "packet " << i;
     }
+
+    TilePrecincts fresh = TilePrecincts::copy_of(*precincts, &pool);
+    std::vector<uint8_t> data = {0xA5}, headers;
+    std::vector<PacketBytes> packets;
+    auto total = write_packets(fresh, pooled, {c.packed, &data, &headers, &packets});
+    ASSERT_TRUE(total.ok()) << total.status().message();
+    EXPECT_EQ(*total, plain_total) << "seed " << seed;
+    ASSERT_EQ(data.size(), w.data.size() + 1) << "seed " << seed;
+    EXPECT_EQ(data[0], 0xA5);
+    EXPECT_TRUE(std::equal(w.data.begin(), w.data.end(), data.begin() + 1)) << "seed " << seed;
+    EXPECT_EQ(headers, w.headers) << "seed " << seed;
+    ASSERT_EQ(packets.size(), w.lengths.size()) << "seed " << seed;
+    for (size_t i = 0; i < packets.size(); ++i) EXPECT_EQ(packets[i].data, w.lengths[i]) << "packet " << i;
   }
 }
 
