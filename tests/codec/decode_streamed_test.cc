@@ -20,7 +20,9 @@
 namespace mallat::codec {
 namespace {
 
-Image test_image(int64_t w, int64_t h, int components, int precision, bool is_signed, int dx = 1, int dy = 1) {
+// Named apart from tests/codec/encode_streamed_rows.h's test_image: in the unity build both
+// are visible, and an int seed given to that one would bind to this one's dx.
+Image ramp_test_image(int64_t w, int64_t h, int components, int precision, bool is_signed, int dx = 1, int dy = 1) {
   Image image;
   std::mt19937 rng(static_cast<uint32_t>(w * 131 + h * 7 + components + precision));
   const int32_t lo = is_signed ? -(1 << (precision - 1)) : 0, hi = is_signed ? (1 << (precision - 1)) - 1 : (1 << precision) - 1;
@@ -128,46 +130,46 @@ std::vector<Case> cases() {
     v.push_back(std::move(c));
   };
   auto none = [](auto&) {};
-  add("5/3 RGB 8-bit odd size", test_image(157, 203, 3, 8, false), none, none);
-  add("9/7 RGB 8-bit", test_image(130, 97, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
-  add("HT 5/3 RGB", test_image(141, 77, 3, 8, false), [](EncodeOptions& e) { e.style.ht = true; }, none);
-  add("HT 9/7 grey", test_image(99, 141, 1, 8, false),
+  add("5/3 RGB 8-bit odd size", ramp_test_image(157, 203, 3, 8, false), none, none);
+  add("9/7 RGB 8-bit", ramp_test_image(130, 97, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
+  add("HT 5/3 RGB", ramp_test_image(141, 77, 3, 8, false), [](EncodeOptions& e) { e.style.ht = true; }, none);
+  add("HT 9/7 grey", ramp_test_image(99, 141, 1, 8, false),
       [](EncodeOptions& e) { e.style.ht = true; e.reversible = false; }, none);
-  add("5/3 grey 16-bit", test_image(120, 65, 1, 16, false), none, none);
-  add("9/7 4 components 12-bit signed", test_image(77, 51, 4, 12, true), [](EncodeOptions& e) { e.reversible = false; },
+  add("5/3 grey 16-bit", ramp_test_image(120, 65, 1, 16, false), none, none);
+  add("9/7 4 components 12-bit signed", ramp_test_image(77, 51, 4, 12, true), [](EncodeOptions& e) { e.reversible = false; },
       none);
-  add("one column", test_image(1, 70, 1, 8, false), none, none);
-  add("one row", test_image(90, 1, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
-  add("image offset 3,5", test_image(100, 80, 3, 8, false), [](EncodeOptions& e) { e.image_x0 = 3; e.image_y0 = 5; },
+  add("one column", ramp_test_image(1, 70, 1, 8, false), none, none);
+  add("one row", ramp_test_image(90, 1, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; }, none);
+  add("image offset 3,5", ramp_test_image(100, 80, 3, 8, false), [](EncodeOptions& e) { e.image_x0 = 3; e.image_y0 = 5; },
       none);
-  add("9/7 image offset 1,1", test_image(64, 64, 1, 8, false),
+  add("9/7 image offset 1,1", ramp_test_image(64, 64, 1, 8, false),
       [](EncodeOptions& e) { e.image_x0 = 1; e.image_y0 = 1; e.reversible = false; }, none);
-  add("sub-sampled 2x2 all", test_image(101, 75, 3, 8, false, 2, 2), [](EncodeOptions& e) { e.mct = 0; }, none);
-  add("precincts, 32x32 blocks, RPCL", test_image(150, 120, 3, 8, false),
+  add("sub-sampled 2x2 all", ramp_test_image(101, 75, 3, 8, false, 2, 2), [](EncodeOptions& e) { e.mct = 0; }, none);
+  add("precincts, 32x32 blocks, RPCL", ramp_test_image(150, 120, 3, 8, false),
       [](EncodeOptions& e) {
         e.precincts = {{6, 6}, {5, 5}};
         e.xcb = e.ycb = 5;
         e.order = ProgressionOrder::kRPCL;
       },
       none);
-  add("-r 1", test_image(150, 101, 3, 8, false), none, [](DecodeOptions& d) { d.reduce = 1; });
-  add("-r 2, 9/7", test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; },
+  add("-r 1", ramp_test_image(150, 101, 3, 8, false), none, [](DecodeOptions& d) { d.reduce = 1; });
+  add("-r 2, 9/7", ramp_test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.reversible = false; },
       [](DecodeOptions& d) { d.reduce = 2; });
-  add("-c 2,0", test_image(90, 60, 3, 8, false), none, [](DecodeOptions& d) { d.components = {2, 0}; });
-  add("-c 3 of 4", test_image(90, 60, 4, 8, false), none, [](DecodeOptions& d) { d.components = {3}; });
-  add("layers: 3 written, 1 decoded", test_image(128, 128, 3, 8, false),
+  add("-c 2,0", ramp_test_image(90, 60, 3, 8, false), none, [](DecodeOptions& d) { d.components = {2, 0}; });
+  add("-c 3 of 4", ramp_test_image(90, 60, 4, 8, false), none, [](DecodeOptions& d) { d.components = {3}; });
+  add("layers: 3 written, 1 decoded", ramp_test_image(128, 128, 3, 8, false),
       [](EncodeOptions& e) {
         e.reversible = false;
         e.rate_kind = EncodeOptions::RateKind::kRatio;
         e.rate_values = {40, 10, 2};
       },
       [](DecodeOptions& d) { d.layers = 1; });
-  add("no decomposition", test_image(70, 33, 3, 8, false), [](EncodeOptions& e) { e.resolutions = 1; }, none);
-  add("JP2, 9/7", test_image(80, 90, 3, 8, false),
+  add("no decomposition", ramp_test_image(70, 33, 3, 8, false), [](EncodeOptions& e) { e.resolutions = 1; }, none);
+  add("JP2, 9/7", ramp_test_image(80, 90, 3, 8, false),
       [](EncodeOptions& e) { e.container = Container::kJp2; e.reversible = false; }, none);
-  add("tiles 64x48", test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.tile_width = 64; e.tile_height = 48; },
+  add("tiles 64x48", ramp_test_image(150, 101, 3, 8, false), [](EncodeOptions& e) { e.tile_width = 64; e.tile_height = 48; },
       none);
-  add("9/7 tiles, tile and image origins, -r 1", test_image(130, 140, 3, 8, false),
+  add("9/7 tiles, tile and image origins, -r 1", ramp_test_image(130, 140, 3, 8, false),
       [](EncodeOptions& e) {
         e.reversible = false;
         e.image_x0 = 5;
@@ -179,10 +181,10 @@ std::vector<Case> cases() {
         e.resolutions = 4;
       },
       [](DecodeOptions& d) { d.reduce = 1; });
-  add("HT tiles, -c 1", test_image(100, 100, 3, 8, false),
+  add("HT tiles, -c 1", ramp_test_image(100, 100, 3, 8, false),
       [](EncodeOptions& e) { e.style.ht = true; e.tile_width = e.tile_height = 32; e.resolutions = 3; },
       [](DecodeOptions& d) { d.components = {1}; });
-  add("tall strips: 3 levels, 4096 rows", test_image(8, 4096, 1, 8, false), [](EncodeOptions& e) { e.resolutions = 4; },
+  add("tall strips: 3 levels, 4096 rows", ramp_test_image(8, 4096, 1, 8, false), [](EncodeOptions& e) { e.resolutions = 4; },
       none);
   return v;
 }
@@ -229,7 +231,7 @@ TEST(DecodeStreamed, EqualsWholeImageDecode) {
 // images of one size, one of them flat (its code-blocks without passes,
 // zero-filled), each equal its whole-image decode, nothing of the one before.
 TEST(DecodeStreamed, BandBuffersKeptForTheNextImageHoldNothingOfTheLast) {
-  const Image busy = test_image(96, 80, 3, 8, false);
+  const Image busy = ramp_test_image(96, 80, 3, 8, false);
   Image flat = busy;
   for (Component& c : flat.components) std::fill(c.samples.begin(), c.samples.end(), 128);
   EncodeOptions e;
@@ -254,7 +256,7 @@ TEST(DecodeStreamed, BandBuffersKeptForTheNextImageHoldNothingOfTheLast) {
 
 TEST(DecodeStreamed, StripsOfAWideImageAreFewRows) {
   // 2^17 samples per strip: a 4096-wide image comes in strips of 32 rows.
-  const Image image = test_image(4096, 600, 1, 8, false);
+  const Image image = ramp_test_image(4096, 600, 1, 8, false);
   EncodeOptions e;
   e.threads = 2;
   auto bytes = encode(image, e);
@@ -288,10 +290,10 @@ TEST(DecodeStreamed, StripsThroughTheOutputStageBesideTheNextEqualDecode) {
   DecodeOptions reduce_1;
   reduce_1.reduce = 1;
   const Several cases[] = {
-      {"HT 5/3 RGB 600x451", test_image(600, 451, 3, 8, false), ht, {}},
-      {"HT 9/7 RGB 600x451", test_image(600, 451, 3, 8, false), ht_97, {}},
-      {"HT 5/3 RGB 1100x501, -r 1", test_image(1100, 501, 3, 8, false), ht, reduce_1},
-      {"HT sub-sampled 2x2 801x703", test_image(801, 703, 3, 8, false, 2, 2), ht_no_mct, {}},
+      {"HT 5/3 RGB 600x451", ramp_test_image(600, 451, 3, 8, false), ht, {}},
+      {"HT 9/7 RGB 600x451", ramp_test_image(600, 451, 3, 8, false), ht_97, {}},
+      {"HT 5/3 RGB 1100x501, -r 1", ramp_test_image(1100, 501, 3, 8, false), ht, reduce_1},
+      {"HT sub-sampled 2x2 801x703", ramp_test_image(801, 703, 3, 8, false, 2, 2), ht_no_mct, {}},
   };
   for (const Several& c : cases) {
     auto bytes = encode(c.image, c.encode);
@@ -321,13 +323,13 @@ TEST(DecodeStreamed, StripsThroughTheOutputStageBesideTheNextEqualDecode) {
 }
 
 TEST(DecodeStreamed, WholeImageCasesAreLeftToDecode) {
-  const Image image = test_image(100, 100, 3, 8, false);
+  const Image image = ramp_test_image(100, 100, 3, 8, false);
   DecodeOptions region;
   region.region = dwt::Rect{10, 10, 50, 50};
   DecodeOptions one_tile;
   one_tile.tile = 0;
-  Image mixed = test_image(100, 100, 3, 8, false);
-  mixed.components[1] = test_image(100, 100, 1, 8, false, 2, 2).components[0];
+  Image mixed = ramp_test_image(100, 100, 3, 8, false);
+  mixed.components[1] = ramp_test_image(100, 100, 1, 8, false, 2, 2).components[0];
   EncodeOptions no_mct;
   no_mct.mct = 0;
   const struct {
@@ -350,7 +352,7 @@ TEST(DecodeStreamed, WholeImageCasesAreLeftToDecode) {
 }
 
 TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
-  const Image image = test_image(200, 150, 3, 8, false);
+  const Image image = ramp_test_image(200, 150, 3, 8, false);
   EncodeOptions e;
   e.threads = 2;
   auto bytes = encode(image, e);
@@ -392,7 +394,7 @@ class Refuse final : public RowSink {
 // (ParseLimits::max_samples); the streamed path, which holds strips, is
 // bounded by its memory check alone.
 TEST(DecodeStreamed, ImagesAboveTheParseLimitAreBoundedByTheMemoryCheck) {
-  auto bytes = encode(test_image(64, 64, 3, 8, false), EncodeOptions{});
+  auto bytes = encode(ramp_test_image(64, 64, 3, 8, false), EncodeOptions{});
   ASSERT_TRUE(bytes.ok());
   // A.5.1: SIZ follows SOC; Xsiz, Ysiz at bytes 8 and 12, XTsiz, YTsiz at
   // 24 and 28. 27000 x 27000 x 3 = 2,187,000,000 samples, one tile.
