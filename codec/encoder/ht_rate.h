@@ -11,7 +11,11 @@
 // finer one, at the coarser neighbour plane too: that one with SigProp and
 // MagRef (points between the two cleanups), the chosen plane's cleanup
 // alone. PCRD then chooses among what was coded
-// (CodedBlock::ht). Where the file falls
+// (CodedBlock::ht). Under a size target, where the chosen cleanups came
+// out more than 2% larger than estimated (an image of sparse significance,
+// which the byte model undercounts), the planes are chosen again on
+// estimates scaled by that ratio and the new ones coded too, so that PCRD
+// need not drop blocks whole to meet the target. Where the file falls
 // short of its target and PCRD took all that was coded of a block (the
 // estimates were off), that block is coded one plane finer and PCRD runs
 // again, a few rounds at most.
@@ -52,11 +56,13 @@ struct HtPlanePair {
 // one whose estimated slopes on both sides of its plane lie further than
 // `sure_ratio` from the global slope, no neighbour and no refinement passes
 // (unless its plane is 0); a neighbour is only ever the coarser plane.
+// Each estimated byte count is taken `byte_scale` times.
 // The hulls, the slope and each block's planes are found on `pool`'s
 // threads (null: on this one), to the same result whatever their count.
 std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
                                           std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio, ThreadPool* pool);
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool,
+                                          double byte_scale = 1.0);
 
 // The global slope on the blocks' estimated hulls: walking every hull
 // point from the steepest (ties in block order, then the block's own),

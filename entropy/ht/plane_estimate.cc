@@ -314,7 +314,7 @@ void estimate_plane(int p, int fraction_bits, double quads, double magsgn, doubl
   // none where the interval is one value (the reversible path's plane 0).
   const double left =
       p + fraction_bits > 0 ? (std::ldexp(1.0, 2 * p) + 2 * std::ldexp(1.0, -2 * fraction_bits)) / 12.0 : 0.0;
-  out.decrease[p] = static_cast<float>(std::max(0.0, removed - significant * left));
+  out.error_left[p] = static_cast<float>(out.energy - std::max(0.0, removed - significant * left));
 }
 
 }  // namespace

@@ -37,18 +37,24 @@ struct HtPlaneStatistics {
 };
 
 // The estimate per cleanup plane p: bytes of the cleanup segment coding
-// v >> p, and the decrease of squared error from an all-zero block that it
-// brings, in Tier-1's units (the index squared; entropy/ebcot/ebcot.h's
-// distortion_decrease), the decoder reconstructing at the middle of each
-// interval (E.1.1.2).
+// v >> p, and the squared error left after it, in Tier-1's units (the
+// index squared; entropy/ebcot/ebcot.h's distortion_decrease is energy
+// less it), the decoder reconstructing at the middle of each interval
+// (E.1.1.2).
 struct HtPlaneEstimate {
   // Bit length of the largest v: the cleanup at any plane p >= planes codes
   // nothing.
   int planes = 0;
   float bytes[kHtPlanes] = {};
-  float decrease[kHtPlanes] = {};
+  // The error left, not the decrease: a float's 24 bits hold it to a few
+  // parts in 10^8 of itself, so the small decreases between fine planes
+  // survive however large the block's energy (deep samples, 16 bits and
+  // more); a decrease near the energy would lose them.
+  float error_left[kHtPlanes] = {};
   // The squared error with nothing sent (index units).
   double energy = 0;
+  // The decrease of squared error from an all-zero block at plane p.
+  double decrease(int p) const { return energy - error_left[p]; }
 };
 
 // One pass over the block's indices (two's complement, `fraction_bits` F

@@ -7,9 +7,11 @@
 // plane's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/api/encode_streamed.h"
@@ -88,6 +90,61 @@ TEST(HtRateEstimated, WithinTheTargetAndNearEveryPlane) {
       expect_within_target(estimated->size(), target, what);
       EXPECT_GE(psnr_of(image, *estimated), psnr_of(image, *every) - 0.1) << what;
     }
+  }
+}
+
+// A smooth grey image of `precision` bits: slow waves, a few hundred
+// discs of random size and height, a little noise. Coded at fine planes,
+// its significant quads are sparse, which the byte model (fitted on
+// photographs) undercounts.
+Image smooth_image(int precision) {
+  constexpr int kSide = 512;
+  std::mt19937 random(7);
+  const auto uniform = [&random](double low, double high) {
+    return low + (high - low) * static_cast<double>(random() % 1000000) / 1000000.0;
+  };
+  std::vector<double> level(kSide * kSide);
+  for (int y = 0; y < kSide; ++y)
+    for (int x = 0; x < kSide; ++x) level[y * kSide + x] = 0.5 + 0.2 * std::sin(x * 0.011 + y * 0.007);
+  for (int k = 0; k < 200; ++k) {
+    const double cx = uniform(0, kSide), cy = uniform(0, kSide), r = uniform(1.5, 12), height = uniform(-0.15, 0.15);
+    for (int y = std::max(0, static_cast<int>(cy - r)); y <= std::min(kSide - 1, static_cast<int>(cy + r)); ++y)
+      for (int x = std::max(0, static_cast<int>(cx - r)); x <= std::min(kSide - 1, static_cast<int>(cx + r)); ++x)
+        if ((x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r) level[y * kSide + x] += height;
+  }
+  Image image;
+  Component& c = image.components.emplace_back();
+  c.width = kSide;
+  c.height = kSide;
+  c.precision = precision;
+  const double most = c.max_value();
+  // Noise of two 12-bit steps, whatever the precision.
+  const double noise = 2.0 * most / 4095.0;
+  c.samples.resize(kSide * kSide);
+  for (size_t i = 0; i < c.samples.size(); ++i)
+    c.samples[i] = static_cast<int32_t>(std::clamp(level[i] * most + uniform(-noise, noise), 0.0, most));
+  return image;
+}
+
+// On the smooth image: at 1 bit per pixel its chosen cleanups come out
+// about 15% larger than estimated (the planes are chosen again); at 6, of
+// 16 bits, its low-pass blocks' energies in index units are so large that
+// a float decrease held the decreases between fine planes as nothing. The size within 1% under
+// the target, the PSNR within 0.15 dB of every plane's (without those two
+// fixes: 6 and 1.4 dB under).
+TEST(HtRateEstimated, SparseSignificanceNearEveryPlane) {
+  const std::pair<int, double> cases[] = {{12, 1.0}, {16, 1.0}, {16, 6.0}};
+  for (const auto& [precision, bpp] : cases) {
+    const Image image = smooth_image(precision);
+    const std::string what = std::to_string(precision) + " bits, --bpp " + std::to_string(bpp);
+    EncodeOptions o = ht_options(EncodeOptions::RateKind::kBitsPerPixel, bpp);
+    auto estimated = encode(image, o);
+    ASSERT_TRUE(estimated.ok()) << what << ": " << estimated.status().to_string();
+    o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+    auto every = encode(image, o);
+    ASSERT_TRUE(every.ok()) << what << ": " << every.status().to_string();
+    expect_within_target(estimated->size(), std::floor(bpp * 512 * 512 / 8), what);
+    EXPECT_GE(psnr_of(image, *estimated), psnr_of(image, *every) - 0.15) << what;
   }
 }
 

@@ -101,7 +101,7 @@ TEST(HtPlaneEstimate, TheEstimateIsTheReferences) {
     ASSERT_EQ(e.planes, plain.planes) << what;
     ASSERT_EQ(e.energy, plain.energy) << what;
     ASSERT_EQ(std::memcmp(e.bytes, plain.bytes, sizeof e.bytes), 0) << what;
-    ASSERT_EQ(std::memcmp(e.decrease, plain.decrease, sizeof e.decrease), 0) << what;
+    ASSERT_EQ(std::memcmp(e.error_left, plain.error_left, sizeof e.error_left), 0) << what;
   }
 }
 
@@ -125,7 +125,7 @@ TEST(HtPlaneEstimate, NearTheCoderAtEveryPlane) {
         const double decrease = coded->passes[0].distortion_decrease;
         // A uniform error within each interval: within a few per cent of
         // all the energy.
-        EXPECT_NEAR(e.decrease[p], decrease, 0.03 * e.energy) << what;
+        EXPECT_NEAR(e.decrease(p), decrease, 0.03 * e.energy) << what;
         // The model's bytes: within a third of the segment's, or 24 bytes.
         EXPECT_NEAR(e.bytes[p], bytes, std::max(24.0, bytes / 3)) << what;
       }
