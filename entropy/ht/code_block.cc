@@ -89,8 +89,7 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   // one index lower (entropy/ht/exponent_bounds.h), for the fast coders.
   ht::LoweringEffect lowering;
   PlaneView<const int32_t> coded_values = coefficients;
-  // A block whose indices at the plane stay below 2 has no quad to lower.
-  if (ht_lowers_exponent_bounds(settings.distortions, fraction_bits) && (all >> shift) >= 2) {
+  if (ht_lowers_exponent_bounds(settings.distortions, fraction_bits, all, shift)) {
     thread_local ht::LoweredSamples lowered;
     lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, lowered);
     if (lowering.any) coded_values = lowered_copy(coefficients, shift, lowered);

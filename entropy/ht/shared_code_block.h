@@ -32,13 +32,14 @@ struct HtBlockState {
   ht::LoweredSamples lowered;
 };
 
-// Whether an HT block's cleanup lowers exponent bounds
+// Whether an HT block's cleanup at `shift` lowers exponent bounds
 // (entropy/ht/exponent_bounds.h): under a rate or quality target, where the
 // caller asks for the passes' distortions, on indices with fraction bits
 // below them (the irreversible path: the reversible path's plane 0 stays
-// lossless).
-MALLAT_HD inline bool ht_lowers_exponent_bounds(bool distortions, int fraction_bits) {
-  return distortions && fraction_bits > 0;
+// lossless), and where some index at the plane reaches 2 (`all`, the OR of
+// the block's magnitudes: below that no quad can be lowered).
+MALLAT_HD inline bool ht_lowers_exponent_bounds(bool distortions, int fraction_bits, uint32_t all, int shift) {
+  return distortions && fraction_bits > 0 && (all >> shift) >= 2;
 }
 
 // The HT settings of one block to encode (BlockToEncode's ht_* fields).
@@ -134,8 +135,7 @@ MALLAT_HD inline SharedT1Result encode_ht_block_shared(const SharedT1Block& bloc
   }
   result.zero_bitplanes = static_cast<int8_t>(mb - 1 - p);
   ht::BoundedBytes segment(out.buffer + 1, out.capacity > 0 ? out.capacity - 1 : 0);
-  // A block whose indices at the plane stay below 2 has no quad to lower.
-  const ht::LoweringEffect lowering = ht_lowers_exponent_bounds(settings.distortions, f) && (all >> shift) >= 2
+  const ht::LoweringEffect lowering = ht_lowers_exponent_bounds(settings.distortions, f, all, shift)
                                           ? ht::lower_exponent_bounds(c, shift, settings.refinement, state.lowered)
                                           : ht::LoweringEffect{};
   const ht::LoweredSamples* lowered = lowering.any ? &state.lowered : nullptr;
