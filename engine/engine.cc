@@ -232,7 +232,8 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // (engine/placement.h); a share given asks for the device whatever the
   // size.
   const bool start =
-      work.batch ? engine::device_asked(options_) || engine::device_pays_for_batch(work, options.style.ht, false)
+      work.batch ? engine::device_asked(options_) ||
+                       engine::device_pays_for_batch(work, options.style.ht, false, options.ht_under_target())
                  : options_.device_share >= 0 || options_.device_for_one_item ||
                        engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));

@@ -68,7 +68,8 @@ bool decode_whole_tiles(DeviceStages stages, const Workload& work) {
   return !small_decode_items(stages, work) && whole_tiles(stages, work.batch);
 }
 
-bool device_pays_for_batch(const Workload& work, bool ht, bool decode) {
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target) {
+  if (ht_target) return false;
   if (!ht || work.items == 0 || work.expected_samples == 0) return true;
   const uint64_t threshold = decode ? kHtDecodeBatchDeviceSamples : kHtEncodeBatchDeviceSamples;
   // items * samples >= threshold, without overflow.

@@ -127,10 +127,16 @@ inline constexpr uint64_t kHtEncodeBatchDeviceSamples = uint64_t{1} << 29;
 inline constexpr uint64_t kHtDecodeBatchDeviceSamples = uint64_t{1} << 30;
 
 // Whether a batch (`work`) gains from the device: a Part 1 batch, an HT
-// batch of unknown size, or one of kHt*BatchDeviceSamples or more. A batch
-// that does not is coded on the CPU alone, CUDA never started, unless
+// batch of unknown size, or one of kHt*BatchDeviceSamples or more; never an
+// HT encode under a size or quality target (`ht_target`,
+// EncodeOptions::ht_under_target), whose blocks rate control codes again
+// from the host's indices: the device's runner does not take its tiles
+// whole, so the lanes would transform whole images on the CPU for a share
+// of the blocks on the device, slower than the CPU's streamed encode
+// (docs/PERFORMANCE.md, "HT under a target on the device"). A batch that
+// does not gain is coded on the CPU alone, CUDA never started, unless
 // device_asked says otherwise.
-bool device_pays_for_batch(const Workload& work, bool ht, bool decode);
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target = false);
 
 // Whether the options ask for the device whatever a batch's size: a device
 // share, whole tiles or Tier-1 named, or device_for_one_item.

@@ -115,6 +115,13 @@ struct EncodeOptions {
   // profiles set them (cinema: 1,302,083 and 1,041,666 bytes at 24 fps).
   uint64_t max_file_bytes = 0;
   uint64_t max_component_bytes = 0;
+  // Whether HT code-blocks are coded under a size or quality target: rate
+  // control then codes each block's candidate planes from the host's
+  // quantised indices (codec/encoder/ht_rate.h), a tile's blocks coded
+  // again after its transform.
+  bool ht_under_target() const {
+    return style.ht && (rate_kind != RateKind::kNone || max_file_bytes > 0 || max_component_bytes > 0);
+  }
   // A streamed encode (encode_streamed.h) that sends every pass keeps the
   // coded code-blocks' bytes and pass tables in memory up to this many
   // bytes, the rest in an unlinked file in $TMPDIR until Tier-2 writes them

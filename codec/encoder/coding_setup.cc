@@ -59,8 +59,7 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
     setup.energy.push_back(std::move(energy));
   }
   setup.colour_weight = colour_weights(main);
-  setup.ht_candidates = main.cod.component.style.ht && (options.rate_kind != EncodeOptions::RateKind::kNone ||
-                                                        options.max_file_bytes > 0 || options.max_component_bytes > 0);
+  setup.ht_candidates = main.cod.component.style.ht && options.ht_under_target();
   setup.ht_estimated = setup.ht_candidates && ht_rate_by_estimates(options);
   // HT blocks under a size target by estimates wait as indices between
   // quantisation and coding (kept_indices.h): two bits of fraction place

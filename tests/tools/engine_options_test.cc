@@ -186,6 +186,28 @@ TEST(EngineOptions, AnHtBatchGoesToTheDeviceOnlyWithEnoughSamples) {
   EXPECT_TRUE(engine::device_asked(options));
 }
 
+// An HT encode under a size or quality target stays on the CPU at any size
+// (its blocks are coded again from the host's indices); Part 1 under a
+// target and HT without one keep the rule above.
+TEST(EngineOptions, AnHtEncodeUnderATargetStaysOnTheCpu) {
+  constexpr uint64_t k4K = 3840 * 2048 * 3;
+  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, 64}, /*ht=*/true, false, /*ht_target=*/true));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, 0, false, 0}, true, false, true));
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 64}, true, false, false));
+  codec::EncodeOptions encode;
+  EXPECT_FALSE(encode.ht_under_target());
+  encode.rate_kind = codec::EncodeOptions::RateKind::kRatio;
+  encode.rate_values = {20};
+  EXPECT_FALSE(encode.ht_under_target());  // Part 1 blocks
+  encode.style.ht = true;
+  EXPECT_TRUE(encode.ht_under_target());
+  encode.rate_kind = codec::EncodeOptions::RateKind::kNone;
+  encode.rate_values.clear();
+  EXPECT_FALSE(encode.ht_under_target());
+  encode.max_file_bytes = 1000;
+  EXPECT_TRUE(encode.ht_under_target());
+}
+
 // A batch decode of small items on the device: Tier-1 in rounds that close
 // when the device is idle, kSmallItemDecodeFiles lanes; whole tiles for
 // larger items, one item, unknown sizes or stages named.
