@@ -12,6 +12,15 @@
 
 namespace mallat::entropy::cuda {
 
+namespace {
+
+// A codeword byte's weight against a sample's walk in an EBCOT block's work
+// (upload): 64, about what a byte's MQ decisions cost against a visit
+// of a sample by a pass's walk.
+constexpr uint64_t kDecisionWeight = 64;
+
+}  // namespace
+
 // The device buffers of a batch, each grown to the largest batch so far and
 // reused; freed with the decoder.
 struct T1DeviceDecoder::Impl {
@@ -92,9 +101,18 @@ Status T1DeviceDecoder::upload(std::span<const T1DecodeJob> jobs, std::span<cons
     }
   }
   // Blocks of like work side by side: a warp waits for its slowest thread.
+  // A block's work is its walks over its samples, one a pass, and for
+  // EBCOT its MQ decisions, about as many as its bytes' bits (C.3): a
+  // tile's blocks with as many passes hold from a few bytes to kilobytes.
+  // HT's decoding reads each byte once and has fewer, cheaper passes, so its
+  // order stays by the walks.
   std::vector<uint32_t> order(jobs.size());
   std::iota(order.begin(), order.end(), 0u);
-  auto work = [&](uint32_t j) { return uint64_t{jobs[j].width} * jobs[j].height * std::max(jobs[j].num_passes, 0); };
+  const bool ebcot = jobs.empty() || !ht_job(jobs.front());
+  auto work = [&](uint32_t j) {
+    const uint64_t walks = uint64_t{jobs[j].width} * jobs[j].height * std::max(jobs[j].num_passes, 0);
+    return ebcot ? walks + uint64_t{jobs[j].length} * kDecisionWeight : walks;
+  };
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return work(a) > work(b); });
 
   Impl& d = *impl_;

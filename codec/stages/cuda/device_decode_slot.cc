@@ -24,16 +24,19 @@ namespace {
 // Tier-1 decoding's code-blocks per warp for a tile's launch. Alone, the
 // decoder's own rule by batch size (2 a warp for a 3840x2048 tile's 5784
 // blocks). Beside other slots' launches, a tile whose blocks carry many
-// bytes (long decodes) takes 16 a warp, so that the slots' launches fit
-// the GPU together instead of queueing; a tile of short blocks keeps the
-// rule, whose many warps hide their latency better: a lossless batch (about
-// 1.4 KB a block) ran fastest at 16 a warp, a lossy one (about 0.2 KB a
-// block) by batch size.
+// bytes (long decodes) takes kLongBlocksPerWarp, so that the slots' launches
+// fit the GPU together instead of queueing; a tile of short blocks keeps
+// the rule, whose many warps hide their latency better. A lossless batch
+// (about 1.4 KB a block), its blocks ordered by their bytes
+// (T1DeviceDecoder::upload), ran fastest at 6 a warp, a lossy one
+// (about 0.2 KB a block) by batch size (docs/PERFORMANCE.md, "Part 1
+// decoding's blocks ordered by their bytes").
 constexpr size_t kLongBlockBytes = 512;
+constexpr int kLongBlocksPerWarp = 6;
 
 int decode_blocks_per_warp(int sharing, size_t bytes, size_t blocks) {
   if (sharing <= 1 || blocks == 0) return 0;
-  return bytes / blocks >= kLongBlockBytes ? 16 : 0;
+  return bytes / blocks >= kLongBlockBytes ? kLongBlocksPerWarp : 0;
 }
 
 }  // namespace
