@@ -231,6 +231,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // runs on the CPU alone, and so does a batch too little for the device
   // (engine/placement.h); a share given asks for the device whatever the
   // size.
+  const bool one_whole = engine::one_item_whole_on_device(options_, work, options.style.ht);
   const bool start =
       work.batch ? engine::device_asked(options_) ||
                        engine::device_pays_for_batch(work, options.style.ht, false, options.ht_under_target())
@@ -238,7 +239,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
                        engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
-  placement.whole_tiles = placement.device && engine::whole_tiles(options_.device_stages, work.batch);
+  placement.whole_tiles = placement.device && (engine::whole_tiles(options_.device_stages, work.batch) || one_whole);
   place_lanes(placement, work);
   placement.files_ahead = engine::files_ahead(options_, placement.whole_tiles);
   encode_.placement = placement;
@@ -248,7 +249,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   return placement;
 }
 
-Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, const Workload& work) {
+Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions& decode, const Workload& work) {
   std::lock_guard<std::mutex> lock(mutex_);
   Placement placement;
   placement.files_at_once = engine::decode_files_at_once(options_, work.batch ? work.expected_samples : 0);
@@ -257,12 +258,18 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions&, cons
   // One file is decoded on the CPU alone unless device_for_one_item asks:
   // CUDA's start-up costs it more than the device's share saves; so is a
   // batch too little for the device (engine/placement.h).
-  const bool start = options_.device_for_one_item ||
+  // One large Part 1 image decoded whole goes to the device whole
+  // (one_item_whole_on_device).
+  const bool whole_decode = decode.reduce == 0 && decode.layers == 0 && decode.tile < 0 && !decode.region &&
+                            decode.components.empty();
+  const bool one_whole = engine::one_item_whole_on_device(options_, work, work.ht, whole_decode);
+  const bool start = options_.device_for_one_item || one_whole ||
                      (work.batch && (engine::device_asked(options_) ||
                                      engine::device_pays_for_batch(work, work.ht, true)));
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
-  placement.whole_tiles = placement.device && engine::decode_whole_tiles(options_.device_stages, work);
+  placement.whole_tiles =
+      placement.device && (engine::decode_whole_tiles(options_.device_stages, work) || one_whole);
   place_lanes(placement, work);
   placement.files_ahead = engine::files_ahead(options_, false);
   decode_.placement = placement;

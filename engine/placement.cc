@@ -90,6 +90,14 @@ bool device_pays_for_one_item(const Workload& work, bool ht) {
   return !ht && work.expected_samples >= kOneItemDeviceSamples;
 }
 
+bool one_item_whole_on_device(const EngineOptions& options, const Workload& work, bool ht, bool whole) {
+  if (device_asked(options) || work.batch || work.strips_asked || ht || !whole) return false;
+  const uint64_t samples = work.expected_samples;
+  if (samples < kOneItemDeviceSamples || samples > kOneItemWholeSamples) return false;
+  const double budget = kBatchMemoryShare * static_cast<double>(default_memory_limit());
+  return static_cast<double>(samples) * static_cast<double>(kOneItemWholeBytesPerSample) <= budget;
+}
+
 uint64_t device_room_samples(const Workload& work) { return work.streamed ? 0 : work.expected_samples; }
 
 namespace {

@@ -176,6 +176,24 @@ inline constexpr uint64_t kOneItemDeviceSamples = uint64_t{1} << 27;
 // coders).
 bool device_pays_for_one_item(const Workload& work, bool ht);
 
+// One Part 1 item of kOneItemDeviceSamples or more goes to the device
+// whole, as a batch's tiles do (its image read whole, its tile through the
+// runner: colour, DWT and Tier-1 there, rather than strips whose rows of
+// code-blocks the hybrid coder shares), where that fits: at most
+// kOneItemWholeSamples (the runner's device memory grows with the tile) and
+// kOneItemWholeBytesPerSample a sample within kBatchMemoryShare of the
+// memory limit (default_memory_limit). Measured on a 15360x8192 RGB file
+// with 16 threads (docs/PERFORMANCE.md, "One large Part 1 file"): encode
+// 1.8-1.9x and lossless decode 1.7-1.9x the CPU path's speed, at 0.6-1.5 GB
+// of host memory against the strips' 0.13-0.32. A decode of a region, a
+// reduced resolution, a tile or some components keeps its own path (`whole`
+// false), as does one whose options name the device's part (stages, a
+// share, EngineOptions::device_for_one_item) or whose caller asks for strips
+// (Workload::strips_asked).
+inline constexpr uint64_t kOneItemWholeSamples = uint64_t{1} << 30;
+inline constexpr uint64_t kOneItemWholeBytesPerSample = 8;
+bool one_item_whole_on_device(const EngineOptions& options, const Workload& work, bool ht, bool whole = true);
+
 // The samples the device coder makes room for as it starts
 // (DeviceCoderOptions::expected_samples): the item's, whose blocks a
 // whole-image encode hands over at once; none for a streamed item, whose

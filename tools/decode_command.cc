@@ -174,7 +174,8 @@ const std::vector<DecodeOption>& decode_table() {
        "decode strip by strip whatever the stream (where the stream and format allow); without it, a stream with a 9/7 "
        "component under 64 M samples takes the whole-image path at 3 threads or more (there it is the faster: the "
        "streamed inverse DWT runs on one thread), every other the streamed path (the faster, holding no whole-image "
-       "planes)", "",
+       "planes); with --device cuda it also keeps one large Part 1 file in strips on the CPU rather than whole on the "
+       "GPU", "",
        [](DecodeSettings& s, const std::string&) { s.output.streamed = true; return Status::Ok(); }},
       {{"--icc-to-srgb"}, "", "apply the file's restricted ICC profile: sRGB samples, no profile (the default for "
        "formats other than PNG and TIFF, which keep the profile)", "",
@@ -317,6 +318,8 @@ int decode_main(const Args& args) {
   // the placement sizes its lanes and decides whether the device pays
   // (engine/placement.h).
   Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
+  if (streamed) work.ht = engine::decoded_item_of(streamed->data.bytes()).ht;
+  work.strips_asked = s.output.streamed;
   std::optional<BatchPlan> plan;
   if (is_batch(as_run)) {
     Result<BatchPlan> planned = plan_batch(as_run, is_codestream_name, "");
@@ -333,7 +336,8 @@ int decode_main(const Args& args) {
   if (!placed.ok()) return fail("decode", placed.status().message());
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
-                         "more than the device saves; a batch of files uses the device\n");
+                         "more than the device saves for it; a batch of files, or one large Part 1 image decoded "
+                         "whole, uses the device\n");
   if (asked_cuda && work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: these %zu HT files are decoded on the CPU (same output): they are too "
                          "few samples to pay for CUDA's start-up; --device-stages all uses the device anyway\n",
@@ -346,7 +350,8 @@ int decode_main(const Args& args) {
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
     int status = -1;
-    if (streamed) {
+    // A tile that goes to the device whole is decoded whole.
+    if (streamed && !placed->whole_tiles) {
       if (const std::optional<int> rc = decode_one_streamed(*streamed, engine, file, s.codec, s.output, s.quiet))
         status = *rc;
     }

@@ -117,7 +117,8 @@ const std::vector<EncodeOption>& encode_table() {
        "line-based DWT, each row of code-blocks coded as it completes, the file written as it is assembled (the "
        "same bytes, in bounded memory); with several tiles (-t) one row of tiles is held at a time, each tile "
        "coded so from it; each such file of a batch on the CPU (--device cpu) is too, on its lane's threads; -q, "
-       "profiles, batches with a GPU and other formats (PNG, BMP, ASCII PNM) always use the whole image",
+       "profiles, batches with a GPU, one large Part 1 file that goes to a GPU whole (--device) and other formats "
+       "(PNG, BMP, ASCII PNM) always use the whole image",
        "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},
@@ -349,9 +350,10 @@ Status read_item(const EncodeSettings& s, BatchItem& item, io::SampleForm form) 
   return Status::Ok();
 }
 
-BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt) {
+BatchSteps encode_steps(const EncodeSettings& s, Engine& engine, const codec::EncodeOptions& opt,
+                        io::SampleForm form = io::SampleForm::kInt32) {
   BatchSteps steps;
-  steps.read = [&s](BatchItem& item) { return read_item(s, item, io::SampleForm::kInt32); };
+  steps.read = [&s, form](BatchItem& item) { return read_item(s, item, form); };
   steps.code = [&engine, &opt](BatchItem& item) {
     codec::EncodeReport report;
     auto bytes = engine.encode(item.image, opt, &report);
@@ -510,10 +512,12 @@ int encode_main(const Args& given) {
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
-    // Tiles that go to the device whole need the whole image read.
+    // Tiles that go to the device whole need the whole image read, its
+    // samples at their stored width where that is cheap, as a batch's.
     if (placed->whole_tiles) strips.reset();
+    const io::SampleForm form = placed->whole_tiles ? io::SampleForm::kStoredWhereCheap : io::SampleForm::kInt32;
     const int status = strips ? run_one("encode", file, encode_streamed_steps(engine, opt, std::move(strips)), s.quiet)
-                              : run_one("encode", file, encode_steps(s, engine, opt), s.quiet);
+                              : run_one("encode", file, encode_steps(s, engine, opt, form), s.quiet);
     note_device_fallback("encode", engine.encode_device_status(), asked_cuda, s.quiet);
     return status;
   }

@@ -186,6 +186,37 @@ TEST(EngineOptions, AnHtBatchGoesToTheDeviceOnlyWithEnoughSamples) {
   EXPECT_TRUE(engine::device_asked(options));
 }
 
+// One large Part 1 item goes to the device whole where its memory fits:
+// never a batch, an HT item, a small or a huge one, a decode of part of the
+// image, or one whose options name the device's part.
+TEST(EngineOptions, OneLargePart1ItemGoesToTheDeviceWholeWhereItFits) {
+  const EngineOptions options;
+  const uint64_t samples = engine::kOneItemDeviceSamples;
+  const bool fits = static_cast<double>(samples) * engine::kOneItemWholeBytesPerSample <=
+                    engine::kBatchMemoryShare * static_cast<double>(default_memory_limit());
+  EXPECT_EQ(engine::one_item_whole_on_device(options, {false, samples, true}, false), fits);
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples - 1, true}, false));
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, engine::kOneItemWholeSamples + 1, true}, false));
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, {true, samples, false, 1}, false));
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, /*ht=*/true));
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, false, /*whole=*/false));
+  Workload strips{false, samples, true};
+  strips.strips_asked = true;
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, strips, false));
+  EngineOptions asked;
+  asked.device_stages = DeviceStages::kTier1;
+  EXPECT_FALSE(engine::one_item_whole_on_device(asked, {false, samples, true}, false));
+  asked = EngineOptions{};
+  asked.device_share = 0.5;
+  EXPECT_FALSE(engine::one_item_whole_on_device(asked, {false, samples, true}, false));
+  // A memory limit too small for the whole image keeps it in strips.
+  const uint64_t most = static_cast<uint64_t>(engine::kBatchMemoryShare * static_cast<double>(default_memory_limit()) /
+                                              engine::kOneItemWholeBytesPerSample);
+  if (most + 1 <= engine::kOneItemWholeSamples) {
+    EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, most + 1, true}, false));
+  }
+}
+
 // An HT encode under a size or quality target stays on the CPU at any size
 // (its blocks are coded again from the host's indices); Part 1 under a
 // target and HT without one keep the rule above.
