@@ -347,7 +347,14 @@ Result<bool> Engine::Impl::decode_streamed(std::span<const uint8_t> data, const 
   // Unprepared, its size is not known before its headers are read: small.
   if (!decode_.prepared) MALLAT_RETURN_IF_ERROR(prepare_decode(options, {false, 0, true}).status());
   MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(decode_));
-  return codec::decode_streamed(data, options, resources_for(held.lane(), false), sink, report);
+  const codec::CallResources resources = resources_for(held.lane(), false);
+  // An image placed on the device whole (one_item_whole_on_device) keeps
+  // its raster there and comes down strip by strip.
+  if (decode_.placement.whole_tiles) {
+    Result<bool> sent = codec::decode_from_device_raster(data, options, resources, sink, report);
+    if (!sent.ok() || *sent) return sent;
+  }
+  return codec::decode_streamed(data, options, resources, sink, report);
 }
 
 std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem> items,

@@ -350,8 +350,7 @@ int decode_main(const Args& args) {
       return usage_error("cannot tell the output format from '" + s.out + "'");
     const BatchFile file{s.batch.inputs[0], s.out};
     int status = -1;
-    // A tile that goes to the device whole is decoded whole.
-    if (streamed && !placed->whole_tiles) {
+    if (streamed) {
       if (const std::optional<int> rc = decode_one_streamed(*streamed, engine, file, s.codec, s.output, s.quiet))
         status = *rc;
     }

@@ -24,4 +24,20 @@ Result<Image> decode(std::span<const uint8_t> data, const DecodeOptions& options
 Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions& options,
                              const CallResources& resources, RowSink& sink, DecodeReport* report);
 
+// As decode_streamed's contract, for an image whose tiles go to the device
+// runner whole (resources.device_tiles): decoded as decode() decodes it
+// into a raster in device memory (resources.device_raster is set here;
+// device_raster.h), then handed to `sink` strip by strip, each copied down
+// on its turn, so the host never holds the image's samples (an image that
+// does not fit bytes is decoded into host memory and handed over as one
+// strip). False, the sink untouched, where there are no device tiles or no
+// device rasters can be made; an error after the sink began is returned as
+// such (the caller drops what it wrote). A strip is about `strip_bytes`
+// (whole rows, at least one): long runs for the writer, a small part of a
+// large image.
+inline constexpr int64_t kDeviceStripBytes = int64_t{4} << 20;
+Result<bool> decode_from_device_raster(std::span<const uint8_t> data, const DecodeOptions& options,
+                                       CallResources resources, RowSink& sink, DecodeReport* report,
+                                       int64_t strip_bytes = kDeviceStripBytes);
+
 }  // namespace mallat::codec

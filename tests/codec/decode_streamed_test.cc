@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "codec/api/decode_streamed.h"
+#include "codec/decoder/decode_call.h"
 #include "codec/codec.h"
 #include "tests/codec/codec_test_util.h"
+#include "tests/codec/joined_strips.h"
 #include "tests/testdata.h"
 
 namespace mallat::codec {
@@ -45,51 +47,6 @@ Image ramp_test_image(int64_t w, int64_t h, int components, int precision, bool 
   image.color_space = components >= 3 ? ColorSpace::kRgb : ColorSpace::kGray;
   return image;
 }
-
-// The strips joined into one image; with `bytes`, taking the rows as bytes
-// where the decoder gives them so (turned back into samples here).
-class Collect final : public RowSink {
- public:
-  explicit Collect(bool bytes = false) : bytes_(bytes) {}
-  bool takes_bytes() override { return bytes_; }
-  Status byte_rows(std::vector<uint8_t> raster, int64_t rows, int64_t y0) override {
-    EXPECT_EQ(y0, next_row);
-    if (std::this_thread::get_id() != caller) ++strips_handed_beside;
-    if (fail_at_strip >= 0 && byte_strips == fail_at_strip) return io_error("the sink stops at a strip");
-    const size_t n = image.components.size();
-    const auto width = static_cast<size_t>(image.components[0].width);
-    EXPECT_EQ(raster.size(), width * n * static_cast<size_t>(rows));
-    for (size_t i = 0; i < raster.size(); ++i) image.components[i % n].samples.push_back(raster[i]);
-    next_row += rows;
-    ++byte_strips;
-    return Status::Ok();
-  }
-  Status begin(const Image& header) override {
-    image = header;
-    ++begins;
-    return Status::Ok();
-  }
-  Status rows(Image strip, int64_t y0) override {
-    EXPECT_EQ(y0, next_row);
-    for (size_t c = 0; c < strip.components.size(); ++c) {
-      const Component& s = strip.components[c];
-      EXPECT_EQ(s.samples.size(), static_cast<size_t>(s.width * s.height));
-      image.components[c].samples.insert(image.components[c].samples.end(), s.samples.begin(), s.samples.end());
-    }
-    next_row += strip.height();
-    ++strips;
-    return Status::Ok();
-  }
-  Image image;
-  int begins = 0, strips = 0, byte_strips = 0;
-  int64_t next_row = 0;
-  int fail_at_strip = -1;  // byte_rows' error at this strip, if any
-  const std::thread::id caller = std::this_thread::get_id();
-  int strips_handed_beside = 0;  // byte strips given on a thread other than the caller's
-
- private:
-  bool bytes_;
-};
 
 void expect_same_image(const Image& a, const Image& b, const std::string& what) {
   EXPECT_EQ(a.x0, b.x0) << what;
@@ -207,7 +164,7 @@ TEST(DecodeStreamed, EqualsWholeImageDecode) {
         DecodeReport whole_report, streamed_report;
         auto whole = decode(*bytes, options, &whole_report);
         ASSERT_TRUE(whole.ok()) << name << ": " << whole.status().message();
-        Collect sink(take_bytes);
+        CheckedStrips sink(take_bytes);
         auto streamed = decode_streamed(*bytes, options, sink, &streamed_report);
         ASSERT_TRUE(streamed.ok()) << name << ": " << streamed.status().message();
         ASSERT_TRUE(*streamed) << name << ": not streamed";
@@ -244,7 +201,7 @@ TEST(DecodeStreamed, BandBuffersKeptForTheNextImageHoldNothingOfTheLast) {
     options.threads = 1;
     auto whole = decode(*bytes, options);
     ASSERT_TRUE(whole.ok());
-    Collect sink;
+    CheckedStrips sink;
     auto streamed = decode_streamed(*bytes, options, sink);
     ASSERT_TRUE(streamed.ok() && *streamed);
     expect_same_image(sink.image, *whole, image == &flat ? "flat" : "busy");
@@ -261,7 +218,7 @@ TEST(DecodeStreamed, StripsOfAWideImageAreFewRows) {
   e.threads = 2;
   auto bytes = encode(image, e);
   ASSERT_TRUE(bytes.ok());
-  Collect sink;
+  CheckedStrips sink;
   auto streamed = decode_streamed(*bytes, DecodeOptions{}, sink);
   ASSERT_TRUE(streamed.ok() && *streamed);
   EXPECT_EQ(sink.strips, (600 + 31) / 32);
@@ -305,7 +262,7 @@ TEST(DecodeStreamed, StripsThroughTheOutputStageBesideTheNextEqualDecode) {
     for (int threads : {1, 4}) {
       const std::string name = std::string(c.name) + ", " + std::to_string(threads) + " threads";
       options.threads = threads;
-      Collect sink(/*bytes=*/true);
+      CheckedStrips sink(/*bytes=*/true);
       auto streamed = decode_streamed(*bytes, options, sink);
       ASSERT_TRUE(streamed.ok() && *streamed) << name;
       EXPECT_GE(sink.byte_strips, 2) << name;
@@ -314,7 +271,7 @@ TEST(DecodeStreamed, StripsThroughTheOutputStageBesideTheNextEqualDecode) {
     }
     // A sink's error at the second strip, handed over beside: the decode's.
     options.threads = 4;
-    Collect failing(/*bytes=*/true);
+    CheckedStrips failing(/*bytes=*/true);
     failing.fail_at_strip = 1;
     auto stopped = decode_streamed(*bytes, options, failing);
     ASSERT_FALSE(stopped.ok()) << c.name;
@@ -343,7 +300,7 @@ TEST(DecodeStreamed, WholeImageCasesAreLeftToDecode) {
   for (const auto& c : cases) {
     auto bytes = encode(c.image, c.encode);
     ASSERT_TRUE(bytes.ok()) << c.name << ": " << bytes.status().message();
-    Collect sink;
+    CheckedStrips sink;
     auto streamed = decode_streamed(*bytes, c.decode, sink);
     ASSERT_TRUE(streamed.ok()) << c.name << ": " << streamed.status().message();
     EXPECT_FALSE(*streamed) << c.name;
@@ -362,7 +319,7 @@ TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
   DecodeReport whole_report, streamed_report;
   auto whole = decode(cut, DecodeOptions{}, &whole_report);
   ASSERT_TRUE(whole.ok());
-  Collect sink;
+  CheckedStrips sink;
   auto streamed = decode_streamed(cut, DecodeOptions{}, sink, &streamed_report);
   ASSERT_TRUE(streamed.ok() && *streamed);
   expect_same_image(sink.image, *whole, "cut short");
@@ -372,7 +329,7 @@ TEST(DecodeStreamed, DamagedStreamGivesDecodesWarningsAndErrors) {
   DecodeOptions strict;
   strict.allow_partial = false;
   auto whole_error = decode(cut, strict);
-  Collect none;
+  CheckedStrips none;
   auto streamed_error = decode_streamed(cut, strict, none);
   ASSERT_FALSE(whole_error.ok());
   ASSERT_FALSE(streamed_error.ok());
@@ -441,7 +398,7 @@ TEST(DecodeStreamed, ConformanceStreamsEqualTheWholeImageDecode) {
     options.threads = 2;
     DecodeReport whole_report, streamed_report;
     auto whole = decode(bytes, options, &whole_report);
-    Collect sink;
+    CheckedStrips sink;
     auto streamed = decode_streamed(bytes, options, sink, &streamed_report);
     ASSERT_EQ(streamed.ok(), whole.ok()) << file;
     if (!streamed.ok() || !*streamed) {
@@ -456,5 +413,16 @@ TEST(DecodeStreamed, ConformanceStreamsEqualTheWholeImageDecode) {
   EXPECT_GE(streamed_count, 10);
 }
 
+// Without device tiles the decode from a device raster is left to the
+// streamed decode: false, the sink untouched.
+TEST(DecodeStreamed, ADeviceRasterDecodeWithoutDeviceTilesIsLeftToOthers) {
+  const auto bytes = encode(ramp_test_image(64, 48, 3, 8, false), EncodeOptions{});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  CheckedStrips sink(/*bytes=*/true);
+  const Result<bool> sent = decode_from_device_raster(*bytes, DecodeOptions{}, CallResources{}, sink, nullptr);
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  EXPECT_FALSE(*sent);
+  EXPECT_EQ(sink.begins, 0);
+}
 }  // namespace
 }  // namespace mallat::codec

@@ -17,6 +17,7 @@
 #include "codec/codec.h"
 #include "codec/decoder/decode_call.h"
 #include "codec/stages/device_tile_stages.h"
+#include "tests/codec/joined_strips.h"
 #include "tests/entropy_cuda/cuda_cases.h"
 
 namespace mallat::codec {
@@ -129,6 +130,37 @@ TEST(DecodeCuda, WholeTilesOnTheDeviceGiveTheCpuPathsSamples) {
     }
     whole_tiles_give_the_cpu_paths_samples(device);
   }
+}
+
+// An image decoded into a raster on the device comes down strip by strip
+// (decode_from_device_raster): a sink taking byte rows gets the raster's
+// rows in order, one taking int32 strips the same samples, an image that
+// does not fit bytes its samples in one strip; every case the CPU's.
+TEST(DecodeCuda, ARasterOnTheDeviceComesDownStripByStrip) {
+  SKIP_WITHOUT_DEVICE();
+  auto made = make_device_tile_context();
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  CallResources whole;
+  whole.device_tiles = *made;
+  int strips = 0;
+  for (const Case& c : decode_cases()) {
+    const auto stream = encode(c.image, c.options);
+    ASSERT_TRUE(stream.ok()) << c.name << ": " << stream.status().message();
+    DecodeOptions cpu;
+    cpu.threads = 4;
+    const auto want = decode(*stream, cpu);
+    ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
+    for (const bool bytes : {true, false}) {
+      CheckedStrips sink(bytes);
+      const Result<bool> sent = decode_from_device_raster(*stream, cpu, whole, sink, nullptr, /*strip_bytes=*/3000);
+      ASSERT_TRUE(sent.ok()) << c.name << ": " << sent.status().message();
+      ASSERT_TRUE(*sent) << c.name;
+      EXPECT_EQ(sink.begins, 1) << c.name;
+      EXPECT_EQ(differs(*want, sink.image), "") << c.name << (bytes ? ", byte rows" : ", strips");
+      strips += sink.byte_strips + sink.strips;
+    }
+  }
+  EXPECT_GT(strips, 2 * static_cast<int>(decode_cases().size()));
 }
 
 // Damaged code-block bytes (the stream's packet data XORed at a few places
