@@ -95,16 +95,15 @@ struct PairLowered {
   return (most >> shift) >= 2;
 }
 
-// A row pair's quads from quad `from` on, one at a time (of one column
-// where the width is odd): the values coded written to coded_top and
+// A row pair's quads `from` .. `to` - 1, one at a time (the last of one
+// column where the width is odd): the values coded written to coded_top and
 // coded_bottom, below[x + 1] = the bottom row's index at x as coded (the
 // next pair's `above`), the lowered samples added to `pair`. a[x + 1] is
 // the row above's index as coded at x, zero around.
-inline void lower_quads_from(int64_t from, const int32_t* top, const int32_t* bottom, int64_t width,
-                             const uint32_t* a, int shift, uint32_t share, int32_t* coded_top, int32_t* coded_bottom,
-                             uint32_t* below, PairLowered& pair) {
-  const int64_t quads = (width + 1) / 2;
-  for (int64_t q = from; q < quads; ++q) {
+inline void lower_quads(int64_t from, int64_t to, const int32_t* top, const int32_t* bottom, int64_t width,
+                        const uint32_t* a, int shift, uint32_t share, int32_t* coded_top, int32_t* coded_bottom,
+                        uint32_t* below, PairLowered& pair) {
+  for (int64_t q = from; q < to; ++q) {
     const int64_t x = 2 * q;
     const bool right = x + 1 < width;
     const uint32_t m0 = detail::lowering_magnitude(top[x]), m2 = detail::lowering_magnitude(bottom[x]);
@@ -127,7 +126,7 @@ inline void lower_quads_from(int64_t from, const int32_t* top, const int32_t* bo
 // One row pair (top, bottom; `width` samples, the block's last pair of one
 // row given a row of zeros as its bottom): returns false, and writes
 // nothing, where no index reaches 2; else writes the values coded to
-// coded_top and coded_bottom, below as lower_quads_from, and the lowered
+// coded_top and coded_bottom, below as lower_quads, and the lowered
 // samples to `pair`. above[x + 1] is the row above's index as coded at x,
 // zero around; null: every index there below 2.
 using LowerPair = bool (*)(const int32_t* top, const int32_t* bottom, int64_t width, const uint32_t* above, int shift,
@@ -139,12 +138,33 @@ const uint32_t* above_or_zeros(const uint32_t* above) {
   return above ? above : zeros;
 }
 
+// Without vector steps of its own: the whole quads' tests in a loop the
+// compiler runs in vector lanes, the pair copied as it is, then the quads
+// that lower one at a time over the copy.
 bool lower_pair_generic(const int32_t* top, const int32_t* bottom, int64_t width, const uint32_t* above, int shift,
                         uint32_t share, int32_t* coded_top, int32_t* coded_bottom, uint32_t* below,
                         PairLowered& pair) {
   if (!index_reaches_two(top, bottom, width, shift)) return false;
+  const uint32_t* a = above_or_zeros(above);
+  const int64_t whole = width / 2;
+  uint8_t lowers[kMaxQuads];
+  for (int64_t q = 0; q < whole; ++q) {
+    const int64_t x = 2 * q;
+    const uint32_t m0 = detail::lowering_magnitude(top[x]), m1 = detail::lowering_magnitude(top[x + 1]);
+    const uint32_t m2 = detail::lowering_magnitude(bottom[x]), m3 = detail::lowering_magnitude(bottom[x + 1]);
+    const uint32_t over = std::max(std::max(a[x], a[x + 1]), std::max(a[x + 2], a[x + 3]));
+    const uint32_t largest = std::max(std::max(m0, m1), std::max(m2, m3)) >> shift;
+    lowers[q] = static_cast<uint8_t>(quad_lowers(m0, m1, m2, m3, largest, over, shift, share));
+  }
+  std::copy(top, top + width, coded_top);
+  std::copy(bottom, bottom + width, coded_bottom);
+  for (int64_t x = 0; x < width; ++x) below[x + 1] = detail::lowering_magnitude(bottom[x]) >> shift;
   pair = {};
-  lower_quads_from(0, top, bottom, width, above_or_zeros(above), shift, share, coded_top, coded_bottom, below, pair);
+  for (int64_t q = 0; q < whole; ++q) {
+    if (lowers[q] == 0) continue;
+    lower_quads(q, q + 1, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
+  }
+  lower_quads(whole, (width + 1) / 2, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
   return true;
 }
 
@@ -219,7 +239,7 @@ bool lower_pair_generic(const int32_t* top, const int32_t* bottom, int64_t width
     pair.above_edge += lanes[0][n];
     pair.samples += lanes[1][n];
   }
-  lower_quads_from(x / 2, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
+  lower_quads(x / 2, (width + 1) / 2, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
 }
 
 [[gnu::target(MALLAT_HT_AVX2_TARGET)]] bool lower_pair_avx2(const int32_t* top, const int32_t* bottom, int64_t width,
@@ -296,7 +316,7 @@ bool lower_pair_generic(const int32_t* top, const int32_t* bottom, int64_t width
   pair.above_edge = static_cast<uint32_t>(_mm512_reduce_add_epi32(above_edge));
   pair.samples = lowered;
   // The columns left: AVX2 lanes, then one quad at a time.
-  lower_avx2_from(x, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
+  if (x < width) lower_avx2_from(x, top, bottom, width, a, shift, share, coded_top, coded_bottom, below, pair);
   return true;
 }
 #endif
