@@ -4,7 +4,6 @@
 #include "entropy/ht/code_block.h"
 
 #include <algorithm>
-#include <bit>
 #include <string>
 #include <vector>
 
@@ -34,24 +33,6 @@ std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offs
   return ht_cleanup_decrease(c, shift, all);
 }
 #endif
-
-// `c` with the samples `lowered` names coded one index lower at `shift`, in
-// a buffer of this thread's.
-PlaneView<const int32_t> lowered_copy(PlaneView<const int32_t> c, int shift, const ht::LoweredSamples& lowered) {
-  thread_local std::vector<int32_t> copy;
-  const int64_t w = c.width, h = c.height;
-  copy.resize(static_cast<size_t>(w * h));
-  for (int64_t y = 0; y < h; ++y) std::copy(c.row(y), c.row(y) + w, copy.data() + y * w);
-  // The mask's bits are the copy's samples in order (y * w + x).
-  for (int k = 0; k * 32 < w * h; ++k) {
-    for (uint32_t left = lowered.bits[k]; left != 0; left &= left - 1) {
-      int32_t& v = copy[static_cast<size_t>(k * 32 + std::countr_zero(left))];
-      const auto m = static_cast<int32_t>(ht::lowered_magnitude(ht::detail::magnitude_of(v), shift));
-      v = v < 0 ? -m : m;
-    }
-  }
-  return {copy.data(), w, h, w};
-}
 
 }  // namespace
 
@@ -90,9 +71,10 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   ht::LoweringEffect lowering;
   PlaneView<const int32_t> coded_values = coefficients;
   if (ht_lowers_exponent_bounds(settings.distortions, fraction_bits, all, shift)) {
-    thread_local ht::LoweredSamples lowered;
-    lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, lowered);
-    if (lowering.any) coded_values = lowered_copy(coefficients, shift, lowered);
+    thread_local std::vector<int32_t> lowered(kMaxCodeBlockSamples);
+    const int64_t w = coefficients.width, h = coefficients.height;
+    lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, lowered.data());
+    if (lowering.any) coded_values = {lowered.data(), w, h, w};
   }
   ht::encode_cleanup(coded_values, shift, out.data);
   const auto lcup = static_cast<uint32_t>(out.data.size());

@@ -158,8 +158,9 @@ MALLAT_HD inline void lower_quad(PlaneView<const int32_t> c, int shift, bool ref
 // `refinement`: a plane with fraction bits below it), quad by quad in the
 // cleanup's order; `refinement`: SigProp and MagRef follow. Writes `out`
 // (every word) and returns the passes' distortion changes. The plain form:
-// the CPU's lower_exponent_bounds_cpu (entropy/ht/passes.h) finds the
-// candidate quads in vector lanes and is tested against it.
+// the CPU's lower_exponent_bounds_cpu (entropy/ht/passes.h) tests the
+// quads in vector lanes as it writes the values coded, and is tested
+// against it.
 MALLAT_HD inline LoweringEffect lower_exponent_bounds(PlaneView<const int32_t> c, int shift, bool refinement,
                                                       LoweredSamples& out) {
   LoweringEffect effect;

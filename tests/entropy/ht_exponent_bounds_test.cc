@@ -4,6 +4,7 @@
 // decrease is the drop of the decoded values' error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <cstdint>
@@ -181,20 +182,46 @@ TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
   EXPECT_LT(cleanup_bytes, plain_bytes);
 }
 
-// The CPU's choice (lower_exponent_bounds_cpu: the quads tested in vector
-// lanes) against the plain rule: the same mask and the same sums, to the
-// bit, over every shape class, odd widths and heights, shifts up to the
-// magnitudes' top (beyond 24 the plain rule itself), with and without
-// refinement; and over Laplacian blocks, where many quads are lowered.
+// The CPU's one pass (lower_exponent_bounds_cpu: the quads tested in
+// vector lanes as the values are written), every instruction set's build,
+// against the plain rule's mask applied: the same values and the same
+// sums, to the bit, over every shape class, odd widths and heights, shifts
+// up to the magnitudes' top (beyond 20 the plain rule itself), with and
+// without refinement; and over Laplacian blocks, where many quads are
+// lowered.
 TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
   const auto expect_same = [](PlaneView<const int32_t> v, int shift, bool refinement, const std::string& what) {
-    ht::LoweredSamples plain, cpu;
+    ht::LoweredSamples plain;
     const ht::LoweringEffect a = ht::lower_exponent_bounds(v, shift, refinement, plain);
-    const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, cpu);
-    EXPECT_EQ(a.any, b.any) << what;
-    EXPECT_EQ(a.cleanup, b.cleanup) << what;
-    EXPECT_EQ(a.magref, b.magref) << what;
-    for (int k = 0; k < ht::LoweredSamples::kWords; ++k) ASSERT_EQ(plain.bits[k], cpu.bits[k]) << what << " word " << k;
+    const size_t n = static_cast<size_t>(v.width * v.height);
+    std::vector<int32_t> expected(n);
+    ht::apply_lowering(v, shift, plain, expected.data());
+    for (const ht::CleanupIsa isa : {ht::CleanupIsa::kGeneric, ht::CleanupIsa::kAvx2, ht::CleanupIsa::kAvx512}) {
+      if (!ht::cleanup_isa_available(isa)) continue;
+      const std::string where = what + " " + ht::cleanup_isa_name(isa);
+      // Filled with a value no block holds, so that a sample left unwritten shows.
+      std::vector<int32_t> coded(n, INT32_MIN);
+      const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, coded.data(), isa);
+      EXPECT_EQ(a.any, b.any) << where;
+      EXPECT_EQ(a.cleanup, b.cleanup) << where;
+      EXPECT_EQ(a.magref, b.magref) << where;
+      if (a.any) {
+        ASSERT_EQ(expected, coded) << where;
+      }
+      // The block as a window of a wider plane (rows apart by more than
+      // its width), the padding of values that would lower.
+      const int64_t stride = v.width + 3;
+      std::vector<int32_t> wide(static_cast<size_t>(stride * v.height),
+                               static_cast<int32_t>(std::min<int64_t>((int64_t{3} << shift) + 1, INT32_MAX)));
+      for (int64_t y = 0; y < v.height; ++y) std::copy(v.row(y), v.row(y) + v.width, wide.data() + y * stride);
+      std::fill(coded.begin(), coded.end(), INT32_MIN);
+      const ht::LoweringEffect c =
+          ht::lower_exponent_bounds_cpu({wide.data(), v.width, v.height, stride}, shift, refinement, coded.data(), isa);
+      EXPECT_EQ(a.cleanup, c.cleanup) << where << " in a wider plane";
+      if (a.any) {
+        ASSERT_EQ(expected, coded) << where << " in a wider plane";
+      }
+    }
   };
   std::mt19937 rng(41);
   for (int i = 0; i < 300; ++i) {
