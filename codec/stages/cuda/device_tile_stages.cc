@@ -21,6 +21,7 @@
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/cuda/inverse_launch.h"
 #include "codec/stages/cuda/layout_dwt.h"
+#include "codec/stages/cuda/staged_copy.h"
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/device_decode_plan.h"
 #include "codec/stages/device_rule.h"
@@ -47,6 +48,21 @@ using dwt::cuda::check_cuda;
 // kernel runs fastest at.
 int blocks_per_warp(int sharing) { return sharing > 1 ? 16 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
+
+// A tile of kStraightUploadBytes or more whose components are all at their
+// stored width (Component::stored) goes up from the components' own rows
+// through pinned chunks (staged_copy.h), with no copy of the tile in host
+// memory: for one large image that copy is the image again. A smaller
+// tile's rows are gathered into one buffer and go up in one copy.
+constexpr uint64_t kStraightUploadBytes = uint64_t{64} << 20;
+
+bool uploads_straight(const EncodeTile& tile, const DeviceTilePlan& plan) {
+  if (plan.stored_size < kStraightUploadBytes) return false;
+  for (size_t c = 0; c < tile.planes.size(); ++c) {
+    if (tile.image->components[c].stored.empty()) return false;
+  }
+  return true;
+}
 
 // One tile at a time on the device: a Tier-1 encoder with its stream and
 // the buffers a tile needs, grown to the largest tile and reused.
@@ -82,7 +98,7 @@ class DeviceTileSlot {
   int32_t* in() const { return reinterpret_cast<int32_t*>(planes_.data()); }
   int32_t* out() const { return in() + plane_samples_; }
   Result<bool> narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool);
-  Status upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
+  Status upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s, ThreadPool& pool);
   Status upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status colour(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
   Status transform(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s);
@@ -97,6 +113,7 @@ class DeviceTileSlot {
   uint64_t plane_samples_ = 0;  // the tile's: where out() starts
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
+  cuda::StagedCopier copier_;         // a large tile's stored rows up from the image (uploads_straight)
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kQuantised, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
@@ -269,6 +286,7 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
 Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
   // A run that failed may have left a copy from the buffer queued.
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(t1_->stream()), "waiting for the device"));
+  if (uploads_straight(tile, plan)) return true;
   MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
   constexpr int64_t kRows = 64;
   std::vector<std::pair<size_t, int64_t>> runs;  // (plane, first row)
@@ -298,12 +316,28 @@ Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan
   return in_range.load();
 }
 
-// The stored samples up in one copy, then widened into the planes.
-Status DeviceTileSlot::upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+// The stored samples up in one copy (or, for uploads_straight, from the
+// components' rows through the copier), then widened into the planes.
+Status DeviceTileSlot::upload_stored(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s,
+                                     ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
-  MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(stored_.data(), stored_host_.data(), plan.stored_size, cudaMemcpyHostToDevice, s),
-      "copying a tile's stored samples to the device"));
+  if (uploads_straight(tile, plan)) {
+    for (size_t c = 0; c < tile.planes.size(); ++c) {
+      const TilePlane& plane = tile.planes[c];
+      const Component& comp = tile.image->components[c];
+      const auto bytes = static_cast<size_t>(stored_bytes(comp.precision));
+      const std::byte* from = reinterpret_cast<const std::byte*>(comp.stored.data()) +
+                              (tile.source_y[c] * comp.width + tile.source_x[c]) * static_cast<int64_t>(bytes);
+      const size_t row = static_cast<size_t>(plane.width()) * bytes;
+      MALLAT_RETURN_IF_ERROR(copier_.upload(from, static_cast<size_t>(comp.width) * bytes,
+                                            stored_.data() + plan.stored_offset[c], row, row,
+                                            static_cast<size_t>(plane.height()), s, pool));
+    }
+  } else {
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(stored_.data(), stored_host_.data(), plan.stored_size, cudaMemcpyHostToDevice, s),
+        "copying a tile's stored samples to the device"));
+  }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];
     const Component& comp = tile.image->components[c];
@@ -484,7 +518,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   // stream's steps follow one another with no host step between them.
   MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
-  MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s) : upload_samples(tile, plan, s));
+  MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s, pool) : upload_samples(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_upload"));
   MALLAT_RETURN_IF_ERROR(colour(tile, plan, s));

@@ -8,9 +8,11 @@
 // (bench/d2h_copies.sh measures it). Pinning a tile's
 // whole buffer instead costs the first tiles a wait, so a slot pins only
 // two chunks of kPinnedMostBytes (common/host_staging.h). Used where it
-// pays: a lossless tile's codeword bytes (device_decode_slot.cc). Not for a
-// decode's samples down (a lossy batch was slower through it) nor an
-// encode's up (no gain).
+// pays: a lossless tile's codeword bytes (device_decode_slot.cc), and a
+// large tile's stored samples straight from the image's rows, which saves
+// a copy of the tile in host memory (device_tile_stages.cc). Not for a
+// decode's samples down (a lossy batch was slower through it) nor a batch
+// tile's samples up (no gain).
 #pragma once
 
 #include <cuda_runtime_api.h>
