@@ -15,15 +15,18 @@ namespace mallat::quant {
 
 // One index at the finer step: 0 stays 0; the others as above, clipped to
 // 2^magnitude_bits - 1 (the finer step's M_b + F), sign kept.
-inline int32_t finer_index(int32_t q, double factor, int32_t limit) {
+// In single precision (the magnitude converted, the half added, one
+// multiply by the factor rounded to a float), eight to a vector.
+inline int32_t finer_index(int32_t q, float factor, int32_t limit) {
   if (q == 0) return 0;
-  const double m = (static_cast<double>(q < 0 ? -static_cast<int64_t>(q) : q) + 0.5) * factor;
-  const int32_t v = m >= static_cast<double>(limit) ? limit : static_cast<int32_t>(m);
+  const float m = (static_cast<float>(q < 0 ? -q : q) + 0.5f) * factor;
+  const int32_t v = m >= static_cast<float>(limit) ? limit : static_cast<int32_t>(m);
   return q < 0 ? -v : v;
 }
 
 // Every index of `in` at the finer step into `out` (the same size; it may
-// be `in` itself): in AVX2 lanes where the CPU has them, else in SSE2's.
+// be `in` itself), `factor` rounded to a float: in AVX2 lanes where the
+// CPU has them, else in SSE2's.
 void finer_indices(PlaneView<const int32_t> in, double factor, int magnitude_bits, PlaneView<int32_t> out);
 // The same, finer_index one index at a time: what finer_indices is tested
 // against (the same indices).
