@@ -19,6 +19,7 @@
 #include "codec/encoder/coding_setup.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/file_assembly.h"
+#include "codec/encoder/finer_steps.h"
 #include "codec/encoder/ht_rate.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/rate_control.h"
@@ -54,6 +55,11 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   MALLAT_ASSIGN_OR_RETURN(MainHeader main, main_header_for(image, grid, options, report));
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   MALLAT_ASSIGN_OR_RETURN(TileCodingSetup setup, coding_setup(image, main, options));
+  // Under a size target rate control by estimates may take finer steps
+  // (finer_steps.h), whose main header this holds.
+  MainHeader finer_main;
+  if (!targets.empty() && targets.back().kind == LayerTarget::Kind::kBytes)
+    MALLAT_RETURN_IF_ERROR(offer_finer_steps(image, grid, options, main, setup, finer_main));
   setup.stage_times = resources.stage_times;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
@@ -110,6 +116,13 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     for (const auto& tile : tiles)
       for (const CodedBlock& b : tile->blocks()) initial += b.initial_distortion;
     if (setup.ht_estimated) {
+      if (setup.finer_main && finer_steps_better(tiles, targets.back(), initial, pool)) {
+        // The assembler and the tiles read the main header and the steps
+        // from here: the finer QCD is written.
+        main = finer_main;
+        setup.step = setup.finer_step;
+        for (const auto& tile : tiles) tile->take_finer_steps();
+      }
       MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, targets.back(), initial, pool));
       // -q: the decode's error exceeds the allocator's estimate a little
       // (meet_psnr_targets corrects the target), so the planes for 0.5 dB

@@ -216,15 +216,45 @@ double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& 
   return slope;
 }
 
-std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
-                                          std::span<const double> weights, const LayerTarget& target,
-                                          double initial_distortion, double sure_ratio, ThreadPool* pool,
-                                          double byte_scale) {
+namespace {
+
+// Each block's estimated hull, on `pool`.
+std::vector<CodeBlockHull> estimated_hulls(std::span<const entropy::HtPlaneEstimate* const> estimates,
+                                           std::span<const double> weights, ThreadPool* pool, double byte_scale) {
   std::vector<CodeBlockHull> hulls(estimates.size());
   in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {
     for (size_t b = first; b < last; ++b)
       hulls[b] = convex_hull(estimated_passes(*estimates[b], byte_scale), weights[b]);
   });
+  return hulls;
+}
+
+}  // namespace
+
+double estimated_distortion_left(std::span<const entropy::HtPlaneEstimate* const> estimates,
+                                 std::span<const double> weights, const LayerTarget& target,
+                                 double initial_distortion, ThreadPool* pool) {
+  std::vector<CodeBlockHull> hulls = estimated_hulls(estimates, weights, pool, 1.0);
+  const double slope = estimated_slope(hulls, target, initial_distortion, pool);
+  // The hull points the slope takes are a prefix; the gains cumulative.
+  std::vector<double> decrease(hulls.size(), 0.0);
+  in_pieces(pool, hulls.size(), 4, [&](size_t first, size_t last) {
+    for (size_t b = first; b < last; ++b) {
+      const CodeBlockHull& h = hulls[b];
+      for (size_t k = 0; k < h.slope.size() && h.slope[k] >= slope; ++k) decrease[b] = h.gain[k];
+    }
+  });
+  release_hulls(hulls, pool);
+  double left = initial_distortion;
+  for (const double d : decrease) left -= d;
+  return left;
+}
+
+std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstimate* const> estimates,
+                                          std::span<const double> weights, const LayerTarget& target,
+                                          double initial_distortion, double sure_ratio, ThreadPool* pool,
+                                          double byte_scale) {
+  std::vector<CodeBlockHull> hulls = estimated_hulls(estimates, weights, pool, byte_scale);
   const double slope = estimated_slope(hulls, target, initial_distortion, pool);
   std::vector<HtPlanePair> chosen(estimates.size());
   in_pieces(pool, estimates.size(), 4, [&](size_t first, size_t last) {

@@ -64,6 +64,14 @@ std::vector<HtPlanePair> choose_ht_planes(std::span<const entropy::HtPlaneEstima
                                           double initial_distortion, double sure_ratio, ThreadPool* pool,
                                           double byte_scale = 1.0);
 
+// The image's error left where `target` is met on the blocks' estimated
+// hulls (as choose_ht_planes finds its slope): `initial_distortion` less
+// every block's estimated decrease at that slope, summed in block order
+// (the same whatever `pool`'s thread count).
+double estimated_distortion_left(std::span<const entropy::HtPlaneEstimate* const> estimates,
+                                 std::span<const double> weights, const LayerTarget& target,
+                                 double initial_distortion, ThreadPool* pool);
+
 // The global slope on the blocks' estimated hulls: walking every hull
 // point from the steepest (ties in block order, then the block's own),
 // the last one within `target` (its slope; the largest double if none is).

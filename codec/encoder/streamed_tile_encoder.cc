@@ -31,6 +31,7 @@
 #include "common/large_buffer.h"
 #include "common/timeline.h"
 #include "dwt/line_forward.h"
+#include "quant/finer_indices.h"
 
 namespace mallat::codec {
 namespace {
@@ -220,6 +221,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
     kept_blocks_ = blocks;
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
+    kept_finer_estimates_.assign(finer_.size(), {});
   }
   // The tile's indices as they are where the most they take fits the
   // store's room for them (kept_indices.h), a cache line a block.
@@ -431,6 +433,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
         b.place = {plane, b.place.x0 - r.x0, b.place.y0 - r.y0, b.place.width, b.place.height};
         batch.blocks.push_back(b);
         slots.push_back(slot);
+        if (estimated && !finer_.empty()) batch.ht_finer.push_back(finer_[slot].step);
       }
     }
     if (batch.blocks.empty()) {
@@ -455,7 +458,11 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
             return;
           }
         }
-        Result<KeptIndices> at = setup_.kept_store->keep(indices, b.fraction_bits);
+        // Packed as zeros below 2^F at the nominal step; with a finer one,
+        // below 2^(F - 1): an index from 2^F / factor - 1/2 on (factor below
+        // 1.6) codes there (quant/finer_indices.h), as it does kept as it is.
+        const int zeros_below = finer_.empty() ? b.fraction_bits : b.fraction_bits - 1;
+        Result<KeptIndices> at = setup_.kept_store->keep(indices, zeros_below);
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };
@@ -463,6 +470,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       for (size_t i = 0; i < slots.size(); ++i) {
         MALLAT_RETURN_IF_ERROR(kept[i]);
         kept_estimates_[slots[i]] = batch.ht_estimates[i];
+        if (!finer_.empty()) kept_finer_estimates_[slots[i]] = batch.ht_finer_estimates[i];
         account_estimated(slots[i], batch, i);
       }
       for (size_t i = 0; i < ready.size(); ++i) bands[ready[i].band].spare.push_back(std::move(batch.planes[i].storage));
@@ -582,8 +590,12 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
     unpack.each = [&](size_t i) {
       if (in_plane[i] != 0) return;
       in_plane[i] = 1;
-      unpacked[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]],
-                                            batch.blocks[i].place.in(batch.planes[0].ints()));
+      const PlaneView<int32_t> at = batch.blocks[i].place.in(batch.planes[0].ints());
+      unpacked[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]], at);
+      if (finer_taken_) {
+        const FinerStep& finer = finer_[wanted[first + i]].step;
+        quant::finer_indices(at, finer.factor, finer.magnitude_bits, at);
+      }
     };
     for (size_t r = 0; r < rounds.size(); ++r) {
       batch.ht_block_planes.clear();

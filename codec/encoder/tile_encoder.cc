@@ -22,6 +22,8 @@ Result<std::vector<EncodeBlock>> TileEncoder::prepare(int index) {
   const size_t count = precincts_.code_blocks();
   blocks_.clear();
   blocks_.resize(count);
+  finer_.assign(setup_.finer_main && irreversible_ ? count : 0, {});
+  finer_taken_ = false;
   std::vector<EncodeBlock> blocks;
   blocks.reserve(count);
   for (size_t slot = 0; slot < count; ++slot) {
@@ -51,6 +53,7 @@ Status TileEncoder::code(int index) {
     // Rate control chooses the planes to code from every tile's estimates
     // (ht_rate.h): the indices wait here until it has.
     tile.ht_statistics = true;
+    for (const FinerBlock& f : finer_) tile.ht_finer.push_back(f.step);
     MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile, ForwardStage::kQuantisation));
     for (size_t slot = 0; slot < count; ++slot) account_estimated(slot, tile, slot);
     kept_ = std::make_unique<EncodeTile>(std::move(tile));
@@ -164,6 +167,7 @@ void TileEncoder::release_kept_tile() {
   std::vector<EncodeBlock>().swap(kept_blocks_);
   std::vector<entropy::HtPlaneEstimate>().swap(kept_estimates_);
   std::vector<KeptIndices>().swap(kept_indices_);
+  std::vector<entropy::HtPlaneEstimate>().swap(kept_finer_estimates_);
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
@@ -274,6 +278,9 @@ Result<EncodeBlock> TileEncoder::code_one(size_t slot) {
   const double delta = block.step;
   blocks_[slot].weight = std::ldexp(delta * delta * setup_.energy[c][band] * setup_.colour_weight[c],
                                         -2 * block.roi_shift);
+  if (!finer_.empty()) {
+    MALLAT_ASSIGN_OR_RETURN(finer_[slot], finer_block(block, c, tc.levels, band));
+  }
   return block;
 }
 

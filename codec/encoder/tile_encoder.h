@@ -58,6 +58,12 @@ struct TileCodingSetup {
   // code only those that rate control chooses (EncodeOptions::HtRate,
   // ht_rate.h), instead of every plane.
   bool ht_estimated = false;
+  // With ht_estimated under a size target: the main header of a base step
+  // 2^-1/2 times as large and its steps (as `step`), at which each block
+  // is estimated too, for rate control to take instead where that leaves
+  // less distortion (finer_steps.h); null where there is no such choice.
+  const MainHeader* finer_main = nullptr;
+  std::vector<std::vector<double>> finer_step;
   // The most bits of their coefficient's fraction kept below irreversible
   // indices (TileEncoder::code_one).
   int fraction_bits = 8;
@@ -173,6 +179,15 @@ class TileEncoder {
   // (none where negative, or where the block has that plane already),
   // added to each block's candidates; as often as rate control asks.
   Status code_ht_planes(std::span<const int8_t> planes, std::span<const int8_t> cleanup_only = {});
+  // With TileCodingSetup::finer_main, before code_ht_planes: each block's
+  // estimate at the finer steps (by slot) and the weight of its Tier-1
+  // distortion there (CodedBlock::weight's) ...
+  std::span<const entropy::HtPlaneEstimate> finer_ht_estimates() const;
+  double finer_weight(size_t slot) const { return finer_[slot].weight; }
+  // ... and the blocks moved to the finer steps: their steps, bit-planes,
+  // weights and estimates, their indices taken there (quant/finer_indices.h)
+  // before they are coded (finer_steps.cc).
+  void take_finer_steps();
   // Frees the kept tile once rate control has what it needs.
   void release_kept_tile();
 
@@ -253,6 +268,24 @@ class TileEncoder {
   std::vector<EncodeBlock> kept_blocks_;
   std::vector<entropy::HtPlaneEstimate> kept_estimates_;
   std::vector<KeptIndices> kept_indices_;
+  // Per slot, with TileCodingSetup::finer_main: the block at the finer
+  // steps (code_one), its estimate there (code_rows; code()'s are in
+  // kept_), and whether they were taken (take_finer_steps).
+  struct FinerBlock {
+    FinerStep step;
+    int num_bitplanes = 0;
+    double delta = 0;
+    double weight = 0;
+  };
+  std::vector<FinerBlock> finer_;
+  std::vector<entropy::HtPlaneEstimate> kept_finer_estimates_;
+  bool finer_taken_ = false;
+  // The block at slot `slot` (tile.blocks[i]) moved to its finer step;
+  // its indices as they are.
+  void take_finer_step(size_t slot, EncodeBlock& block, const entropy::HtPlaneEstimate& finer);
+  // code_one's FinerBlock for a block of component c (`levels` levels),
+  // subband `band` (A.6.4 order).
+  Result<FinerBlock> finer_block(const EncodeBlock& block, int c, int levels, int band) const;
 
   const TileCodingSetup& setup_;
   ThreadPool& pool_;

@@ -1,7 +1,10 @@
 #include "codec/stages/quantisation.h"
 
+#include <vector>
+
 #include "codec/stages/tile_buffers.h"
 #include "quant/dequantize.h"
+#include "quant/finer_indices.h"
 
 namespace mallat::codec {
 
@@ -29,9 +32,28 @@ quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i) {
   return e;
 }
 
+namespace {
+
+// Block i's estimate at its finer step (EncodeTile::ht_finer), from its
+// indices at the nominal one taken there in a copy.
+entropy::HtPlaneEstimate finer_estimate(const EncodeTile& tile, size_t i) {
+  const EncodeBlock& b = tile.blocks[i];
+  const FinerStep& finer = tile.ht_finer[i];
+  thread_local std::vector<int32_t> copy;
+  copy.resize(static_cast<size_t>(b.place.width * b.place.height));
+  const PlaneView<int32_t> at{copy.data(), b.place.width, b.place.height, b.place.width};
+  quant::finer_indices(b.place.in(tile.planes[b.place.component].ints()), finer.factor, finer.magnitude_bits, at);
+  entropy::HtPlaneStatistics statistics;
+  entropy::gather_ht_plane_statistics(at, b.fraction_bits, statistics, finer.magnitude_bits);
+  return entropy::estimate_ht_planes(statistics, b.fraction_bits);
+}
+
+}  // namespace
+
 void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWork& beside) {
   tile.quantisation.assign(tile.blocks.size(), {});
   tile.ht_estimates.assign(tile.ht_statistics ? tile.blocks.size() : 0, {});
+  tile.ht_finer_estimates.assign(tile.ht_statistics ? tile.ht_finer.size() : 0, {});
   const int64_t items = beside.item ? beside.items : 0;
   pool.parallel_for(items + static_cast<int64_t>(tile.blocks.size()), [&](int64_t k) {
     if (k < items) {
@@ -49,6 +71,7 @@ void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWor
       entropy::HtPlaneStatistics statistics;
       entropy::gather_ht_plane_statistics(b.place.in(plane.ints()), b.fraction_bits, statistics, magnitude_bits);
       tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics, b.fraction_bits);
+      if (!tile.ht_finer.empty()) tile.ht_finer_estimates[i] = finer_estimate(tile, i);
     }
     if (beside.each) beside.each(i);
   });

@@ -92,6 +92,13 @@ struct EncodeBlock {
   int fraction_bits = 0;  // of |y| / Delta_b, kept below the index (entropy::BlockToEncode)
 };
 
+// A block's finer step: Delta_b / factor, where its indices lie below
+// 2^magnitude_bits (M_b + F there).
+struct FinerStep {
+  double factor = 1;
+  int magnitude_bits = 0;
+};
+
 // A tile on its way through the encoder's stages.
 struct EncodeTile {
   // kComponentTransform's input: plane c takes component c of `image` from
@@ -122,6 +129,12 @@ struct EncodeTile {
   // (entropy/ht/plane_estimate.h).
   bool ht_statistics = false;
   std::vector<entropy::HtPlaneEstimate> ht_estimates;
+  // When not empty (with ht_statistics), each block is estimated a second
+  // time at a finer step, its indices taken there as
+  // quant/finer_indices.h does, into ht_finer_estimates: rate control
+  // chooses between the two steps (codec/encoder/ht_rate.h).
+  std::vector<FinerStep> ht_finer;
+  std::vector<entropy::HtPlaneEstimate> ht_finer_estimates;
   // Whether the passes need their distortion decreases (a rate target):
   // read by the HT coders and the CPU Part 1 coder.
   bool distortions = true;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codec/api/encode.h"
+#include "codec/codestream/codestream_reader.h"
 #include "codec/encoder/encode_call.h"
 #include "codec/encoder/kept_indices.h"
 #include "codec/encoder/packed_indices.h"
@@ -222,27 +223,42 @@ TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
 // (int16, or int32 for the 16-bit image's), packed in memory past that,
 // packed on disk past the budget; the same bytes each way, so a block the
 // store hands back wrong shows.
+// On the 9/7 path at the rates given, rate control takes the finer steps
+// at some (finer_steps.h), whose indices are taken there as they are read
+// back: the indices packed as zeros must be those that code as zeros at
+// either step.
 TEST(EncodeStreamed, HtIndicesKeptAnyWayGiveTheSameBytes) {
   const Image images[] = {test_image(300, 260, 3, 8, false, 14), test_image(150, 140, 1, 16, false, 15)};
+  int finer_taken = 0;
   for (const Image& image : images) {
     for (bool reversible : {false, true}) {
-      EncodeOptions o = options();
-      o.style.ht = true;
-      o.reversible = reversible;
-      o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
-      o.rate_values = {1};
-      auto whole = encode(image, o);
-      ASSERT_TRUE(whole.ok()) << whole.status().message();
-      // 600000: the 8-bit image's indices packed in memory, not as they are.
-      for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{600000}, uint64_t{1} << 30}) {
-        o.coded_memory_budget = budget;
-        auto lines = streamed(image, o);
-        ASSERT_TRUE(lines.ok()) << lines.status().message();
-        EXPECT_TRUE(*lines == *whole) << image.components[0].precision << "-bit " << (reversible ? "5/3" : "9/7")
-                                      << " budget " << budget;
+      for (double bpp : {1.0, 4.0, 16.0}) {
+        EncodeOptions o = options();
+        o.style.ht = true;
+        o.reversible = reversible;
+        o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
+        o.rate_values = {bpp};
+        auto whole = encode(image, o);
+        ASSERT_TRUE(whole.ok()) << whole.status().message();
+        // 600000: the 8-bit image's indices packed in memory, not as they are.
+        for (uint64_t budget : {uint64_t{0}, uint64_t{20000}, uint64_t{600000}, uint64_t{1} << 30}) {
+          o.coded_memory_budget = budget;
+          auto lines = streamed(image, o);
+          ASSERT_TRUE(lines.ok()) << lines.status().message();
+          EXPECT_TRUE(*lines == *whole) << image.components[0].precision << "-bit " << (reversible ? "5/3" : "9/7")
+                                        << " --bpp " << bpp << " budget " << budget;
+        }
+        if (reversible) continue;
+        o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+        auto nominal = encode(image, o);
+        ASSERT_TRUE(nominal.ok()) << nominal.status().message();
+        auto q = parse_main_header(*whole), qn = parse_main_header(*nominal);
+        ASSERT_TRUE(q.ok() && qn.ok());
+        finer_taken += q->qcd.steps != qn->qcd.steps ? 1 : 0;
       }
     }
   }
+  EXPECT_GT(finer_taken, 0);
 }
 
 // An HT encode under a size target codes its kept blocks, lists their

@@ -16,6 +16,8 @@
 
 #include "codec/api/encode_streamed.h"
 #include "codec/codec.h"
+#include "codec/codestream/codestream_reader.h"
+#include "codec/encoder/finer_steps.h"
 #include "codec/encoder/ht_rate.h"
 #include "common/metrics.h"
 #include "io/image_io.h"
@@ -208,6 +210,92 @@ TEST(HtRateEstimated, BinnedSlopeIsTheSortedOne) {
     EXPECT_EQ(estimated_slope(hulls, target, 0, nullptr), sorted) << share;
     EXPECT_EQ(estimated_slope(hulls, target, 0, &pool), sorted) << share;
   }
+}
+
+// The error left where a byte target is met on estimated hulls: all of it
+// with no bytes, all less every block's whole estimated decrease with
+// every byte, less as the target grows, and the same on any threads.
+TEST(HtRateEstimated, DistortionLeftFallsWithTheTarget) {
+  std::mt19937 random(5);
+  std::vector<entropy::HtPlaneEstimate> estimates(2000);
+  std::vector<const entropy::HtPlaneEstimate*> at;
+  std::vector<double> weights;
+  double initial = 0, removable = 0, total_bytes = 0;
+  std::vector<int32_t> indices(32 * 32);
+  for (entropy::HtPlaneEstimate& e : estimates) {
+    const int top = 1 + static_cast<int>(random() % 12);
+    for (int32_t& q : indices) {
+      const int32_t m = static_cast<int32_t>(random() % (1u << (random() % static_cast<unsigned>(top))));
+      q = random() % 2 ? -m : m;
+    }
+    entropy::HtPlaneStatistics statistics;
+    entropy::gather_ht_plane_statistics_reference(PlaneView<const int32_t>{indices.data(), 32, 32, 32}, 2,
+                                                  statistics);
+    e = entropy::estimate_ht_planes(statistics, 2);
+    at.push_back(&e);
+    weights.push_back(std::ldexp(1.0, static_cast<int>(random() % 8)));
+    initial += e.energy * weights.back();
+    if (e.planes > 0) {
+      removable += std::max(0.0, e.decrease(0)) * weights.back();
+      total_bytes += 4 * e.bytes[0];
+    }
+  }
+  ThreadPool pool(3);
+  const auto left = [&](double bytes, ThreadPool* on) {
+    return estimated_distortion_left(at, weights, LayerTarget{LayerTarget::Kind::kBytes, bytes}, initial, on);
+  };
+  EXPECT_EQ(left(0, nullptr), initial);
+  EXPECT_NEAR(left(1e12, nullptr), initial - removable, 1e-9 * initial);
+  double before = initial;
+  for (double share : {0.01, 0.05, 0.1, 0.3}) {
+    const double now = left(share * total_bytes, nullptr);
+    EXPECT_LT(now, before) << share;
+    EXPECT_EQ(left(share * total_bytes, &pool), now) << share;
+    before = now;
+  }
+}
+
+// Under a size target the blocks are estimated at the nominal steps and
+// at steps 2^-1/2 times as large, and the steps whose estimates leave less
+// error are coded (finer_steps.h): on the photos at 0.25 to 2 bits per
+// pixel each is taken somewhere (the PSNR a base step reaches moves with
+// the image and the rate); a file at the finer steps signals those of
+// the finer base step (the QCD of an encode at that scale) and lies within
+// 1% under its target as any does.
+TEST(HtRateEstimated, FinerStepsTakenWhereTheyLeaveLessError) {
+  int finer_taken = 0, cases = 0;
+  for (const char* name : {"Bretagne1.ppm", "Cevennes2.ppm", "Rome.bmp"}) {
+    Image image;
+    ASSERT_NO_FATAL_FAILURE(read_photo(name, image));
+    const double pixels = static_cast<double>(image.width()) * static_cast<double>(image.height());
+    for (double bpp : {0.25, 0.5, 1.0, 2.0}) {
+      const std::string what = std::string(name) + " --bpp " + std::to_string(bpp);
+      EncodeOptions o = ht_options(EncodeOptions::RateKind::kBitsPerPixel, bpp);
+      auto file = encode(image, o);
+      ASSERT_TRUE(file.ok()) << what << ": " << file.status().to_string();
+      expect_within_target(file->size(), std::floor(bpp * pixels / 8), what);
+      // The QCDs of the two base steps, from encodes that code every plane.
+      o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
+      auto nominal = encode(image, o);
+      o.base_step_scale = kFinerBaseStep;
+      auto finer = encode(image, o);
+      ASSERT_TRUE(nominal.ok() && finer.ok()) << what;
+      auto q = parse_main_header(*file), qn = parse_main_header(*nominal), qf = parse_main_header(*finer);
+      ASSERT_TRUE(q.ok() && qn.ok() && qf.ok()) << what;
+      const auto steps = [](const MainHeader& m) {
+        std::vector<std::pair<int, int>> s;
+        for (const StepSize& st : m.qcd.steps) s.emplace_back(st.exponent, st.mantissa);
+        return s;
+      };
+      ASSERT_NE(steps(*qn), steps(*qf)) << what;
+      const bool taken = steps(*q) == steps(*qf);
+      EXPECT_TRUE(taken || steps(*q) == steps(*qn)) << what;
+      finer_taken += taken ? 1 : 0;
+      ++cases;
+    }
+  }
+  EXPECT_GT(finer_taken, 0);
+  EXPECT_LT(finer_taken, cases);
 }
 
 // Several tiles share one slope: each tile's blocks are chosen from every
