@@ -26,7 +26,8 @@ Status offer_finer_steps(const Image& image, GridSize grid, const EncodeOptions&
                          TileCodingSetup& setup, MainHeader& finer) {
   setup.finer_main = nullptr;
   setup.finer_step.clear();
-  if (!setup.ht_estimated || !main.cod.component.style.ht || main.cod.component.reversible || !main.rgn.empty() ||
+  if (options.ht_rate != EncodeOptions::HtRate::kEstimatedSteps || !setup.ht_estimated ||
+      !main.cod.component.style.ht || main.cod.component.reversible || !main.rgn.empty() ||
       options.rate_kind == EncodeOptions::RateKind::kPsnr || setup.fraction_bits < 2)
     return Status::Ok();
   EncodeOptions o = options;

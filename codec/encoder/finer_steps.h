@@ -28,8 +28,9 @@ inline constexpr double kFinerBaseStep = 0.70710678118654752;
 
 // Sets setup.finer_main (to `finer`, filled here) and setup.finer_step
 // where an encode with `options` and `main` has the choice: HT blocks by
-// estimates under a size target, the irreversible path, no region of
-// interest, and F = 2 fraction bits below every index at both steps.
+// estimates under a size target asked for with HtRate::kEstimatedSteps, the
+// irreversible path, no region of interest, and F = 2 fraction bits below
+// every index at both steps.
 // Otherwise leaves them unset.
 Status offer_finer_steps(const Image& image, GridSize grid, const EncodeOptions& options, const MainHeader& main,
                          TileCodingSetup& setup, MainHeader& finer);

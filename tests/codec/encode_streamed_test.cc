@@ -223,8 +223,9 @@ TEST(EncodeStreamed, CodedBlocksOnDiskPastTheBudgetGiveTheSameBytes) {
 // (int16, or int32 for the 16-bit image's), packed in memory past that,
 // packed on disk past the budget; the same bytes each way, so a block the
 // store hands back wrong shows.
-// On the 9/7 path at the rates given, rate control takes the finer steps
-// at some (finer_steps.h), whose indices are taken there as they are read
+// On the 9/7 path at the rates given, rate control with
+// HtRate::kEstimatedSteps takes the finer steps at some (finer_steps.h),
+// whose indices are taken there as they are read
 // back: the indices packed as zeros must be those that code as zeros at
 // either step.
 TEST(EncodeStreamed, HtIndicesKeptAnyWayGiveTheSameBytes) {
@@ -235,6 +236,7 @@ TEST(EncodeStreamed, HtIndicesKeptAnyWayGiveTheSameBytes) {
       for (double bpp : {1.0, 4.0, 16.0}) {
         EncodeOptions o = options();
         o.style.ht = true;
+        o.ht_rate = EncodeOptions::HtRate::kEstimatedSteps;
         o.reversible = reversible;
         o.rate_kind = EncodeOptions::RateKind::kBitsPerPixel;
         o.rate_values = {bpp};

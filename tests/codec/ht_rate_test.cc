@@ -255,9 +255,10 @@ TEST(HtRateEstimated, DistortionLeftFallsWithTheTarget) {
   }
 }
 
-// Under a size target the blocks are estimated at the nominal steps and
-// at steps 2^-1/2 times as large, and the steps whose estimates leave less
-// error are coded (finer_steps.h): on the photos at 0.25 to 2 bits per
+// Under a size target with HtRate::kEstimatedSteps the blocks are estimated
+// at the nominal steps and at steps 2^-1/2 times as large, and the steps
+// whose estimates leave less error are coded (finer_steps.h); the default
+// (kAuto, kEstimated) codes the nominal steps. On the photos at 0.25 to 2 bits per
 // pixel each is taken somewhere (the PSNR a base step reaches moves with
 // the image and the rate); a file at the finer steps signals those of
 // the finer base step (the QCD of an encode at that scale) and lies within
@@ -271,8 +272,10 @@ TEST(HtRateEstimated, FinerStepsTakenWhereTheyLeaveLessError) {
     for (double bpp : {0.25, 0.5, 1.0, 2.0}) {
       const std::string what = std::string(name) + " --bpp " + std::to_string(bpp);
       EncodeOptions o = ht_options(EncodeOptions::RateKind::kBitsPerPixel, bpp);
+      auto plain = encode(image, o);
+      o.ht_rate = EncodeOptions::HtRate::kEstimatedSteps;
       auto file = encode(image, o);
-      ASSERT_TRUE(file.ok()) << what << ": " << file.status().to_string();
+      ASSERT_TRUE(plain.ok() && file.ok()) << what << ": " << file.status().to_string();
       expect_within_target(file->size(), std::floor(bpp * pixels / 8), what);
       // The QCDs of the two base steps, from encodes that code every plane.
       o.ht_rate = EncodeOptions::HtRate::kEveryPlane;
@@ -288,6 +291,9 @@ TEST(HtRateEstimated, FinerStepsTakenWhereTheyLeaveLessError) {
         return s;
       };
       ASSERT_NE(steps(*qn), steps(*qf)) << what;
+      auto qp = parse_main_header(*plain);
+      ASSERT_TRUE(qp.ok()) << what;
+      EXPECT_EQ(steps(*qp), steps(*qn)) << what << ": the default keeps the nominal steps";
       const bool taken = steps(*q) == steps(*qf);
       EXPECT_TRUE(taken || steps(*q) == steps(*qn)) << what;
       finer_taken += taken ? 1 : 0;
