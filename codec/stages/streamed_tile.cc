@@ -167,7 +167,16 @@ class StreamedTile::Impl {
     for (size_t p = 0; p < in_.planes.size(); ++p) {
       const TilePlane& plane = in_.planes[p];
       if (plane.wavelet != dwt::Wavelet::k97 || plane.width() < kWidePlane) continue;
-      parts_[p].run = [this](int64_t n, const std::function<void(int64_t)>& fn) { pool_.parallel_for_nested(n, fn); };
+      // With MALLAT_TIMELINE each part is a `dwt_part` span, whichever
+      // thread runs it.
+      parts_[p].run = [this, tag = timeline::current_tag()](int64_t n, const std::function<void(int64_t)>& fn) {
+        if (!timeline::enabled()) return pool_.parallel_for_nested(n, fn);
+        pool_.parallel_for_nested(n, [&fn, tag](int64_t i) {
+          const timeline::Clock::time_point start = timeline::Clock::now();
+          fn(i);
+          timeline::record("dwt_part", start, timeline::Clock::now(), tag);
+        });
+      };
       parts_[p].parts = (pool_.size() + planes - 1) / planes;
       parts_[p].rows = (kPartsBatchSamples + plane.width() - 1) / plane.width();
     }
