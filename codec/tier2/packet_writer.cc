@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "common/job_thread.h"
 #include "common/large_buffer.h"
 #include "common/thread_pool.h"
 
@@ -327,6 +328,41 @@ Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, 
   return pieces;
 }
 
+// The `total` bytes that `pieces` lay out, through out.data_sink in chunks
+// of what.split.chunk_bytes, each copied on what.pool. With more than one
+// chunk, on a pool of split.overlap_from_threads, the sink takes each on a
+// thread of its own while the pool copies the next into a second chunk, so
+// that the file's writes (serial: one file) do not wait for the copies;
+// the sink is still called once at a time, in order. Memory: one chunk or
+// two whatever the data, in huge pages where a chunk is one
+// (large_buffer.h), since fresh memory's page faults would cost about what
+// the copies do (the pages not touched cost nothing).
+Status send_data_in_chunks(std::span<const DataPiece> pieces, uint64_t total, const TilePacketsToWrite& what,
+                           const PacketOutput& out) {
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
+  const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
+  const bool overlap = total > chunk_bytes && what.pool->size() >= what.split.overlap_from_threads;
+  const size_t sizes[] = {static_cast<size_t>(chunk_bytes), overlap ? static_cast<size_t>(chunk_bytes) : 0};
+  const std::vector<std::shared_ptr<std::byte[]>> chunks = allocate_large_pieces(sizes);
+  const auto& sink = *out.data_sink;
+  JobThread writer;  // after `chunks`: its job ends before they go
+  for (uint64_t begin = 0, k = 0; begin < total; ++k) {
+    const uint64_t end = std::min(total, begin + chunk_bytes);
+    uint8_t* const to = reinterpret_cast<uint8_t*>(chunks[overlap ? k % 2 : 0].get());
+    // Chunk k's memory was last sent two chunks ago: that send was waited for.
+    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
+    const std::span<const uint8_t> chunk(to, static_cast<size_t>(end - begin));
+    begin = end;
+    if (!overlap) {
+      MALLAT_RETURN_IF_ERROR(sink(chunk));
+      continue;
+    }
+    MALLAT_RETURN_IF_ERROR(writer.wait());  // the chunk before, sent
+    writer.start([&sink, chunk] { return sink(chunk); });
+  }
+  return writer.wait();
+}
+
 // write_packet_data on what.pool: the pieces listed, then copied in ranges
 // on the pool, to out.data at once or through out.data_sink in chunks of
 // what.split.chunk_bytes.
@@ -350,22 +386,8 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
     copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
     return Status::Ok();
   }
-  // One chunk's memory for them all, a whole chunk even for less data: in
-  // a huge page where the chunk is one (large_buffer.h), since fresh
-  // memory's page faults would cost about what the copies do (the pages
-  // not touched cost nothing).
   if (total == 0) return Status::Ok();
-  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
-  const size_t sizes[] = {static_cast<size_t>(chunk_bytes)};
-  const std::vector<std::shared_ptr<std::byte[]>> chunk = allocate_large_pieces(sizes);
-  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk[0].get());
-  for (uint64_t begin = 0; begin < total;) {
-    const uint64_t end = std::min(total, begin + chunk_bytes);
-    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
-    MALLAT_RETURN_IF_ERROR((*out.data_sink)(std::span<const uint8_t>(to, static_cast<size_t>(end - begin))));
-    begin = end;
-  }
-  return Status::Ok();
+  return send_data_in_chunks(pieces, total, what, out);
 }
 
 // Whether the packets go on what.pool: there is one of several threads,
