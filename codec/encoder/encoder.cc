@@ -170,7 +170,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   }
   StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
-    MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
+    MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink, coding.size_hint));
     if (report) {
       report->spilled_blocks = spill.blocks();
       report->spilled_bytes = spill.bytes();
