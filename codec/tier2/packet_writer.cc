@@ -5,7 +5,6 @@
 #include <cstring>
 #include <map>
 
-#include "common/job_thread.h"
 #include "common/large_buffer.h"
 #include "common/thread_pool.h"
 
@@ -274,11 +273,18 @@ struct DataPiece {
 };
 
 // Bytes [begin, end) of the data that `pieces` lay out to `to`, in items of
-// `item_bytes` on the pool.
+// `item_bytes` on the pool; `beside`, where given, as one more item, the
+// first handed out.
 void copy_data_pieces(std::span<const DataPiece> pieces, uint64_t begin, uint64_t end, uint8_t* to, ThreadPool& pool,
-                      uint64_t item_bytes) {
+                      uint64_t item_bytes, const std::function<void()>& beside = nullptr) {
+  const int64_t first = beside ? 1 : 0;
   const uint64_t items = (end - begin + item_bytes - 1) / item_bytes;
-  pool.parallel_for(static_cast<int64_t>(items), [&](int64_t k) {
+  pool.parallel_for(first + static_cast<int64_t>(items), [&](int64_t k) {
+    if (k < first) {
+      beside();
+      return;
+    }
+    k -= first;
     const uint64_t lo = begin + static_cast<uint64_t>(k) * item_bytes;
     const uint64_t hi = std::min(lo + item_bytes, end);
     // The piece that holds byte lo: the last that starts at or before it
@@ -329,38 +335,36 @@ Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, 
 }
 
 // The `total` bytes that `pieces` lay out, through out.data_sink in chunks
-// of what.split.chunk_bytes, each copied on what.pool. With more than one
-// chunk, on a pool of split.overlap_from_threads, the sink takes each on a
-// thread of its own while the pool copies the next into a second chunk, so
-// that the file's writes (serial: one file) do not wait for the copies;
-// the sink is still called once at a time, in order. Memory: one chunk or
-// two whatever the data, in huge pages where a chunk is one
-// (large_buffer.h), since fresh memory's page faults would cost about what
-// the copies do (the pages not touched cost nothing).
+// of what.split.chunk_bytes, each copied on what.pool. Chunk k is copied
+// while chunk k - 1, in a second chunk's memory, goes to the sink: its
+// sending is one more item of the same pool call (no thread beyond the
+// pool's), so that the file's writes (serial: one file) do not wait for
+// the copies nor they for the writes. The sink takes one chunk at a time,
+// in order, on whichever of the pool's threads. Memory: two chunks
+// whatever the data, in huge pages where a chunk is one (large_buffer.h),
+// since fresh memory's page faults would cost about what the copies do
+// (the pages not touched cost nothing).
 Status send_data_in_chunks(std::span<const DataPiece> pieces, uint64_t total, const TilePacketsToWrite& what,
                            const PacketOutput& out) {
   const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
   const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
-  const bool overlap = total > chunk_bytes && what.pool->size() >= what.split.overlap_from_threads;
-  const size_t sizes[] = {static_cast<size_t>(chunk_bytes), overlap ? static_cast<size_t>(chunk_bytes) : 0};
+  const bool two = total > chunk_bytes;
+  const size_t sizes[] = {static_cast<size_t>(chunk_bytes), two ? static_cast<size_t>(chunk_bytes) : 0};
   const std::vector<std::shared_ptr<std::byte[]>> chunks = allocate_large_pieces(sizes);
   const auto& sink = *out.data_sink;
-  JobThread writer;  // after `chunks`: its job ends before they go
+  std::span<const uint8_t> copied;  // the chunk before, not yet sent
   for (uint64_t begin = 0, k = 0; begin < total; ++k) {
     const uint64_t end = std::min(total, begin + chunk_bytes);
-    uint8_t* const to = reinterpret_cast<uint8_t*>(chunks[overlap ? k % 2 : 0].get());
-    // Chunk k's memory was last sent two chunks ago: that send was waited for.
-    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
-    const std::span<const uint8_t> chunk(to, static_cast<size_t>(end - begin));
+    uint8_t* const to = reinterpret_cast<uint8_t*>(chunks[two ? k % 2 : 0].get());
+    // Chunk k's memory was last sent by the call before the last.
+    Status sent;
+    const std::function<void()> send = [&] { sent = sink(copied); };
+    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes, copied.empty() ? nullptr : send);
+    MALLAT_RETURN_IF_ERROR(sent);
+    copied = std::span<const uint8_t>(to, static_cast<size_t>(end - begin));
     begin = end;
-    if (!overlap) {
-      MALLAT_RETURN_IF_ERROR(sink(chunk));
-      continue;
-    }
-    MALLAT_RETURN_IF_ERROR(writer.wait());  // the chunk before, sent
-    writer.start([&sink, chunk] { return sink(chunk); });
   }
-  return writer.wait();
+  return sink(copied);
 }
 
 // write_packet_data on what.pool: the pieces listed, then copied in ranges

@@ -80,15 +80,9 @@ struct PacketPoolSplit {
   // packets' and blocks' sizes (one resolution's packet may hold most of a
   // tile).
   static constexpr uint64_t kItemBytes = uint64_t{64} << 10;
-  // From this many threads in the pool a chunk goes to the sink on a
-  // thread of its own while the pool copies the next: that thread is one
-  // more than the pool's, which fewer cores do not make up for (on two
-  // cores the copies and the writes only take turns, later).
-  static constexpr int kOverlapFromThreads = 4;
   size_t least_code_blocks = kLeastCodeBlocks;
   uint64_t chunk_bytes = kChunkBytes;
   uint64_t item_bytes = kItemBytes;
-  int overlap_from_threads = kOverlapFromThreads;
 };
 
 // What the packets of one tile are made of.

@@ -397,17 +397,17 @@ TEST_P(Tier2Packets, PacketsOnAPoolAreTheOneThreadPackets) {
 }
 
 
-// Through a sink on a pool, the data's chunks are copied while the chunk
-// before is still with the sink (on a thread of its own): the sink, slow
-// here, is still called once at a time, in order, each chunk's bytes
-// unchanged until it returns; a sink's error is what write_packet_data
-// gives, and no chunk is sent after it.
+// Through a sink on a pool, each of the data's chunks is copied while the
+// chunk before is still with the sink (on one of the pool's threads): the
+// sink, slow here, is still called once at a time, in order, each chunk's
+// bytes unchanged until it returns; a sink's error is what
+// write_packet_data gives, and no chunk is sent after it.
 TEST_P(Tier2Packets, DataSentInChunksWhileTheNextAreCopied) {
   const Case c = GetParam();
   const Tile tile = make_tile(c);
   auto precincts = TilePrecincts::create(tile.layout, tile.coding);
   ASSERT_TRUE(precincts.ok());
-  ThreadPool pool(PacketPoolSplit::kOverlapFromThreads);
+  ThreadPool pool(3);
   const Coded coded = make_coded(precincts->code_blocks(), c.layers, 7);
   const Written w = write(tile, coded, c);
   TilePacketsToWrite pooled = to_write(w.sequence, coded, c);
