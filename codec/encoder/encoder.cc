@@ -65,6 +65,11 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
+  // A streamed encode on several threads frees each tile's buffers on a
+  // thread of its own (TileCodingSetup::release); on one thread (a batch's
+  // lane, -threads 1) where it codes.
+  JobThread release;
+  if (coding.sink && pool.size() > 1) setup.release = &release;
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&
                           std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {

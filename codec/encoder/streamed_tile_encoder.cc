@@ -526,6 +526,18 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   }
   for (const BandRows& b : bands)
     if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
+  if (setup_.release) {
+    // Both, for the pieces of the one allocation that each holds.
+    struct Spent {
+      std::vector<ComponentRows> comps;
+      std::vector<BandRows> bands;
+    };
+    auto spent = std::make_shared<Spent>(Spent{std::move(comps), std::move(bands)});
+    setup_.release->start([spent = std::move(spent)]() mutable {
+      spent.reset();
+      return Status::Ok();
+    });
+  }
   return Status::Ok();
 }
 

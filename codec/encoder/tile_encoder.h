@@ -28,6 +28,7 @@
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/image.h"
+#include "common/job_thread.h"
 #include "common/thread_pool.h"
 #include "dwt/dwt.h"
 #include "entropy/ebcot/ebcot.h"
@@ -81,6 +82,11 @@ struct TileCodingSetup {
   // for rate control's choice, in memory up to the store's budget
   // (kept_indices.h).
   KeptIndexStore* kept_store = nullptr;
+  // When set, a streamed tile's strips and band buffers (one allocation of
+  // many MB, and the batches' planes) are freed by a job on it once its
+  // rows are coded, not on the coding thread: there the freeing held up the
+  // file's assembly, which starts once the last tile is coded.
+  JobThread* release = nullptr;
   // When set, a note for each tile that the device runner took, failed on
   // and ran on the CPU instead (EncodeTile::device_failure): the report's.
   std::vector<std::string>* notes = nullptr;

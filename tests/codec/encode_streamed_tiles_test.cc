@@ -137,6 +137,42 @@ TEST(EncodeStreamedTiles, CodedBlocksOnDiskPastTheBudgetOverAllTiles) {
   }
 }
 
+// On several threads each tile's strips and band buffers are freed by a
+// job of the encode's own while the next tile is coded and the file is
+// assembled (TileCodingSetup::release), on one thread where it codes: the
+// same file either way, and encode()'s, for one tile and for several.
+TEST(EncodeStreamedTiles, SameBytesOnSeveralThreads) {
+  const Image image = test_image(300, 260, 3, 8, false, 34);
+  struct Case {
+    std::string what;
+    std::function<void(EncodeOptions&)> set;
+  };
+  const std::vector<Case> cases = {
+      {"5/3", [](EncodeOptions&) {}},
+      {"9/7 HT -r 20 (by estimates)", [](EncodeOptions& o) {
+         o.style.ht = true;
+         o.reversible = false;
+         o.rate_kind = EncodeOptions::RateKind::kRatio;
+         o.rate_values = {20};
+       }},
+  };
+  for (const Case& c : cases) {
+    for (const uint32_t tile : {0u, 100u}) {
+      EncodeOptions o = tile > 0 ? tiled(tile, 64) : options();
+      c.set(o);
+      o.threads = 1;
+      const auto whole = encode(image, o);
+      ASSERT_TRUE(whole.ok()) << whole.status().message();
+      for (const int threads : {1, 4}) {
+        o.threads = threads;
+        const auto file = streamed(image, o);
+        ASSERT_TRUE(file.ok()) << file.status().message();
+        EXPECT_TRUE(*file == *whole) << c.what << ", tiles " << tile << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 TEST(EncodeStreamedTiles, ASampleOutsideItsPrecisionIsAnError) {
   Image image = test_image(90, 70, 3, 8, false, 34);
   image.components[1].samples[45 * 90 + 17] = 300;
