@@ -150,6 +150,7 @@ Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side, int th
                           dwt::make_backend(backend_kind(options_.dwt), threads));
   lane->resources.dwt = std::move(backend);
   lane->resources.pool = lane->pool.get();
+  lane->resources.release = &lane->release;
   share_with(side, *lane);
   if (&side == &encode_) lane->resources.kept_indices = std::make_shared<codec::KeptIndexMemory>();
   if (&side == &encode_ && !lane->resources.block_encoder) {

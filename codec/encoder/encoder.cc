@@ -65,11 +65,13 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
-  // A streamed encode on several threads frees each tile's buffers on a
-  // thread of its own (TileCodingSetup::release); on one thread (a batch's
-  // lane, -threads 1) where it codes.
-  JobThread release;
-  if (coding.sink && pool.size() > 1) setup.release = &release;
+  // A streamed encode on several threads frees each tile's buffers and, once
+  // the file is written, its coded blocks on a thread of their own: the
+  // caller's (CallResources::release) or one made here (then waited for as
+  // this returns); on one thread (a batch's lane, -threads 1) where it
+  // codes.
+  JobThread own_release;
+  if (coding.sink && pool.size() > 1) setup.release = resources.release ? resources.release : &own_release;
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&
                           std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
@@ -180,6 +182,8 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       report->spilled_blocks = spill.blocks();
       report->spilled_bytes = spill.bytes();
     }
+    if (setup.release)
+      for (const auto& tile : tiles) tile->release_coded_on(*setup.release);
     return std::vector<uint8_t>();
   }
   return assembler.file(layers);

@@ -166,6 +166,19 @@ void TileEncoder::release_kept_tile() {
   std::vector<KeptIndices>().swap(kept_indices_);
 }
 
+void TileEncoder::release_coded_on(JobThread& release) {
+  struct Coded {
+    std::vector<CodedBlock> blocks;
+    TilePrecincts precincts;
+  };
+  auto coded = std::make_shared<Coded>(Coded{std::move(blocks_), std::move(precincts_)});
+  blocks_.clear();
+  release.start([coded = std::move(coded)]() mutable {
+    coded.reset();
+    return Status::Ok();
+  });
+}
+
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
   const auto slot_of = [&](size_t i) { return slots.empty() ? i : slots[i]; };
   int top = 0;

@@ -181,6 +181,10 @@ class TileEncoder {
   Status code_ht_planes(std::span<const int8_t> planes, std::span<const int8_t> cleanup_only = {});
   // Frees the kept tile once rate control has what it needs.
   void release_kept_tile();
+  // Hands the coded blocks and the precincts' state, no longer needed once
+  // the tile's packets are written, to a job on `release` that frees them
+  // (many allocations a block: TileCodingSetup::release).
+  void release_coded_on(JobThread& release);
 
   std::vector<CodedBlock>& blocks() { return blocks_; }
   // The component of the code-block in `slot` (blocks() is indexed by slot).
