@@ -29,6 +29,7 @@
 #include "codec/stages/quantisation.h"
 #include "codec/stages/tile_input.h"
 #include "common/large_buffer.h"
+#include "common/release_job.h"
 #include "common/timeline.h"
 #include "dwt/line_forward.h"
 
@@ -532,11 +533,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       std::vector<ComponentRows> comps;
       std::vector<BandRows> bands;
     };
-    auto spent = std::make_shared<Spent>(Spent{std::move(comps), std::move(bands)});
-    setup_.release->start([spent = std::move(spent)]() mutable {
-      spent.reset();
-      return Status::Ok();
-    });
+    release_on(*setup_.release, std::make_shared<Spent>(Spent{std::move(comps), std::move(bands)}));
   }
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "codec/stages/tile_stages.h"
+#include "common/release_job.h"
 #include "codec/tier2/progression.h"
 #include "quant/step_size.h"
 
@@ -171,12 +172,8 @@ void TileEncoder::release_coded_on(JobThread& release) {
     std::vector<CodedBlock> blocks;
     TilePrecincts precincts;
   };
-  auto coded = std::make_shared<Coded>(Coded{std::move(blocks_), std::move(precincts_)});
+  release_on(release, std::make_shared<Coded>(Coded{std::move(blocks_), std::move(precincts_)}));
   blocks_.clear();
-  release.start([coded = std::move(coded)]() mutable {
-    coded.reset();
-    return Status::Ok();
-  });
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {
