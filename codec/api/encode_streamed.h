@@ -20,7 +20,9 @@
 
 namespace mallat::codec {
 
-// Where a written file's bytes go, piece by piece in order; an error stops
+// Where a written file's bytes go, piece by piece in order, one call at a
+// time though not always on the caller's thread (a large tile's data may go
+// from the encoder's pool while it copies the next piece); an error stops
 // the encoder, which returns it.
 using FileSink = std::function<Status(std::span<const uint8_t>)>;
 

@@ -6,8 +6,8 @@
 #include <functional>
 
 #include "codec/stages/tile_stages.h"
-#include "common/release_job.h"
 #include "codec/tier2/progression.h"
+#include "common/release_job.h"
 #include "quant/step_size.h"
 
 namespace mallat::codec {

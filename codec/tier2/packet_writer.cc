@@ -340,10 +340,10 @@ Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, 
 // sending is one more item of the same pool call (no thread beyond the
 // pool's), so that the file's writes (serial: one file) do not wait for
 // the copies nor they for the writes. The sink takes one chunk at a time,
-// in order, on whichever of the pool's threads. Memory: two chunks
-// whatever the data, in huge pages where a chunk is one (large_buffer.h),
-// since fresh memory's page faults would cost about what the copies do
-// (the pages not touched cost nothing).
+// in order, on whichever of the pool's threads. Memory: two chunks (one
+// where the data fit in one), in huge pages where a chunk is one
+// (large_buffer.h), since fresh memory's page faults would cost about what
+// the copies do (the pages not touched cost nothing).
 Status send_data_in_chunks(std::span<const DataPiece> pieces, uint64_t total, const TilePacketsToWrite& what,
                            const PacketOutput& out) {
   const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
