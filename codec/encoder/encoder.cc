@@ -71,7 +71,12 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   // this returns); on one thread (a batch's lane, -threads 1) where it
   // codes.
   JobThread own_release;
-  if (coding.sink && pool.size() > 1) setup.release = resources.release ? resources.release : &own_release;
+  if (coding.sink && pool.size() > 1) {
+    setup.release = resources.release ? resources.release : &own_release;
+    // What an earlier call left there is freed before this one allocates:
+    // one call's buffers at most wait on the thread.
+    (void)setup.release->wait();
+  }
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&
                           std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {

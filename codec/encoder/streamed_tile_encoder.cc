@@ -527,7 +527,11 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   }
   for (const BandRows& b : bands)
     if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
-  if (setup_.release) {
+  // The image's last tile's buffers go to the release thread, the others
+  // where they were used, so that no more than one tile's wait there
+  // (however slow that thread) beside the next tile's.
+  const uint64_t tiles = uint64_t{main.siz.tiles_x()} * main.siz.tiles_y();
+  if (setup_.release && static_cast<uint64_t>(index) + 1 == tiles) {
     // Both, for the pieces of the one allocation that each holds.
     struct Spent {
       std::vector<ComponentRows> comps;

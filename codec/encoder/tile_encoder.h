@@ -82,7 +82,7 @@ struct TileCodingSetup {
   // for rate control's choice, in memory up to the store's budget
   // (kept_indices.h).
   KeptIndexStore* kept_store = nullptr;
-  // When set, a streamed tile's strips and band buffers (one allocation of
+  // When set, the last tile's strips and band buffers (one allocation of
   // many MB, and the batches' planes) are freed by a job on it once its
   // rows are coded, not on the coding thread: there the freeing held up the
   // file's assembly, which starts once the last tile is coded.

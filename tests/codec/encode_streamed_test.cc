@@ -438,11 +438,11 @@ TEST(EncodeStreamed, HtIndicesInALanesReusedMemoryGiveTheSameBytes) {
 }
 
 // A caller's release thread (CallResources::release), as an engine lane
-// keeps one: a streamed encode on several threads hands it each tile's
-// strips and band buffers once coded and its coded blocks once the file is
-// written. The same file as on one thread, call after call on the same
-// thread and pool, for one tile and several, and every job done without
-// an error.
+// keeps one: a streamed encode on several threads hands it the last tile's
+// strips and band buffers once coded and the coded blocks once the file is
+// written, and waits for what an earlier call handed it before it starts.
+// The same file as on one thread, call after call on the same thread and
+// pool, for one tile and several, and every job done without an error.
 TEST(EncodeStreamed, BuffersFreedOnTheCallersReleaseThread) {
   const Image image = test_image(330, 260, 3, 8, false, 35);
   ThreadPool pool(4);

@@ -137,10 +137,11 @@ TEST(EncodeStreamedTiles, CodedBlocksOnDiskPastTheBudgetOverAllTiles) {
   }
 }
 
-// On several threads each tile's strips and band buffers are freed by a
-// job of the encode's own while the next tile is coded and the file is
-// assembled (TileCodingSetup::release), on one thread where it codes: the
-// same file either way, and encode()'s, for one tile and for several.
+// On several threads the last tile's strips and band buffers are freed by
+// a job of the encode's own while the file is assembled, and the coded
+// blocks once it is written (TileCodingSetup::release); on one thread
+// where they are used: the same file either way, and encode()'s, for one
+// tile and for several.
 TEST(EncodeStreamedTiles, SameBytesOnSeveralThreads) {
   const Image image = test_image(300, 260, 3, 8, false, 34);
   // Lossless 5/3, and HT 9/7 under a ratio (its indices kept for the

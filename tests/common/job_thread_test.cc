@@ -10,10 +10,6 @@
 #include <thread>
 #include <vector>
 
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
-
 namespace mallat {
 namespace {
 
@@ -37,33 +33,18 @@ TEST(JobThread, RunsJobsInOrderAndGivesTheFirstError) {
   EXPECT_TRUE(thread.wait().ok());  // nothing handed over
 }
 
-// What release_on is given goes on the job thread, at its lowest priority
-// (Linux), and not before the job: the caller's priority stays as it was.
+// What release_on is given goes on the job thread, not the caller's.
 TEST(JobThread, ReleaseOnLetsGoOnTheJobThread) {
   struct Held {
     std::thread::id* freed_on;
-    int* nice_then;
-    ~Held() {
-      *freed_on = std::this_thread::get_id();
-#ifdef __linux__
-      *nice_then = getpriority(PRIO_PROCESS, 0);  // the calling thread's, on Linux
-#endif
-    }
+    ~Held() { *freed_on = std::this_thread::get_id(); }
   };
   std::thread::id freed_on;
-  int nice_then = 0;
-#ifdef __linux__
-  const int caller_nice = getpriority(PRIO_PROCESS, 0);
-#endif
   JobThread thread;
-  release_on(thread, std::make_shared<Held>(&freed_on, &nice_then));  // the job's the one reference
+  release_on(thread, std::make_shared<Held>(&freed_on));  // the job's the one reference
   EXPECT_TRUE(thread.wait().ok());
   EXPECT_NE(freed_on, std::thread::id());
   EXPECT_NE(freed_on, std::this_thread::get_id());
-#ifdef __linux__
-  EXPECT_EQ(nice_then, 19);
-  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), caller_nice);
-#endif
 }
 
 }  // namespace
