@@ -182,6 +182,14 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   }
   StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
+    if (setup.release) {
+      // The packets sized first (write() takes this sizing), while the last
+      // tile's buffers are freed beside it; then that freeing is waited
+      // for, so that the data's chunks are not allocated while the buffers
+      // are still held (the peak stays the strips').
+      MALLAT_RETURN_IF_ERROR(assembler.bytes(layers, false).status());
+      (void)setup.release->wait();
+    }
     MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink, coding.size_hint));
     if (report) {
       report->spilled_blocks = spill.blocks();
