@@ -161,4 +161,15 @@ void ThreadPool::parallel_for(int64_t count, const std::function<void(int64_t)>&
   job_ = nullptr;
 }
 
+ThreadPool& PoolOnDemand::get() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (!pool_) pool_.emplace(threads_);
+  return *pool_;
+}
+
+bool PoolOnDemand::started() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return pool_.has_value();
+}
+
 }  // namespace mallat

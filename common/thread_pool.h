@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -84,6 +85,29 @@ class ThreadPool {
   bool stopping_ = false;
   HelpBoard* board_ = nullptr;
   HelpBoard::Call posted_;  // this pool's calls as posted on board_
+};
+
+// A pool whose threads start on its first use: for a holder that may run
+// no parallel call at all (a whole-plane DWT backend beside a streamed
+// coder's line DWT, a strip writer given bytes to write as they are), so
+// that a process on many threads does not start and join a pool's threads
+// one after another on its critical thread for nothing.
+class PoolOnDemand {
+ public:
+  explicit PoolOnDemand(int threads = 0) : threads_(threads) {}
+  PoolOnDemand(const PoolOnDemand&) = delete;
+  PoolOnDemand& operator=(const PoolOnDemand&) = delete;
+
+  // The pool, its threads started by the first call (from any thread).
+  ThreadPool& get();
+  // The threads the pool has, or will have once started (ThreadPool::size).
+  int size() const { return threads_ > 0 ? threads_ : ThreadPool::hardware_threads(); }
+  bool started() const;
+
+ private:
+  int threads_;
+  mutable std::mutex mutex_;
+  std::optional<ThreadPool> pool_;  // guarded by mutex_ until made, then fixed
 };
 
 }  // namespace mallat

@@ -150,6 +150,7 @@ Result<std::unique_ptr<engine::Lane>> Engine::Impl::make_lane(Side& side, int th
                           dwt::make_backend(backend_kind(options_.dwt), threads));
   lane->resources.dwt = std::move(backend);
   lane->resources.pool = lane->pool.get();
+  lane->resources.release = &lane->release;
   share_with(side, *lane);
   if (&side == &encode_) lane->resources.kept_indices = std::make_shared<codec::KeptIndexMemory>();
   if (&side == &encode_ && !lane->resources.block_encoder) {
@@ -322,12 +323,13 @@ Result<std::vector<uint8_t>> Engine::Impl::encode(const Image& image, const code
 }
 
 Status Engine::Impl::encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
-                                     const codec::FileSink& sink, codec::EncodeReport* report) {
+                                     const codec::FileSink& sink, codec::EncodeReport* report,
+                                     const codec::FileSizeHint* size_hint) {
   if (!encode_.prepared)
     MALLAT_RETURN_IF_ERROR(prepare_encode(options, {false, samples_of(source.layout), true}).status());
   MALLAT_ASSIGN_OR_RETURN(engine::LaneSet::Held held, lane_for_one(encode_));
   const codec::CallResources resources = resources_for(held.lane(), options.time_stages);
-  const Status status = codec::encode_streamed(source, options, resources, sink, report);
+  const Status status = codec::encode_streamed(source, options, resources, sink, report, size_hint);
   if (report && resources.stage_times) report->stage_times = *resources.stage_times;
   return status;
 }
@@ -391,8 +393,9 @@ std::vector<EncodeResult> Engine::Impl::encode_batch(std::span<const EncodeItem>
   steps.code = [&](size_t i, engine::Lane& lane) -> Status {
     const codec::CallResources resources = resources_for(lane, options.time_stages);
     if (results[i].streamed) {
-      return hooks.stream(i, [&](const codec::RowSource& source, const codec::FileSink& sink) {
-        return codec::encode_streamed(source, options, resources, sink, &results[i].report);
+      return hooks.stream(i, [&](const codec::RowSource& source, const codec::FileSink& sink,
+                                 const codec::FileSizeHint* size_hint) {
+        return codec::encode_streamed(source, options, resources, sink, &results[i].report, size_hint);
       });
     }
     const Image& image = items[i].image ? *items[i].image : images[i];
@@ -493,8 +496,9 @@ Result<std::vector<uint8_t>> Engine::encode(const Image& image, const codec::Enc
   return impl_->encode(image, options, report);
 }
 Status Engine::encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
-                               const codec::FileSink& sink, codec::EncodeReport* report) {
-  return impl_->encode_streamed(source, options, sink, report);
+                               const codec::FileSink& sink, codec::EncodeReport* report,
+                               const codec::FileSizeHint* size_hint) {
+  return impl_->encode_streamed(source, options, sink, report, size_hint);
 }
 Result<Image> Engine::decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                              codec::DecodeReport* report, std::vector<uint8_t>* raster) {

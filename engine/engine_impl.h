@@ -31,7 +31,8 @@ class Engine::Impl {
   Result<std::vector<uint8_t>> encode(const Image& image, const codec::EncodeOptions& options,
                                       codec::EncodeReport* report);
   Status encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
-                         const codec::FileSink& sink, codec::EncodeReport* report);
+                         const codec::FileSink& sink, codec::EncodeReport* report,
+                         const codec::FileSizeHint* size_hint);
   Result<Image> decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                        codec::DecodeReport* report, std::vector<uint8_t>* raster);
   Result<bool> decode_streamed(std::span<const uint8_t> data, const codec::DecodeOptions& options,

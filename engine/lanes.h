@@ -30,6 +30,9 @@ struct Lane {
   // arena, warm after the lane's first item, rather than from one of the
   // batch's item threads, more of them than lanes, each fresh at its first.
   JobThread coder;
+  // resources.release: a streamed encode's buffers and coded blocks freed
+  // after its file is written (codec/stages/call_resources.h).
+  JobThread release;
 };
 
 class LaneSet {

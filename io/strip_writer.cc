@@ -54,7 +54,7 @@ class Strips : public StripWriter {
 // P5/P6 (pnm.cc): encode_pnm's header, then write_binary_raster per strip.
 class PnmStrips final : public Strips {
  public:
-  PnmStrips(std::string name, const ByteSink& sink, const SizeHint& reserve, ThreadPool& pool)
+  PnmStrips(std::string name, const ByteSink& sink, const SizeHint& reserve, PoolOnDemand& pool)
       : Strips(std::move(name), "PNM (P5/P6)", sink), reserve_(reserve), pool_(pool) {}
 
   Status begin(const Image& header) override {
@@ -80,14 +80,14 @@ class PnmStrips final : public Strips {
   }
   Status rows(const Image& strip) override {
     MALLAT_RETURN_IF_ERROR(detail::write_binary_raster(
-        strip, sink_, pool_, [&] { return named(detail::check_interleavable(strip, format_, {1, 3}, 16)); }));
+        strip, sink_, pool_.get(), [&] { return named(detail::check_interleavable(strip, format_, {1, 3}, 16)); }));
     done_ += strip.height();
     return Status::Ok();
   }
 
  private:
   const SizeHint& reserve_;
-  ThreadPool& pool_;
+  PoolOnDemand& pool_;  // rows() alone converts samples on it
   bool raster_ok_ = false;
   int64_t row_bytes_ = 0;
 };
@@ -326,7 +326,7 @@ Status write_strips(const std::filesystem::path& path, const WriteOptions& optio
       return writer.finish_raw(sink);
     });
   }
-  ThreadPool pool(options.threads);
+  PoolOnDemand pool(options.threads);
   return write_file_atomically(path, [&](const ByteSink& sink, const SizeHint& reserve) {
     std::unique_ptr<Strips> writer;
     if (format == Format::kTiff) writer = std::make_unique<TiffStrips>(path.string(), sink);

@@ -34,13 +34,14 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
       });
     };
   }
-  const Status status = io::write_file_atomically(file.out, [&](const io::ByteSink& sink) {
+  const Status status = io::write_file_atomically(file.out, [&](const io::ByteSink& sink, const io::SizeHint& reserve) {
     const codec::FileSink out = [&](std::span<const uint8_t> piece) {
       Status s = sink(piece);
       if (!s.ok() && own_error.ok()) own_error = s;
       return s;
     };
-    return encode(source, out);
+    const codec::FileSizeHint size = [&](uint64_t bytes) { reserve(bytes); };
+    return encode(source, out, &size);
   });
   if (status.ok()) return status;
   return own_error.ok() ? status.with_context(in) : own_error;
@@ -54,8 +55,9 @@ BatchSteps encode_streamed_steps(Engine& engine, const codec::EncodeOptions& opt
   steps.write = [&engine, &opt, reader = std::move(reader)](BatchItem& item) {
     codec::EncodeReport report;
     const Status status = write_streamed_encode(*item.file, *reader, [&](const codec::RowSource& source,
-                                                                        const codec::FileSink& sink) {
-      return engine.encode_streamed(source, opt, sink, &report);
+                                                                        const codec::FileSink& sink,
+                                                                        const codec::FileSizeHint* size_hint) {
+      return engine.encode_streamed(source, opt, sink, &report, size_hint);
     });
     for (const auto& n : report.notes) item.messages.push_back("mallat encode: note: " + item.file->in.string() + ": " + n);
     return status;

@@ -14,8 +14,10 @@
 
 namespace mallat::tools {
 
-// A streamed encode of the rows it is given into the sink it is given.
-using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink)>;
+// A streamed encode of the rows it is given into the sink it is given,
+// telling the hint the file's size before its first byte.
+using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink,
+                                            const codec::FileSizeHint* size_hint)>;
 
 // Encodes `file` from `reader` through `encode` into a temporary file
 // renamed onto file.out once whole (none left on an error). The reader's

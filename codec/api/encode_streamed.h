@@ -20,9 +20,18 @@
 
 namespace mallat::codec {
 
-// Where a written file's bytes go, piece by piece in order; an error stops
+// Where a written file's bytes go, piece by piece in order, one call at a
+// time though not always on the caller's thread (a large tile's data may go
+// from the encoder's pool while it copies the next piece); an error stops
 // the encoder, which returns it.
 using FileSink = std::function<Status(std::span<const uint8_t>)>;
+
+// Told before a file's first byte how many bytes the whole file will hold
+// (known once its packets are sized, before any is written), so that a
+// writer may allocate them at once: a file system allocating a file's
+// blocks as its pages come costs the serial write more. A hint only: the
+// file is what the FileSink is given.
+using FileSizeHint = std::function<void(uint64_t bytes)>;
 
 // Rows [y0, y1) of what one RowSource::read_together call read (0: its
 // first row), every component c's into out[c] (y1 - y0 rows of its width).
@@ -59,6 +68,6 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& options);
 // The DWT is the CPU's line-based one whatever options.dwt_backend says
 // (the files are the same); Tier-1 follows options as encode() does.
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
-                       EncodeReport* report = nullptr);
+                       EncodeReport* report = nullptr, const FileSizeHint* size_hint = nullptr);
 
 }  // namespace mallat::codec

@@ -137,7 +137,9 @@ struct EncodeHooks {
   // notes to the item's report) its rows and the sink of its file, and
   // returns its status (EncodeResult::streamed; `write` is not called).
   // A lane then holds a strip's memory, not a whole image's.
-  using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink)>;
+  // (`size_hint` may be null.)
+  using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink,
+                                              const codec::FileSizeHint* size_hint)>;
   std::function<bool(size_t index)> streams;
   std::function<Status(size_t index, const StreamedEncode& encode)> stream;
 };
@@ -215,7 +217,8 @@ class Engine {
   // The streamed encode (encode_streamed.h): the DWT on the CPU, Tier-1 as
   // placed.
   Status encode_streamed(const codec::RowSource& source, const codec::EncodeOptions& options,
-                         const codec::FileSink& sink, codec::EncodeReport* report = nullptr);
+                         const codec::FileSink& sink, codec::EncodeReport* report = nullptr,
+                         const codec::FileSizeHint* size_hint = nullptr);
   Result<Image> decode(std::span<const uint8_t> data, const codec::DecodeOptions& options,
                        codec::DecodeReport* report = nullptr, std::vector<uint8_t>* raster = nullptr);
   // The streamed decode (decode_streamed.h): the inverse DWT on the CPU,

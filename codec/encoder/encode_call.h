@@ -18,7 +18,7 @@ Result<std::vector<uint8_t>> encode(const Image& image, const EncodeOptions& opt
                                     EncodeReport* report);
 
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const CallResources& resources,
-                       const FileSink& sink, EncodeReport* report);
+                       const FileSink& sink, EncodeReport* report, const FileSizeHint* size_hint = nullptr);
 
 // The Part 1 block coder an encode uses with DWT backend `backend`: the
 // resources' coder when set, else a device coder made now where the backend

@@ -25,19 +25,20 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
 }
 
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
-                       EncodeReport* report) {
+                       EncodeReport* report, const FileSizeHint* size_hint) {
   CallResources resources;
   if (options.time_stages && report) resources.stage_times = &report->stage_times;
-  return encode_streamed(source, options, resources, sink, report);
+  return encode_streamed(source, options, resources, sink, report, size_hint);
 }
 
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const CallResources& resources,
-                       const FileSink& sink, EncodeReport* report) {
+                       const FileSink& sink, EncodeReport* report, const FileSizeHint* size_hint) {
   if (const std::string why = why_not_streamed(source.layout, options); !why.empty())
     return unsupported("streamed encoding: " + why);
   TileCoding coding;
   coding.with_samples = false;
   coding.sink = &sink;
+  coding.size_hint = size_hint;
   std::unique_ptr<TileRowStore> tile_rows;
   coding.code = [&](TileEncoder& tile, int index, int count) -> Status {
     if (count == 1) return tile.code_rows(index, source.read_rows, source.read_together ? &source.read_together : nullptr);

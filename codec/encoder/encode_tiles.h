@@ -25,6 +25,8 @@ struct TileCoding {
   // When set, the file goes to it in pieces, no copy of it is made, and
   // encode_tiles returns no bytes.
   const FileSink* sink = nullptr;
+  // With a sink: told the file's size before its first byte, where set.
+  const FileSizeHint* size_hint = nullptr;
 };
 
 Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOptions& options,

@@ -71,6 +71,18 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
+  // A streamed encode on several threads frees each tile's buffers and, once
+  // the file is written, its coded blocks on a thread of their own: the
+  // caller's (CallResources::release) or one made here (then waited for as
+  // this returns); on one thread (a batch's lane, -threads 1) where it
+  // codes.
+  JobThread own_release;
+  if (coding.sink && pool.size() > 1) {
+    setup.release = resources.release ? resources.release : &own_release;
+    // What an earlier call left there is freed before this one allocates:
+    // one call's buffers at most wait on the thread.
+    (void)setup.release->wait();
+  }
   const int count = static_cast<int>(main.siz.tiles_x() * main.siz.tiles_y());
   const bool every_pass = options.max_component_bytes == 0 &&
                           std::all_of(targets.begin(), targets.end(), [](const LayerTarget& t) {
@@ -183,11 +195,21 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   }
   StageClock clock(stage_sink(resources.stage_times, &StageTimes::tier2_ms), "tier2");
   if (coding.sink) {
-    MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink));
+    if (setup.release) {
+      // The packets sized first (write() takes this sizing), while the last
+      // tile's buffers are freed beside it; then that freeing is waited
+      // for, so that the data's chunks are not allocated while the buffers
+      // are still held (the peak stays the strips').
+      MALLAT_RETURN_IF_ERROR(assembler.bytes(layers, false).status());
+      (void)setup.release->wait();
+    }
+    MALLAT_RETURN_IF_ERROR(assembler.write(layers, *coding.sink, coding.size_hint));
     if (report) {
       report->spilled_blocks = spill.blocks();
       report->spilled_bytes = spill.bytes();
     }
+    if (setup.release)
+      for (const auto& tile : tiles) tile->release_coded_on(*setup.release);
     return std::vector<uint8_t>();
   }
   return assembler.file(layers);

@@ -67,7 +67,7 @@ Result<LayerBytes> FileAssembler::bytes(const LayerPasses& layers, bool per_comp
   return b;
 }
 
-Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) const {
+Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink, const FileSizeHint* size_hint) const {
   std::shared_ptr<const Assembly> sized;
   const uint64_t listed = points_listed();
   for (const Sizing& s : sized_)
@@ -82,10 +82,12 @@ Status FileAssembler::write(const LayerPasses& layers, const FileSink& sink) con
   const Assembly& a = *sized;
   MALLAT_ASSIGN_OR_RETURN(const CodestreamPieces pieces,
                           codestream_pieces(a.ppm ? a.with_ppm : main_, a.parts, options_.tlm));
+  std::vector<uint8_t> before;  // the JP2 boxes before the codestream's
   if (in_jp2_boxes()) {
-    MALLAT_ASSIGN_OR_RETURN(const std::vector<uint8_t> before, jp2_before_codestream(main_.siz, pieces.total, jp2_));
-    MALLAT_RETURN_IF_ERROR(sink(before));
+    MALLAT_ASSIGN_OR_RETURN(before, jp2_before_codestream(main_.siz, pieces.total, jp2_));
   }
+  if (size_hint && *size_hint) (*size_hint)(before.size() + pieces.total);
+  MALLAT_RETURN_IF_ERROR(sink(before));
   MALLAT_RETURN_IF_ERROR(sink(pieces.main));
   size_t part = 0;
   for (size_t t = 0; t < tiles_.size(); ++t) {

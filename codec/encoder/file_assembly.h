@@ -48,8 +48,9 @@ class FileAssembler {
   // each tile's packet data is sent straight to the sink, the headers
   // kept rather than coded again, each tile-part's header sent where its
   // packets start (encode_streamed.h). Layers that bytes() sized lately
-  // take that pass's packets and headers.
-  Status write(const LayerPasses& layers, const FileSink& sink) const;
+  // take that pass's packets and headers. `size_hint`, where set, is told
+  // the file's size before its first byte.
+  Status write(const LayerPasses& layers, const FileSink& sink, const FileSizeHint* size_hint = nullptr) const;
 
   Result<std::vector<uint8_t>> file(const LayerPasses& layers) const;
 

@@ -29,6 +29,7 @@
 #include "codec/stages/quantisation.h"
 #include "codec/stages/tile_input.h"
 #include "common/large_buffer.h"
+#include "common/release_job.h"
 #include "common/timeline.h"
 #include "dwt/line_forward.h"
 #include "quant/finer_indices.h"
@@ -534,6 +535,18 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   }
   for (const BandRows& b : bands)
     if (b.next != b.rows.size()) return internal_error("streamed encode: a subband's rows did not all arrive");
+  // The image's last tile's buffers go to the release thread, the others
+  // where they were used, so that no more than one tile's wait there
+  // (however slow that thread) beside the next tile's.
+  const uint64_t tiles = uint64_t{main.siz.tiles_x()} * main.siz.tiles_y();
+  if (setup_.release && static_cast<uint64_t>(index) + 1 == tiles) {
+    // Both, for the pieces of the one allocation that each holds.
+    struct Spent {
+      std::vector<ComponentRows> comps;
+      std::vector<BandRows> bands;
+    };
+    release_on(*setup_.release, std::make_shared<Spent>(Spent{std::move(comps), std::move(bands)}));
+  }
   return Status::Ok();
 }
 

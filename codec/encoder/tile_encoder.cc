@@ -7,6 +7,7 @@
 
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/progression.h"
+#include "common/release_job.h"
 #include "quant/step_size.h"
 
 namespace mallat::codec {
@@ -168,6 +169,15 @@ void TileEncoder::release_kept_tile() {
   std::vector<entropy::HtPlaneEstimate>().swap(kept_estimates_);
   std::vector<KeptIndices>().swap(kept_indices_);
   std::vector<entropy::HtPlaneEstimate>().swap(kept_finer_estimates_);
+}
+
+void TileEncoder::release_coded_on(JobThread& release) {
+  struct Coded {
+    std::vector<CodedBlock> blocks;
+    TilePrecincts precincts;
+  };
+  release_on(release, std::make_shared<Coded>(Coded{std::move(blocks_), std::move(precincts_)}));
+  blocks_.clear();
 }
 
 Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std::span<const size_t> slots) {

@@ -28,6 +28,7 @@
 #include "codec/stages/tile_stages.h"
 #include "codec/tier2/tile_geometry.h"
 #include "common/image.h"
+#include "common/job_thread.h"
 #include "common/thread_pool.h"
 #include "dwt/dwt.h"
 #include "entropy/ebcot/ebcot.h"
@@ -87,6 +88,11 @@ struct TileCodingSetup {
   // for rate control's choice, in memory up to the store's budget
   // (kept_indices.h).
   KeptIndexStore* kept_store = nullptr;
+  // When set, the last tile's strips and band buffers (one allocation of
+  // many MB, and the batches' planes) are freed by a job on it once its
+  // rows are coded, not on the coding thread: there the freeing held up the
+  // file's assembly, which starts once the last tile is coded.
+  JobThread* release = nullptr;
   // When set, a note for each tile that the device runner took, failed on
   // and ran on the CPU instead (EncodeTile::device_failure): the report's.
   std::vector<std::string>* notes = nullptr;
@@ -190,6 +196,10 @@ class TileEncoder {
   void take_finer_steps();
   // Frees the kept tile once rate control has what it needs.
   void release_kept_tile();
+  // Hands the coded blocks and the precincts' state, no longer needed once
+  // the tile's packets are written, to a job on `release` that frees them
+  // (many allocations a block: TileCodingSetup::release).
+  void release_coded_on(JobThread& release);
 
   std::vector<CodedBlock>& blocks() { return blocks_; }
   // The component of the code-block in `slot` (blocks() is indexed by slot).

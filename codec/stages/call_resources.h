@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/job_thread.h"
 #include "common/thread_pool.h"
 #include "dwt/dwt.h"
 #include "entropy/block_coder.h"
@@ -28,6 +29,12 @@ struct CallResources {
   // The pool the call's stages run on; null: the call makes one of the
   // options' threads. Not re-entrant: one call at a time.
   ThreadPool* pool = nullptr;
+  // Where a streamed encode on several threads frees what it is done with
+  // (its strips, band buffers and coded blocks: TileCodingSetup::release),
+  // a thread that outlives the call (the engine lane's), so that the
+  // freeing holds up neither the file's assembly nor its close; null: the
+  // call makes one, waited for before it returns.
+  JobThread* release = nullptr;
   // Codes an encode's Part 1 code-blocks when set, whatever the DWT (the
   // hybrid device + CPU coder of entropy::make_device_block_encoder: the
   // CPU coder's bytes). Calls at once may share it.

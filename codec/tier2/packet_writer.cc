@@ -273,11 +273,18 @@ struct DataPiece {
 };
 
 // Bytes [begin, end) of the data that `pieces` lay out to `to`, in items of
-// `item_bytes` on the pool.
+// `item_bytes` on the pool; `beside`, where given, as one more item, the
+// first handed out.
 void copy_data_pieces(std::span<const DataPiece> pieces, uint64_t begin, uint64_t end, uint8_t* to, ThreadPool& pool,
-                      uint64_t item_bytes) {
+                      uint64_t item_bytes, const std::function<void()>& beside = nullptr) {
+  const int64_t first = beside ? 1 : 0;
   const uint64_t items = (end - begin + item_bytes - 1) / item_bytes;
-  pool.parallel_for(static_cast<int64_t>(items), [&](int64_t k) {
+  pool.parallel_for(first + static_cast<int64_t>(items), [&](int64_t k) {
+    if (k < first) {
+      beside();
+      return;
+    }
+    k -= first;
     const uint64_t lo = begin + static_cast<uint64_t>(k) * item_bytes;
     const uint64_t hi = std::min(lo + item_bytes, end);
     // The piece that holds byte lo: the last that starts at or before it
@@ -327,6 +334,39 @@ Result<std::vector<DataPiece>> list_data_pieces(const TilePrecincts& precincts, 
   return pieces;
 }
 
+// The `total` bytes that `pieces` lay out, through out.data_sink in chunks
+// of what.split.chunk_bytes, each copied on what.pool. Chunk k is copied
+// while chunk k - 1, in a second chunk's memory, goes to the sink: its
+// sending is one more item of the same pool call (no thread beyond the
+// pool's), so that the file's writes (serial: one file) do not wait for
+// the copies nor they for the writes. The sink takes one chunk at a time,
+// in order, on whichever of the pool's threads. Memory: two chunks (one
+// where the data fit in one), in huge pages where a chunk is one
+// (large_buffer.h), since fresh memory's page faults would cost about what
+// the copies do (the pages not touched cost nothing).
+Status send_data_in_chunks(std::span<const DataPiece> pieces, uint64_t total, const TilePacketsToWrite& what,
+                           const PacketOutput& out) {
+  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
+  const uint64_t item_bytes = std::max<uint64_t>(1, what.split.item_bytes);
+  const bool two = total > chunk_bytes;
+  const size_t sizes[] = {static_cast<size_t>(chunk_bytes), two ? static_cast<size_t>(chunk_bytes) : 0};
+  const std::vector<std::shared_ptr<std::byte[]>> chunks = allocate_large_pieces(sizes);
+  const auto& sink = *out.data_sink;
+  std::span<const uint8_t> copied;  // the chunk before, not yet sent
+  for (uint64_t begin = 0, k = 0; begin < total; ++k) {
+    const uint64_t end = std::min(total, begin + chunk_bytes);
+    uint8_t* const to = reinterpret_cast<uint8_t*>(chunks[two ? k % 2 : 0].get());
+    // Chunk k's memory was last sent by the call before the last.
+    Status sent;
+    const std::function<void()> send = [&] { sent = sink(copied); };
+    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes, copied.empty() ? nullptr : send);
+    MALLAT_RETURN_IF_ERROR(sent);
+    copied = std::span<const uint8_t>(to, static_cast<size_t>(end - begin));
+    begin = end;
+  }
+  return sink(copied);
+}
+
 // write_packet_data on what.pool: the pieces listed, then copied in ranges
 // on the pool, to out.data at once or through out.data_sink in chunks of
 // what.split.chunk_bytes.
@@ -350,22 +390,8 @@ Status write_packet_data_on_pool(const TilePrecincts& precincts, const TilePacke
     copy_data_pieces(pieces, 0, total, out.data->data() + base, *what.pool, item_bytes);
     return Status::Ok();
   }
-  // One chunk's memory for them all, a whole chunk even for less data: in
-  // a huge page where the chunk is one (large_buffer.h), since fresh
-  // memory's page faults would cost about what the copies do (the pages
-  // not touched cost nothing).
   if (total == 0) return Status::Ok();
-  const uint64_t chunk_bytes = std::max<uint64_t>(1, what.split.chunk_bytes);
-  const size_t sizes[] = {static_cast<size_t>(chunk_bytes)};
-  const std::vector<std::shared_ptr<std::byte[]>> chunk = allocate_large_pieces(sizes);
-  uint8_t* const to = reinterpret_cast<uint8_t*>(chunk[0].get());
-  for (uint64_t begin = 0; begin < total;) {
-    const uint64_t end = std::min(total, begin + chunk_bytes);
-    copy_data_pieces(pieces, begin, end, to, *what.pool, item_bytes);
-    MALLAT_RETURN_IF_ERROR((*out.data_sink)(std::span<const uint8_t>(to, static_cast<size_t>(end - begin))));
-    begin = end;
-  }
-  return Status::Ok();
+  return send_data_in_chunks(pieces, total, what, out);
 }
 
 // Whether the packets go on what.pool: there is one of several threads,

@@ -53,7 +53,8 @@ struct PacketOutput {
   std::vector<PacketBytes>* packets = nullptr;
   // When set (and data is not), the data go to it piece by piece instead,
   // so that a writer need not hold a tile's packets (encode_streamed.h).
-  // A piece may hold the end of one packet and the start of the next.
+  // A piece may hold the end of one packet and the start of the next. One
+  // call at a time, in order; on a pool, from any of its threads.
   const std::function<Status(std::span<const uint8_t>)>* data_sink = nullptr;
   // When set (with neither data nor data_sink, the headers not packed),
   // each packet's header is kept there too.

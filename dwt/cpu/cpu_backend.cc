@@ -91,8 +91,8 @@ class CpuBackend final : public Backend {
   Status run(std::span<const PlaneJob> jobs) override {
     for (const PlaneJob& job : jobs) MALLAT_RETURN_IF_ERROR(validate(job));
     for (const PlaneJob& job : jobs) {
-      if (job.wavelet == Wavelet::k53) transform_plane(pool_, job, job.samples53, k53_);
-      else transform_plane(pool_, job, job.samples97, k97_);
+      if (job.wavelet == Wavelet::k53) transform_plane(pool_.get(), job, job.samples53, k53_);
+      else transform_plane(pool_.get(), job, job.samples97, k97_);
     }
     return Status::Ok();
   }
@@ -102,7 +102,8 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  ThreadPool pool_;
+  // Whole planes only: a streamed coder's line DWT leaves it unstarted.
+  PoolOnDemand pool_;
   Isa isa_;
   const Kernels<int32_t>& k53_;
   const Kernels<float>& k97_;

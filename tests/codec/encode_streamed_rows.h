@@ -97,8 +97,18 @@ Result<std::vector<uint8_t>> streamed(const Image& image, const EncodeOptions& o
     ++pieces;
     return Status::Ok();
   };
-  MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink, report));
+  // The file's size, told once before its first byte.
+  int hints = 0;
+  uint64_t told = 0;
+  const FileSizeHint size = [&](uint64_t bytes) {
+    EXPECT_TRUE(file.empty());
+    ++hints;
+    told = bytes;
+  };
+  MALLAT_RETURN_IF_ERROR(encode_streamed(rows.source(), o, sink, report, &size));
   EXPECT_GT(pieces, 2u);  // headers and data apart, not one copy of the file
+  EXPECT_EQ(hints, 1);
+  EXPECT_EQ(told, file.size());
   if (together) {
     EXPECT_GT(rows.conversions.load(), 0);
   }

@@ -25,6 +25,8 @@
 #include "codec/encoder/packed_indices.h"
 #include "codec/tier2/packet_writer.h"
 #include "common/image.h"
+#include "common/job_thread.h"
+#include "common/thread_pool.h"
 #include "tests/codec/encode_streamed_rows.h"
 
 namespace mallat::codec {
@@ -451,6 +453,38 @@ TEST(EncodeStreamed, HtIndicesInALanesReusedMemoryGiveTheSameBytes) {
     size = resources.kept_indices->size;
     EXPECT_GT(size, 0u);
   }
+}
+
+// A caller's release thread (CallResources::release), as an engine lane
+// keeps one: a streamed encode on several threads hands it the last tile's
+// strips and band buffers once coded and the coded blocks once the file is
+// written, and waits for what an earlier call handed it before it starts.
+// The same file as on one thread, call after call on the same thread and
+// pool, for one tile and several, and every job done without an error.
+TEST(EncodeStreamed, BuffersFreedOnTheCallersReleaseThread) {
+  const Image image = test_image(330, 260, 3, 8, false, 35);
+  ThreadPool pool(4);
+  JobThread release;
+  CallResources resources;
+  resources.pool = &pool;
+  resources.release = &release;
+  for (const uint32_t tile : {0u, 128u, 0u}) {
+    EncodeOptions o = options();
+    o.style.ht = true;
+    o.tile_width = o.tile_height = tile;
+    o.threads = 1;
+    auto one = streamed(image, o);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    ImageRows rows{image, {}};
+    std::vector<uint8_t> file;
+    const FileSink sink = [&](std::span<const uint8_t> piece) {
+      file.insert(file.end(), piece.begin(), piece.end());
+      return Status::Ok();
+    };
+    ASSERT_TRUE(encode_streamed(rows.source(), o, resources, sink, nullptr).ok());
+    EXPECT_TRUE(file == *one) << "tiles " << tile;
+  }
+  EXPECT_TRUE(release.wait().ok());
 }
 
 // Indices kept as they are: each block back exactly (none zeroed) from

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/tier2/packet_reader.h"
@@ -389,6 +393,65 @@ TEST_P(Tier2Packets, PacketsOnAPoolAreTheOneThreadPackets) {
     EXPECT_EQ(headers, w.headers) << "seed " << seed;
     ASSERT_EQ(packets.size(), w.lengths.size()) << "seed " << seed;
     for (size_t i = 0; i < packets.size(); ++i) EXPECT_EQ(packets[i].data, w.lengths[i]) << "packet " << i;
+  }
+}
+
+
+// Through a sink on a pool, each of the data's chunks is copied while the
+// chunk before is still with the sink (on one of the pool's threads): the
+// sink, slow here, is still called once at a time, in order, each chunk's
+// bytes unchanged until it returns; a sink's error is what
+// write_packet_data gives, and no chunk is sent after it.
+TEST_P(Tier2Packets, DataSentInChunksWhileTheNextAreCopied) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  ThreadPool pool(3);
+  const Coded coded = make_coded(precincts->code_blocks(), c.layers, 7);
+  const Written w = write(tile, coded, c);
+  TilePacketsToWrite pooled = to_write(w.sequence, coded, c);
+  pooled.pool = &pool;
+  pooled.split.least_code_blocks = 0;
+  pooled.split.chunk_bytes = 97;
+  pooled.split.item_bytes = 5;
+  std::vector<uint8_t> headers;
+  std::vector<PacketBytes> packets;
+  KeptHeaders kept;
+  {
+    TilePrecincts fresh = TilePrecincts::copy_of(*precincts, &pool);
+    PacketOutput out{c.packed, nullptr, &headers, &packets};
+    out.kept_headers = &kept;
+    ASSERT_TRUE(write_packets(fresh, pooled, out).ok());
+  }
+  ASSERT_GT(w.data.size(), 2 * pooled.split.chunk_bytes);
+  const size_t chunks = (w.data.size() + pooled.split.chunk_bytes - 1) / pooled.split.chunk_bytes;
+  for (const size_t fail_at : {SIZE_MAX, size_t{0}, size_t{1}, chunks - 1}) {
+    std::vector<uint8_t> sunk;
+    std::atomic<int> in_sink{0};
+    size_t calls = 0;
+    const std::function<Status(std::span<const uint8_t>)> sink = [&](std::span<const uint8_t> piece) {
+      EXPECT_EQ(in_sink.fetch_add(1), 0);
+      const std::vector<uint8_t> first(piece.begin(), piece.end());
+      std::this_thread::sleep_for(std::chrono::microseconds(300));  // the next chunk's copy runs meanwhile
+      EXPECT_TRUE(std::equal(first.begin(), first.end(), piece.begin(), piece.end())) << "chunk " << calls;
+      sunk.insert(sunk.end(), piece.begin(), piece.end());
+      in_sink.fetch_sub(1);
+      return calls++ == fail_at ? io_error("sink full") : Status::Ok();
+    };
+    PacketOutput to_sink{c.packed, nullptr, nullptr, nullptr};
+    to_sink.data_sink = &sink;
+    const Status s = write_packet_data(*precincts, pooled, packets, c.packed ? nullptr : &kept, to_sink);
+    if (fail_at == SIZE_MAX) {
+      ASSERT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(sunk, w.data);
+      EXPECT_EQ(calls, chunks);
+    } else {
+      EXPECT_FALSE(s.ok());
+      EXPECT_EQ(s.message(), "sink full");
+      EXPECT_EQ(calls, fail_at + 1);
+      EXPECT_TRUE(std::equal(sunk.begin(), sunk.end(), w.data.begin()));
+    }
   }
 }
 

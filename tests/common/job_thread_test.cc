@@ -2,9 +2,12 @@
 // wait() gives the first error among them, and the thread takes jobs again
 // after a wait.
 #include "common/job_thread.h"
+#include "common/release_job.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <thread>
 #include <vector>
 
 namespace mallat {
@@ -28,6 +31,20 @@ TEST(JobThread, RunsJobsInOrderAndGivesTheFirstError) {
   EXPECT_TRUE(thread.wait().ok());
   EXPECT_EQ(order.size(), 6u);
   EXPECT_TRUE(thread.wait().ok());  // nothing handed over
+}
+
+// What release_on is given goes on the job thread, not the caller's.
+TEST(JobThread, ReleaseOnLetsGoOnTheJobThread) {
+  struct Held {
+    std::thread::id* freed_on;
+    ~Held() { *freed_on = std::this_thread::get_id(); }
+  };
+  std::thread::id freed_on;
+  JobThread thread;
+  release_on(thread, std::make_shared<Held>(&freed_on));  // the job's the one reference
+  EXPECT_TRUE(thread.wait().ok());
+  EXPECT_NE(freed_on, std::thread::id());
+  EXPECT_NE(freed_on, std::this_thread::get_id());
 }
 
 }  // namespace

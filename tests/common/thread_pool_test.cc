@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -116,6 +117,43 @@ TEST(ThreadPool, NestedCallsRunEveryItemOnce) {
   beside.join();
   for (const std::atomic<int>& r : runs) EXPECT_EQ(r.load(), 1);
   EXPECT_EQ(beside_runs.load(), 50 * 7);
+}
+
+// The threads this process has now (Linux: its tasks); 0 where unknown.
+int threads_now() {
+  std::error_code ec;
+  int n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    ++n;
+  return ec ? 0 : n;
+}
+
+// A pool on demand starts no thread until it is first asked for, says the
+// size its pool will have, and gives every caller the one pool, however
+// many ask at once.
+TEST(PoolOnDemand, StartsItsThreadsOnFirstUse) {
+  for (int threads : {0, 1, 3}) {
+    const int before = threads_now();
+    PoolOnDemand lazy(threads);
+    EXPECT_FALSE(lazy.started());
+    EXPECT_EQ(threads_now(), before);
+    const int size = lazy.size();
+    EXPECT_EQ(size, ThreadPool(threads).size());
+    std::vector<ThreadPool*> seen(4, nullptr);
+    std::vector<std::thread> callers;
+    for (size_t i = 0; i < seen.size(); ++i) callers.emplace_back([&, i] { seen[i] = &lazy.get(); });
+    for (std::thread& t : callers) t.join();
+    EXPECT_TRUE(lazy.started());
+    for (ThreadPool* p : seen) EXPECT_EQ(p, &lazy.get());
+    EXPECT_EQ(lazy.get().size(), size);
+    if (before > 0) {
+      EXPECT_EQ(threads_now(), before + size - 1);
+    }
+    std::atomic<int> items{0};
+    lazy.get().parallel_for(100, [&](int64_t) { ++items; });
+    EXPECT_EQ(items.load(), 100);
+  }
 }
 
 }  // namespace

@@ -369,7 +369,8 @@ TEST(Engine, ABatchCodesOnItsLanesThreadsAndAThrowIsThatItemsError) {
 
 // A CPU batch asks EncodeHooks::streams in each item's read step: an item
 // it takes is never read and is encoded strip by strip on its lane through
-// `stream` (encode()'s bytes, `write` not called); the others as without it.
+// `stream` (encode()'s bytes, `write` not called, the size hint told the
+// file's size before its first byte); the others as without it.
 TEST(Engine, ACpuBatchEncodesItemsStripByStripWhereTheStreamHooksTakeThem) {
   namespace fs = std::filesystem;
   const fs::path dir = testing::make_temp_dir("engine-stream-encode");
@@ -380,6 +381,7 @@ TEST(Engine, ACpuBatchEncodesItemsStripByStripWhereTheStreamHooksTakeThem) {
   for (size_t i = 0; i < images.size(); ++i) items[i].path = (dir / ("missing" + std::to_string(i))).string();
   std::vector<std::vector<uint8_t>> streamed(images.size());
   std::vector<char> written(images.size(), 0);
+  std::vector<int64_t> hinted(images.size(), -1);  // the size told, before the first byte
   EncodeHooks hooks;
   // Item 1 is declined, so read: from memory here.
   hooks.read = [&](size_t i) -> Result<Image> {
@@ -399,10 +401,14 @@ TEST(Engine, ACpuBatchEncodesItemsStripByStripWhereTheStreamHooksTakeThem) {
       next[static_cast<size_t>(c)] += rows;
       return Status::Ok();
     };
+    const codec::FileSizeHint size = [&, i](uint64_t bytes) {
+      EXPECT_TRUE(streamed[i].empty());
+      hinted[i] = static_cast<int64_t>(bytes);
+    };
     return encode(source, [&, i](std::span<const uint8_t> piece) {
       streamed[i].insert(streamed[i].end(), piece.begin(), piece.end());
       return Status::Ok();
-    });
+    }, &size);
   };
   hooks.write = [&](size_t i, EncodeResult&) {
     written[i] = 1;
@@ -417,6 +423,7 @@ TEST(Engine, ACpuBatchEncodesItemsStripByStripWhereTheStreamHooksTakeThem) {
     EXPECT_EQ(got[i].streamed, i != 1);
     EXPECT_EQ(written[i] != 0, i == 1);
     EXPECT_TRUE((i == 1 ? got[i].bytes : streamed[i]) == want[i]);
+    EXPECT_EQ(hinted[i], i == 1 ? -1 : static_cast<int64_t>(want[i].size()));
   }
   fs::remove_all(dir);
 }
