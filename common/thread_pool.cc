@@ -4,30 +4,6 @@
 
 namespace mallat {
 
-struct ThreadPool::Nested {
-  const std::function<void(int64_t)>* fn = nullptr;
-  int64_t count = 0, next = 0, finished = 0;
-};
-
-bool ThreadPool::nested_waiting() const {
-  for (const Nested* n : nested_)
-    if (n->next < n->count) return true;
-  return false;
-}
-
-bool ThreadPool::run_nested_item(std::unique_lock<std::mutex>& lock) {
-  for (Nested* n : nested_) {
-    if (n->next >= n->count) continue;
-    const int64_t i = n->next++;
-    lock.unlock();
-    (*n->fn)(i);
-    lock.lock();
-    if (++n->finished == n->count) nested_done_.notify_all();
-    return true;
-  }
-  return false;
-}
-
 int ThreadPool::hardware_threads() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -53,7 +29,6 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::run_items() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (job_ != nullptr && next_ < count_) {
-    if (run_nested_item(lock)) continue;
     int64_t i = next_++;
     const auto* job = job_;
     lock.unlock();
@@ -68,12 +43,8 @@ void ThreadPool::worker_loop() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen || nested_waiting(); });
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
-      if (generation_ == seen) {
-        run_nested_item(lock);
-        continue;
-      }
       seen = generation_;
     }
     run_items();
@@ -94,32 +65,6 @@ void ThreadPool::parallel_for_in_pieces(int64_t count, int64_t at_once, const st
     const int64_t end = std::min(count, (piece + 1) * at_once);
     for (int64_t i = piece * at_once; i < end; ++i) fn(i);
   });
-}
-
-void ThreadPool::parallel_for_nested(int64_t count, const std::function<void(int64_t)>& fn) {
-  if (count <= 0) return;
-  if (workers_.empty() || count == 1) {
-    for (int64_t i = 0; i < count; ++i) fn(i);
-    return;
-  }
-  Nested nested;
-  nested.fn = &fn;
-  nested.count = count;
-  std::unique_lock<std::mutex> lock(mutex_);
-  nested_.push_back(&nested);
-  // As many workers as there are items besides the caller's first: a call
-  // of few items wakes few threads, not every sleeping one.
-  const int64_t helpers = std::min<int64_t>(count - 1, static_cast<int64_t>(workers_.size()));
-  for (int64_t i = 0; i < helpers; ++i) wake_.notify_one();
-  while (nested.next < nested.count) {
-    const int64_t i = nested.next++;
-    lock.unlock();
-    fn(i);
-    lock.lock();
-    ++nested.finished;
-  }
-  nested_done_.wait(lock, [&] { return nested.finished == nested.count; });
-  nested_.erase(std::find(nested_.begin(), nested_.end(), &nested));
 }
 
 Status ThreadPool::parallel_for_status(int64_t count, const std::function<Status(int64_t)>& fn) {

@@ -45,14 +45,6 @@ class ThreadPool {
   // do not each pay the pool's hand-over: fn(i) for every i.
   void parallel_for_in_pieces(int64_t count, int64_t at_once, const std::function<void(int64_t)>& fn);
 
-  // Runs fn(i) for i in [0, count) on the calling thread and on whichever
-  // workers are idle or between items, and returns when all are done. Unlike
-  // parallel_for it may be called from within an item, from any thread and
-  // from several at once: the caller takes its own items too, so it never
-  // waits for a worker to be free. Workers take such items before the next
-  // item of parallel_for, as their caller is waiting for them.
-  void parallel_for_nested(int64_t count, const std::function<void(int64_t)>& fn);
-
   // A pool of one thread posts its parallel_for calls on `board` from now
   // on, for threads with nothing else to do to help (help_board.h); nullptr:
   // nowhere again. Not while a call runs. A pool of several threads takes no
@@ -62,13 +54,8 @@ class ThreadPool {
   static int hardware_threads();
 
  private:
-  struct Nested;  // one parallel_for_nested call's items
   void worker_loop();
   void run_items();
-  // Runs one item of a nested call with items left; false when none has.
-  // `lock` holds mutex_ (released while the item runs).
-  bool run_nested_item(std::unique_lock<std::mutex>& lock);
-  bool nested_waiting() const;  // guarded by mutex_
 
   std::vector<std::thread> workers_;
   std::mutex call_mutex_;  // held by the parallel_for that has the workers
@@ -80,8 +67,6 @@ class ThreadPool {
   int64_t next_ = 0;        // guarded by mutex_
   int64_t finished_ = 0;    // guarded by mutex_
   uint64_t generation_ = 0; // bumps once per parallel_for
-  std::vector<Nested*> nested_;  // guarded by mutex_
-  std::condition_variable nested_done_;
   bool stopping_ = false;
   HelpBoard* board_ = nullptr;
   HelpBoard::Call posted_;  // this pool's calls as posted on board_

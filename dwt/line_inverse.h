@@ -21,7 +21,6 @@
 #include "dwt/cpu/cpu_backend.h"
 #include "dwt/dwt.h"
 #include "dwt/geometry.h"
-#include "dwt/line_parts.h"
 
 namespace mallat::dwt {
 
@@ -57,14 +56,6 @@ class LineInverse {
   // The next row of the tile-component (tc.width() samples); valid until
   // the next call. At most height() calls.
   const T* next_row();
-
-  // The next n rows (at most those left) into `out`, rows `stride` samples
-  // apart: next_row's rows, each level's rows of a batch (split.rows rows
-  // of the tile-component or more) made at once in parts by ranges of
-  // columns (line_parts.h). Each band's rows are still asked for in order,
-  // each once, though a batch asks for a coarser level's rows before the
-  // finer level's.
-  void next_rows(int64_t n, T* out, int64_t stride, const LineParts& split);
 
   struct Level;  // one level's ring of rows (line_inverse.cc)
 

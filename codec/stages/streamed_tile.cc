@@ -22,16 +22,6 @@ namespace {
 // one more than the pool's, which fewer cores do not make up for.
 constexpr int kAheadJobThreads = 4;
 
-// A 9/7 plane this wide, with more than twice as many threads in the pool
-// as planes, has its inverse DWT made a batch of rows at once in parts
-// (dwt/line_parts.h) that the pool's idle threads take: its lifting is then
-// more than a thread a plane can keep up with once the code-blocks are
-// decoded. Narrower planes' parts are too small for the hand-over, and
-// their threads are busy with code-blocks.
-constexpr int64_t kWidePlane = 8192;
-// The samples of a plane's batch of rows in parts (LineParts::rows).
-constexpr int64_t kPartsBatchSamples = int64_t{1} << 19;
-
 // One code-block row of a subband's coefficients, in a buffer kept for the
 // next row.
 struct RowBuffer {
@@ -161,25 +151,6 @@ class StreamedTile::Impl {
     if (pool_.size() < kAheadJobThreads || ahead_job_ || done_ > 0) return;
     ahead_job_ = std::make_unique<JobThread>();
     for (size_t p = 1; p < in_.planes.size(); ++p) plane_jobs_.push_back(std::make_unique<JobThread>());
-    const auto planes = static_cast<int>(in_.planes.size());
-    if (pool_.size() <= 2 * planes) return;
-    parts_.resize(in_.planes.size());
-    for (size_t p = 0; p < in_.planes.size(); ++p) {
-      const TilePlane& plane = in_.planes[p];
-      if (plane.wavelet != dwt::Wavelet::k97 || plane.width() < kWidePlane) continue;
-      // With MALLAT_TIMELINE each part is a `dwt_part` span, whichever
-      // thread runs it.
-      parts_[p].run = [this, tag = timeline::current_tag()](int64_t n, const std::function<void(int64_t)>& fn) {
-        if (!timeline::enabled()) return pool_.parallel_for_nested(n, fn);
-        pool_.parallel_for_nested(n, [&fn, tag](int64_t i) {
-          const timeline::Clock::time_point start = timeline::Clock::now();
-          fn(i);
-          timeline::record("dwt_part", start, timeline::Clock::now(), tag);
-        });
-      };
-      parts_[p].parts = (pool_.size() + planes - 1) / planes;
-      parts_[p].rows = (kPartsBatchSamples + plane.width() - 1) / plane.width();
-    }
   }
 
   // A job a resolution and plane, in that order (the order of the packets
@@ -256,14 +227,10 @@ class StreamedTile::Impl {
       const auto w = static_cast<size_t>(in_.planes[p].width());
       std::memcpy(strips[p].storage.get() + static_cast<size_t>(y) * w * 4, next_row(p), w * 4);
     };
-    auto fill = [this, &strips, copy_row, n](size_t p) {
-      if (p < parts_.size() && parts_[p].run) {
-        std::get<Inverse97>(inverse_[p])->next_rows(n, strips[p].floats().data, in_.planes[p].width(), parts_[p]);
-        return;
-      }
+    auto fill = [copy_row, n](size_t p) {
       for (int64_t y = 0; y < n; ++y) copy_row(p, y);
     };
-    if (plane_jobs_.empty() && parts_.empty()) {
+    if (plane_jobs_.empty()) {
       // Row by row, so that the planes' subbands reach each block row
       // together (decode_next_rows batches them).
       for (int64_t y = 0; y < n; ++y)
@@ -513,7 +480,6 @@ class StreamedTile::Impl {
   std::vector<size_t> band_bytes_;  // the band buffers' pieces (make_band_buffers)
   int64_t done_ = 0;
   std::vector<int32_t> zeros_;  // zero_row's
-  std::vector<dwt::LineParts> parts_;  // use_threads: per plane, its inverse DWT's parts (none: no run)
   Status error_;
   bool jobs_started_ = false;  // since the last settle()
   std::mutex bands_mutex_;  // the bands' bookkeeping and the jobs, for source() on the planes' threads

@@ -65,11 +65,8 @@ class StreamedTile {
   // decoded ahead on a thread of its own and each plane's inverse DWT runs
   // on a thread of its own (plane 0 on the caller's), one more thread than
   // the pool's and one a plane besides; the caller asks it of one tile at a
-  // time, so that the threads stay few. With more than twice as many
-  // threads in the pool as planes, a wide 9/7 plane's transform also makes
-  // a batch of rows at once in parts (dwt/line_parts.h) that the pool's idle
-  // threads take. Otherwise one thread runs every plane's transform and
-  // waits for the blocks it reaches.
+  // time, so that the threads stay few. Otherwise one thread runs every
+  // plane's transform and waits for the blocks it reaches.
   void use_threads();
   // After use_threads(), before the first rows: the first row of
   // code-blocks of every subband decoded ahead on its thread now, in order

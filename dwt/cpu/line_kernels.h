@@ -19,12 +19,10 @@ struct LineKernels {
   // each sample of the row times `factor` after (1: as it is).
   void (*inverse_row_apart)(T* s, T* d, T* row, int64_t n, int64_t i0, T factor);
   // Sweep iteration i of VER_SR over a ring of `slots` rows of w samples,
-  // h rows in all, row 0 high-pass when odd_first (ring_sweep.h), on
-  // columns [c0, c1) (each column is lifted alone). It leaves out the
-  // wavelet's scaling steps: each row of a column of more than one is
-  // loaded scaled by low_scale or high_scale (inverse_row_apart's factor).
-  void (*ring_iteration)(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first, int64_t i, int64_t c0,
-                         int64_t c1);
+  // h rows in all, row 0 high-pass when odd_first (ring_sweep.h). It leaves
+  // out the wavelet's scaling steps: each row of a column of more than one
+  // is loaded scaled by low_scale or high_scale (inverse_row_apart's factor).
+  void (*ring_iteration)(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first, int64_t i);
   // F.3.7: a lone row at `coordinate` (halved when odd).
   void (*lone_row)(T* p, int64_t count, int64_t coordinate);
   // Row r is final after sweep iteration r + steps.
@@ -39,15 +37,10 @@ struct LineKernels {
   T low_scale, high_scale;
   // inverse_row_apart into slot i (i < h, n >= 2, s and d only read) and
   // then ring_iteration i, a span of columns at a time while it is in L1,
-  // bit for bit the two calls (ring_sweep.h), on columns [first, last)
-  // (first a multiple of `span`; 0, w: the whole row); null where this
-  // build has no HOR_SR of a span of a row (apart_reads_only's one-pass
-  // kernels).
+  // bit for bit the two calls (ring_sweep.h); null where this build has no
+  // HOR_SR of a span of a row (apart_reads_only's one-pass kernels).
   void (*load_and_iterate)(const T* s, const T* d, T* ring, int64_t w, int64_t x0, int64_t h, int64_t slots,
-                           bool odd_first, int64_t i, T factor, int64_t first, int64_t last);
-  // load_and_iterate's span of columns: ranges of columns that start at
-  // multiples of it run the whole row's spans.
-  int64_t span;
+                           bool odd_first, int64_t i, T factor);
 };
 
 namespace generic {

@@ -21,14 +21,12 @@
 
 namespace mallat::dwt::cpu::MALLAT_DWT_ISA {
 
-// Sweep iteration i on columns [c0, c1): step j (1..steps) on row i - j;
-// step 0, loading row i, is the caller's. A vertical step at a column reads
-// only that column, so the columns may go in ranges, each alone.
+// Sweep iteration i: step j (1..steps) on row i - j; step 0, loading row
+// i, is the caller's.
 template <typename T, typename W>
-void ring_iteration(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first, int64_t i, int64_t c0,
-                    int64_t c1) {
+void ring_iteration(T* ring, int64_t w, int64_t h, int64_t slots, bool odd_first, int64_t i) {
   // wavefront.h's lifter over the ring: row r in slot r mod slots.
-  WavefrontLifter<T> lifter{ring + c0, w, c1 - c0, h, odd_first};
+  WavefrontLifter<T> lifter{ring, w, w, h, odd_first};
   lifter.slots = slots;
   lifter.skip_scales = true;
   lifter.i = i;
@@ -47,12 +45,10 @@ constexpr int64_t kRingSpan = 512;
 // together, a span of columns at a time. A sample of HOR_SR reads only the
 // halves, and a vertical step at a column reads only that column of the
 // rows, so each sample sees the operations of inverse_row_apart and then
-// ring_iteration, in their order. Rows of at least two samples; the spans
-// of columns [first, last), which start at `first`, a multiple of
-// kRingSpan (so that a range of them is the whole row's spans there).
+// ring_iteration, in their order. Rows of at least two samples.
 template <typename T, typename W>
 void load_and_iterate(const T* s, const T* d, T* ring, int64_t w, int64_t x0, int64_t h, int64_t slots,
-                      bool odd_first, int64_t i, T factor, int64_t first, int64_t last) {
+                      bool odd_first, int64_t i, T factor) {
   const Split sp(w, x0);
   T* row = ring + (i % slots) * w;
   WavefrontLifter<T> lifter{ring, w, 0, h, odd_first};
@@ -67,8 +63,8 @@ void load_and_iterate(const T* s, const T* d, T* ring, int64_t w, int64_t x0, in
   T* const above = rows_inside ? lifter.row(i - 3) : nullptr;
   T* const high = rows_inside ? lifter.row(i - 2) : nullptr;
   T* const low = rows_inside ? lifter.row(i - 1) : nullptr;
-  for (int64_t c0 = first; c0 < last; c0 += kRingSpan) {
-    const int64_t c1 = std::min(last, c0 + kRingSpan);
+  for (int64_t c0 = 0; c0 < w; c0 += kRingSpan) {
+    const int64_t c1 = std::min(w, c0 + kRingSpan);
     W::inverse_interleaved_span(s, d, row, sp, factor, c0, c1);
     if constexpr (has_rows) {
       if (rows_inside) {
@@ -108,7 +104,7 @@ const LineKernels<T>& make_line_kernels() {
   static const LineKernels<T> k{&inverse_row<T, W>, &inverse_row_apart<T, W>, &ring_iteration<T, W>,
                                 &lone_row<T, W>, count_steps<T, W>(false), reads_only,
                                 &inverse_row_apart_lifted<T, W>, scales.low, scales.high,
-                                load_and_iterate_of<T, W>(), kRingSpan};
+                                load_and_iterate_of<T, W>()};
   return k;
 }
 

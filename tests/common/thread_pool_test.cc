@@ -101,24 +101,6 @@ TEST(ThreadPool, StatusVariantOkWhenAllSucceed) {
   EXPECT_EQ(calls, 100);
 }
 
-// parallel_for_nested from within the pool's own items and from threads
-// beside it at once: every item of every call runs once, and each call
-// returns.
-TEST(ThreadPool, NestedCallsRunEveryItemOnce) {
-  ThreadPool pool(4);
-  std::vector<std::atomic<int>> runs(64 * 100);
-  std::atomic<int> beside_runs{0};
-  std::thread beside([&] {
-    for (int k = 0; k < 50; ++k) pool.parallel_for_nested(7, [&](int64_t) { beside_runs++; });
-  });
-  pool.parallel_for(64, [&](int64_t i) {
-    pool.parallel_for_nested(100, [&](int64_t j) { runs[static_cast<size_t>(i * 100 + j)]++; });
-  });
-  beside.join();
-  for (const std::atomic<int>& r : runs) EXPECT_EQ(r.load(), 1);
-  EXPECT_EQ(beside_runs.load(), 50 * 7);
-}
-
 // The threads this process has now (Linux: its tasks); 0 where unknown.
 int threads_now() {
   std::error_code ec;
