@@ -224,15 +224,17 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   // A batch whose every tile goes to the device whole leaves the hybrid
   // coder nothing to code, so its start-up makes no room for a file's
   // blocks.
-  if (work.batch && engine::whole_tiles(options_.device_stages, true) &&
-      codec::device_encode_options_problem(options.style, !options.roi.empty()).empty()) {
+  const bool runner_takes_tiles = codec::device_encode_options_problem(options.style, !options.roi.empty()).empty();
+  if (work.batch && engine::whole_tiles(options_.device_stages, true) && runner_takes_tiles) {
     coder.expected_samples = 0;
   }
   // One image too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone, and so does a batch too little for the device
   // (engine/placement.h); a share given asks for the device whatever the
   // size.
-  const bool one_whole = engine::one_item_whole_on_device(options_, work, options.style.ht);
+  // One large image goes whole only where the runner takes its tiles (an
+  // ROI's do not: read whole, they would be coded on the CPU runner).
+  const bool one_whole = engine::one_item_whole_on_device(options_, work, options.style.ht, runner_takes_tiles);
   const bool start =
       work.batch ? engine::device_asked(options_) ||
                        engine::device_pays_for_batch(work, options.style.ht, false, options.ht_under_target())

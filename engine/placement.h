@@ -186,8 +186,9 @@ bool device_pays_for_one_item(const Workload& work, bool ht);
 // with 16 threads (docs/PERFORMANCE.md, "One large Part 1 file"): encode
 // 1.8-1.9x and lossless decode 1.7-1.9x the CPU path's speed, at 0.6-1.5 GB
 // of host memory against the strips' 0.13-0.32. A decode of a region, a
-// reduced resolution, a tile or some components keeps its own path (`whole`
-// false), as does one whose options name the device's part (stages, a
+// reduced resolution, a tile or some components, or an encode whose tiles
+// the runner does not take (an ROI: device_encode_options_problem), keeps
+// its own path (`whole` false), as does one whose options name the device's part (stages, a
 // share, EngineOptions::device_for_one_item) or whose caller asks for strips
 // (Workload::strips_asked).
 inline constexpr uint64_t kOneItemWholeSamples = uint64_t{1} << 30;
