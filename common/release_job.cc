@@ -2,7 +2,6 @@
 
 #include <utility>
 
-
 namespace mallat {
 
 void release_on(JobThread& thread, std::shared_ptr<void> held) {

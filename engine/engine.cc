@@ -263,9 +263,8 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions& decod
   // batch too little for the device (engine/placement.h).
   // One large Part 1 image decoded whole goes to the device whole
   // (one_item_whole_on_device).
-  const bool whole_decode = decode.reduce == 0 && decode.layers == 0 && decode.tile < 0 && !decode.region &&
-                            decode.components.empty();
-  const bool one_whole = engine::one_item_whole_on_device(options_, work, work.ht, whole_decode);
+  const bool one_whole =
+      engine::one_item_whole_on_device(options_, work, work.ht, engine::decodes_whole_image(decode));
   const bool start = options_.device_for_one_item || one_whole ||
                      (work.batch && (engine::device_asked(options_) ||
                                      engine::device_pays_for_batch(work, work.ht, true)));

@@ -98,6 +98,11 @@ bool one_item_whole_on_device(const EngineOptions& options, const Workload& work
   return static_cast<double>(samples) * static_cast<double>(kOneItemWholeBytesPerSample) <= budget;
 }
 
+bool decodes_whole_image(const codec::DecodeOptions& options) {
+  return options.reduce == 0 && options.layers == 0 && options.tile < 0 && !options.region &&
+         options.components.empty();
+}
+
 uint64_t device_room_samples(const Workload& work) { return work.streamed ? 0 : work.expected_samples; }
 
 namespace {

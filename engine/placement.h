@@ -194,6 +194,9 @@ bool device_pays_for_one_item(const Workload& work, bool ht);
 inline constexpr uint64_t kOneItemWholeSamples = uint64_t{1} << 30;
 inline constexpr uint64_t kOneItemWholeBytesPerSample = 8;
 bool one_item_whole_on_device(const EngineOptions& options, const Workload& work, bool ht, bool whole = true);
+// Whether a decode with `options` decodes the whole image (`whole` above):
+// no region, reduced resolution, layers, tile or components chosen.
+bool decodes_whole_image(const codec::DecodeOptions& options);
 
 // The samples the device coder makes room for as it starts
 // (DeviceCoderOptions::expected_samples): the item's, whose blocks a

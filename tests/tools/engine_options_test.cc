@@ -200,6 +200,16 @@ TEST(EngineOptions, OneLargePart1ItemGoesToTheDeviceWholeWhereItFits) {
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {true, samples, false, 1}, false));
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, /*ht=*/true));
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, false, /*whole=*/false));
+  codec::DecodeOptions decode;
+  EXPECT_TRUE(engine::decodes_whole_image(decode));
+  decode.reduce = 1;
+  EXPECT_FALSE(engine::decodes_whole_image(decode));
+  decode = codec::DecodeOptions{};
+  decode.region = dwt::Rect{0, 0, 8, 8};
+  EXPECT_FALSE(engine::decodes_whole_image(decode));
+  decode = codec::DecodeOptions{};
+  decode.components = {0};
+  EXPECT_FALSE(engine::decodes_whole_image(decode));
   Workload strips{false, samples, true};
   strips.strips_asked = true;
   EXPECT_FALSE(engine::one_item_whole_on_device(options, strips, false));
