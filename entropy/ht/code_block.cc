@@ -23,28 +23,7 @@ std::span<const uint8_t> segment_at(std::span<const uint8_t> data, uint64_t offs
   return data.subspan(begin, end - begin);
 }
 
-#if MALLAT_HT_X86
-[[gnu::target(MALLAT_HT_AVX2_TARGET)]] double cleanup_decrease_avx2(PlaneView<const int32_t> c, int shift,
-                                                                   uint32_t all) {
-  return ht_cleanup_decrease(c, shift, all);
-}
-[[gnu::target(MALLAT_HT_AVX512_TARGET)]] double cleanup_decrease_avx512(PlaneView<const int32_t> c, int shift,
-                                                                       uint32_t all) {
-  return ht_cleanup_decrease(c, shift, all);
-}
-#endif
-
 }  // namespace
-
-double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all, ht::CleanupIsa isa) {
-  switch (ht::resolve_cleanup_isa(isa)) {
-#if MALLAT_HT_X86
-    case ht::CleanupIsa::kAvx512: return cleanup_decrease_avx512(c, shift, all);
-    case ht::CleanupIsa::kAvx2: return cleanup_decrease_avx2(c, shift, all);
-#endif
-    default: return ht_cleanup_decrease(c, shift, all);
-  }
-}
 
 Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficients, int num_bitplanes,
                                               int fraction_bits, const HtEncodeSettings& settings) {

@@ -45,9 +45,10 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
 
 // The cleanup's decrease at `shift` of a block whose magnitudes OR to `all`
 // (ht_cleanup_decrease, entropy/ht/shared_code_block.h, which the device
-// runs too), compiled for the lanes of the cleanup coder's instruction set
-// (AVX2 or AVX-512 where the CPU has them; `isa` as encode_cleanup's): the
-// same sums, integers below 2^24 magnitudes, so the same value.
+// runs too): below 2^24 magnitudes, in the lanes of the cleanup coder's
+// instruction set (AVX2 or AVX-512 where the CPU has them; `isa` as
+// encode_cleanup's), the same integer sum in another order, so the same
+// value (cleanup_decrease_cpu.cc); else the shared rule.
 double ht_cleanup_decrease_cpu(PlaneView<const int32_t> c, int shift, uint32_t all,
                                ht::CleanupIsa isa = ht::CleanupIsa::kBest);
 

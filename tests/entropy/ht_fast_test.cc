@@ -293,5 +293,37 @@ TEST(HtFast, CpuCleanupDecreaseIsTheSharedOne) {
   }
 }
 
+// The integer lanes at their range's top (magnitudes up to 2^24 - 1, the
+// factors (m - e)(m + e) up to 2^25): the shared sum at every shift, the
+// rows' lengths ending anywhere in a vector.
+TEST(HtFast, CpuCleanupDecreaseAtTheIntegerRangesTop) {
+  std::mt19937 rng(13);
+  for (const ht::CleanupIsa isa : {ht::CleanupIsa::kAvx2, ht::CleanupIsa::kAvx512}) {
+    if (!ht::cleanup_isa_available(isa)) continue;
+    for (const int w : {64, 33, 16, 15, 9, 8, 1}) {
+      ht_test::Block b;
+      b.w = w;
+      b.h = 4096 / w > 1024 ? 1024 : 4096 / w;
+      b.mb = 16;
+      b.fraction_bits = 8;
+      b.v.resize(static_cast<size_t>(b.w) * b.h);
+      const int32_t top = (int32_t{1} << 24) - 1;
+      uint32_t all = 0;
+      for (int32_t& x : b.v) {
+        const auto m = static_cast<int32_t>(rng() % 3 == 0 ? top - static_cast<int32_t>(rng() % 4096)
+                                                            : static_cast<int32_t>(rng() % (1u << 24)));
+        x = rng() % 2 ? -m : m;
+        all |= static_cast<uint32_t>(m);
+      }
+      for (int shift = 0; shift <= 25; ++shift) {
+        EXPECT_EQ(ht_cleanup_decrease_cpu(b.view(), shift, all, isa), ht_cleanup_decrease(b.view(), shift, all))
+            << ht::cleanup_isa_name(isa) << " " << b.describe() << " shift " << shift;
+        EXPECT_EQ(ht_cleanup_decrease_cpu(b.view(), shift, all, isa), plain_cleanup_decrease(b.view(), shift))
+            << ht::cleanup_isa_name(isa) << " " << b.describe() << " shift " << shift;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace mallat::entropy
