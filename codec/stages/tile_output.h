@@ -52,9 +52,9 @@ bool fits_bytes(const Image& image);
 // write_tile's samples narrowed to bytes, the components interleaved (a
 // binary PNM's raster: bytes[(y * width + x) * components + c]), in place of
 // image's samples (`image` only describes the components; fits_bytes). The
-// same values as write_tile then an interleave of its samples, the RCT,
-// shift, clamp and narrowing in one pass where components 0..2 are the three
-// (tests/codec/tile_output_test.cc).
+// same values as write_tile then an interleave of its samples, the RCT or
+// ICT, shift, clamp and narrowing in one pass per row (output_kernels.h;
+// tests/codec/tile_output_test.cc). The 9/7's planes are only read here.
 void write_tile_bytes(std::span<const DecodedTileComponent> tile, bool colour_transform,
                       std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, const Image& image,
                       uint8_t* bytes, ThreadPool& pool);
