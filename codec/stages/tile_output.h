@@ -38,7 +38,9 @@ struct DecodedTileComponent {
 // the image's top-left on component c's reduced grid; samples outside the
 // image are dropped. Each image component's samples must already hold
 // width * height values; precision and signedness come from the image
-// component. The 9/7's planes are scratch (the ICT runs in place); the
+// component. The 9/7's planes are scratch (the ICT runs in place where
+// components 0..2 land on different columns or have more than 24 bits;
+// elsewhere it runs in one pass with the rest: output_kernels.h); the
 // 5/3's are only read (the streamed decoder hands over the inverse DWT's
 // rows, which it reads again).
 void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,

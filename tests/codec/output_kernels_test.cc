@@ -2,9 +2,10 @@
 // loops, bit for bit and byte for byte of the whole buffer (so that a store
 // past the row shows): every row length from 0 to past two vector steps
 // (the vector loops' tails), the strides the vector loops take and others,
-// every unsigned precision up to 8 bits, samples far beyond both ends of
-// the range (the clamps), integers that wrap, and floats at ties, NaN and
-// infinities.
+// every unsigned precision up to 8 bits (for the kernels into rows of
+// samples, signed and unsigned ones up to 31 bits), samples far beyond both
+// ends of the range (the clamps), integers that wrap, and floats at ties,
+// NaN and infinities.
 #include "codec/stages/output_kernels.h"
 
 #include <gtest/gtest.h>
@@ -21,12 +22,17 @@ constexpr int64_t kLongest = 83;  // past two 32-sample steps, odd
 constexpr size_t kPast = 64;      // bytes after the row that must stay as they were
 
 SampleRange unsigned_range(int precision) {
-  return {int32_t{1} << (precision - 1), 0, (int32_t{1} << precision) - 1};
+  return {int32_t{1} << (precision - 1), 0, static_cast<int32_t>((int64_t{1} << precision) - 1)};
+}
+
+SampleRange signed_range(int precision) {
+  return {0, -(int32_t{1} << (precision - 1)), (int32_t{1} << (precision - 1)) - 1};
 }
 
 std::vector<int32_t> random_ints(std::mt19937& rng, int precision, int32_t extreme) {
   const int32_t half = int32_t{1} << (precision - 1);
-  std::uniform_int_distribution<int32_t> near(-3 * half, 3 * half);
+  const int32_t around = half > (1 << 28) ? extreme : 3 * half;
+  std::uniform_int_distribution<int32_t> near(-around, around);
   std::vector<int32_t> v(kLongest);
   for (int32_t& x : v) {
     const uint32_t pick = rng() % 16;
@@ -109,6 +115,44 @@ TEST(OutputKernels, OneComponentMatchesThePlainLoop) {
             n, stride, [&](uint8_t* out) { byte_kernels().floats(floats.data(), out, n, stride, r); },
             [&](uint8_t* out) { plain_byte_kernels().floats(floats.data(), out, n, stride, r); },
             "floats, precision " + std::to_string(precision));
+      }
+    }
+  }
+}
+
+// The same into rows of samples: signed and unsigned components, integers
+// of 1 to 31 bits, floats of 1 to 24; each output row compared whole, with
+// what lies past it.
+TEST(OutputKernels, SampleKernelsMatchThePlainLoops) {
+  std::mt19937 rng(13);
+  for (bool is_signed : {false, true}) {
+    for (int precision : {1, 2, 8, 9, 12, 16, 23, 24, 25, 30, 31}) {
+      const SampleRange one = is_signed ? signed_range(precision) : unsigned_range(precision);
+      const SampleRange r[3] = {one, one, one};
+      const bool floats_too = precision <= 24;
+      for (int64_t n = 0; n <= kLongest; ++n) {
+        const std::string what = std::to_string(precision) + (is_signed ? " bits signed" : " bits unsigned") + ", " +
+                                 std::to_string(n) + " samples";
+        const auto rows = static_cast<size_t>(n) + kPast;
+        std::vector<int32_t> a = random_ints(rng, precision, 1 << 28), b = random_ints(rng, precision, 1 << 28),
+                             c = random_ints(rng, precision, 1 << 28);
+        std::vector<std::vector<int32_t>> got(3, std::vector<int32_t>(rows, 0x5a5a5a5a)), want = got;
+        sample_kernels().rct(a.data(), b.data(), c.data(), got[0].data(), got[1].data(), got[2].data(), n, r);
+        plain_sample_kernels().rct(a.data(), b.data(), c.data(), want[0].data(), want[1].data(), want[2].data(), n, r);
+        ASSERT_EQ(got, want) << "RCT, " << what;
+        sample_kernels().ints(a.data(), got[0].data(), n, one);
+        plain_sample_kernels().ints(a.data(), want[0].data(), n, one);
+        ASSERT_EQ(got, want) << "integers, " << what;
+        if (!floats_too) continue;
+        std::vector<float> y = random_floats(rng, precision), cb = random_floats(rng, precision),
+                           cr = random_floats(rng, precision);
+        sample_kernels().ict(y.data(), cb.data(), cr.data(), got[0].data(), got[1].data(), got[2].data(), n, r);
+        plain_sample_kernels().ict(y.data(), cb.data(), cr.data(), want[0].data(), want[1].data(), want[2].data(), n,
+                                   r);
+        ASSERT_EQ(got, want) << "ICT, " << what;
+        sample_kernels().floats(y.data(), got[1].data(), n, one);
+        plain_sample_kernels().floats(y.data(), want[1].data(), n, one);
+        ASSERT_EQ(got, want) << "floats, " << what;
       }
     }
   }
