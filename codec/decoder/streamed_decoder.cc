@@ -39,6 +39,11 @@ constexpr int64_t kStripSamples = int64_t{1} << 17;
 // does, against what it holds. This cap only keeps sample counts far from
 // overflow (a 2^20 x 2^20 RGB image is under it).
 constexpr uint64_t kStreamedMaxSamples = uint64_t{1} << 42;
+// A strip job's output stage gets a thread for every this many of the
+// decode's threads (at least one): the pool decodes the code-blocks while
+// a thread a plane runs the inverse DWT, and the output stage, one pass
+// over the strip's samples, is a fraction of either.
+constexpr int kDecodeThreadsPerOutputThread = 4;
 
 // A strip made by the inverse DWT, on its way through the output stage
 // (tile_output.h) into `raster`, then to the sink as rows [y, y + n).
@@ -102,8 +107,11 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
   ThreadPool& pool = resources.pool ? *resources.pool : *own_pool;
-  // The output stage on a strip job's own thread (below), beside the pool.
-  ThreadPool one_thread(1);
+  // The output stage of a strip job (below) on threads of its own beside
+  // the pool, started only where a strip job runs: one for every
+  // kDecodeThreadsPerOutputThread of the decode's, so that on many threads
+  // it keeps up with the planes' inverse DWTs, which run at once.
+  PoolOnDemand output_pool(std::max(1, pool.size() / kDecodeThreadsPerOutputThread));
   QuirkCounts quirks;
   MALLAT_ASSIGN_OR_RETURN(const std::shared_ptr<dwt::Backend> backend,
                           dwt::given_or_made_backend(resources.dwt, options.dwt_backend, options.threads));
@@ -155,7 +163,8 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
     begun = true;
     // One tile whose strips take turns (keeps_two_strips) into a sink of
     // bytes: each strip's output stage and its hand-over to the sink run on
-    // a thread of their own while the next strip is made, one strip at a
+    // a thread of their own (the output stage's bands of rows shared with
+    // output_pool's threads) while the next strip is made, one strip at a
     // time, so that the planes' inverse DWTs do not wait for them.
     const bool overlap = bytes && row.size() == 1 && row[0]->rows().keeps_two_strips();
     JobThread strip_job;  // after `row`: it ends its job before the strips go
@@ -208,11 +217,12 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
         auto work = std::make_shared<StripOutput>(StripOutput{std::move(made), strip, std::move(strip_oy),
                                                               std::move(raster), n, y,
                                                               row[0]->colour_transform()});
-        strip_job.start([work, &ox, &sink, &one_thread, tag = timeline::current_tag()]() -> Status {
+        strip_job.start([work, &ox, &sink, &output_pool, tag = timeline::current_tag()]() -> Status {
           timeline::set_tag(tag);  // the file's and lane's, as the caller's
           {
             const timeline::Span span("output");  // with MALLAT_TIMELINE
-            write_tile_bytes(work->rows, work->colour, ox, work->oy, work->image, work->raster.data(), one_thread);
+            write_tile_bytes(work->rows, work->colour, ox, work->oy, work->image, work->raster.data(),
+                             output_pool.get());
           }
           return sink.byte_rows(std::move(work->raster), work->n, work->y);
         });

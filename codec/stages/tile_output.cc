@@ -4,15 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "codec/stages/colour_rules.h"
 #include "codec/stages/component_transform.h"
+#include "codec/stages/output_kernels.h"
 
 namespace mallat::codec {
 namespace {
@@ -27,100 +21,10 @@ SampleRange range_of(const Component& c) {
   return {shift, c.min_value(), c.max_value()};
 }
 
-void shift_and_clamp(const int32_t* src, int32_t* dst, int64_t n, const SampleRange& r) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = shift_and_clamp(src[i], r);
-}
-
-// The inverse RCT (G.2) of a row of components 0..2 and each result's shift
-// and clamp in one pass, its sources only read: rct_inverse then
-// shift_and_clamp, without writing the transformed row back and reading it
-// again.
-void rct_shift_and_clamp(const int32_t* __restrict y0, const int32_t* __restrict y1, const int32_t* __restrict y2,
-                         int32_t* __restrict o0, int32_t* __restrict o1, int32_t* __restrict o2, int64_t n,
-                         const SampleRange& r0, const SampleRange& r1, const SampleRange& r2) {
-  for (int64_t i = 0; i < n; ++i) {
-    int32_t i0, i1, i2;
-    rct_inverse_sample(y0[i], y1[i], y2[i], i0, i1, i2);
-    o0[i] = shift_and_clamp(i0, r0);
-    o1[i] = shift_and_clamp(i1, r1);
-    o2[i] = shift_and_clamp(i2, r2);
-  }
-}
-
-// samples_from_floats for one row. Up to 24 bits the range's ends, less the
-// shift, are exact floats: clamping before rounding then gives what rounding
-// before clamping gives (the ends are integers), NaN goes to the low end as
-// it does there, and the rounding (to nearest, ties to even, the current
-// mode as lrintf) can work on four samples at once.
-void round_shift_and_clamp(const float* src, int32_t* dst, int64_t n, const Component& c, const SampleRange& r) {
-  if (c.precision > 24) {
-    samples_from_floats({src, static_cast<size_t>(n)}, {dst, static_cast<size_t>(n)}, c.precision, c.is_signed);
-    return;
-  }
-  const auto lo = static_cast<float>(r.lo - r.shift), hi = static_cast<float>(r.hi - r.shift);
-  int64_t i = 0;
-#if defined(__SSE2__)
-  const __m128 vlo = _mm_set1_ps(lo), vhi = _mm_set1_ps(hi);
-  const __m128i vshift = _mm_set1_epi32(r.shift);
-  for (; i + 4 <= n; i += 4) {
-    // MAXPS returns its second operand when the first is NaN.
-    const __m128 v = _mm_min_ps(_mm_max_ps(_mm_loadu_ps(src + i), vlo), vhi);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_add_epi32(_mm_cvtps_epi32(v), vshift));
-  }
-#endif
-  for (; i < n; ++i) dst[i] = round_shift_and_clamp(src[i], r);  // colour_rules.h
-}
-
-// rct_shift_and_clamp for three components of at most 8 bits, unsigned,
-// narrowed to bytes and interleaved (out[3 i + c]): the plain loop, the
-// reference of the AVX2 one below.
-void rct_shift_and_clamp_bytes(const int32_t* y0, const int32_t* y1, const int32_t* y2, uint8_t* out, int64_t begin,
-                               int64_t end, const SampleRange& r0, const SampleRange& r1, const SampleRange& r2) {
-  for (int64_t i = begin; i < end; ++i) {
-    int32_t i0, i1, i2;
-    rct_inverse_sample(y0[i], y1[i], y2[i], i0, i1, i2);
-    out[3 * i] = static_cast<uint8_t>(shift_and_clamp(i0, r0));
-    out[3 * i + 1] = static_cast<uint8_t>(shift_and_clamp(i1, r1));
-    out[3 * i + 2] = static_cast<uint8_t>(shift_and_clamp(i2, r2));
-  }
-}
-
-#if defined(__x86_64__)
-// Eight pixels a step: the RCT, shift and clamp in 32-bit lanes (wrapping
-// as the plain loop's), then packed to bytes (the clamped values lie in
-// [0, 255]) and shuffled into pixel order. Each 128-bit half's store
-// writes 16 bytes for its 12, so a step writes 4 bytes past its pixels:
-// it runs while two more pixels follow, which later steps write.
-[[gnu::target("avx2")]] int64_t rct_shift_and_clamp_bytes_avx2(const int32_t* y0, const int32_t* y1,
-                                                               const int32_t* y2, uint8_t* out, int64_t n,
-                                                               const SampleRange r[3]) {
-  __m256i shift[3], lo[3], hi[3];
-  for (int c = 0; c < 3; ++c) {
-    shift[c] = _mm256_set1_epi32(r[c].shift);
-    lo[c] = _mm256_set1_epi32(r[c].lo);
-    hi[c] = _mm256_set1_epi32(r[c].hi);
-  }
-  // Within each half: r0..r3 g0..g3 b0..b3 (then 4 zeros) to r0 g0 b0 r1 ...
-  const __m256i order = _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 13, 14, 15, 0, 4, 8, 1, 5, 9, 2, 6,
-                                         10, 3, 7, 11, 12, 13, 14, 15);
-  int64_t i = 0;
-  for (; i + 10 <= n; i += 8) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y0 + i));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y1 + i));
-    const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(y2 + i));
-    const __m256i g = _mm256_sub_epi32(a, _mm256_srai_epi32(_mm256_add_epi32(b, c), 2));  // G.2, as rct_inverse_sample
-    __m256i v[3] = {_mm256_add_epi32(c, g), g, _mm256_add_epi32(b, g)};
-    for (int k = 0; k < 3; ++k)  // shift_and_clamp
-      v[k] = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v[k], shift[k]), lo[k]), hi[k]);
-    const __m256i v0 = v[0], v1 = v[1], v2 = v[2];
-    const __m256i bytes = _mm256_packus_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, _mm256_setzero_si256()));
-    const __m256i pixels = _mm256_shuffle_epi8(bytes, order);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i), _mm256_castsi256_si128(pixels));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i + 12), _mm256_extracti128_si256(pixels, 1));
-  }
-  return i;
-}
-#endif
+// The float kernels' components (output_kernels.h): up to 24 bits the
+// range's ends, less the shift, are exact floats, so that clamping before
+// rounding gives what rounding before clamping gives (samples_from_floats).
+bool rounds_in_floats(const Component& c) { return c.precision <= 24; }
 
 // One work item: rows [y0, y1) of one component, or of components 0..2
 // together when they go through the colour transform.
@@ -179,19 +83,47 @@ class TileWriter {
     const Placement p = place(c, y);
     if (!p.in) return;
     const int64_t n = p.x_end - p.x_begin;
-    thread_local std::vector<int32_t> row;  // the samples before narrowing to bytes
-    if (bytes_.data) row.resize(static_cast<size_t>(n));
-    int32_t* out = bytes_.data ? row.data() : samples_at(c, p);
     const SampleRange r = range_of(image_.components[c]);
+    if (bytes_.data) {  // output_kernels.h
+      if (t.reversible()) {
+        byte_kernels().ints((ints ? ints : t.samples53.row(y)) + p.x_begin, bytes_at(c, p), n, bytes_.components, r);
+      } else {
+        byte_kernels().floats(t.samples97.row(y) + p.x_begin, bytes_at(c, p), n, bytes_.components, r);
+      }
+      return;
+    }
+    const Component& dst = image_.components[c];
     if (t.reversible()) {
-      shift_and_clamp((ints ? ints : t.samples53.row(y)) + p.x_begin, out, n, r);
+      sample_kernels().ints((ints ? ints : t.samples53.row(y)) + p.x_begin, samples_at(c, p), n, r);
+    } else if (rounds_in_floats(dst)) {
+      sample_kernels().floats(t.samples97.row(y) + p.x_begin, samples_at(c, p), n, r);
     } else {
-      round_shift_and_clamp(t.samples97.row(y) + p.x_begin, out, n, image_.components[c], r);
+      samples_from_floats({t.samples97.row(y) + p.x_begin, static_cast<size_t>(n)},
+                          {samples_at(c, p), static_cast<size_t>(n)}, dst.precision, dst.is_signed);
     }
+  }
+
+  // Row y of irreversible components 0..2 through the ICT (G.3) into the
+  // image in one pass where the three land on the same columns (the
+  // transform needs components of one size) and round in floats, the
+  // tile's rows only read; false where it leaves the row to the caller.
+  bool write_ict_row(int64_t y) const {
+    const Placement p[3] = {place(0, y), place(1, y), place(2, y)};
+    if (!p[1].same_columns(p[0]) || !p[2].same_columns(p[0])) return false;
+    for (int c = 0; c < 3; ++c)
+      if (!rounds_in_floats(image_.components[c])) return false;
+    if (!p[0].in) return true;
+    const SampleRange r[3] = {range_of(image_.components[0]), range_of(image_.components[1]),
+                              range_of(image_.components[2])};
+    const int64_t x = p[0].x_begin, n = p[0].x_end - x;
+    const float *y0 = tile_[0].samples97.row(y) + x, *y1 = tile_[1].samples97.row(y) + x,
+                *y2 = tile_[2].samples97.row(y) + x;
     if (bytes_.data) {
-      uint8_t* b = bytes_at(c, p);
-      for (int64_t i = 0; i < n; ++i) b[i * bytes_.components] = static_cast<uint8_t>(out[i]);
+      byte_kernels().ict(y0, y1, y2, bytes_at(0, p[0]), n, bytes_.components, r);
+    } else {
+      sample_kernels().ict(y0, y1, y2, samples_at(0, p[0]), samples_at(1, p[1]), samples_at(2, p[2]), n, r);
     }
+    return true;
   }
 
   // Row y of reversible components 0..2 through the RCT into the image, the
@@ -209,19 +141,11 @@ class TileWriter {
       const int32_t *y0 = tile_[0].samples53.row(y) + x, *y1 = tile_[1].samples53.row(y) + x,
                     *y2 = tile_[2].samples53.row(y) + x;
       if (bytes_.data == nullptr) {
-        rct_shift_and_clamp(y0, y1, y2, samples_at(0, p[0]), samples_at(1, p[1]), samples_at(2, p[2]), n, r[0], r[1],
-                            r[2]);
+        sample_kernels().rct(y0, y1, y2, samples_at(0, p[0]), samples_at(1, p[1]), samples_at(2, p[2]), n, r);
         return;
       }
-      if (bytes_.components == 3) {  // components 0..2 are the pixel's bytes
-        int64_t done = 0;
-#if defined(__x86_64__)
-        static const bool avx2 = __builtin_cpu_supports("avx2");
-        if (avx2) done = rct_shift_and_clamp_bytes_avx2(y0, y1, y2, bytes_at(0, p[0]), n, r);
-#endif
-        rct_shift_and_clamp_bytes(y0, y1, y2, bytes_at(0, p[0]), done, n, r[0], r[1], r[2]);
-        return;
-      }
+      byte_kernels().rct(y0, y1, y2, bytes_at(0, p[0]), n, bytes_.components, r);  // output_kernels.h
+      return;
     }
     std::vector<int32_t> rows[3];
     for (int c = 0; c < 3; ++c) rows[c].assign(tile_[c].samples53.row(y), tile_[c].samples53.row(y) + tile_[0].width());
@@ -234,7 +158,7 @@ class TileWriter {
       if (band.colour) {
         if (tile_[0].reversible()) {
           write_rct_row(y);
-        } else {
+        } else if (!write_ict_row(y)) {
           const auto w = static_cast<size_t>(tile_[0].width());
           ict_inverse({tile_[0].samples97.row(y), w}, {tile_[1].samples97.row(y), w},
                       {tile_[2].samples97.row(y), w});  // G.3, in place

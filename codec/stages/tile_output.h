@@ -38,7 +38,9 @@ struct DecodedTileComponent {
 // the image's top-left on component c's reduced grid; samples outside the
 // image are dropped. Each image component's samples must already hold
 // width * height values; precision and signedness come from the image
-// component. The 9/7's planes are scratch (the ICT runs in place); the
+// component. The 9/7's planes are scratch (the ICT runs in place where
+// components 0..2 land on different columns or have more than 24 bits;
+// elsewhere it runs in one pass with the rest: output_kernels.h); the
 // 5/3's are only read (the streamed decoder hands over the inverse DWT's
 // rows, which it reads again).
 void write_tile(std::span<const DecodedTileComponent> tile, bool colour_transform,
@@ -52,9 +54,9 @@ bool fits_bytes(const Image& image);
 // write_tile's samples narrowed to bytes, the components interleaved (a
 // binary PNM's raster: bytes[(y * width + x) * components + c]), in place of
 // image's samples (`image` only describes the components; fits_bytes). The
-// same values as write_tile then an interleave of its samples, the RCT,
-// shift, clamp and narrowing in one pass where components 0..2 are the three
-// (tests/codec/tile_output_test.cc).
+// same values as write_tile then an interleave of its samples, the RCT or
+// ICT, shift, clamp and narrowing in one pass per row (output_kernels.h;
+// tests/codec/tile_output_test.cc). The 9/7's planes are only read here.
 void write_tile_bytes(std::span<const DecodedTileComponent> tile, bool colour_transform,
                       std::span<const int64_t> origin_x, std::span<const int64_t> origin_y, const Image& image,
                       uint8_t* bytes, ThreadPool& pool);
