@@ -193,12 +193,14 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
 
 // Every component's strips and every subband's two buffers (one
 // filling, one coding) as pieces of one allocation, so that they lie mostly
-// in huge pages (large_buffer.h); a band that needs more allocates it then.
-void allocate_rows(std::vector<ComponentRows>& comps, int strips, std::vector<BandRows>& bands) {
+// in huge pages (large_buffer.h), their pages first touched on the pool
+// rather than by each component's DWT (one thread a component) as it first
+// writes them; a band that needs more allocates it then.
+void allocate_rows(std::vector<ComponentRows>& comps, int strips, std::vector<BandRows>& bands, ThreadPool& pool) {
   std::vector<size_t> bytes;
   for (const ComponentRows& k : comps) bytes.insert(bytes.end(), strips, static_cast<size_t>(kStripRows * k.width) * 4);
   for (const BandRows& b : bands) bytes.insert(bytes.end(), 2, static_cast<size_t>(b.packed.width() * b.most_rows) * 4);
-  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
+  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes, pool);
   if (pieces.empty()) return;
   size_t i = 0;
   for (ComponentRows& k : comps)
@@ -294,7 +296,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   for (const ComponentRows& k : comps) all_one_size = all_one_size && k.height == tallest && k.width == comps[0].width;
   const TileRowsTogether* const read_together = all_one_size ? together : nullptr;
   const int held = read_together ? 2 : kStripsHeld;
-  allocate_rows(comps, held, bands);
+  allocate_rows(comps, held, bands, pool_);
   auto strip_of = [&](int64_t s, size_t c) -> const StripRows& { return comps[c].strips[s % held]; };
   RowConversion conversions[2];
   // Each component's rows up to its share of the tallest one's first
