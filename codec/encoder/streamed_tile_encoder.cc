@@ -82,10 +82,11 @@ struct BandRows {
 // arriving with each strip: those of the rows of code-blocks completed in
 // the step before, being coded, and those the DWT touches in this step. The
 // DWT's output lags its input by a row or two (the lifting's reach, F.3),
-// so a strip that brings as many rows as a row of code-blocks holds
-// completes one row, fills the next and starts a third; one that brings
-// fewer leaves one row being coded and one filling. (An image whose strips
-// bring a row more now and then takes one more when that happens.)
+// so a strip that brings n rows of code-blocks' worth (n >= 1) touches up
+// to n + 1 of them while the n before are coded: at the first level, with
+// 64-row code-blocks, one row completes, the next fills and a third starts.
+// A strip that brings fewer leaves one row being coded and one filling. (An
+// image whose strips bring a row more now and then takes one more then.)
 int buffers_in_use(int64_t per_strip, int64_t block_rows) {
   if (block_rows <= 0 || per_strip < block_rows) return 2;
   return static_cast<int>(2 * ((per_strip + block_rows - 1) / block_rows) + 1);
