@@ -14,6 +14,8 @@
 
 namespace mallat {
 
+class ThreadPool;
+
 // Asks for transparent huge pages for the whole 2 MiB pages inside
 // [p, p + bytes). Does nothing for small buffers, on systems without them, or
 // when the kernel refuses (the memory then stays in small pages).
@@ -50,5 +52,13 @@ inline std::unique_ptr<std::byte[]> allocate_large(size_t bytes) {
 // each on first touch; together they lie mostly in huge pages. Each piece
 // shares the allocation's ownership (empty for none when every size is 0).
 std::vector<std::shared_ptr<std::byte[]>> allocate_large_pieces(std::span<const size_t> bytes);
+
+// The same, each page of the allocation first touched on the pool's threads,
+// a 2 MiB range an item: the kernel clears a page at its first touch, and
+// where one thread makes a buffer's first rows (a plane's line DWT) the
+// clearing of its pages would all lie on that thread. Only for pieces that
+// are written before they are read: what the touch leaves there is
+// unspecified. A pool of one thread touches nothing here.
+std::vector<std::shared_ptr<std::byte[]>> allocate_large_pieces(std::span<const size_t> bytes, ThreadPool& pool);
 
 }  // namespace mallat

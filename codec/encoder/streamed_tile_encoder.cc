@@ -72,11 +72,25 @@ struct BandRows {
   int64_t filled = 0;  // of its rows
   int64_t most_rows = 0;  // in any of its rows of code-blocks
   TilePlane buffer;
-  // Buffers back from the coder, reused: two are in use at most (one
-  // filling, one coding), and none is freed and allocated again, so the
-  // coded blocks do not land in the holes they would leave.
+  // Buffers back from the coder, reused (buffers_in_use says how many a
+  // band takes), and none is freed and allocated again, so the coded blocks
+  // do not land in the holes they would leave.
   std::vector<std::shared_ptr<std::byte[]>> spare;
 };
+
+// How many of a band's buffers are in use at once, `per_strip` of its rows
+// arriving with each strip: those of the rows of code-blocks completed in
+// the step before, being coded, and those the DWT touches in this step. The
+// DWT's output lags its input by a row or two (the lifting's reach, F.3),
+// so a strip that brings n rows of code-blocks' worth (n >= 1) touches up
+// to n + 1 of them while the n before are coded: at the first level, with
+// 64-row code-blocks, one row completes, the next fills and a third starts.
+// A strip that brings fewer leaves one row being coded and one filling. (An
+// image whose strips bring a row more now and then takes one more then.)
+int buffers_in_use(int64_t per_strip, int64_t block_rows) {
+  if (block_rows <= 0 || per_strip < block_rows) return 2;
+  return static_cast<int>(2 * ((per_strip + block_rows - 1) / block_rows) + 1);
+}
 
 // A row of code-blocks whose samples are all in; x0, y0: where its buffer
 // starts in the packed plane.
@@ -191,22 +205,29 @@ Result<std::vector<BandRows>> band_rows(const TileLayout& layout, std::span<cons
   return bands;
 }
 
-// Every component's strips and every subband's two buffers (one
-// filling, one coding) as pieces of one allocation, so that they lie mostly
-// in huge pages (large_buffer.h); a band that needs more allocates it then.
-void allocate_rows(std::vector<ComponentRows>& comps, int strips, std::vector<BandRows>& bands) {
+// Every component's strips and every subband's buffers (buffers_in_use,
+// its rows per strip from its height's share of the tallest component's)
+// as pieces of one allocation, so that they lie mostly in huge pages
+// (large_buffer.h), their pages first touched on the pool rather than by
+// each component's DWT (one thread a component) as it first writes them; a
+// band that needs more allocates it then.
+void allocate_rows(std::vector<ComponentRows>& comps, int strips, std::vector<BandRows>& bands, int64_t tallest,
+                   ThreadPool& pool) {
   std::vector<size_t> bytes;
+  std::vector<int> buffers;
   for (const ComponentRows& k : comps) bytes.insert(bytes.end(), strips, static_cast<size_t>(kStripRows * k.width) * 4);
-  for (const BandRows& b : bands) bytes.insert(bytes.end(), 2, static_cast<size_t>(b.packed.width() * b.most_rows) * 4);
-  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes);
+  for (const BandRows& b : bands) {
+    const int64_t per_strip = tallest > 0 ? (b.packed.height() * kStripRows + tallest - 1) / tallest : 0;
+    buffers.push_back(buffers_in_use(per_strip, b.most_rows));
+    bytes.insert(bytes.end(), buffers.back(), static_cast<size_t>(b.packed.width() * b.most_rows) * 4);
+  }
+  std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes, pool);
   if (pieces.empty()) return;
   size_t i = 0;
   for (ComponentRows& k : comps)
     for (int s = 0; s < strips; ++s) k.strips[s].samples = std::move(pieces[i++]);
-  for (BandRows& b : bands) {
-    b.spare.push_back(std::move(pieces[i++]));
-    b.spare.push_back(std::move(pieces[i++]));
-  }
+  for (size_t b = 0; b < bands.size(); ++b)
+    for (int n = 0; n < buffers[b]; ++n) bands[b].spare.push_back(std::move(pieces[i++]));
 }
 
 }  // namespace
@@ -294,7 +315,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   for (const ComponentRows& k : comps) all_one_size = all_one_size && k.height == tallest && k.width == comps[0].width;
   const TileRowsTogether* const read_together = all_one_size ? together : nullptr;
   const int held = read_together ? 2 : kStripsHeld;
-  allocate_rows(comps, held, bands);
+  allocate_rows(comps, held, bands, tallest, pool_);
   auto strip_of = [&](int64_t s, size_t c) -> const StripRows& { return comps[c].strips[s % held]; };
   RowConversion conversions[2];
   // Each component's rows up to its share of the tallest one's first

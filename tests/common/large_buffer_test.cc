@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/thread_pool.h"
+
 namespace mallat {
 namespace {
 
@@ -44,6 +46,32 @@ TEST(LargeBuffer, PiecesAreApartAndOwnTheirStorage) {
   pieces.clear();
   EXPECT_EQ(static_cast<unsigned char>(last[(size_t{3} << 20) - 1]), 3);
   EXPECT_TRUE(allocate_large_pieces(std::vector<size_t>{0, 0}).empty());
+}
+
+// Pieces whose pages a pool touched first are laid out as those of the plain
+// call (the same offsets from the first piece, which starts on a 2 MiB
+// boundary), each of its size and writable, on a pool of one thread (no
+// touch) and of several.
+TEST(LargeBuffer, PiecesTouchedOnAPoolAreLaidOutAsThePlainOnes) {
+  const std::vector<size_t> bytes = {size_t{5} << 20, 100, 0, size_t{3} << 20, 4097, 64};
+  const std::vector<std::shared_ptr<std::byte[]>> plain = allocate_large_pieces(bytes);
+  for (int threads : {1, 4}) {
+    ThreadPool pool(threads);
+    std::vector<std::shared_ptr<std::byte[]>> pieces = allocate_large_pieces(bytes, pool);
+    ASSERT_EQ(pieces.size(), bytes.size()) << threads;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pieces[0].get()) % (uintptr_t{1} << 21), 0u) << threads;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      EXPECT_EQ(pieces[i].get() - pieces[0].get(), plain[i].get() - plain[0].get()) << threads << " " << i;
+      std::memset(pieces[i].get(), static_cast<int>(i + 1), bytes[i]);
+    }
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (bytes[i] > 0) {
+        EXPECT_EQ(static_cast<unsigned char>(pieces[i][bytes[i] - 1]), i + 1) << threads << " " << i;
+      }
+    }
+  }
+  ThreadPool pool(4);
+  EXPECT_TRUE(allocate_large_pieces(std::vector<size_t>{0, 0}, pool).empty());
 }
 
 }  // namespace
