@@ -615,34 +615,35 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
     plane.storage = storage;
     batch.planes.push_back(std::move(plane));
     // Each block's indices are unpacked on the thread that codes it, just
-    // before its first coding (BatchWork::each), so the coder reads them
-    // from that core's cache rather than from a plane written in a pass of
-    // its own.
+    // before its first coding, so the coder reads them from that core's
+    // cache rather than from a plane written in a pass of its own; its
+    // rounds' candidates are added there too, each block's own, and its
+    // points listed after its last round (encode_block_rounds).
+    const std::span<const size_t> slots = std::span<const size_t>(wanted).subspan(first, end - first);
     std::vector<Status> unpacked(end - first);
-    std::vector<uint8_t> in_plane(end - first, 0);
-    entropy::BatchWork unpack;
-    unpack.each = [&](size_t i) {
-      if (in_plane[i] != 0) return;
-      in_plane[i] = 1;
+    BlockRounds work;
+    work.before = [&](size_t i) {
       const PlaneView<int32_t> at = batch.blocks[i].place.in(batch.planes[0].ints());
-      unpacked[i] = setup_.kept_store->read(kept_indices_[wanted[first + i]], at);
+      unpacked[i] = setup_.kept_store->read(kept_indices_[slots[i]], at);
       if (finer_taken_) {
-        const FinerStep& finer = finer_[wanted[first + i]].step;
+        const FinerStep& finer = finer_[slots[i]].step;
         quant::finer_indices(at, finer.factor, finer.magnitude_bits, at);
       }
     };
+    work.after = [&](size_t i, size_t r, entropy::EncodedCodeBlock& coded) {
+      add_ht_candidate(slots[i], rounds[r][slots[i]], coded);
+      if (r + 1 == rounds.size()) list_ht_points_of(slots[i], rounds);
+    };
+    std::vector<std::vector<int8_t>> batch_rounds(rounds.size());
     for (size_t r = 0; r < rounds.size(); ++r) {
-      batch.ht_block_planes.clear();
-      for (size_t k = first; k < end; ++k) batch.ht_block_planes.push_back(rounds[r][wanted[k]]);
-      batch.ht_refinement = r == 0;
-      const Status coded = encode_blocks(batch, pool_, false, unpack);
-      // A block that did not unpack was coded from what the plane held: its
-      // error first.
-      for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
-      MALLAT_RETURN_IF_ERROR(coded);
-      add_ht_candidates(std::span<const size_t>(wanted).subspan(first, end - first), rounds[r], batch.coded);
+      for (const size_t slot : slots) batch_rounds[r].push_back(rounds[r][slot]);
     }
-    list_ht_points(std::span<const size_t>(wanted).subspan(first, end - first), rounds);
+    ++points_listed_;
+    const Status coded = encode_block_rounds(batch, batch_rounds, pool_, work);
+    // A block that did not unpack was coded from what the plane held: its
+    // error first.
+    for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
+    MALLAT_RETURN_IF_ERROR(coded);
     first = end;
   }
   return Status::Ok();

@@ -140,26 +140,29 @@ void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>
 
 }  // namespace
 
+void TileEncoder::add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock& coded) {
+  if (plane < 0 || coded.num_passes == 0) return;
+  CodedBlock::HtTruncation& ht = *blocks_[slot].ht;
+  ht.candidates.push_back(std::move(coded));
+  ht.planes.push_back(plane);
+}
+
+void TileEncoder::list_ht_points_of(size_t slot, std::span<const std::vector<int8_t>> planes) {
+  for (const std::vector<int8_t>& p : planes) {
+    if (p[slot] < 0) continue;
+    blocks_[slot].list_ht_points();
+    return;
+  }
+}
+
 void TileEncoder::add_ht_candidates(std::span<const size_t> slots, std::span<const int8_t> planes,
                                     std::span<entropy::EncodedCodeBlock> coded) {
-  for_blocks_on(pool_, slots.size(), [&](size_t k) {
-    const int8_t plane = planes[slots[k]];
-    if (plane < 0 || coded[k].num_passes == 0) return;
-    CodedBlock::HtTruncation& ht = *blocks_[slots[k]].ht;
-    ht.candidates.push_back(std::move(coded[k]));
-    ht.planes.push_back(plane);
-  });
+  for_blocks_on(pool_, slots.size(), [&](size_t k) { add_ht_candidate(slots[k], planes[slots[k]], coded[k]); });
 }
 
 void TileEncoder::list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes) {
   ++points_listed_;
-  for_blocks_on(pool_, slots.size(), [&](size_t k) {
-    for (const std::vector<int8_t>& p : planes) {
-      if (p[slots[k]] < 0) continue;
-      blocks_[slots[k]].list_ht_points();
-      return;
-    }
-  });
+  for_blocks_on(pool_, slots.size(), [&](size_t k) { list_ht_points_of(slots[k], planes); });
 }
 
 void TileEncoder::release_kept_tile() {

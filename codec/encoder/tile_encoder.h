@@ -261,6 +261,9 @@ class TileEncoder {
   // CodedBlock::list_ht_points for each block of `slots` that `planes` gave
   // a candidate, on the pool.
   void list_ht_points(std::span<const size_t> slots, std::span<const std::vector<int8_t>> planes);
+  // The same two for the one block of `slot`, on the calling thread.
+  void add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock& coded);
+  void list_ht_points_of(size_t slot, std::span<const std::vector<int8_t>> planes);
   // The error with nothing sent of an irreversible block, from quantisation.
   void take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const;
   // The forward stages up to `last`, timed one by one when the setup asks.

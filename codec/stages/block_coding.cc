@@ -1,10 +1,12 @@
 #include "codec/stages/block_coding.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "codec/stages/quantisation.h"
+#include "entropy/cpu_block_coder.h"
 
 namespace mallat::codec {
 namespace {
@@ -20,6 +22,21 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
     return unsupported("code-blocks of one tile that need different block coders");
   }
   return make(first);
+}
+
+// Block i of `tile` to code with its cleanup at `plane`, with SigProp and
+// MagRef below it when `refinement` asks and the plane is above 0; none
+// where the block has nothing at that plane (Mb <= plane) or `plane` is
+// negative (not coded).
+std::optional<entropy::BlockToEncode> block_at_plane(const EncodeTile& tile, size_t i, int plane, bool refinement) {
+  const EncodeBlock& b = tile.blocks[i];
+  if (plane < 0 || (plane > 0 && plane >= b.num_bitplanes)) return std::nullopt;
+  entropy::BlockToEncode e{b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
+                           b.fraction_bits};
+  e.ht_cleanup_plane = plane;
+  e.ht_refinement = refinement && plane > 0;
+  e.distortions = tile.distortions;
+  return e;
 }
 
 }  // namespace
@@ -86,17 +103,13 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
   std::vector<size_t> index;
   batch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    const EncodeBlock& b = tile.blocks[i];
     const int plane = tile.ht_block_planes.empty() ? tile.ht_cleanup_plane : tile.ht_block_planes[i];
-    if (plane < 0 || (plane > 0 && plane >= b.num_bitplanes)) {
-      tile.coded[i].zero_bitplanes = b.num_bitplanes;
+    std::optional<entropy::BlockToEncode> b = block_at_plane(tile, i, plane, tile.ht_refinement);
+    if (!b) {
+      tile.coded[i].zero_bitplanes = tile.blocks[i].num_bitplanes;
       continue;
     }
-    batch.push_back({b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
-                     b.fraction_bits});
-    batch.back().ht_cleanup_plane = plane;
-    batch.back().ht_refinement = tile.ht_refinement && plane > 0;
-    batch.back().distortions = tile.distortions;
+    batch.push_back(*b);
     index.push_back(i);
   }
   entropy::BatchWork work;
@@ -113,6 +126,56 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
   MALLAT_RETURN_IF_ERROR(use->encode(batch, coded, pool, work));
   for (size_t k = 0; k < index.size(); ++k) tile.coded[index[k]] = std::move(coded[k]);
   return Status::Ok();
+}
+
+Status encode_block_rounds(EncodeTile& tile, std::span<const std::vector<int8_t>> rounds, ThreadPool& pool,
+                           const BlockRounds& work) {
+  const size_t n = tile.blocks.size();
+  // Through a device coder: one batch per round, as encode_blocks codes it.
+  if (tile.hybrid_coder != nullptr) {
+    std::vector<uint8_t> begun(n, 0);
+    entropy::BatchWork first;
+    first.each = [&](size_t i) {
+      if (begun[i] != 0) return;
+      begun[i] = 1;
+      work.before(i);
+    };
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      tile.ht_block_planes = rounds[r];
+      tile.ht_refinement = r == 0;
+      MALLAT_RETURN_IF_ERROR(encode_blocks(tile, pool, false, first));
+      // In pieces: one block's `after` is small beside the pool's hand-over.
+      constexpr int64_t kBlocksAtOnce = 256;
+      pool.parallel_for_in_pieces(static_cast<int64_t>(n), kBlocksAtOnce, [&](int64_t i) {
+        work.after(static_cast<size_t>(i), r, tile.coded[static_cast<size_t>(i)]);
+      });
+    }
+    return Status::Ok();
+  }
+  for (const EncodeBlock& b : tile.blocks) {
+    if (entropy::block_coder_kind(b.style) != entropy::BlockCoderKind::kHt)
+      return unsupported("code-blocks coded again at chosen planes that are not HT code-blocks");
+  }
+  // On the CPU a block's rounds follow one another on one thread, its
+  // samples in that core's cache, and the pool is not drained between
+  // rounds.
+  return pool.parallel_for_status(static_cast<int64_t>(n), [&](int64_t k) {
+    const auto i = static_cast<size_t>(k);
+    bool begun = false;
+    for (size_t r = 0; r < rounds.size(); ++r) {
+      entropy::EncodedCodeBlock coded;
+      const std::optional<entropy::BlockToEncode> b = block_at_plane(tile, i, rounds[r][i], r == 0);
+      if (b) {
+        if (!begun) work.before(i);
+        begun = true;
+        MALLAT_ASSIGN_OR_RETURN(coded, entropy::detail::encode_ht_block(*b));
+      } else {
+        coded.zero_bitplanes = tile.blocks[i].num_bitplanes;
+      }
+      work.after(i, r, coded);
+    }
+    return Status::Ok();
+  });
 }
 
 Status decode_blocks(DecodeTile& tile, ThreadPool& pool, bool dequantise, const entropy::BatchWork& beside) {

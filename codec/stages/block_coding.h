@@ -3,7 +3,10 @@
 // writing the tile's planes in place (tile_buffers.h).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <span>
+#include <vector>
 
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
@@ -20,6 +23,25 @@ namespace mallat::codec {
 // just before block i is quantised and coded, on that thread (the streamed
 // encoder puts kept indices back in place there).
 Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const entropy::BatchWork& beside = {});
+
+// Rate control's coding again at chosen planes (codec/encoder/tile_encoder.h):
+// block i of `tile` with its cleanup at rounds[r][i] for each round r,
+// round 0 with SigProp and MagRef below its plane, the later rounds the
+// cleanup alone (a negative plane, or one at or above the block's Mb
+// above 0: not coded). `before(i)` runs once, just before block i's first
+// coding; `after(i, r, coded)` after each of its rounds in round order
+// (coded.num_passes 0 where the block was not coded), on the thread that
+// coded it, which may take `coded`'s contents. On the CPU a block's rounds
+// are one item of one parallel section; through tile.hybrid_coder each
+// round is a batch of encode_blocks (tile.ht_block_planes and
+// tile.ht_refinement are left as the last round set them). The same bytes
+// either way as encode_blocks, round by round.
+struct BlockRounds {
+  std::function<void(size_t block)> before;
+  std::function<void(size_t block, size_t round, entropy::EncodedCodeBlock& coded)> after;
+};
+Status encode_block_rounds(EncodeTile& tile, std::span<const std::vector<int8_t>> rounds, ThreadPool& pool,
+                           const BlockRounds& work);
 
 // kBlockDecoding: decodes every block into its place in the planes and
 // sets its info and status; blocks without passes, and the samples of a
