@@ -1,6 +1,7 @@
 // The block coder factory: the code-block style decides the coder.
 #include "entropy/block_coder.h"
 
+#include "entropy/cpu_block_coder.h"
 #include "entropy/hybrid/hybrid_block_decoder.h"
 #include "entropy/hybrid/hybrid_block_encoder.h"
 
@@ -17,6 +18,10 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style) {
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style) {
   if (block_coder_kind(style) == BlockCoderKind::kHt) return make_ht_block_encoder();
   return make_ebcot_block_encoder();
+}
+
+Result<EncodedCodeBlock> encode_block_here(const BlockToEncode& block) {
+  return detail::one_block_encoder(block_coder_kind(block.style))(block);
 }
 
 Status device_block_encoder_built() {

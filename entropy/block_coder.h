@@ -223,6 +223,11 @@ BlockCoderKind block_coder_kind(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockEncoder>> make_block_encoder(const CodeBlockStyle& style);
 Result<std::unique_ptr<BlockDecoder>> make_block_decoder(const CodeBlockStyle& style);
 
+// One block coded on the calling thread by the CPU coder its style picks
+// (the coder make_block_encoder's CPU coders run for each block): for a
+// caller that spreads blocks over its own pool items.
+Result<EncodedCodeBlock> encode_block_here(const BlockToEncode& block);
+
 // The instruction set the CPU HT coder's cleanup pass runs with: "generic",
 // "avx2" or "avx512" (chosen once from the CPU, or the environment variable
 // MALLAT_HT_ISA; entropy/ht/cpu/cleanup_kernels.h).

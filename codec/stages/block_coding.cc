@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "codec/stages/quantisation.h"
-#include "entropy/cpu_block_coder.h"
 
 namespace mallat::codec {
 namespace {
@@ -168,7 +167,7 @@ Status encode_block_rounds(EncodeTile& tile, std::span<const std::vector<int8_t>
       if (b) {
         if (!begun) work.before(i);
         begun = true;
-        MALLAT_ASSIGN_OR_RETURN(coded, entropy::detail::encode_ht_block(*b));
+        MALLAT_ASSIGN_OR_RETURN(coded, entropy::encode_block_here(*b));
       } else {
         coded.zero_bitplanes = tile.blocks[i].num_bitplanes;
       }
