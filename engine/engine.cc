@@ -73,6 +73,7 @@ Workload batch_work(std::span<const DecodeItem> items) {
                                                            : engine::decoded_item_of(items[0].path);
   work.expected_samples = first.samples;
   work.ht = first.ht;
+  work.irreversible = first.irreversible;
   return work;
 }
 

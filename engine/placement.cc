@@ -91,7 +91,7 @@ bool device_pays_for_one_item(const Workload& work, bool ht) {
 }
 
 bool one_item_whole_on_device(const EngineOptions& options, const Workload& work, bool ht, bool whole) {
-  if (device_asked(options) || work.batch || work.strips_asked || ht || !whole) return false;
+  if (device_asked(options) || work.batch || work.strips_asked || ht || work.irreversible || !whole) return false;
   const uint64_t samples = work.expected_samples;
   if (samples < kOneItemDeviceSamples || samples > kOneItemWholeSamples) return false;
   const double budget = kBatchMemoryShare * static_cast<double>(default_memory_limit());
@@ -139,7 +139,7 @@ DecodedItem decoded_item_of(std::span<const uint8_t> file) {
   if (!stream.ok()) return {};
   const Result<codec::MainHeader> main = codec::parse_main_header(*stream);
   if (!main.ok()) return {};
-  return {codec::total_samples(main->siz), main->cod.component.style.ht};
+  return {codec::total_samples(main->siz), main->cod.component.style.ht, !main->cod.component.reversible};
 }
 
 DecodedItem decoded_item_of(const std::string& path) {

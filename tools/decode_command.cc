@@ -318,7 +318,11 @@ int decode_main(const Args& args) {
   // the placement sizes its lanes and decides whether the device pays
   // (engine/placement.h).
   Workload work{is_batch(s.batch), streamed ? streamed->samples : 0, streamed.has_value()};
-  if (streamed) work.ht = engine::decoded_item_of(streamed->data.bytes()).ht;
+  if (streamed) {
+    const engine::DecodedItem item = engine::decoded_item_of(streamed->data.bytes());
+    work.ht = item.ht;
+    work.irreversible = item.irreversible;
+  }
   work.strips_asked = s.output.streamed;
   std::optional<BatchPlan> plan;
   if (is_batch(as_run)) {
@@ -330,14 +334,15 @@ int decode_main(const Args& args) {
     const engine::DecodedItem first = engine::decoded_item_of(plan->files[0].in.string());
     work.expected_samples = first.samples;
     work.ht = first.ht;
+    work.irreversible = first.irreversible;
     work.items = plan->files.size();
   }
   Result<Placement> placed = engine.prepare_decode(s.codec, work);
   if (!placed.ok()) return fail("decode", placed.status().message());
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
-                         "more than the device saves for it; a batch of files, or one large Part 1 image decoded "
-                         "whole, uses the device\n");
+                         "more than the device saves for it; a batch of files, or one large Part 1 5/3 image "
+                         "decoded whole, uses the device\n");
   if (asked_cuda && work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: these %zu HT files are decoded on the CPU (same output): they are too "
                          "few samples to pay for CUDA's start-up; --device-stages all uses the device anyway\n",

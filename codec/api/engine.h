@@ -90,6 +90,7 @@ struct Workload {
   bool streamed = false;          // one item coded strip by strip (encode_streamed, decode_streamed)
   uint64_t items = 0;             // a batch's items; 0: unknown (taken as enough for the device)
   bool ht = false;                // a decode's first item is HT-coded (an encode's options say)
+  bool irreversible = false;      // a decode's first item is on the 9/7 path (COD's transformation)
   bool strips_asked = false;      // one item the caller wants coded strip by strip (--streamed), not whole
 };
 

@@ -187,8 +187,8 @@ TEST(EngineOptions, AnHtBatchGoesToTheDeviceOnlyWithEnoughSamples) {
 }
 
 // One large Part 1 item goes to the device whole where its memory fits:
-// never a batch, an HT item, a small or a huge one, a decode of part of the
-// image, or one whose options name the device's part.
+// never a batch, an HT item, a 9/7 decode, a small or a huge one, a decode
+// of part of the image, or one whose options name the device's part.
 TEST(EngineOptions, OneLargePart1ItemGoesToTheDeviceWholeWhereItFits) {
   const EngineOptions options;
   const uint64_t samples = engine::kOneItemDeviceSamples;
@@ -199,6 +199,10 @@ TEST(EngineOptions, OneLargePart1ItemGoesToTheDeviceWholeWhereItFits) {
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, engine::kOneItemWholeSamples + 1, true}, false));
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {true, samples, false, 1}, false));
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, /*ht=*/true));
+  // A decode on the 9/7 path keeps its strips.
+  Workload irreversible{false, samples, true};
+  irreversible.irreversible = true;
+  EXPECT_FALSE(engine::one_item_whole_on_device(options, irreversible, false));
   EXPECT_FALSE(engine::one_item_whole_on_device(options, {false, samples, true}, false, /*whole=*/false));
   codec::DecodeOptions decode;
   EXPECT_TRUE(engine::decodes_whole_image(decode));
