@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "codec/api/decode.h"
@@ -35,6 +36,18 @@ Result<bool> decode_streamed(std::span<const uint8_t> data, const DecodeOptions&
 // such (the caller drops what it wrote). A strip is about `strip_bytes`
 // (whole rows, at least one): long runs for the writer, a small part of a
 // large image.
+// A byte vector for a strip: one the sink has written and given back
+// (RowSink::spent_bytes, gathered into `spare`), else a new one; a reused
+// one's memory is written again without the zero-fill and page faults of
+// a fresh one.
+inline std::vector<uint8_t> reused_bytes(RowSink& sink, std::vector<std::vector<uint8_t>>& spare) {
+  for (std::vector<uint8_t>& v : sink.spent_bytes()) spare.push_back(std::move(v));
+  if (spare.empty()) return {};
+  std::vector<uint8_t> v = std::move(spare.back());
+  spare.pop_back();
+  return v;
+}
+
 inline constexpr int64_t kDeviceStripBytes = int64_t{4} << 20;
 Result<bool> decode_from_device_raster(std::span<const uint8_t> data, const DecodeOptions& options,
                                        CallResources resources, RowSink& sink, DecodeReport* report,

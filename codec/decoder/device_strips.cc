@@ -69,11 +69,7 @@ Result<bool> decode_from_device_raster(std::span<const uint8_t> data, const Deco
     const int64_t rows = std::min(rows_each, height - y0);
     std::vector<uint8_t> strip;
     if (bytes) {
-      for (std::vector<uint8_t>& v : sink.spent_bytes()) spare.push_back(std::move(v));
-      if (!spare.empty()) {
-        strip = std::move(spare.back());
-        spare.pop_back();
-      }
+      strip = reused_bytes(sink, spare);
     } else {
       for (std::vector<int32_t>& v : sink.spent_samples()) spare_samples.push_back(std::move(v));
       strip = std::move(staged);

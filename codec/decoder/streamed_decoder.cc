@@ -189,11 +189,7 @@ Result<bool> stream_codestream(std::span<const uint8_t> stream, ColorSpace color
       std::vector<int64_t> strip_oy(oy.size());
       std::vector<uint8_t> raster;
       if (bytes) {
-        for (std::vector<uint8_t>& r : sink.spent_bytes()) spare_rasters.push_back(std::move(r));
-        if (!spare_rasters.empty()) {
-          raster = std::move(spare_rasters.back());
-          spare_rasters.pop_back();
-        }
+        raster = reused_bytes(sink, spare_rasters);
         // Every byte is written (the tiles cover the strip), so a spent
         // raster's old bytes need no clearing.
         raster.resize(static_cast<size_t>(strip.components[0].width * n) * strip.components.size());
