@@ -73,9 +73,16 @@ struct T1DeviceEncoder::Impl {
   HostBuffer<CodingPass> host_passes;
   HostBuffer<uint8_t> host_bytes;
   T1PackedLayout packed;
+  // download_packed_in_ranges's two pinned chunks of bytes and of passes,
+  // and the last copy down into each.
+  PinnedBuffer<uint8_t> range_bytes[2];
+  PinnedBuffer<CodingPass> range_passes[2];
+  cudaEvent_t range_copied[2] = {};
 
   ~Impl() {
     for (void* p : buffer) cudaFree(p);
+    for (cudaEvent_t e : range_copied)
+      if (e != nullptr) cudaEventDestroy(e);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
   // Room for at least `bytes` in buffer b (its content is not kept). It
@@ -95,6 +102,9 @@ struct T1DeviceEncoder::Impl {
   }
   // The batch's ordering (order_by_planes) and coding launches.
   Status launch();
+  // download_packed's first step: the bytes and passes packed on the
+  // device, the results down and the packing laid out from them (packed).
+  Result<std::span<const SharedT1Result>> pack();
   template <class T>
   T* as(Buffer b) const {
     return static_cast<T*>(buffer[b]);
@@ -304,8 +314,8 @@ Status T1DeviceEncoder::download(T1DeviceBatchResult& out) {
   return copy_batch_down(d.args, d.stream, out.results.data(), out.passes.data(), out.slots.data());
 }
 
-Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
-  Impl& d = *impl_;
+Result<std::span<const SharedT1Result>> T1DeviceEncoder::Impl::pack() {
+  Impl& d = *this;
   const size_t n = d.args.count;
   const cudaStream_t s = d.stream;
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kByteOffsets, (n + 1) * sizeof(uint64_t)));
@@ -338,6 +348,15 @@ Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
                         std::to_string(d.host_totals.data()[1]) + " passes where the results give " +
                         std::to_string(bytes) + " and " + std::to_string(passes));
   }
+  return results;
+}
+
+Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
+  Impl& d = *impl_;
+  const cudaStream_t s = d.stream;
+  MALLAT_ASSIGN_OR_RETURN(const std::span<const SharedT1Result> results, d.pack());
+  const size_t n = results.size();
+  const uint64_t bytes = d.packed.byte_offset[n], passes = d.packed.pass_offset[n];
   MALLAT_RETURN_IF_ERROR(d.host_bytes.reserve(bytes));
   MALLAT_RETURN_IF_ERROR(d.host_passes.reserve(passes));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.host_bytes.data(), d.buffer[Impl::kPackedBytes], bytes,
@@ -354,6 +373,70 @@ Result<T1DeviceBatchView> T1DeviceEncoder::download_packed() {
   view.passes = d.host_passes.data();
   view.pass_offset = d.packed.pass_offset.data();
   return view;
+}
+
+Status T1DeviceEncoder::download_packed_in_ranges(size_t range_bytes, const PackedRange& take) {
+  Impl& d = *impl_;
+  const cudaStream_t s = d.stream;
+  MALLAT_ASSIGN_OR_RETURN(const std::span<const SharedT1Result> results, d.pack());
+  const size_t n = results.size();
+  const uint64_t* byte_at = d.packed.byte_offset.data();
+  const uint64_t* pass_at = d.packed.pass_offset.data();
+  // Ranges of whole blocks, each of at most range_bytes of bytes and of
+  // passes (or one block), in order.
+  std::vector<std::pair<size_t, size_t>> ranges;
+  uint64_t most_bytes = 1, most_passes = 1;
+  for (size_t first = 0; first < n;) {
+    size_t end = first + 1;
+    while (end < n && byte_at[end + 1] - byte_at[first] <= range_bytes &&
+           (pass_at[end + 1] - pass_at[first]) * sizeof(CodingPass) <= range_bytes)
+      ++end;
+    ranges.emplace_back(first, end);
+    most_bytes = std::max(most_bytes, byte_at[end] - byte_at[first]);
+    most_passes = std::max(most_passes, pass_at[end] - pass_at[first]);
+    first = end;
+  }
+  for (int b = 0; b < 2; ++b) {
+    if (d.range_copied[b] == nullptr)
+      MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventCreateWithFlags(&d.range_copied[b], cudaEventDisableTiming),
+                                        "cudaEventCreateWithFlags"));
+    // take() has returned for every range before: nothing reads the chunks.
+    MALLAT_RETURN_IF_ERROR(d.range_bytes[b].reserve(most_bytes));
+    MALLAT_RETURN_IF_ERROR(d.range_passes[b].reserve(most_passes));
+  }
+  const auto* packed_bytes = static_cast<const uint8_t*>(d.buffer[Impl::kPackedBytes]);
+  const auto* packed_passes = static_cast<const CodingPass*>(d.buffer[Impl::kPackedPasses]);
+  // Range k comes down into chunk k % 2 while range k - 1 is taken from
+  // the other.
+  auto taken = [&](size_t k) -> Status {
+    const auto [first, end] = ranges[k];
+    const int b = static_cast<int>(k % 2);
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(d.range_copied[b]), "downloading a packed Tier-1 range"));
+    T1DeviceBatchView view;
+    view.results = results;
+    // Block i's bytes at bytes + byte_offset[i] as download_packed's, for
+    // the range's blocks alone.
+    view.bytes = d.range_bytes[b].data() - byte_at[first];
+    view.byte_offset = byte_at;
+    view.passes = d.range_passes[b].data() - pass_at[first];
+    view.pass_offset = pass_at;
+    return take(view, first, end);
+  };
+  for (size_t k = 0; k < ranges.size(); ++k) {
+    const auto [first, end] = ranges[k];
+    const int b = static_cast<int>(k % 2);
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.range_bytes[b].data(), packed_bytes + byte_at[first],
+                                                      byte_at[end] - byte_at[first], cudaMemcpyDeviceToHost, s),
+                                      "copying a range of packed bytes"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(
+        cudaMemcpyAsync(d.range_passes[b].data(), packed_passes + pass_at[first],
+                        (pass_at[end] - pass_at[first]) * sizeof(CodingPass), cudaMemcpyDeviceToHost, s),
+        "copying a range of packed passes"));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(d.range_copied[b], s), "cudaEventRecord"));
+    if (k > 0) MALLAT_RETURN_IF_ERROR(taken(k - 1));
+  }
+  if (!ranges.empty()) MALLAT_RETURN_IF_ERROR(taken(ranges.size() - 1));
+  return Status::Ok();
 }
 
 }  // namespace mallat::entropy::cuda

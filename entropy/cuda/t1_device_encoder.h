@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -125,6 +126,16 @@ class T1DeviceEncoder {
   // pass slots for about 8 MB coded), and what comes down lands in host
   // buffers kept from batch to batch (common/host_staging.h).
   Result<T1DeviceBatchView> download_packed();
+  // The same results, the bytes and passes down a range of whole blocks at
+  // a time (each at most `range_bytes` of either, or one block) through two
+  // pinned chunks, each range handed to `take` with its first and end job
+  // while the next comes down: the view's bytes and passes hold that
+  // range's jobs only, until take returns. For a large tile, whose bytes
+  // would otherwise come down through the driver's staging into a host
+  // buffer the size of the tile's coded bytes, kept beside the copies the
+  // caller makes of them.
+  using PackedRange = std::function<Status(const T1DeviceBatchView& view, size_t first, size_t end)>;
+  Status download_packed_in_ranges(size_t range_bytes, const PackedRange& take);
 
  private:
   struct Impl;
