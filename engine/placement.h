@@ -177,15 +177,16 @@ inline constexpr uint64_t kOneItemDeviceSamples = uint64_t{1} << 27;
 bool device_pays_for_one_item(const Workload& work, bool ht);
 
 // One Part 1 item of kOneItemDeviceSamples or more goes to the device
-// whole, as a batch's tiles do (its image read whole, its tile through the
-// runner: colour, DWT and Tier-1 there, rather than strips whose rows of
-// code-blocks the hybrid coder shares), where that fits: at most
+// whole, as a batch's tiles do (its tile through the runner: colour, DWT
+// and Tier-1 there, rather than strips whose rows of code-blocks the hybrid
+// coder shares; an encode of one tile fed its rows strip by strip,
+// codec::streamed_encode_feeds_device, others read whole), where that fits: at most
 // kOneItemWholeSamples (the runner's device memory grows with the tile) and
 // kOneItemWholeBytesPerSample a sample within kBatchMemoryShare of the
 // memory limit (default_memory_limit). Measured on a 15360x8192 RGB file
-// with 16 threads (docs/PERFORMANCE.md, "One large Part 1 file"): encode
-// 1.8-1.9x and lossless decode 1.7-1.9x the CPU path's speed, at 0.6-1.5 GB
-// of host memory against the strips' 0.13-0.32. A decode of a region, a
+// with 16 threads (docs/PERFORMANCE.md, "One large Part 1 file" and "One
+// large file fed to the device"): the encode and the lossless decode about
+// twice the CPU path's speed, within 512 MB of host memory. A decode of a region, a
 // reduced resolution, a tile or some components, or an encode whose tiles
 // the runner does not take (an ROI: device_encode_options_problem), keeps
 // its own path (`whole` false), as does one whose options name the device's part (stages, a

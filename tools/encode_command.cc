@@ -517,12 +517,17 @@ int encode_main(const Args& given) {
     opt.container = output_container(s.out);
     if (opt.container == codec::Container::kUnknown) return usage_error(bad_output_extension(s.out));
     const BatchFile file{s.batch.inputs[0], s.out};
-    // Tiles that go to the device whole need the whole image read, its
-    // samples at their stored width where that is cheap, as a batch's.
-    if (placed->whole_tiles) strips.reset();
+    // A tile that goes to the device whole is fed there from the strips
+    // where the encode is one tile (codec::streamed_encode_feeds_device);
+    // otherwise the whole image is read, its samples at their stored width
+    // where that is cheap, as a batch's.
+    if (placed->whole_tiles && strips && !codec::streamed_encode_feeds_device(strips->layout(), opt)) strips.reset();
     const io::SampleForm form = placed->whole_tiles ? io::SampleForm::kStoredWhereCheap : io::SampleForm::kInt32;
-    const int status = strips ? run_one("encode", file, encode_streamed_steps(engine, opt, std::move(strips)), s.quiet)
-                              : run_one("encode", file, encode_steps(s, engine, opt, form), s.quiet);
+    ReopenStrips reopen;
+    if (placed->whole_tiles) reopen = [&s, path = file.in.string()] { return open_encode_strips(path, s.raw_format); };
+    const int status =
+        strips ? run_one("encode", file, encode_streamed_steps(engine, opt, std::move(strips), reopen), s.quiet)
+               : run_one("encode", file, encode_steps(s, engine, opt, form), s.quiet);
     note_device_fallback("encode", engine.encode_device_status(), asked_cuda, s.quiet);
     return status;
   }

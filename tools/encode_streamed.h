@@ -19,15 +19,23 @@ namespace mallat::tools {
 using StreamedEncode = std::function<Status(const codec::RowSource& source, const codec::FileSink& sink,
                                             const codec::FileSizeHint* size_hint)>;
 
+// The file's reader opened anew, for an encode that reads its rows again
+// (codec::RowSource::rewind).
+using ReopenStrips = std::function<Result<std::unique_ptr<io::StripReader>>()>;
+
 // Encodes `file` from `reader` through `encode` into a temporary file
 // renamed onto file.out once whole (none left on an error). The reader's
 // and the output's errors name their files; the encoder's get the input's
-// name, as the whole-image encode gives it.
-Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, const StreamedEncode& encode);
+// name, as the whole-image encode gives it. With `reopen`, the source can
+// rewind (read from the first row again, through a reader it opens).
+Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, const StreamedEncode& encode,
+                             const ReopenStrips& reopen = {});
 
-// Encodes through `engine` (Tier-1 as it placed it); `engine` and `opt`
-// stay alive while the steps run.
+// Encodes through `engine` (Tier-1 as it placed it; one image fed to the
+// device whole where it placed it so, streamed_encode_feeds_device, its
+// rows read again through `reopen` should the device fail); `engine` and
+// `opt` stay alive while the steps run.
 BatchSteps encode_streamed_steps(Engine& engine, const codec::EncodeOptions& opt,
-                                 std::shared_ptr<io::StripReader> reader);
+                                 std::shared_ptr<io::StripReader> reader, ReopenStrips reopen = {});
 
 }  // namespace mallat::tools

@@ -56,6 +56,11 @@ struct RowSource {
   // through the next call (until the one after it). A source read so is
   // not read by read_rows as well.
   std::function<Result<RowConversion>(int64_t rows)> read_together;
+  // Optional: reads from the image's first row again (its file opened
+  // anew). Only a source that has it is fed to a device (a device runner
+  // given with the call, CallResources::device_tiles): should the device
+  // fail, its rows are read again and coded on the CPU (the same bytes).
+  std::function<Status()> rewind;
 };
 
 // Why these options cannot be encoded streamed for an image of this layout,
@@ -64,9 +69,17 @@ struct RowSource {
 // reference grid (B-2).
 std::string why_not_streamed(const Image& layout, const EncodeOptions& options);
 
+// Whether an encode of this layout with these options is one tile, every
+// component of the image's size: what a streamed encode feeds to a device
+// runner whole (its rows read strip by strip into device memory) where the
+// call gives one (CallResources::device_tiles) and the source can rewind.
+bool streamed_encode_feeds_device(const Image& layout, const EncodeOptions& options);
+
 // Encodes the source's image as encode() would (the same bytes), to `sink`.
 // The DWT is the CPU's line-based one whatever options.dwt_backend says
-// (the files are the same); Tier-1 follows options as encode() does.
+// (the files are the same), unless the call's device runner takes the
+// image whole (streamed_encode_feeds_device); Tier-1 follows options as
+// encode() does.
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
                        EncodeReport* report = nullptr, const FileSizeHint* size_hint = nullptr);
 

@@ -4,6 +4,7 @@
 // tiles (tile_row_store.h); the file handed to the sink in pieces.
 #include "codec/api/encode_streamed.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,13 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
   return "";
 }
 
+bool streamed_encode_feeds_device(const Image& layout, const EncodeOptions& options) {
+  if (options.tile_width != 0 || options.tile_height != 0) return false;
+  return std::all_of(layout.components.begin(), layout.components.end(), [&](const Component& c) {
+    return c.width == layout.width() && c.height == layout.height();
+  });
+}
+
 Status encode_streamed(const RowSource& source, const EncodeOptions& options, const FileSink& sink,
                        EncodeReport* report, const FileSizeHint* size_hint) {
   CallResources resources;
@@ -40,7 +48,21 @@ Status encode_streamed(const RowSource& source, const EncodeOptions& options, co
   coding.sink = &sink;
   coding.size_hint = size_hint;
   std::unique_ptr<TileRowStore> tile_rows;
+  const bool feeds_device =
+      source.rewind && resources.device_tiles && streamed_encode_feeds_device(source.layout, options);
   coding.code = [&](TileEncoder& tile, int index, int count) -> Status {
+    if (count == 1 && feeds_device) {
+      const Result<bool> fed = tile.code_fed(index, source);
+      if (fed.ok() && *fed) return Status::Ok();
+      if (!fed.ok()) {
+        if (fed.status().code() != ErrorCode::kDeviceError) return fed.status();
+        // The rows went to a device that failed: read again, coded here.
+        MALLAT_RETURN_IF_ERROR(source.rewind());
+        if (report)
+          report->notes.push_back("the device failed (" + fed.status().message() +
+                                  "); coded on the CPU instead, the same bytes");
+      }
+    }
     if (count == 1) return tile.code_rows(index, source.read_rows, source.read_together ? &source.read_together : nullptr);
     if (!tile_rows) tile_rows = std::make_unique<TileRowStore>(source, tile.main_header().siz);
     MALLAT_ASSIGN_OR_RETURN(const TileRowReader rows, tile_rows->rows_of(index));

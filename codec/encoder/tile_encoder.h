@@ -173,6 +173,14 @@ class TileEncoder {
   // With `together` (not null; components of one size) the rows come from
   // it instead, converted on the pool.
   Status code_rows(int index, const TileRowReader& rows, const TileRowsTogether* together = nullptr);
+  // The same blocks as code(index), the tile (the whole image, its
+  // components of the image's size) fed to the setup's device runner from
+  // `source`, its rows read once strip by strip into device memory
+  // (EncodeTile::feed): true once coded; false, nothing read, where the
+  // runner would not keep the tile whole (the caller codes it by rows) or
+  // rate control codes its blocks again. A device failure is an error of
+  // kDeviceError, after which the source's rows must be read again.
+  Result<bool> code_fed(int index, const RowSource& source);
   const MainHeader& main_header() const { return *setup_.main; }
 
   // Under TileCodingSetup::ht_estimated, code() stops after quantisation

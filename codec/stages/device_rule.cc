@@ -60,11 +60,12 @@ std::string device_tile_unsupported(const EncodeTile& tile) {
     const Component& comp = tile.image->components[c];
     const TilePlane& plane = tile.planes[c];
     if (std::string why = device_precision_problem(comp.precision, DeviceDirection::kEncode); !why.empty()) return why;
+    // A fed tile's samples come from its feed, every row of each component.
+    const size_t held = tile.feed != nullptr ? static_cast<size_t>(comp.width * comp.height)
+                        : comp.stored.empty() ? comp.samples.size()
+                                              : comp.stored.size() / static_cast<size_t>(stored_bytes(comp.precision));
     if (tile.source_x[c] < 0 || tile.source_y[c] < 0 || tile.source_x[c] + plane.width() > comp.width ||
-        tile.source_y[c] + plane.height() > comp.height ||
-        (comp.stored.empty() ? comp.samples.size()
-                             : comp.stored.size() / static_cast<size_t>(stored_bytes(comp.precision))) <
-            static_cast<size_t>(comp.width * comp.height)) {
+        tile.source_y[c] + plane.height() > comp.height || held < static_cast<size_t>(comp.width * comp.height)) {
       return "component " + std::to_string(c) + " does not hold the tile's samples";
     }
   }

@@ -100,11 +100,23 @@ struct FinerStep {
 };
 
 // A tile on its way through the encoder's stages.
+// The next `rows` rows of every component of a tile that is the whole image,
+// read top to bottom: component c's into out[c] (rows x its width samples).
+using TileFeed = std::function<Status(int64_t rows, int32_t* const* out)>;
+
 struct EncodeTile {
   // kComponentTransform's input: plane c takes component c of `image` from
   // sample (source_x[c], source_y[c]) on, its rect's size.
   const Image* image = nullptr;
   std::vector<int64_t> source_x, source_y;
+  // When set, the samples come from here instead (`image` then describes
+  // the components without holding them): a streamed encode's rows handed
+  // to a runner that keeps the tile whole on a device (TileStages::
+  // keeps_whole), which reads them once, so no host copy of the image is
+  // made. Read once, they are not there for the CPU runner: a run that
+  // fails on the device is an error of the run (kDeviceError), and the
+  // caller reads its rows again.
+  const TileFeed* feed = nullptr;
   bool colour_transform = false;  // G.2 (5/3) or G.3 (9/7) on planes 0..2, of one size
 
   std::vector<TilePlane> planes;

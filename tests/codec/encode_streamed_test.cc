@@ -151,6 +151,36 @@ TEST(EncodeStreamed, RefusesWhatNeedsTheWholeImage) {
   }
 }
 
+// What a device runner would be fed whole: one tile, every component of
+// the image's size. Without a runner in the call (none here) a source that
+// can rewind is read once, by rows, the same file.
+TEST(EncodeStreamed, OnlyOneTileOfFullSizeComponentsIsFedAndNeverWithoutADevice) {
+  const Image image = test_image(96, 80, 3, 8, false, 5);
+  EncodeOptions tiles = options();
+  tiles.tile_width = tiles.tile_height = 64;
+  EXPECT_TRUE(streamed_encode_feeds_device(image, options()));
+  EXPECT_FALSE(streamed_encode_feeds_device(image, tiles));
+  EXPECT_FALSE(streamed_encode_feeds_device(test_image(96, 80, 3, 8, false, 5, 2), options()));
+  ImageRows rows{image, {}, true};
+  RowSource source = rows.source();
+  int rewinds = 0;
+  source.rewind = [&] {
+    ++rewinds;
+    return Status::Ok();
+  };
+  std::vector<uint8_t> file;
+  const FileSink sink = [&](std::span<const uint8_t> piece) {
+    file.insert(file.end(), piece.begin(), piece.end());
+    return Status::Ok();
+  };
+  ASSERT_TRUE(encode_streamed(source, options(), sink).ok());
+  const auto want = encode(image, options());
+  ASSERT_TRUE(want.ok());
+  EXPECT_TRUE(*want == file);
+  EXPECT_EQ(rewinds, 0);
+  EXPECT_GT(rows.conversions.load(), 0);
+}
+
 TEST(EncodeStreamed, ReadAndSinkErrorsStopIt) {
   const Image image = test_image(80, 300, 3, 8, false, 4);
   EncodeOptions tiles = options();  // read a row of tiles at a time (tile_row_store.h)

@@ -13,11 +13,13 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "codec/stages/cuda/device_decode_slot.h"
+#include "codec/stages/cuda/fed_upload.h"
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/cuda/inverse_launch.h"
 #include "codec/stages/cuda/layout_dwt.h"
@@ -55,6 +57,11 @@ constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemo
 // memory: for one large image that copy is the image again. A smaller
 // tile's rows are gathered into one buffer and go up in one copy.
 constexpr uint64_t kStraightUploadBytes = uint64_t{64} << 20;
+
+// A large tile's coded blocks (one fed, or uploaded straight) come down
+// in ranges of about this many bytes through pinned chunks, each range's
+// blocks finished on the pool while the next comes down.
+constexpr size_t kDownloadRangeBytes = size_t{8} << 20;
 
 bool uploads_straight(const EncodeTile& tile, const DeviceTilePlan& plan) {
   if (plan.stored_size < kStraightUploadBytes) return false;
@@ -105,6 +112,9 @@ class DeviceTileSlot {
   Status quantise(const DeviceTilePlan& plan, cudaStream_t s);
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
                 ThreadPool& pool);
+  // finish's blocks [first, end) alone.
+  Status finish_blocks(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
+                       size_t first, size_t end, ThreadPool& pool);
 
   int sharing_ = 1;
   std::unique_ptr<entropy::cuda::TileEncoder> t1_;
@@ -114,6 +124,7 @@ class DeviceTileSlot {
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
   cuda::StagedCopier copier_;         // a large tile's stored rows up from the image (uploads_straight)
+  cuda::FedUpload fed_;               // a fed tile's rows up from its feed (EncodeTile::feed)
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kQuantised, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
@@ -286,6 +297,8 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
 Result<bool> DeviceTileSlot::narrow(const EncodeTile& tile, const DeviceTilePlan& plan, ThreadPool& pool) {
   // A run that failed may have left a copy from the buffer queued.
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(t1_->stream()), "waiting for the device"));
+  // A fed tile's rows go up as the feed gives them (upload_samples).
+  if (tile.feed != nullptr) return false;
   if (uploads_straight(tile, plan)) return true;
   MALLAT_RETURN_IF_ERROR(stored_host_.reserve(plan.stored_size));
   constexpr int64_t kRows = 64;
@@ -349,8 +362,14 @@ Status DeviceTileSlot::upload_stored(const EncodeTile& tile, const DeviceTilePla
 }
 
 // The int32 samples as they are, for an image whose samples do not fit
-// their precision (the CPU path codes them as they are too).
+// their precision (the CPU path codes them as they are too), or a fed
+// tile's from its feed.
 Status DeviceTileSlot::upload_samples(const EncodeTile& tile, const DeviceTilePlan& plan, cudaStream_t s) {
+  if (tile.feed != nullptr) {
+    std::vector<int32_t*> planes;
+    for (size_t c = 0; c < tile.planes.size(); ++c) planes.push_back(in() + plan.plane_offset[c]);
+    return fed_.upload(tile, planes, std::span<const int64_t>(plan.plane_pitch.data(), tile.planes.size()), s);
+  }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];
     if (plane.rect.empty()) continue;
@@ -434,6 +453,12 @@ Status DeviceTileSlot::quantise(const DeviceTilePlan& plan, cudaStream_t s) {
 // bytes).
 Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
                               const entropy::cuda::TileEncodedBatch& result, ThreadPool& pool) {
+  return finish_blocks(tile, plan, result, 0, tile.blocks.size(), pool);
+}
+
+Status DeviceTileSlot::finish_blocks(EncodeTile& tile, const DeviceTilePlan& plan,
+                                     const entropy::cuda::TileEncodedBatch& result, size_t first, size_t end,
+                                     ThreadPool& pool) {
   const size_t n = tile.blocks.size();
   if (result.results.size() != n) {
     return device_error("the device coded " + std::to_string(result.results.size()) + " code-blocks of the tile's " +
@@ -441,11 +466,16 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
   }
   // found_host_'s copy came before the blocks' on the stream, which
   // download_packed waited for.
-  const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
-  for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
-  std::vector<Status> failed(n);
-  pool.parallel_for(static_cast<int64_t>(n), [&](int64_t k) {
-    const size_t i = static_cast<size_t>(k);
+  if (first == 0) {
+    const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
+    for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
+  }
+  std::vector<Status> failed(end - first);
+  // A block's copy is a small item: many to a pool item, so that they do
+  // not each pay the pool's hand-over (a large tile has 90,000 and more).
+  constexpr int64_t kBlocksAtOnce = 32;
+  pool.parallel_for_in_pieces(static_cast<int64_t>(end - first), kBlocksAtOnce, [&](int64_t k) {
+    const size_t i = first + static_cast<size_t>(k);
     const entropy::SharedT1Result& r = result.results[i];
     const entropy::CodingPass* passes = result.passes + result.pass_offset[i];
     const uint8_t* bytes = result.bytes + result.byte_offset[i];
@@ -460,7 +490,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
                                   job.height, cudaMemcpyDeviceToHost),
                      "copying an overflowing code-block's samples back");
       if (!copied.ok()) {
-        failed[i] = copied;
+        failed[i - first] = copied;
         return;
       }
       const EncodeBlock& b = tile.blocks[i];
@@ -472,7 +502,7 @@ Status DeviceTileSlot::finish(EncodeTile& tile, const DeviceTilePlan& plan,
     }
     Result<entropy::EncodedCodeBlock> e = entropy::finish_packed_device_block(block, r, passes, bytes);
     if (!e.ok()) {
-      failed[i] = e.status().with_context("code-block " + std::to_string(i) + " of the tile");
+      failed[i - first] = e.status().with_context("code-block " + std::to_string(i) + " of the tile");
       return;
     }
     tile.coded[i] = std::move(e).value();
@@ -531,10 +561,20 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(t1_->encode());
   MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
-  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::TileEncodedBatch result, t1_->download_packed());
-  MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
-  MALLAT_RETURN_IF_ERROR(mark("dt_download"));
-  {
+  if (tile.feed != nullptr || uploads_straight(tile, plan)) {
+    // A large tile's blocks finished range by range as their bytes come
+    // down (download_packed_in_ranges): no host copy of all of them.
+    const entropy::cuda::StepClock clock(&finish_ms);
+    MALLAT_RETURN_IF_ERROR(t1_->download_packed_in_ranges(
+        kDownloadRangeBytes, [&](const entropy::cuda::TileEncodedBatch& part, size_t first, size_t end) {
+          return finish_blocks(tile, plan, part, first, end, pool);
+        }));
+    MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
+    MALLAT_RETURN_IF_ERROR(mark("dt_download_finish"));
+  } else {
+    MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::TileEncodedBatch result, t1_->download_packed());
+    MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
+    MALLAT_RETURN_IF_ERROR(mark("dt_download"));
     const entropy::cuda::StepClock clock(&finish_ms);
     MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, pool));
   }
@@ -561,8 +601,14 @@ class DeviceTileStages final : public TileStages {
   }
 
   // A tile whose run failed on the device is run again on the CPU runner,
-  // from its image's samples (the device's partial results overwritten).
+  // from its image's samples (the device's partial results overwritten);
+  // a fed tile's rows have gone, so its failure is the run's.
   Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
+    if (tile.feed != nullptr) {
+      if (first != ForwardStage::kComponentTransform || last != ForwardStage::kBlockCoding || !keeps_whole(tile))
+        return internal_error("a fed tile that the device does not keep whole");
+      return device_.run(tile, pool_);
+    }
     if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
       const Status ran = device_.run(tile, pool_);
       if (ran.code() != ErrorCode::kDeviceError) return ran;
