@@ -70,6 +70,8 @@ bool decode_whole_tiles(DeviceStages stages, const Workload& work) {
 
 bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target) {
   if (ht_target) return false;
+  if (!ht && !decode && work.expected_samples > 0 && work.expected_samples < kPart1EncodeItemDeviceSamples)
+    return false;
   if (!ht || work.items == 0 || work.expected_samples == 0) return true;
   const uint64_t threshold = decode ? kHtDecodeBatchDeviceSamples : kHtEncodeBatchDeviceSamples;
   // items * samples >= threshold, without overflow.

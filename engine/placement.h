@@ -122,12 +122,21 @@ bool decode_whole_tiles(DeviceStages stages, const Workload& work);
 // the two paths' measured times cross, a line each through a batch of
 // 64 3840x2048 RGB images and one of about 300 M samples (23 and 46 such
 // images; docs/PERFORMANCE.md, "Small images on the device"). Part 1's coders are slower per sample on the
-// CPU, so a Part 1 batch always goes to the device.
+// CPU, so a Part 1 batch goes to the device whatever its count of items,
+// unless its items are small encodes (kPart1EncodeItemDeviceSamples).
 inline constexpr uint64_t kHtEncodeBatchDeviceSamples = uint64_t{1} << 29;
 inline constexpr uint64_t kHtDecodeBatchDeviceSamples = uint64_t{1} << 30;
 
-// Whether a batch (`work`) gains from the device: a Part 1 batch, an HT
-// batch of unknown size, or one of kHt*BatchDeviceSamples or more; never an
+// A Part 1 batch encode of items under this many samples (the first item's)
+// stays on the CPU: a lane of one thread per core codes such images as fast
+// as the device's whole tiles, whose copies, launches and CUDA's start-up
+// are paid per image. Where the measured times cross, between 768x512 and
+// 1280x720 RGB images (docs/PERFORMANCE.md, "Part 1 batches by image size").
+inline constexpr uint64_t kPart1EncodeItemDeviceSamples = uint64_t{7} << 18;
+
+// Whether a batch (`work`) gains from the device: a Part 1 batch (of items
+// from kPart1EncodeItemDeviceSamples, or of unknown size, for an encode),
+// an HT batch of unknown size, or one of kHt*BatchDeviceSamples or more; never an
 // HT encode under a size or quality target (`ht_target`,
 // EncodeOptions::ht_under_target), whose blocks rate control codes again
 // from the host's indices: the device's runner does not take its tiles

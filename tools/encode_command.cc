@@ -505,11 +505,16 @@ int encode_main(const Args& given) {
   if (asked_cuda && !placed->device && !work.batch && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
                          "start-up costs more than the device saves; --device-share F uses the device anyway\n");
-  if (asked_cuda && !placed->device && work.batch && !s.quiet)
-    std::fprintf(stderr, "mallat encode: note: these %zu files are coded on the CPU with HT (same output): they "
-                         "are too few samples to pay for CUDA's start-up; --device-stages all uses the device "
-                         "anyway\n",
-                 plan->files.size());
+  if (asked_cuda && !placed->device && work.batch && !s.quiet) {
+    // Why engine::device_pays_for_batch said no.
+    const char* why = !opt.style.ht             ? "each image is too small for the device to pay for its copies"
+                      : opt.ht_under_target() ? "HT rate control codes the blocks again from the host's indices"
+                                              : "with HT they are too few samples to pay for CUDA's start-up";
+    std::fprintf(stderr,
+                 "mallat encode: note: these %zu files are coded on the CPU (same output): %s; "
+                 "--device-stages all uses the device anyway\n",
+                 plan->files.size(), why);
+  }
   // An -o folder makes a batch of one -i file too (batch.h).
   s.batch.output = s.out;
   if (!is_batch(s.batch)) {

@@ -157,13 +157,17 @@ TEST(EngineOptions, OneSmallImageStaysOnTheCpu) {
   EXPECT_EQ(engine::device_room_samples({true, 5, false}), 5u);
 }
 
-// A Part 1 batch always pays for the device; an HT batch only from its
-// threshold of samples in all (items times the first item's samples), and
-// one of unknown size is taken as paying, as before its size was known.
+// A Part 1 batch pays for the device, except an encode of small items; an
+// HT batch only from its threshold of samples in all (items times the first
+// item's samples), and one of unknown size is taken as paying, as before
+// its size was known.
 TEST(EngineOptions, AnHtBatchGoesToTheDeviceOnlyWithEnoughSamples) {
-  constexpr uint64_t kSmall = 768 * 512 * 3, k4K = 3840 * 2048 * 3;
+  constexpr uint64_t kSmall = 768 * 512 * 3, k720p = 1280 * 720 * 3, k4K = 3840 * 2048 * 3;
+  EXPECT_FALSE(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/false, /*decode=*/false));
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k720p, false, 128}, false, false));
+  EXPECT_TRUE(engine::device_pays_for_batch({true, 0, false, 216}, false, false));  // size unknown
   for (const bool decode : {false, true}) {
-    EXPECT_TRUE(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/false, decode));
+    EXPECT_EQ(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/false, decode), decode);
     EXPECT_FALSE(engine::device_pays_for_batch({true, kSmall, false, 216}, /*ht=*/true, decode));
     EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 64}, true, decode));
     EXPECT_TRUE(engine::device_pays_for_batch({true, kSmall, false, 0}, true, decode));  // items unknown
