@@ -9,7 +9,12 @@ void PacketBitWriter::emit_byte() {
   out_.push_back(b);
   byte_ = 0;
   used_ = 0;
-  free_ = b == 0xFF ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
+  free_ = b == 0xFF && stuffed_ ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
+}
+
+void PacketBitWriter::put_unstuffed(std::span<const uint8_t> bytes, uint32_t pending, int pending_bits) {
+  for (const uint8_t b : bytes) put_bits(b, 8);
+  put_bits(pending, pending_bits);
 }
 
 void PacketBitWriter::put_bits(uint32_t value, int count) {

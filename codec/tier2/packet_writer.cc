@@ -69,29 +69,20 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   });
 }
 
-// One packet's header (to `header`; its SOP marker to `sop`), from the
-// precinct coder's state, which it advances (B.10); `contributions` is the
-// packet's blocks' new passes, kept for writing its body. Its bytes, and
-// how they fall between data and packed headers.
-struct CodedPacket {
-  PacketBytes sizes;
-  uint64_t bytes = 0;
-};
-
-Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
-                                uint32_t packet_index, bool packed_headers,
-                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
-                                std::vector<uint8_t>& sop) {
+// The contributions of blocks [from, to) of packet `id`'s precinct (its
+// blocks' new passes, B.10.7.2) to contributions[0, to - from), each entry
+// as new, its lengths' memory kept from the last packet; returns their
+// body bytes.
+Result<uint64_t> packet_contributions(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                      const PacketId& id, int from, int to,
+                                      std::vector<CodeBlockContribution>& contributions) {
   const LayerPasses& layers = *what.layers;
-  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
   const CodeBlockStyle style = precincts.style(id.component);
   const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-  const int n = coder.code_blocks();
-  // Each block's entry as new, its lengths' memory kept from the last packet.
-  contributions.resize(static_cast<size_t>(n));
+  contributions.resize(static_cast<size_t>(to - from));
   uint64_t bytes = 0;
-  for (int k = 0; k < n; ++k) {
-    CodeBlockContribution& c = contributions[static_cast<size_t>(k)];
+  for (int k = from; k < to; ++k) {
+    CodeBlockContribution& c = contributions[static_cast<size_t>(k - from)];
     std::vector<uint32_t> lengths = std::move(c.lengths);
     c = {};
     c.lengths = std::move(lengths);
@@ -104,19 +95,43 @@ Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWri
     piece_lengths(*block, style, before, now - before, c.lengths);
     bytes += c.body_bytes();
   }
+  return bytes;
+}
+
+// One packet's header (to `header`; its SOP marker to `sop`), from the
+// precinct coder's state, which it advances (B.10); `contributions` is the
+// packet's blocks' new passes, kept for writing its body. Its bytes, and
+// how they fall between data and packed headers.
+struct CodedPacket {
+  PacketBytes sizes;
+  uint64_t bytes = 0;
+};
+
+// A packet's sizes from its SOP's, header's and body's bytes.
+CodedPacket sized_packet(const PacketId& id, size_t sop, size_t header, uint64_t body, bool packed_headers) {
+  CodedPacket coded;
+  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop + body), 0};
+  if (packed_headers) {
+    coded.sizes.header = static_cast<uint32_t>(header);
+  } else {
+    coded.sizes.data += static_cast<uint32_t>(header);
+  }
+  coded.bytes = body + sop + header;
+  return coded;
+}
+
+Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                                uint32_t packet_index, bool packed_headers,
+                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
+                                std::vector<uint8_t>& sop) {
+  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
+  MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes,
+                          packet_contributions(precincts, what, id, 0, coder.code_blocks(), contributions));
   header.clear();
   sop.clear();
   if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
   MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
-  CodedPacket coded;
-  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
-  if (packed_headers) {
-    coded.sizes.header = static_cast<uint32_t>(header.size());
-  } else {
-    coded.sizes.data += static_cast<uint32_t>(header.size());
-  }
-  coded.bytes = bytes + sop.size() + header.size();
-  return coded;
+  return sized_packet(id, sop.size(), header.size(), bytes, packed_headers);
 }
 
 // Appends one packet's header to `kept`, where it is wanted.
@@ -158,10 +173,39 @@ Status put_piece(const PacketOutput& out, std::span<const uint8_t> piece) {
   return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
 }
 
-// The packets sized without their data, on what.pool: each precinct's
-// packets in order on one thread (its tag trees and block states carry
-// from one to the next, B.10), the precincts at once; then their sizes and
-// headers in the sequence's order, as the one-thread loop gives them.
+// Whether any block of packet `id`'s precinct has new passes in it
+// (B.10.3: else the packet is empty).
+bool packet_has_passes(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id) {
+  const LayerPasses& layers = *what.layers;
+  const size_t first = what.first_block + precincts.first_slot(id.component, id.resolution, id.precinct);
+  const size_t n = static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).code_blocks());
+  for (size_t k = first; k < first + n; ++k) {
+    if (layers[id.layer][k] > (id.layer > 0 ? layers[id.layer - 1][k] : 0)) return true;
+  }
+  return false;
+}
+
+// One subband's part of one packet, as a pool item coded it: its header
+// bits unstuffed (PrecinctPacketCoder::encode_band), its blocks' body
+// bytes, or why it failed: in finding the blocks' passes, or in their
+// header (which a one-thread sizing reports after the first: it finds all
+// the packet's passes first).
+struct BandPart {
+  std::vector<uint8_t> bits;
+  uint32_t pending = 0;
+  int pending_bits = 0;
+  uint64_t body = 0;
+  Status fetch_failed, failed;
+};
+
+// The packets sized without their data, on what.pool, in two steps. First
+// each subband of each precinct (its own tag trees and blocks, B.10.2) on
+// one thread: its part of each of the precinct's packets in order (its tag
+// trees and block states carry from one to the next, B.10), the subbands
+// at once. Then each packet's header joined from its subbands' parts
+// (B.10.3: the first bit, then the parts in band order), the packets at
+// once. Then their sizes and headers in the sequence's order, as the
+// one-thread loop gives them.
 Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacketsToWrite& what,
                                       const PacketOutput& out) {
   const size_t count = what.sequence.size();
@@ -174,49 +218,101 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     if (added) by_precinct.emplace_back();
     by_precinct[at->second].push_back(i);
   }
-  // The precincts with most code-blocks first, so that the largest do not
-  // start last while the other threads idle.
-  std::vector<size_t> largest_first(by_precinct.size());
-  for (size_t g = 0; g < largest_first.size(); ++g) largest_first[g] = g;
-  const auto blocks_of = [&](size_t g) {
+  const auto coder_of = [&](size_t g) -> PrecinctPacketCoder& {
     const PacketId& id = what.sequence[by_precinct[g].front()];
-    return precincts.coder(id.component, id.resolution, id.precinct).code_blocks();
+    return precincts.coder(id.component, id.resolution, id.precinct);
   };
-  std::stable_sort(largest_first.begin(), largest_first.end(),
-                   [&](size_t a, size_t b) { return blocks_of(a) > blocks_of(b); });
-  std::vector<CodedPacket> coded(count);
-  const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
-  std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
-  std::vector<Status> failed(count);
-  // One pool item per thread, each taking the next precinct in turn: its
-  // contributions' memory serves precinct after precinct, as the one-thread
-  // loop's serves packet after packet (a fresh list per precinct would
+  // The items: each precinct's subbands, those with most code-blocks
+  // first, so that the largest do not start last while the other threads
+  // idle.
+  struct Item {
+    size_t precinct = 0;
+    int band = 0, first = 0, blocks = 0;
+  };
+  std::vector<Item> items;
+  for (size_t g = 0; g < by_precinct.size(); ++g) {
+    const PrecinctPacketCoder& coder = coder_of(g);
+    for (int b = 0; b < coder.bands(); ++b) {
+      const int first = coder.band_first_block(b);
+      const int end = b + 1 < coder.bands() ? coder.band_first_block(b + 1) : coder.code_blocks();
+      items.push_back({g, b, first, end - first});
+    }
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.blocks > b.blocks; });
+  std::vector<int> first_part(count, 0);  // packet i's parts: parts[first_part[i]] onwards, one per band
+  std::vector<uint8_t> empty(count, 1);  // per packet, set by its band 0 item
+  size_t part_count = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const PacketId& id = what.sequence[i];
+    first_part[i] = static_cast<int>(part_count);
+    part_count += static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).bands());
+  }
+  std::vector<BandPart> parts(part_count);
+  // One pool item per thread, each taking the next subband in turn: its
+  // contributions' memory serves subband after subband, as the one-thread
+  // loop's serves packet after packet (a fresh list per subband would
   // allocate every block's lengths again).
   std::atomic<size_t> next{0};
-  const size_t items = std::min(by_precinct.size(), static_cast<size_t>(what.pool->size()));
-  what.pool->parallel_for(static_cast<int64_t>(items), [&](int64_t) {
+  what.pool->parallel_for(std::min<int64_t>(static_cast<int64_t>(items.size()), what.pool->size()), [&](int64_t) {
     std::vector<CodeBlockContribution> contributions;
-    std::vector<uint8_t> header, sop;
-    for (size_t g = next++; g < by_precinct.size(); g = next++) {
-      for (const size_t i : by_precinct[largest_first[g]]) {
-        Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
-                                            out.packed_headers, contributions, header, sop);
-        if (!c.ok()) {
-          // The precinct's later packets would start from a state this one
-          // did not reach: the first failure in the sequence is reported.
-          failed[i] = c.status();
+    for (size_t n = next++; n < items.size(); n = next++) {
+      const Item& item = items[n];
+      PrecinctPacketCoder& coder = coder_of(item.precinct);
+      for (const size_t i : by_precinct[item.precinct]) {
+        const PacketId& id = what.sequence[i];
+        BandPart& part = parts[static_cast<size_t>(first_part[i] + item.band)];
+        Result<uint64_t> body =
+            packet_contributions(precincts, what, id, item.first, item.first + item.blocks, contributions);
+        // The precinct's later packets would start from a state this one
+        // did not reach: the first failure in the sequence is reported.
+        if (!body.ok()) {
+          part.fetch_failed = body.status();
           break;
         }
-        coded[i] = *c;
-        if (keep) headers[i] = header;
+        part.body = *body;
+        const bool none = !packet_has_passes(precincts, what, id);
+        if (item.band == 0) empty[i] = none ? 1 : 0;
+        PacketBitWriter w(part.bits, false);
+        part.failed = coder.encode_band(id.layer, item.band, contributions, none, w);
+        if (!part.failed.ok()) break;
+        part.pending = w.pending();
+        part.pending_bits = w.pending_bits();
       }
     }
   });
+  std::vector<CodedPacket> coded(count);
+  std::vector<std::vector<uint8_t>> headers(count);
+  what.pool->parallel_for(static_cast<int64_t>(count), [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    const PacketId& id = what.sequence[i];
+    const std::span<const BandPart> mine(parts.data() + first_part[i],
+                                         static_cast<size_t>(precincts.coder(id.component, id.resolution,
+                                                                             id.precinct).bands()));
+    uint64_t body = 0;
+    for (const BandPart& part : mine) {
+      if (!part.fetch_failed.ok() || !part.failed.ok()) return;
+      body += part.body;
+    }
+    std::vector<uint8_t>& header = headers[i];
+    PacketBitWriter w(header);
+    w.put_bit(empty[i] != 0 ? 0 : 1);
+    if (empty[i] == 0)
+      for (const BandPart& part : mine) w.put_unstuffed(part.bits, part.pending, part.pending_bits);
+    w.flush();
+    if (what.eph) {
+      header.push_back(0xFF);
+      header.push_back(kEphSecondByte);
+    }
+    coded[i] = sized_packet(id, what.sop ? kSopBytes : 0, header.size(), body, out.packed_headers);
+  });
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
-    MALLAT_RETURN_IF_ERROR(failed[i]);
+    const PacketId& id = what.sequence[i];
+    const size_t bands = static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).bands());
+    for (size_t b = 0; b < bands; ++b) MALLAT_RETURN_IF_ERROR(parts[static_cast<size_t>(first_part[i]) + b].fetch_failed);
+    for (size_t b = 0; b < bands; ++b) MALLAT_RETURN_IF_ERROR(parts[static_cast<size_t>(first_part[i]) + b].failed);
     if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
-    if (keep) keep_header(out, headers[i]);
+    keep_header(out, headers[i]);
     if (out.packets) out.packets->push_back(coded[i].sizes);
     total += coded[i].bytes;
   }

@@ -455,6 +455,56 @@ TEST_P(Tier2Packets, DataSentInChunksWhileTheNextAreCopied) {
   }
 }
 
+// A sizing that fails on a pool (each subband's part of its packets on
+// one thread) fails as the one-thread loop does: with the error of the
+// first packet in the sequence that fails, and in it a block that could
+// not be had before a header that could not be coded, each the first in
+// the packet's order: here a block that cannot be had and one with more
+// passes in a layer than a header can say (B.10.6), anywhere in the tile.
+TEST_P(Tier2Packets, FailuresOnAPoolAreTheOneThreadFailures) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  const Written w = write(tile, make_coded(precincts->code_blocks(), c.layers, 3), c);
+  ThreadPool pool(4);
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 12; ++iter) {
+    Coded coded = make_coded(precincts->code_blocks(), c.layers, 3);
+    const size_t unfetched = iter % 3 == 1 ? SIZE_MAX : rng() % coded.blocks.size();
+    if (iter % 3 != 0) {
+      // Too many passes in the last layer of a block.
+      const size_t slot = rng() % coded.blocks.size();
+      entropy::EncodedCodeBlock& b = coded.blocks[slot];
+      b.passes.resize(kMaxPassesPerPacket + 2, b.passes.empty() ? entropy::CodingPass{} : b.passes.back());
+      b.num_passes = static_cast<int>(b.passes.size());
+      for (int l = 0; l + 1 < c.layers; ++l) coded.layers[static_cast<size_t>(l)][slot] = 0;
+      coded.layers.back()[slot] = b.num_passes;
+    }
+    TilePacketsToWrite what = to_write(w.sequence, coded, c);
+    what.block = [&coded, unfetched](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+      if (slot == unfetched) return io_error("block " + std::to_string(slot) + " not read");
+      return &coded.blocks[slot];
+    };
+    TilePacketsToWrite pooled = what;
+    pooled.pool = &pool;
+    pooled.split.least_code_blocks = 0;
+    std::string messages[2];
+    for (const TilePacketsToWrite* how : {&what, &pooled}) {
+      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, nullptr);
+      std::vector<uint8_t> headers;
+      std::vector<PacketBytes> packets;
+      KeptHeaders kept;
+      PacketOutput out{c.packed, nullptr, &headers, &packets};
+      out.kept_headers = &kept;
+      const auto total = write_packets(fresh, *how, out);
+      ASSERT_FALSE(total.ok()) << iter;
+      messages[how == &pooled] = total.status().message();
+    }
+    EXPECT_EQ(messages[1], messages[0]) << iter;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, Tier2Packets, ::testing::ValuesIn(cases()));
 
 TEST(TilePrecincts, SlotsRunInPacketOrderAndNameTheirCodeBlocks) {
