@@ -13,7 +13,17 @@ void PacketBitWriter::emit_byte() {
 }
 
 void PacketBitWriter::put_unstuffed(std::span<const uint8_t> bytes, uint32_t pending, int pending_bits) {
-  for (const uint8_t b : bytes) put_bits(b, 8);
+  // A byte's eight bits at once: its first into the byte being filled,
+  // which they end, the rest into the next (which they end too where it
+  // is stuffed and they are seven), as put_bits would put them.
+  for (const uint8_t b : bytes) {
+    const int n = free_ - used_;  // 1..8
+    byte_ = byte_ << n | (uint32_t{b} >> (8 - n));
+    emit_byte();
+    used_ = 8 - n;
+    byte_ = b & ((1u << used_) - 1);
+    if (used_ == free_) emit_byte();
+  }
   put_bits(pending, pending_bits);
 }
 

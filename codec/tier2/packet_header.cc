@@ -144,7 +144,9 @@ Status PrecinctPacketCoder::set_code_block(int index, int first_layer, int zero_
   return Status::Ok();
 }
 
-Status PrecinctPacketCoder::check_contribution(int layer, int index, const CodeBlockContribution& c) const {
+// Inlined into encode_blocks' loops (a call a block otherwise).
+[[gnu::always_inline]] inline Status PrecinctPacketCoder::check_contribution(int layer, int index,
+                                                                            const CodeBlockContribution& c) const {
   const BlockState& s = blocks_[static_cast<size_t>(index)];
   if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
     return invalid_argument(where(layer, index) + ": " + std::to_string(c.new_passes) + " passes");
@@ -172,7 +174,9 @@ Status PrecinctPacketCoder::check_contribution(int layer, int index, const CodeB
   return Status::Ok();
 }
 
-void PrecinctPacketCoder::encode_block(int layer, int index, const CodeBlockContribution& c, PacketBitWriter& w) {
+[[gnu::always_inline]] inline void PrecinctPacketCoder::encode_block(int layer, int index,
+                                                                    const CodeBlockContribution& c,
+                                                                    PacketBitWriter& w) {
   BlockState& s = blocks_[static_cast<size_t>(index)];
   TagTree& inc = inclusion_[static_cast<size_t>(s.band)];
   // B.10.4: code-block inclusion.
@@ -210,26 +214,29 @@ void PrecinctPacketCoder::encode_block(int layer, int index, const CodeBlockCont
   s.passes += c.new_passes;
 }
 
+Status PrecinctPacketCoder::encode_blocks(int layer, int first, std::span<const CodeBlockContribution> blocks,
+                                          bool empty, PacketBitWriter& w) {
+  // 15444-15 B.3: an HTMIXED writer would have to mark its HT blocks
+  // through their first length; this one writes one kind per component.
+  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
+  // Check everything before writing a bit.
+  for (size_t i = 0; i < blocks.size(); ++i)
+    MALLAT_RETURN_IF_ERROR(check_contribution(layer, first + static_cast<int>(i), blocks[i]));
+  if (empty) return Status::Ok();
+  for (size_t i = 0; i < blocks.size(); ++i) encode_block(layer, first + static_cast<int>(i), blocks[i], w);
+  return Status::Ok();
+}
+
 Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockContribution> blocks,
                                           bool eph, std::vector<uint8_t>& out) {
   if (blocks.size() != blocks_.size()) {
     return invalid_argument("packet header: " + std::to_string(blocks.size()) +
                             " contributions for " + std::to_string(blocks_.size()) + " code-blocks");
   }
-  // 15444-15 B.3: an HTMIXED writer would have to mark its HT blocks
-  // through their first length; this one writes one kind per component.
-  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
-  // Check everything before writing a bit.
-  bool any = false;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    MALLAT_RETURN_IF_ERROR(check_contribution(layer, static_cast<int>(i), blocks[i]));
-    any = any || blocks[i].new_passes > 0;
-  }
+  const bool any = std::any_of(blocks.begin(), blocks.end(), [](const auto& c) { return c.new_passes != 0; });
   PacketBitWriter w(out);
-  w.put_bit(any ? 1 : 0);  // B.10.3: zero-length packet
-  if (any) {
-    for (size_t i = 0; i < blocks.size(); ++i) encode_block(layer, static_cast<int>(i), blocks[i], w);
-  }
+  w.put_bit(any ? 1 : 0);  // B.10.3: zero-length packet (a bit that no error leaves in out)
+  MALLAT_RETURN_IF_ERROR(encode_blocks(layer, 0, blocks, !any, w));
   w.flush();
   if (eph) {
     out.push_back(0xFF);
@@ -246,18 +253,12 @@ int PrecinctPacketCoder::band_first_block(int band) const {
 
 Status PrecinctPacketCoder::encode_band(int layer, int band, std::span<const CodeBlockContribution> blocks,
                                         bool empty, PacketBitWriter& w) {
-  const int first = band_first_block(band);
   const auto& grid = bands_[static_cast<size_t>(band)];
   if (blocks.size() != static_cast<size_t>(grid.width) * static_cast<size_t>(grid.height)) {
     return invalid_argument("packet header: " + std::to_string(blocks.size()) + " contributions for a subband of " +
                             std::to_string(grid.width * grid.height) + " code-blocks");
   }
-  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
-  for (size_t i = 0; i < blocks.size(); ++i)
-    MALLAT_RETURN_IF_ERROR(check_contribution(layer, first + static_cast<int>(i), blocks[i]));
-  if (empty) return Status::Ok();
-  for (size_t i = 0; i < blocks.size(); ++i) encode_block(layer, first + static_cast<int>(i), blocks[i], w);
-  return Status::Ok();
+  return encode_blocks(layer, band_first_block(band), blocks, empty, w);
 }
 
 Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uint8_t> header,

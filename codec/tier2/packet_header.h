@@ -154,6 +154,10 @@ class PrecinctPacketCoder {
   // `layer`, then its part of the header (B.10.4 to B.10.7).
   Status check_contribution(int layer, int index, const CodeBlockContribution& c) const;
   void encode_block(int layer, int index, const CodeBlockContribution& c, PacketBitWriter& w);
+  // Both for blocks first.. (as many as `blocks`): each checked, then,
+  // unless the packet is empty, each coded (encode_header, encode_band).
+  Status encode_blocks(int layer, int first, std::span<const CodeBlockContribution> blocks, bool empty,
+                       PacketBitWriter& w);
   // The lengths of the block's first contribution while its first HT
   // cleanup pass is not yet known (15444-15 B.3): placeholder passes, the
   // cleanup and what follows, or under HTMIXED a Part-1 block's segment.

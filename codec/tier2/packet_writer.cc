@@ -280,20 +280,25 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
       }
     }
   });
+  const auto parts_of = [&](size_t i) {
+    const PacketId& id = what.sequence[i];
+    const int bands = precincts.coder(id.component, id.resolution, id.precinct).bands();
+    return std::span<const BandPart>(parts).subspan(static_cast<size_t>(first_part[i]), static_cast<size_t>(bands));
+  };
   std::vector<CodedPacket> coded(count);
   std::vector<std::vector<uint8_t>> headers(count);
   what.pool->parallel_for(static_cast<int64_t>(count), [&](int64_t k) {
     const size_t i = static_cast<size_t>(k);
-    const PacketId& id = what.sequence[i];
-    const std::span<const BandPart> mine(parts.data() + first_part[i],
-                                         static_cast<size_t>(precincts.coder(id.component, id.resolution,
-                                                                             id.precinct).bands()));
+    const std::span<const BandPart> mine = parts_of(i);
     uint64_t body = 0;
     for (const BandPart& part : mine) {
       if (!part.fetch_failed.ok() || !part.failed.ok()) return;
       body += part.body;
     }
     std::vector<uint8_t>& header = headers[i];
+    size_t bytes = 4;  // the first bit, pending bits, a stuffed byte's zero, EPH: at most 4 bytes more
+    for (const BandPart& part : mine) bytes += part.bits.size() + part.bits.size() / 7 + 1;
+    header.reserve(bytes);
     PacketBitWriter w(header);
     w.put_bit(empty[i] != 0 ? 0 : 1);
     if (empty[i] == 0)
@@ -303,14 +308,12 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
       header.push_back(0xFF);
       header.push_back(kEphSecondByte);
     }
-    coded[i] = sized_packet(id, what.sop ? kSopBytes : 0, header.size(), body, out.packed_headers);
+    coded[i] = sized_packet(what.sequence[i], what.sop ? kSopBytes : 0, header.size(), body, out.packed_headers);
   });
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
-    const PacketId& id = what.sequence[i];
-    const size_t bands = static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).bands());
-    for (size_t b = 0; b < bands; ++b) MALLAT_RETURN_IF_ERROR(parts[static_cast<size_t>(first_part[i]) + b].fetch_failed);
-    for (size_t b = 0; b < bands; ++b) MALLAT_RETURN_IF_ERROR(parts[static_cast<size_t>(first_part[i]) + b].failed);
+    for (const BandPart& part : parts_of(i)) MALLAT_RETURN_IF_ERROR(part.fetch_failed);
+    for (const BandPart& part : parts_of(i)) MALLAT_RETURN_IF_ERROR(part.failed);
     if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
     keep_header(out, headers[i]);
     if (out.packets) out.packets->push_back(coded[i].sizes);
