@@ -50,25 +50,6 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
-// set_first_layers over every slot; with a pool, each subband of each
-// precinct (a run of slots, tile_precincts.h; its own tag trees and
-// blocks, B.10.2) on a thread, the first error in slot order reported.
-Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
-  const size_t slots = precincts.code_blocks();
-  if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
-  std::vector<size_t> starts;
-  for (size_t slot = 0; slot < slots; ++slot) {
-    const CodeBlockPlace& at = precincts.place(slot);
-    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot ||
-        precincts.place(slot - 1).band != at.band)
-      starts.push_back(slot);
-  }
-  starts.push_back(slots);
-  return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {
-    return set_first_layers(precincts, what, starts[static_cast<size_t>(p)], starts[static_cast<size_t>(p) + 1]);
-  });
-}
-
 // The contributions of blocks [from, to) of packet `id`'s precinct (its
 // blocks' new passes, B.10.7.2) to contributions[0, to - from), each entry
 // as new, its lengths' memory kept from the last packet; returns their
@@ -228,14 +209,39 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   struct Item {
     size_t precinct = 0;
     int band = 0, first = 0, blocks = 0;
+    size_t slot = 0;  // its first block's
+    Status set_up;    // set_first_layers' for its blocks
   };
   std::vector<Item> items;
+  size_t covered = 0;
   for (size_t g = 0; g < by_precinct.size(); ++g) {
     const PrecinctPacketCoder& coder = coder_of(g);
+    const PacketId& id = what.sequence[by_precinct[g].front()];
+    const size_t slot = precincts.first_slot(id.component, id.resolution, id.precinct);
+    covered += static_cast<size_t>(coder.code_blocks());
     for (int b = 0; b < coder.bands(); ++b) {
       const int first = coder.band_first_block(b);
       const int end = b + 1 < coder.bands() ? coder.band_first_block(b + 1) : coder.code_blocks();
-      items.push_back({g, b, first, end - first});
+      items.push_back({g, b, first, end - first, slot + static_cast<size_t>(first), Status::Ok()});
+    }
+  }
+  // The blocks of precincts without a packet here (a progression that
+  // leaves some out) set up too, as the one-thread loop sets up every
+  // block, and first.
+  Status uncovered_set_up;
+  size_t uncovered_slot = SIZE_MAX;  // where uncovered_set_up failed
+  if (covered < precincts.code_blocks()) {
+    std::vector<uint8_t> has_packets(precincts.precincts(), 0);
+    for (const std::vector<size_t>& packets : by_precinct) {
+      const PacketId& id = what.sequence[packets.front()];
+      has_packets[precincts.precinct_index(id.component, id.resolution, id.precinct)] = 1;
+    }
+    for (size_t slot = 0; slot < precincts.code_blocks() && uncovered_set_up.ok(); ++slot) {
+      const CodeBlockPlace& at = precincts.place(slot);
+      if (!has_packets[precincts.precinct_index(at.component, at.resolution, at.precinct)]) {
+        uncovered_set_up = set_first_layers(precincts, what, slot, slot + 1);
+        uncovered_slot = slot;
+      }
     }
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.blocks > b.blocks; });
@@ -256,7 +262,11 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
   what.pool->parallel_for(std::min<int64_t>(static_cast<int64_t>(items.size()), what.pool->size()), [&](int64_t) {
     std::vector<CodeBlockContribution> contributions;
     for (size_t n = next++; n < items.size(); n = next++) {
-      const Item& item = items[n];
+      Item& item = items[n];
+      // B.10.4: the subband's blocks' first layers, which its tag trees
+      // need before its first packet.
+      item.set_up = set_first_layers(precincts, what, item.slot, item.slot + static_cast<size_t>(item.blocks));
+      if (!item.set_up.ok()) continue;
       PrecinctPacketCoder& coder = coder_of(item.precinct);
       for (const size_t i : by_precinct[item.precinct]) {
         const PacketId& id = what.sequence[i];
@@ -310,6 +320,13 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     }
     coded[i] = sized_packet(what.sequence[i], what.sop ? kSopBytes : 0, header.size(), body, out.packed_headers);
   });
+  // A block that could not be set up fails the sizing before any packet,
+  // the first in slot order.
+  const Item* failed = nullptr;
+  for (const Item& item : items)
+    if (!item.set_up.ok() && (!failed || item.slot < failed->slot)) failed = &item;
+  if (!uncovered_set_up.ok() && (!failed || uncovered_slot < failed->slot)) return uncovered_set_up;
+  if (failed) return failed->set_up;
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
     for (const BandPart& part : parts_of(i)) MALLAT_RETURN_IF_ERROR(part.fetch_failed);
@@ -503,9 +520,6 @@ bool on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
   const bool pool = on_pool(precincts, what);
-  TilePacketsToWrite alone = what;
-  if (!pool) alone.pool = nullptr;
-  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, alone));
   if (pool && !out.data && !out.data_sink) return size_packets_on_pool(precincts, what, out);
   if (pool) {
     // Sized on the pool, the headers kept, then the data laid out from the
@@ -520,6 +534,7 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     if (out.packets) out.packets->insert(out.packets->end(), sizes.begin(), sizes.end());
     return total;
   }
+  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what, 0, precincts.code_blocks()));
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;
