@@ -9,7 +9,22 @@ void PacketBitWriter::emit_byte() {
   out_.push_back(b);
   byte_ = 0;
   used_ = 0;
-  free_ = b == 0xFF ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
+  free_ = b == 0xFF && stuffed_ ? 7 : 8;  // B.10.1: bit stuffing after 0xFF
+}
+
+void PacketBitWriter::put_unstuffed(std::span<const uint8_t> bytes, uint32_t pending, int pending_bits) {
+  // A byte's eight bits at once: its first into the byte being filled,
+  // which they end, the rest into the next (which they end too where it
+  // is stuffed and they are seven), as put_bits would put them.
+  for (const uint8_t b : bytes) {
+    const int n = free_ - used_;  // 1..8
+    byte_ = byte_ << n | (uint32_t{b} >> (8 - n));
+    emit_byte();
+    used_ = 8 - n;
+    byte_ = b & ((1u << used_) - 1);
+    if (used_ == free_) emit_byte();
+  }
+  put_bits(pending, pending_bits);
 }
 
 void PacketBitWriter::put_bits(uint32_t value, int count) {

@@ -11,10 +11,14 @@
 
 namespace mallat::codec {
 
-// Appends packet-header bits to a byte vector.
+// Appends packet-header bits to a byte vector. Unstuffed (stuffed false),
+// it packs 8 bits to every byte: a piece of a header coded apart (one
+// subband's code-blocks of a packet, on a thread of their own), which the
+// header's writer takes later (put_unstuffed), stuffing it as it would have
+// had the bits been put there one by one.
 class PacketBitWriter {
  public:
-  explicit PacketBitWriter(std::vector<uint8_t>& out) : out_(out) {}
+  explicit PacketBitWriter(std::vector<uint8_t>& out, bool stuffed = true) : out_(out), stuffed_(stuffed) {}
 
   // Inline: a packet header is written a bit at a time (B.10), several bits
   // for each code-block of a precinct, in every sizing of rate control.
@@ -29,10 +33,19 @@ class PacketBitWriter {
   // that follows cannot form a marker with it.
   void flush();
 
+  // Unstuffed: the bits not yet in a whole byte (the last `pending_bits`
+  // of pending()), which the piece ends with.
+  uint32_t pending() const { return byte_; }
+  int pending_bits() const { return used_; }
+  // The bits of a piece an unstuffed writer wrote: its bytes, then its
+  // pending bits.
+  void put_unstuffed(std::span<const uint8_t> bytes, uint32_t pending, int pending_bits);
+
  private:
   void emit_byte();
 
   std::vector<uint8_t>& out_;
+  bool stuffed_ = true;
   uint32_t byte_ = 0;   // bits gathered for the next byte
   int free_ = 8;        // bits still free in it (7 after a 0xFF)
   int used_ = 0;        // bits put into it

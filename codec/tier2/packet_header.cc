@@ -144,95 +144,121 @@ Status PrecinctPacketCoder::set_code_block(int index, int first_layer, int zero_
   return Status::Ok();
 }
 
+// Inlined into encode_blocks' loops (a call a block otherwise).
+[[gnu::always_inline]] inline Status PrecinctPacketCoder::check_contribution(int layer, int index,
+                                                                            const CodeBlockContribution& c) const {
+  const BlockState& s = blocks_[static_cast<size_t>(index)];
+  if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
+    return invalid_argument(where(layer, index) + ": " + std::to_string(c.new_passes) + " passes");
+  }
+  if (c.new_passes == 0) {
+    if (!s.included && s.first_layer <= layer) {
+      return invalid_argument(where(layer, index) + ": first inclusion layer " + std::to_string(s.first_layer) +
+                              " but no passes");
+    }
+    return Status::Ok();
+  }
+  if (!s.included && s.first_layer != layer) {
+    return invalid_argument(where(layer, index) + ": included but its first inclusion layer is " +
+                            std::to_string(s.first_layer));
+  }
+  size_t pieces = 0;
+  for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int) {
+    ++pieces;
+    return true;
+  });
+  if (c.lengths.size() != pieces) {
+    return invalid_argument(where(layer, index) + ": " + std::to_string(c.lengths.size()) + " lengths for " +
+                            std::to_string(pieces) + " codeword segments");
+  }
+  return Status::Ok();
+}
+
+[[gnu::always_inline]] inline void PrecinctPacketCoder::encode_block(int layer, int index,
+                                                                    const CodeBlockContribution& c,
+                                                                    PacketBitWriter& w) {
+  BlockState& s = blocks_[static_cast<size_t>(index)];
+  TagTree& inc = inclusion_[static_cast<size_t>(s.band)];
+  // B.10.4: code-block inclusion.
+  if (!s.included) {
+    inc.encode(w, s.x, s.y, layer + 1);
+  } else {
+    w.put_bit(c.new_passes > 0 ? 1 : 0);
+  }
+  if (c.new_passes == 0) return;
+  // B.10.5: zero bit-planes, on first inclusion: the whole value.
+  if (!s.included) {
+    zero_planes_[static_cast<size_t>(s.band)].encode(w, s.x, s.y, s.zero_bitplanes + 1);
+    s.included = true;
+  }
+  // B.10.6: number of coding passes.
+  put_pass_count(w, c.new_passes);
+  // B.10.7: Lblock increment (comma code), then one length per piece.
+  // The pieces walked twice (no list made): c.lengths holds one per
+  // piece, checked before.
+  int increment = 0;
+  size_t k = 0;
+  for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
+    const int have = s.lblock + floor_log2(static_cast<uint32_t>(piece));
+    increment = std::max(increment, bit_length(c.lengths[k++]) - have);
+    return true;
+  });
+  for (int b = 0; b < increment; ++b) w.put_bit(1);
+  w.put_bit(0);
+  s.lblock += increment;
+  k = 0;
+  for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
+    w.put_bits(c.lengths[k++], s.lblock + floor_log2(static_cast<uint32_t>(piece)));
+    return true;
+  });
+  s.passes += c.new_passes;
+}
+
+Status PrecinctPacketCoder::encode_blocks(int layer, int first, std::span<const CodeBlockContribution> blocks,
+                                          bool empty, PacketBitWriter& w) {
+  // 15444-15 B.3: an HTMIXED writer would have to mark its HT blocks
+  // through their first length; this one writes one kind per component.
+  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
+  // Check everything before writing a bit.
+  for (size_t i = 0; i < blocks.size(); ++i)
+    MALLAT_RETURN_IF_ERROR(check_contribution(layer, first + static_cast<int>(i), blocks[i]));
+  if (empty) return Status::Ok();
+  for (size_t i = 0; i < blocks.size(); ++i) encode_block(layer, first + static_cast<int>(i), blocks[i], w);
+  return Status::Ok();
+}
+
 Status PrecinctPacketCoder::encode_header(int layer, std::span<const CodeBlockContribution> blocks,
                                           bool eph, std::vector<uint8_t>& out) {
   if (blocks.size() != blocks_.size()) {
     return invalid_argument("packet header: " + std::to_string(blocks.size()) +
                             " contributions for " + std::to_string(blocks_.size()) + " code-blocks");
   }
-  // 15444-15 B.3: an HTMIXED writer would have to mark its HT blocks
-  // through their first length; this one writes one kind per component.
-  if (style_.ht_mixed) return unsupported("packet header: writing HTMIXED code-blocks");
-  // Check everything before writing a bit.
-  bool any = false;
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const CodeBlockContribution& c = blocks[i];
-    const BlockState& s = blocks_[i];
-    const int idx = static_cast<int>(i);
-    if (c.new_passes < 0 || c.new_passes > kMaxPassesPerPacket) {
-      return invalid_argument(where(layer, idx) + ": " + std::to_string(c.new_passes) + " passes");
-    }
-    if (c.new_passes == 0) {
-      if (!s.included && s.first_layer <= layer) {
-        return invalid_argument(where(layer, idx) + ": first inclusion layer " +
-                                std::to_string(s.first_layer) + " but no passes");
-      }
-      continue;
-    }
-    any = true;
-    if (!s.included && s.first_layer != layer) {
-      return invalid_argument(where(layer, idx) + ": included but its first inclusion layer is " +
-                              std::to_string(s.first_layer));
-    }
-    size_t pieces = 0;
-    for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int) {
-      ++pieces;
-      return true;
-    });
-    if (c.lengths.size() != pieces) {
-      return invalid_argument(where(layer, idx) + ": " + std::to_string(c.lengths.size()) +
-                              " lengths for " + std::to_string(pieces) + " codeword segments");
-    }
-  }
-
+  const bool any = std::any_of(blocks.begin(), blocks.end(), [](const auto& c) { return c.new_passes != 0; });
   PacketBitWriter w(out);
-  w.put_bit(any ? 1 : 0);  // B.10.3: zero-length packet
-  if (any) {
-    for (size_t i = 0; i < blocks.size(); ++i) {
-      const CodeBlockContribution& c = blocks[i];
-      BlockState& s = blocks_[i];
-      TagTree& inc = inclusion_[static_cast<size_t>(s.band)];
-      // B.10.4: code-block inclusion.
-      if (!s.included) {
-        inc.encode(w, s.x, s.y, layer + 1);
-      } else {
-        w.put_bit(c.new_passes > 0 ? 1 : 0);
-      }
-      if (c.new_passes == 0) continue;
-      // B.10.5: zero bit-planes, on first inclusion: the whole value.
-      if (!s.included) {
-        zero_planes_[static_cast<size_t>(s.band)].encode(w, s.x, s.y, s.zero_bitplanes + 1);
-        s.included = true;
-      }
-      // B.10.6: number of coding passes.
-      put_pass_count(w, c.new_passes);
-      // B.10.7: Lblock increment (comma code), then one length per piece.
-      // The pieces walked twice (no list made): c.lengths holds one per
-      // piece, checked above.
-      int increment = 0;
-      size_t k = 0;
-      for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
-        const int have = s.lblock + floor_log2(static_cast<uint32_t>(piece));
-        increment = std::max(increment, bit_length(c.lengths[k++]) - have);
-        return true;
-      });
-      for (int b = 0; b < increment; ++b) w.put_bit(1);
-      w.put_bit(0);
-      s.lblock += increment;
-      k = 0;
-      for_each_codeword_segment_piece(style_, s.passes, c.new_passes, 0, [&](int piece) {
-        w.put_bits(c.lengths[k++], s.lblock + floor_log2(static_cast<uint32_t>(piece)));
-        return true;
-      });
-      s.passes += c.new_passes;
-    }
-  }
+  w.put_bit(any ? 1 : 0);  // B.10.3: zero-length packet (a bit that no error leaves in out)
+  MALLAT_RETURN_IF_ERROR(encode_blocks(layer, 0, blocks, !any, w));
   w.flush();
   if (eph) {
     out.push_back(0xFF);
     out.push_back(kEphSecondByte);
   }
   return Status::Ok();
+}
+
+int PrecinctPacketCoder::band_first_block(int band) const {
+  int first = 0;
+  for (int b = 0; b < band; ++b) first += bands_[static_cast<size_t>(b)].width * bands_[static_cast<size_t>(b)].height;
+  return first;
+}
+
+Status PrecinctPacketCoder::encode_band(int layer, int band, std::span<const CodeBlockContribution> blocks,
+                                        bool empty, PacketBitWriter& w) {
+  const auto& grid = bands_[static_cast<size_t>(band)];
+  if (blocks.size() != static_cast<size_t>(grid.width) * static_cast<size_t>(grid.height)) {
+    return invalid_argument("packet header: " + std::to_string(blocks.size()) + " contributions for a subband of " +
+                            std::to_string(grid.width * grid.height) + " code-blocks");
+  }
+  return encode_blocks(layer, band_first_block(band), blocks, empty, w);
 }
 
 Result<size_t> PrecinctPacketCoder::decode_header(int layer, std::span<const uint8_t> header,

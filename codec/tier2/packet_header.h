@@ -111,6 +111,21 @@ class PrecinctPacketCoder {
   Status encode_header(int layer, std::span<const CodeBlockContribution> blocks, bool eph,
                        std::vector<uint8_t>& out);
 
+  // The header coded in pieces (several threads at once): the subbands'
+  // parts of one packet's header, each after the first bit (B.10.3: "not
+  // empty", the caller's), are what encode_header writes for the subbands'
+  // blocks, band by band; each band's tag trees and blocks are its own
+  // (B.10.2), so that different bands may be coded on different threads.
+  // `blocks`: band `band`'s contributions (code-blocks
+  // band_first_block(band) onwards); `w` an unstuffed writer, whose pieces
+  // the header's writer joins (PacketBitWriter::put_unstuffed). A packet
+  // that no block of the precinct contributes to (`empty`) has no band
+  // parts: its blocks are checked, nothing is written.
+  int bands() const { return static_cast<int>(bands_.size()); }
+  int band_first_block(int band) const;
+  Status encode_band(int layer, int band, std::span<const CodeBlockContribution> blocks, bool empty,
+                     PacketBitWriter& w);
+
   // Decoder: read the header of the packet of `layer` from the start of
   // header (the tile-part data, or a PPM/PPT packed-header stream), and an
   // EPH after it when present. Fills blocks (resized to code_blocks()) and
@@ -135,6 +150,14 @@ class PrecinctPacketCoder {
     bool ht = false;
     int ht_first_cleanup = -1;
   };
+  // Encoder: whether block `index` may contribute `c` to the packet of
+  // `layer`, then its part of the header (B.10.4 to B.10.7).
+  Status check_contribution(int layer, int index, const CodeBlockContribution& c) const;
+  void encode_block(int layer, int index, const CodeBlockContribution& c, PacketBitWriter& w);
+  // Both for blocks first.. (as many as `blocks`): each checked, then,
+  // unless the packet is empty, each coded (encode_header, encode_band).
+  Status encode_blocks(int layer, int first, std::span<const CodeBlockContribution> blocks, bool empty,
+                       PacketBitWriter& w);
   // The lengths of the block's first contribution while its first HT
   // cleanup pass is not yet known (15444-15 B.3): placeholder passes, the
   // cleanup and what follows, or under HTMIXED a Part-1 block's segment.

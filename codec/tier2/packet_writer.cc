@@ -50,48 +50,20 @@ Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what
   return Status::Ok();
 }
 
-// set_first_layers over every slot; with a pool, each subband of each
-// precinct (a run of slots, tile_precincts.h; its own tag trees and
-// blocks, B.10.2) on a thread, the first error in slot order reported.
-Status set_first_layers(TilePrecincts& precincts, const TilePacketsToWrite& what) {
-  const size_t slots = precincts.code_blocks();
-  if (what.pool == nullptr || what.pool->size() <= 1) return set_first_layers(precincts, what, 0, slots);
-  std::vector<size_t> starts;
-  for (size_t slot = 0; slot < slots; ++slot) {
-    const CodeBlockPlace& at = precincts.place(slot);
-    if (precincts.first_slot(at.component, at.resolution, at.precinct) == slot ||
-        precincts.place(slot - 1).band != at.band)
-      starts.push_back(slot);
-  }
-  starts.push_back(slots);
-  return what.pool->parallel_for_status(static_cast<int64_t>(starts.size() - 1), [&](int64_t p) {
-    return set_first_layers(precincts, what, starts[static_cast<size_t>(p)], starts[static_cast<size_t>(p) + 1]);
-  });
-}
-
-// One packet's header (to `header`; its SOP marker to `sop`), from the
-// precinct coder's state, which it advances (B.10); `contributions` is the
-// packet's blocks' new passes, kept for writing its body. Its bytes, and
-// how they fall between data and packed headers.
-struct CodedPacket {
-  PacketBytes sizes;
-  uint64_t bytes = 0;
-};
-
-Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
-                                uint32_t packet_index, bool packed_headers,
-                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
-                                std::vector<uint8_t>& sop) {
+// The contributions of blocks [from, to) of packet `id`'s precinct (its
+// blocks' new passes, B.10.7.2) to contributions[0, to - from), each entry
+// as new, its lengths' memory kept from the last packet; returns their
+// body bytes.
+Result<uint64_t> packet_contributions(const TilePrecincts& precincts, const TilePacketsToWrite& what,
+                                      const PacketId& id, int from, int to,
+                                      std::vector<CodeBlockContribution>& contributions) {
   const LayerPasses& layers = *what.layers;
-  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
   const CodeBlockStyle style = precincts.style(id.component);
   const size_t first = precincts.first_slot(id.component, id.resolution, id.precinct);
-  const int n = coder.code_blocks();
-  // Each block's entry as new, its lengths' memory kept from the last packet.
-  contributions.resize(static_cast<size_t>(n));
+  contributions.resize(static_cast<size_t>(to - from));
   uint64_t bytes = 0;
-  for (int k = 0; k < n; ++k) {
-    CodeBlockContribution& c = contributions[static_cast<size_t>(k)];
+  for (int k = from; k < to; ++k) {
+    CodeBlockContribution& c = contributions[static_cast<size_t>(k - from)];
     std::vector<uint32_t> lengths = std::move(c.lengths);
     c = {};
     c.lengths = std::move(lengths);
@@ -104,19 +76,43 @@ Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWri
     piece_lengths(*block, style, before, now - before, c.lengths);
     bytes += c.body_bytes();
   }
+  return bytes;
+}
+
+// One packet's header (to `header`; its SOP marker to `sop`), from the
+// precinct coder's state, which it advances (B.10); `contributions` is the
+// packet's blocks' new passes, kept for writing its body. Its bytes, and
+// how they fall between data and packed headers.
+struct CodedPacket {
+  PacketBytes sizes;
+  uint64_t bytes = 0;
+};
+
+// A packet's sizes from its SOP's, header's and body's bytes.
+CodedPacket sized_packet(const PacketId& id, size_t sop, size_t header, uint64_t body, bool packed_headers) {
+  CodedPacket coded;
+  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop + body), 0};
+  if (packed_headers) {
+    coded.sizes.header = static_cast<uint32_t>(header);
+  } else {
+    coded.sizes.data += static_cast<uint32_t>(header);
+  }
+  coded.bytes = body + sop + header;
+  return coded;
+}
+
+Result<CodedPacket> code_packet(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id,
+                                uint32_t packet_index, bool packed_headers,
+                                std::vector<CodeBlockContribution>& contributions, std::vector<uint8_t>& header,
+                                std::vector<uint8_t>& sop) {
+  PrecinctPacketCoder& coder = precincts.coder(id.component, id.resolution, id.precinct);
+  MALLAT_ASSIGN_OR_RETURN(const uint64_t bytes,
+                          packet_contributions(precincts, what, id, 0, coder.code_blocks(), contributions));
   header.clear();
   sop.clear();
   if (what.sop) write_sop(static_cast<uint16_t>(packet_index & 0xFFFF), sop);
   MALLAT_RETURN_IF_ERROR(coder.encode_header(id.layer, contributions, what.eph, header));
-  CodedPacket coded;
-  coded.sizes = PacketBytes{id, static_cast<uint32_t>(sop.size() + bytes), 0};
-  if (packed_headers) {
-    coded.sizes.header = static_cast<uint32_t>(header.size());
-  } else {
-    coded.sizes.data += static_cast<uint32_t>(header.size());
-  }
-  coded.bytes = bytes + sop.size() + header.size();
-  return coded;
+  return sized_packet(id, sop.size(), header.size(), bytes, packed_headers);
 }
 
 // Appends one packet's header to `kept`, where it is wanted.
@@ -158,10 +154,39 @@ Status put_piece(const PacketOutput& out, std::span<const uint8_t> piece) {
   return piece.empty() ? Status::Ok() : (*out.data_sink)(piece);
 }
 
-// The packets sized without their data, on what.pool: each precinct's
-// packets in order on one thread (its tag trees and block states carry
-// from one to the next, B.10), the precincts at once; then their sizes and
-// headers in the sequence's order, as the one-thread loop gives them.
+// Whether any block of packet `id`'s precinct has new passes in it
+// (B.10.3: else the packet is empty).
+bool packet_has_passes(const TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketId& id) {
+  const LayerPasses& layers = *what.layers;
+  const size_t first = what.first_block + precincts.first_slot(id.component, id.resolution, id.precinct);
+  const size_t n = static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).code_blocks());
+  for (size_t k = first; k < first + n; ++k) {
+    if (layers[id.layer][k] > (id.layer > 0 ? layers[id.layer - 1][k] : 0)) return true;
+  }
+  return false;
+}
+
+// One subband's part of one packet, as a pool item coded it: its header
+// bits unstuffed (PrecinctPacketCoder::encode_band), its blocks' body
+// bytes, or why it failed: in finding the blocks' passes, or in their
+// header (which a one-thread sizing reports after the first: it finds all
+// the packet's passes first).
+struct BandPart {
+  std::vector<uint8_t> bits;
+  uint32_t pending = 0;
+  int pending_bits = 0;
+  uint64_t body = 0;
+  Status fetch_failed, failed;
+};
+
+// The packets sized without their data, on what.pool, in two steps. First
+// each subband of each precinct (its own tag trees and blocks, B.10.2) on
+// one thread: its part of each of the precinct's packets in order (its tag
+// trees and block states carry from one to the next, B.10), the subbands
+// at once. Then each packet's header joined from its subbands' parts
+// (B.10.3: the first bit, then the parts in band order), the packets at
+// once. Then their sizes and headers in the sequence's order, as the
+// one-thread loop gives them.
 Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacketsToWrite& what,
                                       const PacketOutput& out) {
   const size_t count = what.sequence.size();
@@ -174,49 +199,140 @@ Result<uint64_t> size_packets_on_pool(TilePrecincts& precincts, const TilePacket
     if (added) by_precinct.emplace_back();
     by_precinct[at->second].push_back(i);
   }
-  // The precincts with most code-blocks first, so that the largest do not
-  // start last while the other threads idle.
-  std::vector<size_t> largest_first(by_precinct.size());
-  for (size_t g = 0; g < largest_first.size(); ++g) largest_first[g] = g;
-  const auto blocks_of = [&](size_t g) {
+  const auto coder_of = [&](size_t g) -> PrecinctPacketCoder& {
     const PacketId& id = what.sequence[by_precinct[g].front()];
-    return precincts.coder(id.component, id.resolution, id.precinct).code_blocks();
+    return precincts.coder(id.component, id.resolution, id.precinct);
   };
-  std::stable_sort(largest_first.begin(), largest_first.end(),
-                   [&](size_t a, size_t b) { return blocks_of(a) > blocks_of(b); });
-  std::vector<CodedPacket> coded(count);
-  const bool keep = (out.headers && out.packed_headers) || (out.kept_headers && !out.packed_headers);
-  std::vector<std::vector<uint8_t>> headers(keep ? count : 0);
-  std::vector<Status> failed(count);
-  // One pool item per thread, each taking the next precinct in turn: its
-  // contributions' memory serves precinct after precinct, as the one-thread
-  // loop's serves packet after packet (a fresh list per precinct would
+  // The items: each precinct's subbands, those with most code-blocks
+  // first, so that the largest do not start last while the other threads
+  // idle.
+  struct Item {
+    size_t precinct = 0;
+    int band = 0, first = 0, blocks = 0;
+    size_t slot = 0;  // its first block's
+    Status set_up;    // set_first_layers' for its blocks
+  };
+  std::vector<Item> items;
+  size_t covered = 0;
+  for (size_t g = 0; g < by_precinct.size(); ++g) {
+    const PrecinctPacketCoder& coder = coder_of(g);
+    const PacketId& id = what.sequence[by_precinct[g].front()];
+    const size_t slot = precincts.first_slot(id.component, id.resolution, id.precinct);
+    covered += static_cast<size_t>(coder.code_blocks());
+    for (int b = 0; b < coder.bands(); ++b) {
+      const int first = coder.band_first_block(b);
+      const int end = b + 1 < coder.bands() ? coder.band_first_block(b + 1) : coder.code_blocks();
+      items.push_back({g, b, first, end - first, slot + static_cast<size_t>(first), Status::Ok()});
+    }
+  }
+  // The blocks of precincts without a packet here (a progression that
+  // leaves some out) set up too, as the one-thread loop sets up every
+  // block, and first.
+  Status uncovered_set_up;
+  size_t uncovered_slot = SIZE_MAX;  // where uncovered_set_up failed
+  if (covered < precincts.code_blocks()) {
+    std::vector<uint8_t> has_packets(precincts.precincts(), 0);
+    for (const std::vector<size_t>& packets : by_precinct) {
+      const PacketId& id = what.sequence[packets.front()];
+      has_packets[precincts.precinct_index(id.component, id.resolution, id.precinct)] = 1;
+    }
+    for (size_t slot = 0; slot < precincts.code_blocks() && uncovered_set_up.ok(); ++slot) {
+      const CodeBlockPlace& at = precincts.place(slot);
+      if (!has_packets[precincts.precinct_index(at.component, at.resolution, at.precinct)]) {
+        uncovered_set_up = set_first_layers(precincts, what, slot, slot + 1);
+        uncovered_slot = slot;
+      }
+    }
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.blocks > b.blocks; });
+  std::vector<int> first_part(count, 0);  // packet i's parts: parts[first_part[i]] onwards, one per band
+  std::vector<uint8_t> empty(count, 1);  // per packet, set by its band 0 item
+  size_t part_count = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const PacketId& id = what.sequence[i];
+    first_part[i] = static_cast<int>(part_count);
+    part_count += static_cast<size_t>(precincts.coder(id.component, id.resolution, id.precinct).bands());
+  }
+  std::vector<BandPart> parts(part_count);
+  // One pool item per thread, each taking the next subband in turn: its
+  // contributions' memory serves subband after subband, as the one-thread
+  // loop's serves packet after packet (a fresh list per subband would
   // allocate every block's lengths again).
   std::atomic<size_t> next{0};
-  const size_t items = std::min(by_precinct.size(), static_cast<size_t>(what.pool->size()));
-  what.pool->parallel_for(static_cast<int64_t>(items), [&](int64_t) {
+  what.pool->parallel_for(std::min<int64_t>(static_cast<int64_t>(items.size()), what.pool->size()), [&](int64_t) {
     std::vector<CodeBlockContribution> contributions;
-    std::vector<uint8_t> header, sop;
-    for (size_t g = next++; g < by_precinct.size(); g = next++) {
-      for (const size_t i : by_precinct[largest_first[g]]) {
-        Result<CodedPacket> c = code_packet(precincts, what, what.sequence[i], static_cast<uint32_t>(i),
-                                            out.packed_headers, contributions, header, sop);
-        if (!c.ok()) {
-          // The precinct's later packets would start from a state this one
-          // did not reach: the first failure in the sequence is reported.
-          failed[i] = c.status();
+    for (size_t n = next++; n < items.size(); n = next++) {
+      Item& item = items[n];
+      // B.10.4: the subband's blocks' first layers, which its tag trees
+      // need before its first packet.
+      item.set_up = set_first_layers(precincts, what, item.slot, item.slot + static_cast<size_t>(item.blocks));
+      if (!item.set_up.ok()) continue;
+      PrecinctPacketCoder& coder = coder_of(item.precinct);
+      for (const size_t i : by_precinct[item.precinct]) {
+        const PacketId& id = what.sequence[i];
+        BandPart& part = parts[static_cast<size_t>(first_part[i] + item.band)];
+        Result<uint64_t> body =
+            packet_contributions(precincts, what, id, item.first, item.first + item.blocks, contributions);
+        // The precinct's later packets would start from a state this one
+        // did not reach: the first failure in the sequence is reported.
+        if (!body.ok()) {
+          part.fetch_failed = body.status();
           break;
         }
-        coded[i] = *c;
-        if (keep) headers[i] = header;
+        part.body = *body;
+        const bool none = !packet_has_passes(precincts, what, id);
+        if (item.band == 0) empty[i] = none ? 1 : 0;
+        PacketBitWriter w(part.bits, false);
+        part.failed = coder.encode_band(id.layer, item.band, contributions, none, w);
+        if (!part.failed.ok()) break;
+        part.pending = w.pending();
+        part.pending_bits = w.pending_bits();
       }
     }
   });
+  const auto parts_of = [&](size_t i) {
+    const PacketId& id = what.sequence[i];
+    const int bands = precincts.coder(id.component, id.resolution, id.precinct).bands();
+    return std::span<const BandPart>(parts).subspan(static_cast<size_t>(first_part[i]), static_cast<size_t>(bands));
+  };
+  std::vector<CodedPacket> coded(count);
+  std::vector<std::vector<uint8_t>> headers(count);
+  what.pool->parallel_for(static_cast<int64_t>(count), [&](int64_t k) {
+    const size_t i = static_cast<size_t>(k);
+    const std::span<const BandPart> mine = parts_of(i);
+    uint64_t body = 0;
+    for (const BandPart& part : mine) {
+      if (!part.fetch_failed.ok() || !part.failed.ok()) return;
+      body += part.body;
+    }
+    std::vector<uint8_t>& header = headers[i];
+    size_t bytes = 4;  // the first bit, pending bits, a stuffed byte's zero, EPH: at most 4 bytes more
+    for (const BandPart& part : mine) bytes += part.bits.size() + part.bits.size() / 7 + 1;
+    header.reserve(bytes);
+    PacketBitWriter w(header);
+    w.put_bit(empty[i] != 0 ? 0 : 1);
+    if (empty[i] == 0)
+      for (const BandPart& part : mine) w.put_unstuffed(part.bits, part.pending, part.pending_bits);
+    w.flush();
+    if (what.eph) {
+      header.push_back(0xFF);
+      header.push_back(kEphSecondByte);
+    }
+    coded[i] = sized_packet(what.sequence[i], what.sop ? kSopBytes : 0, header.size(), body, out.packed_headers);
+  });
+  // A block that could not be set up fails the sizing before any packet,
+  // the first in slot order.
+  const Item* failed = nullptr;
+  for (const Item& item : items)
+    if (!item.set_up.ok() && (!failed || item.slot < failed->slot)) failed = &item;
+  if (!uncovered_set_up.ok() && (!failed || uncovered_slot < failed->slot)) return uncovered_set_up;
+  if (failed) return failed->set_up;
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
-    MALLAT_RETURN_IF_ERROR(failed[i]);
+    for (const BandPart& part : parts_of(i)) MALLAT_RETURN_IF_ERROR(part.fetch_failed);
+    for (const BandPart& part : parts_of(i)) MALLAT_RETURN_IF_ERROR(part.failed);
     if (out.headers && out.packed_headers) out.headers->insert(out.headers->end(), headers[i].begin(), headers[i].end());
-    if (keep) keep_header(out, headers[i]);
+    keep_header(out, headers[i]);
     if (out.packets) out.packets->push_back(coded[i].sizes);
     total += coded[i].bytes;
   }
@@ -404,9 +520,6 @@ bool on_pool(const TilePrecincts& precincts, const TilePacketsToWrite& what) {
 
 Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrite& what, const PacketOutput& out) {
   const bool pool = on_pool(precincts, what);
-  TilePacketsToWrite alone = what;
-  if (!pool) alone.pool = nullptr;
-  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, alone));
   if (pool && !out.data && !out.data_sink) return size_packets_on_pool(precincts, what, out);
   if (pool) {
     // Sized on the pool, the headers kept, then the data laid out from the
@@ -421,6 +534,7 @@ Result<uint64_t> write_packets(TilePrecincts& precincts, const TilePacketsToWrit
     if (out.packets) out.packets->insert(out.packets->end(), sizes.begin(), sizes.end());
     return total;
   }
+  MALLAT_RETURN_IF_ERROR(set_first_layers(precincts, what, 0, precincts.code_blocks()));
   std::vector<CodeBlockContribution> contributions;
   std::vector<uint8_t> header, sop;
   uint64_t total = 0;

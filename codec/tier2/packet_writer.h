@@ -62,14 +62,16 @@ struct PacketOutput {
 };
 
 // How a tile's packets are shared out on a pool (write_packets,
-// write_packet_data): each precinct's packets coded on one thread, the
-// precincts at once (their tag trees and block states carry from layer to
-// layer, B.10), then the data laid out from the packets' sizes and copied
-// in ranges on the pool.
+// write_packet_data): each subband of each precinct on one thread, its
+// blocks set up and its part of the precinct's packets coded in order
+// (its tag trees and block states are its own and carry from layer to
+// layer, B.10.2), the subbands at once; then each packet's header joined
+// from its subbands' parts, the packets at once; then the data laid out
+// from the packets' sizes and copied in ranges on the pool.
 struct PacketPoolSplit {
   // Below this many code-blocks a tile's packets are coded and written on
   // one thread: the pool is handed the tile four times (the precincts
-  // copied, their blocks set up, their packets coded, the data copied), at
+  // copied, their subbands coded, their headers joined, the data copied), at
   // some tens of microseconds each, while the one-thread loop takes a
   // fraction of a microsecond per block.
   static constexpr size_t kLeastCodeBlocks = 1024;
@@ -97,9 +99,10 @@ struct TilePacketsToWrite {
   std::function<Result<const entropy::EncodedCodeBlock*>(size_t slot)> block;
   bool sop = false, eph = false;        // A.8.1, A.8.2 (Scod)
   // A pool, if any: where the tile has split.least_code_blocks the
-  // precincts' blocks are set up on it, their packets coded on it and their
-  // data copied on it (PacketPoolSplit); `block` is then called from its
-  // threads, and the pointers it gives must hold until the call returns.
+  // precincts' subbands are set up and coded on it, their headers joined on
+  // it and their data copied on it (PacketPoolSplit); `block` is then
+  // called from its threads, and the pointers it gives must hold until the
+  // call returns.
   ThreadPool* pool = nullptr;
   PacketPoolSplit split;
 };

@@ -52,6 +52,7 @@ void TagTree::reset() {
     n.known = false;
   }
   minima_stale_ = false;
+  highest_threshold_ = 0;
 }
 
 void TagTree::set_value(int x, int y, int value) {
@@ -70,8 +71,26 @@ void TagTree::update_minima() {
 
 void TagTree::encode(PacketBitWriter& out, int x, int y, int threshold) {
   if (minima_stale_) update_minima();
-  int low = 0;
-  for (int l = static_cast<int>(level_start_.size()) - 1; l >= 0; --l) {  // root first
+  // B.10.2: a node is done for this threshold once the decoder knows its
+  // value, or, with no earlier threshold above this one, once its low has
+  // reached the threshold. The ancestors of a done node are done, and the
+  // walk from the root through done nodes writes nothing and changes
+  // nothing (each leaves `low` at its own low), so the walk starts below
+  // the deepest done node on the leaf's path: mostly its parent, when a
+  // sibling was coded before.
+  const int levels = static_cast<int>(level_start_.size());
+  const bool rising = threshold >= highest_threshold_;
+  highest_threshold_ = std::max(highest_threshold_, threshold);
+  int start = levels - 1, low = 0;
+  for (int l = 0; l < levels; ++l) {
+    const Node& node = nodes_[node_at(l, x, y)];
+    if (node.known || (rising && node.low >= threshold)) {
+      start = l - 1;
+      low = node.low;
+      break;
+    }
+  }
+  for (int l = start; l >= 0; --l) {  // root first
     Node& node = nodes_[node_at(l, x, y)];
     if (low > node.low) {
       node.low = low;

@@ -70,6 +70,7 @@ class TagTree {
   InlineVector<int, 8> level_start_, level_width_;
   int leaves_ = 0;
   bool minima_stale_ = false;
+  int highest_threshold_ = 0;  // encoder: the highest threshold coded to since the reset
 };
 
 }  // namespace mallat::codec

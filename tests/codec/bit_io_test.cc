@@ -144,5 +144,32 @@ TEST(PacketBitIo, RandomRoundTripNeverMarker) {
   }
 }
 
+// Bits written in pieces by unstuffed writers (many 1 bits, so that 0xFF
+// bytes come often, at any offset), then joined by a stuffed writer, give
+// the bytes of the same bits put on it one by one.
+TEST(PacketBitIo, UnstuffedPiecesJoinAsTheBitsPutOneByOne) {
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 500; ++iter) {
+    std::vector<uint8_t> plain, joined;
+    PacketBitWriter one_by_one(plain), join(joined);
+    const int pieces = 1 + static_cast<int>(rng() % 5);
+    for (int p = 0; p < pieces; ++p) {
+      std::vector<uint8_t> bytes;
+      PacketBitWriter piece(bytes, false);
+      const int bits = static_cast<int>(rng() % 70);
+      for (int b = 0; b < bits; ++b) {
+        const int bit = rng() % 8 != 0 ? 1 : 0;
+        piece.put_bit(bit);
+        one_by_one.put_bit(bit);
+      }
+      EXPECT_EQ(bytes.size() * 8 + static_cast<size_t>(piece.pending_bits()), static_cast<size_t>(bits));
+      join.put_unstuffed(bytes, piece.pending(), piece.pending_bits());
+    }
+    one_by_one.flush();
+    join.flush();
+    ASSERT_EQ(joined, plain) << iter;
+  }
+}
+
 }  // namespace
 }  // namespace mallat::codec

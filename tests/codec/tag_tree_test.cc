@@ -150,9 +150,83 @@ class ReferenceTagTree {
   }
   int value(int x, int y) const { return value_[static_cast<size_t>(y * widths_[0] + x)]; }
 
+  // The plain encoder: the leaves' values, each inner node the minimum of
+  // its children, and each encode a walk of every node from the root.
+  void set_values(const std::vector<int>& leaves) {
+    std::fill(value_.begin(), value_.end(), TagTree::kUnknown);
+    std::copy(leaves.begin(), leaves.end(), value_.begin());
+    for (size_t l = 0; l + 1 < starts_.size(); ++l) {
+      const int w = widths_[l], h = (starts_[l + 1] - starts_[l]) / w;
+      for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+          int& parent = value_[static_cast<size_t>(starts_[l + 1] + (y / 2) * widths_[l + 1] + x / 2)];
+          parent = std::min(parent, value_[static_cast<size_t>(starts_[l] + y * w + x)]);
+        }
+      }
+    }
+    known_.assign(value_.size(), false);
+  }
+  void encode(PacketBitWriter& out, int x, int y, int threshold) {
+    int low = 0;
+    for (int l = static_cast<int>(starts_.size()) - 1; l >= 0; --l) {
+      const auto i = static_cast<size_t>(starts_[l] + (y >> l) * widths_[l] + (x >> l));
+      low = std::max(low, low_[i]);
+      while (low < threshold) {
+        if (low >= value_[i]) {
+          if (!known_[i]) out.put_bit(1);
+          known_[i] = true;
+          break;
+        }
+        out.put_bit(0);
+        ++low;
+      }
+      low_[i] = low;
+    }
+  }
+
  private:
   std::vector<int> widths_, starts_, value_, low_;
+  std::vector<bool> known_;
 };
+
+// Random trees coded leaf by leaf in random order, at thresholds that
+// mostly rise (the inclusion tree, layer by layer), that are each leaf's
+// value plus one (the zero bit-planes, whole) or that fall; the tree's
+// encoder, which starts its walks below the nodes already done, writes the
+// bits of the plain walk from the root, call after call.
+TEST(TagTree, EncodeEqualsThePlainWalkFromTheRoot) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 600; ++iter) {
+    const int w = 1 + static_cast<int>(rng() % 19), h = 1 + static_cast<int>(rng() % 13);
+    const int max_value = static_cast<int>(rng() % 9);
+    std::vector<int> v(static_cast<size_t>(w * h));
+    for (int& x : v) x = rng() % 7 == 0 ? TagTree::kUnknown : static_cast<int>(rng() % (max_value + 1));
+    auto tree = TagTree::create(w, h);
+    ASSERT_TRUE(tree.ok());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) tree->set_value(x, y, v[static_cast<size_t>(y * w + x)]);
+    ReferenceTagTree ref(w, h);
+    ref.set_values(v);
+    std::vector<uint8_t> got, want;
+    PacketBitWriter a(got), b(want);
+    const int kind = iter % 3;
+    int threshold = 0;
+    for (int step = 0; step < 3 * w * h; ++step) {
+      const int x = static_cast<int>(rng() % static_cast<unsigned>(w)),
+                y = static_cast<int>(rng() % static_cast<unsigned>(h));
+      const int value = v[static_cast<size_t>(y * w + x)];
+      if (kind == 0) threshold += static_cast<int>(rng() % 4 == 0);
+      if (kind == 1) threshold = value == TagTree::kUnknown ? max_value + 1 : value + 1;
+      if (kind == 2) threshold = static_cast<int>(rng() % (max_value + 3));
+      tree->encode(a, x, y, threshold);
+      ref.encode(b, x, y, threshold);
+      ASSERT_EQ(got, want) << iter << " step " << step;
+    }
+    a.flush();
+    b.flush();
+    ASSERT_EQ(got, want) << iter;
+  }
+}
 
 // Random bits (any stream a decoder may meet, overruns included) decoded
 // by both, leaves in random order at rising thresholds, each leaf's first

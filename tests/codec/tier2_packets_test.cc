@@ -455,6 +455,86 @@ TEST_P(Tier2Packets, DataSentInChunksWhileTheNextAreCopied) {
   }
 }
 
+// A sizing on a pool (each subband's blocks set up and its part of its
+// packets coded on one thread) is the one-thread loop's, also where the
+// sequence leaves out the packets of some precincts (whose blocks are set
+// up all the same) and where it fails: with the error of the first block
+// that cannot be set up, else of the first packet in the sequence that
+// fails, and in it of a block that cannot be had before a header that
+// cannot be coded. Here a block that cannot be had (at its set-up, or when
+// a packet wants its passes) and one with more passes in a layer than a
+// header can say (B.10.6), anywhere in the tile.
+TEST_P(Tier2Packets, SizingsOnAPoolLeavingOutOrFailingAreTheOneThreadSizings) {
+  const Case c = GetParam();
+  const Tile tile = make_tile(c);
+  auto precincts = TilePrecincts::create(tile.layout, tile.coding);
+  ASSERT_TRUE(precincts.ok());
+  const Written w = write(tile, make_coded(precincts->code_blocks(), c.layers, 3), c);
+  ThreadPool pool(4);
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 24; ++iter) {
+    const int mode = iter % 4;  // 0: none fails; 1: a set-up; 2: a header; 3: a packet's block and a header
+    Coded coded = make_coded(precincts->code_blocks(), c.layers, 3);
+    const size_t unfetched = mode == 1 || mode == 3 ? rng() % coded.blocks.size() : SIZE_MAX;
+    if (mode >= 2) {
+      // Too many passes in the last layer of a block.
+      const size_t slot = rng() % coded.blocks.size();
+      entropy::EncodedCodeBlock& b = coded.blocks[slot];
+      b.passes.resize(kMaxPassesPerPacket + 2, b.passes.empty() ? entropy::CodingPass{} : b.passes.back());
+      b.num_passes = static_cast<int>(b.passes.size());
+      for (int l = 0; l + 1 < c.layers; ++l) coded.layers[static_cast<size_t>(l)][slot] = 0;
+      coded.layers.back()[slot] = b.num_passes;
+    }
+    // Every other round, the packets of one precinct left out.
+    std::vector<PacketId> sequence = w.sequence;
+    if (iter % 8 >= 4) {
+      const PacketId gone = sequence[rng() % sequence.size()];
+      std::erase_if(sequence, [&](const PacketId& id) {
+        return id.component == gone.component && id.resolution == gone.resolution && id.precinct == gone.precinct;
+      });
+    }
+    std::vector<int> requests(coded.blocks.size(), 0);
+    TilePacketsToWrite what = to_write(sequence, coded, c);
+    what.block = [&, unfetched, mode](size_t slot) -> Result<const entropy::EncodedCodeBlock*> {
+      // Mode 3: the block is had at its set-up, not after.
+      if (slot == unfetched && ++requests[slot] >= (mode == 3 ? 2 : 1))
+        return io_error("block " + std::to_string(slot) + " not read");
+      return &coded.blocks[slot];
+    };
+    TilePacketsToWrite pooled = what;
+    pooled.pool = &pool;
+    pooled.split.least_code_blocks = 0;
+    struct Sized {
+      Result<uint64_t> total = uint64_t{0};
+      std::vector<uint8_t> headers;
+      std::vector<PacketBytes> packets;
+      KeptHeaders kept;
+    } sized[2];
+    for (const TilePacketsToWrite* how : {&what, &pooled}) {
+      std::fill(requests.begin(), requests.end(), 0);
+      Sized& s = sized[how == &pooled];
+      TilePrecincts fresh = TilePrecincts::copy_of(*precincts, nullptr);
+      PacketOutput out{c.packed, nullptr, &s.headers, &s.packets};
+      out.kept_headers = &s.kept;
+      s.total = write_packets(fresh, *how, out);
+    }
+    ASSERT_EQ(sized[1].total.ok(), sized[0].total.ok()) << iter;
+    if (!sized[0].total.ok()) {
+      EXPECT_EQ(sized[1].total.status().message(), sized[0].total.status().message()) << iter;
+      continue;
+    }
+    EXPECT_NE(mode, 1) << iter;
+    EXPECT_EQ(*sized[1].total, *sized[0].total) << iter;
+    EXPECT_EQ(sized[1].headers, sized[0].headers) << iter;
+    EXPECT_EQ(sized[1].kept.bytes, sized[0].kept.bytes) << iter;
+    ASSERT_EQ(sized[1].packets.size(), sized[0].packets.size()) << iter;
+    for (size_t i = 0; i < sized[0].packets.size(); ++i) {
+      EXPECT_EQ(sized[1].packets[i].data, sized[0].packets[i].data) << iter << " packet " << i;
+      EXPECT_EQ(sized[1].packets[i].header, sized[0].packets[i].header) << iter << " packet " << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, Tier2Packets, ::testing::ValuesIn(cases()));
 
 TEST(TilePrecincts, SlotsRunInPacketOrderAndNameTheirCodeBlocks) {
