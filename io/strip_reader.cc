@@ -111,24 +111,27 @@ class PnmStrips final : public detail::BandedStrips {
   }
 
   bool reads_together() const override { return true; }
+  bool reads_stored() const override { return true; }
   // Nothing read here: the raster's rows lie at known offsets, so each
   // conversion reads its own rows (on its own thread) and deinterleaves
   // them as read_band does.
   Result<Conversion> read_together(int64_t rows) override {
-    if (rows < 0 || together_next_ + rows > layout_.y1) return invalid_argument(name_ + ": rows asked beyond the image");
-    const int64_t first = together_next_;
-    together_next_ += rows;
+    MALLAT_ASSIGN_OR_RETURN(const int64_t first, take_rows(rows));
     return Conversion([this, first, rows](int64_t y0, int64_t y1, int32_t* const* out) -> Status {
-      if (y0 < 0 || y1 > rows || y0 > y1) return invalid_argument(name_ + ": rows converted beyond those read");
-      const size_t row_bytes = static_cast<size_t>(layout_.x1) * header_.channels * bytes_per_sample_;
-      thread_local std::vector<uint8_t> raster;
-      raster.resize(static_cast<size_t>(y1 - y0) * row_bytes);
-      MALLAT_RETURN_IF_ERROR(file_.read_at_any_thread(header_.raster + static_cast<uint64_t>(first + y0) * row_bytes,
-                                                      raster.data(), raster.size(), name_));
-      const int32_t largest = detail::deinterleave_raster(raster.data(), static_cast<uint64_t>((y1 - y0) * layout_.x1),
-                                                          header_.channels, bytes_per_sample_, out, header_.maxval < 255);
-      const Status in_range = detail::check_maxval(largest, header_.maxval);
-      return in_range.ok() ? in_range : in_range.with_context(name_ + " (" + format_ + ")");
+      return convert_rows(first, rows, y0, y1, [&](const uint8_t* raster, uint64_t pixels) {
+        return detail::deinterleave_raster(raster, pixels, header_.channels, bytes_per_sample_, out,
+                                           header_.maxval < 255);
+      });
+    });
+  }
+  // The same rows split at their stored width (the file's one or two bytes
+  // a sample), the same maxval check.
+  Result<StoredConversion> read_together_stored(int64_t rows) override {
+    MALLAT_ASSIGN_OR_RETURN(const int64_t first, take_rows(rows));
+    return StoredConversion([this, first, rows](int64_t y0, int64_t y1, uint8_t* const* out) -> Status {
+      return convert_rows(first, rows, y0, y1, [&](const uint8_t* raster, uint64_t pixels) {
+        return detail::split_stored(raster, pixels, header_.channels, bytes_per_sample_, out, header_.maxval < 255);
+      });
     });
   }
 
@@ -148,6 +151,28 @@ class PnmStrips final : public detail::BandedStrips {
     const Status in_range = detail::check_maxval(largest, header_.maxval);
     if (!in_range.ok()) return in_range.with_context(name_ + " (" + format_ + ")");
     return Status::Ok();
+  }
+
+  // The next `rows` rows for a conversion: the first of them.
+  Result<int64_t> take_rows(int64_t rows) {
+    if (rows < 0 || together_next_ + rows > layout_.y1) return invalid_argument(name_ + ": rows asked beyond the image");
+    const int64_t first = together_next_;
+    together_next_ += rows;
+    return first;
+  }
+  // Rows [y0, y1) of the `rows` from `first` read on the calling thread and
+  // handed to `split` (raster, pixels), which returns the largest sample.
+  template <typename Split>
+  Status convert_rows(int64_t first, int64_t rows, int64_t y0, int64_t y1, const Split& split) const {
+    if (y0 < 0 || y1 > rows || y0 > y1) return invalid_argument(name_ + ": rows converted beyond those read");
+    const size_t row_bytes = static_cast<size_t>(layout_.x1) * header_.channels * bytes_per_sample_;
+    thread_local std::vector<uint8_t> raster;
+    raster.resize(static_cast<size_t>(y1 - y0) * row_bytes);
+    MALLAT_RETURN_IF_ERROR(file_.read_at_any_thread(header_.raster + static_cast<uint64_t>(first + y0) * row_bytes,
+                                                    raster.data(), raster.size(), name_));
+    const int32_t largest = split(raster.data(), static_cast<uint64_t>((y1 - y0) * layout_.x1));
+    const Status in_range = detail::check_maxval(largest, header_.maxval);
+    return in_range.ok() ? in_range : in_range.with_context(name_ + " (" + format_ + ")");
   }
 
   InputFile file_;
@@ -302,6 +327,10 @@ Status BandedStrips::fill(int64_t until) {
 
 Result<StripReader::Conversion> StripReader::read_together(int64_t) {
   return unsupported("this reader reads each component's rows on their own");
+}
+
+Result<StripReader::StoredConversion> StripReader::read_together_stored(int64_t) {
+  return unsupported("this reader converts its rows to int32 samples only");
 }
 
 bool reads_in_strips(const std::filesystem::path& path) {

@@ -45,6 +45,18 @@ class StripReader {
   // well.
   virtual Result<Conversion> read_together(int64_t rows);
 
+  // Rows [y0, y1) of what one read_together_stored call read, every
+  // component c's samples at their stored width (Component::stored:
+  // stored_bytes(precision) bytes each, in the host's order) into out[c].
+  using StoredConversion = std::function<Status(int64_t y0, int64_t y1, uint8_t* const* out)>;
+  // Whether read_together_stored is there (PNM and PAM).
+  virtual bool reads_stored() const { return false; }
+  // read_together with the rows kept at their stored width, for an encode
+  // that sends them to a device as they are (a quarter of the bytes of
+  // 8-bit samples widened); the same checks. A reader read so is not read
+  // otherwise as well.
+  virtual Result<StoredConversion> read_together_stored(int64_t rows);
+
  protected:
   Image layout_;
 };

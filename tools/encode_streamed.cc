@@ -48,6 +48,16 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
       return Status::Ok();
     };
   }
+  if (reader.reads_stored()) {
+    source.read_together_stored = [&](int64_t rows) -> Result<codec::StoredRowConversion> {
+      Result<io::StripReader::StoredConversion> convert = current->read_together_stored(rows);
+      if (!convert.ok()) return own(convert.status());
+      return codec::StoredRowConversion(
+          [&own, convert = std::move(*convert)](int64_t y0, int64_t y1, uint8_t* const* out) {
+            return own(convert(y0, y1, out));
+          });
+    };
+  }
   const Status status = io::write_file_atomically(file.out, [&](const io::ByteSink& sink, const io::SizeHint& reserve) {
     const codec::FileSink out = [&](std::span<const uint8_t> piece) {
       Status s = sink(piece);

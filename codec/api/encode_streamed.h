@@ -37,6 +37,10 @@ using FileSizeHint = std::function<void(uint64_t bytes)>;
 // first row), every component c's into out[c] (y1 - y0 rows of its width).
 using RowConversion = std::function<Status(int64_t y0, int64_t y1, int32_t* const* out)>;
 
+// The same rows at their stored width (Component::stored's form:
+// stored_bytes(precision) bytes a sample, in the host's order) into out[c].
+using StoredRowConversion = std::function<Status(int64_t y0, int64_t y1, uint8_t* const* out)>;
+
 // An image read by rows.
 struct RowSource {
   // The image as encode() takes it, without samples: each component's
@@ -56,6 +60,10 @@ struct RowSource {
   // through the next call (until the one after it). A source read so is
   // not read by read_rows as well.
   std::function<Result<RowConversion>(int64_t rows)> read_together;
+  // Optional, with read_together: the same rows kept at their stored width,
+  // for an encode that sends them to a device as they are (see rewind). A
+  // source read so is not read otherwise as well.
+  std::function<Result<StoredRowConversion>(int64_t rows)> read_together_stored;
   // Optional: reads from the image's first row again (its file opened
   // anew). Only a source that has it is fed to a device (a device runner
   // given with the call, CallResources::device_tiles): should the device

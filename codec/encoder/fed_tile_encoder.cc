@@ -35,6 +35,23 @@ TileFeed feed_of(const RowSource& source, ThreadPool& pool) {
   };
 }
 
+// The same rows at their stored width (RowSource::read_together_stored),
+// converted on the pool in bands of rows.
+TileStoredFeed stored_feed_of(const RowSource& source, ThreadPool& pool) {
+  return [&source, &pool](int64_t rows, uint8_t* const* out) -> Status {
+    const std::vector<Component>& comps = source.layout.components;
+    MALLAT_ASSIGN_OR_RETURN(const StoredRowConversion convert, source.read_together_stored(rows));
+    constexpr int64_t kBandRows = 8;
+    return pool.parallel_for_status((rows + kBandRows - 1) / kBandRows, [&](int64_t band) -> Status {
+      const int64_t y0 = band * kBandRows, y1 = std::min(rows, y0 + kBandRows);
+      std::vector<uint8_t*> to(comps.size());
+      for (size_t c = 0; c < comps.size(); ++c)
+        to[c] = out[c] + y0 * comps[c].width * stored_bytes(comps[c].precision);
+      return convert(y0, y1, to.data());
+    });
+  };
+}
+
 }  // namespace
 
 Result<bool> TileEncoder::code_fed(int index, const RowSource& source) {
@@ -51,6 +68,8 @@ Result<bool> TileEncoder::code_fed(int index, const RowSource& source) {
   }
   const TileFeed feed = feed_of(source, pool_);
   tile.feed = &feed;
+  const TileStoredFeed stored = source.read_together_stored ? stored_feed_of(source, pool_) : TileStoredFeed();
+  if (stored) tile.stored_feed = &stored;
   tile.distortions = setup_.distortions;
   tile.hybrid_coder = setup_.hybrid_coder;
   tile.blocks = std::move(blocks);

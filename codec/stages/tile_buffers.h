@@ -103,6 +103,9 @@ struct FinerStep {
 // The next `rows` rows of every component of a tile that is the whole image,
 // read top to bottom: component c's into out[c] (rows x its width samples).
 using TileFeed = std::function<Status(int64_t rows, int32_t* const* out)>;
+// The same rows at their stored width (Component::stored's form:
+// stored_bytes(precision) bytes a sample) into out[c].
+using TileStoredFeed = std::function<Status(int64_t rows, uint8_t* const* out)>;
 
 struct EncodeTile {
   // kComponentTransform's input: plane c takes component c of `image` from
@@ -117,6 +120,9 @@ struct EncodeTile {
   // fails on the device is an error of the run (kDeviceError), and the
   // caller reads its rows again.
   const TileFeed* feed = nullptr;
+  // With feed, optional: the same rows at their stored width, which a
+  // device runner takes instead (a quarter of the bytes for 8-bit samples).
+  const TileStoredFeed* stored_feed = nullptr;
   bool colour_transform = false;  // G.2 (5/3) or G.3 (9/7) on planes 0..2, of one size
 
   std::vector<TilePlane> planes;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -26,18 +27,47 @@ struct Fed {
   EncodeReport report;
 };
 
+// How the fed rows come: by component, read together, or read together at
+// their stored width as well (RowSource::read_together_stored).
+enum class Rows { kByComponent, kTogether, kStored };
+
+// The rows of `image` from `next` on at their stored width, for
+// read_together_stored.
+StoredRowConversion stored_rows(const Image& image, int64_t first, int64_t rows) {
+  return [&image, first, rows](int64_t y0, int64_t y1, uint8_t* const* out) -> Status {
+    if (y0 < 0 || y1 > rows || y0 > y1) return invalid_argument("rows converted beyond those read");
+    for (size_t c = 0; c < image.components.size(); ++c) {
+      const Component& comp = image.components[c];
+      const int bytes = stored_bytes(comp.precision);
+      for (int64_t i = 0; i < (y1 - y0) * comp.width; ++i) {
+        const int32_t v = comp.samples[static_cast<size_t>((first + y0) * comp.width + i)];
+        std::memcpy(out[c] + i * bytes, &v, static_cast<size_t>(bytes));  // little-endian host
+      }
+    }
+    return Status::Ok();
+  };
+}
+
 // `image` encoded streamed with the runner's context `device`, from its
-// rows (read together where `together`), rewinding where `can_rewind`.
-Result<Fed> fed(const Image& image, const EncodeOptions& o, DeviceTileContext* device, bool together,
-                bool can_rewind) {
+// rows as `how` says, rewinding where `can_rewind`.
+Result<Fed> fed(const Image& image, const EncodeOptions& o, DeviceTileContext* device, Rows how, bool can_rewind) {
   Fed out;
-  ImageRows rows{image, {}, together};
+  ImageRows rows{image, {}, how != Rows::kByComponent};
   RowSource source = rows.source();
+  int64_t next_stored = 0;
+  if (how == Rows::kStored) {
+    source.read_together_stored = [&](int64_t n) -> Result<StoredRowConversion> {
+      if (next_stored + n > image.components[0].height) return invalid_argument("rows beyond the image");
+      next_stored += n;
+      return stored_rows(image, next_stored - n, n);
+    };
+  }
   if (can_rewind) {
     source.rewind = [&]() -> Status {
       ++out.rewinds;
       rows.next.assign(image.components.size(), 0);
       rows.next_together = 0;
+      next_stored = 0;
       return Status::Ok();
     };
   }
@@ -69,21 +99,23 @@ std::vector<std::pair<std::string, EncodeOptions>> fed_cases() {
 
 TEST(EncodeFedCuda, AFedTileIsTheCpuPathsFileItsRowsReadOnce) {
   SKIP_WITHOUT_DEVICE();
-  // Tall enough for several strips of the feed (16 MiB of int32 rows).
-  const Image image = test_image(1500, 1200, 3, 8, false, 91);
+  // Tall enough for several strips of the feed (16 MiB of int32 rows); and
+  // 12-bit grey, two bytes a stored sample.
+  for (const Image& image : {test_image(1500, 1200, 3, 8, false, 91), test_image(1100, 900, 1, 12, false, 94)})
   for (const auto& [name, o] : fed_cases()) {
     ASSERT_TRUE(streamed_encode_feeds_device(image, o)) << name;
     const auto want = encode(image, o);
     ASSERT_TRUE(want.ok()) << name << ": " << want.status().message();
-    for (const bool together : {false, true}) {
+    for (const Rows how : {Rows::kByComponent, Rows::kTogether, Rows::kStored}) {
+      const std::string what = name + (how == Rows::kStored ? ", stored" : how == Rows::kTogether ? ", together" : "");
       auto device = make_device_tile_context();
       ASSERT_TRUE(device.ok()) << device.status().message();
-      const auto got = fed(image, o, device->get(), together, true);
-      ASSERT_TRUE(got.ok()) << name << ": " << got.status().message();
-      EXPECT_TRUE(want.value() == got->file) << name << (together ? ", read together" : "") << ": "
-                                             << want->size() << " bytes on the CPU, " << got->file.size() << " fed";
-      EXPECT_EQ(got->rewinds, 0) << name;
-      EXPECT_EQ(device_tile_times(**device).tiles, 1u) << name << ": the tile did not go to the device";
+      const auto got = fed(image, o, device->get(), how, true);
+      ASSERT_TRUE(got.ok()) << what << ": " << got.status().message();
+      EXPECT_TRUE(want.value() == got->file) << what << ": " << want->size() << " bytes on the CPU, "
+                                             << got->file.size() << " fed";
+      EXPECT_EQ(got->rewinds, 0) << what;
+      EXPECT_EQ(device_tile_times(**device).tiles, 1u) << what << ": the tile did not go to the device";
     }
   }
 }
@@ -97,7 +129,7 @@ TEST(EncodeFedCuda, ADeviceFailureReadsTheRowsAgainOnTheCpu) {
     auto device = make_device_tile_context();
     ASSERT_TRUE(device.ok()) << device.status().message();
     inject_device_tile_failures(**device, 1);
-    const auto got = fed(image, o, device->get(), true, true);
+    const auto got = fed(image, o, device->get(), Rows::kStored, true);
     ASSERT_TRUE(got.ok()) << name << ": " << got.status().message();
     EXPECT_TRUE(want.value() == got->file) << name;
     EXPECT_EQ(got->rewinds, 1) << name;
@@ -122,7 +154,7 @@ TEST(EncodeFedCuda, ASourceThatCannotRewindOrATiledImageIsNotFed) {
     ASSERT_TRUE(want.ok());
     auto device = make_device_tile_context();
     ASSERT_TRUE(device.ok()) << device.status().message();
-    const auto got = fed(image, opts, device->get(), false, can_rewind);
+    const auto got = fed(image, opts, device->get(), Rows::kByComponent, can_rewind);
     ASSERT_TRUE(got.ok()) << got.status().message();
     EXPECT_TRUE(want.value() == got->file);
     EXPECT_EQ(device_tile_times(**device).tiles, 0u);

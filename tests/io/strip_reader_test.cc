@@ -4,6 +4,7 @@
 // (tiles, strips, planar, BigTIFF) and as the shared test images hold it.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -96,6 +97,35 @@ void expect_together_match(const fs::path& path) {
   }
   for (int c = 0; c < n; ++c) EXPECT_EQ(planes[c], whole->components[c].samples) << "component " << c;
   EXPECT_FALSE((*reader)->read_together(1).ok());  // past the end
+
+  // At their stored width (read_together_stored): each sample's one or two
+  // bytes in the host's order, the same values.
+  Result<std::unique_ptr<StripReader>> stored = open_strips(path);
+  ASSERT_TRUE(stored.ok() && *stored);
+  ASSERT_TRUE((*stored)->reads_stored());
+  const int bytes = whole->components[0].precision <= 8 ? 1 : 2;
+  std::vector<std::vector<uint8_t>> narrow(n, std::vector<uint8_t>(static_cast<size_t>(w * h * bytes), 0xee));
+  for (int64_t y = 0; y < h; y += 5) {
+    const int64_t rows = std::min<int64_t>(5, h - y);
+    Result<StripReader::StoredConversion> convert = (*stored)->read_together_stored(rows);
+    ASSERT_TRUE(convert.ok()) << convert.status().to_string();
+    for (const auto& [y0, y1] : {std::pair<int64_t, int64_t>{rows / 2, rows}, {0, rows / 2}}) {
+      std::vector<uint8_t*> out;
+      for (auto& p : narrow) out.push_back(p.data() + (y + y0) * w * bytes);
+      const Status s = (*convert)(y0, y1, out.data());
+      ASSERT_TRUE(s.ok()) << s.to_string();
+    }
+  }
+  for (int c = 0; c < n; ++c) {
+    std::vector<int32_t> widened(static_cast<size_t>(w * h));
+    for (size_t i = 0; i < widened.size(); ++i) {
+      uint16_t v = narrow[c][i * bytes];
+      if (bytes == 2) std::memcpy(&v, narrow[c].data() + i * 2, 2);
+      widened[i] = v;
+    }
+    EXPECT_EQ(widened, whole->components[c].samples) << "component " << c << " at its stored width";
+  }
+  EXPECT_FALSE((*stored)->read_together_stored(1).ok());  // past the end
 }
 
 void write_bytes(const fs::path& path, const std::string& head, const std::vector<uint8_t>& body) {
@@ -208,6 +238,15 @@ TEST(StripReader, PamErrorsAreTheWholeImageReadersErrors) {
   int32_t* out[3] = {planes.data(), planes.data() + 200, planes.data() + 400};
   EXPECT_TRUE((*convert)(0, 9, out).ok());
   EXPECT_EQ((*convert)(9, 10, out).to_string(), read_image(dir / "high.pam").status().to_string());
+  // And at the stored width.
+  Result<std::unique_ptr<StripReader>> stored = open_strips(dir / "high.pam");
+  ASSERT_TRUE(stored.ok() && *stored);
+  Result<StripReader::StoredConversion> narrow = (*stored)->read_together_stored(10);
+  ASSERT_TRUE(narrow.ok());
+  std::vector<uint8_t> bytes(20 * 10 * 3);
+  uint8_t* to[3] = {bytes.data(), bytes.data() + 200, bytes.data() + 400};
+  EXPECT_TRUE((*narrow)(0, 9, to).ok());
+  EXPECT_EQ((*narrow)(9, 10, to).to_string(), read_image(dir / "high.pam").status().to_string());
   for (const char* name : {"short.pam", "bad.pam"}) {
     Result<std::unique_ptr<StripReader>> r = open_strips(dir / name);
     ASSERT_FALSE(r.ok()) << name;

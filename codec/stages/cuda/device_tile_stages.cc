@@ -368,7 +368,15 @@ Status DeviceTileSlot::upload_samples(const EncodeTile& tile, const DeviceTilePl
   if (tile.feed != nullptr) {
     std::vector<int32_t*> planes;
     for (size_t c = 0; c < tile.planes.size(); ++c) planes.push_back(in() + plan.plane_offset[c]);
-    return fed_.upload(tile, planes, std::span<const int64_t>(plan.plane_pitch.data(), tile.planes.size()), s);
+    cuda::FedPlanes to;
+    to.planes = planes;
+    to.pitch = std::span<const int64_t>(plan.plane_pitch.data(), tile.planes.size());
+    if (tile.stored_feed != nullptr) {
+      MALLAT_RETURN_IF_ERROR(stored_.reserve(plan.stored_size));
+      to.stored = stored_.data();
+      to.stored_offset = std::span<const uint64_t>(plan.stored_offset.data(), tile.planes.size());
+    }
+    return fed_.upload(tile, to, s);
   }
   for (size_t c = 0; c < tile.planes.size(); ++c) {
     const TilePlane& plane = tile.planes[c];

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/stages/cuda/forward_launch.h"
 #include "common/timeline.h"
 #include "dwt/cuda/check.h"
 
@@ -20,15 +21,18 @@ constexpr size_t kStripBytes = size_t{16} << 20;
 
 }  // namespace
 
-Status FedUpload::upload(const EncodeTile& tile, std::span<int32_t* const> planes, std::span<const int64_t> pitch,
-                         cudaStream_t s) {
+Status FedUpload::upload(const EncodeTile& tile, const FedPlanes& to, cudaStream_t s) {
   if (tile.feed == nullptr) return internal_error("a fed upload of a tile without a feed");
+  const bool stored = tile.stored_feed != nullptr;
   const size_t nc = tile.planes.size();
-  if (nc == 0 || planes.size() != nc || pitch.size() != nc) return internal_error("a fed upload's planes do not match");
+  if (nc == 0 || to.planes.size() != nc || to.pitch.size() != nc ||
+      (stored && (to.stored == nullptr || to.stored_offset.size() != nc)))
+    return internal_error("a fed upload's planes do not match");
   const int64_t height = tile.planes[0].height();
-  // Component c's rows of a strip lie together in its buffer, from offset[c] rows-of-samples on.
-  std::vector<int64_t> width(nc), offset(nc);
-  int64_t row_samples = 0;
+  // Component c's rows of a strip lie together in its buffer, from
+  // offset[c] bytes of a row on; each sample `bytes[c]` wide.
+  std::vector<int64_t> width(nc), bytes(nc), offset(nc);
+  int64_t row_bytes = 0;
   for (size_t c = 0; c < nc; ++c) {
     const TilePlane& plane = tile.planes[c];
     const Component& comp = tile.image->components[c];
@@ -37,24 +41,24 @@ Status FedUpload::upload(const EncodeTile& tile, std::span<int32_t* const> plane
       return internal_error("a fed tile that is not the whole image, each component of its size");
     }
     width[c] = comp.width;
-    offset[c] = row_samples;
-    row_samples += comp.width;
+    bytes[c] = stored ? stored_bytes(comp.precision) : static_cast<int64_t>(sizeof(int32_t));
+    offset[c] = row_bytes;
+    row_bytes += comp.width * bytes[c];
   }
-  if (height == 0 || row_samples == 0) return Status::Ok();
-  const int64_t rows_each =
-      std::max<int64_t>(1, static_cast<int64_t>(kStripBytes / (static_cast<size_t>(row_samples) * sizeof(int32_t))));
-  const size_t bytes = static_cast<size_t>(std::min(rows_each, height) * row_samples) * sizeof(int32_t);
+  if (height == 0 || row_bytes == 0) return Status::Ok();
+  const int64_t rows_each = std::max<int64_t>(1, static_cast<int64_t>(kStripBytes / static_cast<size_t>(row_bytes)));
+  const size_t strip_bytes = static_cast<size_t>(std::min(rows_each, height) * row_bytes);
   for (int b = 0; b < 2; ++b) {
     if (!copied_[b]) {
       MALLAT_ASSIGN_OR_RETURN(copied_[b], dwt::cuda::make_event(false));
     }
     // A buffer that must grow is freed: its last copy is done first.
-    if (bytes > strip_[b].size()) {
+    if (strip_bytes > strip_[b].size()) {
       MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(copied_[b].get()), "waiting for a strip's copy"));
-      MALLAT_RETURN_IF_ERROR(strip_[b].reserve(bytes));
+      MALLAT_RETURN_IF_ERROR(strip_[b].reserve(strip_bytes));
     }
   }
-  std::vector<int32_t*> out(nc);
+  std::vector<uint8_t*> out(nc);
   for (int64_t y = 0, k = 0; y < height; y += rows_each, ++k) {
     const int64_t rows = std::min(rows_each, height - y);
     const int b = static_cast<int>(k % 2);
@@ -62,18 +66,33 @@ Status FedUpload::upload(const EncodeTile& tile, std::span<int32_t* const> plane
       const timeline::Span span("dt_feed_wait");  // with MALLAT_TIMELINE: the link behind the feed
       MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(copied_[b].get()), "copying a strip to the device"));
     }
-    auto* base = reinterpret_cast<int32_t*>(strip_[b].data());
+    auto* base = reinterpret_cast<uint8_t*>(strip_[b].data());
     for (size_t c = 0; c < nc; ++c) out[c] = base + rows * offset[c];
     {
       const timeline::Span span("dt_feed");
-      MALLAT_RETURN_IF_ERROR((*tile.feed)(rows, out.data()));
+      if (stored) {
+        MALLAT_RETURN_IF_ERROR((*tile.stored_feed)(rows, out.data()));
+      } else {
+        MALLAT_RETURN_IF_ERROR((*tile.feed)(rows, reinterpret_cast<int32_t* const*>(out.data())));
+      }
     }
     for (size_t c = 0; c < nc; ++c) {
-      const size_t row = static_cast<size_t>(width[c]) * sizeof(int32_t);
-      MALLAT_RETURN_IF_ERROR(check_cuda(
-          cudaMemcpy2DAsync(planes[c] + y * pitch[c], static_cast<size_t>(pitch[c]) * sizeof(int32_t), out[c], row,
-                            row, static_cast<size_t>(rows), cudaMemcpyHostToDevice, s),
-          "copying a strip to the device"));
+      const size_t row = static_cast<size_t>(width[c] * bytes[c]);
+      if (stored) {
+        // Packed rows into the stored buffer, then widened into the plane.
+        std::byte* at = to.stored + to.stored_offset[c] + static_cast<size_t>(y) * row;
+        MALLAT_RETURN_IF_ERROR(check_cuda(
+            cudaMemcpyAsync(at, out[c], row * static_cast<size_t>(rows), cudaMemcpyHostToDevice, s),
+            "copying a strip to the device"));
+        const Component& comp = tile.image->components[c];
+        MALLAT_RETURN_IF_ERROR(launch_widen(at, comp.precision, comp.is_signed, width[c], rows,
+                                            to.planes[c] + y * to.pitch[c], to.pitch[c], s));
+      } else {
+        MALLAT_RETURN_IF_ERROR(check_cuda(
+            cudaMemcpy2DAsync(to.planes[c] + y * to.pitch[c], static_cast<size_t>(to.pitch[c]) * sizeof(int32_t),
+                              out[c], row, row, static_cast<size_t>(rows), cudaMemcpyHostToDevice, s),
+            "copying a strip to the device"));
+      }
     }
     MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventRecord(copied_[b].get(), s), "cudaEventRecord"));
   }
