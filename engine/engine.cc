@@ -231,16 +231,15 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   }
   // One image too small to gain what CUDA's start-up costs the CPU stages
   // runs on the CPU alone, and so does a batch too little for the device
-  // (engine/placement.h); a share given asks for the device whatever the
-  // size.
+  // (engine/placement.h); options that name the device's part (a share,
+  // the stages: device_asked) ask for it whatever the size.
   // One large image goes whole only where the runner takes its tiles (an
   // ROI's do not: read whole, they would be coded on the CPU runner).
   const bool one_whole = engine::one_item_whole_on_device(options_, work, options.style.ht, runner_takes_tiles);
   const bool start =
       work.batch ? engine::device_asked(options_) ||
                        engine::device_pays_for_batch(work, options.style.ht, false, options.ht_under_target())
-                 : options_.device_share >= 0 || options_.device_for_one_item ||
-                       engine::device_pays_for_one_item(work, options.style.ht);
+                 : engine::device_asked(options_) || engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;
   placement.whole_tiles = placement.device && (engine::whole_tiles(options_.device_stages, work.batch) || one_whole);
@@ -259,16 +258,16 @@ Result<Placement> Engine::Impl::prepare_decode(const codec::DecodeOptions& decod
   placement.files_at_once = engine::decode_files_at_once(options_, work.batch ? work.expected_samples : 0);
   const entropy::DeviceCoderOptions coder = engine::device_coder_options(
       options_, work.batch, placement.files_at_once, engine::small_decode_items(options_.device_stages, work));
-  // One file is decoded on the CPU alone unless device_for_one_item asks:
+  // One file is decoded on the CPU alone unless the options name the
+  // device's part (device_asked: the stages, a share, device_for_one_item):
   // CUDA's start-up costs it more than the device's share saves; so is a
   // batch too little for the device (engine/placement.h).
   // One large Part 1 image decoded whole goes to the device whole
   // (one_item_whole_on_device).
   const bool one_whole =
       engine::one_item_whole_on_device(options_, work, work.ht, engine::decodes_whole_image(decode));
-  const bool start = options_.device_for_one_item || one_whole ||
-                     (work.batch && (engine::device_asked(options_) ||
-                                     engine::device_pays_for_batch(work, work.ht, true)));
+  const bool start = engine::device_asked(options_) || one_whole ||
+                     (work.batch && engine::device_pays_for_batch(work, work.ht, true));
   MALLAT_RETURN_IF_ERROR(start_coder(start, decoder_, [&] { return entropy::make_device_block_decoder(coder); }));
   placement.device = decoder_ != nullptr;
   placement.whole_tiles =

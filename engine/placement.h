@@ -147,8 +147,9 @@ inline constexpr uint64_t kPart1EncodeItemDeviceSamples = uint64_t{7} << 18;
 // device_asked says otherwise.
 bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target = false);
 
-// Whether the options ask for the device whatever a batch's size: a device
-// share, whole tiles or Tier-1 named, or device_for_one_item.
+// Whether the options ask for the device whatever a batch's size, or for
+// one item: a device share, whole tiles or Tier-1 named, or
+// device_for_one_item.
 bool device_asked(const EngineOptions& options);
 
 // K for an encode or decode with a device: EngineOptions::files_at_once

@@ -342,7 +342,7 @@ int decode_main(const Args& args) {
   if (asked_cuda && !work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: one file is decoded on the CPU (same output): CUDA's start-up costs "
                          "more than the device saves for it; a batch of files, or one large Part 1 5/3 image "
-                         "decoded whole, uses the device\n");
+                         "decoded whole, uses the device, and --device-stages all uses it anyway\n");
   if (asked_cuda && work.batch && !placed->device && !s.quiet)
     std::fprintf(stderr, "mallat decode: note: these %zu HT files are decoded on the CPU (same output): they are too "
                          "few samples to pay for CUDA's start-up; --device-stages all uses the device anyway\n",

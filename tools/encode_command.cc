@@ -504,7 +504,8 @@ int encode_main(const Args& given) {
   if (!placed.ok()) return fail("encode", placed.status().message());
   if (asked_cuda && !placed->device && !work.batch && !s.quiet)
     std::fprintf(stderr, "mallat encode: note: one file of this size is coded on the CPU (same output): CUDA's "
-                         "start-up costs more than the device saves; --device-share F uses the device anyway\n");
+                         "start-up costs more than the device saves; --device-stages all or --device-share F uses "
+                         "the device anyway\n");
   if (asked_cuda && !placed->device && work.batch && !s.quiet) {
     // Why engine::device_pays_for_batch said no.
     const char* why = !opt.style.ht             ? "each image is too small for the device to pay for its copies"

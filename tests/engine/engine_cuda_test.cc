@@ -146,6 +146,39 @@ TEST(EngineCuda, OneImageGetsTheDeviceWhenAsked) {
   EXPECT_EQ(asked.counts().lanes, 1);
 }
 
+// Options that name the device's stages ask for it for one item too: its
+// tile goes to the device whole, encoded and decoded, HT or Part 1, the
+// CPU path's file and samples.
+TEST(EngineCuda, OneImageGoesWholeToTheDeviceWhenTheStagesAreNamed) {
+  SKIP_WITHOUT_DEVICE();
+  const Image image = testing::engine_test_image(256, 192, 3, 8);
+  for (const bool ht : {false, true}) {
+    codec::EncodeOptions o;
+    o.threads = 4;
+    o.style.ht = ht;
+    const std::vector<uint8_t> want = codec::encode(image, o).value();
+    EngineOptions e;
+    e.device = Device::kCuda;
+    e.threads = 4;
+    e.device_stages = DeviceStages::kAll;
+    Engine engine(e);
+    const Result<Placement> placed = engine.prepare_encode(o, Workload{false, static_cast<uint64_t>(256 * 192 * 3)});
+    ASSERT_TRUE(placed.ok()) << placed.status().message();
+    EXPECT_TRUE(placed->device && placed->whole_tiles) << "ht " << ht;
+    const auto got = engine.encode(image, o);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_TRUE(*got == want) << "ht " << ht;
+    const Result<Placement> decoding = engine.prepare_decode({}, Workload{false, 0});
+    ASSERT_TRUE(decoding.ok()) << decoding.status().message();
+    EXPECT_TRUE(decoding->device && decoding->whole_tiles) << "ht " << ht;
+    const auto back = engine.decode(want, {});
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    for (size_t c = 0; c < image.components.size(); ++c)
+      EXPECT_TRUE(back->components[c].samples == image.components[c].samples) << "ht " << ht << " " << c;
+    EXPECT_EQ(engine.counts().device_contexts, 2) << "ht " << ht;  // a context per direction
+  }
+}
+
 // The image's rows for a streamed encode, top to bottom.
 codec::RowSource rows_of(const Image& image, std::vector<int64_t>& next) {
   codec::RowSource s;
