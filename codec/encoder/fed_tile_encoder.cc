@@ -14,41 +14,46 @@ namespace mallat::codec {
 
 namespace {
 
+constexpr int64_t kBandRows = 8;
+
+// One conversion's `rows` rows in bands of kBandRows on the pool, each band
+// of component c at out[c] plus its first row's elements (a row of
+// component c is row[c] elements of T).
+template <typename T, typename Convert>
+Status convert_in_bands(ThreadPool& pool, int64_t rows, T* const* out, const std::vector<int64_t>& row,
+                        const Convert& convert) {
+  return pool.parallel_for_status((rows + kBandRows - 1) / kBandRows, [&](int64_t band) -> Status {
+    const int64_t y0 = band * kBandRows, y1 = std::min(rows, y0 + kBandRows);
+    std::vector<T*> to(row.size());
+    for (size_t c = 0; c < row.size(); ++c) to[c] = out[c] + y0 * row[c];
+    return convert(y0, y1, to.data());
+  });
+}
+
 // The source's next rows of every component: read together and converted
 // on the pool in bands of rows where the source can, else component by
 // component (RowSource::read_rows, the components in step).
 TileFeed feed_of(const RowSource& source, ThreadPool& pool) {
-  return [&source, &pool](int64_t rows, int32_t* const* out) -> Status {
-    const std::vector<Component>& comps = source.layout.components;
+  std::vector<int64_t> row;
+  for (const Component& c : source.layout.components) row.push_back(c.width);
+  return [&source, &pool, row](int64_t rows, int32_t* const* out) -> Status {
     if (!source.read_together) {
-      for (size_t c = 0; c < comps.size(); ++c) MALLAT_RETURN_IF_ERROR(source.read_rows(static_cast<int>(c), rows, out[c]));
+      for (size_t c = 0; c < row.size(); ++c) MALLAT_RETURN_IF_ERROR(source.read_rows(static_cast<int>(c), rows, out[c]));
       return Status::Ok();
     }
     MALLAT_ASSIGN_OR_RETURN(const RowConversion convert, source.read_together(rows));
-    constexpr int64_t kBandRows = 8;
-    return pool.parallel_for_status((rows + kBandRows - 1) / kBandRows, [&](int64_t band) -> Status {
-      const int64_t y0 = band * kBandRows, y1 = std::min(rows, y0 + kBandRows);
-      std::vector<int32_t*> to(comps.size());
-      for (size_t c = 0; c < comps.size(); ++c) to[c] = out[c] + y0 * comps[c].width;
-      return convert(y0, y1, to.data());
-    });
+    return convert_in_bands(pool, rows, out, row, convert);
   };
 }
 
 // The same rows at their stored width (RowSource::read_together_stored),
 // converted on the pool in bands of rows.
 TileStoredFeed stored_feed_of(const RowSource& source, ThreadPool& pool) {
-  return [&source, &pool](int64_t rows, uint8_t* const* out) -> Status {
-    const std::vector<Component>& comps = source.layout.components;
+  std::vector<int64_t> row;
+  for (const Component& c : source.layout.components) row.push_back(c.width * stored_bytes(c.precision));
+  return [&source, &pool, row](int64_t rows, uint8_t* const* out) -> Status {
     MALLAT_ASSIGN_OR_RETURN(const StoredRowConversion convert, source.read_together_stored(rows));
-    constexpr int64_t kBandRows = 8;
-    return pool.parallel_for_status((rows + kBandRows - 1) / kBandRows, [&](int64_t band) -> Status {
-      const int64_t y0 = band * kBandRows, y1 = std::min(rows, y0 + kBandRows);
-      std::vector<uint8_t*> to(comps.size());
-      for (size_t c = 0; c < comps.size(); ++c)
-        to[c] = out[c] + y0 * comps[c].width * stored_bytes(comps[c].precision);
-      return convert(y0, y1, to.data());
-    });
+    return convert_in_bands(pool, rows, out, row, convert);
   };
 }
 
