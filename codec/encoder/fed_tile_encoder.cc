@@ -14,16 +14,16 @@ namespace mallat::codec {
 
 namespace {
 
-constexpr int64_t kBandRows = 8;
+constexpr int64_t kFeedBandRows = 8;
 
-// One conversion's `rows` rows in bands of kBandRows on the pool, each band
+// One conversion's `rows` rows in bands of kFeedBandRows on the pool, each band
 // of component c at out[c] plus its first row's elements (a row of
 // component c is row[c] elements of T).
 template <typename T, typename Convert>
 Status convert_in_bands(ThreadPool& pool, int64_t rows, T* const* out, const std::vector<int64_t>& row,
                         const Convert& convert) {
-  return pool.parallel_for_status((rows + kBandRows - 1) / kBandRows, [&](int64_t band) -> Status {
-    const int64_t y0 = band * kBandRows, y1 = std::min(rows, y0 + kBandRows);
+  return pool.parallel_for_status((rows + kFeedBandRows - 1) / kFeedBandRows, [&](int64_t band) -> Status {
+    const int64_t y0 = band * kFeedBandRows, y1 = std::min(rows, y0 + kFeedBandRows);
     std::vector<T*> to(row.size());
     for (size_t c = 0; c < row.size(); ++c) to[c] = out[c] + y0 * row[c];
     return convert(y0, y1, to.data());
