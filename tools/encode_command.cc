@@ -117,8 +117,8 @@ const std::vector<EncodeOption>& encode_table() {
        "line-based DWT, each row of code-blocks coded as it completes, the file written as it is assembled (the "
        "same bytes, in bounded memory); with several tiles (-t) one row of tiles is held at a time, each tile "
        "coded so from it; each such file of a batch on the CPU (--device cpu) is too, on its lane's threads; -q, "
-       "profiles, batches with a GPU, one large Part 1 file that goes to a GPU whole (--device) and other formats "
-       "(PNG, BMP, ASCII PNM) always use the whole image",
+       "profiles, batches with a GPU, a tiled image that goes to a GPU whole (--device) and other formats "
+       "(PNG, BMP, ASCII PNM) always use the whole image (one tile that goes to a GPU whole is sent up in strips)",
        "", [](EncodeSettings& s, const std::string&) { s.whole_image = true; return Status::Ok(); }},
       {{"-I"}, "", "irreversible path: ICT + 9/7 wavelet + dead-zone quantisation", "",
        [](EncodeSettings& s, const std::string&) { s.codec.reversible = false; return Status::Ok(); }},

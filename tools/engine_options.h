@@ -49,8 +49,8 @@ inline constexpr std::string_view kDeviceStagesHelp =
     "GPU whole (its samples up; DC shift, RCT or ICT, DWT, the 9/7's quantisation and Tier-1 there; only the "
     "blocks' bytes back), other tiles (ROI, an HT rate target's) as "
     "'tier1'; 'tier1' (one file's default) runs colour and DWT on the CPU and shares Tier-1 as --device-share "
-    "says. One Part 1 file uses the GPU at all only from 128 M samples or with --device-share, one HT file only "
-    "with --device-share. The output is the same either way";
+    "says. One file given either uses the GPU as it says; otherwise one Part 1 file uses the GPU at all only from "
+    "128 M samples or with --device-share, one HT file only with --device-share. The output is the same either way";
 
 // --device-share, --device-slots, --device-tile-slots, --device-rounds and
 // --device-stages for a table whose Settings has `EngineOptions engine`.
