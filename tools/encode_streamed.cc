@@ -23,6 +23,12 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
     }
     return s;
   };
+  // A reader's row conversion whose errors are kept as the reader's own.
+  auto owned = [&own](auto convert) {
+    return [&own, convert = std::move(convert)](int64_t y0, int64_t y1, auto* const* out) {
+      return own(convert(y0, y1, out));
+    };
+  };
   // The reader the rows come from: `reader`, or the one a rewind opened.
   io::StripReader* current = &reader;
   std::unique_ptr<io::StripReader> reopened;
@@ -33,9 +39,7 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
     source.read_together = [&](int64_t rows) -> Result<codec::RowConversion> {
       Result<io::StripReader::Conversion> convert = current->read_together(rows);
       if (!convert.ok()) return own(convert.status());
-      return codec::RowConversion([&own, convert = std::move(*convert)](int64_t y0, int64_t y1, int32_t* const* out) {
-        return own(convert(y0, y1, out));
-      });
+      return codec::RowConversion(owned(std::move(*convert)));
     };
   }
   if (reopen) {
@@ -52,10 +56,7 @@ Status write_streamed_encode(const BatchFile& file, io::StripReader& reader, con
     source.read_together_stored = [&](int64_t rows) -> Result<codec::StoredRowConversion> {
       Result<io::StripReader::StoredConversion> convert = current->read_together_stored(rows);
       if (!convert.ok()) return own(convert.status());
-      return codec::StoredRowConversion(
-          [&own, convert = std::move(*convert)](int64_t y0, int64_t y1, uint8_t* const* out) {
-            return own(convert(y0, y1, out));
-          });
+      return codec::StoredRowConversion(owned(std::move(*convert)));
     };
   }
   const Status status = io::write_file_atomically(file.out, [&](const io::ByteSink& sink, const io::SizeHint& reserve) {
