@@ -31,7 +31,7 @@ struct Fed {
 // their stored width as well (RowSource::read_together_stored).
 enum class Rows { kByComponent, kTogether, kStored };
 
-// The rows of `image` from `next` on at their stored width, for
+// Rows [first, first + rows) of `image` at their stored width, for
 // read_together_stored.
 StoredRowConversion stored_rows(const Image& image, int64_t first, int64_t rows) {
   return [&image, first, rows](int64_t y0, int64_t y1, uint8_t* const* out) -> Status {
