@@ -42,7 +42,7 @@ struct EncodeStripes {
   int stride;
   int p;
   PlaneGains gains;
-  double dist = 0.0;
+  DistortionSum dist;
   static constexpr bool kMeasured = kDistortion;
 
   // The bit of plane p of magnitude `mag`.
@@ -59,7 +59,7 @@ struct EncodeStripes {
     encode_branchless(mq, cx[lut & 31], negative ^ (lut >> 7));
     w |= own_sig_bit(r);
     mark_in_neighbours<r>(f, stride, negative);
-    if constexpr (kDistortion) dist += gains.significance(mag);
+    if constexpr (kDistortion) dist.add(gains.significance(mag));
   }
 };
 
@@ -83,7 +83,7 @@ template <bool kVsc, int kRows, class Stripes>
   refinement_stripe<kVsc, kRows>(f, m, width, [&](auto row, uint32_t ctx, const uint32_t* mags) {
     const uint32_t mag = mags[decltype(row)::value];
     encode_branchless(e.mq, e.cx[ctx], e.bit(mag));
-    if constexpr (Stripes::kMeasured) e.dist += e.gains.refinement(mag);
+    if constexpr (Stripes::kMeasured) e.dist.add(e.gains.refinement(mag));
   });
 }
 
@@ -135,7 +135,7 @@ template <bool kVsc, int kRows, class Stripes>
 // state's (kDistortion) or leaving it.
 template <bool kVsc, bool kDistortion, PassType kType>
 [[gnu::flatten]] void encode_mq_pass(MqEncodeSymbols& symbols, T1State& s, const uint8_t* lut, int p) {
-  EncodeStripes<kDistortion> e{symbols.mq, fast_encode_contexts(symbols.cx), s.column_stride, p, PlaneGains(p)};
+  EncodeStripes<kDistortion> e{symbols.mq, fast_encode_contexts(symbols.cx), s.column_stride, p, PlaneGains(p), {}};
   for_each_stripe(s, [&](auto rows, uint32_t* f, const uint32_t* m) {
     constexpr int kRows = decltype(rows)::value;
     if constexpr (kType == PassType::kSignificance) {
@@ -146,7 +146,7 @@ template <bool kVsc, bool kDistortion, PassType kType>
       encode_cleanup_stripe<kVsc, kRows>(e, f, m, s.width, lut);
     }
   });
-  s.distortion += e.dist;
+  if constexpr (kDistortion) s.distortion += e.dist.value();
   symbols.mq = e.mq;
   symbols.cx = state_bytes(e.cx);
 }

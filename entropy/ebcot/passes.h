@@ -15,6 +15,7 @@
 #include "entropy/ebcot/mq_encoder.h"
 #include "entropy/ebcot/raw_coder.h"
 #include "entropy/ebcot/contexts.h"
+#include "entropy/ebcot/distortion_sum.h"
 #include "entropy/ebcot/flags.h"
 #include "entropy/ebcot/schedule.h"
 
@@ -70,14 +71,14 @@ struct PlaneGains {
       : low_mask((uint64_t{1} << p) - 1), half(p > 0 ? int64_t{1} << (p - 1) : 0),
         half_above(int64_t{1} << p) {}
 
-  MALLAT_HD double significance(uint32_t mag) const {
+  MALLAT_HD int64_t significance(uint32_t mag) const {
     const int64_t e = static_cast<int64_t>(mag & low_mask) - half;
-    return static_cast<double>(static_cast<int64_t>(uint64_t{mag} * mag - static_cast<uint64_t>(e * e)));
+    return static_cast<int64_t>(uint64_t{mag} * mag - static_cast<uint64_t>(e * e));
   }
-  MALLAT_HD double refinement(uint32_t mag) const {
+  MALLAT_HD int64_t refinement(uint32_t mag) const {
     const int64_t before = static_cast<int64_t>(mag & (2 * low_mask + 1)) - half_above;
     const int64_t after = static_cast<int64_t>(mag & low_mask) - half;
-    return static_cast<double>(before * before - after * after);
+    return before * before - after * after;
   }
 };
 
@@ -228,11 +229,11 @@ MALLAT_HD inline uint32_t code_sign(Coder& c, const ColumnWords& w, uint32_t n) 
 template <int r, bool kAhead, class Coder>
 MALLAT_HD inline void code_new_significance(Coder& c, ColumnWords& w, uint32_t* f, const ColumnMagnitudes& mags,
                                             uint32_t* m, uint32_t n, int column_stride, int p,
-                                            const PlaneGains& gains, double& dist) {
+                                            const PlaneGains& gains, DistortionSum& dist) {
   const uint32_t neg = code_sign<r>(c, w, n);
   become_significant<r>(w, f, column_stride, neg);
   if constexpr (Coder::kEncoder) {
-    dist += gains.significance(magnitude_of<kAhead, r>(mags, m));
+    dist.add(gains.significance(magnitude_of<kAhead, r>(mags, m)));
   } else {
     m[r] = 1u << p;
   }
@@ -352,7 +353,7 @@ struct ColumnCoding {
   int stride;
   int p;
   const PlaneGains& gains;
-  double& dist;
+  DistortionSum& dist;
 };
 
 // One stripe column of the D.3.1 significance propagation pass for
@@ -403,7 +404,7 @@ struct RefinementColumn : ColumnCoding<Coder> {
       const uint32_t bit = c.code(ctx, (magnitude_of<kAhead, r>(mags, m) >> p) & 1);
       w.cur |= refined_bit(r);
       if constexpr (Coder::kEncoder) {
-        dist += gains.refinement(magnitude_of<kAhead, r>(mags, m));
+        dist.add(gains.refinement(magnitude_of<kAhead, r>(mags, m)));
       } else {
         m[r] |= bit << p;
       }
@@ -498,10 +499,10 @@ template <bool kMarked, template <class, bool, bool> class Column, class Coder, 
 MALLAT_HD inline void code_pass(Coder& coder, State& s, const uint8_t* zc_lut, int p) {
   Coder c = coder;
   const PlaneGains gains(p);
-  double dist = 0.0;
+  DistortionSum dist;
   constexpr bool kAhead = Coder::kEncoder && State::kLoadAhead;
   walk_columns<kMarked, Coder::kEncoder>(s, Column<Coder, kVsc, kAhead>{{c, zc_lut, s.column_stride, p, gains, dist}});
-  s.distortion += dist;
+  if constexpr (Coder::kEncoder) s.distortion += dist.value();
   coder = c;
 }
 
