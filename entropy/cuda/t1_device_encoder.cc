@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <vector>
 
 #include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/ht/vlc_tables_device.h"
@@ -55,6 +56,11 @@ struct T1DeviceEncoder::Impl {
     kDecisions,
     kPlaneBins,
     kOrderByPlanes,
+    kFormedStreams,
+    kFormedOffsets,
+    kFormedBlocks,
+    kFormedPasses,
+    kFormingScratch,
     kBuffers
   };
   cudaStream_t stream = nullptr;
@@ -62,6 +68,8 @@ struct T1DeviceEncoder::Impl {
   int blocks_per_warp = 0;  // 0: auto_blocks_per_warp
   bool record_decisions = true;
   bool order_by_planes = true;  // EBCOT's batches only
+  bool split = true;            // EBCOT's batches only: formed, then coded
+  int forming_lanes = 0;        // 0: 16 where every block has <= 16 stripes
   int sms = 1;
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
@@ -100,6 +108,10 @@ struct T1DeviceEncoder::Impl {
     size[b] = bytes;
     return Status::Ok();
   }
+  // The split encoder's buffers for `jobs` (formed_passes.h): each block's
+  // stream room by its bound, its plan and passes, and the shared memory a
+  // forming warp needs for the largest block.
+  Status lay_out_formed(std::span<const T1DeviceJob> jobs);
   // The batch's ordering (order_by_planes) and coding launches.
   Status launch();
   // download_packed's first step: the bytes and passes packed on the
@@ -159,7 +171,7 @@ Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kSlots, n * slot_capacity));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kPasses, n * kMaxCodingPasses * sizeof(CodingPass)));
   MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kResults, n * sizeof(SharedT1Result)));
-  if (d.memory == T1StateMemory::kGlobal) {
+  if (d.memory == T1StateMemory::kGlobal && !d.split) {
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
   }
   return Status::Ok();
@@ -199,6 +211,10 @@ cudaStream_t T1DeviceEncoder::stream() const { return impl_->stream; }
 
 void T1DeviceEncoder::record_decisions(bool on) { impl_->record_decisions = on; }
 void T1DeviceEncoder::order_by_planes(bool on) { impl_->order_by_planes = on; }
+void T1DeviceEncoder::split_passes(bool on, int forming_lanes) {
+  impl_->split = on;
+  impl_->forming_lanes = forming_lanes;
+}
 
 Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                                uint32_t slot_capacity) {
@@ -239,8 +255,12 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
   d.args.passes = d.as<CodingPass>(Impl::kPasses);
   d.args.results = d.as<SharedT1Result>(Impl::kResults);
   d.args.count = static_cast<uint32_t>(n);
-  d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   d.args.ht = n > 0 && ht_job(jobs[0]);
+  const bool split = !d.args.ht && d.split;
+  if (d.memory == T1StateMemory::kGlobal && !d.args.ht && !split) {
+    MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kStates, n * sizeof(T1FixedState)));
+  }
+  d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   d.args.blocks_per_warp = static_cast<uint32_t>(
       d.blocks_per_warp > 0 ? d.blocks_per_warp
                             : (d.args.ht ? auto_ht_blocks_per_warp(n, d.sms)
@@ -253,7 +273,9 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kOrderByPlanes, n * sizeof(uint32_t)));
     d.args.order = d.as<const uint32_t>(Impl::kOrderByPlanes);
   }
-  if (!d.args.ht && d.record_decisions) {
+  d.args.formed_streams = nullptr;
+  if (split) MALLAT_RETURN_IF_ERROR(d.lay_out_formed(jobs));
+  if (!d.args.ht && !split && d.record_decisions) {
     const size_t warps = (n + d.args.blocks_per_warp - 1) / d.args.blocks_per_warp;
     MALLAT_RETURN_IF_ERROR(d.reserve(Impl::kDecisions, warps * d.args.blocks_per_warp * kMaxPassDecisions));
     d.args.decisions = d.as<uint32_t>(Impl::kDecisions);
@@ -263,6 +285,46 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
     d.args.ht_states = d.as<HtBlockState>(Impl::kHtStates);
   }
   d.args.vlc = d.vlc.tables();
+  return Status::Ok();
+}
+
+Status T1DeviceEncoder::Impl::lay_out_formed(std::span<const T1DeviceJob> jobs) {
+  const size_t n = jobs.size();
+  std::vector<uint64_t> offsets(n + 1);
+  uint32_t words = 0;
+  uint32_t scratch = 0;
+  int stripes = 0;
+  uint64_t at = 0;
+  for (size_t j = 0; j < n; ++j) {
+    offsets[j] = at;
+    // Each room 16-byte aligned, so that a pass's four-byte alignment holds.
+    at += (formed_stream_bound(jobs[j].width, jobs[j].height, jobs[j].num_bitplanes) + 15) / 16 * 16;
+    const FormingLayout layout = FormingLayout::of(jobs[j].width, jobs[j].height);
+    words = std::max(words, layout.shared_total);
+    scratch = std::max(scratch, layout.scratch_total);
+    stripes = std::max(stripes, (jobs[j].height + 3) / 4);
+  }
+  offsets[n] = at;
+  MALLAT_RETURN_IF_ERROR(reserve(kFormedStreams, at));
+  MALLAT_RETURN_IF_ERROR(reserve(kFormedOffsets, (n + 1) * sizeof(uint64_t)));
+  MALLAT_RETURN_IF_ERROR(reserve(kFormedBlocks, n * sizeof(FormedBlock)));
+  MALLAT_RETURN_IF_ERROR(reserve(kFormedPasses, n * kMaxCodingPasses * sizeof(FormedPass)));
+  MALLAT_RETURN_IF_ERROR(reserve(kFormingScratch, n * scratch * sizeof(uint32_t)));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(buffer[kFormedOffsets], offsets.data(),
+                                                    (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice, stream),
+                                    "copying the formed streams' offsets"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(stream), "uploading a Tier-1 batch"));
+  args.formed_streams = as<uint8_t>(kFormedStreams);
+  args.formed_offsets = as<const uint64_t>(kFormedOffsets);
+  args.formed_blocks = as<FormedBlock>(kFormedBlocks);
+  args.formed_passes = as<FormedPass>(kFormedPasses);
+  // Half a warp a block where no block has more than 16 stripes (a 64x64
+  // block's lanes: one a stripe), and its room's words a multiple of 4 so
+  // that the second half's is 16-byte aligned too.
+  args.forming_lanes = stripes <= 16 && forming_lanes != 32 ? 16 : 32;
+  args.forming_words = (words + 3) / 4 * 4;
+  args.forming_scratch = as<uint32_t>(kFormingScratch);
+  args.forming_scratch_words = scratch;
   return Status::Ok();
 }
 

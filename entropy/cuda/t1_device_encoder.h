@@ -114,6 +114,13 @@ class T1DeviceEncoder {
   // the host's order (by samples and Mb); the same bytes. Takes effect at
   // the next upload.
   void order_by_planes(bool on);
+  // EBCOT: whether the passes' decisions are formed by a warp a block and
+  // then MQ-coded by a thread a block (entropy/ebcot/formed_passes.h; the
+  // default), or formed and coded by one thread a block; the same bytes.
+  // `forming_lanes` 32 forms every block on a whole warp; 0 (the default)
+  // forms blocks of at most 16 stripes on half a warp each. Takes effect at
+  // the next upload.
+  void split_passes(bool on, int forming_lanes = 0);
   // Encodes the uploaded batch in one launch and waits for it.
   Status encode();
   // Device time of one encode(), in ms: the median of `runs` launches timed

@@ -1,6 +1,7 @@
 // Launches a batch's encoding kernel, EBCOT's or HT's (launcher apart from
 // the kernels).
 #include "entropy/cuda/ebcot/encode_kernel.cuh"
+#include "entropy/cuda/ebcot/form_kernel.cuh"
 #include "entropy/cuda/ebcot/plane_order_kernel.cuh"
 #include "entropy/cuda/ht/encode_kernel.cuh"
 #include "entropy/cuda/t1_encode_launch.h"
@@ -10,6 +11,32 @@
 
 namespace mallat::entropy::cuda {
 
+namespace {
+
+// The split EBCOT encoder's two launches: a warp a block forming, then a
+// thread a block coding.
+Status launch_t1_formed(const T1EncodeArgs& args, cudaStream_t stream) {
+  if (args.forming_lanes != 16 && args.forming_lanes != 32) {
+    return invalid_argument("Tier-1 forming: " + std::to_string(args.forming_lanes) + " lanes a block (16 or 32)");
+  }
+  const uint32_t groups = kFormLanes / args.forming_lanes;
+  const size_t shared = size_t{args.forming_words} * 4 * groups;
+  // Above 48 KB a kernel must ask for its dynamic shared memory.
+  if (shared > 48 * 1024) {
+    const cudaError_t err =
+        cudaFuncSetAttribute(t1_form_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+    if (err != cudaSuccess) return device_error(std::string("t1_form_kernel shared memory: ") + cudaGetErrorString(err));
+  }
+  t1_form_kernel<<<(args.count + groups - 1) / groups, kFormLanes, shared, stream>>>(args);
+  t1_code_formed_kernel<<<(args.count + kT1EncodeThreads - 1) / kT1EncodeThreads, kT1EncodeThreads, 0, stream>>>(
+      args);
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return device_error(std::string("t1_form_kernel launch: ") + cudaGetErrorString(err));
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   if (args.count == 0) return Status::Ok();
   if (args.blocks_per_warp < 1 || args.blocks_per_warp > 32) {
@@ -18,6 +45,7 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   }
   const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
   const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
+  if (!args.ht && args.formed_streams != nullptr) return launch_t1_formed(args, stream);
   if (args.ht) {
     if (args.ht_states == nullptr) return invalid_argument("HT kernel: no working states");
     ht_encode_kernel<<<blocks, kT1EncodeThreads, 0, stream>>>(args);
@@ -60,6 +88,8 @@ Status load_t1_encode_kernel() {
   for (const void* kernel : {reinterpret_cast<const void*>(&t1_encode_kernel<true>),
                              reinterpret_cast<const void*>(&t1_encode_kernel<false>),
                              reinterpret_cast<const void*>(&ht_encode_kernel),
+                             reinterpret_cast<const void*>(&t1_form_kernel),
+                             reinterpret_cast<const void*>(&t1_code_formed_kernel),
                              reinterpret_cast<const void*>(&t1_pack_offsets_kernel),
                              reinterpret_cast<const void*>(&t1_block_planes_kernel),
                              reinterpret_cast<const void*>(&t1_order_by_planes_kernel),

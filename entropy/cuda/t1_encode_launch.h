@@ -12,6 +12,7 @@
 
 #include "common/status.h"
 #include "entropy/t1_device_job.h"
+#include "entropy/ebcot/formed_passes.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "entropy/ht/shared_code_block.h"
 
@@ -40,6 +41,25 @@ struct T1EncodeArgs {
   // (entropy/ebcot/recorded_symbols.h); null to code each decision where it
   // is formed.
   uint32_t* decisions = nullptr;
+  // EBCOT split in two kernels (entropy/ebcot/formed_passes.h), where
+  // formed_streams is set (the jobs taken in `order` by both): job j's
+  // decisions go to formed_streams +
+  // formed_offsets[j] (count + 1 offsets, each block's room its
+  // formed_stream_bound), its plan to formed_blocks[j] and its passes to
+  // formed_passes[j * kMaxCodingPasses ...]; forming_words is the shared
+  // memory a forming warp needs for the batch's largest block
+  // (FormingLayout::shared_total), forming_scratch_words its scratch
+  // (scratch_total), job j's at forming_scratch + j * forming_scratch_words.
+  // states and decisions are then unused.
+  uint8_t* formed_streams = nullptr;
+  const uint64_t* formed_offsets = nullptr;
+  FormedBlock* formed_blocks = nullptr;
+  FormedPass* formed_passes = nullptr;
+  uint32_t forming_words = 0;
+  // Lanes forming each block: 16 (two blocks a warp) or 32.
+  uint32_t forming_lanes = 32;
+  uint32_t* forming_scratch = nullptr;
+  uint32_t forming_scratch_words = 0;
   // An HT batch (entropy/cuda/ht/encode_kernel.cuh): its kernel runs instead,
   // with one HtBlockState per thread in device memory and the VLC tables'
   // device copies.

@@ -5,8 +5,8 @@
 // encode_code_block (entropy/ebcot/encoder.cc) produces, byte for byte: the codeword
 // segments, each pass's cumulative length (the same terminations, the same
 // shortest_truncation and finish_pass_lengths rules) and its distortion
-// decrease (the same double sums in the same order; the CUDA target builds
-// with -fmad=false), the zero bit-planes and the pass count. The tests hold
+// decrease (the same exact sums, DistortionSum), the zero bit-planes and the
+// pass count. The tests hold
 // it to that (tests/entropy/t1_shared_test.cc on the CPU in CI,
 // tests/entropy_cuda on a device).
 #pragma once
@@ -160,23 +160,24 @@ MALLAT_HD inline uint32_t packed_passes(const SharedT1Result& r) {
 
 namespace detail {
 
-// encode_passes of entropy/ebcot/encoder.cc on the bounded coders: codes `planes`
-// bit-planes, the lowest being `lowest`; returns the bytes coded, or
-// kOutputOverflow as soon as a byte does not fit. kRecorded: each MQ pass's
-// decisions are formed into `decisions` first and coded after
-// (recorded_symbols.h); the same bytes.
-template <bool kVsc, bool kRecorded>
-MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation orientation, int planes,
-                                              int lowest, const CodeBlockStyle& style,
-                                              const SharedT1Output& out, int num_passes,
-                                              const DecisionBuffer& decisions, uint32_t& length) {
+// encode_passes of entropy/ebcot/encoder.cc on the bounded coders: codes
+// `num_passes` passes, the lowest bit-plane being `lowest`, each formed by
+// form(i, type, raw, plane, mq, raw_coder), which codes pass i's decisions
+// with the MQ coder (BasicMqEncodeSymbols) or the raw one and returns its
+// distortion decrease; this loop opens, terminates and measures the
+// codeword segments (Table D.9, C.2.9) and adds SEGMARK's symbols. Returns
+// the bytes coded, or kOutputOverflow as soon as a byte does not fit. The
+// state's passes (encode_shared_passes) and the GPU's formed ones
+// (entropy/ebcot/formed_passes.h) share it.
+template <class FormPass>
+MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int lowest, const CodeBlockStyle& style,
+                                            const SharedT1Output& out, int num_passes, uint32_t& length) {
   BasicMqEncodeSymbols<BasicMqEncoder<true>> mq{BasicMqEncoder<true>{}, initial_contexts()};
   BasicRawEncodeSymbols<BasicRawEncoder<true>> raw{};
   uint8_t* const buffer = out.buffer;
   mq.mq.end = buffer + out.capacity;
   raw.raw.end = buffer + out.capacity;
   buffer[0] = 0;
-  const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(orientation)].data();
 
   // The passes of the open MQ segment that do not end it (PendingTruncations).
   int pending_pass[kMaxCodingPasses];
@@ -197,25 +198,13 @@ MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation o
       }
       open = true;
     }
-    s.distortion = 0.0;
-    if constexpr (kRecorded) {
-      if (is_raw) {
-        run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
-      } else {
-        RecordedMqSymbols recorded{decisions.words, decisions.stride};
-        run_pass<kVsc>(type, false, recorded, raw, s, zc_lut, plane);
-        recorded.finish();
-        code_recorded(mq, decisions.words, decisions.stride, recorded.count);
-      }
-    } else {
-      run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
-    }
+    const double distortion = form(i, type, is_raw, plane, mq, raw);
     // SEGMARK (D.5): the symbols 1010 in the UNIFORM context after each cleanup pass.
     if (type == PassType::kCleanup && style.segmentation_symbols) {
       for (uint32_t bit = 1, k = 0; k < 4; ++k, bit ^= 1) mq.code(kUniformContext, bit);
     }
     CodingPass& pass = out.passes[i];
-    pass.distortion_decrease = s.distortion;
+    pass.distortion_decrease = distortion;
     pass.terminated = i == num_passes - 1 || pass_ends_segment(style, i);
     if (pass.terminated) {
       const uint32_t bytes = is_raw ? raw.raw.flush()
@@ -245,6 +234,47 @@ MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation o
   }
   length = segment_start - 1;
   return SharedT1Status::kOk;
+}
+
+// code_shared_passes with each pass run on the state `s`. kRecorded: each
+// MQ pass's decisions are formed into `decisions` first and coded after
+// (recorded_symbols.h); the same bytes.
+template <bool kVsc, bool kRecorded>
+MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation orientation, int planes,
+                                              int lowest, const CodeBlockStyle& style,
+                                              const SharedT1Output& out, int num_passes,
+                                              const DecisionBuffer& decisions, uint32_t& length) {
+  const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(orientation)].data();
+  auto form = [&](int, PassType type, bool is_raw, int plane, auto& mq, auto& raw) {
+    s.distortion = 0.0;
+    if constexpr (kRecorded) {
+      if (is_raw) {
+        run_pass<kVsc>(type, true, mq, raw, s, zc_lut, plane);
+      } else {
+        RecordedMqSymbols recorded{decisions.words, decisions.stride};
+        run_pass<kVsc>(type, false, recorded, raw, s, zc_lut, plane);
+        recorded.finish();
+        code_recorded(mq, decisions.words, decisions.stride, recorded.count);
+      }
+    } else {
+      run_pass<kVsc>(type, is_raw, mq, raw, s, zc_lut, plane);
+    }
+    return s.distortion;
+  };
+  return code_shared_passes(form, planes, lowest, style, out, num_passes, length);
+}
+
+// The result's last steps once the passes are coded: the passes' lengths
+// (finish_pass_lengths) and the distortions scaled back from F fraction
+// bits.
+MALLAT_HD inline void finish_shared_passes(const SharedT1Output& out, int num_passes, uint32_t length,
+                                           int fraction_bits) {
+  finish_pass_lengths(out.passes, num_passes, out.buffer + 1, length);
+  if (fraction_bits > 0) {
+    for (int i = 0; i < num_passes; ++i) {
+      out.passes[i].distortion_decrease = scale_distortion(out.passes[i].distortion_decrease, fraction_bits);
+    }
+  }
 }
 
 }  // namespace detail
@@ -319,13 +349,7 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
     result.status = status;
     return result;
   }
-  detail::finish_pass_lengths(out.passes, num_passes, out.buffer + 1, result.length);
-  if (block.fraction_bits > 0) {
-    for (int i = 0; i < num_passes; ++i) {
-      out.passes[i].distortion_decrease =
-          detail::scale_distortion(out.passes[i].distortion_decrease, block.fraction_bits);
-    }
-  }
+  detail::finish_shared_passes(out, num_passes, result.length, block.fraction_bits);
   return result;
 }
 

@@ -106,6 +106,13 @@ inline std::vector<SharedCase> shared_cases() {
   return cases;
 }
 
+// What encode_code_block makes of case `c`: the reference the shared,
+// formed and device coders are held to.
+inline Result<EncodedCodeBlock> cpu_encoding(const SharedCase& c) {
+  return encode_code_block(PlaneView<const int32_t>{c.samples.data(), c.width, c.height, c.width}, c.orientation,
+                           c.num_bitplanes, c.style, c.fraction_bits);
+}
+
 // The shared encoder's successful output as encode_code_block returns it
 // (the device batch's conversion, entropy/t1_encode_batch.h).
 inline EncodedCodeBlock to_encoded(const SharedT1Result& r, const uint8_t* buffer, const CodingPass* passes) {

@@ -48,8 +48,7 @@ TEST(Tier1Shared, MatchesTheCpuCoderOnEveryCase) {
   const std::vector<SharedCase> cases = shared_cases();
   size_t passes = 0;
   for (const SharedCase& c : cases) {
-    const PlaneView<const int32_t> view{c.samples.data(), c.width, c.height, c.width};
-    Result<EncodedCodeBlock> want = encode_code_block(view, c.orientation, c.num_bitplanes, c.style, c.fraction_bits);
+    Result<EncodedCodeBlock> want = cpu_encoding(c);
     ASSERT_TRUE(want.ok()) << c.name() << ": " << want.status().message();
     const SharedRun run = run_shared(c, 1u << 20);
     ASSERT_EQ(run.result.status, SharedT1Status::kOk) << c.name();

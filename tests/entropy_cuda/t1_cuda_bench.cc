@@ -18,6 +18,11 @@
 //   BENCH_NO_CPU=1         no CPU timings
 //   BENCH_DIRECT=1         EBCOT's decisions coded where they are formed
 //   BENCH_HOST_ORDER=1     EBCOT's blocks in the host's order, not by planes
+//   BENCH_SPLIT=0          EBCOT's passes formed and coded by one thread a
+//                          block (the blocks per warp apply), not formed by a
+//                          warp a block and then coded (they do not)
+//   BENCH_FORM_LANES=32    a whole warp forms each block (not half a warp
+//                          for blocks of at most 16 stripes)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -130,6 +135,9 @@ int main(int argc, char** argv) {
       }
       (*encoder)->record_decisions(std::getenv("BENCH_DIRECT") == nullptr);
       (*encoder)->order_by_planes(std::getenv("BENCH_HOST_ORDER") == nullptr);
+      const char* split = std::getenv("BENCH_SPLIT");
+      const char* lanes = std::getenv("BENCH_FORM_LANES");
+      (*encoder)->split_passes(split == nullptr || std::strcmp(split, "0") != 0, lanes ? std::atoi(lanes) : 0);
       Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
       auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
       if (!ms.ok()) {

@@ -24,9 +24,13 @@ using cuda::T1DeviceEncoder;
 using entropy::T1DeviceJob;
 using cuda::T1StateMemory;
 
-// Runs the cases as one batch on the device with slots of `slot_capacity`.
+// Runs the cases as one batch on the device with slots of `slot_capacity`,
+// split into forming and coding kernels (the default; `forming_lanes` as
+// split_passes takes it) or with one thread a block doing both (its states
+// in `memory`, `blocks_per_warp` a warp).
 T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t slot_capacity,
-                                  T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 0) {
+                                  T1StateMemory memory = T1StateMemory::kGlobal, int blocks_per_warp = 0,
+                                  bool split = true, int forming_lanes = 0) {
   std::vector<T1DeviceJob> jobs;
   std::vector<int32_t> coefficients;
   for (const SharedCase& c : cases) {
@@ -45,6 +49,7 @@ T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t
   Result<std::unique_ptr<T1DeviceEncoder>> encoder = T1DeviceEncoder::create(memory, blocks_per_warp);
   EXPECT_TRUE(encoder.ok()) << encoder.status().message();
   if (!encoder.ok()) return out;
+  (*encoder)->split_passes(split, forming_lanes);
   Status st = (*encoder)->upload(jobs, coefficients, slot_capacity);
   EXPECT_TRUE(st.ok()) << st.message();
   st = (*encoder)->encode();
@@ -59,8 +64,7 @@ void expect_as_cpu(const std::vector<SharedCase>& cases, const T1DeviceBatchResu
   int failures = 0;
   for (size_t i = 0; i < cases.size() && failures < 5; ++i) {
     const SharedCase& c = cases[i];
-    Result<EncodedCodeBlock> want = encode_code_block({c.samples.data(), c.width, c.height, c.width},
-                                                      c.orientation, c.num_bitplanes, c.style, c.fraction_bits);
+    Result<EncodedCodeBlock> want = cpu_encoding(c);
     ASSERT_TRUE(want.ok()) << want.status().message();
     Result<EncodedCodeBlock> got = device.block(i);
     if (!got.ok()) {
@@ -79,13 +83,18 @@ void expect_as_cpu(const std::vector<SharedCase>& cases, const T1DeviceBatchResu
 TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
   SKIP_WITHOUT_DEVICE();
   const std::vector<SharedCase> cases = shared_cases();
+  for (int lanes : {0, 32}) {
+    SCOPED_TRACE("formed by " + std::string(lanes == 32 ? "a warp" : "half a warp where it can") +
+                 " a block, then coded");
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, 0, true, lanes));
+  }
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
-    expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory, 32));
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory, 32, false));
   }
   for (int blocks_per_warp : {0, 1, 3}) {
     SCOPED_TRACE(std::to_string(blocks_per_warp) + " code-blocks per warp");
-    expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp));
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp, false));
   }
 }
 
@@ -99,9 +108,11 @@ TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {
     c.style = CodeBlockStyle::from_byte(static_cast<uint8_t>((i / 4) % 64));
     cases.push_back(std::move(c));
   }
+  expect_as_cpu(cases, run_on_device(cases, 24 * 1024));
+  expect_as_cpu(cases, run_on_device(cases, 24 * 1024, T1StateMemory::kGlobal, 0, true, 32));
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
-    expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory, 32));
+    expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory, 32, false));
   }
 }
 

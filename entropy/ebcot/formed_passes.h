@@ -1,0 +1,548 @@
+// The Tier-1 encoder split for the GPU into two steps: the coding passes'
+// decisions formed (D.3) by a group of lanes that share one code-block,
+// then MQ-coded (C.2) by one lane a block. Forming a pass touches every
+// sample, so it is where a block's work is; spread over the block's
+// stripes, a pass takes its width plus three columns a stripe of steps
+// instead of a column per step. Coding the decisions is a short chain per
+// decision that one lane runs; a warp's lanes then code 32 blocks side by
+// side, each from its own recorded stream.
+//
+// Forming (form_* below): lane l of the group takes stripes l, l + 32, ...
+// and at step t codes the column that its stripe reaches then. Stripe s
+// starts kFormLag steps after stripe s - 1, so that when it codes column x
+// the stripe above has coded x + 1 (the neighbours that D.3's scan order
+// has coded before x: above-left, above, above-right), and no two lanes
+// touch the same column word in one step (a stripe changes the words of
+// the stripes above and below it at columns x - 1 .. x + 1, the lanes stay
+// kFormLag >= 3 columns apart). Each stripe records its decisions in its
+// own room of a pass's staging; after the pass they are joined in stripe
+// order, which is the scan order, so the decisions and their order are
+// those of the state's passes (entropy/ebcot/passes.h, whose column coders
+// form them here too). The refinement pass changes no neighbour and needs
+// no lag. Distortions are exact sums (DistortionSum), so each stripe's
+// share adds to the pass's own.
+//
+// Host and device code (host_device.h): the GPU runs each step on a warp
+// with a __syncwarp between steps (entropy/cuda/ebcot/form_kernel.cuh);
+// form_code_block_lanes runs the same steps lane after lane on the CPU,
+// which the tests hold to encode_code_block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "entropy/host_device.h"
+#include "entropy/ebcot/contexts.h"
+#include "entropy/ebcot/distortion_sum.h"
+#include "entropy/ebcot/flags.h"
+#include "entropy/ebcot/passes.h"
+#include "entropy/ebcot/shared_encoder.h"
+
+namespace mallat::entropy {
+
+// Lanes of a forming group at most (a warp; a block of at most 16 stripes
+// is formed by half a warp, two blocks a warp), and the steps between two
+// stripes' starts.
+inline constexpr int kFormLanes = 32;
+inline constexpr int kFormLag = 3;
+// The most decisions a stripe column forms in one pass (kMaxPassDecisions's
+// count: a cleanup column in run-length mode).
+inline constexpr int kMaxColumnDecisions = 10;
+
+// What forming leaves for the coding lane: each pass's decisions (a byte
+// each, context above the bit; raw passes' bits alike) at `offset` in the
+// block's stream, 16-byte aligned, and its distortion decrease in the
+// integer domain (before fraction bits are scaled out).
+struct FormedPass {
+  uint32_t offset = 0;
+  uint32_t count = 0;
+  double distortion = 0.0;
+};
+struct FormedBlock {
+  SharedT1Status status = SharedT1Status::kOk;
+  int8_t zero_bitplanes = 0;
+  int8_t planes = 0;
+  int16_t num_passes = 0;
+};
+
+// Bytes a block's decision stream may need: per bit-plane at most one
+// decision a sample (in one of the three passes) and two more a stripe
+// column (run-length mode's UNIFORM pair), one sign a sample, and 15
+// bytes of alignment a pass (and a last chunk read whole). `planes` is Mb
+// (the planes coded never exceed it).
+MALLAT_HD inline uint64_t formed_stream_bound(int width, int height, int planes) {
+  const uint64_t samples = uint64_t(width) * height;
+  const uint64_t columns = uint64_t(width) * ((height + 3) / 4);
+  const uint64_t p = planes > 0 ? uint64_t(planes) : 0;
+  return samples * (p + 1) + 2 * columns * p + 16 * (3 * p + 1);
+}
+
+// A forming group's room for one block of at most `width` x `height`
+// (the largest of a batch), in two parts. In memory the group's lanes share
+// at the latency of registers' neighbours (a CUDA block's shared memory):
+// the column words (T1State's layout, a border all round), which the
+// stripes change for each other, and the stripes' decision counts. In
+// scratch memory (the device's, each block its own): the magnitudes four
+// to a stripe column in scan order (a column's room past the last for the
+// walk's load ahead), 16-byte aligned, and the stripes' staging rooms.
+// Offsets and sizes in 4-byte words.
+struct FormingLayout {
+  uint32_t words = 0;
+  uint32_t counts = 0;
+  uint32_t shared_total = 0;
+  uint32_t magnitudes = 0;
+  uint32_t staging = 0;
+  uint32_t scratch_total = 0;  // a multiple of 4
+  MALLAT_HD static FormingLayout of(int width, int height) {
+    const uint32_t stripes = (height + 3) / 4;
+    FormingLayout l;
+    l.words = 0;
+    l.counts = (width + 2) * (stripes + 2);
+    l.shared_total = l.counts + stripes;
+    l.magnitudes = 0;
+    l.staging = 4 * stripes * width + 4;
+    l.scratch_total = (l.staging + (stripes * width * kMaxColumnDecisions + 3) / 4 + 3) / 4 * 4;
+    return l;
+  }
+};
+
+// One block's room, laid out by FormingLayout for the block's own shape
+// (its column stride is its width + 2).
+struct FormingView {
+  uint32_t* words = nullptr;
+  uint32_t* magnitudes = nullptr;
+  uint8_t* staging = nullptr;
+  uint32_t* counts = nullptr;
+  int width = 0;
+  int height = 0;
+  int stripes = 0;
+  int column_stride = 0;
+
+  // `scratch` 16-byte aligned.
+  MALLAT_HD static FormingView in(uint32_t* shared, uint32_t* scratch, const FormingLayout& l, int w, int h) {
+    FormingView v;
+    v.words = shared + l.words;
+    v.counts = shared + l.counts;
+    v.magnitudes = scratch + l.magnitudes;
+    v.staging = reinterpret_cast<uint8_t*>(scratch + l.staging);
+    v.width = w;
+    v.height = h;
+    v.stripes = (h + 3) / 4;
+    v.column_stride = w + 2;
+    return v;
+  }
+  MALLAT_HD uint32_t* column(int x, int stripe) const { return words + (stripe + 1) * column_stride + x + 1; }
+  MALLAT_HD uint32_t* magnitude(int x, int stripe) const { return magnitudes + 4 * (stripe * width + x); }
+  MALLAT_HD uint8_t* stripe_staging(int stripe) const {
+    return staging + static_cast<size_t>(stripe) * width * kMaxColumnDecisions;
+  }
+};
+
+namespace detail {
+
+// Symbol coders for the column coders of passes.h that record each decision
+// in a stripe's staging room: the MQ passes' context and bit, the raw
+// passes' bit.
+struct FormedMqSymbols {
+  static constexpr bool kEncoder = true, kRaw = false;
+  uint8_t* out;
+  uint32_t& count;
+  MALLAT_HD uint32_t code(int ctx, uint32_t bit) {
+    out[count++] = static_cast<uint8_t>((ctx << 1) | bit);
+    return bit;
+  }
+  MALLAT_HD uint32_t code_skewed(int ctx, uint32_t bit) { return code(ctx, bit); }
+};
+struct FormedRawSymbols {
+  static constexpr bool kEncoder = true, kRaw = true;
+  uint8_t* out;
+  uint32_t& count;
+  MALLAT_HD uint32_t code(int, uint32_t bit) {
+    out[count++] = static_cast<uint8_t>(bit);
+    return bit;
+  }
+};
+
+// A lane's walk along its stripe, kept from step to step: for_each_column's
+// registers (the column words, the word as stored, the magnitudes loaded
+// ahead), the stripe's decisions so far and the pass's distortion share.
+struct FormLane {
+  ColumnWords w;
+  uint32_t stored = 0;
+  ColumnMagnitudes mags{};
+  uint32_t count = 0;
+  DistortionSum dist;
+};
+
+// When stripes start in a pass formed by `lanes` lanes: stripe s (lane
+// s % lanes) at lag * s + (s / lanes) * extra, where `extra` keeps a lane's
+// next stripe after its last (blocks of more stripes than lanes).
+struct FormSchedule {
+  int lanes = kFormLanes;
+  int lag = 0;
+  int extra = 0;
+  int steps = 0;
+  MALLAT_HD static FormSchedule of(PassType type, int width, int stripes, int lanes) {
+    FormSchedule s;
+    s.lanes = lanes;
+    s.lag = type == PassType::kRefinement ? 0 : kFormLag;
+    s.extra = width > lanes * s.lag ? width - lanes * s.lag : 0;
+    const int last = stripes - 1;
+    s.steps = s.start(last) + width;
+    return s;
+  }
+  MALLAT_HD int start(int stripe) const { return lag * stripe + (stripe / lanes) * extra; }
+};
+
+// A pass's column coder (passes.h's SignificanceColumn, RefinementColumn or
+// CleanupColumn) with its recording symbol coder, as one type.
+template <template <class, bool, bool> class C, class Coder>
+struct FormKind {
+  using Symbols = Coder;
+  template <bool kVsc>
+  using Column = C<Coder, kVsc, true>;
+};
+
+// Calls f(FormKind<...>{}) for a pass of `type`, raw or MQ-coded, so that
+// a pass's steps run one coder, chosen once.
+template <class F>
+MALLAT_HD inline void with_form_kind(PassType type, bool raw, F&& f) {
+  switch (type) {
+    case PassType::kSignificance:
+      if (raw) {
+        f(FormKind<SignificanceColumn, FormedRawSymbols>{});
+      } else {
+        f(FormKind<SignificanceColumn, FormedMqSymbols>{});
+      }
+      break;
+    case PassType::kRefinement:
+      if (raw) {
+        f(FormKind<RefinementColumn, FormedRawSymbols>{});
+      } else {
+        f(FormKind<RefinementColumn, FormedMqSymbols>{});
+      }
+      break;
+    case PassType::kCleanup:
+      f(FormKind<CleanupColumn, FormedMqSymbols>{});
+      break;
+  }
+}
+
+// Step t of lane `lane`: codes the column its stripe reaches at t, if any,
+// with Kind's column coder, as for_each_column codes it.
+template <class Kind, bool kVsc>
+MALLAT_HD inline void form_step(const FormingView& v, FormLane& lane_state, int lane, int t,
+                                const FormSchedule& schedule, const uint8_t* zc_lut, int p,
+                                const PlaneGains& gains) {
+  int stripe = lane;
+  while (stripe < v.stripes && schedule.start(stripe) + v.width <= t) stripe += schedule.lanes;
+  if (stripe >= v.stripes || t < schedule.start(stripe)) return;
+  const int x = t - schedule.start(stripe);
+  FormLane& s = lane_state;
+  uint32_t* f = v.column(x, stripe);
+  const uint32_t* m = v.magnitude(x, stripe);
+  if (x == 0) {
+    s.w = ColumnWords{f[-1], f[0], 0};
+    s.stored = s.w.cur;
+    s.mags = load_magnitudes(m);
+    s.count = 0;
+  }
+  const int rows = v.height - 4 * stripe < 4 ? v.height - 4 * stripe : 4;
+  s.w.next = f[1];
+  const uint32_t next_stored = s.w.next;
+  const ColumnMagnitudes next_mags = load_magnitudes(m + 4);
+  typename Kind::Symbols c{v.stripe_staging(stripe), s.count};
+  typename Kind::template Column<kVsc> column{{c, zc_lut, v.column_stride, p, gains, s.dist}};
+  if (column(rows, s.w, f, const_cast<uint32_t*>(m), s.mags)) {
+    f[-1] = s.w.prev;
+    f[0] = s.w.cur;
+  } else if (s.w.cur != s.stored) {
+    f[0] = s.w.cur;
+  }
+  s.w.prev = s.w.cur;
+  s.w.cur = s.w.next;
+  s.stored = next_stored;
+  s.mags = next_mags;
+  if (x == v.width - 1) {
+    if (s.w.cur != s.stored) f[1] = s.w.cur;
+    v.counts[stripe] = s.count;
+  }
+}
+
+}  // namespace detail
+
+// Loading, first step: lane `lane` of `lanes` clears the column words and
+// copies the block's samples into the magnitudes, each with its sign in
+// bit 31 (magnitudes stay below 2^31), rows read side by side.
+MALLAT_HD inline void form_load_samples(const FormingView& v, const SharedT1Block& block, int lane, int lanes) {
+  const int words = v.column_stride * (v.stripes + 2);
+  for (int i = lane; i < words; i += lanes) v.words[i] = 0;
+  const int samples = v.width * v.height;
+  for (int i = lane; i < samples; i += lanes) {
+    const int y = i / v.width;
+    const int x = i - y * v.width;
+    const int32_t c = block.coefficients[y * block.stride + x];
+    const uint32_t mag = c < 0 ? 0u - static_cast<uint32_t>(c) : static_cast<uint32_t>(c);
+    v.magnitude(x, y / 4)[y % 4] = mag | (c < 0 ? 0x80000000u : 0u);
+  }
+}
+
+// Loading, second step (after the first's stores are seen): lane `lane`
+// sets the sign bits of its stripe columns' words, clears bit 31 and the
+// rows past the block's last, and returns the OR of the magnitudes it saw.
+MALLAT_HD inline uint32_t form_load_columns(const FormingView& v, int lane, int lanes) {
+  uint32_t all = 0;
+  const int columns = v.width * v.stripes;
+  for (int i = lane; i < columns; i += lanes) {
+    const int stripe = i / v.width;
+    const int x = i - stripe * v.width;
+    const int rows = v.height - 4 * stripe < 4 ? v.height - 4 * stripe : 4;
+    uint32_t* m = v.magnitude(x, stripe);
+    detail::ColumnMagnitudes c{{0, 0, 0, 0}};
+    uint32_t word = 0;
+    for (int r = 0; r < rows; ++r) {
+      word |= m[r] >> 31 ? sign_bit(r + 1) : 0;
+      c.v[r] = m[r] & 0x7FFFFFFFu;
+    }
+    all |= c.v[0] | c.v[1] | c.v[2] | c.v[3];
+    detail::store_magnitudes(m, c);
+    *v.column(x, stripe) = word;
+  }
+  if (lane == 0) v.magnitudes[4 * columns] = v.magnitudes[4 * columns + 1] = v.magnitudes[4 * columns + 2] =
+      v.magnitudes[4 * columns + 3] = 0;
+  return all;
+}
+
+// What a block codes, from its parameters and the OR of its magnitudes:
+// the checks of encode_code_block_shared, its zero bit-planes and passes.
+MALLAT_HD inline FormedBlock form_block_plan(const SharedT1Block& block, uint32_t all) {
+  FormedBlock b;
+  const int w = block.width;
+  const int h = block.height;
+  if (w < 1 || h < 1 || w > kMaxCodeBlockSide || h > kMaxCodeBlockSide || w * h > kMaxCodeBlockSamples) {
+    b.status = SharedT1Status::kBadShape;
+    return b;
+  }
+  if (block.num_bitplanes < 0 || block.fraction_bits < 0 ||
+      block.num_bitplanes + block.fraction_bits > kMaxBitPlanes) {
+    b.status = SharedT1Status::kBadBitPlanes;
+    return b;
+  }
+  const int coded_bits = block.num_bitplanes + block.fraction_bits;
+  if (coded_bits < 32 && (all >> coded_bits) != 0) {
+    b.status = SharedT1Status::kMagnitudeTooLarge;
+    return b;
+  }
+  int bit_width = 0;
+  while (bit_width < 32 && (all >> bit_width) != 0) ++bit_width;
+  const int planes = bit_width > block.fraction_bits ? bit_width - block.fraction_bits : 0;
+  b.planes = static_cast<int8_t>(planes);
+  b.zero_bitplanes = static_cast<int8_t>(block.num_bitplanes - planes);
+  b.num_passes = static_cast<int16_t>(planes > 0 ? 3 * planes - 2 : 0);
+  return b;
+}
+
+// After a pass's last step: lane `lane` of `lanes` copies the stripes'
+// decisions, in stripe order, to stream + offset (every lane walks the
+// stripes; each copies every lanes-th byte); returns the pass's count.
+MALLAT_HD inline uint32_t form_join_pass(const FormingView& v, uint8_t* stream, uint32_t offset, int lane,
+                                         int lanes) {
+  uint32_t at = offset;
+  for (int s = 0; s < v.stripes; ++s) {
+    const uint32_t n = v.counts[s];
+    const uint8_t* from = v.stripe_staging(s);
+    for (uint32_t i = lane; i < n; i += lanes) stream[at + i] = from[i];
+    at += n;
+  }
+  return at - offset;
+}
+
+// Pass i of a planned block: its kind, whether it is raw, its bit-plane,
+// its steps.
+struct FormPassPlan {
+  PassType type;
+  bool raw;
+  int plane;
+  detail::FormSchedule schedule;
+  MALLAT_HD static FormPassPlan of(const FormedBlock& b, const SharedT1Block& block, const FormingView& v, int i,
+                                   int lanes) {
+    FormPassPlan p;
+    p.type = pass_type(i);
+    p.raw = pass_is_raw(block.style, i);
+    p.plane = block.fraction_bits + b.planes - 1 - pass_plane_offset(i);
+    p.schedule = detail::FormSchedule::of(p.type, v.width, v.stripes, lanes);
+    return p;
+  }
+};
+
+// Where pass i's decisions go: after the last pass's, 16-byte aligned;
+// false if `count` of them would pass the stream's `capacity`.
+MALLAT_HD inline bool place_formed_pass(FormedPass* passes, int i, uint32_t count, uint64_t capacity) {
+  const uint32_t offset = i == 0 ? 0 : (passes[i - 1].offset + passes[i - 1].count + 15) / 16 * 16;
+  passes[i].offset = offset;
+  passes[i].count = count;
+  return uint64_t{offset} + count <= capacity;
+}
+
+// The GPU's forming run lane after lane on one thread, for the tests (the
+// steps are those of entropy/cuda/ebcot/form_kernel.cuh, each step's lanes
+// in turn, which touch no common word): block `block` formed in `shared`
+// and `scratch` (FormingLayout::of its shape's words, `scratch` 16-byte
+// aligned) into `stream` (`capacity` bytes),
+// its plan into `plan` and its passes into `passes` (kMaxCodingPasses).
+// `lanes` (1..kFormLanes) form the block; `reversed` runs each step's
+// lanes last to first: the same result, as no lane reads what another
+// writes in the same step.
+template <bool kVsc>
+inline void form_code_block_lanes(const SharedT1Block& block, uint32_t* shared, uint32_t* scratch, uint8_t* stream,
+                                  uint64_t capacity, FormedBlock& plan, FormedPass* passes, int lanes = kFormLanes,
+                                  bool reversed = false) {
+  const FormingLayout layout = FormingLayout::of(block.width, block.height);
+  const FormingView v = FormingView::in(shared, scratch, layout, block.width, block.height);
+  plan = form_block_plan(block, 0);
+  if (plan.status != SharedT1Status::kOk) return;
+  for (int lane = 0; lane < lanes; ++lane) form_load_samples(v, block, lane, lanes);
+  uint32_t all = 0;
+  for (int lane = 0; lane < lanes; ++lane) all |= form_load_columns(v, lane, lanes);
+  plan = form_block_plan(block, all);
+  if (plan.status != SharedT1Status::kOk) return;
+  const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
+  detail::FormLane lane_states[kFormLanes];
+  for (int i = 0; i < plan.num_passes; ++i) {
+    const FormPassPlan pass = FormPassPlan::of(plan, block, v, i, lanes);
+    const detail::PlaneGains gains(pass.plane);
+    for (detail::FormLane& l : lane_states) l.dist = {};
+    detail::with_form_kind(pass.type, pass.raw, [&](auto kind) {
+      for (int t = 0; t < pass.schedule.steps; ++t) {
+        for (int k = 0; k < lanes; ++k) {
+          const int lane = reversed ? lanes - 1 - k : k;
+          detail::form_step<decltype(kind), kVsc>(v, lane_states[lane], lane, t, pass.schedule, zc_lut,
+                                                  pass.plane, gains);
+        }
+      }
+    });
+    uint32_t count = 0;
+    for (int s = 0; s < v.stripes; ++s) count += v.counts[s];
+    if (!place_formed_pass(passes, i, count, capacity)) {
+      plan.status = SharedT1Status::kOutputOverflow;
+      return;
+    }
+    for (int lane = 0; lane < lanes; ++lane) form_join_pass(v, stream, passes[i].offset, lane, lanes);
+    detail::DistortionSum dist;
+    for (const detail::FormLane& l : lane_states) dist.add(l.dist);
+    passes[i].distortion = dist.value();
+  }
+}
+
+namespace detail {
+
+// Sixteen formed decisions at once: one 16-byte load on the GPU.
+struct FormedChunk {
+  uint32_t w[4];
+};
+MALLAT_HD inline FormedChunk load_formed_chunk(const uint8_t* bytes) {
+#if defined(__CUDA_ARCH__)
+  const uint4 q = *reinterpret_cast<const uint4*>(bytes);
+  return {{q.x, q.y, q.z, q.w}};
+#else
+  FormedChunk c;
+  for (int i = 0; i < 4; ++i) {
+    c.w[i] = uint32_t{bytes[4 * i]} | uint32_t{bytes[4 * i + 1]} << 8 | uint32_t{bytes[4 * i + 2]} << 16 |
+             uint32_t{bytes[4 * i + 3]} << 24;
+  }
+  return c;
+#endif
+}
+
+// Where the coding lane keeps its contexts while it codes a pass: each
+// context's whole kMqBranchlessStates entry (Qe, the MPS and the states
+// that follow), so that a decision's Qe is one load from its context, not
+// two (the state byte, then the table), and its next state's look-up is
+// off the path to the next decision in another context. entries[k *
+// stride] is context k's (on the GPU a slice of shared memory, the lanes
+// interleaved); `table` is kMqBranchlessStates (on the GPU its copy in
+// shared memory).
+struct FormedMqRoom {
+  uint64_t* entries = nullptr;
+  uint32_t stride = 1;
+  const uint64_t* table = nullptr;
+};
+
+// Codes `count` formed decisions (bytes at `bytes`, 16-byte aligned, with
+// room to read whole 16-byte chunks past the last) with `mq`
+// (BasicMqEncodeSymbols) in order, as mq.code would (encode_branchless),
+// with the contexts in `room` for the pass. The next chunk is loaded before
+// the current one is coded, so that on the GPU its load overlaps the
+// coding.
+template <class Mq>
+MALLAT_HD inline void code_formed(Mq& mq, const uint8_t* bytes, uint32_t count, const FormedMqRoom& room) {
+  if (count == 0) return;
+  for (int k = 0; k < kNumContexts; ++k) room.entries[k * room.stride] = room.table[mq.cx[k]];
+  auto& e = mq.mq;
+  FormedChunk chunk = load_formed_chunk(bytes);
+  for (uint32_t k = 0; k < count; k += 16) {
+    const FormedChunk next = k + 16 < count ? load_formed_chunk(bytes + k + 16) : chunk;
+    const uint32_t n = count - k < 16 ? count - k : 16;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t s = (chunk.w[i / 4] >> (8 * (i % 4))) & 0xFF;
+      uint64_t* const entry = room.entries + (s >> 1) * room.stride;
+      // C.2.2 with CODEMPS and CODELPS, as encode_branchless codes it.
+      const uint64_t t = *entry;
+      const uint32_t qe = static_cast<uint16_t>(t);
+      const uint32_t lps = (s & 1) ^ (static_cast<uint32_t>(t >> 16) & 1);
+      e.a -= qe;
+      const uint32_t add = static_cast<uint32_t>(e.a < qe) ^ lps ^ 1;
+      e.c += qe & (0u - add);
+      e.a ^= (e.a ^ qe) & (add - 1);
+      const int shifts = shifts_to_normalise(e.a);
+      const uint32_t renormalised = shifts != 0;
+      *entry = room.table[static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)))];
+      e.shift_out(shifts);
+    }
+    chunk = next;
+  }
+  for (int k = 0; k < kNumContexts; ++k) mq.cx[k] = static_cast<uint8_t>(room.entries[k * room.stride] >> 24);
+}
+template <class Raw>
+MALLAT_HD inline void code_formed_raw(Raw& raw, const uint8_t* bytes, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) raw.code(0, bytes[k] & 1);
+}
+
+}  // namespace detail
+
+// The coding lane's step: block `block`'s formed passes (its plan `b`, its
+// passes, its stream) MQ- and raw-coded into `out` as
+// encode_code_block_shared codes them, the contexts in `room` (the CPU's
+// default: a local array and the constant table).
+MALLAT_HD inline SharedT1Result code_formed_block(const FormedBlock& b, const FormedPass* passes,
+                                                  const uint8_t* stream, const CodeBlockStyle& style,
+                                                  int fraction_bits, const SharedT1Output& out,
+                                                  detail::FormedMqRoom room = {}) {
+  uint64_t local_entries[kNumContexts];
+  if (room.entries == nullptr) room = {local_entries, 1, MALLAT_T1_TABLE(kMqBranchlessStates).data()};
+  SharedT1Result result;
+  result.status = b.status;
+  if (b.status != SharedT1Status::kOk) return result;
+  result.zero_bitplanes = b.zero_bitplanes;
+  result.num_passes = b.num_passes;
+  if (b.num_passes == 0) return result;
+  auto form = [&](int i, PassType, bool is_raw, int, auto& mq, auto& raw) {
+    const FormedPass& pass = passes[i];
+    if (is_raw) {
+      detail::code_formed_raw(raw, stream + pass.offset, pass.count);
+    } else {
+      detail::code_formed(mq, stream + pass.offset, pass.count, room);
+    }
+    return pass.distortion;
+  };
+  const SharedT1Status status =
+      detail::code_shared_passes(form, b.planes, fraction_bits, style, out, b.num_passes, result.length);
+  if (status != SharedT1Status::kOk) {
+    result.status = status;
+    return result;
+  }
+  detail::finish_shared_passes(out, b.num_passes, result.length, fraction_bits);
+  return result;
+}
+
+}  // namespace mallat::entropy
