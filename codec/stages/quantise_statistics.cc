@@ -90,44 +90,108 @@ struct RowSums {
   }
 }
 
+// Rows y and y + 1 of a block (f1 and q1 null past its last row): the
+// coefficients, the indices in their place, each row's sums.
+struct RowPair {
+  const float* f0;
+  const float* f1;
+  int32_t* q0;
+  int32_t* q1;
+  RowSums s0, s1;
+};
+
+// Rows y and y + 1, those a few rows below them asked for first: as
+// quantize_dead_zone, since a block's rows lie a band row apart, too far
+// for the hardware prefetcher.
+[[gnu::target("avx2")]] inline RowPair row_pair(PlaneView<const float> in, PlaneView<int32_t> out, int64_t y) {
+  constexpr int64_t kAhead = 6;
+  for (int64_t a = y + kAhead; a < y + kAhead + 2 && a < in.height; ++a)
+    for (int64_t x = 0; x < in.width; x += 16) __builtin_prefetch(in.row(a) + x);
+  const bool pair = y + 1 < in.height;
+  const RowSums zero{_mm256_setzero_ps(), _mm256_setzero_si256()};
+  return {in.row(y), pair ? in.row(y + 1) : nullptr, out.row(y), pair ? out.row(y + 1) : nullptr, zero, zero};
+}
+
+// A row pair from column x on, where its vector steps of 16 columns end:
+// the rest quantised, each row's sums into `e`, the quads left counted one
+// at a time. Not inlined: its plain loop's energy must not become a fused
+// multiply-add in an AVX-512 caller.
+[[gnu::target("avx2"), gnu::noinline]] void finish_rows(RowPair& p, int64_t x, int64_t width,
+                                                        const quant::DeadZoneRule& rule, int fraction_bits,
+                                                        quant::QuantizationError& e, ExactCounts& c) {
+  const LaneRule r = lane_rule(rule);
+  quantise_rest(p.f0, p.q0, x, width, rule, r, p.s0);
+  if (p.f1) quantise_rest(p.f1, p.q1, x, width, rule, r, p.s1);
+  add_row(p.s0, e);
+  if (p.f1) add_row(p.s1, e);
+  entropy::detail::count_edge_quads(c, fraction_bits, p.q0, p.q1, x, width);
+}
+
 [[gnu::target("avx2")]] quant::QuantizationError quantise_count_avx2(PlaneView<const float> in,
                                                                      const quant::DeadZoneRule& rule, int fraction_bits,
                                                                      PlaneView<int32_t> out, ExactCounts& c) {
   const LaneRule r = lane_rule(rule);
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
-  // As quantize_dead_zone: a block's rows lie a band row apart, too far
-  // for the hardware prefetcher, so rows a few ahead are asked for.
-  constexpr int64_t kAhead = 6;
   quant::QuantizationError e;
   for (int64_t y = 0; y < in.height; y += 2) {
-    const bool pair = y + 1 < in.height;
-    for (int64_t a = y + kAhead; a < y + kAhead + (pair ? 2 : 1) && a < in.height; ++a)
-      for (int64_t x = 0; x < in.width; x += 16) __builtin_prefetch(in.row(a) + x);
-    const float* f0 = in.row(y);
-    int32_t* q0 = out.row(y);
-    RowSums s0{_mm256_setzero_ps(), _mm256_setzero_si256()};
-    if (!pair) {
-      quantise_rest(f0, q0, 0, in.width, rule, r, s0);
-      add_row(s0, e);
-      entropy::detail::count_edge_quads(c, fraction_bits, q0, nullptr, 0, in.width);
-      break;
-    }
-    const float* f1 = in.row(y + 1);
-    int32_t* q1 = out.row(y + 1);
-    RowSums s1 = s0;
+    RowPair p = row_pair(in, out, y);
     int64_t x = 0;
-    for (; x + 16 <= in.width; x += 16) {
+    for (; p.f1 && x + 16 <= in.width; x += 16) {
       // Both rows' groups in column order, each row's lanes its own.
-      const __m256i m[4] = {quantise8(f0 + x, q0 + x, r, s0), quantise8(f0 + x + 8, q0 + x + 8, r, s0),
-                            quantise8(f1 + x, q1 + x, r, s1), quantise8(f1 + x + 8, q1 + x + 8, r, s1)};
+      const __m256i m[4] = {quantise8(p.f0 + x, p.q0 + x, r, p.s0), quantise8(p.f0 + x + 8, p.q0 + x + 8, r, p.s0),
+                            quantise8(p.f1 + x, p.q1 + x, r, p.s1), quantise8(p.f1 + x + 8, p.q1 + x + 8, r, p.s1)};
       entropy::detail::count_quads_avx2(m, shift, c);
     }
-    quantise_rest(f0, q0, x, in.width, rule, r, s0);
-    quantise_rest(f1, q1, x, in.width, rule, r, s1);
-    add_row(s0, e);
-    add_row(s1, e);
-    entropy::detail::count_edge_quads(c, fraction_bits, q0, q1, x, in.width);
+    finish_rows(p, x, in.width, rule, fraction_bits, e, c);
   }
+  return e;
+}
+
+#define MALLAT_AVX512 "avx2,avx512f,avx512cd,avx512bw,avx512vl"
+
+// Sixteen coefficients of a row, as quantise8 twice: the magnitudes in one
+// vector, the squares added to the row's eight lanes low half first.
+[[gnu::target(MALLAT_AVX512)]] inline __m512i quantise16(const float* from, int32_t* to, __m512 inverse, __m512 ceiling,
+                                                         __m512 below_ceiling, __m512 fine, __m512i limit,
+                                                         RowSums& sums, int64_t& clipped) {
+  const __m512 y = _mm512_loadu_ps(from);
+  const __m512 scaled = _mm512_mul_ps(_mm512_abs_ps(y), inverse);
+  const __mmask16 over = _mm512_cmp_ps_mask(scaled, ceiling, _CMP_NLT_UQ);
+  const __m512 kept = _mm512_min_ps(scaled, below_ceiling);
+  const __m512i m = _mm512_mask_mov_epi32(_mm512_cvttps_epi32(_mm512_mul_ps(kept, fine)), over, limit);
+  const __m512i negative = _mm512_srai_epi32(_mm512_castps_si512(y), 31);
+  _mm512_storeu_si512(to, _mm512_sub_epi32(_mm512_xor_si512(m, negative), negative));
+  __m512 square = _mm512_mul_ps(scaled, scaled);
+  // The product rounded before it is added (AVX-512 has fused
+  // multiply-adds; the plain rule has none).
+  asm("" : "+v"(square));
+  sums.energy = _mm256_add_ps(sums.energy, _mm512_castps512_ps256(square));
+  sums.energy = _mm256_add_ps(sums.energy, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(square), 1)));
+  clipped += __builtin_popcount(over);
+  return m;
+}
+
+[[gnu::target(MALLAT_AVX512)]] quant::QuantizationError quantise_count_avx512(PlaneView<const float> in,
+                                                                              const quant::DeadZoneRule& rule,
+                                                                              int fraction_bits, PlaneView<int32_t> out,
+                                                                              ExactCounts& c) {
+  const __m512 inverse = _mm512_set1_ps(rule.inverse), ceiling = _mm512_set1_ps(rule.ceiling);
+  const __m512 below_ceiling = _mm512_set1_ps(rule.below_ceiling), fine = _mm512_set1_ps(rule.fine);
+  const __m512i limit = _mm512_set1_epi32(rule.limit);
+  const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
+  quant::QuantizationError e;
+  int64_t clipped = 0;
+  for (int64_t y = 0; y < in.height; y += 2) {
+    RowPair p = row_pair(in, out, y);
+    int64_t x = 0;
+    for (; p.f1 && x + 16 <= in.width; x += 16) {
+      const __m512i m0 = quantise16(p.f0 + x, p.q0 + x, inverse, ceiling, below_ceiling, fine, limit, p.s0, clipped);
+      const __m512i m1 = quantise16(p.f1 + x, p.q1 + x, inverse, ceiling, below_ceiling, fine, limit, p.s1, clipped);
+      entropy::detail::count_quads_avx512(m0, m1, shift, c);
+    }
+    finish_rows(p, x, in.width, rule, fraction_bits, e, c);
+  }
+  e.clipped += clipped;
   return e;
 }
 
@@ -142,8 +206,10 @@ bool quantise_with_ht_statistics(PlaneView<const float> in, double delta, int ma
   const int bits = max_bitplanes < 31 ? max_bitplanes : 31;
   if (bits + fraction_bits > entropy::detail::kExactMagnitudeBits) return false;
   ExactCounts counts;
-  error =
-      quantise_count_avx2(in, quant::dead_zone_rule(delta, max_bitplanes, fraction_bits), fraction_bits, out, counts);
+  const quant::DeadZoneRule rule = quant::dead_zone_rule(delta, max_bitplanes, fraction_bits);
+  error = entropy::ht::resolve_cleanup_isa(isa) == entropy::ht::CleanupIsa::kAvx512
+              ? quantise_count_avx512(in, rule, fraction_bits, out, counts)
+              : quantise_count_avx2(in, rule, fraction_bits, out, counts);
   entropy::detail::to_statistics(counts, fraction_bits, statistics);
   return true;
 }

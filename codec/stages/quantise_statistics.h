@@ -1,8 +1,9 @@
 // A code-block's dead-zone quantisation (E.1.1, quant/quantize.h) and its
 // HT plane statistics (entropy/ht/plane_estimate.h) in one pass over its
 // rows: each pair of rows is quantised and its quads counted from the
-// magnitudes while they are in registers, instead of a second pass reading
-// the indices back. Rate control by estimates under a size target takes
+// magnitudes while they are in registers (AVX2, or AVX-512 where the HT
+// cleanup coder's instruction set is, entropy/ht/passes.h), instead of a
+// second pass reading the indices back. Rate control by estimates under a size target takes
 // both for every block (streamed_tile_encoder.cc).
 //
 // The plain reference is the two passes one after the other

@@ -120,6 +120,7 @@ namespace {
 
 using detail::count_edge_quads;
 using detail::count_quads_avx2;
+using detail::count_quads_avx512;
 using detail::count_significant;
 using detail::ExactCounts;
 using detail::kExactMagnitudeBits;
@@ -179,7 +180,6 @@ bool exact_sums_hold(PlaneView<const int32_t> indices, int magnitude_bits) {
 [[gnu::target("avx2,avx512f,avx512cd,avx512bw,avx512vl")]] void gather_avx512(PlaneView<const int32_t> indices,
                                                                               int fraction_bits, ExactCounts& c) {
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
-  const __m512i width_bits = _mm512_set1_epi32(32);
   for (int64_t y = 0; y < indices.height; y += 2) {
     const int32_t* r0 = indices.row(y);
     const int32_t* r1 = y + 1 < indices.height ? indices.row(y + 1) : nullptr;
@@ -187,30 +187,7 @@ bool exact_sums_hold(PlaneView<const int32_t> indices, int magnitude_bits) {
     for (; r1 != nullptr && x + 16 <= indices.width; x += 16) {
       const __m512i m0 = _mm512_abs_epi32(_mm512_loadu_si512(r0 + x));
       const __m512i m1 = _mm512_abs_epi32(_mm512_loadu_si512(r1 + x));
-      const __m512i v0 = _mm512_srl_epi32(m0, shift);
-      const __m512i v1 = _mm512_srl_epi32(m1, shift);
-      // Bit k (k < 16): sample k of row 0 has v > 0; bit 16 + k, of row 1.
-      const uint32_t significant = static_cast<uint32_t>(_mm512_test_epi32_mask(v0, v0)) |
-                                   static_cast<uint32_t>(_mm512_test_epi32_mask(v1, v1)) << 16;
-      if (significant == 0) {
-        c.quads[0] += 8;
-        continue;
-      }
-      const __m512i length0 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v0));
-      const __m512i length1 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v1));
-      const __m512i rows = _mm512_max_epi32(length0, length1);
-      const __m512i quads = _mm512_max_epi32(rows, _mm512_shuffle_epi32(rows, _MM_PERM_CDAB));
-      alignas(64) int32_t top[16];
-      alignas(64) uint32_t key[2][16];
-      alignas(64) uint32_t mag[2][16];
-      _mm512_store_si512(top, quads);
-      const __m512i quad_keys = _mm512_slli_epi32(quads, 5);
-      _mm512_store_si512(key[0], _mm512_add_epi32(quad_keys, length0));
-      _mm512_store_si512(key[1], _mm512_add_epi32(quad_keys, length1));
-      _mm512_store_si512(mag[0], m0);
-      _mm512_store_si512(mag[1], m1);
-      for (int i = 0; i < 16; i += 2) ++c.quads[top[i]];
-      count_significant(c, significant, &key[0][0], &mag[0][0]);
+      count_quads_avx512(m0, m1, shift, c);
     }
     count_edge_quads(c, fraction_bits, r0, r1, x, indices.width);
   }
