@@ -114,17 +114,26 @@ struct RowPair {
 
 // A row pair from column x on, where its vector steps of 16 columns end:
 // the rest quantised, each row's sums into `e`, the quads left counted one
-// at a time. Not inlined: its plain loop's energy must not become a fused
-// multiply-add in an AVX-512 caller.
-[[gnu::target("avx2"), gnu::noinline]] void finish_rows(RowPair& p, int64_t x, int64_t width,
-                                                        const quant::DeadZoneRule& rule, int fraction_bits,
-                                                        quant::QuantizationError& e, ExactCounts& c) {
-  const LaneRule r = lane_rule(rule);
-  quantise_rest(p.f0, p.q0, x, width, rule, r, p.s0);
-  if (p.f1) quantise_rest(p.f1, p.q1, x, width, rule, r, p.s1);
+// at a time.
+[[gnu::target("avx2")]] inline void finish_rows(RowPair& p, int64_t x, int64_t width, const quant::DeadZoneRule& rule,
+                                                const LaneRule& r, int fraction_bits, quant::QuantizationError& e,
+                                                ExactCounts& c) {
+  if (x < width) {
+    quantise_rest(p.f0, p.q0, x, width, rule, r, p.s0);
+    if (p.f1) quantise_rest(p.f1, p.q1, x, width, rule, r, p.s1);
+    entropy::detail::count_edge_quads(c, fraction_bits, p.q0, p.q1, x, width);
+  }
   add_row(p.s0, e);
   if (p.f1) add_row(p.s1, e);
-  entropy::detail::count_edge_quads(c, fraction_bits, p.q0, p.q1, x, width);
+}
+
+// finish_rows for an AVX-512 caller, not inlined there: its plain loop's
+// energy must not become a fused multiply-add.
+[[gnu::target("avx2"), gnu::noinline]] void finish_rows_apart(RowPair& p, int64_t x, int64_t width,
+                                                              const quant::DeadZoneRule& rule, const LaneRule& r,
+                                                              int fraction_bits, quant::QuantizationError& e,
+                                                              ExactCounts& c) {
+  finish_rows(p, x, width, rule, r, fraction_bits, e, c);
 }
 
 [[gnu::target("avx2")]] quant::QuantizationError quantise_count_avx2(PlaneView<const float> in,
@@ -142,7 +151,7 @@ struct RowPair {
                             quantise8(p.f1 + x, p.q1 + x, r, p.s1), quantise8(p.f1 + x + 8, p.q1 + x + 8, r, p.s1)};
       entropy::detail::count_quads_avx2(m, shift, c);
     }
-    finish_rows(p, x, in.width, rule, fraction_bits, e, c);
+    finish_rows(p, x, in.width, rule, r, fraction_bits, e, c);
   }
   return e;
 }
@@ -178,6 +187,7 @@ struct RowPair {
   const __m512 inverse = _mm512_set1_ps(rule.inverse), ceiling = _mm512_set1_ps(rule.ceiling);
   const __m512 below_ceiling = _mm512_set1_ps(rule.below_ceiling), fine = _mm512_set1_ps(rule.fine);
   const __m512i limit = _mm512_set1_epi32(rule.limit);
+  const LaneRule r = lane_rule(rule);
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
   quant::QuantizationError e;
   int64_t clipped = 0;
@@ -189,7 +199,7 @@ struct RowPair {
       const __m512i m1 = quantise16(p.f1 + x, p.q1 + x, inverse, ceiling, below_ceiling, fine, limit, p.s1, clipped);
       entropy::detail::count_quads_avx512(m0, m1, shift, c);
     }
-    finish_rows(p, x, in.width, rule, fraction_bits, e, c);
+    finish_rows_apart(p, x, in.width, rule, r, fraction_bits, e, c);
   }
   e.clipped += clipped;
   return e;
