@@ -1,5 +1,6 @@
 #include "codec/stages/quantisation.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "codec/stages/quantise_statistics.h"
@@ -51,7 +52,11 @@ quant::QuantizationError quantise_block_with_statistics(const EncodeTile& tile, 
     thread_local std::vector<int32_t> scratch;
     PlaneView<int32_t> out = indices;
     if (to_scratch) {
-      scratch.resize(static_cast<size_t>(b.place.width * b.place.height));
+      // Grown once to a code-block's most samples (15444-1 A.6.1: xcb +
+      // ycb <= 12), not cleared afresh as block sizes change.
+      constexpr size_t kMostSamples = 4096;
+      const auto samples = static_cast<size_t>(b.place.width * b.place.height);
+      if (scratch.size() < samples) scratch.resize(std::max(samples, kMostSamples));
       out = {scratch.data(), b.place.width, b.place.height, b.place.width};
     }
     if (quantise_with_ht_statistics(b.place.in(plane.floats()), b.step, b.num_bitplanes, b.fraction_bits, out, e,
