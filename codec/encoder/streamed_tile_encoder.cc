@@ -466,10 +466,8 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
       // Quantised and estimated; each block's indices kept on its thread.
       batch.ht_statistics = true;
       std::vector<Status> kept(batch.blocks.size());
-      entropy::BatchWork work = beside;
-      work.each = [&](size_t i) {
+      const QuantisedIndices take = [&](size_t i, PlaneView<const int32_t> indices) {
         const EncodeBlock& b = batch.blocks[i];
-        const PlaneView<const int32_t> indices = b.place.in(batch.planes[b.place.component].ints());
         if (raw.memory) {
           // Its largest magnitude lies below 2^(planes + F) (plane_estimate.h).
           const std::optional<KeptIndices> as_they_are = KeptIndexStore::keep_raw(
@@ -488,7 +486,7 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
         if (at.ok()) kept_indices_[slots[i]] = at.value();
         kept[i] = at.status();
       };
-      quantise_blocks(batch, pool_, work);
+      quantise_blocks(batch, pool_, beside, take);
       for (size_t i = 0; i < slots.size(); ++i) {
         MALLAT_RETURN_IF_ERROR(kept[i]);
         kept_estimates_[slots[i]] = batch.ht_estimates[i];

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
+#include "common/plane_view.h"
 #include "common/thread_pool.h"
 #include "entropy/block_coder.h"
 #include "quant/quantize.h"
@@ -23,12 +25,19 @@ struct DecodeTile;
 // found (nothing for the 5/3, whose coefficients are the indices).
 quant::QuantizationError quantise_block(const EncodeTile& tile, size_t i);
 
+// A block's indices as quantised, on the thread that quantised it.
+using QuantisedIndices = std::function<void(size_t block, PlaneView<const int32_t> indices)>;
+
 // kQuantisation on its own: every block, on the pool; with
 // tile.ht_statistics, each block's HT plane estimate after it. `beside`'s
 // items run on the pool beside the blocks (started first), and its `each`
-// after each block, on the thread that quantised it (the streamed encoder
-// keeps the indices there).
-void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWork& beside = {});
+// after each block, on the thread that quantised it. `take`, where given,
+// gets each block's indices there (the streamed encoder keeps them): with
+// tile.ht_statistics, where the one pass of quantise_statistics.h applies,
+// in that thread's scratch, the tile's plane left holding the block's
+// coefficients (none of its lines written, so none written back).
+void quantise_blocks(EncodeTile& tile, ThreadPool& pool, const entropy::BatchWork& beside = {},
+                     const QuantisedIndices& take = {});
 
 // Decoder, block i of `tile` (decoded, with passes): its values become
 // coefficients in place (quant::reconstruct_reversible / _irreversible),

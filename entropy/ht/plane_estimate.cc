@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "entropy/ht/plane_counts.h"
+
 #if defined(__x86_64__)
 // GCC 12's AVX-512 intrinsics start their results from an undefined vector
 // (_mm512_undefined_epi32), which its -Wmaybe-uninitialized takes for a use
@@ -66,23 +68,8 @@ void gather_ht_plane_statistics_reference(PlaneView<const int32_t> indices, int 
   for (double& e : out.energy) e *= unit;
 }
 
-#if defined(__x86_64__)
+namespace detail {
 namespace {
-
-// The statistics with each energy an exact integer sum, and the samples of
-// bit length 0 counted too (column 0, dropped): no branch per sample.
-struct ExactCounts {
-  uint32_t quads[kHtPlanes] = {};
-  uint32_t samples[kHtPlanes][kHtPlanes] = {};
-  uint64_t energy[kHtPlanes] = {};
-};
-
-// The largest magnitude for which the exact sums equal the reference's
-// double sums: a block of at most 4096 samples (15444-1 A.6.1: xcb + ycb
-// <= 12) of squares below 2^40 sums below 2^52, so every partial double sum
-// is exact.
-constexpr int kExactMagnitudeBits = 20;
-constexpr int64_t kMostSamples = 4096;
 
 void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3) {
   const int top = std::bit_width((m0 | m1 | m2 | m3) >> fraction_bits);
@@ -96,15 +83,52 @@ void count_quad(ExactCounts& c, int fraction_bits, uint32_t m0, uint32_t m1, uin
   }
 }
 
-[[gnu::target("avx2")]] inline __m256i magnitudes(const int32_t* p) {
-  return _mm256_abs_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}  // namespace
+
+// The quads of rows r0 and r1 (null past the block's last row) from column
+// x on, one at a time: those the vector steps leave at the block's edges.
+void count_edge_quads(ExactCounts& c, int fraction_bits, const int32_t* r0, const int32_t* r1, int64_t x,
+                      int64_t width) {
+  if (r1 != nullptr) {
+    for (; x + 1 < width; x += 2)
+      count_quad(c, fraction_bits, magnitude(r0[x]), magnitude(r1[x]), magnitude(r0[x + 1]), magnitude(r1[x + 1]));
+  }
+  for (; x < width; x += 2) {
+    const bool right = x + 1 < width;
+    count_quad(c, fraction_bits, magnitude(r0[x]), r1 ? magnitude(r1[x]) : 0u, right ? magnitude(r0[x + 1]) : 0u,
+               r1 && right ? magnitude(r1[x + 1]) : 0u);
+  }
 }
 
-// Bit length of v = m >> F: the float exponent less 126, 0 for v = 0.
-[[gnu::target("avx2")]] inline __m256i bit_lengths(__m256i m, __m128i shift) {
-  const __m256i v = _mm256_srl_epi32(m, shift);
-  const __m256i e = _mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(v)), 23);
-  return _mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(126)), _mm256_setzero_si256());
+void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& out) {
+  const double unit = std::ldexp(1.0, -2 * fraction_bits);
+  out = HtPlaneStatistics{};
+  // Above the largest quad's bit length every count is 0.
+  int planes = kHtPlanes;
+  while (planes > 1 && c.quads[planes - 1] == 0) --planes;
+  for (int b = 0; b < planes; ++b) {
+    out.quads[b] = c.quads[b];
+    for (int l = 1; l <= b; ++l) out.samples[b][l] = static_cast<uint16_t>(c.samples[b][l]);
+    if (b > 0) out.energy[b] = static_cast<double>(c.energy[b]) * unit;
+  }
+}
+
+}  // namespace detail
+
+#if defined(__x86_64__)
+namespace {
+
+using detail::count_edge_quads;
+using detail::count_quads_avx2;
+using detail::count_quads_avx512;
+using detail::count_significant;
+using detail::ExactCounts;
+using detail::kExactMagnitudeBits;
+using detail::kMostSamples;
+using detail::to_statistics;
+
+[[gnu::target("avx2")]] inline __m256i magnitudes(const int32_t* p) {
+  return _mm256_abs_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 }
 
 // The block's largest magnitude, in vectors.
@@ -132,45 +156,6 @@ bool exact_sums_hold(PlaneView<const int32_t> indices, int magnitude_bits) {
          std::bit_width(largest_magnitude(indices)) <= kExactMagnitudeBits;
 }
 
-// The quads of rows r0 and r1 (null past the block's last row) from column
-// x on, one at a time: those the vector steps leave at the block's edges.
-void count_edge_quads(ExactCounts& c, int fraction_bits, const int32_t* r0, const int32_t* r1, int64_t x,
-                      int64_t width) {
-  if (r1 != nullptr) {
-    for (; x + 1 < width; x += 2)
-      count_quad(c, fraction_bits, magnitude(r0[x]), magnitude(r1[x]), magnitude(r0[x + 1]), magnitude(r1[x + 1]));
-  }
-  for (; x < width; x += 2) {
-    const bool right = x + 1 < width;
-    count_quad(c, fraction_bits, magnitude(r0[x]), r1 ? magnitude(r1[x]) : 0u, right ? magnitude(r0[x + 1]) : 0u,
-               r1 && right ? magnitude(r1[x + 1]) : 0u);
-  }
-}
-
-// The significant samples of a step (bit k of `significant`: sample k of
-// keys and mags) into the counts; a sample of v = 0 counts nowhere.
-inline void count_significant(ExactCounts& c, uint32_t significant, const uint32_t* keys, const uint32_t* mags) {
-  uint32_t* samples = &c.samples[0][0];
-  for (; significant != 0; significant &= significant - 1) {
-    const int at = std::countr_zero(significant);
-    ++samples[keys[at]];
-    c.energy[keys[at] % kHtPlanes] += uint64_t{mags[at]} * mags[at];
-  }
-}
-
-void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& out) {
-  const double unit = std::ldexp(1.0, -2 * fraction_bits);
-  out = HtPlaneStatistics{};
-  // Above the largest quad's bit length every count is 0.
-  int planes = kHtPlanes;
-  while (planes > 1 && c.quads[planes - 1] == 0) --planes;
-  for (int b = 0; b < planes; ++b) {
-    out.quads[b] = c.quads[b];
-    for (int l = 1; l <= b; ++l) out.samples[b][l] = static_cast<uint16_t>(c.samples[b][l]);
-    if (b > 0) out.energy[b] = static_cast<double>(c.energy[b]) * unit;
-  }
-}
-
 // Eight quads (two rows of 16 samples) a step: magnitudes, bit lengths (the
 // exponent of the magnitude as a float, exact below 2^24) and each quad's
 // largest in vectors; then the counts, per quad and per significant sample.
@@ -183,38 +168,7 @@ void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& o
     int64_t x = 0;
     for (; r1 != nullptr && x + 16 <= indices.width; x += 16) {
       const __m256i m[4] = {magnitudes(r0 + x), magnitudes(r0 + x + 8), magnitudes(r1 + x), magnitudes(r1 + x + 8)};
-      const __m256i any = _mm256_or_si256(_mm256_or_si256(m[0], m[1]), _mm256_or_si256(m[2], m[3]));
-      if (_mm256_testz_si256(_mm256_srl_epi32(any, shift), _mm256_set1_epi32(-1))) {
-        c.quads[0] += 8;
-        continue;
-      }
-      // m[k] and m[k + 2] (k = 0, 1): the two rows of 8 columns; a
-      // quad's two columns are neighbouring lanes.
-      __m256i length[4];
-      uint32_t significant = 0;  // bit 8k + j: sample j of m[k] has v > 0
-      for (int k = 0; k < 4; ++k) {
-        length[k] = bit_lengths(m[k], shift);
-        const __m256i nonzero = _mm256_cmpgt_epi32(length[k], _mm256_setzero_si256());
-        significant |= static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(nonzero))) << (8 * k);
-      }
-      alignas(32) int32_t top[2][8];
-      // Per sample its quad's bit length and its own: where it counts in
-      // ExactCounts::samples (row-major).
-      alignas(32) uint32_t key[4][8];
-      alignas(32) uint32_t mag[4][8];
-      for (int h = 0; h < 2; ++h) {
-        const __m256i rows = _mm256_max_epi32(length[h], length[h + 2]);
-        const __m256i quads = _mm256_max_epi32(rows, _mm256_shuffle_epi32(rows, 0xb1));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(top[h]), quads);
-        for (const int k : {h, h + 2}) {
-          _mm256_store_si256(reinterpret_cast<__m256i*>(key[k]),
-                             _mm256_add_epi32(_mm256_slli_epi32(quads, 5), length[k]));
-          _mm256_store_si256(reinterpret_cast<__m256i*>(mag[k]), m[k]);
-        }
-      }
-      for (int h = 0; h < 2; ++h)
-        for (int i = 0; i < 8; i += 2) ++c.quads[top[h][i]];
-      count_significant(c, significant, &key[0][0], &mag[0][0]);
+      count_quads_avx2(m, shift, c);
     }
     count_edge_quads(c, fraction_bits, r0, r1, x, indices.width);
   }
@@ -226,7 +180,6 @@ void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& o
 [[gnu::target("avx2,avx512f,avx512cd,avx512bw,avx512vl")]] void gather_avx512(PlaneView<const int32_t> indices,
                                                                               int fraction_bits, ExactCounts& c) {
   const __m128i shift = _mm_cvtsi32_si128(fraction_bits);
-  const __m512i width_bits = _mm512_set1_epi32(32);
   for (int64_t y = 0; y < indices.height; y += 2) {
     const int32_t* r0 = indices.row(y);
     const int32_t* r1 = y + 1 < indices.height ? indices.row(y + 1) : nullptr;
@@ -234,30 +187,7 @@ void to_statistics(const ExactCounts& c, int fraction_bits, HtPlaneStatistics& o
     for (; r1 != nullptr && x + 16 <= indices.width; x += 16) {
       const __m512i m0 = _mm512_abs_epi32(_mm512_loadu_si512(r0 + x));
       const __m512i m1 = _mm512_abs_epi32(_mm512_loadu_si512(r1 + x));
-      const __m512i v0 = _mm512_srl_epi32(m0, shift);
-      const __m512i v1 = _mm512_srl_epi32(m1, shift);
-      // Bit k (k < 16): sample k of row 0 has v > 0; bit 16 + k, of row 1.
-      const uint32_t significant = static_cast<uint32_t>(_mm512_test_epi32_mask(v0, v0)) |
-                                   static_cast<uint32_t>(_mm512_test_epi32_mask(v1, v1)) << 16;
-      if (significant == 0) {
-        c.quads[0] += 8;
-        continue;
-      }
-      const __m512i length0 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v0));
-      const __m512i length1 = _mm512_sub_epi32(width_bits, _mm512_lzcnt_epi32(v1));
-      const __m512i rows = _mm512_max_epi32(length0, length1);
-      const __m512i quads = _mm512_max_epi32(rows, _mm512_shuffle_epi32(rows, _MM_PERM_CDAB));
-      alignas(64) int32_t top[16];
-      alignas(64) uint32_t key[2][16];
-      alignas(64) uint32_t mag[2][16];
-      _mm512_store_si512(top, quads);
-      const __m512i quad_keys = _mm512_slli_epi32(quads, 5);
-      _mm512_store_si512(key[0], _mm512_add_epi32(quad_keys, length0));
-      _mm512_store_si512(key[1], _mm512_add_epi32(quad_keys, length1));
-      _mm512_store_si512(mag[0], m0);
-      _mm512_store_si512(mag[1], m1);
-      for (int i = 0; i < 16; i += 2) ++c.quads[top[i]];
-      count_significant(c, significant, &key[0][0], &mag[0][0]);
+      count_quads_avx512(m0, m1, shift, c);
     }
     count_edge_quads(c, fraction_bits, r0, r1, x, indices.width);
   }
