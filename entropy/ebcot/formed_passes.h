@@ -468,6 +468,31 @@ struct FormedMqRoom {
   const uint64_t* table = nullptr;
 };
 
+// BasicMqEncoder::shift_out with BYTEOUT (C.2.7) in fewer branches: the
+// carry into B as one guarded step, then the stuffed and plain cases as
+// selects. On the GPU a warp's lanes code 32 blocks, and in most of its
+// steps some lane has a byte to emit, so the others wait out this path:
+// the shorter, the less they wait. The same bytes and registers.
+template <class Encoder>
+MALLAT_HD inline void formed_shift_out(Encoder& e, int n) {
+  while (n >= e.ct) {
+    e.a <<= e.ct;
+    e.c <<= e.ct;
+    n -= e.ct;
+    if (e.b != 0xFF && e.c >= 0x8000000) {
+      *e.bp = ++e.b;
+      e.c &= 0x7FFFFFF;
+    }
+    const bool stuffed = e.b == 0xFF;
+    e.put(static_cast<uint8_t>(e.c >> (stuffed ? 20 : 19)));
+    e.c &= stuffed ? 0xFFFFFu : 0x7FFFFu;
+    e.ct = stuffed ? 7 : 8;
+  }
+  e.a <<= n;
+  e.c <<= n;
+  e.ct -= n;
+}
+
 // Codes `count` formed decisions (bytes at `bytes`, 16-byte aligned, with
 // room to read whole 16-byte chunks past the last) with `mq`
 // (BasicMqEncodeSymbols) in order, as mq.code would (encode_branchless),
@@ -497,7 +522,7 @@ MALLAT_HD inline void code_formed(Mq& mq, const uint8_t* bytes, uint32_t count, 
       const int shifts = shifts_to_normalise(e.a);
       const uint32_t renormalised = shifts != 0;
       *entry = room.table[static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)))];
-      e.shift_out(shifts);
+      formed_shift_out(e, shifts);
     }
     chunk = next;
   }
