@@ -508,7 +508,13 @@ MALLAT_HD inline void code_formed(Mq& mq, const uint8_t* bytes, uint32_t count, 
   for (uint32_t k = 0; k < count; k += 16) {
     const FormedChunk next = k + 16 < count ? load_formed_chunk(bytes + k + 16) : chunk;
     const uint32_t n = count - k < 16 ? count - k : 16;
-    for (uint32_t i = 0; i < n; ++i) {
+    // Unrolled, so that each decision's word of the chunk is a register
+    // the GPU names, not an index into memory.
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+    for (uint32_t i = 0; i < 16; ++i) {
+      if (i == n) break;
       const uint32_t s = (chunk.w[i / 4] >> (8 * (i % 4))) & 0xFF;
       uint64_t* const entry = room.entries + (s >> 1) * room.stride;
       // C.2.2 with CODEMPS and CODELPS, as encode_branchless codes it.
