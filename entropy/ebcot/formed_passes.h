@@ -163,10 +163,14 @@ struct FormedRawSymbols {
   }
 };
 
-// A lane's walk along its stripe, kept from step to step: for_each_column's
-// registers (the column words, the word as stored, the magnitudes loaded
-// ahead), the stripe's decisions so far and the pass's distortion share.
+// A lane's walk along its stripe, kept from step to step: which stripe and
+// when it starts (FormSchedule::start, worked out once a stripe),
+// for_each_column's registers (the column words, the word as stored, the
+// magnitudes loaded ahead), the stripe's decisions so far and the pass's
+// distortion share.
 struct FormLane {
+  int stripe = 0;  // the stripe the lane walks, and the step it starts at
+  int start = 0;
   ColumnWords w;
   uint32_t stored = 0;
   ColumnMagnitudes mags{};
@@ -192,6 +196,12 @@ struct FormSchedule {
     return s;
   }
   MALLAT_HD int start(int stripe) const { return lag * stripe + (stripe / lanes) * extra; }
+  // Lane `lane`'s state at the pass's start: its first stripe.
+  MALLAT_HD void begin(FormLane& s, int lane) const {
+    s.stripe = lane;
+    s.start = start(lane);
+    s.dist = {};
+  }
 };
 
 // A pass's column coder (passes.h's SignificanceColumn, RefinementColumn or
@@ -228,17 +238,22 @@ MALLAT_HD inline void with_form_kind(PassType type, bool raw, F&& f) {
   }
 }
 
-// Step t of lane `lane`: codes the column its stripe reaches at t, if any,
+// Step t of a lane (its state begun by FormSchedule::begin): codes the
+// column its stripe reaches at t, if any,
 // with Kind's column coder, as for_each_column codes it.
 template <class Kind, bool kVsc>
-MALLAT_HD inline void form_step(const FormingView& v, FormLane& lane_state, int lane, int t,
+MALLAT_HD inline void form_step(const FormingView& v, FormLane& lane_state, int t,
                                 const FormSchedule& schedule, const uint8_t* zc_lut, int p,
                                 const PlaneGains& gains) {
-  int stripe = lane;
-  while (stripe < v.stripes && schedule.start(stripe) + v.width <= t) stripe += schedule.lanes;
-  if (stripe >= v.stripes || t < schedule.start(stripe)) return;
-  const int x = t - schedule.start(stripe);
   FormLane& s = lane_state;
+  // A lane's stripes follow each other at least a stripe's width apart.
+  if (s.stripe < v.stripes && t >= s.start + v.width) {
+    s.stripe += schedule.lanes;
+    s.start = schedule.start(s.stripe);
+  }
+  const int stripe = s.stripe;
+  if (stripe >= v.stripes || t < s.start) return;
+  const int x = t - s.start;
   uint32_t* f = v.column(x, stripe);
   const uint32_t* m = v.magnitude(x, stripe);
   if (x == 0) {
@@ -411,13 +426,13 @@ inline void form_code_block_lanes(const SharedT1Block& block, uint32_t* shared, 
   for (int i = 0; i < plan.num_passes; ++i) {
     const FormPassPlan pass = FormPassPlan::of(plan, block, v, i, lanes);
     const detail::PlaneGains gains(pass.plane);
-    for (detail::FormLane& l : lane_states) l.dist = {};
+    for (int lane = 0; lane < lanes; ++lane) pass.schedule.begin(lane_states[lane], lane);
     detail::with_form_kind(pass.type, pass.raw, [&](auto kind) {
       for (int t = 0; t < pass.schedule.steps; ++t) {
         for (int k = 0; k < lanes; ++k) {
           const int lane = reversed ? lanes - 1 - k : k;
-          detail::form_step<decltype(kind), kVsc>(v, lane_states[lane], lane, t, pass.schedule, zc_lut,
-                                                  pass.plane, gains);
+          detail::form_step<decltype(kind), kVsc>(v, lane_states[lane], t, pass.schedule, zc_lut, pass.plane,
+                                                  gains);
         }
       }
     });

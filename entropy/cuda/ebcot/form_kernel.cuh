@@ -49,10 +49,10 @@ __device__ inline void form_block_passes(const T1EncodeArgs& args, uint32_t j, c
   for (int i = 0; i < plan.num_passes; ++i) {
     const FormPassPlan pass = FormPassPlan::of(plan, block, v, i, g.lanes);
     const detail::PlaneGains gains(pass.plane);
-    state.dist = {};
+    pass.schedule.begin(state, g.lane);
     detail::with_form_kind(pass.type, pass.raw, [&](auto kind) {
       for (int t = 0; t < pass.schedule.steps; ++t) {
-        detail::form_step<decltype(kind), kVsc>(v, state, g.lane, t, pass.schedule, zc_lut, pass.plane, gains);
+        detail::form_step<decltype(kind), kVsc>(v, state, t, pass.schedule, zc_lut, pass.plane, gains);
         g.sync();
       }
     });
@@ -78,7 +78,7 @@ __device__ inline void form_block_passes(const T1EncodeArgs& args, uint32_t j, c
 // args.forming_words words of dynamic shared memory, its scratch
 // args.forming_scratch_words words at its job's place in
 // args.forming_scratch.
-__global__ void __launch_bounds__(kFormLanes, 28) t1_form_kernel(T1EncodeArgs args) {
+__global__ void __launch_bounds__(kFormLanes) t1_form_kernel(T1EncodeArgs args) {
   extern __shared__ uint4 room[];
   const int lanes = static_cast<int>(args.forming_lanes);
   const int group = static_cast<int>(threadIdx.x) / lanes;
