@@ -69,7 +69,7 @@ struct T1DeviceEncoder::Impl {
   bool record_decisions = true;
   bool order_by_planes = true;  // EBCOT's batches only
   bool split = true;            // EBCOT's batches only: formed, then coded
-  int forming_lanes = 0;        // 0: 16 where every block has <= 16 stripes
+  int forming_lanes = 32;       // 16: half a warp where blocks have <= 16 stripes
   int sms = 1;
   void* buffer[kBuffers] = {};
   size_t size[kBuffers] = {};
@@ -318,10 +318,10 @@ Status T1DeviceEncoder::Impl::lay_out_formed(std::span<const T1DeviceJob> jobs) 
   args.formed_offsets = as<const uint64_t>(kFormedOffsets);
   args.formed_blocks = as<FormedBlock>(kFormedBlocks);
   args.formed_passes = as<FormedPass>(kFormedPasses);
-  // Half a warp a block where no block has more than 16 stripes (a 64x64
-  // block's lanes: one a stripe), and its room's words a multiple of 4 so
-  // that the second half's is 16-byte aligned too.
-  args.forming_lanes = stripes <= 16 && forming_lanes != 32 ? 16 : 32;
+  // Half a warp a block only where asked and no block has more than 16
+  // stripes (a 64x64 block's lanes: one a stripe); a room's words a
+  // multiple of 4 so that a second half's is 16-byte aligned too.
+  args.forming_lanes = stripes <= 16 && forming_lanes == 16 ? 16 : 32;
   args.forming_words = (words + 3) / 4 * 4;
   args.forming_scratch = as<uint32_t>(kFormingScratch);
   args.forming_scratch_words = scratch;

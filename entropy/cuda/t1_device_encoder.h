@@ -117,10 +117,11 @@ class T1DeviceEncoder {
   // EBCOT: whether the passes' decisions are formed by a warp a block and
   // then MQ-coded by a thread a block (entropy/ebcot/formed_passes.h; the
   // default), or formed and coded by one thread a block; the same bytes.
-  // `forming_lanes` 32 forms every block on a whole warp; 0 (the default)
-  // forms blocks of at most 16 stripes on half a warp each. Takes effect at
-  // the next upload.
-  void split_passes(bool on, int forming_lanes = 0);
+  // `forming_lanes` 32 (the default) forms every block on a whole warp; 16
+  // forms blocks of at most 16 stripes on half a warp each, two a warp
+  // (slower on an H200: entropy_cuda_bench's BENCH_FORM_LANES measures it).
+  // Takes effect at the next upload.
+  void split_passes(bool on, int forming_lanes = 32);
   // Encodes the uploaded batch in one launch and waits for it.
   Status encode();
   // Device time of one encode(), in ms: the median of `runs` launches timed

@@ -56,7 +56,7 @@ struct T1EncodeArgs {
   FormedBlock* formed_blocks = nullptr;
   FormedPass* formed_passes = nullptr;
   uint32_t forming_words = 0;
-  // Lanes forming each block: 16 (two blocks a warp) or 32.
+  // Lanes forming each block: 32, or 16 (two blocks a warp).
   uint32_t forming_lanes = 32;
   uint32_t* forming_scratch = nullptr;
   uint32_t forming_scratch_words = 0;

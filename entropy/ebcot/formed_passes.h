@@ -41,8 +41,8 @@
 namespace mallat::entropy {
 
 // Lanes of a forming group at most (a warp; a block of at most 16 stripes
-// is formed by half a warp, two blocks a warp), and the steps between two
-// stripes' starts.
+// may be formed by half a warp, two blocks a warp), and the steps between
+// two stripes' starts.
 inline constexpr int kFormLanes = 32;
 inline constexpr int kFormLag = 3;
 // The most decisions a stripe column forms in one pass (kMaxPassDecisions's

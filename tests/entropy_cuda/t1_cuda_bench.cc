@@ -21,8 +21,8 @@
 //   BENCH_SPLIT=0          EBCOT's passes formed and coded by one thread a
 //                          block (the blocks per warp apply), not formed by a
 //                          warp a block and then coded (they do not)
-//   BENCH_FORM_LANES=32    a whole warp forms each block (not half a warp
-//                          for blocks of at most 16 stripes)
+//   BENCH_FORM_LANES=16    half a warp forms each block of at most 16
+//                          stripes, two a warp (not a whole warp a block)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
       (*encoder)->order_by_planes(std::getenv("BENCH_HOST_ORDER") == nullptr);
       const char* split = std::getenv("BENCH_SPLIT");
       const char* lanes = std::getenv("BENCH_FORM_LANES");
-      (*encoder)->split_passes(split == nullptr || std::strcmp(split, "0") != 0, lanes ? std::atoi(lanes) : 0);
+      (*encoder)->split_passes(split == nullptr || std::strcmp(split, "0") != 0, lanes ? std::atoi(lanes) : 32);
       Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
       auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
       if (!ms.ok()) {

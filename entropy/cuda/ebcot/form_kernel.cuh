@@ -71,8 +71,8 @@ __device__ inline void form_block_passes(const T1EncodeArgs& args, uint32_t j, c
 }
 
 // A CUDA block of one warp forms 32 / args.forming_lanes code-blocks, each
-// by a group of args.forming_lanes lanes (16 where the batch's blocks have
-// at most 16 stripes, else 32): group k takes the launch's block
+// by a group of args.forming_lanes lanes (32, or 16 where asked and the
+// batch's blocks have at most 16 stripes): group k takes the launch's block
 // 32 / lanes * blockIdx.x + k in args.order (blocks of like planes, whose
 // passes match, side by side). Each group's shared room is
 // args.forming_words words of dynamic shared memory, its scratch
