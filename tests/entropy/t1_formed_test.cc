@@ -11,6 +11,7 @@
 
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/distortion_sum.h"
+#include "entropy/ebcot/formed_coding.h"
 #include "entropy/ebcot/formed_passes.h"
 #include "tests/entropy/t1_shared_cases.h"
 

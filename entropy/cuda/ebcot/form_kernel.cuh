@@ -7,6 +7,7 @@
 
 #include "entropy/cuda/t1_encode_launch.h"
 #include "entropy/cuda/thread_block.cuh"
+#include "entropy/ebcot/formed_coding.h"
 #include "entropy/ebcot/formed_passes.h"
 
 namespace mallat::entropy::cuda {
