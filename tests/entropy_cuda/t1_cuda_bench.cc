@@ -6,15 +6,18 @@
 // HL, LH, HH in turn), `images` copies of it in one launch.
 //   entropy_cuda_bench [runs] [warmup] [images] [style byte]
 // GPU: CUDA events around the launch (with EBCOT's ordering of the blocks
-// by their planes where it runs), median of `runs` after `warmup`, with the
-// threads' states in global memory and in local memory, and 32 down to 1
-// code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh; the HT kernel
-// keeps its states in global memory either way); the output is checked
+// by their planes where it runs), median of `runs` after `warmup`: EBCOT's
+// split encoder (a warp forms a block's passes, then a thread codes them;
+// entropy/ebcot/formed_passes.h) once, or with BENCH_SPLIT=0, and for HT,
+// the threads' states in global memory and in local memory, and 32 down to
+// 1 code-blocks per warp (entropy/cuda/ebcot/encode_kernel.cuh; the HT
+// kernel keeps its states in global memory either way); the output is checked
 // against the CPU coder block by block. CPU: the blocks of one image through
 // the coder on 1 thread and on all hardware threads (and EBCOT's shared
 // coder on 1 thread), median of 3 runs. The environment narrows or changes
 // what runs:
-//   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states)
+//   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states;
+//                          not for the split encoder)
 //   BENCH_NO_CPU=1         no CPU timings
 //   BENCH_DIRECT=1         EBCOT's decisions coded where they are formed
 //   BENCH_HOST_ORDER=1     EBCOT's blocks in the host's order, not by planes
@@ -115,13 +118,20 @@ int main(int argc, char** argv) {
       cuda::T1StateMemory memory;
       int blocks_per_warp;
     };
+    const char* split_env = std::getenv("BENCH_SPLIT");
+    const bool split = !CodeBlockStyle::from_byte(style).ht && (split_env == nullptr || std::strcmp(split_env, "0") != 0);
+    const char* lanes_env = std::getenv("BENCH_FORM_LANES");
+    const int form_lanes = lanes_env != nullptr ? std::atoi(lanes_env) : 32;
     for (const Variant v : {Variant{cuda::T1StateMemory::kLocal, 32}, Variant{cuda::T1StateMemory::kGlobal, 32},
                             Variant{cuda::T1StateMemory::kGlobal, 24}, Variant{cuda::T1StateMemory::kGlobal, 16},
                             Variant{cuda::T1StateMemory::kGlobal, 12}, Variant{cuda::T1StateMemory::kGlobal, 8},
                             Variant{cuda::T1StateMemory::kGlobal, 4},
                             Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
                             Variant{cuda::T1StateMemory::kGlobal, 0}}) {
-      if (const char* only = std::getenv("BENCH_BPW")) {
+      // The split EBCOT encoder has no blocks per warp or state memory to
+      // vary: it runs once.
+      if (split && (v.memory != cuda::T1StateMemory::kGlobal || v.blocks_per_warp != 0)) continue;
+      if (const char* only = std::getenv("BENCH_BPW"); only != nullptr && !split) {
         char key[16];
         std::snprintf(key, sizeof key, ",%d%s,", v.blocks_per_warp, v.memory == cuda::T1StateMemory::kLocal ? "L" : "");
         char list[256];
@@ -135,9 +145,7 @@ int main(int argc, char** argv) {
       }
       (*encoder)->record_decisions(std::getenv("BENCH_DIRECT") == nullptr);
       (*encoder)->order_by_planes(std::getenv("BENCH_HOST_ORDER") == nullptr);
-      const char* split = std::getenv("BENCH_SPLIT");
-      const char* lanes = std::getenv("BENCH_FORM_LANES");
-      (*encoder)->split_passes(split == nullptr || std::strcmp(split, "0") != 0, lanes ? std::atoi(lanes) : 32);
+      (*encoder)->split_passes(split, form_lanes);
       Status st = (*encoder)->upload(jobs, samples, 24 * 1024);
       auto ms = st.ok() ? (*encoder)->time_encode(warmup, runs) : Result<double>(st);
       if (!ms.ok()) {
@@ -145,9 +153,13 @@ int main(int argc, char** argv) {
         return 2;
       }
       char name[80];
-      std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp%s",
-                    v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local",
-                    v.blocks_per_warp > 0 ? v.blocks_per_warp : 0, v.blocks_per_warp > 0 ? "" : " (auto)");
+      if (split) {
+        std::snprintf(name, sizeof name, "GPU, split: formed by %d lanes a block", form_lanes);
+      } else {
+        std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp%s",
+                      v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local",
+                      v.blocks_per_warp > 0 ? v.blocks_per_warp : 0, v.blocks_per_warp > 0 ? "" : " (auto)");
+      }
       report(name, *ms / 1e3, jobs.size());
       cuda::T1DeviceBatchResult out;
       st = (*encoder)->download(out);
