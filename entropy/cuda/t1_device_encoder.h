@@ -92,7 +92,9 @@ class T1DeviceEncoder {
   // output slots of `slot_capacity` bytes (a block needs its length + 2).
   // Allocates now the device memory a batch of `jobs` blocks with
   // `coefficients` in all and slots of `slot_capacity` bytes needs, so that
-  // its upload does not (a start-up on a background thread calls it).
+  // its upload does not (a start-up on a background thread calls it); the
+  // split EBCOT encoder's streams and scratch, sized by the jobs' shapes and
+  // Mb, are allocated at the upload.
   Status reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity);
   Status upload(std::span<const T1DeviceJob> jobs, std::span<const int32_t> coefficients,
                 uint32_t slot_capacity);

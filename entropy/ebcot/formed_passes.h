@@ -86,21 +86,18 @@ MALLAT_HD inline uint64_t formed_stream_bound(int width, int height, int planes)
 // scratch memory (the device's, each block its own): the magnitudes four
 // to a stripe column in scan order (a column's room past the last for the
 // walk's load ahead), 16-byte aligned, and the stripes' staging rooms.
-// Offsets and sizes in 4-byte words.
+// Each part starts with its first (the words, the magnitudes); offsets
+// and sizes in 4-byte words.
 struct FormingLayout {
-  uint32_t words = 0;
   uint32_t counts = 0;
   uint32_t shared_total = 0;
-  uint32_t magnitudes = 0;
   uint32_t staging = 0;
   uint32_t scratch_total = 0;  // a multiple of 4
   MALLAT_HD static FormingLayout of(int width, int height) {
     const uint32_t stripes = (height + 3) / 4;
     FormingLayout l;
-    l.words = 0;
     l.counts = (width + 2) * (stripes + 2);
     l.shared_total = l.counts + stripes;
-    l.magnitudes = 0;
     l.staging = 4 * stripes * width + 4;
     l.scratch_total = (l.staging + (stripes * width * kMaxColumnDecisions + 3) / 4 + 3) / 4 * 4;
     return l;
@@ -122,9 +119,9 @@ struct FormingView {
   // `scratch` 16-byte aligned.
   MALLAT_HD static FormingView in(uint32_t* shared, uint32_t* scratch, const FormingLayout& l, int w, int h) {
     FormingView v;
-    v.words = shared + l.words;
+    v.words = shared;
     v.counts = shared + l.counts;
-    v.magnitudes = scratch + l.magnitudes;
+    v.magnitudes = scratch;
     v.staging = reinterpret_cast<uint8_t*>(scratch + l.staging);
     v.width = w;
     v.height = h;
@@ -391,14 +388,16 @@ struct FormPassPlan {
   }
 };
 
-// Where pass i's decisions go: after the last pass's, 16-byte aligned;
-// false if `count` of them would pass the stream's `capacity`.
-MALLAT_HD inline bool place_formed_pass(FormedPass* passes, int i, uint32_t count, uint64_t capacity) {
-  const uint32_t offset = i == 0 ? 0 : (passes[i - 1].offset + passes[i - 1].count + 15) / 16 * 16;
-  passes[i].offset = offset;
-  passes[i].count = count;
-  return uint64_t{offset} + count <= capacity;
+// A formed pass's decisions in all, once its steps are done: its stripes'.
+MALLAT_HD inline uint32_t form_pass_count(const FormingView& v) {
+  uint32_t count = 0;
+  for (int s = 0; s < v.stripes; ++s) count += v.counts[s];
+  return count;
 }
+
+// Where the next pass's decisions go after `count` of them at `offset`:
+// 16-byte aligned, as the coding lane reads them (formed_coding.h).
+MALLAT_HD inline uint32_t formed_pass_after(uint32_t offset, uint32_t count) { return (offset + count + 15) / 16 * 16; }
 
 // The GPU's forming run lane after lane on one thread, for the tests (the
 // steps are those of entropy/cuda/ebcot/form_kernel.cuh, each step's lanes
@@ -424,6 +423,7 @@ inline void form_code_block_lanes(const SharedT1Block& block, uint32_t* shared, 
   if (plan.status != SharedT1Status::kOk) return;
   const uint8_t* zc_lut = kZeroCodingLut[static_cast<int>(block.orientation)].data();
   detail::FormLane lane_states[kFormLanes];
+  uint32_t next = 0;  // where the next pass's decisions go
   for (int i = 0; i < plan.num_passes; ++i) {
     const FormPassPlan pass = FormPassPlan::of(plan, block, v, i, lanes);
     const detail::PlaneGains gains(pass.plane);
@@ -437,16 +437,16 @@ inline void form_code_block_lanes(const SharedT1Block& block, uint32_t* shared, 
         }
       }
     });
-    uint32_t count = 0;
-    for (int s = 0; s < v.stripes; ++s) count += v.counts[s];
-    if (!place_formed_pass(passes, i, count, capacity)) {
+    const uint32_t count = form_pass_count(v);
+    if (uint64_t{next} + count > capacity) {
       plan.status = SharedT1Status::kOutputOverflow;
       return;
     }
-    for (int lane = 0; lane < lanes; ++lane) form_join_pass(v, stream, passes[i].offset, lane, lanes);
+    for (int lane = 0; lane < lanes; ++lane) form_join_pass(v, stream, next, lane, lanes);
     detail::DistortionSum dist;
     for (const detail::FormLane& l : lane_states) dist.add(l.dist);
-    passes[i].distortion = dist.value();
+    passes[i] = FormedPass{next, count, dist.value()};
+    next = formed_pass_after(next, count);
   }
 }
 

@@ -57,8 +57,7 @@ __device__ inline void form_block_passes(const T1EncodeArgs& args, uint32_t j, c
         g.sync();
       }
     });
-    uint32_t count = 0;
-    for (int s = 0; s < v.stripes; ++s) count += v.counts[s];
+    const uint32_t count = form_pass_count(v);
     if (uint64_t{next} + count > capacity) {
       plan.status = SharedT1Status::kOutputOverflow;
       return;
@@ -66,7 +65,7 @@ __device__ inline void form_block_passes(const T1EncodeArgs& args, uint32_t j, c
     form_join_pass(v, stream, next, g.lane, g.lanes);
     const detail::DistortionSum dist = g.all_sum(state.dist);
     if (g.lane == 0) passes[i] = FormedPass{next, count, dist.value()};
-    next = (next + count + 15) / 16 * 16;
+    next = formed_pass_after(next, count);
     g.sync();
   }
 }
