@@ -263,8 +263,8 @@ Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int
   d.args.states = d.memory == T1StateMemory::kGlobal ? d.as<T1FixedState>(Impl::kStates) : nullptr;
   d.args.blocks_per_warp = static_cast<uint32_t>(
       d.blocks_per_warp > 0 ? d.blocks_per_warp
-                            : (d.args.ht ? auto_ht_blocks_per_warp(n, d.sms)
-                                         : auto_blocks_per_warp(n, d.sms, kEbcotWarpsPerSm)));
+      : d.args.ht           ? auto_ht_blocks_per_warp(n, d.sms)
+                            : auto_blocks_per_warp(n, d.sms, split ? kFormedCodingWarpsPerSm : kEbcotWarpsPerSm));
   d.args.ht_states = nullptr;
   d.args.decisions = nullptr;
   if (!d.args.ht && d.order_by_planes) {

@@ -68,6 +68,12 @@ enum class T1StateMemory { kLocal, kGlobal };
 // at 2 a warp and eight tiles' at 16; the HT coders for 12
 // (auto_ht_blocks_per_warp).
 inline constexpr int kEbcotWarpsPerSm = 24;
+// The split EBCOT encoder's coding kernel (entropy/cuda/ebcot/form_kernel.cuh)
+// for about 6: each lane's block is one chain of MQ decisions, so a warp is
+// as slow as its longest block and waits out its lanes' BYTEOUTs; a tile's
+// blocks code fastest at 8 a warp (1 and 2 fill the SMs' slots for CUDA
+// blocks and leave the schedulers idle), eight tiles' at 32.
+inline constexpr int kFormedCodingWarpsPerSm = 6;
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 
 // The same for an HT batch, both directions: about 12 warps per SM, at most

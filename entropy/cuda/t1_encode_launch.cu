@@ -14,8 +14,9 @@ namespace mallat::entropy::cuda {
 namespace {
 
 // The split EBCOT encoder's two launches: a warp a block forming, then a
-// thread a block coding.
-Status launch_t1_formed(const T1EncodeArgs& args, cudaStream_t stream) {
+// thread a block coding (`coding_blocks` CUDA blocks of one warp, each
+// coding args.blocks_per_warp code-blocks).
+Status launch_t1_formed(const T1EncodeArgs& args, unsigned coding_blocks, cudaStream_t stream) {
   if (args.forming_lanes != 16 && args.forming_lanes != 32) {
     return invalid_argument("Tier-1 forming: " + std::to_string(args.forming_lanes) + " lanes a block (16 or 32)");
   }
@@ -28,8 +29,7 @@ Status launch_t1_formed(const T1EncodeArgs& args, cudaStream_t stream) {
     if (err != cudaSuccess) return device_error(std::string("t1_form_kernel shared memory: ") + cudaGetErrorString(err));
   }
   t1_form_kernel<<<(args.count + groups - 1) / groups, kFormLanes, shared, stream>>>(args);
-  t1_code_formed_kernel<<<(args.count + kT1EncodeThreads - 1) / kT1EncodeThreads, kT1EncodeThreads, 0, stream>>>(
-      args);
+  t1_code_formed_kernel<<<coding_blocks, kT1EncodeThreads, 0, stream>>>(args);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return device_error(std::string("t1_form_kernel launch: ") + cudaGetErrorString(err));
   return Status::Ok();
@@ -45,7 +45,7 @@ Status launch_t1_encode(const T1EncodeArgs& args, cudaStream_t stream) {
   }
   const unsigned warps = (args.count + args.blocks_per_warp - 1) / args.blocks_per_warp;
   const unsigned blocks = (warps * 32 + kT1EncodeThreads - 1) / kT1EncodeThreads;
-  if (!args.ht && args.formed_streams != nullptr) return launch_t1_formed(args, stream);
+  if (!args.ht && args.formed_streams != nullptr) return launch_t1_formed(args, blocks, stream);
   if (args.ht) {
     if (args.ht_states == nullptr) return invalid_argument("HT kernel: no working states");
     ht_encode_kernel<<<blocks, kT1EncodeThreads, 0, stream>>>(args);

@@ -34,7 +34,8 @@ struct T1EncodeArgs {
   // One working state per thread in device memory (count of them), or null
   // for states in each thread's local memory (entropy/cuda/ebcot/encode_kernel.cuh).
   T1FixedState* states = nullptr;
-  // Code-blocks each warp codes, 1..32 (entropy/cuda/ebcot/encode_kernel.cuh).
+  // Code-blocks each warp codes, 1..32 (entropy/cuda/ebcot/encode_kernel.cuh;
+  // for the split encoder, its coding kernel's).
   uint32_t blocks_per_warp = 32;
   // EBCOT: room for each warp's lanes' decisions, kMaxPassDecisions / 4 *
   // blocks_per_warp words a warp, the lanes interleaved

@@ -76,44 +76,86 @@ MALLAT_HD inline void formed_shift_out(Encoder& e, int n) {
   e.ct -= n;
 }
 
+// Decision i's formed byte in a chunk: its context in bits 1..5, the
+// symbol in bit 0.
+MALLAT_HD inline uint32_t formed_byte(const FormedChunk& c, uint32_t i) { return (c.w[i / 4] >> (8 * (i % 4))) & 0xFF; }
+
+// The coding lane's registers for one pass besides the MQ encoder's: what
+// one decision waits for from the one before it is kept short, since on
+// the GPU a block's decisions are one chain.
+// - The next decision's context entry is loaded before this decision
+//   stores its own, and taken from a register instead where both are in
+//   the same context (the load then missed the store).
+// - Both states that can follow (NMPS, NLPS; C.2.5, C.2.6) are loaded as
+//   soon as the entry is known, and the decision selects between them.
+struct FormedCodingLane {
+  static constexpr uint32_t kLastContext = kNumContexts - 1;
+  uint32_t last = kNumContexts;  // the context of the decision before (none yet)
+  uint64_t last_entry = 0;       // its entry after that decision
+  uint64_t ahead = 0;            // the next decision's entry as loaded
+
+  // Codes formed byte `s` with `e`; `following` is the next decision's
+  // byte (past the pass's last, whatever the room holds: its context is
+  // bounded so that the load stays among the entries).
+  template <class Encoder>
+  [[gnu::always_inline]] MALLAT_HD inline void code(Encoder& e, const FormedMqRoom& room, uint32_t s,
+                                                    uint32_t following) {
+    const uint32_t cx = s >> 1;
+    const uint64_t t = cx == last ? last_entry : ahead;
+    const uint32_t next_cx = following >> 1;
+    ahead = room.entries[(next_cx < kLastContext ? next_cx : kLastContext) * room.stride];
+    const uint64_t nmps = room.table[static_cast<uint8_t>(t >> 40)];
+    const uint64_t nlps = room.table[static_cast<uint8_t>(t >> 48)];
+    // C.2.2 with CODEMPS and CODELPS, as encode_branchless codes it.
+    const uint32_t qe = static_cast<uint16_t>(t);
+    const uint32_t lps = (s & 1) ^ (static_cast<uint32_t>(t >> 16) & 1);
+    e.a -= qe;
+    const uint32_t add = static_cast<uint32_t>(e.a < qe) ^ lps ^ 1;
+    e.c += qe & (0u - add);
+    e.a ^= (e.a ^ qe) & (add - 1);
+    const int shifts = shifts_to_normalise(e.a);
+    // An LPS always renormalises; an MPS moves to NMPS only when it does.
+    last_entry = lps != 0 ? nlps : shifts != 0 ? nmps : t;
+    last = cx;
+    room.entries[cx * room.stride] = last_entry;
+    formed_shift_out(e, shifts);
+  }
+};
+
 // Codes `count` formed decisions (bytes at `bytes`, 16-byte aligned, with
 // room to read whole 16-byte chunks past the last) with `mq`
 // (BasicMqEncodeSymbols) in order, as mq.code would (encode_branchless),
-// with the contexts in `room` for the pass. The next chunk is loaded before
-// the current one is coded, so that on the GPU its load overlaps the
-// coding.
+// with the contexts in `room` for the pass. The next chunk is loaded
+// before the current one is coded; whole chunks are coded without a test
+// a decision, the last part chunk with one.
 template <class Mq>
 MALLAT_HD inline void code_formed(Mq& mq, const uint8_t* bytes, uint32_t count, const FormedMqRoom& room) {
   if (count == 0) return;
   for (int k = 0; k < kNumContexts; ++k) room.entries[k * room.stride] = room.table[mq.cx[k]];
   auto& e = mq.mq;
   FormedChunk chunk = load_formed_chunk(bytes);
-  for (uint32_t k = 0; k < count; k += 16) {
+  FormedCodingLane lane;
+  lane.ahead = room.entries[(formed_byte(chunk, 0) >> 1) * room.stride];
+  const uint32_t whole = count / 16 * 16;
+  for (uint32_t k = 0; k < whole; k += 16) {
     const FormedChunk next = k + 16 < count ? load_formed_chunk(bytes + k + 16) : chunk;
-    const uint32_t n = count - k < 16 ? count - k : 16;
     // Unrolled, so that each decision's word of the chunk is a register
     // the GPU names, not an index into memory.
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (uint32_t i = 0; i < 16; ++i) {
-      if (i == n) break;
-      const uint32_t s = (chunk.w[i / 4] >> (8 * (i % 4))) & 0xFF;
-      uint64_t* const entry = room.entries + (s >> 1) * room.stride;
-      // C.2.2 with CODEMPS and CODELPS, as encode_branchless codes it.
-      const uint64_t t = *entry;
-      const uint32_t qe = static_cast<uint16_t>(t);
-      const uint32_t lps = (s & 1) ^ (static_cast<uint32_t>(t >> 16) & 1);
-      e.a -= qe;
-      const uint32_t add = static_cast<uint32_t>(e.a < qe) ^ lps ^ 1;
-      e.c += qe & (0u - add);
-      e.a ^= (e.a ^ qe) & (add - 1);
-      const int shifts = shifts_to_normalise(e.a);
-      const uint32_t renormalised = shifts != 0;
-      *entry = room.table[static_cast<uint8_t>(t >> (24 + 8 * (2 * renormalised + lps)))];
-      formed_shift_out(e, shifts);
+      lane.code(e, room, formed_byte(chunk, i), i + 1 < 16 ? formed_byte(chunk, i + 1) : formed_byte(next, 0));
     }
     chunk = next;
+  }
+  const uint32_t rest = count - whole;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (uint32_t i = 0; i < 15; ++i) {
+    if (i == rest) break;
+    lane.code(e, room, formed_byte(chunk, i), formed_byte(chunk, i + 1));
   }
   for (int k = 0; k < kNumContexts; ++k) mq.cx[k] = static_cast<uint8_t>(room.entries[k * room.stride] >> 24);
 }
@@ -126,14 +168,13 @@ MALLAT_HD inline void code_formed_raw(Raw& raw, const uint8_t* bytes, uint32_t c
 
 // The coding lane's step: block `block`'s formed passes (its plan `b`, its
 // passes, its stream) MQ- and raw-coded into `out` as
-// encode_code_block_shared codes them, the contexts in `room` (the CPU's
-// default: a local array and the constant table).
+// encode_code_block_shared codes them, the contexts in `room`. The room
+// is the caller's alone (on the GPU in shared memory, so that the
+// compiler knows the entries' loads for shared memory's).
 MALLAT_HD inline SharedT1Result code_formed_block(const FormedBlock& b, const FormedPass* passes,
                                                   const uint8_t* stream, const CodeBlockStyle& style,
                                                   int fraction_bits, const SharedT1Output& out,
-                                                  detail::FormedMqRoom room = {}) {
-  uint64_t local_entries[kNumContexts];
-  if (room.entries == nullptr) room = {local_entries, 1, MALLAT_T1_TABLE(kMqBranchlessStates).data()};
+                                                  const detail::FormedMqRoom& room) {
   SharedT1Result result;
   result.status = b.status;
   if (b.status != SharedT1Status::kOk) return result;
@@ -159,5 +200,13 @@ MALLAT_HD inline SharedT1Result code_formed_block(const FormedBlock& b, const Fo
   return result;
 }
 
+// The same with the contexts in a local array and the constant table (the
+// CPU's tests).
+inline SharedT1Result code_formed_block(const FormedBlock& b, const FormedPass* passes, const uint8_t* stream,
+                                        const CodeBlockStyle& style, int fraction_bits, const SharedT1Output& out) {
+  uint64_t entries[kNumContexts];
+  return code_formed_block(b, passes, stream, style, fraction_bits, out,
+                           detail::FormedMqRoom{entries, 1, kMqBranchlessStates.data()});
+}
 
 }  // namespace mallat::entropy

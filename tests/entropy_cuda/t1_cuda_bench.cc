@@ -16,14 +16,15 @@
 // the coder on 1 thread and on all hardware threads (and EBCOT's shared
 // coder on 1 thread), median of 3 runs. The environment narrows or changes
 // what runs:
-//   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states;
-//                          not for the split encoder)
+//   BENCH_BPW=32,16,4L,0   only these code-blocks per warp (L: local states,
+//                          not for the split encoder, where they are the
+//                          coding kernel's)
 //   BENCH_NO_CPU=1         no CPU timings
 //   BENCH_DIRECT=1         EBCOT's decisions coded where they are formed
 //   BENCH_HOST_ORDER=1     EBCOT's blocks in the host's order, not by planes
 //   BENCH_SPLIT=0          EBCOT's passes formed and coded by one thread a
-//                          block (the blocks per warp apply), not formed by a
-//                          warp a block and then coded (they do not)
+//                          block, not formed by a warp a block and then
+//                          coded
 //   BENCH_FORM_LANES=16    half a warp forms each block of at most 16
 //                          stripes, two a warp (not a whole warp a block)
 #include <algorithm>
@@ -128,10 +129,14 @@ int main(int argc, char** argv) {
                             Variant{cuda::T1StateMemory::kGlobal, 4},
                             Variant{cuda::T1StateMemory::kGlobal, 2}, Variant{cuda::T1StateMemory::kGlobal, 1},
                             Variant{cuda::T1StateMemory::kGlobal, 0}}) {
-      // The split EBCOT encoder has no blocks per warp or state memory to
-      // vary: it runs once.
-      if (split && (v.memory != cuda::T1StateMemory::kGlobal || v.blocks_per_warp != 0)) continue;
-      if (const char* only = std::getenv("BENCH_BPW"); only != nullptr && !split) {
+      // The split EBCOT encoder has no state memory to vary; its blocks per
+      // warp are the coding kernel's, and only the automatic choice runs
+      // unless BENCH_BPW asks for others.
+      const char* only = std::getenv("BENCH_BPW");
+      if (split && (v.memory != cuda::T1StateMemory::kGlobal || (v.blocks_per_warp != 0 && only == nullptr))) {
+        continue;
+      }
+      if (only != nullptr) {
         char key[16];
         std::snprintf(key, sizeof key, ",%d%s,", v.blocks_per_warp, v.memory == cuda::T1StateMemory::kLocal ? "L" : "");
         char list[256];
@@ -154,7 +159,8 @@ int main(int argc, char** argv) {
       }
       char name[80];
       if (split) {
-        std::snprintf(name, sizeof name, "GPU, split: formed by %d lanes a block", form_lanes);
+        std::snprintf(name, sizeof name, "GPU, split: formed by %d lanes a block, coded %d%s a warp", form_lanes,
+                      v.blocks_per_warp, v.blocks_per_warp > 0 ? "" : " (auto)");
       } else {
         std::snprintf(name, sizeof name, "GPU, %s states, %2d blocks/warp%s",
                       v.memory == cuda::T1StateMemory::kGlobal ? "global" : "local",

@@ -111,7 +111,9 @@ __global__ void __launch_bounds__(kFormLanes) t1_form_kernel(T1EncodeArgs args) 
 }
 
 // The formed blocks coded, one a thread, in args.order (blocks of like
-// planes side by side), every lane of a warp working; each lane's contexts
+// planes side by side), the first args.blocks_per_warp lanes of each warp
+// working: a block's decisions are one chain, and the fewer lanes share a
+// warp, the less each waits out the others' BYTEOUTs; each lane's contexts
 // and the state table in the CUDA block's shared memory
 // (detail::FormedMqRoom).
 __global__ void __launch_bounds__(kT1EncodeThreads) t1_code_formed_kernel(T1EncodeArgs args) {
@@ -121,8 +123,8 @@ __global__ void __launch_bounds__(kT1EncodeThreads) t1_code_formed_kernel(T1Enco
     table[i] = MALLAT_T1_TABLE(kMqBranchlessStates)[i];
   }
   __syncthreads();
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= args.count) return;
+  const uint32_t t = thread_block(args.blocks_per_warp, args.count);
+  if (t == kNoBlock) return;
   const uint32_t j = args.order[t];
   const T1DeviceJob& job = args.jobs[j];
   const SharedT1Output out{args.slots + static_cast<size_t>(j) * args.slot_capacity, args.slot_capacity,
