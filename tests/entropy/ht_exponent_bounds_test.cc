@@ -188,11 +188,12 @@ TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
 // sums, to the bit, over every shape class, odd widths and heights, shifts
 // up to the magnitudes' top (beyond 20 the plain rule itself), with and
 // without refinement; and over Laplacian blocks, where many quads are
-// lowered.
+// lowered, at the default shares and at others a caller may give.
 TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
-  const auto expect_same = [](PlaneView<const int32_t> v, int shift, bool refinement, const std::string& what) {
+  const auto expect_same = [](PlaneView<const int32_t> v, int shift, bool refinement, int share,
+                              const std::string& what) {
     ht::LoweredSamples plain;
-    const ht::LoweringEffect a = ht::lower_exponent_bounds(v, shift, refinement, plain);
+    const ht::LoweringEffect a = ht::lower_exponent_bounds(v, shift, refinement, share, plain);
     const size_t n = static_cast<size_t>(v.width * v.height);
     std::vector<int32_t> expected(n);
     ht::apply_lowering(v, shift, plain, expected.data());
@@ -201,7 +202,7 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
       const std::string where = what + " " + ht::cleanup_isa_name(isa);
       // Filled with a value no block holds, so that a sample left unwritten shows.
       std::vector<int32_t> coded(n, INT32_MIN);
-      const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, coded.data(), isa);
+      const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, share, coded.data(), isa);
       EXPECT_EQ(a.any, b.any) << where;
       EXPECT_EQ(a.cleanup, b.cleanup) << where;
       EXPECT_EQ(a.magref, b.magref) << where;
@@ -216,7 +217,8 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
       for (int64_t y = 0; y < v.height; ++y) std::copy(v.row(y), v.row(y) + v.width, wide.data() + y * stride);
       std::fill(coded.begin(), coded.end(), INT32_MIN);
       const ht::LoweringEffect c =
-          ht::lower_exponent_bounds_cpu({wide.data(), v.width, v.height, stride}, shift, refinement, coded.data(), isa);
+          ht::lower_exponent_bounds_cpu({wide.data(), v.width, v.height, stride}, shift, refinement, share,
+                                        coded.data(), isa);
       EXPECT_EQ(a.cleanup, c.cleanup) << where << " in a wider plane";
       if (a.any) {
         ASSERT_EQ(expected, coded) << where << " in a wider plane";
@@ -230,7 +232,7 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
     for (int shift = 1; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
       for (const bool refinement : {false, true}) {
         if (refinement && shift < 2) continue;
-        expect_same(b.view(), shift, refinement,
+        expect_same(b.view(), shift, refinement, ht::default_lowering_share(refinement),
                     b.describe() + " shift " + std::to_string(shift) + (refinement ? " refined" : ""));
       }
     }
@@ -238,7 +240,10 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
   for (int i = 0; i < 16; ++i) {
     const std::vector<int32_t> v = laplacian_block(4.0 + 9.0 * i, static_cast<unsigned>(300 + i));
     for (int shift = 2; shift < 8; ++shift) {
-      expect_same({v.data(), 64, 64, 64}, shift, i % 2 == 0, "laplacian " + std::to_string(i));
+      for (const int share : {0, 1, 2, 3, 7}) {
+        expect_same({v.data(), 64, 64, 64}, shift, i % 2 == 0, share,
+                    "laplacian " + std::to_string(i) + " share " + std::to_string(share));
+      }
     }
   }
 }
