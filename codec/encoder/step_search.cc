@@ -98,8 +98,8 @@ Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const En
   MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, options, false));
   MALLAT_ASSIGN_OR_RETURN(const MainHeader main, main_header_for(image, grid, options, nullptr));
   const int resolutions = main.cod.component.levels + 1;
-  // Under a size target a moved step is kept only where its file fills the
-  // target to within 1%, as PCRD's files at the base steps do.
+  // Under a size target a moved step is kept only where its file lies
+  // within 1% under the target (the band the size targets keep to).
   MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
   const double least_bytes =
       !targets.empty() && targets.back().kind == LayerTarget::Kind::kBytes ? 0.99 * targets.back().value : 0.0;
