@@ -61,11 +61,13 @@ double decoded_error(const BoundsBlock& b, const std::vector<int32_t>& decoded, 
   return sum;
 }
 
-Result<EncodedCodeBlock> encode(const BoundsBlock& b, int plane, bool refinement, bool distortions) {
+Result<EncodedCodeBlock> encode(const BoundsBlock& b, int plane, bool refinement, bool distortions,
+                                int lowering_share = -1) {
   HtEncodeSettings settings;
   settings.cleanup_plane = plane;
   settings.refinement = refinement;
   settings.distortions = distortions;
+  settings.lowering_share = lowering_share;
   return encode_ht_code_block(b.view(), b.mb, b.fraction_bits, settings);
 }
 
@@ -141,11 +143,13 @@ TEST(HtExponentBounds, ABoundAtKappaIsNotLowered) {
 }
 
 // Laplacian blocks with two fraction bits (the rate control's kept
-// indices), the cleanup alone and with SigProp and MagRef: some samples are
-// lowered, and each pass's decrease is what the decoded values say.
+// indices), the cleanup alone and with SigProp and MagRef, at the default
+// share and at the every-plane mode's second: some samples are lowered, and
+// each pass's decrease is what the decoded values say. A larger share
+// lowers more: fewer cleanup bytes, smaller decreases.
 TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
-  int lowered_blocks = 0;
-  uint64_t cleanup_bytes = 0, plain_bytes = 0;
+  int lowered_blocks = 0, lowered_more = 0;
+  uint64_t cleanup_bytes = 0, plain_bytes = 0, more_bytes = 0;
   for (int i = 0; i < 24; ++i) {
     BoundsBlock b;
     b.w = 64;
@@ -156,30 +160,37 @@ TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
     for (int p = 1; p < 5; ++p) {
       for (const bool refinement : {false, true}) {
         SCOPED_TRACE("block " + std::to_string(i) + " p=" + std::to_string(p) + (refinement ? " refined" : ""));
-        const auto coded = encode(b, p, refinement, true);
         const auto plain = encode(b, p, refinement, false);
-        ASSERT_TRUE(coded.ok() && plain.ok());
-        if (coded->num_passes == 0) continue;
-        DecodedCodeBlockInfo info;
-        const std::vector<int32_t> after_cleanup = decode_passes(b, *coded, 1, &info);
-        const double before = decoded_error(b, std::vector<int32_t>(b.v.size(), 0), info);
-        const double cleanup_error = decoded_error(b, after_cleanup, info);
-        if (after_cleanup != decode_passes(b, *plain, 1)) ++lowered_blocks;
-        cleanup_bytes += coded->passes[0].cumulative_length;
+        const auto by_default = encode(b, p, refinement, true);
+        const auto more = encode(b, p, refinement, true, ht::default_lowering_share(refinement) + 1);
+        ASSERT_TRUE(by_default.ok() && plain.ok() && more.ok());
+        if (by_default->num_passes == 0) continue;
+        for (const EncodedCodeBlock* coded : {&*by_default, &*more}) {
+          DecodedCodeBlockInfo info;
+          const std::vector<int32_t> after_cleanup = decode_passes(b, *coded, 1, &info);
+          const double before = decoded_error(b, std::vector<int32_t>(b.v.size(), 0), info);
+          const double cleanup_error = decoded_error(b, after_cleanup, info);
+          const double scale = 1e-9 * (1 + before);
+          EXPECT_NEAR(coded->passes[0].distortion_decrease, before - cleanup_error, scale);
+          if (!refinement) continue;
+          const double sigprop_error = decoded_error(b, decode_passes(b, *coded, 2, &info), info);
+          const double magref_error = decoded_error(b, decode_passes(b, *coded, 3, &info), info);
+          EXPECT_NEAR(coded->passes[1].distortion_decrease, cleanup_error - sigprop_error, scale);
+          EXPECT_NEAR(coded->passes[2].distortion_decrease, sigprop_error - magref_error, scale);
+        }
+        if (decode_passes(b, *by_default, 1) != decode_passes(b, *plain, 1)) ++lowered_blocks;
+        cleanup_bytes += by_default->passes[0].cumulative_length;
         plain_bytes += plain->passes[0].cumulative_length;
-        const double scale = 1e-9 * (1 + before);
-        EXPECT_NEAR(coded->passes[0].distortion_decrease, before - cleanup_error, scale);
-        if (!refinement) continue;
-        const double sigprop_error = decoded_error(b, decode_passes(b, *coded, 2, &info), info);
-        const double magref_error = decoded_error(b, decode_passes(b, *coded, 3, &info), info);
-        EXPECT_NEAR(coded->passes[1].distortion_decrease, cleanup_error - sigprop_error, scale);
-        EXPECT_NEAR(coded->passes[2].distortion_decrease, sigprop_error - magref_error, scale);
+        more_bytes += more->passes[0].cumulative_length;
+        if (more->passes[0].distortion_decrease < by_default->passes[0].distortion_decrease) ++lowered_more;
       }
     }
   }
   EXPECT_GT(lowered_blocks, 50);
+  EXPECT_GT(lowered_more, 50);
   // Lowering spends error to save bytes.
   EXPECT_LT(cleanup_bytes, plain_bytes);
+  EXPECT_LT(more_bytes, cleanup_bytes);
 }
 
 // The CPU's one pass (lower_exponent_bounds_cpu: the quads tested in
