@@ -78,7 +78,7 @@ struct EncodeOptions {
   // resolution's steps are moved by 2^(+-1/4) and 2^(+-1/8) from the best
   // so far. HT truncates only at whole planes of a block (with SigProp and
   // MagRef for one plane below), so where a block's planes fall decides
-  // what PCRD can choose; N + 4 x resolutions times the encode time
+  // what PCRD can choose; up to N + 4 x resolutions encodes
   // (step_search.h).
   int step_search = 1;
   // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):
