@@ -45,6 +45,10 @@ struct BlockToEncode {
   // caller that sends every pass whatever they are worth (no rate target);
   // so does the Part 1 coder on the CPU, for its MQ-coded passes.
   bool distortions = true;
+  // HT only: the share of its exponent bounds' lowering, as
+  // HtEncodeSettings::lowering_share (negative: the default). The CPU coder
+  // alone takes another (a device job has no field for it).
+  int ht_lowering_share = -1;
 };
 
 // One code-block to decode: what Tier-2 gathered for it (B.10) and the

@@ -41,6 +41,10 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
                               " fraction bits (at most 31 together)");
     }
     const bool ht = layout.coder == BlockCoderKind::kHt;
+    if (ht && b.ht_lowering_share >= 0) {
+      return invalid_argument("code-block " + std::to_string(k) +
+                              " of an HT device batch asks for its own lowering share (the CPU coder's alone)");
+    }
     if (ht && (b.ht_cleanup_plane < 0 || (b.num_bitplanes > 0 && b.ht_cleanup_plane >= b.num_bitplanes) ||
                (b.ht_refinement && b.ht_cleanup_plane == 0))) {
       return invalid_argument("code-block " + std::to_string(k) + " of an HT device batch: cleanup plane " +

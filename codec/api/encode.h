@@ -67,12 +67,18 @@ struct EncodeOptions {
   // subband's synthesis L2 norm), so one step moves the image by about
   // base_step_scale sample values. PCRD truncates at bit-planes, Delta_b x 2^p.
   double base_step_scale = 1.0;
+  // Per resolution r (0 = the LL band's), a factor on the steps of its
+  // subbands beside base_step_scale; empty or short: 1. With scalar
+  // expounded quantisation only (each subband's step signalled, E.1.1).
+  std::vector<double> resolution_step_scales;
   // --step-search N (N > 1): HT code-blocks (-M 64, -I) under a size target
   // (-r, --bpp) or a PSNR target (-q) are coded with N base steps
   // 2^(k/N), k = 0..N-1, and the file with the smallest measured error
-  // (-q: the fewest bytes) is kept. HT truncates only at whole planes of a
-  // block (with SigProp and MagRef for one plane below), so where a block's
-  // planes fall decides what PCRD can choose; N times the encode time
+  // (-q: the fewest bytes) is kept; then, with expounded steps, each
+  // resolution's steps are moved by 2^(+-1/4) and 2^(+-1/8) from the best
+  // so far. HT truncates only at whole planes of a block (with SigProp and
+  // MagRef for one plane below), so where a block's planes fall decides
+  // what PCRD can choose; up to N + 4 x resolutions encodes
   // (step_search.h).
   int step_search = 1;
   // HT code-blocks under a rate target (-r, --bpp, -q or max_file_bytes):

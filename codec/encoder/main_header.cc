@@ -163,6 +163,21 @@ Result<MainHeader> main_header_for(const Image& image, GridSize grid, const Enco
   }
   if (!(o.base_step_scale > 0) || !std::isfinite(o.base_step_scale))
     return invalid_argument("the base step scale must be a positive number, got " + std::to_string(o.base_step_scale));
+  // A resolution's factor divides its subbands' norms: Delta_b = s f_r / norm_b.
+  std::vector<double> step_norms = norms97;
+  for (size_t r = 0; r < o.resolution_step_scales.size(); ++r) {
+    const double f = o.resolution_step_scales[r];
+    if (!(f > 0) || !std::isfinite(f))
+      return invalid_argument("resolution " + std::to_string(r) + "'s step scale must be a positive number, got " +
+                              std::to_string(f));
+    if (f != 1.0 && (o.reversible || o.derived_quantization))
+      return invalid_argument("a resolution's own step scale needs expounded irreversible steps (-I, E.1.1)");
+  }
+  for (size_t i = 0; i < step_norms.size(); ++i) {
+    // Subband 0 is LL (resolution 0); the others resolution levels - n_b + 1.
+    const auto r = static_cast<size_t>(i == 0 ? 0 : levels - quant::subband_level(static_cast<int>(i), levels) + 1);
+    if (r < o.resolution_step_scales.size()) step_norms[i] /= o.resolution_step_scales[r];
+  }
   auto quant_for = [&](int precision) -> Result<Quantization> {
     Quantization q;
     q.guard_bits = o.guard_bits;
@@ -178,7 +193,7 @@ Result<MainHeader> main_header_for(const Image& image, GridSize grid, const Enco
                                 std::to_string(levels) + " levels");
     } else {
       q.style = QuantizationStyle::kScalarExpounded;
-      if (!quant::expounded_step_sizes(precision, norms97, kBaseStep * o.base_step_scale, &q.steps))
+      if (!quant::expounded_step_sizes(precision, step_norms, kBaseStep * o.base_step_scale, &q.steps))
         return invalid_argument("step sizes for " + std::to_string(precision) + "-bit samples with " +
                                 std::to_string(levels) + " levels do not fit the QCD exponent (0..31)");
     }

@@ -5,6 +5,9 @@
 
 #include "codec/api/decode.h"
 #include "codec/decoder/decode_call.h"
+#include "codec/encoder/main_header.h"
+#include "codec/encoder/rate_control.h"
+#include "codec/encoder/rate_targets.h"
 #include "common/metrics.h"
 
 namespace mallat::codec {
@@ -21,40 +24,97 @@ Result<bool> step_search_wanted(const EncodeOptions& options) {
   return true;
 }
 
+namespace {
+
+// The best file so far and the options it was encoded with.
+class Search {
+ public:
+  Search(const Image& image, const EncodeOptions& options, const CallResources& resources,
+         const EncodeWith& encode_with)
+      : image_(image), options_(options), resources_(resources), encode_with_(encode_with) {}
+
+  // Encodes with `o` and keeps the file where it is better than the best;
+  // whether it was. A scale whose steps do not fit the step signalling
+  // where the first did (E-5: a derived step's exponent must be at least
+  // the levels) is left out; the first encode's failure is the search's.
+  // `least_bytes`: a file smaller is not kept.
+  Result<bool> try_options(const EncodeOptions& o, double least_bytes = 0) {
+    const bool first = !tried_;
+    tried_ = true;
+    Result<std::vector<uint8_t>> file = encode_with_(o, first);
+    if (!file.ok()) {
+      if (first) return file.status();
+      return false;
+    }
+    if (static_cast<double>(file->size()) < least_bytes) return false;
+    DecodeOptions d;
+    d.threads = options_.threads;
+    d.dwt_backend = options_.dwt_backend;
+    d.apply_jp2_header = false;  // the components as encoded, as -q's check decodes them
+    CallResources decoding;
+    decoding.dwt = resources_.dwt;
+    MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(*file, d, decoding, nullptr, nullptr));
+    MALLAT_ASSIGN_OR_RETURN(const ImageComparison cmp, compare_images(image_, decoded));
+    const double mse = cmp.overall.mse;
+    const bool smallest_file = options_.rate_kind == EncodeOptions::RateKind::kPsnr;
+    const bool smaller = file->size() < best_.size() || (file->size() == best_.size() && mse < best_mse_);
+    const bool better = best_.empty() || (smallest_file ? smaller : mse < best_mse_);
+    if (!better) return false;
+    best_ = std::move(file).value();
+    best_mse_ = mse;
+    best_options_ = o;
+    return true;
+  }
+
+  const EncodeOptions& best_options() const { return best_options_; }
+  std::vector<uint8_t> take_best() { return std::move(best_); }
+
+ private:
+  const Image& image_;
+  const EncodeOptions& options_;
+  const CallResources& resources_;
+  const EncodeWith& encode_with_;
+  bool tried_ = false;
+  std::vector<uint8_t> best_;
+  double best_mse_ = 0;
+  EncodeOptions best_options_;
+};
+
+}  // namespace
+
 Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const EncodeOptions& options,
                                                     const CallResources& resources, const EncodeWith& encode_with) {
-  const bool smallest_file = options.rate_kind == EncodeOptions::RateKind::kPsnr;
-  std::vector<uint8_t> best;
-  double best_mse = 0;
+  Search search(image, options, resources, encode_with);
   for (int k = 0; k < options.step_search; ++k) {
     EncodeOptions scaled = options;
     scaled.base_step_scale = options.base_step_scale * std::exp2(static_cast<double>(k) / options.step_search);
-    Result<std::vector<uint8_t>> file = encode_with(scaled, k == 0);
-    // A coarser scale may not fit the step signalling where the first did
-    // (E-5: a derived step's exponent must be at least the levels): that
-    // scale is left out.
-    if (!file.ok()) {
-      if (k == 0) return file.status();
-      continue;
-    }
-    DecodeOptions d;
-    d.threads = options.threads;
-    d.dwt_backend = options.dwt_backend;
-    d.apply_jp2_header = false;  // the components as encoded, as -q's check decodes them
-    CallResources decoding;
-    decoding.dwt = resources.dwt;
-    MALLAT_ASSIGN_OR_RETURN(const Image decoded, decode(*file, d, decoding, nullptr, nullptr));
-    MALLAT_ASSIGN_OR_RETURN(const ImageComparison cmp, compare_images(image, decoded));
-    const double mse = cmp.overall.mse;
-    const bool better = best.empty() ||
-                        (smallest_file ? file->size() < best.size() || (file->size() == best.size() && mse < best_mse)
-                                 : mse < best_mse);
-    if (better) {
-      best = std::move(file).value();
-      best_mse = mse;
+    MALLAT_RETURN_IF_ERROR(search.try_options(scaled).status());
+  }
+  // One base step moves every subband's planes at once; the best place for
+  // one resolution's planes need not be the others'. Each resolution's
+  // steps (E.1.1: expounded, one per subband) are moved up or down by a
+  // quarter, then an eighth of an octave from the best so far.
+  if (options.derived_quantization) return search.take_best();
+  MALLAT_ASSIGN_OR_RETURN(const GridSize grid, check_image(image, options, false));
+  MALLAT_ASSIGN_OR_RETURN(const MainHeader main, main_header_for(image, grid, options, nullptr));
+  const int resolutions = main.cod.component.levels + 1;
+  // Under a size target a moved step is kept only where its file lies
+  // within 1% under the target (the band the size targets keep to).
+  MALLAT_ASSIGN_OR_RETURN(const std::vector<LayerTarget> targets, layer_targets(image, grid, options));
+  const double least_bytes =
+      !targets.empty() && targets.back().kind == LayerTarget::Kind::kBytes ? 0.99 * targets.back().value : 0.0;
+  for (const double octave : {0.25, 0.125}) {
+    for (int r = 0; r < resolutions; ++r) {
+      for (const double sign : {1.0, -1.0}) {
+        EncodeOptions moved = search.best_options();
+        moved.resolution_step_scales.resize(static_cast<size_t>(resolutions), 1.0);
+        moved.resolution_step_scales[static_cast<size_t>(r)] *= std::exp2(sign * octave);
+        MALLAT_ASSIGN_OR_RETURN(const bool better, search.try_options(moved, least_bytes));
+        if (better) break;  // the other way is the one just left
+      }
     }
   }
-  return best;
+  return search.take_best();
 }
 
 }  // namespace mallat::codec

@@ -138,6 +138,25 @@ void for_blocks_on(ThreadPool& pool, size_t n, const std::function<void(size_t)>
   pool.parallel_for_in_pieces(static_cast<int64_t>(n), kBlocksAtOnce, [&](int64_t k) { fn(static_cast<size_t>(k)); });
 }
 
+// Where every plane is coded (--ht-rate full, the step search's mode), each
+// plane above 0 is coded a second time with its exponent bounds lowered at
+// this share, in tenths of a step^2 a bit (entropy/ht/exponent_bounds.h;
+// the default with SigProp and MagRef is 1): a second candidate for PCRD to
+// take per block, where the target's slope ends the block steeper than its
+// plane's usual one and more lowered quads pay.
+constexpr int kLoweringShareSecondSet = 2;
+
+// Whether two codings of a block give the same truncation points.
+bool same_points(const entropy::EncodedCodeBlock& a, const entropy::EncodedCodeBlock& b) {
+  if (a.passes.size() != b.passes.size()) return false;
+  for (size_t k = 0; k < a.passes.size(); ++k) {
+    if (a.passes[k].cumulative_length != b.passes[k].cumulative_length ||
+        a.passes[k].distortion_decrease != b.passes[k].distortion_decrease)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void TileEncoder::add_ht_candidate(size_t slot, int8_t plane, entropy::EncodedCodeBlock& coded) {
@@ -197,15 +216,30 @@ Status TileEncoder::code_ht_candidates(EncodeTile& tile, TileStages& stages, std
   // block is coded again until all have ended.
   // Above plane 0 SigProp and MagRef follow the cleanup: their passes
   // are truncation points between two planes' cleanups.
+  // Each plane is coded a second time at another share of the exponent
+  // bounds' lowering (entropy/ht/exponent_bounds.h): a candidate only where
+  // its points differ from the first's.
   tile.ht_refinement = true;
   for (int p = 1; p < top; ++p) {
     tile.ht_cleanup_plane = p;
+    tile.ht_lowering_share = -1;
     MALLAT_RETURN_IF_ERROR(stages.forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+    std::vector<entropy::EncodedCodeBlock> first = std::move(tile.coded);
+    tile.ht_lowering_share = kLoweringShareSecondSet;
+    const Status second = stages.forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile);
+    tile.ht_lowering_share = -1;
+    MALLAT_RETURN_IF_ERROR(second);
     bool any = false;
     for (size_t i = 0; i < tile.blocks.size(); ++i) {
-      if (tile.coded[i].num_passes == 0) continue;
-      blocks_[slot_of(i)].ht->candidates.push_back(std::move(tile.coded[i]));
-      blocks_[slot_of(i)].ht->planes.push_back(static_cast<int8_t>(p));
+      if (first[i].num_passes == 0) continue;
+      CodedBlock::HtTruncation& ht = *blocks_[slot_of(i)].ht;
+      const bool differs = !same_points(first[i], tile.coded[i]);
+      ht.candidates.push_back(std::move(first[i]));
+      ht.planes.push_back(static_cast<int8_t>(p));
+      if (differs) {
+        ht.candidates.push_back(std::move(tile.coded[i]));
+        ht.planes.push_back(static_cast<int8_t>(p));
+      }
       any = true;
     }
     if (!any) break;

@@ -34,6 +34,7 @@ std::optional<entropy::BlockToEncode> block_at_plane(const EncodeTile& tile, siz
                            b.fraction_bits};
   e.ht_cleanup_plane = plane;
   e.ht_refinement = refinement && plane > 0;
+  e.ht_lowering_share = tile.ht_lowering_share;
   e.distortions = tile.distortions;
   return e;
 }
@@ -94,7 +95,10 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
       const std::unique_ptr<entropy::BlockEncoder> coder,
       coder_for<entropy::BlockEncoder>(std::span<const EncodeBlock>(tile.blocks),
                                        [](const EncodeBlock& b) { return b.style; }, entropy::make_block_encoder));
-  entropy::BlockEncoder* const use = tile.hybrid_coder != nullptr ? tile.hybrid_coder : coder.get();
+  // A share of its own is the CPU coder's alone (a device job has no field
+  // for it).
+  entropy::BlockEncoder* const use =
+      tile.hybrid_coder != nullptr && tile.ht_lowering_share < 0 ? tile.hybrid_coder : coder.get();
   // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
   // block of Mb <= p has nothing there and stays out of the batch, as does
   // one whose own plane (ht_block_planes) is negative.

@@ -137,6 +137,9 @@ struct EncodeTile {
   // tile's blocks at several planes (codec/encoder/tile_encoder.h).
   int ht_cleanup_plane = 0;
   bool ht_refinement = false;
+  // When not negative, the blocks' exponent bounds are lowered at this share
+  // (entropy::BlockToEncode::ht_lowering_share): coded by the CPU's coder.
+  int ht_lowering_share = -1;
   // When not empty, block i's cleanup plane instead of ht_cleanup_plane
   // (a negative plane: the block is not coded, its result left empty), each
   // block above plane 0 with SigProp and MagRef when ht_refinement is set:

@@ -14,6 +14,7 @@ Result<EncodedCodeBlock> detail::encode_ht_block(const BlockToEncode& b) {
   HtEncodeSettings settings;
   settings.cleanup_plane = b.ht_cleanup_plane;
   settings.refinement = b.ht_refinement;
+  settings.lowering_share = b.ht_lowering_share;
   settings.vertical_causal = b.style.vertical_causal;
   settings.distortions = b.distortions;
   return encode_ht_code_block(b.coefficients, b.num_bitplanes, b.fraction_bits, settings);

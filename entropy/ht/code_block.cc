@@ -52,7 +52,9 @@ Result<EncodedCodeBlock> encode_ht_code_block(PlaneView<const int32_t> coefficie
   if (ht_lowers_exponent_bounds(settings.distortions, fraction_bits, all, shift)) {
     thread_local std::vector<int32_t> lowered(kMaxCodeBlockSamples);
     const int64_t w = coefficients.width, h = coefficients.height;
-    lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, lowered.data());
+    const int share =
+        settings.lowering_share >= 0 ? settings.lowering_share : ht::default_lowering_share(settings.refinement);
+    lowering = ht::lower_exponent_bounds_cpu(coefficients, shift, settings.refinement, share, lowered.data());
     if (lowering.any) coded_values = {lowered.data(), w, h, w};
   }
   ht::encode_cleanup(coded_values, shift, out.data);

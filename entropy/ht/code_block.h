@@ -25,6 +25,10 @@ struct HtEncodeSettings {
   // false: every pass's distortion_decrease is left 0 (the caller sends
   // every pass: no rate target).
   bool distortions = true;
+  // Under a rate target, the share of the exponent bounds' lowering in
+  // tenths of a step^2 a bit (entropy/ht/exponent_bounds.h); negative: the
+  // default for `refinement`.
+  int lowering_share = -1;
 };
 
 // Encodes one HT code-block. Inputs as encode_code_block (entropy/ebcot/ebcot.h): indices

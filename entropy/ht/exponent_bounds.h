@@ -38,6 +38,11 @@ namespace mallat::entropy::ht {
 inline constexpr int kLoweringShareCleanupAlone = 2;
 inline constexpr int kLoweringShareWithRefinement = 1;
 
+// The share a block's plane is coded with unless its coder is given one.
+MALLAT_HD constexpr int default_lowering_share(bool refinement) {
+  return refinement ? kLoweringShareWithRefinement : kLoweringShareCleanupAlone;
+}
+
 // A block's lowered samples: bit (y * width + x) of `bits` for sample (x, y).
 // 4096 samples at most (A.6.1).
 struct LoweredSamples {
@@ -118,11 +123,10 @@ MALLAT_HD inline void commit_quad(PlaneView<const int32_t> c, int shift, bool re
 // at the plane is `largest` (a lowering_candidate): its samples at `largest`
 // marked in `out` and their effect added where the rule says (the file's
 // comment); kappa_q from the row above as `out` has it.
-MALLAT_HD inline void lower_quad(PlaneView<const int32_t> c, int shift, bool refinement, int64_t x0, int64_t y0,
-                                 int64_t rows, int64_t cols, uint32_t largest, LoweredSamples& out,
+MALLAT_HD inline void lower_quad(PlaneView<const int32_t> c, int shift, bool refinement, uint64_t share, int64_t x0,
+                                 int64_t y0, int64_t rows, int64_t cols, uint32_t largest, LoweredSamples& out,
                                  LoweringEffect& effect) {
   const int64_t w = c.width;
-  const uint64_t share = refinement ? kLoweringShareWithRefinement : kLoweringShareCleanupAlone;
   int significant = 0;
   uint64_t above = 0;  // the summed distance above the bin's lower edge
   for (int64_t y = y0; y < y0 + rows; ++y) {
@@ -156,13 +160,13 @@ MALLAT_HD inline void lower_quad(PlaneView<const int32_t> c, int shift, bool ref
 
 // Chooses `c`'s lowered samples for a cleanup at `shift` (>= 1; >= 2 with
 // `refinement`: a plane with fraction bits below it), quad by quad in the
-// cleanup's order; `refinement`: SigProp and MagRef follow. Writes `out`
-// (every word) and returns the passes' distortion changes. The plain form:
-// the CPU's lower_exponent_bounds_cpu (entropy/ht/passes.h) tests the
-// quads in vector lanes as it writes the values coded, and is tested
-// against it.
+// cleanup's order; `refinement`: SigProp and MagRef follow; `share` in
+// tenths of a step^2 a bit (above). Writes `out` (every word) and returns
+// the passes' distortion changes. The plain form: the CPU's
+// lower_exponent_bounds_cpu (entropy/ht/passes.h) tests the quads in
+// vector lanes as it writes the values coded, and is tested against it.
 MALLAT_HD inline LoweringEffect lower_exponent_bounds(PlaneView<const int32_t> c, int shift, bool refinement,
-                                                      LoweredSamples& out) {
+                                                      int share, LoweredSamples& out) {
   LoweringEffect effect;
   for (int i = 0; i < LoweredSamples::kWords; ++i) out.bits[i] = 0;
   const int64_t w = c.width, h = c.height;
@@ -178,11 +182,18 @@ MALLAT_HD inline LoweringEffect lower_exponent_bounds(PlaneView<const int32_t> c
         }
       }
       if (detail::lowering_candidate(largest)) {
-        detail::lower_quad(c, shift, refinement, x0, y0, rows, cols, largest, out, effect);
+        detail::lower_quad(c, shift, refinement, static_cast<uint64_t>(share), x0, y0, rows, cols, largest, out,
+                           effect);
       }
     }
   }
   return effect;
+}
+
+// The same at the share for `refinement` (default_lowering_share).
+MALLAT_HD inline LoweringEffect lower_exponent_bounds(PlaneView<const int32_t> c, int shift, bool refinement,
+                                                      LoweredSamples& out) {
+  return lower_exponent_bounds(c, shift, refinement, default_lowering_share(refinement), out);
 }
 
 }  // namespace mallat::entropy::ht

@@ -334,10 +334,10 @@ LowerPair lower_pair_for(CleanupIsa isa) {
 // The one pass (shift <= kOnePassShift). `coded` is written from the first
 // row pair that lowers on (the rows before it copied then), so a block
 // that lowers nothing costs no copy.
-LoweringEffect lower_in(PlaneView<const int32_t> c, int shift, bool refinement, int32_t* coded, LowerPair lower_pair) {
+LoweringEffect lower_in(PlaneView<const int32_t> c, int shift, bool refinement, int share, int32_t* coded,
+                        LowerPair lower_pair) {
   static const int32_t zeros[2 * kMaxQuads] = {};
   const int64_t w = c.width, h = c.height;
-  const uint32_t share = refinement ? kLoweringShareWithRefinement : kLoweringShareCleanupAlone;
   // The row above's indices as coded and the bottom row's, column x at x + 1,
   // zeros around (lower_pair writes the middle).
   uint32_t rows_coded[2][2 * kMaxQuads + 4];
@@ -354,7 +354,7 @@ LoweringEffect lower_in(PlaneView<const int32_t> c, int shift, bool refinement, 
     const bool lowered_before = samples != 0;
     uint32_t* below = rows_coded[(y0 / 2) % 2];
     PairLowered pair;
-    if (!lower_pair(top, bottom, w, above, shift, share, coded_top, coded_bottom, below, pair)) {
+    if (!lower_pair(top, bottom, w, above, shift, static_cast<uint32_t>(share), coded_top, coded_bottom, below, pair)) {
       // Every index below 2: coded as it is.
       if (lowered_before) {
         std::copy(top, top + w, coded_top);
@@ -396,16 +396,16 @@ void apply_lowering(PlaneView<const int32_t> c, int shift, const LoweredSamples&
   }
 }
 
-LoweringEffect lower_exponent_bounds_cpu(PlaneView<const int32_t> c, int shift, bool refinement, int32_t* coded,
-                                         CleanupIsa isa) {
+LoweringEffect lower_exponent_bounds_cpu(PlaneView<const int32_t> c, int shift, bool refinement, int share,
+                                         int32_t* coded, CleanupIsa isa) {
   if (shift > kOnePassShift) {
     // Beyond the one pass's exact range: the plain rule, its mask applied.
     thread_local LoweredSamples lowered;
-    const LoweringEffect effect = lower_exponent_bounds(c, shift, refinement, lowered);
+    const LoweringEffect effect = lower_exponent_bounds(c, shift, refinement, share, lowered);
     if (effect.any) apply_lowering(c, shift, lowered, coded);
     return effect;
   }
-  return lower_in(c, shift, refinement, coded, lower_pair_for(isa));
+  return lower_in(c, shift, refinement, share, coded, lower_pair_for(isa));
 }
 
 }  // namespace mallat::entropy::ht

@@ -50,14 +50,14 @@ bool decode_cleanup_reference(std::span<const uint8_t> segment, int p, int plane
 
 // The values a cleanup at `shift` codes with its lowered samples one index
 // lower (entropy/ht/exponent_bounds.h) and what that changes in the passes'
-// decreases: lower_exponent_bounds in one pass over the block, its quads
+// decreases: lower_exponent_bounds at `share` in one pass over the block, its quads
 // tested in vector lanes of `isa` as the values are written. Where `any`,
 // `coded` (c.width x c.height, rows of c.width) holds the values; else it
 // is not all written and the passes code `c`. The same values and sums as
 // apply_lowering of the plain rule's mask
 // (tests/entropy/ht_exponent_bounds_test.cc).
-LoweringEffect lower_exponent_bounds_cpu(PlaneView<const int32_t> c, int shift, bool refinement, int32_t* coded,
-                                         CleanupIsa isa = CleanupIsa::kBest);
+LoweringEffect lower_exponent_bounds_cpu(PlaneView<const int32_t> c, int shift, bool refinement, int share,
+                                         int32_t* coded, CleanupIsa isa = CleanupIsa::kBest);
 // `c` with the samples `lowered` names one index lower at `shift`, into
 // `coded` (as lower_exponent_bounds_cpu's): the plain way.
 void apply_lowering(PlaneView<const int32_t> c, int shift, const LoweredSamples& lowered, int32_t* coded);

@@ -61,11 +61,13 @@ double decoded_error(const BoundsBlock& b, const std::vector<int32_t>& decoded, 
   return sum;
 }
 
-Result<EncodedCodeBlock> encode(const BoundsBlock& b, int plane, bool refinement, bool distortions) {
+Result<EncodedCodeBlock> encode(const BoundsBlock& b, int plane, bool refinement, bool distortions,
+                                int lowering_share = -1) {
   HtEncodeSettings settings;
   settings.cleanup_plane = plane;
   settings.refinement = refinement;
   settings.distortions = distortions;
+  settings.lowering_share = lowering_share;
   return encode_ht_code_block(b.view(), b.mb, b.fraction_bits, settings);
 }
 
@@ -141,11 +143,13 @@ TEST(HtExponentBounds, ABoundAtKappaIsNotLowered) {
 }
 
 // Laplacian blocks with two fraction bits (the rate control's kept
-// indices), the cleanup alone and with SigProp and MagRef: some samples are
-// lowered, and each pass's decrease is what the decoded values say.
+// indices), the cleanup alone and with SigProp and MagRef, at the default
+// share and at the every-plane mode's second: some samples are lowered, and
+// each pass's decrease is what the decoded values say. A larger share
+// lowers more: fewer cleanup bytes, smaller decreases.
 TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
-  int lowered_blocks = 0;
-  uint64_t cleanup_bytes = 0, plain_bytes = 0;
+  int lowered_blocks = 0, lowered_more = 0;
+  uint64_t cleanup_bytes = 0, plain_bytes = 0, more_bytes = 0;
   for (int i = 0; i < 24; ++i) {
     BoundsBlock b;
     b.w = 64;
@@ -156,30 +160,37 @@ TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
     for (int p = 1; p < 5; ++p) {
       for (const bool refinement : {false, true}) {
         SCOPED_TRACE("block " + std::to_string(i) + " p=" + std::to_string(p) + (refinement ? " refined" : ""));
-        const auto coded = encode(b, p, refinement, true);
         const auto plain = encode(b, p, refinement, false);
-        ASSERT_TRUE(coded.ok() && plain.ok());
-        if (coded->num_passes == 0) continue;
-        DecodedCodeBlockInfo info;
-        const std::vector<int32_t> after_cleanup = decode_passes(b, *coded, 1, &info);
-        const double before = decoded_error(b, std::vector<int32_t>(b.v.size(), 0), info);
-        const double cleanup_error = decoded_error(b, after_cleanup, info);
-        if (after_cleanup != decode_passes(b, *plain, 1)) ++lowered_blocks;
-        cleanup_bytes += coded->passes[0].cumulative_length;
+        const auto by_default = encode(b, p, refinement, true);
+        const auto more = encode(b, p, refinement, true, ht::default_lowering_share(refinement) + 1);
+        ASSERT_TRUE(by_default.ok() && plain.ok() && more.ok());
+        if (by_default->num_passes == 0) continue;
+        for (const EncodedCodeBlock* coded : {&*by_default, &*more}) {
+          DecodedCodeBlockInfo info;
+          const std::vector<int32_t> after_cleanup = decode_passes(b, *coded, 1, &info);
+          const double before = decoded_error(b, std::vector<int32_t>(b.v.size(), 0), info);
+          const double cleanup_error = decoded_error(b, after_cleanup, info);
+          const double scale = 1e-9 * (1 + before);
+          EXPECT_NEAR(coded->passes[0].distortion_decrease, before - cleanup_error, scale);
+          if (!refinement) continue;
+          const double sigprop_error = decoded_error(b, decode_passes(b, *coded, 2, &info), info);
+          const double magref_error = decoded_error(b, decode_passes(b, *coded, 3, &info), info);
+          EXPECT_NEAR(coded->passes[1].distortion_decrease, cleanup_error - sigprop_error, scale);
+          EXPECT_NEAR(coded->passes[2].distortion_decrease, sigprop_error - magref_error, scale);
+        }
+        if (decode_passes(b, *by_default, 1) != decode_passes(b, *plain, 1)) ++lowered_blocks;
+        cleanup_bytes += by_default->passes[0].cumulative_length;
         plain_bytes += plain->passes[0].cumulative_length;
-        const double scale = 1e-9 * (1 + before);
-        EXPECT_NEAR(coded->passes[0].distortion_decrease, before - cleanup_error, scale);
-        if (!refinement) continue;
-        const double sigprop_error = decoded_error(b, decode_passes(b, *coded, 2, &info), info);
-        const double magref_error = decoded_error(b, decode_passes(b, *coded, 3, &info), info);
-        EXPECT_NEAR(coded->passes[1].distortion_decrease, cleanup_error - sigprop_error, scale);
-        EXPECT_NEAR(coded->passes[2].distortion_decrease, sigprop_error - magref_error, scale);
+        more_bytes += more->passes[0].cumulative_length;
+        if (more->passes[0].distortion_decrease < by_default->passes[0].distortion_decrease) ++lowered_more;
       }
     }
   }
   EXPECT_GT(lowered_blocks, 50);
+  EXPECT_GT(lowered_more, 50);
   // Lowering spends error to save bytes.
   EXPECT_LT(cleanup_bytes, plain_bytes);
+  EXPECT_LT(more_bytes, cleanup_bytes);
 }
 
 // The CPU's one pass (lower_exponent_bounds_cpu: the quads tested in
@@ -188,11 +199,12 @@ TEST(HtExponentBounds, DecreasesAreTheDecodedValuesDrops) {
 // sums, to the bit, over every shape class, odd widths and heights, shifts
 // up to the magnitudes' top (beyond 20 the plain rule itself), with and
 // without refinement; and over Laplacian blocks, where many quads are
-// lowered.
+// lowered, at the default shares and at others a caller may give.
 TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
-  const auto expect_same = [](PlaneView<const int32_t> v, int shift, bool refinement, const std::string& what) {
+  const auto expect_same = [](PlaneView<const int32_t> v, int shift, bool refinement, int share,
+                              const std::string& what) {
     ht::LoweredSamples plain;
-    const ht::LoweringEffect a = ht::lower_exponent_bounds(v, shift, refinement, plain);
+    const ht::LoweringEffect a = ht::lower_exponent_bounds(v, shift, refinement, share, plain);
     const size_t n = static_cast<size_t>(v.width * v.height);
     std::vector<int32_t> expected(n);
     ht::apply_lowering(v, shift, plain, expected.data());
@@ -201,7 +213,7 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
       const std::string where = what + " " + ht::cleanup_isa_name(isa);
       // Filled with a value no block holds, so that a sample left unwritten shows.
       std::vector<int32_t> coded(n, INT32_MIN);
-      const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, coded.data(), isa);
+      const ht::LoweringEffect b = ht::lower_exponent_bounds_cpu(v, shift, refinement, share, coded.data(), isa);
       EXPECT_EQ(a.any, b.any) << where;
       EXPECT_EQ(a.cleanup, b.cleanup) << where;
       EXPECT_EQ(a.magref, b.magref) << where;
@@ -216,7 +228,8 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
       for (int64_t y = 0; y < v.height; ++y) std::copy(v.row(y), v.row(y) + v.width, wide.data() + y * stride);
       std::fill(coded.begin(), coded.end(), INT32_MIN);
       const ht::LoweringEffect c =
-          ht::lower_exponent_bounds_cpu({wide.data(), v.width, v.height, stride}, shift, refinement, coded.data(), isa);
+          ht::lower_exponent_bounds_cpu({wide.data(), v.width, v.height, stride}, shift, refinement, share,
+                                        coded.data(), isa);
       EXPECT_EQ(a.cleanup, c.cleanup) << where << " in a wider plane";
       if (a.any) {
         ASSERT_EQ(expected, coded) << where << " in a wider plane";
@@ -230,7 +243,7 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
     for (int shift = 1; shift < b.mb + b.fraction_bits; shift += 1 + i % 3) {
       for (const bool refinement : {false, true}) {
         if (refinement && shift < 2) continue;
-        expect_same(b.view(), shift, refinement,
+        expect_same(b.view(), shift, refinement, ht::default_lowering_share(refinement),
                     b.describe() + " shift " + std::to_string(shift) + (refinement ? " refined" : ""));
       }
     }
@@ -238,7 +251,10 @@ TEST(HtExponentBounds, TheCpuChoiceIsThePlainOne) {
   for (int i = 0; i < 16; ++i) {
     const std::vector<int32_t> v = laplacian_block(4.0 + 9.0 * i, static_cast<unsigned>(300 + i));
     for (int shift = 2; shift < 8; ++shift) {
-      expect_same({v.data(), 64, 64, 64}, shift, i % 2 == 0, "laplacian " + std::to_string(i));
+      for (const int share : {0, 1, 2, 3, 7}) {
+        expect_same({v.data(), 64, 64, 64}, shift, i % 2 == 0, share,
+                    "laplacian " + std::to_string(i) + " share " + std::to_string(share));
+      }
     }
   }
 }

@@ -257,6 +257,14 @@ TEST(Tier1DeviceBatch, BlocksTheDeviceCannotTakeAreNamed) {
     EXPECT_NE(layout.status().message().find("code-block 1"), std::string::npos) << layout.status().message();
     EXPECT_NE(layout.status().message().find(bad.says), std::string::npos) << layout.status().message();
   }
+  // An HT block's own lowering share is the CPU coder's alone.
+  BlockToEncode ht = block(64, 64, 8, 2, true);
+  ASSERT_TRUE(lay_out_t1_batch(std::vector<BlockToEncode>{ht, ht}).ok());
+  BlockToEncode shared = ht;
+  shared.ht_lowering_share = 2;
+  Result<T1DeviceBatchLayout> layout = lay_out_t1_batch(std::vector<BlockToEncode>{ht, shared});
+  ASSERT_FALSE(layout.ok());
+  EXPECT_NE(layout.status().message().find("lowering share"), std::string::npos) << layout.status().message();
 }
 
 TEST(Tier1DeviceBatch, SlotsHoldTheRawBitsAndTheTerminations) {
