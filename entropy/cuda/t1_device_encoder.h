@@ -62,17 +62,18 @@ enum class T1StateMemory { kLocal, kGlobal };
 // `warps_per_sm` warps per SM, never fewer than 1 or more than 32 blocks a
 // warp (entropy_cuda_bench and entropy_cuda_decode_bench measure it). A
 // warp's lanes branch apart as their blocks differ, so a small batch gains
-// from more, emptier warps, and a large one fills the SMs anyway. EBCOT asks
-// for 24 both ways (kEbcotWarpsPerSm): the encoder, its decisions recorded
-// and its blocks ordered by planes, codes a tile's 5760 64x64 blocks fastest
-// at 2 a warp and eight tiles' at 16; the HT coders for 12
+// from more, emptier warps, and a large one fills the SMs anyway. EBCOT's
+// decoder and its one-thread encoder (split_passes(false)) ask for 24
+// (kEbcotWarpsPerSm): that encoder, its decisions recorded and its blocks
+// ordered by planes, codes a tile's 5760 64x64 blocks fastest at 2 a warp
+// and eight tiles' at 16; the HT coders for 12
 // (auto_ht_blocks_per_warp).
 inline constexpr int kEbcotWarpsPerSm = 24;
 // The split EBCOT encoder's coding kernel (entropy/cuda/ebcot/form_kernel.cuh)
 // for about 6: each lane's block is one chain of MQ decisions, so a warp is
 // as slow as its longest block and waits out its lanes' BYTEOUTs; a tile's
-// blocks code fastest at 8 a warp (1 and 2 fill the SMs' slots for CUDA
-// blocks and leave the schedulers idle), eight tiles' at 32.
+// blocks code fastest at 8 a warp (at 1 and 2 a warp issues an instruction
+// for each lane's decision, and was slower), eight tiles' at 32.
 inline constexpr int kFormedCodingWarpsPerSm = 6;
 int auto_blocks_per_warp(size_t count, int sms, int warps_per_sm = 12);
 

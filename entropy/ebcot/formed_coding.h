@@ -2,8 +2,8 @@
 // how the work divides): a block's formed passes MQ- and raw-coded in order
 // through the shared encoder's segment loop (code_shared_passes), the
 // contexts as whole state entries where the caller keeps them and BYTEOUT
-// (C.2.7) in few branches, for a GPU thread that codes its block beside 31
-// others. Host and device code (host_device.h); the CPU's tests run it on
+// (C.2.7) in few branches, for a GPU thread that codes its block beside
+// other lanes' blocks in its warp. Host and device code (host_device.h); the CPU's tests run it on
 // the CPU's forming (tests/entropy/t1_formed_test.cc).
 #pragma once
 
