@@ -88,6 +88,12 @@ TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
                  " a block, then coded");
     expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, 0, true, lanes));
   }
+  // The coding kernel's lanes that share a warp with other blocks' chains
+  // (a partial warp and a full one), not only the automatic count.
+  for (int blocks_per_warp : {3, 32}) {
+    SCOPED_TRACE("formed by a warp, coded " + std::to_string(blocks_per_warp) + " code-blocks per warp");
+    expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp, true));
+  }
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
     expect_as_cpu(cases, run_on_device(cases, 1u << 17, memory, 32, false));
@@ -110,6 +116,7 @@ TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {
   }
   expect_as_cpu(cases, run_on_device(cases, 24 * 1024));
   expect_as_cpu(cases, run_on_device(cases, 24 * 1024, T1StateMemory::kGlobal, 0, true, 16));
+  expect_as_cpu(cases, run_on_device(cases, 24 * 1024, T1StateMemory::kGlobal, 3, true));
   for (T1StateMemory memory : {T1StateMemory::kGlobal, T1StateMemory::kLocal}) {
     SCOPED_TRACE(memory == T1StateMemory::kGlobal ? "states in global memory" : "states in local memory");
     expect_as_cpu(cases, run_on_device(cases, 24 * 1024, memory, 32, false));
