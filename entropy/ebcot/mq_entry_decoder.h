@@ -40,6 +40,60 @@ struct MqEntryContexts {
   }
 };
 
+// What MqEntryDecoder::fill changes: A, C, CT and B's place.
+struct MqEntryFill {
+  uint64_t c;
+  uint32_t a;
+  int ct;
+  const uint8_t* bp;
+};
+
+// C.3.4 RENORMD by n shifts, reading bytes when CT runs out, the segment
+// ending at `end`. Bytes are added where C.3.4 adds them, when CT runs
+// out. Where B and the four bytes after it lie inside the segment and none
+// of B and the three after it is 0xFF, the next four are added at once (no
+// 0xFF among them, so each goes where BYTEIN would put it, below the one
+// before, and none carries into another); else one by MqDecoder's BYTEIN,
+// which never reads past the segment.
+MALLAT_HD inline void mq_entry_fill(MqEntryFill& s, const uint8_t* end, int n) {
+  while (n > s.ct) {
+    s.a <<= s.ct;
+    s.c <<= s.ct;
+    n -= s.ct;
+    const uint8_t* b = s.bp;
+    if (end - b > 4 && b[0] != 0xFF && b[1] != 0xFF && b[2] != 0xFF && b[3] != 0xFF) {
+      const uint32_t bytes = uint32_t{b[1]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 8 | b[4];
+      s.c += uint64_t{bytes} << 16;
+      s.bp = b + 4;
+      s.ct = 32;
+    } else {
+      MqDecoder r;
+      r.bp = b;
+      r.end = end;
+      r.byte_in();
+      s.c += uint64_t{r.c} << 32;
+      s.bp = r.bp;
+      s.ct = r.ct;
+    }
+  }
+  s.a <<= n;
+  s.c <<= n;
+  s.ct -= n;
+}
+
+#if defined(__CUDA_ARCH__)
+// The GPU's fill, one copy in the kernel rather than one inlined at every
+// place the passes decode (each row's significance and sign, run-length,
+// UNIFORM): inlined, the decoding kernel's code outgrew what the SM keeps
+// of it at hand when a warp's lanes are in different passes, and its warps
+// waited for instructions. A fill comes once in several decisions, so the
+// call costs less than that wait (docs/PERFORMANCE.md).
+static __device__ __noinline__ MqEntryFill mq_entry_fill_call(MqEntryFill s, const uint8_t* end, int n) {
+  mq_entry_fill(s, end, n);
+  return s;
+}
+#endif
+
 struct MqEntryDecoder {
   uint32_t a = 0;  // A << 16
   // C << 32: C's high half in bits 48..63 and, below, CT bits of bytes
@@ -106,32 +160,18 @@ struct MqEntryDecoder {
     r.ct -= n;
   }
 
-  // Bytes are added where C.3.4 adds them, when CT runs out. Where B and
-  // the four bytes after it lie inside the segment and none of B and the
-  // three after it is 0xFF, the next four are added at once (no 0xFF among
-  // them, so each goes where BYTEIN would put it, below the one before, and
-  // none carries into another); else one by MqDecoder's BYTEIN, which
-  // never reads past the segment.
+  // C.3.4's byte reading (mq_entry_fill) on the decoder's registers.
   MALLAT_HD void fill(int n) {
-    while (n > r.ct) {
-      a <<= r.ct;
-      c <<= r.ct;
-      n -= r.ct;
-      const uint8_t* b = r.bp;
-      if (r.end - b > 4 && b[0] != 0xFF && b[1] != 0xFF && b[2] != 0xFF && b[3] != 0xFF) {
-        const uint32_t bytes = uint32_t{b[1]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 8 | b[4];
-        c += uint64_t{bytes} << 16;
-        r.bp = b + 4;
-        r.ct = 32;
-      } else {
-        r.c = 0;
-        r.byte_in();
-        c += uint64_t{r.c} << 32;
-      }
-    }
-    a <<= n;
-    c <<= n;
-    r.ct -= n;
+    MqEntryFill s{c, a, r.ct, r.bp};
+#if defined(__CUDA_ARCH__)
+    s = mq_entry_fill_call(s, r.end, n);
+#else
+    mq_entry_fill(s, r.end, n);
+#endif
+    c = s.c;
+    a = s.a;
+    r.ct = s.ct;
+    r.bp = s.bp;
   }
 };
 
