@@ -140,8 +140,9 @@ const std::vector<EncodeOption>& encode_table() {
        }},
       {{"--step-search"}, "N",
        "HT (-M 64 -I) with -r, --bpp or -q: encode with N base step sizes 2^(k/N) and keep the file with the "
-       "smallest error (-q: the smallest file), then move each resolution's steps by 2^(+-1/4) and 2^(+-1/8) "
-       "from the best, kept by the same rule (not with --quant derived); up to N + 4 x resolutions encodes "
+       "smallest error (-q: the smallest file at the target's PSNR), then, with -r or --bpp, move each "
+       "resolution's steps by 2^(+-1/4) and 2^(+-1/8) from the best, kept by the same rule (not with --quant "
+       "derived); up to N + 4 x resolutions encodes "
        "(default 1: no search); each encode in the --ht-rate mode given (auto: full under -r or --bpp, which "
        "also codes each plane at a second exponent-bound lowering)",
        "2",

@@ -9,11 +9,13 @@
 // all planes at once; each scale is encoded in full (PCRD meets the target
 // at each) and the best file is kept: for a size target (-r, --bpp) the one
 // whose decode has the smallest squared error against the image, for a
-// PSNR target (-q) the smallest file (each meets its target). Then, with
-// expounded steps (E.1.1), each resolution's steps are moved by 2^(+-1/4),
-// then 2^(+-1/8), from the best so far (EncodeOptions::
-// resolution_step_scales), kept by the same rule. Streams stay ordinary:
-// only the QCD's step sizes differ.
+// PSNR target (-q) the smallest file at the target's error (each lands a
+// few hundredths of a dB off it: its bytes are taken there as an error
+// falls with bytes at high rates, as bytes^-2). Then, under a size target
+// with expounded steps (E.1.1), each
+// resolution's steps are moved by 2^(+-1/4), then 2^(+-1/8), from the best
+// so far (EncodeOptions::resolution_step_scales), kept by the same rule.
+// Streams stay ordinary: only the QCD's step sizes differ.
 #pragma once
 
 #include <cstdint>
@@ -36,9 +38,9 @@ Result<bool> step_search_wanted(const EncodeOptions& options);
 using EncodeWith = std::function<Result<std::vector<uint8_t>>(const EncodeOptions& options, bool first)>;
 
 // The search: options.step_search encodes through `encode_with`, each with
-// base_step_scale multiplied by 2^(k/N), then up to 4 per resolution with
-// its steps moved; the best file as above, each decoded with the
-// resources' DWT backend.
+// base_step_scale multiplied by 2^(k/N), then (under a size target) up to 4
+// per resolution with its steps moved; the best file as above, each decoded
+// with the resources' DWT backend.
 Result<std::vector<uint8_t>> encode_searching_steps(const Image& image, const EncodeOptions& options,
                                                     const CallResources& resources, const EncodeWith& encode_with);
 
