@@ -74,9 +74,9 @@ struct EncodeOptions {
   // --step-search N (N > 1): HT code-blocks (-M 64, -I) under a size target
   // (-r, --bpp) or a PSNR target (-q) are coded with N base steps
   // 2^(k/N), k = 0..N-1, and the file with the smallest measured error
-  // (-q: the fewest bytes) is kept; then, with expounded steps, each
-  // resolution's steps are moved by 2^(+-1/4) and 2^(+-1/8) from the best
-  // so far. HT truncates only at whole planes of a block (with SigProp and
+  // (-q: the fewest bytes at the target's error) is kept; then, under a
+  // size target with expounded steps, each resolution's steps are moved by
+  // 2^(+-1/4) and 2^(+-1/8) from the best so far. HT truncates only at whole planes of a block (with SigProp and
   // MagRef for one plane below), so where a block's planes fall decides
   // what PCRD can choose; up to N + 4 x resolutions encodes
   // (step_search.h).
