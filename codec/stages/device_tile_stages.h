@@ -126,7 +126,8 @@ std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backe
 Status device_tile_failure(DeviceTileContext& device);
 // For tests: the next `runs` tiles' runs on the device (either direction)
 // report a device failure once they have run, as a launch whose error
-// shows at the end would.
-void inject_device_tile_failures(DeviceTileContext& device, int runs);
+// shows at the end would; after `after` runs that pass (a run: a tile's
+// stages, or one round of rate control's coding of a kept tile).
+void inject_device_tile_failures(DeviceTileContext& device, int runs, int after = 0);
 
 }  // namespace mallat::codec
