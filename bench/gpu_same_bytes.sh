@@ -37,14 +37,14 @@ for o in "" "-I -r 20" "--ht" "--ht -I -r 20" "--ht -M 8" "-M 63" "-I -q 40"; do
 done
 # HT under a target with the tiles on the device whole (--device-stages all: the default placement keeps these on
 # the CPU): rate control by estimates keeps each one-tile image's indices on the device through its rounds. One file
-# read whole (--whole-image: a streamed encode keeps its indices on the host) and the folder as a batch.
+# (read whole for the runner: codec::streamed_encode_feeds_device) and the folder as a batch.
 for o in "--ht -I -r 20" "--ht -I --bpp 1" "--ht -I -q 40" "--ht -r 8"; do
   for f in "$IN"/*.ppm; do
     b=$(basename "$f" .ppm)
     # shellcheck disable=SC2086
     $M encode -i "$f" -o "$t/$b.cpu.j2k" $o -quiet --device cpu
     # shellcheck disable=SC2086
-    $M encode -i "$f" -o "$t/$b.gpu.j2k" $o -quiet --device cuda --device-stages all --whole-image
+    $M encode -i "$f" -o "$t/$b.gpu.j2k" $o -quiet --device cuda --device-stages all
     cmp -s "$t/$b.cpu.j2k" "$t/$b.gpu.j2k" || { echo "differs: whole-tile one-file encode of $b [$o]"; bad=$((bad + 1)); }
   done
   rm -rf "$t/ec" "$t/eg"
