@@ -16,7 +16,6 @@
 #include <functional>
 #include <future>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -163,8 +162,6 @@ class DeviceTileSlot {
   Status record(Step step, cudaStream_t s);
   Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
 };
-
-
 
 DeviceTileContext::DeviceTileContext(std::future<StartedSlots> starting) : starting_(std::move(starting)) {}
 DeviceTileContext::~DeviceTileContext() = default;
@@ -533,7 +530,10 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
   // The jobs first: their copy waits for the host, so that from here the
   // stream's steps follow one another with no host step between them.
-  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
+  // (A tile kept for rate control codes its blocks in rounds: their own jobs.)
+  if (!tile.ht_statistics) {
+    MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
+  }
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s, pool) : upload_samples(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
