@@ -45,7 +45,7 @@ for o in "--ht -I -r 20" "--ht -I --bpp 1" "--ht -I -q 40" "--ht -r 8"; do
     $M encode -i "$f" -o "$t/$b.cpu.j2k" $o -quiet --device cpu
     # shellcheck disable=SC2086
     $M encode -i "$f" -o "$t/$b.gpu.j2k" $o -quiet --device cuda --device-stages all
-    cmp -s "$t/$b.cpu.j2k" "$t/$b.gpu.j2k" || { echo "differs: whole-tile one-file encode of $b [$o]"; bad=$((bad + 1)); }
+    cmp -s "$t/$b.cpu.j2k" "$t/$b.gpu.j2k" || { echo "differs: whole-tile encode of $b [$o]"; bad=$((bad + 1)); }
   done
   rm -rf "$t/ec" "$t/eg"
   # shellcheck disable=SC2086
@@ -53,7 +53,7 @@ for o in "--ht -I -r 20" "--ht -I --bpp 1" "--ht -I -q 40" "--ht -r 8"; do
   # shellcheck disable=SC2086
   $M encode -i "$IN" -o "$t/eg" -OutFor j2k $o -quiet --device cuda --device-stages all
   for f in "$t"/ec/*.j2k; do
-    cmp -s "$f" "$t/eg/$(basename "$f")" || { echo "differs: whole-tile batch encode of $(basename "$f") [$o]"; bad=$((bad + 1)); }
+    cmp -s "$f" "$t/eg/$(basename "$f")" || { echo "differs: whole-tile batch of $(basename "$f") [$o]"; bad=$((bad + 1)); }
   done
   echo "options [$o --device-stages all]: $(find "$t/eg" -name '*.j2k' | wc -l) files encoded with --device cuda"
 done

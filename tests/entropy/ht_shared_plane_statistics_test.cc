@@ -43,7 +43,8 @@ StridedBlock block_of(std::mt19937& rng, int t) {
   const std::vector<int32_t> v = laplacian_block(scale, static_cast<unsigned>(t), static_cast<size_t>(b.w * b.h));
   b.rows.assign(static_cast<size_t>(b.stride * b.h), std::numeric_limits<int32_t>::max());
   for (int64_t y = 0; y < b.h; ++y)
-    for (int64_t x = 0; x < b.w; ++x) b.rows[static_cast<size_t>(y * b.stride + x)] = v[static_cast<size_t>(y * b.w + x)];
+    for (int64_t x = 0; x < b.w; ++x)
+      b.rows[static_cast<size_t>(y * b.stride + x)] = v[static_cast<size_t>(y * b.w + x)];
   // Flat stretches (insignificant quads) and a deep sample in a shallow block.
   if (t % 3 == 0)
     for (int64_t x = 0; x < b.w; ++x) b.rows[static_cast<size_t>(x)] = 0;

@@ -44,7 +44,8 @@ Image crop(const Image& image, int64_t x0, int64_t y0, int64_t w, int64_t h) {
   for (int c = 0; c < image.num_components(); ++c) {
     const Component& from = image.components[c];
     for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x) out.components[c].samples[y * w + x] = from.samples[(y0 + y) * from.width + x0 + x];
+      for (int64_t x = 0; x < w; ++x)
+        out.components[c].samples[y * w + x] = from.samples[(y0 + y) * from.width + x0 + x];
   }
   return out;
 }

@@ -24,14 +24,15 @@ Status DeviceHtRate::gather(const DeviceTilePlan& plan, const int32_t* coefficie
   const std::vector<entropy::T1DeviceJob>& jobs = plan.t1.jobs;
   blocks_ = jobs.size();
   const size_t bytes = statistics_bytes(blocks_);
-  MALLAT_RETURN_IF_ERROR(jobs_.reserve(jobs.size() * sizeof(entropy::T1DeviceJob)));
+  const size_t job_bytes = jobs.size() * sizeof(entropy::T1DeviceJob);
+  MALLAT_RETURN_IF_ERROR(jobs_.reserve(job_bytes));
   MALLAT_RETURN_IF_ERROR(statistics_.reserve(bytes));
   MALLAT_RETURN_IF_ERROR(statistics_host_.reserve(bytes));
   auto* statistics = reinterpret_cast<entropy::HtPlaneStatistics*>(statistics_.data());
   auto* refused = reinterpret_cast<uint32_t*>(statistics_.data() + bytes - sizeof(uint32_t));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(jobs_.data(), jobs.data(), jobs.size() * sizeof(entropy::T1DeviceJob),
-                                                    cudaMemcpyHostToDevice, stream),
-                                    "copying the statistics' jobs"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(jobs_.data(), jobs.data(), job_bytes, cudaMemcpyHostToDevice, stream),
+      "copying the statistics' jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemsetAsync(refused, 0, sizeof(uint32_t), stream), "clearing a flag"));
   MALLAT_RETURN_IF_ERROR(cuda::launch_ht_statistics(reinterpret_cast<const entropy::T1DeviceJob*>(jobs_.data()),
                                                     jobs.size(), coefficients, plan.t1.coefficients, statistics,

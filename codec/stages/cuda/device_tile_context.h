@@ -22,8 +22,9 @@ class DeviceTileSlot;
 using StartedSlots = Result<std::vector<std::unique_ptr<DeviceTileSlot>>>;
 
 // The device's slots (a batch's lanes share them: a lane holds one while
-// its tile is on the device, none while it reads, allocates rates or
-// writes), started on a thread of their own or at once.
+// its tile is on the device, or for a tile kept for HT rate control until
+// its runner lets it go; none while it reads, allocates rates or writes),
+// started on a thread of their own or at once.
 class DeviceTileContext {
  public:
   // Out of line: the slots' type is device_tile_stages.cc's own.
