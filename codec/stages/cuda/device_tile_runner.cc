@@ -34,12 +34,16 @@ class DeviceTileStages final : public TileStages {
   // from its image's samples (the device's partial results overwritten);
   // a fed tile's rows have gone, so its failure is the run's.
   Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
+    // (A tile with statistics stops at quantisation on the device: not
+    // every stage, forward_kept's.)
     if (tile.feed != nullptr) {
-      if (first != ForwardStage::kComponentTransform || last != ForwardStage::kBlockCoding || !keeps_whole(tile))
+      if (first != ForwardStage::kComponentTransform || last != ForwardStage::kBlockCoding || tile.ht_statistics ||
+          !keeps_whole(tile))
         return internal_error("a fed tile that the device does not keep whole");
       return device_.run(tile, pool_);
     }
-    if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
+    if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && !tile.ht_statistics &&
+        keeps_whole(tile)) {
       const Status ran = device_.run(tile, pool_);
       if (ran.code() != ErrorCode::kDeviceError) return ran;
       tile.device_failure = ran.message();
