@@ -1,6 +1,6 @@
 // HT rate control by estimates on the device runner
 // (codec/stages/cuda/device_ht_rate.h): an HT encode under a size or
-// quality target (-I -r 20, --bpp 1, -q 40, and -r 20 on the 5/3) of a
+// quality target (-I -r 20, --bpp 1, -q 40, and -r 8 on the 5/3) of a
 // one-tile image keeps its tile on the device, the statistics gathered
 // there and each round of rate control's coding coded there from the kept
 // indices, and writes the CPU path's codestream byte for byte; a device
@@ -23,6 +23,7 @@
 #include "common/image.h"
 #include "io/image_io.h"
 #include "tests/entropy_cuda/cuda_cases.h"
+#include "tests/stored_image.h"
 #include "tests/testdata.h"
 
 namespace mallat::codec {
@@ -101,6 +102,11 @@ TEST(HtRateCuda, TargetsOnTheDeviceWriteTheCpuPathsBytes) {
     EXPECT_GE(device_tile_times(**device).tiles, 1u) << c.name;
     EXPECT_EQ(device_notes(report), 0) << c.name;
     EXPECT_TRUE(device_tile_failure(**device).ok()) << c.name;
+    // The samples at their stored width, as a batch on the device reads
+    // them: uploaded as they are, the same bytes.
+    const auto stored = encode(mallat::testing::as_stored(c.image), c.options, whole, nullptr);
+    ASSERT_TRUE(stored.ok()) << c.name << ", stored samples: " << stored.status().message();
+    EXPECT_TRUE(*want == *stored) << c.name << ", stored samples";
   }
 }
 
