@@ -138,11 +138,13 @@ inline constexpr uint64_t kPart1EncodeItemDeviceSamples = uint64_t{7} << 18;
 // from kPart1EncodeItemDeviceSamples, or of unknown size, for an encode),
 // an HT batch of unknown size, or one of kHt*BatchDeviceSamples or more; never an
 // HT encode under a size or quality target (`ht_target`,
-// EncodeOptions::ht_under_target), whose blocks rate control codes again
-// from the host's indices: the device's runner does not take its tiles
-// whole, so the lanes would transform whole images on the CPU for a share
+// EncodeOptions::ht_under_target), whose blocks rate control codes again:
+// the device's runner takes such a tile whole only for rate control by
+// estimates in an image of one tile (codec/stages/device_rule.h), and
+// otherwise the lanes would transform whole images on the CPU for a share
 // of the blocks on the device, slower than the CPU's streamed encode
-// (docs/PERFORMANCE.md, "HT under a target on the device"). A batch that
+// (docs/PERFORMANCE.md, "HT under a target on the device"); whole tiles
+// named (--device-stages all) send it there. A batch that
 // does not gain is coded on the CPU alone, CUDA never started, unless
 // device_asked says otherwise.
 bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target = false);

@@ -78,9 +78,12 @@ struct RowSource {
 std::string why_not_streamed(const Image& layout, const EncodeOptions& options);
 
 // Whether an encode of this layout with these options is one tile, every
-// component of the image's size: what a streamed encode feeds to a device
-// runner whole (its rows read strip by strip into device memory) where the
-// call gives one (CallResources::device_tiles) and the source can rewind.
+// component of the image's size, and not HT under a target (whose blocks
+// rate control codes again: read whole, the device runner keeps a one-tile
+// image's indices for it, codec/stages/device_rule.h): what a streamed
+// encode feeds to a device runner whole (its rows read strip by strip into
+// device memory) where the call gives one (CallResources::device_tiles) and
+// the source can rewind.
 bool streamed_encode_feeds_device(const Image& layout, const EncodeOptions& options);
 
 // Encodes the source's image as encode() would (the same bytes), to `sink`.

@@ -27,6 +27,10 @@ std::string why_not_streamed(const Image& layout, const EncodeOptions& o) {
 
 bool streamed_encode_feeds_device(const Image& layout, const EncodeOptions& options) {
   if (options.tile_width != 0 || options.tile_height != 0) return false;
+  // HT rate control codes the blocks again after quantisation, which a fed
+  // tile's rows, read once, cannot give the CPU runner should the device
+  // fail (TileEncoder::code_fed leaves such a tile to the rows).
+  if (options.ht_under_target()) return false;
   return std::all_of(layout.components.begin(), layout.components.end(), [&](const Component& c) {
     return c.width == layout.width() && c.height == layout.height();
   });

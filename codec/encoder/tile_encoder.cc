@@ -44,34 +44,47 @@ Status TileEncoder::code(int index) {
   tile.distortions = setup_.distortions;
   tile.hybrid_coder = setup_.hybrid_coder;
   tile.codes_blocks_again = setup_.ht_candidates && main.cod.component.style.ht;
+  tile.image_tiles = static_cast<int64_t>(main.siz.tiles_x()) * main.siz.tiles_y();
   tile.blocks = std::move(blocks);
   const size_t count = tile.blocks.size();
+  const bool estimated = setup_.ht_estimated && main.cod.component.style.ht;
+  if (estimated) {
+    tile.ht_statistics = true;
+    for (const FinerBlock& f : finer_) tile.ht_finer.push_back(f.step);
+  }
   // A runner that keeps the tile on a device needs no host planes.
   if (!stages->keeps_whole(tile)) {
     for (TilePlane& plane : tile.planes) plane.allocate();
   }
-  if (setup_.ht_estimated && main.cod.component.style.ht && !stages->keeps_whole(tile)) {
+  if (estimated) {
     // Rate control chooses the planes to code from every tile's estimates
-    // (ht_rate.h): the indices wait here until it has.
-    tile.ht_statistics = true;
-    for (const FinerBlock& f : finer_) tile.ht_finer.push_back(f.step);
+    // (ht_rate.h): the indices wait until it has, in the host's planes or
+    // where a device runner keeps them (device_rule.h,
+    // device_codes_again_problem).
     MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile, ForwardStage::kQuantisation));
+    note_device_failure(tile);
     for (size_t slot = 0; slot < count; ++slot) account_estimated(slot, tile, slot);
     kept_ = std::make_unique<EncodeTile>(std::move(tile));
     kept_stages_ = std::move(stages);
     return Status::Ok();
   }
   MALLAT_RETURN_IF_ERROR(run_forward_stages(*stages, tile));
-  if (!tile.device_failure.empty() && setup_.notes) {
-    setup_.notes->push_back("tile " + std::to_string(index) + ": the device failed (" + tile.device_failure +
-                            "); coded on the CPU instead, the same bytes");
-  }
+  note_device_failure(tile);
   for (size_t slot = 0; slot < count; ++slot) account(slot, tile);
   if (setup_.ht_candidates && main.cod.component.style.ht) {
     StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "ht_candidates");
     return code_ht_candidates(tile, *stages);
   }
   return Status::Ok();
+}
+
+void TileEncoder::note_device_failure(EncodeTile& tile) {
+  if (tile.device_failure.empty()) return;
+  if (setup_.notes) {
+    setup_.notes->push_back("tile " + std::to_string(index_) + ": the device failed (" + tile.device_failure +
+                            "); coded on the CPU instead, the same bytes");
+  }
+  tile.device_failure.clear();
 }
 
 // Every forward stage; timed one by one when the setup asks (the results
@@ -123,6 +136,7 @@ Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<con
     tile.ht_block_planes = rounds[r];
     tile.ht_refinement = r == 0;
     MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+    note_device_failure(tile);
     add_ht_candidates(slots, rounds[r], tile.coded);
   }
   list_ht_points(slots, rounds);

@@ -274,6 +274,9 @@ class TileEncoder {
   void list_ht_points_of(size_t slot, std::span<const std::vector<int8_t>> planes);
   // The error with nothing sent of an irreversible block, from quantisation.
   void take_quantisation_error(CodedBlock& out, const EncodeTile& tile, size_t i) const;
+  // A note (the setup's) where the device runner sent the tile to the CPU
+  // (EncodeTile::device_failure), once: the failure is cleared.
+  void note_device_failure(EncodeTile& tile);
   // The forward stages up to `last`, timed one by one when the setup asks.
   Status run_forward_stages(TileStages& stages, EncodeTile& tile, ForwardStage last = ForwardStage::kBlockCoding);
   // Codes the HT blocks again with the cleanup at planes 1, 2, ... and

@@ -23,23 +23,30 @@ Result<std::unique_ptr<Coder>> coder_for(std::span<const Block> blocks, StyleOf 
   return make(first);
 }
 
-// Block i of `tile` to code with its cleanup at `plane`, with SigProp and
-// MagRef below it when `refinement` asks and the plane is above 0; none
-// where the block has nothing at that plane (Mb <= plane) or `plane` is
-// negative (not coded).
+// Block i of `tile` to code with its cleanup at `plane` (block_coded_at),
+// its samples where they lie in the tile's planes.
 std::optional<entropy::BlockToEncode> block_at_plane(const EncodeTile& tile, size_t i, int plane, bool refinement) {
   const EncodeBlock& b = tile.blocks[i];
-  if (plane < 0 || (plane > 0 && plane >= b.num_bitplanes)) return std::nullopt;
-  entropy::BlockToEncode e{b.place.in(tile.planes[b.place.component].ints()), b.orientation, b.num_bitplanes, b.style,
-                           b.fraction_bits};
+  if (!block_coded_at(b, plane)) return std::nullopt;
+  return block_to_encode(tile, i, b.place.in(tile.planes[b.place.component].ints()), plane, refinement);
+}
+
+}  // namespace
+
+bool block_coded_at(const EncodeBlock& block, int plane) {
+  return plane >= 0 && (plane == 0 || plane < block.num_bitplanes);
+}
+
+entropy::BlockToEncode block_to_encode(const EncodeTile& tile, size_t i, PlaneView<const int32_t> samples, int plane,
+                                       bool refinement) {
+  const EncodeBlock& b = tile.blocks[i];
+  entropy::BlockToEncode e{samples, b.orientation, b.num_bitplanes, b.style, b.fraction_bits};
   e.ht_cleanup_plane = plane;
   e.ht_refinement = refinement && plane > 0;
   e.ht_lowering_share = tile.ht_lowering_share;
   e.distortions = tile.distortions;
   return e;
 }
-
-}  // namespace
 
 Status decode_by_coder(std::span<const entropy::BlockToDecode> batch, std::span<entropy::DecodedBlock> out,
                        ThreadPool& pool, const entropy::BatchWork& work, entropy::BlockDecoder* hybrid) {

@@ -15,6 +15,17 @@
 
 namespace mallat::codec {
 
+// Whether `block` is coded with its cleanup at `plane`: not where the
+// plane is negative (rate control's "not this round") or where the block
+// has nothing there (Mb <= plane, above plane 0).
+bool block_coded_at(const EncodeBlock& block, int plane);
+// Block i of `tile` to code with its cleanup at `plane`, with SigProp and
+// MagRef below it when `refinement` asks and the plane is above 0, the
+// tile's lowering share and distortions; `samples` its indices (a device
+// runner's plan gives a view without data: the samples lie on the device).
+entropy::BlockToEncode block_to_encode(const EncodeTile& tile, size_t i, PlaneView<const int32_t> samples, int plane,
+                                       bool refinement);
+
 // kBlockCoding: codes every block of `tile` into tile.coded. With
 // `quantise`, kQuantisation comes first for each block, on the thread
 // that codes it (tile.quantisation).

@@ -35,6 +35,13 @@ std::string colour_planes_problem(std::span<const TilePlane> planes) {
   return "";
 }
 
+std::string device_codes_again_problem(bool estimated, bool finer_steps, int64_t image_tiles) {
+  if (!estimated) return "rate control codes every plane of the blocks again from the host's coefficients";
+  if (finer_steps) return "rate control may move the blocks' indices to finer steps on the host";
+  if (image_tiles != 1) return "rate control codes the blocks again, and the image has more than one tile";
+  return "";
+}
+
 namespace {
 
 // A device batch is of one coder (entropy/t1_encode_batch.h); a tile whose
@@ -51,7 +58,11 @@ bool inside_a_plane(const BlockPlace& place, std::span<const TilePlane> planes) 
 
 std::string device_tile_unsupported(const EncodeTile& tile) {
   if (tile.image == nullptr) return "no image to read the tile from";
-  if (tile.codes_blocks_again) return "rate control codes the blocks again from the host's coefficients";
+  if (tile.codes_blocks_again) {
+    if (std::string why = device_codes_again_problem(tile.ht_statistics, !tile.ht_finer.empty(), tile.image_tiles);
+        !why.empty())
+      return why;
+  }
   if (tile.planes.size() > tile.image->components.size()) return "more planes than the image has components";
   if (tile.colour_transform) {
     if (std::string why = colour_planes_problem(tile.planes); !why.empty()) return why;

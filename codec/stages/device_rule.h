@@ -41,11 +41,26 @@ std::string device_region_problem(bool region);
 // planes 0..2 of other sizes or wavelets): both runners' rule.
 std::string colour_planes_problem(std::span<const TilePlane> planes);
 
+// A tile whose blocks rate control codes again after quantisation
+// (EncodeTile::codes_blocks_again): the device keeps the tile's indices
+// where they lie, holding its slot, and codes the blocks rate control
+// chooses there (device_tile_stages.h) only where rate control is by
+// estimates (`estimated`: EncodeTile::ht_statistics, the statistics
+// gathered on the device), at the nominal steps alone (not `finer_steps`,
+// EncodeTile::ht_finer: rate control would move the indices to finer
+// steps on the host), and the image is one tile (`image_tiles`): every
+// tile of an image is quantised before rate control codes any, so a second
+// tile would wait for a slot the first holds where the slots are fewer
+// than the tiles. One tile an image holds at most one slot a lane, each
+// let go once its image's rate control is done, so a batch's lanes never
+// wait on one another for ever.
+std::string device_codes_again_problem(bool estimated, bool finer_steps, int64_t image_tiles);
+
 // Every forward stage of `tile`: its blocks by device_block_problem, each
 // inside its plane, all of one block coder, the image's components holding
 // the tile's samples, a colour transform's planes by colour_planes_problem,
-// and no caller that codes the blocks again (EncodeTile::codes_blocks_again).
-// 5/3 and 9/7 planes.
+// and a caller that codes the blocks again (EncodeTile::codes_blocks_again)
+// by device_codes_again_problem. 5/3 and 9/7 planes.
 std::string device_tile_unsupported(const EncodeTile& tile);
 
 // Every inverse stage of `tile`: a whole decode (device_region_problem),

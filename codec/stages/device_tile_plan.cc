@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codec/stages/block_coding.h"
 #include "codec/stages/stored_samples.h"
 
 namespace mallat::codec {
@@ -76,6 +77,32 @@ Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile) {
     plan.quantise.push_back(q);
   }
   return plan;
+}
+
+Result<DeviceHtRound> plan_ht_round(const EncodeTile& tile, const DeviceTilePlan& plan) {
+  const size_t n = tile.blocks.size();
+  if (plan.t1.jobs.size() != n) return internal_error("a round of a tile that is not the plan's");
+  if (!tile.ht_block_planes.empty() && tile.ht_block_planes.size() != n)
+    return invalid_argument("a round's planes are not one a code-block");
+  DeviceHtRound round;
+  for (size_t i = 0; i < n; ++i) {
+    const int plane = tile.ht_block_planes.empty() ? tile.ht_cleanup_plane : tile.ht_block_planes[i];
+    const EncodeBlock& b = tile.blocks[i];
+    if (!block_coded_at(b, plane)) continue;
+    round.block.push_back(i);
+    round.shapes.push_back(block_to_encode(
+        tile, i, PlaneView<const int32_t>{nullptr, b.place.width, b.place.height, b.place.width}, plane,
+        tile.ht_refinement));
+  }
+  if (round.block.empty()) return round;
+  MALLAT_ASSIGN_OR_RETURN(round.t1, entropy::lay_out_t1_batch(round.shapes));
+  round.t1.coefficients = plan.t1.coefficients;
+  for (size_t k = 0; k < round.block.size(); ++k) {
+    const entropy::T1DeviceJob& kept = plan.t1.jobs[round.block[k]];
+    round.t1.jobs[k].coefficient_offset = kept.coefficient_offset;
+    round.t1.jobs[k].stride = kept.stride;
+  }
+  return round;
 }
 
 quant::QuantizationError quantise_on_host(const QuantiseJob& job, const float* planes, int32_t* out) {

@@ -60,6 +60,19 @@ struct DeviceTilePlan : DevicePlaneLayout {
 // The plan of a tile that device_tile_unsupported (device_rule.h) accepts.
 Result<DeviceTilePlan> plan_device_tile(const EncodeTile& tile);
 
+// One round of rate control's coding of a kept tile (EncodeTile::
+// codes_blocks_again; device_tile_stages.h): the blocks encode_blocks
+// would code at tile.ht_block_planes (or tile.ht_cleanup_plane) with
+// tile.ht_refinement, each job reading its block where `plan` put it.
+struct DeviceHtRound {
+  entropy::T1DeviceBatchLayout t1;  // t1.coefficients: the plan's
+  // Job k codes tile.blocks[block[k]], as shapes[k] (block_to_encode, no
+  // samples: those lie on the device) tells.
+  std::vector<size_t> block;
+  std::vector<entropy::BlockToEncode> shapes;
+};
+Result<DeviceHtRound> plan_ht_round(const EncodeTile& tile, const DeviceTilePlan& plan);
+
 // What the device's quantising does, on the host: block `job.block`'s
 // floats from `planes` (the DWT's output) quantised into `out` (its input
 // buffer) as quantise_block would, and what quantising found. The kernel runs the

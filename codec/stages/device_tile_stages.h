@@ -6,8 +6,13 @@
 // with their passes and distortions (and the 9/7's quantisation findings)
 // come back. Each step gives the CPU's results bit for bit (the same
 // per-sample rules, the DWT's and Tier-1's own equality), so the codestream
-// is the CPU path's. Any other tile, or a range of stages other than all
-// of them, runs through the CPU runner (make_cpu_tile_stages), with the
+// is the CPU path's. A tile under HT rate control by estimates
+// (EncodeTile::ht_statistics, in an image of one tile) runs to quantisation
+// with each block's plane statistics instead of Tier-1, and keeps its slot
+// and its indices there for rate control's rounds of block coding, each a
+// forward(kBlockCoding, kBlockCoding) call, until the runner is dropped
+// (cuda/device_ht_rate.h). Any other tile, or a range of stages other than
+// these, runs through the CPU runner (make_cpu_tile_stages), with the
 // same results. Inverse, for a tile it covers (device_rule.h:
 // device_decode_unsupported): the code-blocks' bytes go up as Tier-2 found
 // them, and Tier-1 decoding, reconstruction (E.1, H.1), the inverse DWT,
@@ -30,7 +35,9 @@ namespace mallat::codec {
 // made once and reused by every tile it runs (growing to the largest tile,
 // never shrinking). A tile takes the first free slot and holds it while it
 // is on the device, so callers (a batch's lanes) share the slots: a lane
-// that reads, allocates rates or writes holds none.
+// that reads, allocates rates or writes holds none, except a tile kept for
+// HT rate control by estimates, whose slot is held until its runner is
+// dropped (one a lane: device_rule.h's device_codes_again_problem).
 class DeviceTileContext;
 
 // Starts CUDA on device 0 for a runner with one slot: an error where the
@@ -126,7 +133,8 @@ std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backe
 Status device_tile_failure(DeviceTileContext& device);
 // For tests: the next `runs` tiles' runs on the device (either direction)
 // report a device failure once they have run, as a launch whose error
-// shows at the end would.
-void inject_device_tile_failures(DeviceTileContext& device, int runs);
+// shows at the end would; after `after` runs that pass (a run: a tile's
+// stages, or one round of rate control's coding of a kept tile).
+void inject_device_tile_failures(DeviceTileContext& device, int runs, int after = 0);
 
 }  // namespace mallat::codec

@@ -21,7 +21,7 @@ DeviceTileTimes device_tile_times(DeviceTileContext&) { return {}; }
 DeviceDecodeTimes device_decode_times(DeviceTileContext&) { return {}; }
 
 Status device_tile_failure(DeviceTileContext&) { return Status::Ok(); }
-void inject_device_tile_failures(DeviceTileContext&, int) {}
+void inject_device_tile_failures(DeviceTileContext&, int, int) {}
 
 std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext&) {
   return make_cpu_tile_stages(pool, dwt);

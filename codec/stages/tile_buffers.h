@@ -160,9 +160,14 @@ struct EncodeTile {
   // read by the HT coders and the CPU Part 1 coder.
   bool distortions = true;
   // The caller codes the blocks again after the forward stages (HT rate
-  // control at other planes), so the quantised coefficients must stay in
-  // the host's planes: no runner may keep the tile on a device.
+  // control at other planes): the quantised indices must stay where they
+  // lie until the caller is done with the tile, in the host's planes, or
+  // on a device where device_rule.h's device_codes_again_problem allows.
   bool codes_blocks_again = false;
+  // The tiles of the image: a device that keeps this tile's indices for
+  // the caller holds one of its slots until the caller lets it go, which
+  // the image's next tile would wait for (device_rule.h).
+  int64_t image_tiles = 1;
   // When set, kBlockCoding codes the tile's code-blocks through it (the
   // hybrid coder of the device's coders and the CPU's, made once per
   // encode) instead of a CPU coder made for the call.

@@ -40,7 +40,10 @@ class TileStages {
   // Whether this runner takes every forward stage of `tile` at once without
   // the host planes (a device runner, device_tile_stages.h): then the
   // caller runs them in one call (a call per stage would send the tile to
-  // the CPU runner) and need not allocate the planes.
+  // the CPU runner) and need not allocate the planes. A tile under HT rate
+  // control by estimates (ht_statistics) is taken to quantisation in one
+  // call, then its block coding a call a round (tile_encoder.h's
+  // code_ht_planes), the indices kept by the runner meanwhile.
   virtual bool keeps_whole(const EncodeTile&) const { return false; }
 
   // The same for the inverse stages: a device runner that decodes `tile`

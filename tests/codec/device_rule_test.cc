@@ -70,6 +70,23 @@ TEST(DeviceRule, EveryReason) {
   EXPECT_NE(device_encode_options_problem(ht_style(), true), "");
 }
 
+// Rate control's second coding of a tile's blocks: on the device only by
+// estimates, at the nominal steps, for an image of one tile (a tile holds
+// its slot until rate control ends; a second tile of the image would wait
+// for it).
+TEST(DeviceRule, CodingAgain) {
+  EXPECT_EQ(device_codes_again_problem(true, false, 1), "");
+  EXPECT_EQ(device_codes_again_problem(false, false, 1),
+            "rate control codes every plane of the blocks again from the host's coefficients");
+  EXPECT_EQ(device_codes_again_problem(true, true, 1),
+            "rate control may move the blocks' indices to finer steps on the host");
+  EXPECT_EQ(device_codes_again_problem(true, false, 2),
+            "rate control codes the blocks again, and the image has more than one tile");
+  EXPECT_EQ(device_codes_again_problem(true, false, 0),
+            "rate control codes the blocks again, and the image has more than one tile");
+  EXPECT_NE(device_codes_again_problem(false, true, 4), "");
+}
+
 TEST(DeviceRule, ColourPlanes) {
   const Scene scene;
   EncodeTile t = scene.tile(false);
@@ -101,9 +118,19 @@ TEST(DeviceRule, TheForwardPlannerAgrees) {
   EncodeTile mixed = scene.tile(false);
   mixed.blocks[1].style.ht = true;
   agree(mixed, "a tile whose code-blocks need two block coders");
+  // Rate control that codes the blocks again: taken by estimates alone, at
+  // the nominal steps, in an image of one tile.
   EncodeTile again = scene.tile(false);
+  for (EncodeBlock& b : again.blocks) b.style.ht = true;
   again.codes_blocks_again = true;
-  agree(again, "rate control codes the blocks again from the host's coefficients");
+  agree(again, device_codes_again_problem(false, false, 1));
+  again.ht_statistics = true;
+  agree(again, "");
+  again.image_tiles = 2;
+  agree(again, device_codes_again_problem(true, false, 2));
+  again.image_tiles = 1;
+  again.ht_finer.resize(again.blocks.size());
+  agree(again, device_codes_again_problem(true, true, 1));
   const EncodeTile roi = scene.tile(false, dwt::Wavelet::k53, 2);
   agree(roi, device_encode_options_problem({}, true));
   EXPECT_NE(device_encode_options_problem({}, true), "");

@@ -17,11 +17,14 @@
 
 #include "codec/api/encode.h"
 #include "codec/encoder/encode_call.h"
+#include "codec/stages/block_coding.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_stages.h"
 #include "common/image.h"
 #include "dwt/geometry.h"
 #include "entropy/ebcot/shared_encoder.h"
+#include "entropy/ht/plane_estimate.h"
+#include "entropy/ht/shared_plane_statistics.h"
 #include "tests/codec/device_scene.h"
 
 namespace mallat::codec {
@@ -134,6 +137,112 @@ TEST(DeviceTilePlan, QuantisesAsTheCpuRunner) {
             << "block " << job.block;
   }
   EXPECT_GT(clipped, 0);  // the small steps clip: the limit's rule ran
+}
+
+// Rate control by estimates on the device (device_tile_stages.h): each
+// block's statistics gathered by the shared code the device's kernel runs
+// (entropy/ht/shared_plane_statistics.h) over the indices where the plan
+// leaves them give the CPU runner's estimates bit for bit; a round's jobs
+// (plan_ht_round) code the blocks the CPU runner codes at the round's
+// planes, each reading its indices there, into the CPU's bytes, passes and
+// distortions, and leave the others uncoded as it does.
+TEST(DeviceTilePlan, HtRateControlAsTheCpuRunner) {
+  const Scene scene;
+  ThreadPool pool(2);
+  auto cpu_dwt = dwt::make_backend(dwt::BackendKind::kCpu, 2).value();
+  const std::unique_ptr<TileStages> cpu = make_cpu_tile_stages(pool, *cpu_dwt);
+  for (const dwt::Wavelet wavelet : {dwt::Wavelet::k53, dwt::Wavelet::k97}) {
+    const auto ht_tile = [&](bool allocate) {
+      EncodeTile t = scene.tile(allocate, wavelet);
+      for (EncodeBlock& b : t.blocks) b.style.ht = true;
+      t.codes_blocks_again = true;
+      t.ht_statistics = true;
+      return t;
+    };
+    EncodeTile dwt_out = ht_tile(true);
+    ASSERT_TRUE(cpu->forward(ForwardStage::kComponentTransform, ForwardStage::kDwt, dwt_out).ok());
+    EncodeTile want = ht_tile(true);
+    ASSERT_TRUE(cpu->forward(ForwardStage::kComponentTransform, ForwardStage::kQuantisation, want).ok());
+    ASSERT_EQ(want.ht_estimates.size(), want.blocks.size());
+
+    EncodeTile bare = ht_tile(false);
+    ASSERT_EQ(device_tile_unsupported(bare), "");
+    const Result<DeviceTilePlan> plan = plan_device_tile(bare);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    // The device's buffers after quantisation: the 9/7's indices in the
+    // input buffer, the 5/3's integers in the output.
+    std::vector<int32_t> buffers(plan->t1.coefficients, INT32_MIN);
+    if (wavelet == dwt::Wavelet::k97) {
+      std::vector<float> planes(plan->plane_samples, 0.0f);
+      for (size_t c = 0; c < 4; ++c) {
+        const PlaneView<float> from = dwt_out.planes[c].floats();
+        for (int64_t y = 0; y < from.height; ++y)
+          std::memcpy(planes.data() + plan->plane_offset[c] + y * plan->plane_pitch[c], from.row(y), from.width * 4);
+      }
+      for (const QuantiseJob& job : plan->quantise) quantise_on_host(job, planes.data(), buffers.data());
+    } else {
+      for (size_t c = 0; c < 4; ++c) {
+        const PlaneView<int32_t> from = dwt_out.planes[c].ints();
+        for (int64_t y = 0; y < from.height; ++y)
+          std::memcpy(buffers.data() + plan->plane_samples + plan->plane_offset[c] + y * plan->plane_pitch[c],
+                      from.row(y), from.width * 4);
+      }
+    }
+    for (size_t i = 0; i < bare.blocks.size(); ++i) {
+      const entropy::T1DeviceJob& job = plan->t1.jobs[i];
+      const entropy::HtBlockIndices indices{buffers.data() + job.coefficient_offset, job.width, job.height,
+                                            entropy::job_stride(job)};
+      entropy::HtPlaneCounts counts;
+      double deep[entropy::kHtPlanes];
+      entropy::HtPlaneStatistics statistics;
+      ASSERT_TRUE(entropy::ht_block_statistics(indices, job.fraction_bits, counts, deep, statistics));
+      const entropy::HtPlaneEstimate got = entropy::estimate_ht_planes(statistics, bare.blocks[i].fraction_bits);
+      ASSERT_EQ(std::memcmp(&got, &want.ht_estimates[i], sizeof got), 0) << "block " << i;
+    }
+    // Two rounds: planes -1, 0, 1, 2, 40 (none there) with SigProp and
+    // MagRef, then the cleanup alone one plane up.
+    for (const bool refinement : {true, false}) {
+      std::vector<int8_t> planes(bare.blocks.size());
+      for (size_t i = 0; i < planes.size(); ++i)
+        planes[i] = static_cast<int8_t>(i % 5 == 4 ? 40 : static_cast<int>(i % 5) - 1 + (refinement ? 0 : 1));
+      for (EncodeTile* t : {&want, &bare}) {
+        t->ht_block_planes = planes;
+        t->ht_refinement = refinement;
+      }
+      ASSERT_TRUE(cpu->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, want).ok());
+      const Result<DeviceHtRound> round = plan_ht_round(bare, *plan);
+      ASSERT_TRUE(round.ok()) << round.status().message();
+      ASSERT_EQ(round->t1.jobs.size(), round->block.size());
+      ASSERT_EQ(round->t1.coefficients, plan->t1.coefficients);
+      size_t k = 0;
+      for (size_t i = 0; i < bare.blocks.size(); ++i) {
+        const bool coded = k < round->block.size() && round->block[k] == i;
+        EXPECT_EQ(coded, block_coded_at(bare.blocks[i], planes[i])) << "block " << i;
+        if (!coded) {
+          EXPECT_EQ(want.coded[i].num_passes, 0) << "block " << i;
+          continue;
+        }
+        const entropy::T1DeviceJob& job = round->t1.jobs[k];
+        EXPECT_EQ(job.coefficient_offset, plan->t1.jobs[i].coefficient_offset);
+        EXPECT_EQ(job.ht_cleanup_plane, planes[i]);
+        EXPECT_EQ((job.ht_flags & entropy::kHtRefinement) != 0, refinement && planes[i] > 0);
+        entropy::BlockToEncode block = round->shapes[k];
+        block.coefficients = {buffers.data() + job.coefficient_offset, job.width, job.height,
+                              static_cast<int64_t>(entropy::job_stride(job))};
+        const Result<entropy::EncodedCodeBlock> e = entropy::encode_block_here(block);
+        ASSERT_TRUE(e.ok()) << e.status().message();
+        EXPECT_EQ(e->data, want.coded[i].data) << "block " << i;
+        ASSERT_EQ(e->passes.size(), want.coded[i].passes.size()) << "block " << i;
+        for (size_t p = 0; p < e->passes.size(); ++p) {
+          EXPECT_EQ(e->passes[p].cumulative_length, want.coded[i].passes[p].cumulative_length);
+          EXPECT_EQ(e->passes[p].distortion_decrease, want.coded[i].passes[p].distortion_decrease);
+        }
+        ++k;
+      }
+      EXPECT_EQ(k, round->block.size());
+      EXPECT_GT(k, 0u);
+    }
+  }
 }
 
 TEST(DeviceTilePlan, TilesItDoesNotCoverSayWhy) {

@@ -161,6 +161,17 @@ TEST(EncodeStreamed, OnlyOneTileOfFullSizeComponentsIsFedAndNeverWithoutADevice)
   EXPECT_TRUE(streamed_encode_feeds_device(image, options()));
   EXPECT_FALSE(streamed_encode_feeds_device(image, tiles));
   EXPECT_FALSE(streamed_encode_feeds_device(test_image(96, 80, 3, 8, false, 5, 2), options()));
+  // HT under a target: read whole for the runner instead (its blocks are
+  // coded again after quantisation).
+  EncodeOptions ht_target = options();
+  ht_target.style.ht = true;
+  ht_target.reversible = false;
+  ht_target.rate_kind = EncodeOptions::RateKind::kRatio;
+  ht_target.rate_values = {20};
+  EXPECT_FALSE(streamed_encode_feeds_device(image, ht_target));
+  ht_target.rate_kind = EncodeOptions::RateKind::kNone;
+  ht_target.rate_values.clear();
+  EXPECT_TRUE(streamed_encode_feeds_device(image, ht_target));
   ImageRows rows{image, {}, true};
   RowSource source = rows.source();
   int rewinds = 0;

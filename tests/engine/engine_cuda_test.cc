@@ -13,6 +13,7 @@
 #include "codec/api/engine.h"
 #include "codec/codec.h"
 #include "codec/stages/device_raster.h"
+#include "codec/stages/device_tile_stages.h"
 #include "dwt/dwt.h"
 #include "engine/engine_impl.h"
 #include "entropy/block_coder.h"
@@ -30,15 +31,25 @@ namespace {
     if (!probe.ok()) GTEST_SKIP() << "no CUDA device: " << probe.status().message(); \
   } while (0)
 
+// Each image encoded on the CPU path, and the images as a batch's items.
+std::vector<std::vector<uint8_t>> cpu_files(const std::vector<Image>& images, const codec::EncodeOptions& o) {
+  std::vector<std::vector<uint8_t>> files;
+  for (const Image& image : images) files.push_back(codec::encode(image, o).value());
+  return files;
+}
+std::vector<EncodeItem> items_of(const std::vector<Image>& images) {
+  std::vector<EncodeItem> items(images.size());
+  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  return items;
+}
+
 TEST(EngineCuda, ASecondBatchReusesTheDeviceTheFirstStarted) {
   SKIP_WITHOUT_DEVICE();
   const std::vector<Image> images = testing::engine_test_images();
   codec::EncodeOptions o;
   o.threads = 4;
-  std::vector<std::vector<uint8_t>> want;
-  for (const Image& image : images) want.push_back(codec::encode(image, o).value());
-  std::vector<EncodeItem> items(images.size());
-  for (size_t i = 0; i < images.size(); ++i) items[i].image = &images[i];
+  const std::vector<std::vector<uint8_t>> want = cpu_files(images, o);
+  const std::vector<EncodeItem> items = items_of(images);
   EngineOptions e;
   e.device = Device::kCuda;
   e.device_stages = DeviceStages::kAll;  // small items' decode would take Tier-1 rounds
@@ -176,6 +187,52 @@ TEST(EngineCuda, OneImageGoesWholeToTheDeviceWhenTheStagesAreNamed) {
     for (size_t c = 0; c < image.components.size(); ++c)
       EXPECT_TRUE(back->components[c].samples == image.components[c].samples) << "ht " << ht << " " << c;
     EXPECT_EQ(engine.counts().device_contexts, 2) << "ht " << ht;  // a context per direction
+  }
+}
+
+// HT under a size or quality target with whole tiles named
+// (--device-stages all): a batch's one-tile images and one image alone
+// keep their tiles on the device through rate control by estimates
+// (codec/stages/cuda/device_ht_rate.h), the CPU path's files.
+TEST(EngineCuda, HtTargetsWithWholeTilesNamedKeepTheirTilesOnTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<Image> images = testing::engine_test_images();
+  for (const codec::EncodeOptions::RateKind kind :
+       {codec::EncodeOptions::RateKind::kRatio, codec::EncodeOptions::RateKind::kBitsPerPixel,
+        codec::EncodeOptions::RateKind::kPsnr}) {
+    codec::EncodeOptions o;
+    o.threads = 4;
+    o.style.ht = true;
+    o.reversible = false;
+    o.rate_kind = kind;
+    o.rate_values = {kind == codec::EncodeOptions::RateKind::kRatio ? 20.0
+                     : kind == codec::EncodeOptions::RateKind::kPsnr ? 40.0
+                                                                      : 1.0};
+    const std::vector<std::vector<uint8_t>> want = cpu_files(images, o);
+    const std::vector<EncodeItem> items = items_of(images);
+    EngineOptions e;
+    e.device = Device::kCuda;
+    e.threads = 4;
+    e.files_at_once = 3;
+    e.device_stages = DeviceStages::kAll;
+    Engine engine(e);
+    const std::vector<EncodeResult> got = engine.encode_batch(items, o);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_TRUE(got[i].status.ok()) << i << ": " << got[i].status.message();
+      EXPECT_TRUE(got[i].bytes == want[i]) << "item " << i << ", rate kind " << static_cast<int>(kind);
+    }
+    ASSERT_NE(engine.impl().encode_tiles(), nullptr);
+    EXPECT_EQ(codec::device_tile_times(*engine.impl().encode_tiles()).tiles, images.size());
+    EXPECT_TRUE(codec::device_tile_failure(*engine.impl().encode_tiles()).ok());
+    Engine one(e);
+    const Result<Placement> placed = one.prepare_encode(o, Workload{false, static_cast<uint64_t>(96 * 64 * 3)});
+    ASSERT_TRUE(placed.ok()) << placed.status().message();
+    EXPECT_TRUE(placed->device && placed->whole_tiles);
+    const auto alone = one.encode(images[0], o);
+    ASSERT_TRUE(alone.ok()) << alone.status().message();
+    EXPECT_TRUE(*alone == want[0]) << "one image, rate kind " << static_cast<int>(kind);
+    ASSERT_NE(one.impl().encode_tiles(), nullptr);
+    EXPECT_EQ(codec::device_tile_times(*one.impl().encode_tiles()).tiles, 1u);
   }
 }
 

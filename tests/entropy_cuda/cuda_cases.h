@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/encoder/encode_call.h"
+#include "codec/stages/device_tile_stages.h"
 #include "common/image.h"
 #include "dwt/dwt.h"
 #include "entropy/block_coder.h"
@@ -93,6 +96,37 @@ inline std::vector<Case> cases() {
   ht_causal.style = entropy::CodeBlockStyle::from_byte(0x48);  // HT, vertically causal
   all.push_back({"HT lossless vertically causal 16-bit grey", photo_like(190, 140, 1, 16, 20), ht_causal});
   return all;
+}
+
+// A batch's lanes sharing `shared`'s slots: each case encoded three times
+// on a thread of its own (2 threads each) through the context; per case ""
+// where every codestream is the CPU path's, else what went wrong.
+inline std::vector<std::string> lanes_differing(const std::vector<Case>& all,
+                                                const std::shared_ptr<DeviceTileContext>& shared) {
+  std::vector<std::string> wrong(all.size());
+  std::vector<std::vector<uint8_t>> want(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    auto w = encode(all[i].image, all[i].options);
+    if (!w.ok()) wrong[i] = "on the CPU: " + w.status().message();
+    else want[i] = std::move(w).value();
+  }
+  std::vector<std::thread> lanes;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!wrong[i].empty()) continue;
+    lanes.emplace_back([&, i] {
+      EncodeOptions o = all[i].options;
+      o.threads = 2;
+      CallResources slots;
+      slots.device_tiles = shared;
+      for (int round = 0; round < 3; ++round) {
+        const auto got = encode(all[i].image, o, slots, nullptr);
+        if (!got.ok()) wrong[i] = got.status().message();
+        else if (*got != want[i]) wrong[i] = std::string("other bytes in round ").append(std::to_string(round));
+      }
+    });
+  }
+  for (std::thread& t : lanes) t.join();
+  return wrong;
 }
 
 }  // namespace mallat::codec

@@ -11,7 +11,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "codec/codec.h"
@@ -115,7 +114,9 @@ TEST(EncodeCuda, ALaunchLimitSendsTheRestToTheCpu) {
 
 // The device runner (codec/stages/device_tile_stages.h): tiles it covers go
 // to the GPU whole (colour, DWT, the 9/7's quantisation, Tier-1 there, Part 1
-// or HT), the others (an HT rate target's) to the CPU runner; every codestream is the CPU path's, one
+// or HT; an HT rate target's one tile kept there for rate control's rounds,
+// ht_rate_cuda_test.cc), the others (an HT rate target's of several tiles)
+// to the CPU runner; every codestream is the CPU path's, one
 // context for all the calls (its buffers grow and are reused), and again
 // with 4 components, a signed 12-bit image (2 stored bytes a sample), the
 // 9/7 with every pass, with a PSNR target and with fine steps,
@@ -242,28 +243,7 @@ TEST(EncodeCuda, LanesSharingTheRunnersSlotsWriteTheCpuPathsBytes) {
   ASSERT_TRUE(wait_started(*shared).ok());
   std::vector<Case> all = cases();
   all.resize(4);  // lossless, -I -r 20, -I every pass, -I -r 80,40,10: one tile each
-  std::vector<std::vector<uint8_t>> want(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    auto w = encode(all[i].image, all[i].options);
-    ASSERT_TRUE(w.ok()) << all[i].name;
-    want[i] = std::move(w).value();
-  }
-  std::vector<std::string> wrong(all.size());
-  std::vector<std::thread> lanes;
-  for (size_t i = 0; i < all.size(); ++i) {
-    lanes.emplace_back([&, i] {
-      EncodeOptions o = all[i].options;
-      o.threads = 2;
-      CallResources slots;
-      slots.device_tiles = shared;
-      for (int round = 0; round < 3; ++round) {
-        const auto got = encode(all[i].image, o, slots, nullptr);
-        if (!got.ok()) wrong[i] = got.status().message();
-        else if (*got != want[i]) wrong[i] = std::string("other bytes in round ").append(std::to_string(round));
-      }
-    });
-  }
-  for (std::thread& t : lanes) t.join();
+  const std::vector<std::string> wrong = lanes_differing(all, shared);
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(wrong[i], "") << all[i].name;
   EXPECT_EQ(device_tile_times(*shared).tiles, 3 * all.size());
 }

@@ -1,8 +1,11 @@
-// The device runner (device_tile_stages.h): a covered tile's samples up,
-// DC shift + RCT or ICT, the DWT, quantising (9/7) and Tier-1 on the blocks
-// where they lie (device_tile_plan.h), all on one stream, then the blocks'
-// bytes down. The stream is the Tier-1
-// encoder's, so every step waits only for the one before it.
+// The device runner's slots and context (device_tile_stages.h,
+// device_tile_context.h): a covered tile's samples up, DC shift + RCT or
+// ICT, the DWT, quantising (9/7) and Tier-1 on the blocks where they lie
+// (device_tile_plan.h), all on one stream, then the blocks' bytes down; or,
+// for rate control by estimates, the blocks' statistics down and their
+// indices kept for its rounds (device_ht_rate.h). The stream is the Tier-1
+// encoder's, so every step waits only for the one before it. The runner
+// itself is device_tile_runner.cc.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -19,6 +22,8 @@
 #include <vector>
 
 #include "codec/stages/cuda/device_decode_slot.h"
+#include "codec/stages/cuda/device_ht_rate.h"
+#include "codec/stages/cuda/device_tile_context.h"
 #include "codec/stages/cuda/fed_upload.h"
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/cuda/inverse_launch.h"
@@ -92,7 +97,24 @@ class DeviceTileSlot {
   }
 
   // Runs every forward stage of `tile`; `add` takes the steps' times.
+  // With tile.ht_statistics, the stages to quantisation and the blocks'
+  // statistics instead of Tier-1 (device_ht_rate.h), the indices kept for
+  // code_round while the caller holds the slot.
   Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
+  // One round of rate control's coding of the kept tile.
+  Status code_round(EncodeTile& tile, ThreadPool& pool) {
+    if (tile.blocks.empty()) {
+      tile.coded.clear();
+      return Status::Ok();
+    }
+    if (!kept_) return internal_error("a round of coding on a slot that kept no tile");
+    return ht_.code_round(tile, kept_plan_, in(), *t1_, pool);
+  }
+  // The slot no longer keeps a tile's indices.
+  void forget_kept() {
+    kept_ = false;
+    kept_plan_ = {};
+  }
   // Runs every inverse stage of `tile` (DeviceDecodeSlot::run).
   Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
     MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kDecode));
@@ -112,6 +134,12 @@ class DeviceTileSlot {
   Status quantise(const DeviceTilePlan& plan, cudaStream_t s);
   Status finish(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
                 ThreadPool& pool);
+  // What quantising found (found_host_, once the stream passed its copy)
+  // into tile.quantisation.
+  void take_found(EncodeTile& tile, const DeviceTilePlan& plan) const {
+    const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
+    for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
+  }
   // finish's blocks [first, end) alone.
   Status finish_blocks(EncodeTile& tile, const DeviceTilePlan& plan, const entropy::cuda::TileEncodedBatch& result,
                        size_t first, size_t end, ThreadPool& pool);
@@ -125,6 +153,9 @@ class DeviceTileSlot {
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
   cuda::StagedCopier copier_;         // a large tile's stored rows up from the image (uploads_straight)
   cuda::FedUpload fed_;               // a fed tile's rows up from its feed (EncodeTile::feed)
+  DeviceHtRate ht_;                   // rate control by estimates (EncodeTile::ht_statistics)
+  DeviceTilePlan kept_plan_;          // the kept tile's, for code_round
+  bool kept_ = false;
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kQuantised, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
@@ -132,85 +163,17 @@ class DeviceTileSlot {
   Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
 };
 
-using StartedSlots = Result<std::vector<std::unique_ptr<DeviceTileSlot>>>;
+DeviceTileContext::DeviceTileContext(std::future<StartedSlots> starting) : starting_(std::move(starting)) {}
+DeviceTileContext::~DeviceTileContext() = default;
 
-// The device's slots (a batch's lanes share them: a lane holds one while
-// its tile is on the device, none while it reads, allocates rates or
-// writes), started on a thread of their own or at once.
-class DeviceTileContext {
- public:
-  explicit DeviceTileContext(std::future<StartedSlots> starting) : starting_(std::move(starting)) {}
+Status DeviceTileContext::code_round(DeviceTileSlot& held, EncodeTile& tile, ThreadPool& pool) {
+  return after_run(held.code_round(tile, pool));
+}
 
-  // Whether the device has started; false for good where it could not.
-  bool started();
-  Status wait_started();
-  // The tile on the first free slot (waiting for one).
-  Status run(EncodeTile& tile, ThreadPool& pool);
-  Result<bool> run(DecodeTile& tile, ThreadPool& pool);
-  DeviceTileTimes times() const {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    return times_;
-  }
-  DeviceDecodeTimes decode_times() const {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    return decode_times_;
-  }
-  // The first failure of a run on the device (OK while none): from then on
-  // the tiles go to the CPU runner.
-  Status failure() const {
-    std::lock_guard<std::mutex> lock(failure_mutex_);
-    return failure_;
-  }
-  bool failed() const { return !failure().ok(); }
-  void inject_failures(int runs) { injected_.store(runs); }
-
- private:
-  std::mutex start_mutex_;
-  std::future<StartedSlots> starting_;  // valid until taken by started()
-  Status start_status_;
-  std::vector<std::unique_ptr<DeviceTileSlot>> slots_;
-  std::mutex free_mutex_;
-  std::condition_variable freed_;
-  std::vector<DeviceTileSlot*> free_;
-  mutable std::mutex times_mutex_;
-  DeviceTileTimes times_;
-  DeviceDecodeTimes decode_times_;
-  mutable std::mutex failure_mutex_;
-  Status failure_;
-  std::atomic<int> injected_{0};
-
-  // `ran`, or the injected failure; a device failure is kept as the
-  // context's.
-  Status after_run(Status ran) {
-    if (ran.ok() && injected_.load() > 0 && injected_.fetch_sub(1) > 0) {
-      ran = device_error("a failure injected for a test, after the tile ran on the device");
-    }
-    if (ran.code() == ErrorCode::kDeviceError) {
-      std::lock_guard<std::mutex> lock(failure_mutex_);
-      if (failure_.ok()) failure_ = ran;
-    }
-    return ran;
-  }
-
-  // f(slot) on the first free slot, held meanwhile.
-  template <typename F>
-  auto on_free_slot(F&& f) {
-    DeviceTileSlot* slot = nullptr;
-    {
-      std::unique_lock<std::mutex> lock(free_mutex_);
-      freed_.wait(lock, [&] { return !free_.empty(); });
-      slot = free_.back();
-      free_.pop_back();
-    }
-    auto result = f(*slot);
-    {
-      std::lock_guard<std::mutex> lock(free_mutex_);
-      free_.push_back(slot);
-    }
-    freed_.notify_one();
-    return result;
-  }
-};
+void DeviceTileContext::release(DeviceTileSlot* held) {
+  held->forget_kept();
+  give_back(held);
+}
 
 bool DeviceTileContext::started() {
   std::lock_guard<std::mutex> lock(start_mutex_);
@@ -246,6 +209,22 @@ Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
       times_ += t;
     });
   }));
+}
+
+Status DeviceTileContext::run_and_hold(EncodeTile& tile, ThreadPool& pool, DeviceTileSlot*& held) {
+  held = nullptr;
+  MALLAT_RETURN_IF_ERROR(wait_started());
+  DeviceTileSlot* slot = take();
+  const Status ran = after_run(slot->run(tile, pool, [&](const DeviceTileTimes& t) {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    times_ += t;
+  }));
+  if (!ran.ok()) {
+    release(slot);
+    return ran;
+  }
+  held = slot;
+  return ran;
 }
 
 Result<bool> DeviceTileContext::run(DecodeTile& tile, ThreadPool& pool) {
@@ -474,10 +453,7 @@ Status DeviceTileSlot::finish_blocks(EncodeTile& tile, const DeviceTilePlan& pla
   }
   // found_host_'s copy came before the blocks' on the stream, which
   // download_packed waited for.
-  if (first == 0) {
-    const auto* found = reinterpret_cast<const quant::QuantizationError*>(found_host_.data());
-    for (const QuantiseJob& q : plan.quantise) tile.quantisation[q.block] = found[q.block];
-  }
+  if (first == 0) take_found(tile, plan);
   std::vector<Status> failed(end - first);
   // A block's copy is a small item: many to a pool item, so that they do
   // not each pay the pool's hand-over (a large tile has 90,000 and more).
@@ -554,7 +530,10 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(mark("dt_narrow"));
   // The jobs first: their copy waits for the host, so that from here the
   // stream's steps follow one another with no host step between them.
-  MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
+  // (A tile kept for rate control codes its blocks in rounds: their own jobs.)
+  if (!tile.ht_statistics) {
+    MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
+  }
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s, pool) : upload_samples(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
@@ -566,6 +545,25 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   MALLAT_RETURN_IF_ERROR(quantise(plan, s));
   MALLAT_RETURN_IF_ERROR(record(kQuantised, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_quantise"));
+  if (tile.ht_statistics) {
+    // The statistics where Tier-1's bytes would be (its time theirs); the
+    // indices stay for code_round.
+    MALLAT_RETURN_IF_ERROR(ht_.gather(plan, in(), s));
+    MALLAT_RETURN_IF_ERROR(record(kCoded, s));
+    MALLAT_RETURN_IF_ERROR(record(kDownloaded, s));
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "waiting for the device"));
+    MALLAT_RETURN_IF_ERROR(mark("dt_statistics"));
+    take_found(tile, plan);
+    {
+      const entropy::cuda::StepClock clock(&finish_ms);
+      MALLAT_RETURN_IF_ERROR(ht_.estimate(tile, pool));
+    }
+    kept_plan_ = plan;
+    kept_ = true;
+    MALLAT_ASSIGN_OR_RETURN(const DeviceTileTimes times, step_times(narrow_ms, finish_ms));
+    add(times);
+    return Status::Ok();
+  }
   MALLAT_RETURN_IF_ERROR(t1_->encode());
   MALLAT_RETURN_IF_ERROR(record(kCoded, s));
   MALLAT_RETURN_IF_ERROR(mark("dt_tier1"));
@@ -591,69 +589,6 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   return mark("dt_finish");
 }
 
-namespace {
-
-class DeviceTileStages final : public TileStages {
- public:
-  // A tile waits for the device's start (a device that cannot start
-  // leaves it to the CPU runner), asked once, so that a tile goes one way.
-  DeviceTileStages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device)
-      : pool_(pool), cpu_(make_cpu_tile_stages(pool, dwt)), device_(device), started_(device.wait_started().ok()) {}
-
-  std::string name() const override {
-    return "device (colour, DWT, quantisation, Tier-1 and their inverses on CUDA), else " + cpu_->name();
-  }
-
-  bool keeps_whole(const EncodeTile& tile) const override {
-    return started_ && !device_.failed() && device_tile_unsupported(tile).empty();
-  }
-
-  // A tile whose run failed on the device is run again on the CPU runner,
-  // from its image's samples (the device's partial results overwritten);
-  // a fed tile's rows have gone, so its failure is the run's.
-  Status forward(ForwardStage first, ForwardStage last, EncodeTile& tile) override {
-    if (tile.feed != nullptr) {
-      if (first != ForwardStage::kComponentTransform || last != ForwardStage::kBlockCoding || !keeps_whole(tile))
-        return internal_error("a fed tile that the device does not keep whole");
-      return device_.run(tile, pool_);
-    }
-    if (first == ForwardStage::kComponentTransform && last == ForwardStage::kBlockCoding && keeps_whole(tile)) {
-      const Status ran = device_.run(tile, pool_);
-      if (ran.code() != ErrorCode::kDeviceError) return ran;
-      tile.device_failure = ran.message();
-    }
-    for (TilePlane& plane : tile.planes) {
-      if (!plane.storage) plane.allocate();
-    }
-    return cpu_->forward(first, last, tile);
-  }
-
-  bool keeps_whole(const DecodeTile& tile) const override {
-    return started_ && !device_.failed() && device_decode_unsupported(tile).empty();
-  }
-
-  // A tile the device could not decode (a block's parameters stopped its
-  // decoder) goes to the CPU runner, whose message names the block; so does
-  // one whose run failed on the device, every sample written again.
-  Status inverse(InverseStage first, InverseStage last, DecodeTile& tile) override {
-    if (first == InverseStage::kBlockDecoding && last == InverseStage::kOutput && keeps_whole(tile)) {
-      const Result<bool> done = device_.run(tile, pool_);
-      if (done.ok() && *done) return Status::Ok();
-      if (!done.ok() && done.status().code() != ErrorCode::kDeviceError) return done.status();
-      if (!done.ok()) tile.device_failure = done.status().message();
-      tile.raster_on_device = false;  // the CPU runner's samples go to the host raster
-    }
-    return cpu_->inverse(first, last, tile);
-  }
-
- private:
-  ThreadPool& pool_;
-  std::unique_ptr<TileStages> cpu_;
-  DeviceTileContext& device_;
-  const bool started_;
-};
-
-}  // namespace
 
 namespace {
 
@@ -697,11 +632,9 @@ Status wait_started(DeviceTileContext& device) { return device.wait_started(); }
 
 DeviceTileTimes device_tile_times(DeviceTileContext& device) { return device.times(); }
 Status device_tile_failure(DeviceTileContext& device) { return device.failure(); }
-void inject_device_tile_failures(DeviceTileContext& device, int runs) { device.inject_failures(runs); }
-DeviceDecodeTimes device_decode_times(DeviceTileContext& device) { return device.decode_times(); }
-
-std::unique_ptr<TileStages> make_device_tile_stages(ThreadPool& pool, dwt::Backend& dwt, DeviceTileContext& device) {
-  return std::make_unique<DeviceTileStages>(pool, dwt, device);
+void inject_device_tile_failures(DeviceTileContext& device, int runs, int after) {
+  device.inject_failures(runs, after);
 }
+DeviceDecodeTimes device_decode_times(DeviceTileContext& device) { return device.decode_times(); }
 
 }  // namespace mallat::codec

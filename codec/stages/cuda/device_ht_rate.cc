@@ -1,0 +1,114 @@
+#include "codec/stages/cuda/device_ht_rate.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codec/stages/cuda/ht_statistics_launch.h"
+#include "dwt/cuda/check.h"
+#include "entropy/ht/plane_estimate.h"
+#include "entropy/t1_encode_batch.h"
+
+namespace mallat::codec {
+
+using dwt::cuda::check_cuda;
+
+namespace {
+
+// The statistics of `blocks` blocks, then the gather's flag word.
+size_t statistics_bytes(size_t blocks) { return blocks * sizeof(entropy::HtPlaneStatistics) + sizeof(uint32_t); }
+
+}  // namespace
+
+Status DeviceHtRate::gather(const DeviceTilePlan& plan, const int32_t* coefficients, cudaStream_t stream) {
+  const std::vector<entropy::T1DeviceJob>& jobs = plan.t1.jobs;
+  blocks_ = jobs.size();
+  const size_t bytes = statistics_bytes(blocks_);
+  const size_t job_bytes = jobs.size() * sizeof(entropy::T1DeviceJob);
+  MALLAT_RETURN_IF_ERROR(jobs_.reserve(job_bytes));
+  MALLAT_RETURN_IF_ERROR(statistics_.reserve(bytes));
+  MALLAT_RETURN_IF_ERROR(statistics_host_.reserve(bytes));
+  auto* statistics = reinterpret_cast<entropy::HtPlaneStatistics*>(statistics_.data());
+  auto* refused = reinterpret_cast<uint32_t*>(statistics_.data() + bytes - sizeof(uint32_t));
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(jobs_.data(), jobs.data(), job_bytes, cudaMemcpyHostToDevice, stream),
+      "copying the statistics' jobs"));
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemsetAsync(refused, 0, sizeof(uint32_t), stream), "clearing a flag"));
+  MALLAT_RETURN_IF_ERROR(cuda::launch_ht_statistics(reinterpret_cast<const entropy::T1DeviceJob*>(jobs_.data()),
+                                                    jobs.size(), coefficients, plan.t1.coefficients, statistics,
+                                                    refused, stream));
+  return check_cuda(
+      cudaMemcpyAsync(statistics_host_.data(), statistics_.data(), bytes, cudaMemcpyDeviceToHost, stream),
+      "copying the blocks' statistics");
+}
+
+Status DeviceHtRate::estimate(EncodeTile& tile, ThreadPool& pool) {
+  const size_t n = tile.blocks.size();
+  if (n != blocks_) return internal_error("statistics of another tile");
+  uint32_t refused = 0;
+  std::memcpy(&refused, statistics_host_.data() + statistics_bytes(n) - sizeof(uint32_t), sizeof refused);
+  if (refused != 0) {
+    // Not the device's failure: the tile's indices are out of the
+    // statistics' range, which the quantiser's clipping rules out.
+    return internal_error("the device's statistics refused a code-block (flags " + std::to_string(refused) + ")");
+  }
+  const auto* statistics = reinterpret_cast<const entropy::HtPlaneStatistics*>(statistics_host_.data());
+  tile.ht_estimates.assign(n, {});
+  tile.ht_finer_estimates.clear();
+  constexpr int64_t kBlocksAtOnce = 32;
+  pool.parallel_for_in_pieces(static_cast<int64_t>(n), kBlocksAtOnce, [&](int64_t k) {
+    const auto i = static_cast<size_t>(k);
+    tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics[i], tile.blocks[i].fraction_bits);
+  });
+  return Status::Ok();
+}
+
+Status DeviceHtRate::code_round(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients,
+                                entropy::cuda::TileEncoder& t1, ThreadPool& pool) {
+  MALLAT_ASSIGN_OR_RETURN(const DeviceHtRound round, plan_ht_round(tile, plan));
+  const size_t n = tile.blocks.size();
+  tile.coded.assign(n, {});
+  for (size_t i = 0; i < n; ++i) tile.coded[i].zero_bitplanes = tile.blocks[i].num_bitplanes;
+  if (round.block.empty()) return Status::Ok();
+  MALLAT_RETURN_IF_ERROR(t1.upload_jobs(round.t1.jobs, coefficients, round.t1.coefficients, round.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(t1.encode());
+  MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::TileEncodedBatch result, t1.download_packed());
+  const size_t jobs = round.block.size();
+  if (result.results.size() != jobs) {
+    return device_error("the device coded " + std::to_string(result.results.size()) + " code-blocks of the round's " +
+                        std::to_string(jobs));
+  }
+  std::vector<Status> failed(jobs);
+  constexpr int64_t kBlocksAtOnce = 32;
+  pool.parallel_for_in_pieces(static_cast<int64_t>(jobs), kBlocksAtOnce, [&](int64_t kk) {
+    const auto k = static_cast<size_t>(kk);
+    const entropy::SharedT1Result& r = result.results[k];
+    entropy::BlockToEncode block = round.shapes[k];
+    std::vector<int32_t> samples;
+    if (r.status == entropy::SharedT1Status::kOutputOverflow) {
+      const entropy::T1DeviceJob& job = round.t1.jobs[k];
+      samples.resize(size_t{job.width} * job.height);
+      const Status copied = check_cuda(
+          cudaMemcpy2D(samples.data(), size_t{job.width} * sizeof(int32_t), coefficients + job.coefficient_offset,
+                       entropy::job_stride(job) * sizeof(int32_t), size_t{job.width} * sizeof(int32_t), job.height,
+                       cudaMemcpyDeviceToHost),
+          "copying an overflowing code-block's indices back");
+      if (!copied.ok()) {
+        failed[k] = copied;
+        return;
+      }
+      block.coefficients = PlaneView<const int32_t>{samples.data(), job.width, job.height, job.width};
+    }
+    Result<entropy::EncodedCodeBlock> e = entropy::finish_packed_device_block(
+        block, r, result.passes + result.pass_offset[k], result.bytes + result.byte_offset[k]);
+    if (!e.ok()) {
+      failed[k] = e.status().with_context("code-block " + std::to_string(round.block[k]) + " of the tile");
+      return;
+    }
+    tile.coded[round.block[k]] = std::move(e).value();
+  });
+  for (const Status& s : failed) MALLAT_RETURN_IF_ERROR(s);
+  return Status::Ok();
+}
+
+}  // namespace mallat::codec
