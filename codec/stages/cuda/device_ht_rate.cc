@@ -42,10 +42,14 @@ Status DeviceHtRate::gather(const DeviceTilePlan& plan, const int32_t* coefficie
   MALLAT_RETURN_IF_ERROR(jobs_.reserve(job_bytes));
   MALLAT_RETURN_IF_ERROR(statistics_.reserve(bytes));
   MALLAT_RETURN_IF_ERROR(statistics_host_.reserve(bytes));
+  // The jobs up from pinned memory (a pageable copy waits behind the other
+  // lanes' in the driver), read until the caller's wait for the statistics.
+  MALLAT_RETURN_IF_ERROR(jobs_host_.reserve(job_bytes));
+  std::memcpy(jobs_host_.data(), jobs.data(), job_bytes);
   auto* statistics = reinterpret_cast<unsigned char*>(statistics_.data());
   auto* refused = reinterpret_cast<uint32_t*>(statistics_.data() + bytes - sizeof(uint32_t));
   MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(jobs_.data(), jobs.data(), job_bytes, cudaMemcpyHostToDevice, stream),
+      cudaMemcpyAsync(jobs_.data(), jobs_host_.data(), job_bytes, cudaMemcpyHostToDevice, stream),
       "copying the statistics' jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemsetAsync(refused, 0, sizeof(uint32_t), stream), "clearing a flag"));
   MALLAT_RETURN_IF_ERROR(cuda::launch_ht_statistics(reinterpret_cast<const entropy::T1DeviceJob*>(jobs_.data()),

@@ -46,7 +46,7 @@ class DeviceHtRate {
 
  private:
   dwt::cuda::DeviceArena jobs_, statistics_;
-  dwt::cuda::HostArena statistics_host_;
+  dwt::cuda::HostArena statistics_host_, jobs_host_;
   size_t blocks_ = 0;  // gather's
   entropy::HtCompactLayout layout_;  // gather's cut (entropy/ht/compact_plane_statistics.h)
 };

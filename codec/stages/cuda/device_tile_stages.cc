@@ -151,6 +151,10 @@ class DeviceTileSlot {
   uint64_t plane_samples_ = 0;  // the tile's: where out() starts
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
+  // The quantising jobs on their way up: pinned, as the Tier-1 encoder's
+  // jobs (a pageable copy waits behind the other lanes' in the driver);
+  // rewritten only by the slot's next tile, after narrow's wait.
+  dwt::cuda::HostArena quantise_host_;
   cuda::StagedCopier copier_;         // a large tile's stored rows up from the image (uploads_straight)
   cuda::FedUpload fed_;               // a fed tile's rows up from its feed (EncodeTile::feed)
   DeviceHtRate ht_;                   // rate control by estimates (EncodeTile::ht_statistics)
@@ -422,10 +426,12 @@ Status DeviceTileSlot::quantise(const DeviceTilePlan& plan, cudaStream_t s) {
   MALLAT_RETURN_IF_ERROR(quantise_.reserve(plan.quantise.size() * sizeof(QuantiseJob)));
   MALLAT_RETURN_IF_ERROR(found_.reserve(found_bytes));
   MALLAT_RETURN_IF_ERROR(found_host_.reserve(found_bytes));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(quantise_.data(), plan.quantise.data(),
-                                                    plan.quantise.size() * sizeof(QuantiseJob),
-                                                    cudaMemcpyHostToDevice, s),
-                                    "copying the quantising jobs"));
+  const size_t job_bytes = plan.quantise.size() * sizeof(QuantiseJob);
+  MALLAT_RETURN_IF_ERROR(quantise_host_.reserve(job_bytes));
+  std::memcpy(quantise_host_.data(), plan.quantise.data(), job_bytes);
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(quantise_.data(), quantise_host_.data(), job_bytes, cudaMemcpyHostToDevice, s),
+      "copying the quantising jobs"));
   auto* found = reinterpret_cast<quant::QuantizationError*>(found_.data());
   MALLAT_RETURN_IF_ERROR(cuda::launch_quantise(reinterpret_cast<const QuantiseJob*>(quantise_.data()),
                                                plan.quantise.size(), reinterpret_cast<const float*>(out()),
