@@ -75,6 +75,12 @@ struct T1DeviceEncoder::Impl {
   size_t size[kBuffers] = {};
   T1EncodeArgs args;
   DeviceVlcTables vlc;
+  // upload_jobs' jobs and order on their way up: pinned (common/
+  // host_staging.h), since a copy from pageable memory waits in the
+  // driver's staging behind every other thread's (a batch's lanes upload
+  // their tiles' samples meanwhile; codec/stages/cuda/staged_copy.h).
+  HostBuffer<T1DeviceJob> host_jobs;
+  HostBuffer<uint32_t> host_order;
   // download_packed's, on the host.
   HostBuffer<SharedT1Result> host_results;
   HostBuffer<uint64_t> host_totals;  // the device's packed totals: bytes, passes
@@ -149,17 +155,24 @@ Status start_t1_device(int& sms, cudaStream_t& stream) {
 }
 
 Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
+  auto impl = std::make_unique<Impl>();
+  impl->memory = memory;
+  auto encoder = std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+  MALLAT_RETURN_IF_ERROR(encoder->set_blocks_per_warp(blocks_per_warp));
+  Impl& d = *encoder->impl_;
+  MALLAT_RETURN_IF_ERROR(start_t1_device(d.sms, d.stream));
+  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
+  MALLAT_RETURN_IF_ERROR(d.vlc.upload());
+  return encoder;
+}
+
+Status T1DeviceEncoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
   }
-  auto impl = std::make_unique<Impl>();
-  impl->memory = memory;
-  impl->blocks_per_warp = blocks_per_warp;
-  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
-  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
-  MALLAT_RETURN_IF_ERROR(impl->vlc.upload());
-  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
+  impl_->blocks_per_warp = blocks_per_warp;
+  return Status::Ok();
 }
 
 Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {
@@ -230,20 +243,24 @@ Status T1DeviceEncoder::upload(std::span<const T1DeviceJob> jobs, std::span<cons
 Status T1DeviceEncoder::upload_jobs(std::span<const T1DeviceJob> jobs, const int32_t* coefficients, size_t count,
                                     uint32_t slot_capacity) {
   MALLAT_RETURN_IF_ERROR(check_jobs(jobs, count, slot_capacity));
-  // Blocks of like work side by side: a warp waits for its slowest thread.
-  std::vector<uint32_t> order(jobs.size());
-  std::iota(order.begin(), order.end(), 0u);
-  auto work = [&](uint32_t j) { return uint64_t{jobs[j].width} * jobs[j].height * jobs[j].num_bitplanes; };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return work(a) > work(b); });
-
   Impl& d = *impl_;
   const size_t n = jobs.size();
+  MALLAT_RETURN_IF_ERROR(d.host_jobs.reserve(n));
+  MALLAT_RETURN_IF_ERROR(d.host_order.reserve(n));
+  // Blocks of like work side by side: a warp waits for its slowest thread.
+  uint32_t* order = d.host_order.data();
+  std::iota(order, order + n, 0u);
+  auto work = [&](uint32_t j) { return uint64_t{jobs[j].width} * jobs[j].height * jobs[j].num_bitplanes; };
+  std::stable_sort(order, order + n, [&](uint32_t a, uint32_t b) { return work(a) > work(b); });
+  std::copy(jobs.begin(), jobs.end(), d.host_jobs.data());
+
   MALLAT_RETURN_IF_ERROR(reserve(n, 0, slot_capacity));
   cudaStream_t s = d.stream;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], jobs.data(), n * sizeof(T1DeviceJob),
-                                                    cudaMemcpyHostToDevice, s),
+  // The host buffers are read by the copies until the wait below.
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kJobs], d.host_jobs.data(),
+                                                    n * sizeof(T1DeviceJob), cudaMemcpyHostToDevice, s),
                                     "copying the jobs"));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order.data(), n * sizeof(uint32_t),
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(d.buffer[Impl::kOrder], order, n * sizeof(uint32_t),
                                                     cudaMemcpyHostToDevice, s),
                                     "copying the job order"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaStreamSynchronize(s), "uploading a Tier-1 batch"));

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "entropy/ht/compact_plane_statistics.h"
 #include "entropy/ht/plane_estimate.h"
 #include "entropy/ht/shared_plane_statistics.h"
 #include "tests/entropy/laplacian_block.h"
@@ -127,6 +128,55 @@ TEST(HtSharedPlaneStatistics, AMagnitudePastThePlanesIsRefused) {
   HtPlaneStatistics out;
   EXPECT_FALSE(ht_block_statistics({v.data(), 8, 8, 8}, 0, counts, deep, out));
   EXPECT_TRUE(ht_block_statistics({v.data(), 8, 8, 8}, 1, counts, deep, out));
+}
+
+// The statistics cut at a tile's bit lengths (compact_plane_statistics.h),
+// as the device writes them for the host: a block whose bit lengths lie
+// below the cut expands to the full statistics to the bit; one with a bit
+// length at or past it is caught (cuts).
+TEST(HtSharedPlaneStatistics, CutStatisticsExpandToTheFullOnes) {
+  std::mt19937 rng(23);
+  int kept = 0, caught = 0;
+  for (int t = 0; t < 300; ++t) {
+    const StridedBlock b = block_of(rng, t);
+    const int fraction_bits = t % 3;
+    HtPlaneCounts counts;
+    double deep[kHtPlanes];
+    HtPlaneStatistics want;
+    ASSERT_TRUE(ht_block_statistics(b.indices(), fraction_bits, counts, deep, want));
+    int top = 0;
+    for (int p = 0; p < kHtPlanes; ++p)
+      if (want.quads[p] != 0) top = p;
+    // Mb from the block's own top (the quantiser's bound) and one short of it.
+    for (const int mb : {top, top + 3, top - 1}) {
+      if (mb < 0) continue;
+      const HtCompactLayout layout = HtCompactLayout::for_bitplanes(static_cast<uint32_t>(mb));
+      ASSERT_EQ(layout.stride() % 8, 0u);
+      if (mb < top) {
+        EXPECT_TRUE(layout.cuts(counts)) << "case " << t;
+        ++caught;
+        continue;
+      }
+      ASSERT_FALSE(layout.cuts(counts)) << "case " << t;
+      std::vector<unsigned char> stored(layout.stride() + 8, 0xA5);
+      // At an 8-byte boundary, as the device's blocks are.
+      unsigned char* at = stored.data() + (8 - reinterpret_cast<uintptr_t>(stored.data()) % 8) % 8;
+      layout.store(counts, deep, fraction_bits, at);
+      HtPlaneStatistics got;
+      // Stale entries everywhere, which expand must clear.
+      for (int q = 0; q < kHtPlanes; ++q) {
+        got.quads[q] = 7;
+        got.energy[q] = 1.5;
+        for (int l = 0; l < kHtPlanes; ++l) got.samples[q][l] = 9;
+      }
+      layout.expand(at, got);
+      ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0) << "case " << t << " Mb " << mb;
+      ++kept;
+    }
+  }
+  EXPECT_GT(kept, 300);
+  EXPECT_GT(caught, 100);
+  EXPECT_EQ(HtCompactLayout::for_bitplanes(40).planes, static_cast<uint32_t>(kHtPlanes));
 }
 
 }  // namespace

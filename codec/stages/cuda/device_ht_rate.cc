@@ -1,5 +1,6 @@
 #include "codec/stages/cuda/device_ht_rate.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,28 +16,45 @@ using dwt::cuda::check_cuda;
 
 namespace {
 
-// The statistics of `blocks` blocks, then the gather's flag word.
-size_t statistics_bytes(size_t blocks) { return blocks * sizeof(entropy::HtPlaneStatistics) + sizeof(uint32_t); }
+// The statistics of `blocks` blocks cut at `layout`'s bit lengths, then
+// the gather's flag word: a tile's at about a fifth of the full struct's
+// bytes, so that their copy down is small and its host buffer pinned
+// (common/host_staging.h).
+size_t statistics_bytes(size_t blocks, const entropy::HtCompactLayout& layout) {
+  return blocks * layout.stride() + sizeof(uint32_t);
+}
+
+// The cut for a tile's jobs: its largest Mb + 1 bit lengths.
+entropy::HtCompactLayout layout_of(const std::vector<entropy::T1DeviceJob>& jobs) {
+  uint32_t most = 0;
+  for (const entropy::T1DeviceJob& job : jobs) most = std::max<uint32_t>(most, job.num_bitplanes);
+  return entropy::HtCompactLayout::for_bitplanes(most);
+}
 
 }  // namespace
 
 Status DeviceHtRate::gather(const DeviceTilePlan& plan, const int32_t* coefficients, cudaStream_t stream) {
   const std::vector<entropy::T1DeviceJob>& jobs = plan.t1.jobs;
   blocks_ = jobs.size();
-  const size_t bytes = statistics_bytes(blocks_);
+  layout_ = layout_of(jobs);
+  const size_t bytes = statistics_bytes(blocks_, layout_);
   const size_t job_bytes = jobs.size() * sizeof(entropy::T1DeviceJob);
   MALLAT_RETURN_IF_ERROR(jobs_.reserve(job_bytes));
   MALLAT_RETURN_IF_ERROR(statistics_.reserve(bytes));
   MALLAT_RETURN_IF_ERROR(statistics_host_.reserve(bytes));
-  auto* statistics = reinterpret_cast<entropy::HtPlaneStatistics*>(statistics_.data());
+  // The jobs up from pinned memory (a pageable copy waits behind the other
+  // lanes' in the driver), read until the caller's wait for the statistics.
+  MALLAT_RETURN_IF_ERROR(jobs_host_.reserve(job_bytes));
+  std::memcpy(jobs_host_.data(), jobs.data(), job_bytes);
+  auto* statistics = reinterpret_cast<unsigned char*>(statistics_.data());
   auto* refused = reinterpret_cast<uint32_t*>(statistics_.data() + bytes - sizeof(uint32_t));
   MALLAT_RETURN_IF_ERROR(check_cuda(
-      cudaMemcpyAsync(jobs_.data(), jobs.data(), job_bytes, cudaMemcpyHostToDevice, stream),
+      cudaMemcpyAsync(jobs_.data(), jobs_host_.data(), job_bytes, cudaMemcpyHostToDevice, stream),
       "copying the statistics' jobs"));
   MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemsetAsync(refused, 0, sizeof(uint32_t), stream), "clearing a flag"));
   MALLAT_RETURN_IF_ERROR(cuda::launch_ht_statistics(reinterpret_cast<const entropy::T1DeviceJob*>(jobs_.data()),
-                                                    jobs.size(), coefficients, plan.t1.coefficients, statistics,
-                                                    refused, stream));
+                                                    jobs.size(), coefficients, plan.t1.coefficients, layout_,
+                                                    statistics, refused, stream));
   return check_cuda(
       cudaMemcpyAsync(statistics_host_.data(), statistics_.data(), bytes, cudaMemcpyDeviceToHost, stream),
       "copying the blocks' statistics");
@@ -46,19 +64,26 @@ Status DeviceHtRate::estimate(EncodeTile& tile, ThreadPool& pool) {
   const size_t n = tile.blocks.size();
   if (n != blocks_) return internal_error("statistics of another tile");
   uint32_t refused = 0;
-  std::memcpy(&refused, statistics_host_.data() + statistics_bytes(n) - sizeof(uint32_t), sizeof refused);
+  std::memcpy(&refused, statistics_host_.data() + statistics_bytes(n, layout_) - sizeof(uint32_t), sizeof refused);
+  if (refused == entropy::kHtStatisticsCut) {
+    // An index above its block's 2^(Mb + F), which the quantiser's
+    // clipping rules out too: the CPU runner's statistics are whole.
+    return device_error("the device's statistics passed the tile's bit-planes");
+  }
   if (refused != 0) {
     // Not the device's failure: the tile's indices are out of the
     // statistics' range, which the quantiser's clipping rules out.
     return internal_error("the device's statistics refused a code-block (flags " + std::to_string(refused) + ")");
   }
-  const auto* statistics = reinterpret_cast<const entropy::HtPlaneStatistics*>(statistics_host_.data());
+  const auto* statistics = reinterpret_cast<const unsigned char*>(statistics_host_.data());
   tile.ht_estimates.assign(n, {});
   tile.ht_finer_estimates.clear();
   constexpr int64_t kBlocksAtOnce = 32;
   pool.parallel_for_in_pieces(static_cast<int64_t>(n), kBlocksAtOnce, [&](int64_t k) {
     const auto i = static_cast<size_t>(k);
-    tile.ht_estimates[i] = entropy::estimate_ht_planes(statistics[i], tile.blocks[i].fraction_bits);
+    entropy::HtPlaneStatistics full;
+    layout_.expand(statistics + i * layout_.stride(), full);
+    tile.ht_estimates[i] = entropy::estimate_ht_planes(full, tile.blocks[i].fraction_bits);
   });
   return Status::Ok();
 }

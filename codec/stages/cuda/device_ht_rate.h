@@ -22,6 +22,7 @@
 #include "common/thread_pool.h"
 #include "dwt/cuda/device_buffer.h"
 #include "entropy/cuda/tile_block_coders.h"
+#include "entropy/ht/compact_plane_statistics.h"
 
 namespace mallat::codec {
 
@@ -45,8 +46,9 @@ class DeviceHtRate {
 
  private:
   dwt::cuda::DeviceArena jobs_, statistics_;
-  dwt::cuda::HostArena statistics_host_;
+  dwt::cuda::HostArena statistics_host_, jobs_host_;
   size_t blocks_ = 0;  // gather's
+  entropy::HtCompactLayout layout_;  // gather's cut (entropy/ht/compact_plane_statistics.h)
 };
 
 }  // namespace mallat::codec

@@ -39,6 +39,7 @@
 #include "dwt/cuda/check.h"
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
+#include "entropy/code_block_style.h"
 #include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/tile_block_coders.h"
 #include "entropy/t1_encode_batch.h"
@@ -52,8 +53,15 @@ using dwt::cuda::check_cuda;
 // fill the GPU together (the EBCOT kernel codes eight tiles' blocks in one
 // launch fastest at 16; entropy_cuda_bench measures it); a slot alone, the
 // choice by batch size (0: auto_blocks_per_warp), which a lone tile's
-// kernel runs fastest at.
-int blocks_per_warp(int sharing) { return sharing > 1 ? 16 : 0; }
+// kernel runs fastest at. An HT tile's beside other slots' at
+// kHtMaxBlocksPerWarp: the HT kernel codes eight tiles' blocks fastest at 8
+// a warp, fuller warps slower (entropy/cuda/t1_device_encoder.h), and a
+// lane waits for its own launch (HT rate control's rounds, one after the
+// other).
+int blocks_per_warp(int sharing, bool ht = false) {
+  if (sharing <= 1) return 0;
+  return ht ? entropy::cuda::kHtMaxBlocksPerWarp : 16;
+}
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
 // A tile of kStraightUploadBytes or more whose components are all at their
@@ -151,6 +159,10 @@ class DeviceTileSlot {
   uint64_t plane_samples_ = 0;  // the tile's: where out() starts
   dwt::cuda::HostArena stored_host_;  // free again once run() returns: its copy has been waited for
   dwt::cuda::HostArena found_host_;   // what quantising found, per block (9/7), down with the blocks
+  // The quantising jobs on their way up: pinned, as the Tier-1 encoder's
+  // jobs (a pageable copy waits behind the other lanes' in the driver);
+  // rewritten only by the slot's next tile, after narrow's wait.
+  dwt::cuda::HostArena quantise_host_;
   cuda::StagedCopier copier_;         // a large tile's stored rows up from the image (uploads_straight)
   cuda::FedUpload fed_;               // a fed tile's rows up from its feed (EncodeTile::feed)
   DeviceHtRate ht_;                   // rate control by estimates (EncodeTile::ht_statistics)
@@ -422,10 +434,12 @@ Status DeviceTileSlot::quantise(const DeviceTilePlan& plan, cudaStream_t s) {
   MALLAT_RETURN_IF_ERROR(quantise_.reserve(plan.quantise.size() * sizeof(QuantiseJob)));
   MALLAT_RETURN_IF_ERROR(found_.reserve(found_bytes));
   MALLAT_RETURN_IF_ERROR(found_host_.reserve(found_bytes));
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaMemcpyAsync(quantise_.data(), plan.quantise.data(),
-                                                    plan.quantise.size() * sizeof(QuantiseJob),
-                                                    cudaMemcpyHostToDevice, s),
-                                    "copying the quantising jobs"));
+  const size_t job_bytes = plan.quantise.size() * sizeof(QuantiseJob);
+  MALLAT_RETURN_IF_ERROR(quantise_host_.reserve(job_bytes));
+  std::memcpy(quantise_host_.data(), plan.quantise.data(), job_bytes);
+  MALLAT_RETURN_IF_ERROR(check_cuda(
+      cudaMemcpyAsync(quantise_.data(), quantise_host_.data(), job_bytes, cudaMemcpyHostToDevice, s),
+      "copying the quantising jobs"));
   auto* found = reinterpret_cast<quant::QuantizationError*>(found_.data());
   MALLAT_RETURN_IF_ERROR(cuda::launch_quantise(reinterpret_cast<const QuantiseJob*>(quantise_.data()),
                                                plan.quantise.size(), reinterpret_cast<const float*>(out()),
@@ -503,6 +517,8 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   tile.coded.assign(n, {});
   tile.quantisation.assign(n, {});  // the 5/3's blocks quantise nothing (no ROI here)
   if (n == 0) return Status::Ok();
+  const bool ht = !plan.t1.jobs.empty() && entropy::CodeBlockStyle::from_byte(plan.t1.jobs[0].style).ht;
+  MALLAT_RETURN_IF_ERROR(t1_->set_blocks_per_warp(blocks_per_warp(sharing_, ht)));
   const cudaStream_t s = t1_->stream();
   // With MALLAT_TIMELINE, each step waits for the device and is a span of
   // its own (dt_*), so that the timeline shows where a tile's time goes;

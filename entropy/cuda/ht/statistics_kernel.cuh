@@ -2,8 +2,9 @@
 // estimates, codec/stages/cuda/device_ht_rate.h): one CUDA block a
 // code-block, its threads striding over the block's quads, each quad
 // counted by the shared ht_count_quad (entropy/ht/shared_plane_statistics.h)
-// into counts in shared memory, then the block's statistics written by
-// ht_finish_statistics' entries, the counts' energies or, for a block of
+// into counts in shared memory, then the block's statistics written cut at
+// the tile's bit lengths (entropy/ht/compact_plane_statistics.h) entry by
+// entry, the counts' energies or, for a block of
 // magnitudes from 2^20, the reference's double sums taken again in its
 // order on one thread. Device code only; launched by
 // codec/stages/cuda/ht_statistics_kernel.cu.
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 
+#include "entropy/ht/compact_plane_statistics.h"
 #include "entropy/ht/shared_plane_statistics.h"
 #include "entropy/t1_device_job.h"
 
@@ -18,11 +20,7 @@ namespace mallat::entropy::cuda {
 
 inline constexpr int kHtStatisticsThreads = 128;
 
-// What the gather could not take (bits of its launch's flag word): a job
-// whose samples lie outside the coefficients, a magnitude past the planes
-// (ht_count_quad's refusal).
-inline constexpr uint32_t kHtStatisticsOutside = 1;
-inline constexpr uint32_t kHtStatisticsTooDeep = 2;
+// What the gather could not take: kHtStatistics* (compact_plane_statistics.h).
 
 // A thread's tally over the block's shared counts: its quads of bit
 // length 0 and its OR of the magnitudes kept in registers and added once
@@ -47,11 +45,13 @@ struct HtSharedTally {
 };
 
 // Job j of `count`: its samples within the `coefficient_count` values at
-// `coefficients`, its statistics to out[j]; a job it cannot take sets a
-// bit of *refused and leaves out[j] as it was.
+// `coefficients`, its statistics to out + j x layout.stride(); a job it
+// cannot take sets a bit of *refused and leaves its statistics as they
+// were.
 __global__ void __launch_bounds__(kHtStatisticsThreads)
     ht_statistics_kernel(const T1DeviceJob* jobs, uint32_t count, const int32_t* coefficients,
-                         uint64_t coefficient_count, HtPlaneStatistics* out, uint32_t* refused) {
+                         uint64_t coefficient_count, HtCompactLayout layout, unsigned char* out,
+                         uint32_t* refused) {
   __shared__ HtPlaneCounts counts;
   __shared__ double deep[kHtPlanes];
   __shared__ uint32_t problem;
@@ -87,6 +87,8 @@ __global__ void __launch_bounds__(kHtStatisticsThreads)
     if (deep_quad) atomicOr(&problem, kHtStatisticsTooDeep);
   }
   __syncthreads();
+  if (threadIdx.x == 0 && problem == 0 && layout.cuts(counts)) problem = kHtStatisticsCut;
+  __syncthreads();
   // Read by every thread after the barrier: they all leave together.
   if (problem != 0) {
     if (threadIdx.x == 0) atomicOr(refused, problem);
@@ -94,12 +96,15 @@ __global__ void __launch_bounds__(kHtStatisticsThreads)
   }
   if (threadIdx.x == 0 && !ht_energy_exact(counts)) ht_energy_in_quad_order(block, job.fraction_bits, deep);
   __syncthreads();
-  HtPlaneStatistics& o = out[j];
-  for (int k = threadIdx.x; k < kHtPlanes * kHtPlanes; k += blockDim.x)
-    o.samples[k / kHtPlanes][k % kHtPlanes] = ht_sample_statistic(counts, k / kHtPlanes, k % kHtPlanes);
-  if (threadIdx.x < kHtPlanes) {
-    o.quads[threadIdx.x] = counts.quads[threadIdx.x];
-    o.energy[threadIdx.x] = ht_energy_statistic(counts, deep, static_cast<int>(threadIdx.x), job.fraction_bits);
+  unsigned char* o = out + j * layout.stride();
+  const uint32_t planes = layout.planes;
+  uint16_t* o_samples = layout.samples(o);
+  for (uint32_t k = threadIdx.x; k < planes * planes; k += blockDim.x)
+    o_samples[k] = ht_sample_statistic(counts, static_cast<int>(k / planes), static_cast<int>(k % planes));
+  if (threadIdx.x < planes) {
+    layout.quads(o)[threadIdx.x] = counts.quads[threadIdx.x];
+    layout.energy(o)[threadIdx.x] =
+        ht_energy_statistic(counts, deep, static_cast<int>(threadIdx.x), job.fraction_bits);
   }
 }
 
