@@ -155,24 +155,17 @@ Status start_t1_device(int& sms, cudaStream_t& stream) {
 }
 
 Result<std::unique_ptr<T1DeviceEncoder>> T1DeviceEncoder::create(T1StateMemory memory, int blocks_per_warp) {
-  auto impl = std::make_unique<Impl>();
-  impl->memory = memory;
-  auto encoder = std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
-  MALLAT_RETURN_IF_ERROR(encoder->set_blocks_per_warp(blocks_per_warp));
-  Impl& d = *encoder->impl_;
-  MALLAT_RETURN_IF_ERROR(start_t1_device(d.sms, d.stream));
-  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
-  MALLAT_RETURN_IF_ERROR(d.vlc.upload());
-  return encoder;
-}
-
-Status T1DeviceEncoder::set_blocks_per_warp(int blocks_per_warp) {
   if (blocks_per_warp < 0 || blocks_per_warp > 32) {
     return invalid_argument("Tier-1 on the device: " + std::to_string(blocks_per_warp) +
                             " code-blocks per warp (1..32, or 0 for auto)");
   }
-  impl_->blocks_per_warp = blocks_per_warp;
-  return Status::Ok();
+  auto impl = std::make_unique<Impl>();
+  impl->memory = memory;
+  impl->blocks_per_warp = blocks_per_warp;
+  MALLAT_RETURN_IF_ERROR(start_t1_device(impl->sms, impl->stream));
+  MALLAT_RETURN_IF_ERROR(load_t1_encode_kernel());
+  MALLAT_RETURN_IF_ERROR(impl->vlc.upload());
+  return std::unique_ptr<T1DeviceEncoder>(new T1DeviceEncoder(std::move(impl)));
 }
 
 Status T1DeviceEncoder::reserve(size_t jobs, size_t coefficients, uint32_t slot_capacity) {

@@ -118,9 +118,6 @@ class T1DeviceEncoder {
   // (entropy/ebcot/recorded_symbols.h; the default), or coded where they are
   // formed; the same bytes. Takes effect at the next upload.
   void record_decisions(bool on);
-  // create's blocks_per_warp for the batches uploaded from now on; a value
-  // outside 0..32 is an error and changes nothing.
-  Status set_blocks_per_warp(int blocks_per_warp);
   // EBCOT: whether the launch first sorts the blocks by the bit-planes they
   // code (entropy/cuda/ebcot/plane_order_kernel.cuh; the default), or takes
   // the host's order (by samples and Mb); the same bytes. Takes effect at

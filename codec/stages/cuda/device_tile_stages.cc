@@ -39,7 +39,6 @@
 #include "dwt/cuda/check.h"
 #include "dwt/cuda/device_buffer.h"
 #include "dwt/cuda/plane_transform.h"
-#include "entropy/code_block_style.h"
 #include "entropy/cuda/cuda_memory.h"
 #include "entropy/cuda/tile_block_coders.h"
 #include "entropy/t1_encode_batch.h"
@@ -53,15 +52,8 @@ using dwt::cuda::check_cuda;
 // fill the GPU together (the EBCOT kernel codes eight tiles' blocks in one
 // launch fastest at 16; entropy_cuda_bench measures it); a slot alone, the
 // choice by batch size (0: auto_blocks_per_warp), which a lone tile's
-// kernel runs fastest at. An HT tile's beside other slots' at
-// kHtMaxBlocksPerWarp: the HT kernel codes eight tiles' blocks fastest at 8
-// a warp, fuller warps slower (entropy/cuda/t1_device_encoder.h), and a
-// lane waits for its own launch (HT rate control's rounds, one after the
-// other).
-int blocks_per_warp(int sharing, bool ht = false) {
-  if (sharing <= 1) return 0;
-  return ht ? entropy::cuda::kHtMaxBlocksPerWarp : 16;
-}
+// kernel runs fastest at.
+int blocks_per_warp(int sharing) { return sharing > 1 ? 16 : 0; }
 constexpr entropy::cuda::T1StateMemory kStateMemory = entropy::cuda::T1StateMemory::kGlobal;
 
 // A tile of kStraightUploadBytes or more whose components are all at their
@@ -517,8 +509,6 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   tile.coded.assign(n, {});
   tile.quantisation.assign(n, {});  // the 5/3's blocks quantise nothing (no ROI here)
   if (n == 0) return Status::Ok();
-  const bool ht = !plan.t1.jobs.empty() && entropy::CodeBlockStyle::from_byte(plan.t1.jobs[0].style).ht;
-  MALLAT_RETURN_IF_ERROR(t1_->set_blocks_per_warp(blocks_per_warp(sharing_, ht)));
   const cudaStream_t s = t1_->stream();
   // With MALLAT_TIMELINE, each step waits for the device and is a span of
   // its own (dt_*), so that the timeline shows where a tile's time goes;
