@@ -247,10 +247,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   placement.files_ahead = engine::files_ahead(options_, placement.whole_tiles);
   encode_.placement = placement;
   encode_.prepared = true;
-  if (placement.whole_tiles) {
-    start_tiles(encode_, work.batch, engine::most_whole_tile_encode_slots(options.ht_under_target()),
-                codec::DeviceTileUse::kEncode);
-  }
+  if (placement.whole_tiles) start_tiles(encode_, work.batch, engine::kWholeTileSlots, codec::DeviceTileUse::kEncode);
   share_with_all(encode_);
   return placement;
 }

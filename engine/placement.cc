@@ -46,8 +46,6 @@ int whole_tile_lane_threads(const EngineOptions& options, int lanes, uint64_t it
   return std::max(1, engine_threads(options) / static_cast<int>(sharing));
 }
 
-int most_whole_tile_encode_slots(bool ht_target) { return ht_target ? kHeldWholeTileSlots : kWholeTileSlots; }
-
 int encode_files_at_once(const EngineOptions& options) {
   if (options.files_at_once > 0) return options.files_at_once;
   return options.device != Device::kCpu && whole_tiles(options.device_stages, true) ? kWholeTileBatchFiles

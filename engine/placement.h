@@ -67,18 +67,6 @@ inline constexpr int kWholeTileDecodeBatchFiles = 8;
 inline constexpr int kWholeTileSlots = 8;
 inline constexpr int kWholeTileDecodeSlots = 6;
 
-// The same for a batch encode of HT under a target
-// (EncodeOptions::ht_under_target): the runner keeps a one-tile image's
-// tile in its slot through the tile's rate control on the host
-// (codec/stages/device_rule.h, rate control by estimates), so a lane holds
-// its slot for most of its file, and with fewer slots than lanes the
-// others wait for one while the held slots' streams idle. Such a batch's
-// K lanes get min(K, kHeldWholeTileSlots): a slot each, at a tile's
-// buffers a slot (a device that cannot hold them fails an allocation, and
-// the tiles go to the CPU runner, the same bytes).
-inline constexpr int kHeldWholeTileSlots = 16;
-int most_whole_tile_encode_slots(bool ht_target);
-
 // Each lane's threads in a batch whose tiles go to the device whole: the
 // engine's threads shared among its `lanes`, or among its `items` where
 // fewer and known (0: unknown), at least one each, as a CPU batch's are.

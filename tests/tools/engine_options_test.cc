@@ -125,15 +125,6 @@ TEST(EngineOptions, WholeTileBatchesCodeAndReadAheadMoreFiles) {
   EXPECT_EQ(engine::files_ahead(EngineOptions{}, false), 2);
 }
 
-// A whole-tile batch encode of HT under a target, whose lanes hold their
-// slots through rate control, has a slot for each default lane; any other
-// has fewer slots than lanes.
-TEST(EngineOptions, HeldTilesHaveASlotPerLane) {
-  EXPECT_GE(engine::most_whole_tile_encode_slots(true), engine::kWholeTileBatchFiles);
-  EXPECT_EQ(engine::most_whole_tile_encode_slots(false), engine::kWholeTileSlots);
-  EXPECT_LT(engine::kWholeTileSlots, engine::kWholeTileBatchFiles);
-}
-
 // A whole-tile batch's lanes share the engine's threads, at least one each.
 TEST(EngineOptions, WholeTileLanesShareTheEnginesThreads) {
   EngineOptions options;
