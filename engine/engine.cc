@@ -238,7 +238,7 @@ Result<Placement> Engine::Impl::prepare_encode(const codec::EncodeOptions& optio
   const bool one_whole = engine::one_item_whole_on_device(options_, work, options.style.ht, runner_takes_tiles);
   const bool start =
       work.batch ? engine::device_asked(options_) ||
-                       engine::device_pays_for_batch(work, options.style.ht, false, options.ht_under_target())
+                       engine::device_pays_for_batch(work, options.style.ht, false, engine::ht_target_of(options))
                  : engine::device_asked(options_) || engine::device_pays_for_one_item(work, options.style.ht);
   MALLAT_RETURN_IF_ERROR(start_coder(start, encoder_, [&] { return entropy::make_device_block_encoder(coder); }));
   placement.device = encoder_ != nullptr;

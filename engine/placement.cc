@@ -6,6 +6,8 @@
 
 #include "codec/codestream/codestream_reader.h"
 #include "codec/codestream/params_check.h"
+#include "codec/encoder/ht_rate.h"
+#include "codec/stages/device_rule.h"
 #include "codec/jp2/jp2_boxes.h"
 #include "common/memory_limit.h"
 #include "common/thread_pool.h"
@@ -68,8 +70,21 @@ bool decode_whole_tiles(DeviceStages stages, const Workload& work) {
   return !small_decode_items(stages, work) && whole_tiles(stages, work.batch);
 }
 
-bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target) {
-  if (ht_target) return false;
+HtTarget ht_target_of(const codec::EncodeOptions& options) {
+  if (!options.ht_under_target()) return HtTarget::kNone;
+  const bool one_tile = options.tile_width == 0 && options.tile_height == 0;
+  const std::string problem = codec::device_codes_again_problem(
+      codec::ht_rate_by_estimates(options), options.ht_rate == codec::EncodeOptions::HtRate::kEstimatedSteps,
+      one_tile ? 1 : 0);
+  return problem.empty() ? HtTarget::kKeptWhole : HtTarget::kCodedAgainOnHost;
+}
+
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode, HtTarget target) {
+  if (target == HtTarget::kCodedAgainOnHost) return false;
+  if (target == HtTarget::kKeptWhole) {
+    if (work.items == 0 || work.expected_samples == 0) return false;
+    return work.expected_samples >= (kHtTargetEncodeBatchDeviceSamples + work.items - 1) / work.items;
+  }
   if (!ht && !decode && work.expected_samples > 0 && work.expected_samples < kPart1EncodeItemDeviceSamples)
     return false;
   if (!ht || work.items == 0 || work.expected_samples == 0) return true;

@@ -134,20 +134,37 @@ inline constexpr uint64_t kHtDecodeBatchDeviceSamples = uint64_t{1} << 30;
 // 1280x720 RGB images (docs/PERFORMANCE.md, "Part 1 batches by image size").
 inline constexpr uint64_t kPart1EncodeItemDeviceSamples = uint64_t{7} << 18;
 
+// An HT batch encode under a size or quality target whose tiles the
+// device's runner keeps whole through rate control (HtTarget::kKeptWhole)
+// gains from this many samples in all. Its lanes do little on the CPU
+// (about a seventh of the CPU path's CPU time), but the device's path
+// pays CUDA's start-up and each image's upload and rounds: against the
+// CPU's streamed encode it is level at 32 3840x2048 RGB images at -r 20
+// and behind at --bpp 1 (docs/PERFORMANCE.md, "HT under a target, the
+// whole tile on the device").
+inline constexpr uint64_t kHtTargetEncodeBatchDeviceSamples = uint64_t{1} << 31;
+
+// An HT encode under a size or quality target (EncodeOptions::ht_under_target)
+// codes its blocks again at the planes rate control chooses: where the
+// device's runner keeps the tile whole for that (rate control by estimates
+// at the nominal steps in an image of one tile, codec/stages/device_rule.h:
+// device_codes_again_problem), or where the lanes would transform whole
+// images on the CPU for a share of the blocks on the device, slower than
+// the CPU's streamed encode (docs/PERFORMANCE.md, "HT under a target on the
+// device").
+enum class HtTarget { kNone, kKeptWhole, kCodedAgainOnHost };
+HtTarget ht_target_of(const codec::EncodeOptions& options);
+
 // Whether a batch (`work`) gains from the device: a Part 1 batch (of items
 // from kPart1EncodeItemDeviceSamples, or of unknown size, for an encode),
-// an HT batch of unknown size, or one of kHt*BatchDeviceSamples or more; never an
-// HT encode under a size or quality target (`ht_target`,
-// EncodeOptions::ht_under_target), whose blocks rate control codes again:
-// the device's runner takes such a tile whole only for rate control by
-// estimates in an image of one tile (codec/stages/device_rule.h), and
-// otherwise the lanes would transform whole images on the CPU for a share
-// of the blocks on the device, slower than the CPU's streamed encode
-// (docs/PERFORMANCE.md, "HT under a target on the device"); whole tiles
-// named (--device-stages all) send it there. A batch that
-// does not gain is coded on the CPU alone, CUDA never started, unless
-// device_asked says otherwise.
-bool device_pays_for_batch(const Workload& work, bool ht, bool decode, bool ht_target = false);
+// an HT batch of unknown size, or one of kHt*BatchDeviceSamples or more; an
+// HT encode under a target (`target`) kept whole on the device from
+// kHtTargetEncodeBatchDeviceSamples (its size known), and never one whose
+// blocks would be coded again from the host's indices; whole tiles named
+// (--device-stages all) send either there. A batch that does not gain is
+// coded on the CPU alone, CUDA never started, unless device_asked says
+// otherwise.
+bool device_pays_for_batch(const Workload& work, bool ht, bool decode, HtTarget target = HtTarget::kNone);
 
 // Whether the options ask for the device whatever a batch's size, or for
 // one item: a device share, whole tiles or Tier-1 named, or

@@ -511,9 +511,11 @@ int encode_main(const Args& given) {
                          "the device anyway\n");
   if (asked_cuda && !placed->device && work.batch && !s.quiet) {
     // Why engine::device_pays_for_batch said no.
-    const char* why = !opt.style.ht             ? "each image is too small for the device to pay for its copies"
-                      : opt.ht_under_target() ? "HT rate control codes the blocks again from the host's indices"
-                                              : "with HT they are too few samples to pay for CUDA's start-up";
+    const char* why = !opt.style.ht ? "each image is too small for the device to pay for its copies"
+                      : engine::ht_target_of(opt) == engine::HtTarget::kCodedAgainOnHost
+                          ? "HT rate control codes the blocks again from the host's indices (the device keeps them "
+                            "only for rate control by estimates at the nominal steps, one tile an image)"
+                          : "with HT they are too few samples to pay for CUDA's start-up";
     std::fprintf(stderr,
                  "mallat encode: note: these %zu files are coded on the CPU (same output): %s; "
                  "--device-stages all uses the device anyway\n",

@@ -47,8 +47,9 @@ inline constexpr std::string_view kDeviceRoundsHelp =
 inline constexpr std::string_view kDeviceStagesHelp =
     "with --device cuda: 'all' (a batch's default) sends each tile of Part 1 or HT code-blocks without ROI to the "
     "GPU whole (its samples up; DC shift, RCT or ICT, DWT, the 9/7's quantisation and Tier-1 there; only the "
-    "blocks' bytes back), other tiles (ROI, an HT rate target's) as "
-    "'tier1'; 'tier1' (one file's default) runs colour and DWT on the CPU and shares Tier-1 as --device-share "
+    "blocks' bytes back; under an HT rate target the tile stays there through rate control, its plane statistics "
+    "back and the chosen planes coded there, where the image is one tile and --ht-rate is auto or estimated), "
+    "other tiles (ROI, other HT rate targets) as 'tier1'; 'tier1' (one file's default) runs colour and DWT on the CPU and shares Tier-1 as --device-share "
     "says. One file given either uses the GPU as it says; otherwise one Part 1 file uses the GPU at all only from "
     "128 M samples or with --device-share, one HT file only with --device-share. The output is the same either way";
 

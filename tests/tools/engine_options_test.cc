@@ -235,14 +235,36 @@ TEST(EngineOptions, OneLargePart1ItemGoesToTheDeviceWholeWhereItFits) {
   }
 }
 
-// An HT encode under a size or quality target stays on the CPU at any size
-// (its blocks are coded again from the host's indices); Part 1 under a
-// target and HT without one keep the rule above.
-TEST(EngineOptions, AnHtEncodeUnderATargetStaysOnTheCpu) {
+// An HT encode under a size or quality target goes to the device only
+// where the runner keeps its tiles whole (by estimates, nominal steps, one
+// tile an image) and the batch is large enough; one whose blocks would be
+// coded again from the host's indices stays on the CPU at any size. Part 1
+// under a target and HT without one keep the rule above.
+TEST(EngineOptions, AnHtEncodeUnderATargetGoesToTheDeviceOnlyKeptWholeAndLarge) {
   constexpr uint64_t k4K = 3840 * 2048 * 3;
-  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, 64}, /*ht=*/true, false, /*ht_target=*/true));
-  EXPECT_FALSE(engine::device_pays_for_batch({true, 0, false, 0}, true, false, true));
-  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 64}, true, false, false));
+  using engine::HtTarget;
+  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, 1024}, /*ht=*/true, false, HtTarget::kCodedAgainOnHost));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, 0, false, 0}, true, false, HtTarget::kCodedAgainOnHost));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, 0, false, 0}, true, false, HtTarget::kKeptWhole));  // unknown
+  const uint64_t items = (engine::kHtTargetEncodeBatchDeviceSamples + k4K - 1) / k4K;
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, items}, true, false, HtTarget::kKeptWhole));
+  EXPECT_FALSE(engine::device_pays_for_batch({true, k4K, false, items - 1}, true, false, HtTarget::kKeptWhole));
+  EXPECT_TRUE(engine::device_pays_for_batch({true, k4K, false, 64}, true, false, HtTarget::kNone));
+  {
+    codec::EncodeOptions o;
+    o.style.ht = true;
+    EXPECT_EQ(engine::ht_target_of(o), HtTarget::kNone);  // lossless
+    o.rate_kind = codec::EncodeOptions::RateKind::kRatio;
+    o.rate_values = {20};
+    EXPECT_EQ(engine::ht_target_of(o), HtTarget::kKeptWhole);
+    o.ht_rate = codec::EncodeOptions::HtRate::kEstimatedSteps;
+    EXPECT_EQ(engine::ht_target_of(o), HtTarget::kCodedAgainOnHost);
+    o.ht_rate = codec::EncodeOptions::HtRate::kEveryPlane;
+    EXPECT_EQ(engine::ht_target_of(o), HtTarget::kCodedAgainOnHost);
+    o.ht_rate = codec::EncodeOptions::HtRate::kAuto;
+    o.tile_width = o.tile_height = 1024;
+    EXPECT_EQ(engine::ht_target_of(o), HtTarget::kCodedAgainOnHost);
+  }
   codec::EncodeOptions encode;
   EXPECT_FALSE(encode.ht_under_target());
   encode.rate_kind = codec::EncodeOptions::RateKind::kRatio;
