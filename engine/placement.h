@@ -140,9 +140,10 @@ inline constexpr uint64_t kPart1EncodeItemDeviceSamples = uint64_t{7} << 18;
 // (about a seventh of the CPU path's CPU time), but the device's path
 // pays CUDA's start-up and each image's upload and rounds: against the
 // CPU's streamed encode it is level at 32 3840x2048 RGB images at -r 20
-// and behind at --bpp 1 (docs/PERFORMANCE.md, "HT under a target, the
-// whole tile on the device").
-inline constexpr uint64_t kHtTargetEncodeBatchDeviceSamples = uint64_t{1} << 31;
+// and behind at --bpp 1, ahead at 64 images at both (docs/PERFORMANCE.md,
+// "HT under a target, the whole tile on the device"): the crossing lies
+// between, about 46 such images.
+inline constexpr uint64_t kHtTargetEncodeBatchDeviceSamples = uint64_t{1} << 30;
 
 // An HT encode under a size or quality target (EncodeOptions::ht_under_target)
 // codes its blocks again at the planes rate control chooses: where the

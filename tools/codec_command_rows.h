@@ -20,7 +20,7 @@ inline constexpr std::string_view kDeviceHelp =
     "1 or HT code-blocks to the GPU whole (--device-stages all): encode runs the colour transform, DWT, "
     "quantisation and Tier-1 there, decode Tier-1 through the inverse colour transform; ROI and -d regions stay on "
     "the CPU. A batch of HT files under a size or quality target (-r, --bpp, -q) goes to the GPU whole from about "
-    "2.1 G samples in all (91 3840x2048 RGB images): the blocks' plane statistics come back from quantisation, the "
+    "1.07 G samples in all (46 3840x2048 RGB images): the blocks' plane statistics come back from quantisation, the "
     "CPU chooses the planes and the GPU codes them; that needs images of one tile and --ht-rate auto or estimated "
     "(otherwise, and for fewer samples, such a batch is encoded on the CPU alone, which is faster; with "
     "--device-stages given, its blocks go to the GPU, the transforms on the CPU). A tile whose run "
