@@ -89,15 +89,19 @@ Status DeviceHtRate::estimate(EncodeTile& tile, ThreadPool& pool) {
 }
 
 Status DeviceHtRate::code_round(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients,
-                                entropy::cuda::TileEncoder& t1, ThreadPool& pool) {
+                                entropy::cuda::TileEncoder& t1, ThreadPool& pool,
+                                const std::function<Status(int)>& mark) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceHtRound round, plan_ht_round(tile, plan));
   const size_t n = tile.blocks.size();
   tile.coded.assign(n, {});
   for (size_t i = 0; i < n; ++i) tile.coded[i].zero_bitplanes = tile.blocks[i].num_bitplanes;
   if (round.block.empty()) return Status::Ok();
   MALLAT_RETURN_IF_ERROR(t1.upload_jobs(round.t1.jobs, coefficients, round.t1.coefficients, round.t1.slot_capacity));
+  MALLAT_RETURN_IF_ERROR(mark(0));
   MALLAT_RETURN_IF_ERROR(t1.encode());
+  MALLAT_RETURN_IF_ERROR(mark(1));
   MALLAT_ASSIGN_OR_RETURN(const entropy::cuda::TileEncodedBatch result, t1.download_packed());
+  MALLAT_RETURN_IF_ERROR(mark(2));
   const size_t jobs = round.block.size();
   if (result.results.size() != jobs) {
     return device_error("the device coded " + std::to_string(result.results.size()) + " code-blocks of the round's " +

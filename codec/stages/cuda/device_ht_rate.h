@@ -12,6 +12,8 @@
 // passes and distortions the CPU runner's block coding stage gives.
 #pragma once
 
+#include <functional>
+
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -41,8 +43,11 @@ class DeviceHtRate {
   // `coefficients`, the others left uncoded with their Mb as zero
   // bit-planes). A block whose bytes overflow their slot is coded again on
   // the CPU from its indices copied down (the same bytes).
+  // `mark` is called, where the round codes any block, before Tier-1's
+  // launch (0), after it (1) and after the download (2), so that the
+  // runner's times (DeviceTileTimes) hold the rounds' coding too.
   Status code_round(EncodeTile& tile, const DeviceTilePlan& plan, const int32_t* coefficients,
-                    entropy::cuda::TileEncoder& t1, ThreadPool& pool);
+                    entropy::cuda::TileEncoder& t1, ThreadPool& pool, const std::function<Status(int)>& mark);
 
  private:
   dwt::cuda::DeviceArena jobs_, statistics_;

@@ -101,14 +101,32 @@ class DeviceTileSlot {
   // statistics instead of Tier-1 (device_ht_rate.h), the indices kept for
   // code_round while the caller holds the slot.
   Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
-  // One round of rate control's coding of the kept tile.
-  Status code_round(EncodeTile& tile, ThreadPool& pool) {
+  // One round of rate control's coding of the kept tile; `add` takes its
+  // Tier-1 kernel's and download's times (no tile counted: run counted it).
+  Status code_round(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add) {
     if (tile.blocks.empty()) {
       tile.coded.clear();
       return Status::Ok();
     }
     if (!kept_) return internal_error("a round of coding on a slot that kept no tile");
-    return ht_.code_round(tile, kept_plan_, in(), *t1_, pool);
+    constexpr Step kMarks[] = {kQuantised, kCoded, kDownloaded};
+    bool coded = false;
+    MALLAT_RETURN_IF_ERROR(ht_.code_round(tile, kept_plan_, in(), *t1_, pool, [&](int step) {
+      coded = true;
+      return record(kMarks[step], t1_->stream());
+    }));
+    if (!coded) return Status::Ok();
+    float ms[2] = {};
+    MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventSynchronize(events_[kDownloaded].get()), "cudaEventSynchronize"));
+    for (int i = 0; i < 2; ++i) {
+      MALLAT_RETURN_IF_ERROR(check_cuda(
+          cudaEventElapsedTime(&ms[i], events_[kMarks[i]].get(), events_[kMarks[i + 1]].get()), "cudaEventElapsedTime"));
+    }
+    DeviceTileTimes t;
+    t.tier1_ms = ms[0];
+    t.download_ms = ms[1];
+    add(t);
+    return Status::Ok();
   }
   // The slot no longer keeps a tile's indices.
   void forget_kept() {
@@ -171,7 +189,10 @@ DeviceTileContext::DeviceTileContext(std::future<StartedSlots> starting) : start
 DeviceTileContext::~DeviceTileContext() = default;
 
 Status DeviceTileContext::code_round(DeviceTileSlot& held, EncodeTile& tile, ThreadPool& pool) {
-  return after_run(held.code_round(tile, pool));
+  return after_run(held.code_round(tile, pool, [&](const DeviceTileTimes& t) {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    times_ += t;
+  }));
 }
 
 void DeviceTileContext::release(DeviceTileSlot* held) {
