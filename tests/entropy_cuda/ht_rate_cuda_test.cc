@@ -110,12 +110,13 @@ TEST(HtRateCuda, TargetsOnTheDeviceWriteTheCpuPathsBytes) {
   }
 }
 
-// A failure injected after k runs that pass (run 0: the stages to
-// quantisation with the statistics; run k > 0: rate control's k-th round of
-// coding) sends the tile to the CPU runner there: the CPU path's bytes, one
-// note. The runs a case makes are those whose failure is noted: every case
-// codes at least one round on the device, and some two rounds and more
-// (the estimates' second choice, or the blocks a plane further).
+// A failure injected after k device steps that pass (with none passed, the
+// stages to quantisation with the statistics fail; after k, rate control's
+// k-th round of coding) sends the tile to the CPU runner there: the CPU
+// path's bytes, one note. The steps a case makes are those whose failure is
+// noted: every case codes at least one round on the device, and some two
+// rounds and more (the estimates' second choice, or the blocks a plane
+// further).
 TEST(HtRateCuda, AFailureAtAnyStepGivesTheCpuPathsBytes) {
   SKIP_WITHOUT_DEVICE();
   MALLAT_REQUIRE_TESTDATA("images/Bretagne1.ppm");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec/stages/cuda/ht_statistics_launch.h"
+#include "codec/stages/cuda/job_indices.h"
 #include "dwt/cuda/check.h"
 #include "entropy/ht/plane_estimate.h"
 #include "entropy/t1_encode_batch.h"
@@ -115,18 +116,12 @@ Status DeviceHtRate::code_round(EncodeTile& tile, const DeviceTilePlan& plan, co
     entropy::BlockToEncode block = round.shapes[k];
     std::vector<int32_t> samples;
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
-      const entropy::T1DeviceJob& job = round.t1.jobs[k];
-      samples.resize(size_t{job.width} * job.height);
-      const Status copied = check_cuda(
-          cudaMemcpy2D(samples.data(), size_t{job.width} * sizeof(int32_t), coefficients + job.coefficient_offset,
-                       entropy::job_stride(job) * sizeof(int32_t), size_t{job.width} * sizeof(int32_t), job.height,
-                       cudaMemcpyDeviceToHost),
-          "copying an overflowing code-block's indices back");
+      Result<PlaneView<const int32_t>> copied = cuda::job_indices_to_host(round.t1.jobs[k], coefficients, samples);
       if (!copied.ok()) {
-        failed[k] = copied;
+        failed[k] = copied.status();
         return;
       }
-      block.coefficients = PlaneView<const int32_t>{samples.data(), job.width, job.height, job.width};
+      block.coefficients = *copied;
     }
     Result<entropy::EncodedCodeBlock> e = entropy::finish_packed_device_block(
         block, r, result.passes + result.pass_offset[k], result.bytes + result.byte_offset[k]);

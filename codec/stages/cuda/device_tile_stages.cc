@@ -27,6 +27,7 @@
 #include "codec/stages/cuda/fed_upload.h"
 #include "codec/stages/cuda/forward_launch.h"
 #include "codec/stages/cuda/inverse_launch.h"
+#include "codec/stages/cuda/job_indices.h"
 #include "codec/stages/cuda/layout_dwt.h"
 #include "codec/stages/cuda/staged_copy.h"
 #include "codec/stages/colour_rules.h"
@@ -493,19 +494,13 @@ Status DeviceTileSlot::finish_blocks(EncodeTile& tile, const DeviceTilePlan& pla
     entropy::BlockToEncode block;
     std::vector<int32_t> samples;
     if (r.status == entropy::SharedT1Status::kOutputOverflow) {
-      const entropy::T1DeviceJob& job = plan.t1.jobs[i];
-      samples.resize(size_t{job.width} * job.height);
-      const Status copied =
-          check_cuda(cudaMemcpy2D(samples.data(), size_t{job.width} * sizeof(int32_t), in() + job.coefficient_offset,
-                                  entropy::job_stride(job) * sizeof(int32_t), size_t{job.width} * sizeof(int32_t),
-                                  job.height, cudaMemcpyDeviceToHost),
-                     "copying an overflowing code-block's samples back");
+      Result<PlaneView<const int32_t>> copied = cuda::job_indices_to_host(plan.t1.jobs[i], in(), samples);
       if (!copied.ok()) {
-        failed[i - first] = copied;
+        failed[i - first] = copied.status();
         return;
       }
       const EncodeBlock& b = tile.blocks[i];
-      block.coefficients = PlaneView<const int32_t>{samples.data(), job.width, job.height, job.width};
+      block.coefficients = *copied;
       block.orientation = b.orientation;
       block.num_bitplanes = b.num_bitplanes;
       block.style = b.style;
