@@ -28,6 +28,8 @@ struct T1DeviceJob {
   // and kHtRefinement / kHtDistortions.
   uint8_t ht_cleanup_plane = 0;
   uint8_t ht_flags = 0;
+  // EBCOT blocks: SharedT1Block::pass_limit (0: every pass).
+  uint8_t pass_limit = 0;
 };
 inline constexpr uint8_t kHtRefinement = 1;
 // The samples from a job's row to its next.

@@ -190,13 +190,15 @@ MALLAT_HD inline SharedT1Result code_formed_block(const FormedBlock& b, const Fo
     }
     return pass.distortion;
   };
-  const SharedT1Status status =
-      detail::code_shared_passes(form, b.planes, fraction_bits, style, out, b.num_passes, result.length);
+  int exact = 0;
+  const SharedT1Status status = detail::code_shared_passes(form, b.planes, fraction_bits, style, out, b.num_passes,
+                                                           b.cut, result.length, exact);
   if (status != SharedT1Status::kOk) {
     result.status = status;
     return result;
   }
   detail::finish_shared_passes(out, b.num_passes, result.length, fraction_bits);
+  result.exact_passes = static_cast<int16_t>(exact);
   return result;
 }
 

@@ -63,7 +63,8 @@ struct FormedBlock {
   SharedT1Status status = SharedT1Status::kOk;
   int8_t zero_bitplanes = 0;
   int8_t planes = 0;
-  int16_t num_passes = 0;
+  int16_t num_passes = 0;  // the passes coded (SharedT1Block::pass_limit may cut them)
+  bool cut = false;        // fewer than 3 * planes - 2
 };
 
 // Bytes a block's decision stream may need: per bit-plane at most one
@@ -351,7 +352,8 @@ MALLAT_HD inline FormedBlock form_block_plan(const SharedT1Block& block, uint32_
   const int planes = bit_width > block.fraction_bits ? bit_width - block.fraction_bits : 0;
   b.planes = static_cast<int8_t>(planes);
   b.zero_bitplanes = static_cast<int8_t>(block.num_bitplanes - planes);
-  b.num_passes = static_cast<int16_t>(planes > 0 ? 3 * planes - 2 : 0);
+  b.num_passes = static_cast<int16_t>(limited_passes(planes, block.pass_limit));
+  b.cut = b.num_passes < (planes > 0 ? 3 * planes - 2 : 0);
   return b;
 }
 

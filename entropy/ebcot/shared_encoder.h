@@ -110,7 +110,22 @@ struct SharedT1Block {
   int num_bitplanes = 0;
   CodeBlockStyle style;
   int fraction_bits = 0;
+  // At most this many passes are coded (0: every pass). Truncating a block
+  // after any pass is the encoder's right (J.14 / Taubman's PCRD: passes
+  // past the one rate control keeps are never sent), so a rate-controlled
+  // encode whose estimates say a block's finer passes cannot survive need
+  // not code them: the last coded pass is terminated (C.2.9) and the
+  // block is a valid one of fewer passes. SharedT1Result::exact_passes
+  // says which passes are byte for byte what coding every pass gives.
+  int pass_limit = 0;
 };
+
+// The passes a block of `planes` magnitude bit-planes codes under
+// `pass_limit` (SharedT1Block::pass_limit): 3 * planes - 2, or fewer.
+MALLAT_HD inline constexpr int limited_passes(int planes, int pass_limit) {
+  const int all = planes > 0 ? 3 * planes - 2 : 0;
+  return pass_limit > 0 && pass_limit < all ? pass_limit : all;
+}
 
 // The caller's output: `buffer[0]` is a scratch byte (the placeholder before
 // the first segment that C.2.8 reads), the codeword segments go to
@@ -127,6 +142,14 @@ struct SharedT1Output {
 struct SharedT1Result {
   uint32_t length = 0;  // bytes at buffer + 1
   int16_t num_passes = 0;
+  // Of the passes coded, how many leading ones have the length, distortion
+  // decrease and termination that coding every pass gives them, their
+  // bytes (up to that length) the same: all of them unless a pass limit
+  // cut the block. Past a cut the MQ coder's register C would still have
+  // carried into the bytes it last wrote, and the terminated segment ends
+  // otherwise, so a pass whose shortest truncation (shortest_truncation)
+  // reads a byte that was not final when the last pass ended is not exact.
+  int16_t exact_passes = 0;
   int8_t zero_bitplanes = 0;
   SharedT1Status status = SharedT1Status::kOk;
 };
@@ -144,6 +167,7 @@ MALLAT_HD inline SharedT1Block shared_block_of(const T1DeviceJob& job, const int
   block.num_bitplanes = job.num_bitplanes;
   block.style = CodeBlockStyle::from_byte(job.style);
   block.fraction_bits = job.fraction_bits;
+  block.pass_limit = job.pass_limit;
   return block;
 }
 
@@ -168,10 +192,13 @@ namespace detail {
 // codeword segments (Table D.9, C.2.9) and adds SEGMARK's symbols. Returns
 // the bytes coded, or kOutputOverflow as soon as a byte does not fit. The
 // state's passes (encode_shared_passes) and the GPU's formed ones
-// (entropy/ebcot/formed_passes.h) share it.
+// (entropy/ebcot/formed_passes.h) share it. `exact` gets the count of
+// SharedT1Result::exact_passes: num_passes unless `cut` (a pass limit
+// stopped the block before its last plane's cleanup pass).
 template <class FormPass>
 MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int lowest, const CodeBlockStyle& style,
-                                            const SharedT1Output& out, int num_passes, uint32_t& length) {
+                                            const SharedT1Output& out, int num_passes, bool cut, uint32_t& length,
+                                            int& exact) {
   BasicMqEncodeSymbols<BasicMqEncoder<true>> mq{BasicMqEncoder<true>{}, initial_contexts()};
   BasicRawEncodeSymbols<BasicRawEncoder<true>> raw{};
   uint8_t* const buffer = out.buffer;
@@ -185,6 +212,10 @@ MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int low
   int pending = 0;
   uint32_t segment_start = 1;  // offset in the buffer of the open segment
   bool open = false;
+  // The passes before the open segment's first are in closed segments,
+  // terminated alike whether or not the block is cut.
+  int segment_first_pass = 0;
+  exact = num_passes;
   for (int i = 0; i < num_passes; ++i) {
     const PassType type = pass_type(i);
     const bool is_raw = pass_is_raw(style, i);
@@ -197,6 +228,7 @@ MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int low
         mq.mq.init(buffer + segment_start);
       }
       open = true;
+      segment_first_pass = i;
     }
     const double distortion = form(i, type, is_raw, plane, mq, raw);
     // SEGMARK (D.5): the symbols 1010 in the UNIFORM context after each cleanup pass.
@@ -206,6 +238,12 @@ MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int low
     CodingPass& pass = out.passes[i];
     pass.distortion_decrease = distortion;
     pass.terminated = i == num_passes - 1 || pass_ends_segment(style, i);
+    // A cut block's last pass ends a segment that coding on would have
+    // left open: the bytes before B (the byte a carry may still reach,
+    // C.2.5) are final, those after are the termination's.
+    const bool cut_here = cut && i == num_passes - 1 && !pass_ends_segment(style, i);
+    const uint32_t settled = cut_here && !is_raw ? static_cast<uint32_t>(mq.mq.bp - buffer) : 0;
+    if (cut_here) exact = segment_first_pass;
     if (pass.terminated) {
       const uint32_t bytes = is_raw ? raw.raw.flush()
                              : style.predictable_termination ? mq.mq.flush_predictable()
@@ -213,8 +251,11 @@ MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int low
       if (mq.mq.overflow || raw.raw.overflow) return SharedT1Status::kOutputOverflow;
       if (!is_raw) {
         for (int k = 0; k < pending; ++k) {
-          out.passes[pending_pass[k]].cumulative_length = static_cast<uint32_t>(
-              shortest_truncation(pending_point[k], buffer, segment_start, segment_start + bytes) - 1);
+          const size_t end = shortest_truncation(pending_point[k], buffer, segment_start, segment_start + bytes);
+          out.passes[pending_pass[k]].cumulative_length = static_cast<uint32_t>(end - 1);
+          // Read from final bytes alone (and ending before B, so that no
+          // later pass's length, each at least B's offset, is shorter).
+          if (cut_here && exact == pending_pass[k] && end < settled) exact = pending_pass[k] + 1;
         }
         pending = 0;
       }
@@ -242,8 +283,8 @@ MALLAT_HD SharedT1Status code_shared_passes(FormPass&& form, int planes, int low
 template <bool kVsc, bool kRecorded>
 MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation orientation, int planes,
                                               int lowest, const CodeBlockStyle& style,
-                                              const SharedT1Output& out, int num_passes,
-                                              const DecisionBuffer& decisions, uint32_t& length) {
+                                              const SharedT1Output& out, int num_passes, bool cut,
+                                              const DecisionBuffer& decisions, uint32_t& length, int& exact) {
   const uint8_t* zc_lut = MALLAT_T1_TABLE(kZeroCodingLut)[static_cast<int>(orientation)].data();
   auto form = [&](int, PassType type, bool is_raw, int plane, auto& mq, auto& raw) {
     s.distortion = 0.0;
@@ -261,7 +302,7 @@ MALLAT_HD SharedT1Status encode_shared_passes(T1FixedState& s, BandOrientation o
     }
     return s.distortion;
   };
-  return code_shared_passes(form, planes, lowest, style, out, num_passes, length);
+  return code_shared_passes(form, planes, lowest, style, out, num_passes, cut, length, exact);
 }
 
 // The result's last steps once the passes are coded: the passes' lengths
@@ -334,11 +375,14 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
   const int planes = bit_width > block.fraction_bits ? bit_width - block.fraction_bits : 0;
   result.zero_bitplanes = static_cast<int8_t>(block.num_bitplanes - planes);
   if (planes == 0) return result;
-  const int num_passes = 3 * planes - 2;
+  const int num_passes = limited_passes(planes, block.pass_limit);
+  const bool cut = num_passes < 3 * planes - 2;
   result.num_passes = static_cast<int16_t>(num_passes);
+  int exact = 0;
   const auto passes = [&](auto vsc, auto recorded) {
     return detail::encode_shared_passes<decltype(vsc)::value, decltype(recorded)::value>(
-        s, block.orientation, planes, block.fraction_bits, block.style, out, num_passes, decisions, result.length);
+        s, block.orientation, planes, block.fraction_bits, block.style, out, num_passes, cut, decisions,
+        result.length, exact);
   };
   using Yes = std::true_type;
   using No = std::false_type;
@@ -350,6 +394,7 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
     return result;
   }
   detail::finish_shared_passes(out, num_passes, result.length, block.fraction_bits);
+  result.exact_passes = static_cast<int16_t>(exact);
   return result;
 }
 

@@ -162,6 +162,7 @@ MALLAT_HD inline SharedT1Result encode_ht_block_shared(const SharedT1Block& bloc
   }
   result.length = out.passes[passes - 1].cumulative_length;
   result.num_passes = static_cast<int16_t>(passes);
+  result.exact_passes = result.num_passes;  // HT blocks are never cut
   for (int i = 0; i < passes && f > 0; ++i) {
     out.passes[i].distortion_decrease = detail::scale_distortion(out.passes[i].distortion_decrease, f);
   }

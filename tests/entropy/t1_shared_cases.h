@@ -28,9 +28,10 @@ struct SharedCase {
   int num_bitplanes = 0;
   CodeBlockStyle style;
   int fraction_bits = 0;
+  int pass_limit = 0;  // SharedT1Block::pass_limit
 
   SharedT1Block block() const {
-    return {samples.data(), width, height, width, orientation, num_bitplanes, style, fraction_bits};
+    return {samples.data(), width, height, width, orientation, num_bitplanes, style, fraction_bits, pass_limit};
   }
   std::string name() const {
     return std::to_string(width) + "x" + std::to_string(height) + " orientation " +

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ T1DeviceBatchResult run_on_device(const std::vector<SharedCase>& cases, uint32_t
     j.num_bitplanes = static_cast<uint8_t>(c.num_bitplanes);
     j.style = c.style.to_byte();
     j.fraction_bits = static_cast<uint8_t>(c.fraction_bits);
+    j.pass_limit = static_cast<uint8_t>(c.pass_limit);
     jobs.push_back(j);
     coefficients.insert(coefficients.end(), c.samples.begin(), c.samples.end());
   }
@@ -102,6 +104,40 @@ TEST(Tier1Cuda, EveryCaseAsTheCpuCoder) {
     SCOPED_TRACE(std::to_string(blocks_per_warp) + " code-blocks per warp");
     expect_as_cpu(cases, run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, blocks_per_warp, false));
   }
+}
+
+// Under pass limits (SharedT1Block::pass_limit) the device cuts each block
+// where the shared encoder on the CPU cuts it (tests/entropy/
+// t1_pass_limit_test.cc holds that to the whole coding): the same bytes,
+// passes and exact passes, split or not.
+TEST(Tier1Cuda, PassLimitsCutAsTheSharedEncoderCuts) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<SharedCase> cases = shared_cases();
+  for (size_t i = 0; i < cases.size(); ++i) cases[i].pass_limit = 1 + static_cast<int>(i * 7 % 40);
+  auto state = std::make_unique<T1FixedState>();
+  std::vector<uint8_t> buffer(1u << 17);
+  std::vector<CodingPass> passes(kMaxCodingPasses);
+  size_t cut = 0;
+  for (bool split : {true, false}) {
+    SCOPED_TRACE(split ? "formed by a warp a block, then coded" : "one thread a block");
+    const T1DeviceBatchResult device = run_on_device(cases, 1u << 17, T1StateMemory::kGlobal, split ? 0 : 32, split);
+    ASSERT_EQ(device.results.size(), cases.size());
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const SharedCase& c = cases[i];
+      const SharedT1Result want =
+          encode_code_block_shared(c.block(), *state, {buffer.data(), 1u << 17, passes.data()});
+      const SharedT1Result& got = device.results[i];
+      ASSERT_EQ(got.status, want.status) << c.name();
+      ASSERT_EQ(got.num_passes, want.num_passes) << c.name();
+      ASSERT_EQ(got.exact_passes, want.exact_passes) << c.name();
+      if (want.status != SharedT1Status::kOk || want.num_passes == 0) continue;
+      cut += want.exact_passes < want.num_passes ? 1 : 0;
+      Result<EncodedCodeBlock> block = device.block(i);
+      ASSERT_TRUE(block.ok()) << c.name() << ": " << block.status().message();
+      ASSERT_TRUE(same_encoding(to_encoded(want, buffer.data(), passes.data()), *block)) << c.name();
+    }
+  }
+  EXPECT_GT(cut, 500u);
 }
 
 TEST(Tier1Cuda, ThreeThousandLaplacianBlocksInOneLaunch) {

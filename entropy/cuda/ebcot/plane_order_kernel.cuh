@@ -40,7 +40,11 @@ __global__ void __launch_bounds__(256) t1_block_planes_kernel(const T1DeviceJob*
   for (int k = 16; k > 0; k /= 2) all |= __shfl_xor_sync(0xFFFFFFFFu, all, k);
   if (lane == 0) {
     const int width = 32 - __clz(static_cast<int>(all));
-    const int planes = width > job.fraction_bits ? width - job.fraction_bits : 0;
+    int planes = width > job.fraction_bits ? width - job.fraction_bits : 0;
+    // A pass limit leaves fewer planes to code: lanes of a warp then stop
+    // together (3 passes a plane, the first plane's cleanup alone).
+    const int limited = (job.pass_limit + 2) / 3;
+    if (job.pass_limit > 0 && limited < planes) planes = limited;
     bins[i] = static_cast<uint8_t>(32 - planes);
   }
 }
