@@ -24,6 +24,8 @@ namespace mallat::entropy::bench {
 struct SubbandBlock {
   PlaneView<const int32_t> coefficients;
   int num_bitplanes = 0;
+  int orientation = 0;  // entropy::BandOrientation: LL, HL, LH, HH
+  int band = 0;         // the subband's place in A.6.4's order (LL, then HL, LH, HH, coarsest level first)
 };
 
 struct SubbandBlocks {
@@ -55,7 +57,7 @@ inline void forward_level(std::vector<int32_t>& plane, int64_t stride, int64_t w
 
 // The code-blocks of the band [x0, x1) x [y0, y1) of `plane`, Mb as above.
 inline void add_band(const std::vector<int32_t>& plane, int64_t stride, int64_t x0, int64_t y0, int64_t x1,
-                     int64_t y1, int nominal_mb, std::vector<SubbandBlock>& blocks) {
+                     int64_t y1, int nominal_mb, int orientation, int band, std::vector<SubbandBlock>& blocks) {
   uint32_t all = 0;
   for (int64_t y = y0; y < y1; ++y) {
     for (int64_t x = x0; x < x1; ++x) {
@@ -67,7 +69,8 @@ inline void add_band(const std::vector<int32_t>& plane, int64_t stride, int64_t 
   const PlaneView<const int32_t> view{plane.data(), x1, y1, stride};
   for (int64_t y = y0; y < y1; y += 64) {
     for (int64_t x = x0; x < x1; x += 64) {
-      blocks.push_back({view.sub(x, y, std::min<int64_t>(64, x1 - x), std::min<int64_t>(64, y1 - y)), mb});
+      blocks.push_back(
+          {view.sub(x, y, std::min<int64_t>(64, x1 - x), std::min<int64_t>(64, y1 - y)), mb, orientation, band});
     }
   }
 }
@@ -102,13 +105,14 @@ inline SubbandBlocks subband_blocks_of_ppm(const std::string& path, int levels =
     for (int level = 0; level < levels; ++level) {
       detail::forward_level(plane, out.width, w, h);
       const int64_t lw = (w + 1) / 2, lh = (h + 1) / 2;
-      detail::add_band(plane, out.width, lw, 0, w, lh, depth + 1, out.blocks);   // HL
-      detail::add_band(plane, out.width, 0, lh, lw, h, depth + 1, out.blocks);   // LH
-      detail::add_band(plane, out.width, lw, lh, w, h, depth + 2, out.blocks);   // HH
+      const int band = 1 + 3 * (levels - 1 - level);
+      detail::add_band(plane, out.width, lw, 0, w, lh, depth + 1, 1, band, out.blocks);       // HL
+      detail::add_band(plane, out.width, 0, lh, lw, h, depth + 1, 2, band + 1, out.blocks);   // LH
+      detail::add_band(plane, out.width, lw, lh, w, h, depth + 2, 3, band + 2, out.blocks);   // HH
       w = lw;
       h = lh;
     }
-    detail::add_band(plane, out.width, 0, 0, w, h, depth, out.blocks);  // LL
+    detail::add_band(plane, out.width, 0, 0, w, h, depth, 0, 0, out.blocks);  // LL
   }
   return out;
 }

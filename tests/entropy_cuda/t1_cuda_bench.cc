@@ -27,6 +27,22 @@
 //                          coded
 //   BENCH_FORM_LANES=16    half a warp forms each block of at most 16
 //                          stripes, two a warp (not a whole warp a block)
+//   BENCH_IMAGE=a.ppm      an 8-bit RGB photo's code-blocks instead, as a
+//                          lossless encode makes them (5/3, 5 levels;
+//                          tests/entropy/subband_blocks.h)
+//   BENCH_KEEP=0.09        EBCOT: each block coded only down to a pass limit
+//                          (SharedT1Block::pass_limit), set as rate control
+//                          by estimates would set it for a target keeping
+//                          this share of the lossless bytes, from the whole
+//                          coding's hulls (the best estimate there can be):
+//                          the passes PCRD keeps (each block weighed as
+//                          its subband's synthesis energy with
+//                          BENCH_IMAGE, else alike) and BENCH_MARGIN (3)
+//                          more;
+//                          the blocks are held to the shared encoder's
+//                          with the same limits, and the report says how
+//                          many cut blocks keep PCRD's choice
+//                          (codec/encoder/pass_limits.h)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,11 +52,15 @@
 #include <vector>
 #include <cstring>
 
+#include "codec/encoder/pass_limits.h"
+#include "codec/encoder/rate_control.h"
+#include "codec/encoder/synthesis_norms.h"
 #include "entropy/cpu_block_coder.h"
 #include "entropy/cuda/t1_device_encoder.h"
 #include "entropy/ebcot/ebcot.h"
 #include "entropy/ebcot/shared_encoder.h"
 #include "tests/entropy/laplacian_block.h"
+#include "tests/entropy/subband_blocks.h"
 #include "tests/entropy_cuda/bench_timing.h"
 
 using namespace mallat;
@@ -49,7 +69,11 @@ using namespace mallat::entropy;
 namespace {
 
 constexpr int kSide = 64;
-constexpr int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
+// The blocks of one image: the Laplacian set's, or BENCH_IMAGE's.
+int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
+// Each block's weight in PCRD (BENCH_KEEP): 1, or its subband's synthesis
+// energy (BENCH_IMAGE).
+std::vector<double> block_weight;
 
 // Job j through its coder's CPU coder (lossless: HT's cleanup at plane 0).
 Result<EncodedCodeBlock> cpu_encode(const std::vector<int32_t>& samples, const T1DeviceJob& j) {
@@ -69,8 +93,81 @@ void encode_range(const std::vector<int32_t>& samples, const std::vector<T1Devic
   }
 }
 
+// The shared encoder's coding of job j (its pass limit too).
+SharedT1Result shared_encode(const std::vector<int32_t>& samples, const T1DeviceJob& j, T1FixedState& state,
+                             std::vector<uint8_t>& buffer, std::vector<CodingPass>& passes) {
+  return encode_code_block_shared(shared_block_of(j, samples.data()), state,
+                                  {buffer.data(), static_cast<uint32_t>(buffer.size()), passes.data()});
+}
+
+// BENCH_KEEP: PCRD over the whole coding of the first image's blocks (each
+// of weight 1) for a target of `keep` of their bytes; each block's limit is
+// the passes it keeps and `margin` more (at least 1), on every image's
+// copy. Prints what is cut and how many cut blocks keep their choice.
+void set_oracle_limits(const std::vector<int32_t>& samples, std::vector<T1DeviceJob>& jobs, double keep,
+                       int margin) {
+  auto state = std::make_unique<T1FixedState>();
+  std::vector<uint8_t> buffer(24 * 1024);
+  std::vector<std::vector<CodingPass>> whole(kBlocksPerImage);
+  std::vector<codec::CodeBlockHull> hulls(kBlocksPerImage);
+  double total_bytes = 0;
+  for (int i = 0; i < kBlocksPerImage; ++i) {
+    whole[i].resize(kMaxCodingPasses);
+    const SharedT1Result r = shared_encode(samples, jobs[i], *state, buffer, whole[i]);
+    if (r.status != SharedT1Status::kOk) std::abort();
+    whole[i].resize(static_cast<size_t>(r.num_passes));
+    hulls[i] = codec::convex_hull(whole[i], block_weight.empty() ? 1.0 : block_weight[i]);
+    total_bytes += r.length;
+  }
+  struct Point {
+    double slope;
+    int block, index;
+  };
+  std::vector<Point> points;
+  for (int b = 0; b < kBlocksPerImage; ++b)
+    for (size_t k = 0; k < hulls[b].passes.size(); ++k) points.push_back({hulls[b].slope[k], b, static_cast<int>(k)});
+  std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.slope > b.slope; });
+  std::vector<int> chosen(kBlocksPerImage, 0);
+  double bytes = 0;
+  for (const Point& p : points) {
+    const codec::CodeBlockHull& h = hulls[p.block];
+    const double more = h.bytes[p.index] - (p.index > 0 ? h.bytes[p.index - 1] : 0.0);
+    if (bytes + more > keep * total_bytes) break;
+    bytes += more;
+    chosen[p.block] = h.passes[p.index];
+  }
+  const double slope = codec::steepest_left_out(hulls, chosen);
+  size_t cut = 0, coded = 0, all = 0, kept = 0;
+  std::vector<CodingPass> passes(kMaxCodingPasses);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const int b = static_cast<int>(j % kBlocksPerImage);
+    const int every = static_cast<int>(whole[b].size());
+    const int limit = std::min(every, std::max(1, chosen[b] + margin));
+    jobs[j].pass_limit = static_cast<uint8_t>(limit < every ? limit : 0);
+    if (j >= static_cast<size_t>(kBlocksPerImage)) continue;
+    all += static_cast<size_t>(every);
+    coded += static_cast<size_t>(limit);
+    if (limit == every) continue;
+    ++cut;
+    const SharedT1Result r = shared_encode(samples, jobs[j], *state, buffer, passes);
+    double energy = 0;
+    for (const CodingPass& p : whole[b]) energy += p.distortion_decrease;
+    const double weight = block_weight.empty() ? 1.0 : block_weight[b];
+    if (codec::cut_keeps_choice(std::span(passes.data(), static_cast<size_t>(r.num_passes)), r.exact_passes, weight,
+                                energy * weight * (1 + 1e-6), slope))
+      ++kept;
+  }
+  std::printf("pass limits: %.3f of the bytes kept (%.2f MB), margin %d passes: %zu of %d blocks cut, %zu of %zu "
+              "passes coded (%.1f%%); %zu of the %zu cut blocks keep PCRD's choice\n",
+              bytes / total_bytes, bytes / 1e6, margin, cut, kBlocksPerImage, coded, all, 100.0 * coded / all, kept,
+              cut);
+}
+
+// Samples of each image's blocks (the report's rate).
+double image_samples = double{kSide} * kSide * ((3840 / kSide) * (2048 / kSide) * 3);
+
 void report(const char* what, double seconds, size_t blocks) {
-  const double samples = static_cast<double>(blocks) * kSide * kSide;
+  const double samples = image_samples * static_cast<double>(blocks) / kBlocksPerImage;
   std::printf("%-34s %10.3f ms %9.3f Gsamples/s %11.0f code-blocks/s\n", what, seconds * 1e3, samples / seconds / 1e9,
               static_cast<double>(blocks) / seconds);
 }
@@ -86,7 +183,34 @@ int main(int argc, char** argv) {
 
   std::vector<int32_t> samples;
   std::vector<T1DeviceJob> jobs;
-  for (int i = 0; i < kBlocksPerImage; ++i) {
+  const char* image_path = std::getenv("BENCH_IMAGE");
+  if (image_path != nullptr) {
+    // A photo's lossless blocks (tests/entropy/subband_blocks.h), weighted
+    // by their subbands' synthesis energy as the encoder weighs them.
+    const bench::SubbandBlocks m = bench::subband_blocks_of_ppm(image_path);
+    auto norms = codec::subband_synthesis_norms(dwt::Wavelet::k53, 5);
+    if (m.blocks.empty() || !norms.ok()) {
+      std::fprintf(stderr, "%s: not an 8-bit binary PPM\n", image_path);
+      return 2;
+    }
+    kBlocksPerImage = static_cast<int>(m.blocks.size());
+    image_samples = static_cast<double>(m.samples());
+    for (const bench::SubbandBlock& b : m.blocks) {
+      T1DeviceJob j;
+      j.coefficient_offset = samples.size();
+      j.width = static_cast<uint16_t>(b.coefficients.width);
+      j.height = static_cast<uint16_t>(b.coefficients.height);
+      j.orientation = static_cast<uint8_t>(b.orientation);
+      j.num_bitplanes = static_cast<uint8_t>(b.num_bitplanes);
+      j.style = style;
+      jobs.push_back(j);
+      for (int64_t y = 0; y < b.coefficients.height; ++y)
+        samples.insert(samples.end(), b.coefficients.row(y), b.coefficients.row(y) + b.coefficients.width);
+      const double norm = (*norms)[static_cast<size_t>(b.band)];
+      block_weight.push_back(norm * norm);
+    }
+  }
+  for (int i = 0; image_path == nullptr && i < kBlocksPerImage; ++i) {
     const std::vector<int32_t> v = laplacian_block(scales[i % 4], static_cast<unsigned>(i + 1));
     T1DeviceJob j;
     j.coefficient_offset = samples.size();
@@ -107,8 +231,19 @@ int main(int argc, char** argv) {
     }
     samples.insert(samples.end(), samples.begin(), samples.begin() + static_cast<ptrdiff_t>(one_image));
   }
-  std::printf("%d image(s) of 3840x2048x3: %zu code-blocks of 64x64, style 0x%02X, Mb 16\n", images, jobs.size(),
-              style);
+  if (image_path != nullptr) {
+    std::printf("%d image(s) of %s's 5/3 code-blocks: %zu blocks, style 0x%02X\n", images, image_path, jobs.size(),
+                style);
+  } else {
+    std::printf("%d image(s) of 3840x2048x3: %zu code-blocks of 64x64, style 0x%02X, Mb 16\n", images, jobs.size(),
+                style);
+  }
+  const char* keep = std::getenv("BENCH_KEEP");
+  const bool limited = keep != nullptr && !CodeBlockStyle::from_byte(style).ht;
+  if (limited) {
+    const char* margin = std::getenv("BENCH_MARGIN");
+    set_oracle_limits(samples, jobs, std::atof(keep), margin != nullptr ? std::atoi(margin) : 3);
+  }
 
   const std::string unavailable = cuda::t1_device_unavailable();
   if (!unavailable.empty()) {
@@ -170,15 +305,27 @@ int main(int argc, char** argv) {
       cuda::T1DeviceBatchResult out;
       st = (*encoder)->download(out);
       size_t mismatches = 0, bytes = 0;
+      auto state = std::make_unique<T1FixedState>();
+      std::vector<uint8_t> buffer(24 * 1024);
+      std::vector<CodingPass> passes(kMaxCodingPasses);
       for (int i = 0; i < kBlocksPerImage && st.ok(); ++i) {
         const T1DeviceJob& j = jobs[i];
-        auto want = cpu_encode(samples, j);
         auto got = out.block(i);
         bytes += got.ok() ? got->data.size() : 0;
+        if (limited) {
+          // Cut blocks: the shared encoder's with the same limit.
+          const SharedT1Result want = shared_encode(samples, j, *state, buffer, passes);
+          if (!got.ok() || got->passes.size() != static_cast<size_t>(want.num_passes) ||
+              got->data.size() != want.length || !std::equal(got->data.begin(), got->data.end(), buffer.data() + 1))
+            ++mismatches;
+          continue;
+        }
+        auto want = cpu_encode(samples, j);
         if (!got.ok() || got->data != want->data || got->passes.size() != want->passes.size()) ++mismatches;
       }
-      std::printf("  output: %zu of %d blocks differ from the CPU coder; %.2f MB coded per image\n",
-                  st.ok() ? mismatches : kBlocksPerImage, kBlocksPerImage, static_cast<double>(bytes) / 1e6);
+      std::printf("  output: %zu of %d blocks differ from the %s; %.2f MB coded per image\n",
+                  st.ok() ? mismatches : kBlocksPerImage, kBlocksPerImage,
+                  limited ? "shared encoder under the same limits" : "CPU coder", static_cast<double>(bytes) / 1e6);
     }
   }
 
