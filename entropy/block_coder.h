@@ -49,6 +49,9 @@ struct BlockToEncode {
   // HtEncodeSettings::lowering_share (negative: the default). The CPU coder
   // alone takes another (a device job has no field for it).
   int ht_lowering_share = -1;
+  // Part 1 only: code at most this many passes (0: all; encode_code_block's
+  // pass_limit, T1DeviceJob::pass_limit).
+  int pass_limit = 0;
 };
 
 // One code-block to decode: what Tier-2 gathered for it (B.10) and the

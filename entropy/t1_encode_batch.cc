@@ -51,6 +51,10 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
                               std::to_string(b.ht_cleanup_plane) + (b.ht_refinement ? " with refinement" : "") +
                               " for Mb = " + std::to_string(b.num_bitplanes));
     }
+    if (b.pass_limit < 0 || (ht && b.pass_limit != 0)) {
+      return invalid_argument("code-block " + std::to_string(k) + " of a Tier-1 device batch: pass limit " +
+                              std::to_string(b.pass_limit) + " (Part 1 blocks only, 0 for none)");
+    }
     T1DeviceJob& job = layout.jobs[k];
     job.coefficient_offset = layout.coefficients;
     job.width = static_cast<uint16_t>(w);
@@ -59,6 +63,8 @@ Result<T1DeviceBatchLayout> lay_out_t1_batch(std::span<const BlockToEncode> bloc
     job.num_bitplanes = static_cast<uint8_t>(b.num_bitplanes);
     job.style = b.style.to_byte();
     job.fraction_bits = static_cast<uint8_t>(b.fraction_bits);
+    // (A limit at or past every pass a block can have is none.)
+    job.pass_limit = static_cast<uint8_t>(b.pass_limit < kMaxCodingPasses ? b.pass_limit : 0);
     job.ht_cleanup_plane = static_cast<uint8_t>(ht ? b.ht_cleanup_plane : 0);
     job.ht_flags =
         static_cast<uint8_t>((b.ht_refinement ? kHtRefinement : 0) | (b.distortions ? kHtDistortions : 0));
@@ -93,6 +99,8 @@ EncodedCodeBlock coded_block(const SharedT1Result& result, const CodingPass* pas
   e.zero_bitplanes = result.zero_bitplanes;
   e.num_passes = result.num_passes;
   e.passes.assign(passes, passes + result.num_passes);
+  e.cut = result.cut;
+  e.exact_passes = result.exact_passes;
   return e;
 }
 

@@ -10,7 +10,7 @@ Result<EncodedCodeBlock> detail::encode_ebcot_block(const BlockToEncode& b) {
   // distortions: whether the caller wants the passes' distortions at
   // all (block_coder.h), which the Part 1 coder honours too.
   return encode_code_block(b.coefficients, b.orientation, b.num_bitplanes, b.style, b.fraction_bits,
-                           b.distortions);
+                           b.distortions, b.pass_limit);
 }
 
 Result<DecodedCodeBlockInfo> detail::decode_ebcot_block(const CodeBlockToDecode& in, PlaneView<int32_t> out) {

@@ -44,6 +44,12 @@ struct EncodedCodeBlock {
   int zero_bitplanes = 0;      // P of B.10.5: Mb minus the planes needed
   int num_passes = 0;          // 3 * (Mb - P) - 2, or 0 for an all-zero block
   std::vector<CodingPass> passes;
+  // A block a pass limit cut short (fewer passes than 3 * (Mb - P) - 2):
+  // `cut`, and how many leading passes are those of coding every pass,
+  // their bytes too (SharedT1Result::exact_passes; all of them where not
+  // cut, whatever this holds).
+  bool cut = false;
+  int exact_passes = 0;
 };
 
 // Encodes one code-block. `num_bitplanes` is Mb (E-2) of the subband: every
@@ -61,10 +67,14 @@ struct EncodedCodeBlock {
 // With `distortions` false the MQ-coded passes' distortion_decrease is left
 // 0 (for a caller that sends every pass, with no rate target); the bytes
 // and lengths are the same.
+//
+// With `pass_limit` > 0, at most that many passes are coded, the last one
+// terminated: what the shared encoder gives under the same limit
+// (SharedT1Block::pass_limit), exact_passes included.
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
                                            const CodeBlockStyle& style, int fraction_bits = 0,
-                                           bool distortions = true);
+                                           bool distortions = true, int pass_limit = 0);
 
 // The plain, slow encoder that computes every context from the neighbourhood
 // directly; the fast one must produce the same bytes. For tests.

@@ -55,11 +55,17 @@ void code_segmentation_symbols(MqEncodeSymbols& s) {
 
 // Codes `planes` bit-planes of the magnitudes, the lowest being `lowest`;
 // the MQ-coded passes measure their distortion decrease with kDistortion.
+// At most `pass_limit` passes (0: all), the last terminated; a block so cut
+// gets exact_passes as code_shared_passes (entropy/ebcot/shared_encoder.h)
+// counts them.
 template <bool kVsc, bool kDistortion>
 EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int planes, int lowest,
-                               const CodeBlockStyle& style) {
+                               const CodeBlockStyle& style, int pass_limit) {
   EncodedCodeBlock out;
-  out.num_passes = 3 * planes - 2;
+  out.num_passes = limited_passes(planes, pass_limit);
+  const bool cut = out.num_passes < 3 * planes - 2;
+  out.cut = cut;
+  out.exact_passes = out.num_passes;
   out.passes.resize(out.num_passes);
   const size_t samples = static_cast<size_t>(s.width) * s.height;
   // A pass codes fewer than 3 symbols per sample and an MQ symbol emits at
@@ -74,6 +80,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
   size_t segment_start = 1;  // offset in the buffer of the open segment
   bool open = false;
   bool open_raw = false;
+  int segment_first_pass = 0;
   detail::PendingTruncations truncations;
   for (int i = 0; i < out.num_passes; ++i) {
     const PassType type = pass_type(i);
@@ -91,6 +98,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
       }
       open = true;
       open_raw = is_raw;
+      segment_first_pass = i;
     }
     s.distortion = 0.0;
     if (is_raw) {
@@ -103,11 +111,23 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
     CodingPass& pass = out.passes[i];
     pass.distortion_decrease = s.distortion;
     pass.terminated = i == out.num_passes - 1 || pass_ends_segment(style, i);
+    // A cut block's last pass ends a segment coding on would have left
+    // open: its passes whose shortest truncation reads only bytes before B
+    // (final once the pass ended) are the whole coding's.
+    const bool cut_here = cut && i == out.num_passes - 1 && !pass_ends_segment(style, i);
+    const size_t settled = cut_here && !is_raw ? static_cast<size_t>(mq.mq.bp - buffer.at(0)) : 0;
     if (pass.terminated) {
       const uint32_t length = is_raw ? raw.raw.flush()
                               : style.predictable_termination ? mq.mq.flush_predictable()
                                                               : mq.mq.flush();
       if (!is_raw) truncations.resolve(buffer.at(0), segment_start, segment_start + length, out.passes);
+      if (cut_here) {
+        out.exact_passes = segment_first_pass;
+        // The pending passes' lengths are their truncations' ends less the
+        // placeholder byte.
+        while (out.exact_passes < i && out.passes[out.exact_passes].cumulative_length + 1 < settled)
+          ++out.exact_passes;
+      }
       segment_start += length;
       open = false;
       pass.cumulative_length = static_cast<uint32_t>(segment_start - 1);
@@ -129,7 +149,7 @@ EncodedCodeBlock encode_passes(T1State& s, BandOrientation orientation, int plan
 Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients,
                                            BandOrientation orientation, int num_bitplanes,
                                            const CodeBlockStyle& style, int fraction_bits,
-                                           bool distortions) {
+                                           bool distortions, int pass_limit) {
   MALLAT_RETURN_IF_ERROR(
       detail::check_code_block_shape(coefficients.width, coefficients.height, num_bitplanes));
   MALLAT_RETURN_IF_ERROR(detail::check_fraction_bits(num_bitplanes, fraction_bits));
@@ -159,8 +179,8 @@ Result<EncodedCodeBlock> encode_code_block(PlaneView<const int32_t> coefficients
     }
   }
   auto encode = [&]<bool kVsc>() {
-    return distortions ? encode_passes<kVsc, true>(s, orientation, planes, fraction_bits, style)
-                       : encode_passes<kVsc, false>(s, orientation, planes, fraction_bits, style);
+    return distortions ? encode_passes<kVsc, true>(s, orientation, planes, fraction_bits, style, pass_limit)
+                       : encode_passes<kVsc, false>(s, orientation, planes, fraction_bits, style, pass_limit);
   };
   EncodedCodeBlock out = style.vertical_causal ? encode.template operator()<true>()
                                                : encode.template operator()<false>();

@@ -180,6 +180,7 @@ MALLAT_HD inline SharedT1Result code_formed_block(const FormedBlock& b, const Fo
   if (b.status != SharedT1Status::kOk) return result;
   result.zero_bitplanes = b.zero_bitplanes;
   result.num_passes = b.num_passes;
+  result.cut = b.cut;
   if (b.num_passes == 0) return result;
   auto form = [&](int i, PassType, bool is_raw, int, auto& mq, auto& raw) {
     const FormedPass& pass = passes[i];

@@ -16,6 +16,13 @@ constexpr PassType pass_type(int pass) {
 // Bit-planes below the most significant coded one that `pass` works on.
 constexpr int pass_plane_offset(int pass) { return (pass + 2) / 3; }
 
+// The passes a block of `planes` magnitude bit-planes codes under a pass
+// limit (0: none; SharedT1Block::pass_limit): 3 * planes - 2, or fewer.
+constexpr int limited_passes(int planes, int pass_limit) {
+  const int all = planes > 0 ? 3 * planes - 2 : 0;
+  return pass_limit > 0 && pass_limit < all ? pass_limit : all;
+}
+
 // D.6: under BYPASS the significance and refinement passes after the fourth
 // cleanup pass (pass index 9) are coded raw.
 constexpr bool pass_is_raw(const CodeBlockStyle& style, int pass) {

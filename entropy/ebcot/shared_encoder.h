@@ -120,13 +120,6 @@ struct SharedT1Block {
   int pass_limit = 0;
 };
 
-// The passes a block of `planes` magnitude bit-planes codes under
-// `pass_limit` (SharedT1Block::pass_limit): 3 * planes - 2, or fewer.
-MALLAT_HD inline constexpr int limited_passes(int planes, int pass_limit) {
-  const int all = planes > 0 ? 3 * planes - 2 : 0;
-  return pass_limit > 0 && pass_limit < all ? pass_limit : all;
-}
-
 // The caller's output: `buffer[0]` is a scratch byte (the placeholder before
 // the first segment that C.2.8 reads), the codeword segments go to
 // buffer[1 .. 1 + length) and nothing goes past buffer[capacity - 1]; a
@@ -152,6 +145,7 @@ struct SharedT1Result {
   int16_t exact_passes = 0;
   int8_t zero_bitplanes = 0;
   SharedT1Status status = SharedT1Status::kOk;
+  bool cut = false;  // the pass limit left passes out
 };
 
 // The block a device batch's job names, its coefficients at the job's offset
@@ -378,6 +372,7 @@ MALLAT_HD inline SharedT1Result encode_code_block_shared(const SharedT1Block& bl
   const int num_passes = limited_passes(planes, block.pass_limit);
   const bool cut = num_passes < 3 * planes - 2;
   result.num_passes = static_cast<int16_t>(num_passes);
+  result.cut = cut;
   int exact = 0;
   const auto passes = [&](auto vsc, auto recorded) {
     return detail::encode_shared_passes<decltype(vsc)::value, decltype(recorded)::value>(

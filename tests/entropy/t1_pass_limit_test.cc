@@ -4,7 +4,7 @@
 // exact_passes passes are those of the whole coding (lengths, terminations,
 // distortion bits, and the bytes up to the last one's length), and the
 // GPU's split encoder (entropy/ebcot/formed_passes.h, run here on the CPU)
-// cuts alike, byte for byte.
+// and the CPU coder (encode_code_block) cut alike, byte for byte.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -179,6 +179,31 @@ TEST(Tier1PassLimit, TheSplitEncoderCutsAsTheSharedOneDoes) {
       }
     }
   }
+}
+
+// The CPU coder (encode_code_block) cuts as the shared encoder does: the
+// same bytes, passes and exact passes under every limit.
+TEST(Tier1PassLimit, TheCpuCoderCutsAsTheSharedEncoderDoes) {
+  size_t cut_blocks = 0;
+  for (const SharedCase& c : limit_cases()) {
+    const int all = shared_coded(c, 0).result.num_passes;
+    for (int limit = 1; limit <= all + 1; ++limit) {
+      const Coded want = shared_coded(c, limit);
+      Result<EncodedCodeBlock> got =
+          encode_code_block(PlaneView<const int32_t>{c.samples.data(), c.width, c.height, c.width}, c.orientation,
+                            c.num_bitplanes, c.style, c.fraction_bits, true, limit);
+      const std::string at = c.name() + ", limit " + std::to_string(limit);
+      ASSERT_TRUE(got.ok()) << at << ": " << got.status().message();
+      ASSERT_TRUE(same_encoding(to_encoded(want.result, want.buffer.data(), want.passes.data()), *got)) << at;
+      ASSERT_EQ(got->cut, want.result.cut) << at;
+      ASSERT_EQ(got->cut, limit < all) << at;
+      if (got->cut) {
+        ASSERT_EQ(got->exact_passes, want.result.exact_passes) << at;
+        ++cut_blocks;
+      }
+    }
+  }
+  EXPECT_GT(cut_blocks, 1000u);
 }
 
 }  // namespace
