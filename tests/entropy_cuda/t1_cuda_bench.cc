@@ -75,13 +75,15 @@ int kBlocksPerImage = (3840 / kSide) * (2048 / kSide) * 3;
 // energy (BENCH_IMAGE).
 std::vector<double> block_weight;
 
-// Job j through its coder's CPU coder (lossless: HT's cleanup at plane 0).
+// Job j through its coder's CPU coder (lossless: HT's cleanup at plane 0;
+// EBCOT's under the job's pass limit).
 Result<EncodedCodeBlock> cpu_encode(const std::vector<int32_t>& samples, const T1DeviceJob& j) {
   BlockToEncode b;
   b.coefficients = {samples.data() + j.coefficient_offset, j.width, j.height, j.width};
   b.orientation = static_cast<BandOrientation>(j.orientation);
   b.num_bitplanes = j.num_bitplanes;
   b.style = CodeBlockStyle::from_byte(j.style);
+  b.pass_limit = j.pass_limit;
   return detail::one_block_encoder(block_coder_kind(b.style))(b);
 }
 
@@ -332,11 +334,11 @@ int main(int argc, char** argv) {
   if (std::getenv("BENCH_NO_CPU")) return 0;
   const int cpu_runs = 3;
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  report("CPU coder, 1 thread", median_seconds(cpu_runs, [&] {
+  report(limited ? "CPU coder, limits, 1 thread" : "CPU coder, 1 thread", median_seconds(cpu_runs, [&] {
            encode_range(samples, jobs, 0, kBlocksPerImage);
          }), kBlocksPerImage);
   char label[64];
-  std::snprintf(label, sizeof label, "CPU coder, %u threads", threads);
+  std::snprintf(label, sizeof label, "CPU coder,%s %u threads", limited ? " limits," : "", threads);
   report(label, median_seconds(cpu_runs, [&] {
            std::vector<std::thread> pool;
            for (unsigned t = 0; t < threads; ++t) {
