@@ -1,4 +1,4 @@
-// `mallat bench codec FILES... [--runs N] [--warmup N] [encode options]`:
+// `mallat bench codec FILES... [--runs N] [--warmup N] [--batch] [encode options]`:
 // every file read, encoded and written, then the written file read, decoded
 // and written, in one process; one warm-up round, then N timed rounds, and
 // per stage the median over the rounds of its time summed over the files.
@@ -33,7 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const char kUsage[] =
-    "usage: mallat bench codec FILES... [--runs N] [--warmup N] [encode options]\n"
+    "usage: mallat bench codec FILES... [--runs N] [--warmup N] [--batch] [--dwt-device cpu|cuda]\n"
+    "       [encode options]\n"
     "Encodes and decodes the image FILES in this process and reports images/s, megapixels/s\n"
     "and the time of each stage: read, colour transform, DWT, quantisation + Tier-1 (block\n"
     "coding), rate allocation, Tier-2, write; for decode read, Tier-2, Tier-1 + dequantisation,\n"
@@ -51,7 +52,11 @@ const char kUsage[] =
     "The first line names the DWT backend and the instruction set the CPU HT block coder runs\n"
     "with (generic, avx2 or avx512: the best this CPU has, or the one the environment variable\n"
     "MALLAT_HT_ISA names, or the best below it that the CPU has).\n"
-    "Intermediate files go to a temporary folder that is removed afterwards.\n";
+    "Intermediate files go to a temporary folder that is removed afterwards.\n"
+    "--batch codes the FILES as one batch a round instead, as mallat encode -i DIR and decode\n"
+    "-i DIR code a folder (the batch's lanes, tile slots and placement), the images read and\n"
+    "the codestreams kept in memory beforehand, and reports each round's wall time and its\n"
+    "share an image, with the device runner's steps summed over the tiles (which overlap).\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -233,6 +238,7 @@ void add_stage_times(codec::StageTimes& sum, const codec::StageTimes& call) {
 struct Bench {
   std::vector<fs::path> files;
   int runs = 5, warmup = 1;
+  bool batch = false;  // --batch
   std::optional<Device> dwt_device;  // --dwt-device: where the DWT runs, whatever --device
   codec::EncodeOptions encode;
   codec::DecodeOptions decode;
@@ -329,7 +335,102 @@ struct Bench {
     return tiles ? codec::device_decode_times(*tiles) : codec::DeviceDecodeTimes{};
   }
 
+  // --batch: the images read as a batch reads them for whole tiles, once.
+  std::vector<Image> images;
+  std::vector<std::vector<uint8_t>> coded;
+
+  Status read_images(uint64_t* pixels, uint64_t* samples) {
+    for (const fs::path& f : files) {
+      MALLAT_ASSIGN_OR_RETURN(Image image, io::read_image(f, 0, io::SampleForm::kStoredWhereCheap));
+      *pixels += static_cast<uint64_t>(image.width()) * static_cast<uint64_t>(image.height());
+      for (const Component& c : image.components) *samples += static_cast<uint64_t>(c.width * c.height);
+      images.push_back(std::move(image));
+    }
+    return Status::Ok();
+  }
+
+  // One round of --batch: every image through encode_batch, then every
+  // codestream through decode_batch (as PNM rasters where they fit).
+  Status batch_round(Round& e, Round& d) {
+    const codec::DeviceTileTimes tiles_before = tile_times();
+    std::vector<EncodeItem> items(images.size());
+    for (size_t i = 0; i < items.size(); ++i) items[i].image = &images[i];
+    auto start = std::chrono::steady_clock::now();
+    std::vector<EncodeResult> encoded = engine->encode_batch(items, encode);
+    e.whole = e.call = ms_since(start);
+    e.tiles = tile_times() - tiles_before;
+    coded.assign(encoded.size(), {});
+    for (size_t i = 0; i < encoded.size(); ++i) {
+      if (!encoded[i].status.ok()) return encoded[i].status.with_context(files[i].string());
+      add_stage_times(e.stages, encoded[i].report.stage_times);
+      coded[i] = std::move(encoded[i].bytes);
+    }
+    const codec::DeviceDecodeTimes decoded_before = decoded_times();
+    std::vector<DecodeItem> decode_items(coded.size());
+    for (size_t i = 0; i < coded.size(); ++i) {
+      decode_items[i].data = coded[i];
+      decode_items[i].raster = true;
+    }
+    start = std::chrono::steady_clock::now();
+    std::vector<DecodeResult> decoded = engine->decode_batch(decode_items, decode);
+    d.whole = d.call = ms_since(start);
+    d.decoded = decoded_times() - decoded_before;
+    for (size_t i = 0; i < decoded.size(); ++i) {
+      if (!decoded[i].status.ok()) return decoded[i].status.with_context("decoding " + files[i].string());
+      add_stage_times(d.stages, decoded[i].report.stage_times);
+    }
+    return Status::Ok();
+  }
+
+  Status run_batch() {
+    uint64_t pixels = 0, samples = 0;
+    MALLAT_RETURN_IF_ERROR(read_images(&pixels, &samples));
+    Workload work;
+    work.batch = true;
+    work.items = images.size();
+    work.expected_samples = images.empty() ? 0 : samples / images.size();
+    MALLAT_ASSIGN_OR_RETURN(const Placement encoding, engine->prepare_encode(encode, work));
+    // The decode's batch as the decode command places it: its first item's
+    // coder and path are the encode's.
+    Workload decoding = work;
+    decoding.ht = encode.style.ht;
+    decoding.irreversible = !encode.reversible;
+    MALLAT_ASSIGN_OR_RETURN(const Placement decoded, engine->prepare_decode(decode, decoding));
+    std::vector<Round> encodes, decodes;
+    for (int round = 0; round < warmup + runs; ++round) {
+      Round e, d;
+      e.samples = d.samples = samples;
+      MALLAT_RETURN_IF_ERROR(batch_round(e, d));
+      if (round < warmup) continue;
+      encodes.push_back(e);
+      decodes.push_back(d);
+    }
+    const size_t n = images.size();
+    // Where each batch ran: its lanes, and what the device did.
+    auto placed = [](const Placement& p, const Status& started) {
+      const std::string device = !p.device      ? "not used"
+                                 : !started.ok() ? "asked for, its start failed (" + started.message() + ")"
+                                 : p.whole_tiles ? "coding whole tiles"
+                                                 : "coding Tier-1";
+      return std::to_string(p.files_at_once) + " lanes, the device " + device;
+    };
+    std::printf("mallat bench codec --batch: %zu files, %.1f MP; encode %s; decode %s; median of %d rounds after %d "
+                "warm-up\n",
+                n, static_cast<double>(pixels) / 1e6, placed(encoding, engine->encode_device_status()).c_str(),
+                placed(decoded, engine->decode_device_status()).c_str(), runs, warmup);
+    for (const auto& [what, rounds] : {std::pair<const char*, const std::vector<Round>*>{"encode", &encodes},
+                                       std::pair<const char*, const std::vector<Round>*>{"decode", &decodes}}) {
+      const double whole = median_of(*rounds, [](const Round& r) { return r.whole; });
+      std::printf("%s: %.1f ms a round, %.2f ms an image (%.1f images/s)\n", what, whole, whole / n,
+                  n / (whole / 1e3));
+    }
+    if (median_of(encodes, [](const Round& r) { return double(r.tiles.tiles); }) > 0) report_tiles(encodes);
+    if (median_of(decodes, [](const Round& r) { return double(r.decoded.tiles); }) > 0) report_decoded_tiles(decodes);
+    return Status::Ok();
+  }
+
   Status run() {
+    if (batch) return run_batch();
     std::vector<Round> encodes, decodes;
     uint64_t pixels = 0;
     for (int round = 0; round < warmup + runs; ++round) {
@@ -395,6 +496,10 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
                                                                                                       : Device::kAuto;
       continue;
     }
+    if (a == "--batch") {
+      bench.batch = true;
+      continue;
+    }
     if (a == "--runs" || a == "--warmup") {
       if (!has_value) return invalid_argument("option " + a + " needs a value");
       MALLAT_RETURN_IF_ERROR(a == "--runs" ? parse_count(a, args[++i], 1, &bench.runs)
@@ -426,6 +531,8 @@ Status parse_args(const std::vector<std::string>& args, Bench& bench) {
   engine.keep_device_until_exit = true;
   if (bench.dwt_device) engine.dwt = *bench.dwt_device;
   bench.engine = std::make_unique<Engine>(engine);
+  // (--batch prepares its batches once the images are read.)
+  if (bench.batch) return Status::Ok();
   MALLAT_RETURN_IF_ERROR(bench.engine->prepare_encode(bench.encode, Workload{}).status());
   MALLAT_RETURN_IF_ERROR(bench.engine->prepare_decode(bench.decode, Workload{}).status());
   return Status::Ok();

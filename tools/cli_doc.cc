@@ -39,7 +39,7 @@ std::string cli_reference_markdown(std::string_view usage) {
   }
   out +=
       "\n## mallat bench codec\n\n"
-      "`mallat bench codec FILES... [--runs N] [--warmup N] [--dwt-device cpu|cuda] [encode options]` takes "
+      "`mallat bench codec FILES... [--runs N] [--warmup N] [--batch] [--dwt-device cpu|cuda] [encode options]` takes "
       "`mallat encode`'s options (without `-i`, `-o` and `-ImgDir`); `mallat bench codec --help` says what it "
       "reports.\n\n"
       "## mallat info, compare, convert\n\n"

@@ -425,6 +425,16 @@ TEST(BatchCli, BenchCodecPrintsEveryStage) {
     EXPECT_NE(out.find(stage), std::string::npos) << stage << "\n" << out;
   EXPECT_TRUE(std::regex_search(out, std::regex("encode: [0-9.]+ ms a round: [0-9.]+ images/s, [0-9.]+ MP/s"))) << out;
   EXPECT_TRUE(std::regex_search(out, std::regex("decode: [0-9.]+ ms a round: [0-9.]+ images/s, [0-9.]+ MP/s"))) << out;
+  // The files as one batch a round: its wall time and its share an image.
+  ASSERT_EQ(run("bench codec " + (dir / "a.ppm").string() + " " + (dir / "b.pgm").string() +
+                    " --batch --runs 2 --warmup 0 -threads 2 -I -r 20 --device cpu",
+                &out, dir),
+            0)
+      << out;
+  EXPECT_NE(out.find("--batch: 2 files"), std::string::npos) << out;
+  EXPECT_NE(out.find("the device not used"), std::string::npos) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("encode: [0-9.]+ ms a round, [0-9.]+ ms an image"))) << out;
+  EXPECT_TRUE(std::regex_search(out, std::regex("decode: [0-9.]+ ms a round, [0-9.]+ ms an image"))) << out;
   EXPECT_EQ(run("bench codec --runs 2", &out, dir), 2) << out;
   EXPECT_EQ(run("bench codec " + (dir / "a.ppm").string() + " -o x.j2k", &out, dir), 2) << out;
   // Whole tiles on the device where there is one (its steps then listed),
