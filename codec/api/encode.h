@@ -106,6 +106,14 @@ struct EncodeOptions {
   //     at one encode, at a fifth to a third more time.
   enum class HtRate { kAuto, kEstimated, kEveryPlane, kEstimatedSteps };
   HtRate ht_rate = HtRate::kAuto;
+  // Part 1 code-blocks under a size target (no -q, no byte caps per
+  // component, no step search), on the CPU: true (the default) codes each
+  // block only down to two planes past where estimates gathered while
+  // quantising say rate control will cut it, then codes whole the blocks
+  // whose choice rate control could not prove the same as with every pass
+  // coded (codec/encoder/part1_rate.h); the file is the one coding every
+  // pass gives, in less time. false codes every pass of every block.
+  bool part1_pass_limits = true;
   // Rate targets, one per quality layer (PCRD rate allocation):
   //   kRatio (-r): compression ratios, decreasing; the file is at most
   //     (sum of component precisions x width x height / 8) / ratio bytes, as
@@ -166,6 +174,11 @@ struct EncodeReport {
   // bytes with their pass tables (EncodeOptions::coded_memory_budget).
   uint64_t spilled_blocks = 0;
   uint64_t spilled_bytes = 0;
+  // Part 1 code-blocks coded down to pass limits (EncodeOptions::
+  // part1_pass_limits), and of them those coded whole again where rate
+  // control could not prove their choice (codec/encoder/part1_rate.h).
+  uint64_t limited_blocks = 0;
+  uint64_t limited_blocks_coded_again = 0;
   // Each stage's time, where EncodeOptions::time_stages asked for it.
   StageTimes stage_times;
 };

@@ -21,6 +21,7 @@
 #include "codec/encoder/file_assembly.h"
 #include "codec/encoder/finer_steps.h"
 #include "codec/encoder/ht_rate.h"
+#include "codec/encoder/part1_rate.h"
 #include "codec/encoder/main_header.h"
 #include "codec/encoder/rate_control.h"
 #include "codec/encoder/rate_targets.h"
@@ -67,6 +68,11 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
                           block_encoder_for(resources, *backend));
   setup.hybrid_coder = hybrid_coder.get();
   setup.device_tiles = resources.device_tiles.get();
+  // Pass limits by estimates are the CPU coder's (a device codes every
+  // pass), and only for a last layer of a size low enough (part1_rate.h).
+  if (setup.hybrid_coder || setup.device_tiles || targets.empty() ||
+      targets.back().kind != LayerTarget::Kind::kBytes || !part1_limits_pay(targets.back().value, image))
+    setup.part1_estimated = false;
   if (report) setup.notes = &report->notes;
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
@@ -98,7 +104,7 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
   // A streamed encode's HT blocks under rate control by estimates keep
   // their indices until every block's estimate is in (kept_indices.h).
   KeptIndexStore kept_store(options.coded_memory_budget, resources.kept_indices.get());
-  if (coding.sink && setup.ht_estimated) setup.kept_store = &kept_store;
+  if (coding.sink && (setup.ht_estimated || setup.part1_estimated)) setup.kept_store = &kept_store;
 
   // Every tile is transformed and Tier-1 coded first, so the allocator sees
   // all code-blocks of the image at once.
@@ -144,6 +150,12 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
         MALLAT_RETURN_IF_ERROR(code_chosen_ht_planes(tiles, more, initial, pool));
       }
     }
+    if (setup.part1_estimated) {
+      MALLAT_RETURN_IF_ERROR(code_limited_part1(tiles, targets.back(), initial, pool));
+      for (const auto& tile : tiles)
+        for (const CodedBlock& b : tile->blocks())
+          if (report && b.coded.cut) ++report->limited_blocks;
+    }
     // Each block's hull on its own: in pieces on the pool, the tiles'
     // blocks in order.
     std::vector<const CodedBlock*> all_blocks;
@@ -184,6 +196,19 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
       }
       MALLAT_ASSIGN_OR_RETURN(const size_t more, code_further_ht_planes(tiles, layers.back()));
       if (more == 0) break;
+      list_hulls();
+      MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
+    }
+    // Part 1 blocks cut by pass limits: those whose choice the rule does
+    // not prove are coded whole and PCRD runs again, until none is left
+    // (after a few rounds, every cut block at once), so the file is the
+    // one coding every pass gives (part1_rate.h).
+    constexpr int kProvingRounds = 4;
+    for (int round = 0; setup.part1_estimated; ++round) {
+      MALLAT_ASSIGN_OR_RETURN(const size_t whole,
+                              code_unproved_part1(tiles, hulls, layers.back(), round == kProvingRounds));
+      if (whole == 0) break;
+      if (report) report->limited_blocks_coded_again += whole;
       list_hulls();
       MALLAT_ASSIGN_OR_RETURN(layers, allocate_layers(hulls, targets, initial, bytes_of, caps, &pool));
     }

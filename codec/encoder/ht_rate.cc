@@ -343,21 +343,27 @@ constexpr double kUnderestimated = 1.02;
 
 }  // namespace
 
-Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
-                             double initial_distortion, ThreadPool& pool) {
+BlockEstimates block_estimates(std::span<const std::unique_ptr<TileEncoder>> tiles) {
   static const entropy::HtPlaneEstimate kNone{};
-  std::vector<const entropy::HtPlaneEstimate*> estimates;
-  std::vector<double> weights;
+  BlockEstimates out;
   for (const auto& tile : tiles) {
     const std::span<const entropy::HtPlaneEstimate> e = tile->ht_estimates();
     const std::vector<CodedBlock>& blocks = tile->blocks();
     for (size_t slot = 0; slot < blocks.size(); ++slot) {
       // A tile coded at every plane (a device runner kept it whole) has no
       // estimates: nothing more to code there.
-      estimates.push_back(slot < e.size() ? &e[slot] : &kNone);
-      weights.push_back(blocks[slot].weight);
+      out.estimates.push_back(slot < e.size() ? &e[slot] : &kNone);
+      out.weights.push_back(blocks[slot].weight);
     }
   }
+  return out;
+}
+
+Status code_chosen_ht_planes(std::span<const std::unique_ptr<TileEncoder>> tiles, const LayerTarget& target,
+                             double initial_distortion, ThreadPool& pool) {
+  const BlockEstimates all = block_estimates(tiles);
+  const std::vector<const entropy::HtPlaneEstimate*>& estimates = all.estimates;
+  const std::vector<double>& weights = all.weights;
   const bool reversible = !tiles.empty() && tiles[0]->main_header().cod.component.reversible;
   const double sure_ratio = reversible ? std::numeric_limits<double>::infinity() : kSureRatio;
   std::optional<timeline::Span> choosing(std::in_place, "ht_choose");  // with MALLAT_TIMELINE

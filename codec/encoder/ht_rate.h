@@ -84,6 +84,14 @@ double estimated_slope_by_sorting(std::span<const CodeBlockHull> hulls, const La
 double estimated_slope(std::span<const CodeBlockHull> hulls, const LayerTarget& target, double initial_distortion,
                        ThreadPool* pool);
 
+// Every tile's blocks' estimates, over all tiles in order (an empty one
+// where a tile has none), and their Tier-1 distortion weights.
+struct BlockEstimates {
+  std::vector<const entropy::HtPlaneEstimate*> estimates;
+  std::vector<double> weights;
+};
+BlockEstimates block_estimates(std::span<const std::unique_ptr<TileEncoder>> tiles);
+
 // Codes every tile's blocks at their chosen planes (the tiles quantised and
 // kept by TileEncoder::code, or each block's by code_rows, under
 // TileCodingSetup::ht_estimated).

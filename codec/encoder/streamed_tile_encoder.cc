@@ -237,9 +237,9 @@ Status TileEncoder::code_rows(int index, const TileRowReader& read, const TileRo
   MALLAT_ASSIGN_OR_RETURN(const std::vector<EncodeBlock> blocks, prepare(index));
   // The planes of an HT block are chosen from the whole image's estimates,
   // after its rows have gone: its indices wait (code_kept_planes).
-  const bool estimated = setup_.ht_estimated && main.cod.component.style.ht;
+  const bool estimated = setup_.estimated(main.cod.component.style.ht);
   if (estimated) {
-    if (!setup_.kept_store) return internal_error("streamed encode: HT estimates without a store for the indices");
+    if (!setup_.kept_store) return internal_error("streamed encode: estimates without a store for the indices");
     kept_blocks_ = blocks;
     kept_estimates_.assign(blocks.size(), {});
     kept_indices_.assign(blocks.size(), {});
@@ -576,6 +576,58 @@ constexpr int64_t kKeptBatchSamples = int64_t{1} << 22;
 
 }  // namespace
 
+Status TileEncoder::code_kept_limited(std::span<const int> limits) {
+  std::vector<size_t> wanted;
+  for (size_t slot = 0; slot < kept_indices_.size() && slot < limits.size(); ++slot)
+    if (limits[slot] >= 0) wanted.push_back(slot);
+  std::shared_ptr<std::byte[]> storage;
+  uint64_t capacity = 0;
+  for (size_t first = 0; first < wanted.size();) {
+    EncodeTile batch;
+    batch.distortions = setup_.distortions;
+    MALLAT_ASSIGN_OR_RETURN(const size_t end, stack_kept_blocks(wanted, first, batch, storage, capacity));
+    const std::span<const size_t> slots = std::span<const size_t>(wanted).subspan(first, end - first);
+    for (const size_t slot : slots) batch.pass_limits.push_back(limits[slot]);
+    // Each block's indices unpacked on the thread that codes it, before it
+    // is coded.
+    std::vector<Status> unpacked(slots.size());
+    entropy::BatchWork work;
+    work.each = [&](size_t i) {
+      unpacked[i] = setup_.kept_store->read(kept_indices_[slots[i]], batch.blocks[i].place.in(batch.planes[0].ints()));
+    };
+    const Status coded = encode_blocks(batch, pool_, false, work);
+    for (const Status& u : unpacked) MALLAT_RETURN_IF_ERROR(u);
+    MALLAT_RETURN_IF_ERROR(coded);
+    for (size_t i = 0; i < slots.size(); ++i) blocks_[slots[i]].coded = std::move(batch.coded[i]);
+    first = end;
+  }
+  return Status::Ok();
+}
+
+Result<size_t> TileEncoder::stack_kept_blocks(std::span<const size_t> wanted, size_t first, EncodeTile& batch,
+                                              std::shared_ptr<std::byte[]>& storage, uint64_t& capacity) const {
+  int64_t width = 0, height = 0, samples = 0;
+  size_t end = first;
+  for (; end < wanted.size() && (end == first || samples < kKeptBatchSamples); ++end) {
+    EncodeBlock b = kept_blocks_[wanted[end]];
+    b.place = {0, 0, height, b.place.width, b.place.height};
+    width = std::max(width, b.place.width);
+    height += b.place.height;
+    samples += b.place.width * b.place.height;
+    batch.blocks.push_back(b);
+  }
+  if (static_cast<uint64_t>(width * height) > capacity) {
+    capacity = static_cast<uint64_t>(width * height);
+    storage = allocate_large(capacity * 4);
+  }
+  TilePlane plane;
+  plane.rect = dwt::Rect{0, 0, width, height};
+  plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
+  plane.storage = storage;
+  batch.planes.push_back(std::move(plane));
+  return end;
+}
+
 Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds) {
   std::vector<size_t> wanted;
   for (size_t slot = 0; slot < kept_indices_.size(); ++slot) {
@@ -593,25 +645,7 @@ Status TileEncoder::code_kept_planes(std::span<const std::vector<int8_t>> rounds
     EncodeTile batch;
     batch.distortions = setup_.distortions;
     batch.hybrid_coder = setup_.hybrid_coder;
-    int64_t width = 0, height = 0, samples = 0;
-    size_t end = first;
-    for (; end < wanted.size() && (end == first || samples < kKeptBatchSamples); ++end) {
-      EncodeBlock b = kept_blocks_[wanted[end]];
-      b.place = {0, 0, height, b.place.width, b.place.height};
-      width = std::max(width, b.place.width);
-      height += b.place.height;
-      samples += b.place.width * b.place.height;
-      batch.blocks.push_back(b);
-    }
-    if (static_cast<uint64_t>(width * height) > capacity) {
-      capacity = static_cast<uint64_t>(width * height);
-      storage = allocate_large(capacity * 4);
-    }
-    TilePlane plane;
-    plane.rect = dwt::Rect{0, 0, width, height};
-    plane.wavelet = irreversible_ ? dwt::Wavelet::k97 : dwt::Wavelet::k53;
-    plane.storage = storage;
-    batch.planes.push_back(std::move(plane));
+    MALLAT_ASSIGN_OR_RETURN(const size_t end, stack_kept_blocks(wanted, first, batch, storage, capacity));
     // Each block's indices are unpacked on the thread that codes it, just
     // before its first coding, so the coder reads them from that core's
     // cache rather than from a plane written in a pass of its own; its

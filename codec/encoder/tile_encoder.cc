@@ -47,7 +47,7 @@ Status TileEncoder::code(int index) {
   tile.image_tiles = static_cast<int64_t>(main.siz.tiles_x()) * main.siz.tiles_y();
   tile.blocks = std::move(blocks);
   const size_t count = tile.blocks.size();
-  const bool estimated = setup_.ht_estimated && main.cod.component.style.ht;
+  const bool estimated = setup_.estimated(main.cod.component.style.ht);
   if (estimated) {
     tile.ht_statistics = true;
     for (const FinerBlock& f : finer_) tile.ht_finer.push_back(f.step);
@@ -140,6 +140,19 @@ Status TileEncoder::code_ht_planes(std::span<const int8_t> planes, std::span<con
     add_ht_candidates(slots, rounds[r], tile.coded);
   }
   list_ht_points(slots, rounds);
+  return Status::Ok();
+}
+
+Status TileEncoder::code_limited(std::span<const int> limits) {
+  if (!kept_ && kept_indices_.empty()) return Status::Ok();
+  StageClock clock(stage_sink(setup_.stage_times, &StageTimes::block_coding_ms), "part1_limited");
+  if (!kept_) return code_kept_limited(limits);
+  EncodeTile& tile = *kept_;
+  tile.pass_limits.assign(limits.begin(), limits.end());
+  MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
+  note_device_failure(tile);
+  for (size_t slot = 0; slot < limits.size() && slot < blocks_.size(); ++slot)
+    if (limits[slot] >= 0) blocks_[slot].coded = std::move(tile.coded[slot]);
   return Status::Ok();
 }
 
@@ -370,9 +383,12 @@ void TileEncoder::account_estimated(size_t slot, const EncodeTile& tile, size_t 
   const EncodeBlock& block = tile.blocks[i];
   out.coded = {};
   out.coded.zero_bitplanes = block.num_bitplanes;
-  out.ht = std::make_unique<CodedBlock::HtTruncation>();
   const entropy::HtPlaneEstimate& e = tile.ht_estimates[i];
-  out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
+  // (A Part 1 block's coding under its pass limit replaces `coded`.)
+  if (block.style.ht) {
+    out.ht = std::make_unique<CodedBlock::HtTruncation>();
+    out.ht->top_plane = std::min(e.planes, block.num_bitplanes) - 1;
+  }
   if (irreversible_) {
     take_quantisation_error(out, tile, i);
     return;

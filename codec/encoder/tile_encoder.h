@@ -59,6 +59,12 @@ struct TileCodingSetup {
   // code only those that rate control chooses (EncodeOptions::HtRate,
   // ht_rate.h), instead of every plane.
   bool ht_estimated = false;
+  // Part 1 code-blocks under a size target, on the CPU
+  // (EncodeOptions::part1_pass_limits): estimated as ht_estimated's are,
+  // their indices kept, then coded under pass limits (part1_rate.h).
+  bool part1_estimated = false;
+  // Whether this tile's blocks wait for rate control's choice.
+  bool estimated(bool ht) const { return ht ? ht_estimated : part1_estimated; }
   // With ht_estimated under a size target: the main header of a base step
   // 2^-1/2 times as large and its steps (as `step`), at which each block
   // is estimated too, for rate control to take instead where that leaves
@@ -193,6 +199,10 @@ class TileEncoder {
   // (none where negative, or where the block has that plane already),
   // added to each block's candidates; as often as rate control asks.
   Status code_ht_planes(std::span<const int8_t> planes, std::span<const int8_t> cleanup_only = {});
+  // Under TileCodingSetup::part1_estimated: codes block `slot` under
+  // limits[slot] (0: every pass; negative: left as it is), its coding
+  // replacing the one it had.
+  Status code_limited(std::span<const int> limits);
   // With TileCodingSetup::finer_main, before code_ht_planes: each block's
   // estimate at the finer steps (by slot) and the weight of its Tier-1
   // distortion there (CodedBlock::weight's) ...
@@ -261,6 +271,13 @@ class TileEncoder {
   // from their kept indices, a batch of them at a time, and coded at
   // rounds[r][slot], round 0 with SigProp and MagRef.
   Status code_kept_planes(std::span<const std::vector<int8_t>> rounds);
+  // code_limited for a tile coded by code_rows.
+  Status code_kept_limited(std::span<const int> limits);
+  // The kept blocks wanted[first..end) one below the other in a plane of
+  // their widest (batch's plane 0, on `storage`, grown to hold them), as
+  // many as make a batch; returns end.
+  Result<size_t> stack_kept_blocks(std::span<const size_t> wanted, size_t first, EncodeTile& batch,
+                                   std::shared_ptr<std::byte[]>& storage, uint64_t& capacity) const;
   // Adds coded[k] (at planes[slots[k]]; none where that is negative or it
   // has no passes) to the candidates of block slots[k], on the pool: each
   // block's own. The blocks' points are listed again by list_ht_points.

@@ -114,7 +114,13 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
   batch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const int plane = tile.ht_block_planes.empty() ? tile.ht_cleanup_plane : tile.ht_block_planes[i];
-    std::optional<entropy::BlockToEncode> b = block_at_plane(tile, i, plane, tile.ht_refinement);
+    std::optional<entropy::BlockToEncode> b;
+    if (tile.pass_limits.empty()) {
+      b = block_at_plane(tile, i, plane, tile.ht_refinement);
+    } else if (tile.pass_limits[i] >= 0) {
+      b = block_at_plane(tile, i, 0, false);
+      b->pass_limit = tile.pass_limits[i];
+    }
     if (!b) {
       tile.coded[i].zero_bitplanes = tile.blocks[i].num_bitplanes;
       continue;

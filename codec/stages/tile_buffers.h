@@ -145,6 +145,11 @@ struct EncodeTile {
   // block above plane 0 with SigProp and MagRef when ht_refinement is set:
   // rate control codes each block at the planes its estimate chose.
   std::vector<int8_t> ht_block_planes;
+  // When not empty, Part 1 block i is coded under pass_limits[i]
+  // (entropy::BlockToEncode::pass_limit; 0: every pass; negative: not
+  // coded, its result left empty): rate control by estimates
+  // (codec/encoder/part1_rate.h).
+  std::vector<int> pass_limits;
   // When set, kQuantisation run as a stage of its own also estimates each
   // HT block's cleanup at every plane into ht_estimates
   // (entropy/ht/plane_estimate.h).
