@@ -177,20 +177,38 @@ MALLAT_HD inline void ht_finish_statistics(const HtPlaneCounts& c, const double*
   }
 }
 
+// Counts quads first, first + step, ... of block `b` into `tally` (a
+// thread's share where `step` threads share the block); false where
+// ht_count_quad refused one, the rest then left uncounted.
+template <class Tally>
+MALLAT_HD inline bool ht_count_quads(const HtBlockIndices& b, int fraction_bits, Tally& tally, uint32_t first,
+                                     uint32_t step) {
+  const uint32_t quads = ht_quad_count(b);
+  for (uint32_t q = first; q < quads; q += step) {
+    uint32_t m[4];
+    ht_quad_magnitudes(b, q, m);
+    if (!ht_count_quad(tally, fraction_bits, m)) return false;
+  }
+  return true;
+}
+
+// The block's statistics once every quad is counted into `counts`: the
+// energies summed again in quad order where the counts cannot hold them
+// exactly.
+MALLAT_HD inline void ht_finish_block(const HtBlockIndices& b, int fraction_bits, const HtPlaneCounts& counts,
+                                      double deep[kHtPlanes], HtPlaneStatistics& out) {
+  if (!ht_energy_exact(counts)) ht_energy_in_quad_order(b, fraction_bits, deep);
+  ht_finish_statistics(counts, deep, fraction_bits, out);
+}
+
 // The statistics of one block on one thread: what the device's threads do
 // together, in plain sequence. False where ht_count_quad refused a quad.
 MALLAT_HD inline bool ht_block_statistics(const HtBlockIndices& b, int fraction_bits, HtPlaneCounts& counts,
                                           double deep[kHtPlanes], HtPlaneStatistics& out) {
   ht_clear_counts(counts);
   HtPlainTally tally{counts};
-  const uint32_t quads = ht_quad_count(b);
-  for (uint32_t q = 0; q < quads; ++q) {
-    uint32_t m[4];
-    ht_quad_magnitudes(b, q, m);
-    if (!ht_count_quad(tally, fraction_bits, m)) return false;
-  }
-  if (!ht_energy_exact(counts)) ht_energy_in_quad_order(b, fraction_bits, deep);
-  ht_finish_statistics(counts, deep, fraction_bits, out);
+  if (!ht_count_quads(b, fraction_bits, tally, 0, 1)) return false;
+  ht_finish_block(b, fraction_bits, counts, deep, out);
   return true;
 }
 

@@ -59,16 +59,10 @@ bool counted_striding(const HtBlockIndices& b, int fraction_bits, int threads, H
                       double deep[kHtPlanes], HtPlaneStatistics& out) {
   ht_clear_counts(counts);
   HtPlainTally tally{counts};
-  const uint32_t quads = ht_quad_count(b);
-  for (int k = threads - 1; k >= 0; --k) {
-    for (uint32_t q = static_cast<uint32_t>(k); q < quads; q += static_cast<uint32_t>(threads)) {
-      uint32_t m[4];
-      ht_quad_magnitudes(b, q, m);
-      if (!ht_count_quad(tally, fraction_bits, m)) return false;
-    }
-  }
-  if (!ht_energy_exact(counts)) ht_energy_in_quad_order(b, fraction_bits, deep);
-  ht_finish_statistics(counts, deep, fraction_bits, out);
+  for (int k = threads - 1; k >= 0; --k)
+    if (!ht_count_quads(b, fraction_bits, tally, static_cast<uint32_t>(k), static_cast<uint32_t>(threads)))
+      return false;
+  ht_finish_block(b, fraction_bits, counts, deep, out);
   return true;
 }
 
