@@ -5,8 +5,6 @@
 
 #include "codec/encoder/ht_rate.h"
 #include "codec/encoder/main_header.h"
-#include "codec/encoder/part1_rate.h"
-#include "codec/encoder/rate_targets.h"
 #include "codec/encoder/synthesis_norms.h"
 #include "quant/step_size.h"
 
@@ -63,8 +61,6 @@ Result<TileCodingSetup> coding_setup(const Image& image, const MainHeader& main,
   setup.colour_weight = colour_weights(main);
   setup.ht_candidates = main.cod.component.style.ht && options.ht_under_target();
   setup.ht_estimated = setup.ht_candidates && ht_rate_by_estimates(options);
-  setup.part1_estimated = !main.cod.component.style.ht && part1_rate_by_estimates(options) &&
-                          sample_count(image) <= static_cast<double>(kPart1EstimatedMostSamples);
   // HT blocks under a size target by estimates wait as indices between
   // quantisation and coding (kept_indices.h): two bits of fraction place
   // each coefficient within a quarter of its index's interval, enough for

@@ -68,11 +68,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
                           block_encoder_for(resources, *backend));
   setup.hybrid_coder = hybrid_coder.get();
   setup.device_tiles = resources.device_tiles.get();
-  // Pass limits by estimates are the CPU coder's (a device codes every
-  // pass), and only for a last layer of a size low enough (part1_rate.h).
-  if (setup.hybrid_coder || setup.device_tiles || targets.empty() ||
-      targets.back().kind != LayerTarget::Kind::kBytes || !part1_limits_pay(targets.back().value, image))
-    setup.part1_estimated = false;
+  // Pass limits by estimates are the CPU coder's: a device codes every pass.
+  setup.part1_estimated =
+      part1_limits_wanted(options, image, targets, setup.hybrid_coder != nullptr || setup.device_tiles != nullptr);
   if (report) setup.notes = &report->notes;
   std::optional<ThreadPool> own_pool;
   if (!resources.pool) own_pool.emplace(options.threads);
@@ -152,9 +150,9 @@ Result<std::vector<uint8_t>> encode_tiles(const Image& image, const EncodeOption
     }
     if (setup.part1_estimated) {
       MALLAT_RETURN_IF_ERROR(code_limited_part1(tiles, targets.back(), initial, pool));
-      for (const auto& tile : tiles)
-        for (const CodedBlock& b : tile->blocks())
-          if (report && b.coded.cut) ++report->limited_blocks;
+      if (report)
+        for (const auto& tile : tiles)
+          for (const CodedBlock& b : tile->blocks()) report->limited_blocks += b.coded.cut ? 1 : 0;
     }
     // Each block's hull on its own: in pieces on the pool, the tiles'
     // blocks in order.

@@ -5,6 +5,7 @@
 
 #include "codec/encoder/ht_rate.h"
 #include "codec/encoder/pass_limits.h"
+#include "codec/encoder/rate_targets.h"
 #include "common/timeline.h"
 #include "entropy/ebcot/schedule.h"
 
@@ -22,6 +23,13 @@ bool part1_limits_pay(double target_bytes, const Image& image) {
   for (const Component& c : image.components)
     raw += static_cast<double>(c.width) * static_cast<double>(c.height) * c.precision / 8.0;
   return target_bytes <= kPart1EstimatedMostShare * raw;
+}
+
+bool part1_limits_wanted(const EncodeOptions& options, const Image& image, std::span<const LayerTarget> targets,
+                         bool device) {
+  return !device && part1_rate_by_estimates(options) &&
+         sample_count(image) <= static_cast<double>(kPart1EstimatedMostSamples) && !targets.empty() &&
+         targets.back().kind == LayerTarget::Kind::kBytes && part1_limits_pay(targets.back().value, image);
 }
 
 int part1_pass_limit(int planes, int plane) {

@@ -53,6 +53,13 @@ inline constexpr double kPart1EstimatedMostShare = 1.0 / 32;
 // limits (kPart1EstimatedMostShare of `image`'s raw bytes at most).
 bool part1_limits_pay(double target_bytes, const Image& image);
 
+// Whether an encode codes its Part 1 blocks down to pass limits
+// (TileCodingSetup::part1_estimated): part1_rate_by_estimates's options,
+// an image of at most kPart1EstimatedMostSamples, a last layer of a size
+// that part1_limits_pay takes, and no device coding its blocks (`device`).
+bool part1_limits_wanted(const EncodeOptions& options, const Image& image, std::span<const LayerTarget> targets,
+                         bool device);
+
 // Passes coded past the plane the estimates choose: two planes, so that
 // most cut blocks' choices can be proved without coding them whole.
 inline constexpr int kPassLimitMargin = 6;

@@ -59,9 +59,9 @@ struct TileCodingSetup {
   // code only those that rate control chooses (EncodeOptions::HtRate,
   // ht_rate.h), instead of every plane.
   bool ht_estimated = false;
-  // Part 1 code-blocks under a size target, on the CPU
-  // (EncodeOptions::part1_pass_limits): estimated as ht_estimated's are,
-  // their indices kept, then coded under pass limits (part1_rate.h).
+  // Part 1 code-blocks coded down to pass limits (part1_limits_wanted,
+  // part1_rate.h): estimated as ht_estimated's are, their indices kept,
+  // then coded under the limits.
   bool part1_estimated = false;
   // Whether this tile's blocks wait for rate control's choice.
   bool estimated(bool ht) const { return ht ? ht_estimated : part1_estimated; }
