@@ -149,8 +149,8 @@ Status TileEncoder::code_limited(std::span<const int> limits) {
   if (!kept_) return code_kept_limited(limits);
   EncodeTile& tile = *kept_;
   tile.pass_limits.assign(limits.begin(), limits.end());
+  // (On the CPU stages: part1_limits_wanted leaves a device out.)
   MALLAT_RETURN_IF_ERROR(kept_stages_->forward(ForwardStage::kBlockCoding, ForwardStage::kBlockCoding, tile));
-  note_device_failure(tile);
   for (size_t slot = 0; slot < limits.size() && slot < blocks_.size(); ++slot)
     if (limits[slot] >= 0) blocks_[slot].coded = std::move(tile.coded[slot]);
   return Status::Ok();

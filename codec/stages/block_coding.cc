@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "codec/stages/quantisation.h"
@@ -109,6 +110,9 @@ Status encode_blocks(EncodeTile& tile, ThreadPool& pool, bool quantise, const en
   // HT blocks coded again at a plane p (rate control, tile_encoder.h): a
   // block of Mb <= p has nothing there and stays out of the batch, as does
   // one whose own plane (ht_block_planes) is negative.
+  if (!tile.pass_limits.empty() && tile.pass_limits.size() != n)
+    return internal_error("block coding: " + std::to_string(tile.pass_limits.size()) + " pass limits for " +
+                          std::to_string(n) + " code-blocks");
   std::vector<entropy::BlockToEncode> batch;
   std::vector<size_t> index;
   batch.reserve(n);
