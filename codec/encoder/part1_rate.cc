@@ -19,10 +19,7 @@ bool part1_rate_by_estimates(const EncodeOptions& o) {
 }
 
 bool part1_limits_pay(double target_bytes, const Image& image) {
-  double raw = 0;
-  for (const Component& c : image.components)
-    raw += static_cast<double>(c.width) * static_cast<double>(c.height) * c.precision / 8.0;
-  return target_bytes <= kPart1EstimatedMostShare * raw;
+  return target_bytes <= kPart1EstimatedMostShare * raw_bytes(image);
 }
 
 bool part1_limits_wanted(const EncodeOptions& options, const Image& image, std::span<const LayerTarget> targets,

@@ -15,6 +15,13 @@ double sample_count(const Image& image) {
   return n;
 }
 
+double raw_bytes(const Image& image) {
+  double bits = 0;
+  for (const Component& c : image.components)
+    bits += c.precision * static_cast<double>(c.width) * static_cast<double>(c.height);
+  return bits / 8.0;
+}
+
 Result<std::vector<LayerTarget>> layer_targets(const Image& image, GridSize grid, const EncodeOptions& o) {
   using Kind = EncodeOptions::RateKind;
   std::vector<LayerTarget> targets;
@@ -29,9 +36,7 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, GridSize grid
     return invalid_argument("PSNR targets (-q) cannot be combined with a limit on the file's bytes");
   if (o.rate_kind == Kind::kNone) return std::vector<LayerTarget>{capped(LayerTarget{})};
   const double pixels = static_cast<double>(grid.width) * static_cast<double>(grid.height);
-  double raw_bits = 0;
-  for (const Component& c : image.components)
-    raw_bits += c.precision * static_cast<double>(c.width) * static_cast<double>(c.height);
+  const double raw = raw_bytes(image);
   const double samples = sample_count(image);
   const double peak = std::ldexp(1.0, image.components[0].precision) - 1.0;
   for (size_t l = 0; l < o.rate_values.size(); ++l) {
@@ -49,7 +54,7 @@ Result<std::vector<LayerTarget>> layer_targets(const Image& image, GridSize grid
     LayerTarget t;
     switch (o.rate_kind) {
       case Kind::kRatio:
-        if (v > 1) t = {LayerTarget::Kind::kBytes, std::floor(raw_bits / 8.0 / v)};
+        if (v > 1) t = {LayerTarget::Kind::kBytes, std::floor(raw / v)};
         break;
       case Kind::kBitsPerPixel:
         if (v > 0) t = {LayerTarget::Kind::kBytes, std::floor(v * pixels / 8.0)};

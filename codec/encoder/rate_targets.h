@@ -18,6 +18,9 @@ namespace mallat::codec {
 // Samples over all components, each at its own (sub-sampled) size.
 double sample_count(const Image& image);
 
+// Bytes of those samples at their precision: what -r's ratios divide.
+double raw_bytes(const Image& image);
+
 // The layer targets of the options, checked for order. -r counts each
 // component's bits at its own size; --bpp the image area's pixels (B.2).
 Result<std::vector<LayerTarget>> layer_targets(const Image& image, GridSize grid, const EncodeOptions& o);
