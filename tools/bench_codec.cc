@@ -48,7 +48,8 @@ const char kUsage[] =
     "(5/3 or 9/7, Part 1 or HT, no ROI) to the GPU whole, and reports its steps (narrowing, upload,\n"
     "colour and DWT, gather, Tier-1 kernel, download, finishing) within quantisation + Tier-1; the\n"
     "decode's tiles too (gathering, upload, Tier-1 kernel, the inverse stages, download, widening)\n"
-    "within Tier-1 + dequantisation; with the Tier-1 kernels' rate in samples a second.\n"
+    "within Tier-1 + dequantisation; with the Tier-1 kernels' rate in samples a second and the\n"
+    "device's busy time (below).\n"
     "The first line names the DWT backend and the instruction set the CPU HT block coder runs\n"
     "with (generic, avx2 or avx512: the best this CPU has, or the one the environment variable\n"
     "MALLAT_HT_ISA names, or the best below it that the CPU has).\n"
@@ -56,7 +57,9 @@ const char kUsage[] =
     "--batch codes the FILES as one batch a round instead, as mallat encode -i DIR and decode\n"
     "-i DIR code a folder (the batch's lanes, tile slots and placement), the images read and\n"
     "the codestreams kept in memory beforehand, and reports each round's wall time and its\n"
-    "share an image, with the device runner's steps summed over the tiles (which overlap).\n";
+    "share an image, with the device runner's steps summed over the tiles (which overlap) and\n"
+    "the device's busy time: the union of the tiles' spans on the device, from each tile's first\n"
+    "step queued to its last done by CUDA events, the slots side by side counted once.\n";
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -196,6 +199,8 @@ void report_tiles(const std::vector<Round>& rounds) {
       {"Tier-1 kernel", [](const Round& r) { return r.tiles.tier1_ms; }},
       {"download", [](const Round& r) { return r.tiles.download_ms; }},
       {"code-blocks from slots (CPU)", [](const Round& r) { return r.tiles.finish_ms; }},
+      {"the device busy (tiles' spans, union)", [](const Round& r) { return r.tiles.busy_ms; }},
+      {"Tier-1 kernels running (union)", [](const Round& r) { return r.tiles.tier1_busy_ms; }},
   };
   report_steps(lines, rounds);
   report_kernel_rate(rounds, [](const Round& r) { return r.tiles.tier1_ms; });
@@ -213,6 +218,8 @@ void report_decoded_tiles(const std::vector<Round>& rounds) {
       {"dequant, inverse DWT, colour, clamp", [](const Round& r) { return r.decoded.inverse_ms; }},
       {"download (stored width)", [](const Round& r) { return r.decoded.download_ms; }},
       {"widening into the image (CPU)", [](const Round& r) { return r.decoded.widen_ms; }},
+      {"the device busy (tiles' spans, union)", [](const Round& r) { return r.decoded.busy_ms; }},
+      {"Tier-1 kernels running (union)", [](const Round& r) { return r.decoded.tier1_busy_ms; }},
   };
   report_steps(lines, rounds);
   report_kernel_rate(rounds, [](const Round& r) { return r.decoded.tier1_ms; });
@@ -421,8 +428,12 @@ struct Bench {
     for (const auto& [what, rounds] : {std::pair<const char*, const std::vector<Round>*>{"encode", &encodes},
                                        std::pair<const char*, const std::vector<Round>*>{"decode", &decodes}}) {
       const double whole = median_of(*rounds, [](const Round& r) { return r.whole; });
-      std::printf("%s: %.1f ms a round, %.2f ms an image (%.1f images/s)\n", what, whole, whole / n,
-                  n / (whole / 1e3));
+      // The device's own time: the union of its tiles' spans, slots side
+      // by side counted once (busy_time.h).
+      const double busy = median_of(*rounds, [](const Round& r) { return r.tiles.busy_ms + r.decoded.busy_ms; });
+      std::printf("%s: %.1f ms a round, %.2f ms an image (%.1f images/s)", what, whole, whole / n, n / (whole / 1e3));
+      if (busy > 0) std::printf("; the device busy %.1f ms a round, %.2f ms an image", busy, busy / n);
+      std::printf("\n");
     }
     if (median_of(encodes, [](const Round& r) { return double(r.tiles.tiles); }) > 0) report_tiles(encodes);
     if (median_of(decodes, [](const Round& r) { return double(r.decoded.tiles); }) > 0) report_decoded_tiles(decodes);

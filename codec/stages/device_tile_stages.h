@@ -73,6 +73,11 @@ struct DeviceTileTimes {
   double tier1_ms = 0;       // the Tier-1 kernel
   double download_ms = 0;    // the blocks' bytes, passes and results down
   double finish_ms = 0;      // slots to code-blocks (CPU)
+  // The device's busy time: the union of the tiles' spans on their slots'
+  // streams (busy_time.h), each from its first step queued to its last
+  // done; where slots run side by side, less than the steps' sum.
+  double busy_ms = 0;
+  double tier1_busy_ms = 0;  // the same for the Tier-1 kernels alone
 };
 // Sums (a context's over its tiles) and differences (a benchmark's round).
 inline DeviceTileTimes& operator+=(DeviceTileTimes& a, const DeviceTileTimes& b) {
@@ -84,12 +89,15 @@ inline DeviceTileTimes& operator+=(DeviceTileTimes& a, const DeviceTileTimes& b)
   a.tier1_ms += b.tier1_ms;
   a.download_ms += b.download_ms;
   a.finish_ms += b.finish_ms;
+  a.busy_ms += b.busy_ms;
+  a.tier1_busy_ms += b.tier1_busy_ms;
   return a;
 }
 inline DeviceTileTimes operator-(const DeviceTileTimes& a, const DeviceTileTimes& b) {
   return {a.tiles - b.tiles,         a.narrow_ms - b.narrow_ms, a.upload_ms - b.upload_ms,
           a.colour_dwt_ms - b.colour_dwt_ms, a.quantise_ms - b.quantise_ms, a.tier1_ms - b.tier1_ms,
-          a.download_ms - b.download_ms, a.finish_ms - b.finish_ms};
+          a.download_ms - b.download_ms, a.finish_ms - b.finish_ms, a.busy_ms - b.busy_ms,
+          a.tier1_busy_ms - b.tier1_busy_ms};
 }
 DeviceTileTimes device_tile_times(DeviceTileContext& device);
 
@@ -103,6 +111,8 @@ struct DeviceDecodeTimes {
   double inverse_ms = 0;   // reconstruction, inverse DWT, colour and clamp
   double download_ms = 0;  // the stored samples and results down
   double widen_ms = 0;     // the stored samples into the image (CPU)
+  double busy_ms = 0;        // the device's busy time, as DeviceTileTimes's
+  double tier1_busy_ms = 0;  // and its Tier-1 kernels'
 };
 inline DeviceDecodeTimes& operator+=(DeviceDecodeTimes& a, const DeviceDecodeTimes& b) {
   a.tiles += b.tiles;
@@ -112,12 +122,15 @@ inline DeviceDecodeTimes& operator+=(DeviceDecodeTimes& a, const DeviceDecodeTim
   a.inverse_ms += b.inverse_ms;
   a.download_ms += b.download_ms;
   a.widen_ms += b.widen_ms;
+  a.busy_ms += b.busy_ms;
+  a.tier1_busy_ms += b.tier1_busy_ms;
   return a;
 }
 inline DeviceDecodeTimes operator-(const DeviceDecodeTimes& a, const DeviceDecodeTimes& b) {
   return {a.tiles - b.tiles,         a.gather_ms - b.gather_ms,     a.upload_ms - b.upload_ms,
           a.tier1_ms - b.tier1_ms,   a.inverse_ms - b.inverse_ms,   a.download_ms - b.download_ms,
-          a.widen_ms - b.widen_ms};
+          a.widen_ms - b.widen_ms,   a.busy_ms - b.busy_ms,
+          a.tier1_busy_ms - b.tier1_busy_ms};
 }
 DeviceDecodeTimes device_decode_times(DeviceTileContext& device);
 

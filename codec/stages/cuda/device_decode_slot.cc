@@ -180,7 +180,7 @@ Status DeviceDecodeSlot::download(const DecodeTile& tile, const DeviceDecodePlan
   return Status::Ok();
 }
 
-Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
+Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times, DeviceSpan& span) {
   MALLAT_ASSIGN_OR_RETURN(const DeviceDecodePlan plan, plan_device_decode(tile));
   const cudaStream_t s = t1_->stream();
   // A run that failed may have left copies from the host buffers queued.
@@ -209,6 +209,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
   const auto record = [&](Step step) {
     return check_cuda(cudaEventRecord(events_[step].get(), s), "cudaEventRecord");
   };
+  const double started_ms = steady_ms();  // the stream idle: waited for above
   MALLAT_RETURN_IF_ERROR(record(kStart));
   if (n > 0) {
     MALLAT_RETURN_IF_ERROR(t1_->set_blocks_per_warp(decode_blocks_per_warp(sharing_, plan.t1.bytes, n)));
@@ -266,6 +267,11 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
     MALLAT_RETURN_IF_ERROR(
         check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
   }
+  span.start_ms = started_ms;
+  span.length_ms = 0;
+  for (int i = kUploaded; i < kSteps; ++i) span.length_ms += ms[i];
+  span.tier1_from_ms = ms[kUploaded];
+  span.tier1_ms = ms[kDecoded];
   ++times.tiles;
   times.gather_ms += gather_ms;
   times.upload_ms += ms[kUploaded];

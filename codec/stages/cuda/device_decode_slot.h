@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "codec/stages/busy_time.h"
 #include "codec/stages/cuda/staged_copy.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_buffers.h"
@@ -32,8 +33,9 @@ class DeviceDecodeSlot {
   // Every inverse stage of `tile` (device_decode_unsupported accepts it).
   // False, with nothing written to the image, where a block's parameters
   // stopped the device's decoder: the caller then decodes the tile on the
-  // CPU, whose messages say what and where.
-  Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times);
+  // CPU, whose messages say what and where. `span`: the tile's on the
+  // device (busy_time.h), set where it ran to the end.
+  Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times, DeviceSpan& span);
 
  private:
   DeviceDecodeSlot(int sharing, std::unique_ptr<entropy::cuda::TileDecoder> t1)

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "codec/stages/busy_time.h"
 #include "codec/stages/device_tile_stages.h"
 #include "codec/stages/tile_buffers.h"
 #include "common/status.h"
@@ -46,11 +47,17 @@ class DeviceTileContext {
   Result<bool> run(DecodeTile& tile, ThreadPool& pool);
   DeviceTileTimes times() const {
     std::lock_guard<std::mutex> lock(times_mutex_);
-    return times_;
+    DeviceTileTimes t = times_;
+    t.busy_ms = encode_busy_.whole.total_ms();
+    t.tier1_busy_ms = encode_busy_.tier1.total_ms();
+    return t;
   }
   DeviceDecodeTimes decode_times() const {
     std::lock_guard<std::mutex> lock(times_mutex_);
-    return decode_times_;
+    DeviceDecodeTimes t = decode_times_;
+    t.busy_ms = decode_busy_.whole.total_ms();
+    t.tier1_busy_ms = decode_busy_.tier1.total_ms();
+    return t;
   }
   // The first failure of a run on the device (OK while none): from then on
   // the tiles go to the CPU runner.
@@ -75,6 +82,13 @@ class DeviceTileContext {
   mutable std::mutex times_mutex_;
   DeviceTileTimes times_;
   DeviceDecodeTimes decode_times_;
+  DeviceBusy encode_busy_, decode_busy_;  // the tiles' spans on the device, each direction's apart
+  // A run's times, and its span into its direction's busy time.
+  void add_times(const DeviceTileTimes& t, const DeviceSpan& span) {
+    std::lock_guard<std::mutex> lock(times_mutex_);
+    times_ += t;
+    encode_busy_.add(span);
+  }
   mutable std::mutex failure_mutex_;
   Status failure_;
   std::atomic<int> injected_{0};

@@ -101,10 +101,10 @@ class DeviceTileSlot {
   // With tile.ht_statistics, the stages to quantisation and the blocks'
   // statistics instead of Tier-1 (device_ht_rate.h), the indices kept for
   // code_round while the caller holds the slot.
-  Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add);
+  Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add);
   // One round of rate control's coding of the kept tile; `add` takes its
   // Tier-1 kernel's and download's times (no tile counted: run counted it).
-  Status code_round(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&)>& add) {
+  Status code_round(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add) {
     if (tile.blocks.empty()) {
       tile.coded.clear();
       return Status::Ok();
@@ -112,7 +112,9 @@ class DeviceTileSlot {
     if (!kept_) return internal_error("a round of coding on a slot that kept no tile");
     constexpr Step kMarks[] = {kQuantised, kCoded, kDownloaded};
     bool coded = false;
+    DeviceSpan span;
     MALLAT_RETURN_IF_ERROR(ht_.code_round(tile, kept_plan_, in(), *t1_, pool, [&](int step) {
+      if (!coded) span.start_ms = steady_ms();
       coded = true;
       return record(kMarks[step], t1_->stream());
     }));
@@ -126,7 +128,9 @@ class DeviceTileSlot {
     DeviceTileTimes t;
     t.tier1_ms = ms[0];
     t.download_ms = ms[1];
-    add(t);
+    span.length_ms = static_cast<double>(ms[0]) + ms[1];
+    span.tier1_ms = ms[0];
+    add(t, span);
     return Status::Ok();
   }
   // The slot no longer keeps a tile's indices.
@@ -135,9 +139,9 @@ class DeviceTileSlot {
     kept_plan_ = {};
   }
   // Runs every inverse stage of `tile` (DeviceDecodeSlot::run).
-  Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times) {
+  Result<bool> run(DecodeTile& tile, ThreadPool& pool, DeviceDecodeTimes& times, DeviceSpan& span) {
     MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kDecode));
-    return decoder_->run(tile, pool, times);
+    return decoder_->run(tile, pool, times, span);
   }
 
  private:
@@ -182,6 +186,7 @@ class DeviceTileSlot {
   // Events between the device's steps (times_), made at the first tile.
   enum Step { kStart, kUploaded, kTransformed, kQuantised, kCoded, kDownloaded, kSteps };
   std::vector<dwt::cuda::Event> events_;
+  DeviceSpan span_;  // the last run's, from kStart to kDownloaded (busy_time.h)
   Status record(Step step, cudaStream_t s);
   Result<DeviceTileTimes> step_times(double narrow_ms, double finish_ms);
 };
@@ -190,10 +195,8 @@ DeviceTileContext::DeviceTileContext(std::future<StartedSlots> starting) : start
 DeviceTileContext::~DeviceTileContext() = default;
 
 Status DeviceTileContext::code_round(DeviceTileSlot& held, EncodeTile& tile, ThreadPool& pool) {
-  return after_run(held.code_round(tile, pool, [&](const DeviceTileTimes& t) {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    times_ += t;
-  }));
+  return after_run(held.code_round(
+      tile, pool, [&](const DeviceTileTimes& t, const DeviceSpan& span) { add_times(t, span); }));
 }
 
 void DeviceTileContext::release(DeviceTileSlot* held) {
@@ -230,10 +233,7 @@ Status DeviceTileContext::wait_started() {
 Status DeviceTileContext::run(EncodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(wait_started());
   return after_run(on_free_slot([&](DeviceTileSlot& slot) {
-    return slot.run(tile, pool, [&](const DeviceTileTimes& t) {
-      std::lock_guard<std::mutex> lock(times_mutex_);
-      times_ += t;
-    });
+    return slot.run(tile, pool, [&](const DeviceTileTimes& t, const DeviceSpan& span) { add_times(t, span); });
   }));
 }
 
@@ -241,10 +241,8 @@ Status DeviceTileContext::run_and_hold(EncodeTile& tile, ThreadPool& pool, Devic
   held = nullptr;
   MALLAT_RETURN_IF_ERROR(wait_started());
   DeviceTileSlot* slot = take();
-  const Status ran = after_run(slot->run(tile, pool, [&](const DeviceTileTimes& t) {
-    std::lock_guard<std::mutex> lock(times_mutex_);
-    times_ += t;
-  }));
+  const Status ran = after_run(
+      slot->run(tile, pool, [&](const DeviceTileTimes& t, const DeviceSpan& span) { add_times(t, span); }));
   if (!ran.ok()) {
     release(slot);
     return ran;
@@ -256,10 +254,12 @@ Status DeviceTileContext::run_and_hold(EncodeTile& tile, ThreadPool& pool, Devic
 Result<bool> DeviceTileContext::run(DecodeTile& tile, ThreadPool& pool) {
   MALLAT_RETURN_IF_ERROR(wait_started());
   DeviceDecodeTimes t;
-  Result<bool> done = on_free_slot([&](DeviceTileSlot& slot) { return slot.run(tile, pool, t); });
+  DeviceSpan span;
+  Result<bool> done = on_free_slot([&](DeviceTileSlot& slot) { return slot.run(tile, pool, t, span); });
   {
     std::lock_guard<std::mutex> lock(times_mutex_);
     decode_times_ += t;
+    decode_busy_.add(span);
   }
   const Status ran = after_run(done.ok() ? Status::Ok() : done.status());
   if (!ran.ok()) return ran;
@@ -285,6 +285,12 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
     MALLAT_RETURN_IF_ERROR(
         check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
   }
+  float whole = 0;
+  MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&whole, events_[kStart].get(), events_[kDownloaded].get()),
+                                    "cudaEventElapsedTime"));
+  span_.length_ms = whole;
+  span_.tier1_from_ms = static_cast<double>(ms[kUploaded]) + ms[kTransformed] + ms[kQuantised];
+  span_.tier1_ms = ms[kCoded];
   DeviceTileTimes t;
   t.tiles = 1;
   t.narrow_ms = narrow_ms;
@@ -518,7 +524,7 @@ Status DeviceTileSlot::finish_blocks(EncodeTile& tile, const DeviceTilePlan& pla
 }
 
 Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
-                          const std::function<void(const DeviceTileTimes&)>& add) {
+                          const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add) {
   MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kEncode));
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
@@ -556,6 +562,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
   if (!tile.ht_statistics) {
     MALLAT_RETURN_IF_ERROR(t1_->upload_jobs(plan.t1.jobs, in(), plan.t1.coefficients, plan.t1.slot_capacity));
   }
+  span_.start_ms = steady_ms();  // the stream idle: the jobs' copy waited
   MALLAT_RETURN_IF_ERROR(record(kStart, s));
   MALLAT_RETURN_IF_ERROR(narrowed ? upload_stored(tile, plan, s, pool) : upload_samples(tile, plan, s));
   MALLAT_RETURN_IF_ERROR(record(kUploaded, s));
@@ -583,7 +590,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
     kept_plan_ = plan;
     kept_ = true;
     MALLAT_ASSIGN_OR_RETURN(const DeviceTileTimes times, step_times(narrow_ms, finish_ms));
-    add(times);
+    add(times, span_);
     return Status::Ok();
   }
   MALLAT_RETURN_IF_ERROR(t1_->encode());
@@ -607,7 +614,7 @@ Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
     MALLAT_RETURN_IF_ERROR(finish(tile, plan, result, pool));
   }
   MALLAT_ASSIGN_OR_RETURN(const DeviceTileTimes times, step_times(narrow_ms, finish_ms));
-  add(times);
+  add(times, span_);
   return mark("dt_finish");
 }
 
