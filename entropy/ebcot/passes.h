@@ -555,16 +555,18 @@ MALLAT_HD void run_pass(PassType type, bool raw, Mq& mq, Raw& rw, State& s, cons
 // true weight into `samples` (rows `stride` apart). Magnitudes are set only
 // once a sample is significant (code_new_significance); the others are
 // masked out, with masks rather than branches: significance and sign are
-// coin tosses.
+// coin tosses. Only the columns first, first + step, ... of each row: the
+// GPU's decoding kernel writes a block with a warp's lanes side by side,
+// lane k taking columns k, k + 32, ... (entropy/cuda/ebcot/decode_kernel.cuh).
 template <class State>
-MALLAT_HD void write_decoded_samples(State& s, int32_t* samples, ptrdiff_t stride) {
+MALLAT_HD void write_decoded_samples(State& s, int32_t* samples, ptrdiff_t stride, int first = 0, int step = 1) {
   for (int y = 0; y < s.height; ++y) {
     int32_t* row = samples + y * stride;
     const uint32_t* mag = s.magnitude(0, y);
     const uint32_t* column = s.column(0, y);
     const int negative = 19 + y % 4;
     const int significant = 3 * (y % 4 + 1) + 1;
-    for (int x = 0; x < s.width; ++x) {
+    for (int x = first; x < s.width; x += step) {
       const uint32_t word = column[x];
       const uint32_t m = mag[4 * x] & (0u - ((word >> significant) & 1));
       const uint32_t neg = 0u - ((word >> negative) & 1);

@@ -141,12 +141,18 @@ MALLAT_HD inline bool bad_decode_parameters(const SharedT1DecodeBlock& block) {
          block.num_passes < 0 || block.num_passes > max_passes;
 }
 
-// Decodes one code-block into `samples` (row after row, `stride` values
-// apart) with `s` as its working state (about 40 KB: a thread's own);
-// `marked`: by the walk of marked columns (the same samples).
-MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1DecodeBlock& block, T1FixedState& s,
-                                                               int32_t* samples, ptrdiff_t stride,
-                                                               bool marked = false) {
+// Decodes one code-block's passes into `s`, its working state (about 40 KB:
+// a thread's own), leaving the samples there; `marked`: by the walk of
+// marked columns (the same samples). `*in_state`: whether the samples are
+// in `s` for write_decoded_samples to write; false where the block has no
+// passes (then they are zeros, written here into `samples`, row after row
+// `stride` values apart) or its parameters were refused (nothing written).
+// The GPU's kernel writes a warp's blocks out of their states together
+// (entropy/cuda/ebcot/decode_kernel.cuh).
+MALLAT_HD inline SharedT1DecodeResult decode_code_block_to_state(const SharedT1DecodeBlock& block, T1FixedState& s,
+                                                                 int32_t* samples, ptrdiff_t stride, bool marked,
+                                                                 bool* in_state) {
+  *in_state = false;
   SharedT1DecodeResult result;
   const int w = block.width;
   const int h = block.height;
@@ -177,7 +183,18 @@ MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1Dec
   const int last = block.num_passes - 1;
   result.lowest_plane = static_cast<int8_t>(planes - 1 - pass_plane_offset(last));
   result.ended_in_significance_pass = pass_type(last) == PassType::kSignificance;
-  detail::write_decoded_samples(s, samples, stride);
+  *in_state = true;
+  return result;
+}
+
+// Decodes one code-block into `samples` (row after row, `stride` values
+// apart) with `s` as its working state; `marked` as above.
+MALLAT_HD inline SharedT1DecodeResult decode_code_block_shared(const SharedT1DecodeBlock& block, T1FixedState& s,
+                                                               int32_t* samples, ptrdiff_t stride,
+                                                               bool marked = false) {
+  bool in_state = false;
+  const SharedT1DecodeResult result = decode_code_block_to_state(block, s, samples, stride, marked, &in_state);
+  if (in_state) detail::write_decoded_samples(s, samples, stride);
   return result;
 }
 

@@ -58,6 +58,39 @@ TEST(Tier1SharedDecoder, TheWalkOfMarkedColumnsDecodesAlike) {
   for (size_t i = 0; i < cases.size(); i += 2) ASSERT_TRUE(matches_cpu(cases[i], true)) << cases[i].name;
 }
 
+// As the GPU's kernel decodes: the passes into the state, then the
+// samples written by 32 lanes, lane k taking columns k, k + 32, ... of each
+// row (entropy/cuda/ebcot/decode_kernel.cuh), in an order that puts lane 31
+// first; the same as decode_code_block_shared's, zeros for a block of no
+// passes and nothing for a refused one.
+TEST(Tier1SharedDecoder, SamplesWrittenByLanesAsTheKernelWritesThem) {
+  const std::vector<DecodeCase> cases = shared_decode_cases();
+  std::vector<DecodeCase> tried;
+  for (size_t i = 0; i < cases.size(); i += 7) tried.push_back(cases[i]);
+  for (const DecodeCase& c : bad_decode_cases()) tried.push_back(c);
+  size_t written = 0;
+  for (const DecodeCase& c : tried) {
+    const size_t n = static_cast<size_t>(std::max(c.width, 0)) * std::max(c.height, 0);
+    std::vector<int32_t> whole(n + 64, 0x5A5A5A5A), by_lanes(n + 64, 0x5A5A5A5A);
+    const SharedT1DecodeBlock block = c.shared();
+    const SharedT1DecodeResult want = decode_code_block_shared(block, state(), whole.data(), c.width);
+    bool in_state = false;
+    const SharedT1DecodeResult got =
+        decode_code_block_to_state(block, state(), by_lanes.data(), c.width, false, &in_state);
+    if (in_state) {
+      for (int lane = 31; lane >= 0; --lane) {
+        detail::write_decoded_samples(state(), by_lanes.data(), c.width, lane, 32);
+      }
+      ++written;
+    }
+    ASSERT_EQ(got.status, want.status) << c.name;
+    ASSERT_EQ(got.lowest_plane, want.lowest_plane) << c.name;
+    ASSERT_EQ(got.ended_in_significance_pass, want.ended_in_significance_pass) << c.name;
+    ASSERT_EQ(by_lanes, whole) << c.name;
+  }
+  EXPECT_GT(written, 1000u);
+}
+
 TEST(Tier1SharedDecoder, RejectsWhatTheCpuDecoderRejects) {
   for (const DecodeCase& c : bad_decode_cases()) {
     EXPECT_FALSE(decode_on_cpu(c).status.ok()) << c.name;
