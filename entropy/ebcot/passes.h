@@ -263,10 +263,43 @@ MALLAT_HD inline void for_each_row(int rows, Step&& step) {
 // (T1State's border, T1FixedState's padding). The decoder writes its
 // magnitudes through `m` (it reads few of them, so loading every column's
 // ahead would cost it more than it saves).
+//
+// A decoder's walk (no magnitudes) on a state that keeps its stripes'
+// significance (T1FixedState::significant_stripes) notes after each stripe
+// whether it holds a significant sample, and a column kind with a
+// kStripeReach skips the stripes with no significant sample within that
+// many stripes of them, where it can have no work: the significance pass's
+// columns (reach 1: D.3.1's neighbourhood spans the stripes above and
+// below) and the refinement pass's (reach 0). Significance is only gained,
+// and a stripe's significance pass can gain it only where the stripes
+// around it hold some, so the bits are exact when a stripe's turn comes.
+template <class Column>
+constexpr int stripe_reach() {
+  if constexpr (requires { Column::kStripeReach; }) {
+    return Column::kStripeReach;
+  } else {
+    return -1;
+  }
+}
+
+template <class State>
+MALLAT_HD inline bool stripe_significant(const State& s, int k) {
+  return k >= 0 && ((s.significant_stripes[k >> 6] >> (k & 63)) & 1) != 0;
+}
+
 template <bool kMagnitudes, class State, class Code>
 MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   constexpr bool kAhead = kMagnitudes && State::kLoadAhead;
+  constexpr bool kTracks = !kMagnitudes && requires(State& st) { st.significant_stripes[0]; };
+  constexpr int kReach = stripe_reach<std::decay_t<Code>>();
   for (int y0 = 0; y0 < s.height; y0 += 4) {
+    if constexpr (kTracks && kReach >= 0) {
+      const int k = y0 / 4;
+      bool near = stripe_significant(s, k);
+      if (kReach > 0) near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
+      if (!near) continue;
+    }
+    [[maybe_unused]] uint32_t seen = 0;  // the stripe's words, or-ed (kTracks)
     const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
     uint32_t* f = s.column(0, y0);
     uint32_t* m = s.magnitude(0, y0);
@@ -285,12 +318,16 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
       } else if (w.cur != stored) {
         f[0] = w.cur;
       }
+      if constexpr (kTracks) seen |= w.cur;
       w.prev = w.cur;
       w.cur = w.next;
       stored = next_stored;
       mags = next_mags;
     }
     if (w.cur != stored) f[0] = w.cur;
+    if constexpr (kTracks) {
+      if ((seen & kOwnSig) != 0) s.significant_stripes[y0 / 256] |= uint64_t{1} << ((y0 / 4) & 63);
+    }
   }
 }
 

@@ -56,6 +56,7 @@ struct EntryDecoding {
 template <bool kVsc>
 struct SignificanceDecodingColumn : EntryDecoding {
   static constexpr bool kSpreads = true;
+  static constexpr int kStripeReach = 1;  // for_each_column skips stripes with none near
 
   MALLAT_HD static bool has_work(uint32_t word) {
     return SignificanceColumn<MqEntryDecodeSymbols, kVsc, false>::has_work(word);
@@ -101,6 +102,7 @@ struct RefinementContexts {
 template <bool kVsc>
 struct RefinementDecodingColumn {
   static constexpr bool kSpreads = false;
+  static constexpr int kStripeReach = 0;  // only stripes with significance have work
   MqEntryDecoder& mq;
   RefinementContexts& rc;
   int p;

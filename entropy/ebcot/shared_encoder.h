@@ -64,6 +64,11 @@ struct T1FixedState {
   // A column's room past the last (the passes load the next column's
   // magnitudes ahead, entropy/ebcot/passes.h), and 16-byte columns (one load on the GPU).
   alignas(16) uint32_t magnitude_storage[kMagnitudeWords + 4];
+  // Decoding: the stripes holding a significant sample, as the decoder's
+  // walks last left them, one bit a stripe (for_each_column's skipping of
+  // quiet stripes, entropy/ebcot/passes.h).
+  static constexpr int kStripeWords = (kMaxCodeBlockSide / 4 + 63) / 64;
+  uint64_t significant_stripes[kStripeWords];
 
   MALLAT_HD void reset(int w, int h) {
     width = w;
@@ -71,6 +76,7 @@ struct T1FixedState {
     column_stride = w + 2;
     const int columns = column_stride * ((h + 3) / 4 + 2);
     for (int i = 0; i < columns; ++i) column_storage[i] = 0;
+    for (uint64_t& word : significant_stripes) word = 0;
     distortion = 0.0;
   }
   MALLAT_HD uint32_t* column(int x, int y) {
