@@ -296,7 +296,9 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
     if constexpr (kTracks && kReach >= 0) {
       const int k = y0 / 4;
       bool near = stripe_significant(s, k);
-      if (kReach > 0) near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
+      if (kReach > 0) {
+        near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
+      }
       if (!near) continue;
     }
     [[maybe_unused]] uint32_t seen = 0;  // the stripe's words, or-ed (kTracks)

@@ -77,6 +77,9 @@ bool uploads_straight(const EncodeTile& tile, const DeviceTilePlan& plan) {
   return true;
 }
 
+// A run's steps' times and its span on the device, to the context's sums.
+using AddTimes = std::function<void(const DeviceTileTimes&, const DeviceSpan&)>;
+
 // One tile at a time on the device: a Tier-1 encoder with its stream and
 // the buffers a tile needs, grown to the largest tile and reused.
 class DeviceTileSlot {
@@ -101,10 +104,10 @@ class DeviceTileSlot {
   // With tile.ht_statistics, the stages to quantisation and the blocks'
   // statistics instead of Tier-1 (device_ht_rate.h), the indices kept for
   // code_round while the caller holds the slot.
-  Status run(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add);
+  Status run(EncodeTile& tile, ThreadPool& pool, const AddTimes& add);
   // One round of rate control's coding of the kept tile; `add` takes its
   // Tier-1 kernel's and download's times (no tile counted: run counted it).
-  Status code_round(EncodeTile& tile, ThreadPool& pool, const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add) {
+  Status code_round(EncodeTile& tile, ThreadPool& pool, const AddTimes& add) {
     if (tile.blocks.empty()) {
       tile.coded.clear();
       return Status::Ok();
@@ -523,8 +526,7 @@ Status DeviceTileSlot::finish_blocks(EncodeTile& tile, const DeviceTilePlan& pla
   return Status::Ok();
 }
 
-Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool,
-                          const std::function<void(const DeviceTileTimes&, const DeviceSpan&)>& add) {
+Status DeviceTileSlot::run(EncodeTile& tile, ThreadPool& pool, const AddTimes& add) {
   MALLAT_RETURN_IF_ERROR(start(DeviceTileUse::kEncode));
   MALLAT_ASSIGN_OR_RETURN(const DeviceTilePlan plan, plan_device_tile(tile));
   const size_t n = tile.blocks.size();
