@@ -82,6 +82,21 @@ struct DeviceSpan {
   double tier1_from_ms = 0;
   double tier1_ms = 0;
 };
+// The span that starts at start_ms and runs through `n` steps one after
+// another, `steps` their lengths (by CUDA events), the Tier-1 kernel's at
+// index `tier1`.
+inline DeviceSpan span_of_steps(double start_ms, const float* steps, int n, int tier1) {
+  DeviceSpan span;
+  span.start_ms = start_ms;
+  for (int i = 0; i < n; ++i) {
+    if (i == tier1) {
+      span.tier1_from_ms = span.length_ms;
+      span.tier1_ms = steps[i];
+    }
+    span.length_ms += steps[i];
+  }
+  return span;
+}
 inline double steady_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

@@ -293,8 +293,8 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   constexpr bool kTracks = !kMagnitudes && requires(State& st) { st.significant_stripes[0]; };
   constexpr int kReach = stripe_reach<std::decay_t<Code>>();
   for (int y0 = 0; y0 < s.height; y0 += 4) {
+    [[maybe_unused]] const int k = y0 / 4;  // the stripe (kTracks)
     if constexpr (kTracks && kReach >= 0) {
-      const int k = y0 / 4;
       bool near = stripe_significant(s, k);
       if (kReach > 0) {
         near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
@@ -328,7 +328,7 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
     }
     if (w.cur != stored) f[0] = w.cur;
     if constexpr (kTracks) {
-      if ((seen & kOwnSig) != 0) s.significant_stripes[y0 / 256] |= uint64_t{1} << ((y0 / 4) & 63);
+      if ((seen & kOwnSig) != 0) s.significant_stripes[k >> 6] |= uint64_t{1} << (k & 63);
     }
   }
 }

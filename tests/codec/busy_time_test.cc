@@ -59,5 +59,21 @@ TEST(BusyTime, FoldsOldSpansKeepingTheTotal) {
   EXPECT_LE(busy.spans(), 1025u);
 }
 
+// A tile's span from its steps: their sum, and the Tier-1 kernel's place in
+// it; the union of Tier-1's parts apart from the whole spans'.
+TEST(BusyTime, SpansFromSteps) {
+  const float steps[] = {2, 3, 5, 1};
+  const DeviceSpan span = span_of_steps(100, steps, 4, 2);
+  EXPECT_DOUBLE_EQ(span.start_ms, 100);
+  EXPECT_DOUBLE_EQ(span.length_ms, 11);
+  EXPECT_DOUBLE_EQ(span.tier1_from_ms, 5);
+  EXPECT_DOUBLE_EQ(span.tier1_ms, 5);
+  DeviceBusy busy;
+  busy.add(span);
+  busy.add(span_of_steps(104, steps, 4, 2));  // overlapping: Tier-1 at 109..114
+  EXPECT_DOUBLE_EQ(busy.whole.total_ms(), 15);  // 100..115
+  EXPECT_DOUBLE_EQ(busy.tier1.total_ms(), 9);   // 105..114
+}
+
 }  // namespace
 }  // namespace mallat::codec

@@ -267,11 +267,7 @@ Result<bool> DeviceDecodeSlot::run(DecodeTile& tile, ThreadPool& pool, DeviceDec
     MALLAT_RETURN_IF_ERROR(
         check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
   }
-  span.start_ms = started_ms;
-  span.length_ms = 0;
-  for (int i = kUploaded; i < kSteps; ++i) span.length_ms += ms[i];
-  span.tier1_from_ms = ms[kUploaded];
-  span.tier1_ms = ms[kDecoded];
+  span = span_of_steps(started_ms, ms + kUploaded, kSteps - kUploaded, kDecoded - kUploaded);
   ++times.tiles;
   times.gather_ms += gather_ms;
   times.upload_ms += ms[kUploaded];

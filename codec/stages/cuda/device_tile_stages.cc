@@ -115,9 +115,9 @@ class DeviceTileSlot {
     if (!kept_) return internal_error("a round of coding on a slot that kept no tile");
     constexpr Step kMarks[] = {kQuantised, kCoded, kDownloaded};
     bool coded = false;
-    DeviceSpan span;
+    double started_ms = 0;
     MALLAT_RETURN_IF_ERROR(ht_.code_round(tile, kept_plan_, in(), *t1_, pool, [&](int step) {
-      if (!coded) span.start_ms = steady_ms();
+      if (!coded) started_ms = steady_ms();
       coded = true;
       return record(kMarks[step], t1_->stream());
     }));
@@ -131,9 +131,7 @@ class DeviceTileSlot {
     DeviceTileTimes t;
     t.tier1_ms = ms[0];
     t.download_ms = ms[1];
-    span.length_ms = static_cast<double>(ms[0]) + ms[1];
-    span.tier1_ms = ms[0];
-    add(t, span);
+    add(t, span_of_steps(started_ms, ms, 2, 0));
     return Status::Ok();
   }
   // The slot no longer keeps a tile's indices.
@@ -288,12 +286,7 @@ Result<DeviceTileTimes> DeviceTileSlot::step_times(double narrow_ms, double fini
     MALLAT_RETURN_IF_ERROR(
         check_cuda(cudaEventElapsedTime(&ms[i], events_[i - 1].get(), events_[i].get()), "cudaEventElapsedTime"));
   }
-  float whole = 0;
-  MALLAT_RETURN_IF_ERROR(check_cuda(cudaEventElapsedTime(&whole, events_[kStart].get(), events_[kDownloaded].get()),
-                                    "cudaEventElapsedTime"));
-  span_.length_ms = whole;
-  span_.tier1_from_ms = static_cast<double>(ms[kUploaded]) + ms[kTransformed] + ms[kQuantised];
-  span_.tier1_ms = ms[kCoded];
+  span_ = span_of_steps(span_.start_ms, ms + kUploaded, kSteps - kUploaded, kCoded - kUploaded);
   DeviceTileTimes t;
   t.tiles = 1;
   t.narrow_ms = narrow_ms;
