@@ -38,9 +38,11 @@ std::unique_ptr<BlockEncoder> make_hybrid_block_encoder(DeviceBlockEncoders devi
                                                         const DeviceCoderOptions& options);
 
 // How many device start-ups are still running (make_hybrid_block_encoder).
-// A process that finishes its work before its device is up must not wait
-// for it, nor tear down the device runtime under it: tools/main.cc then
-// leaves with std::_Exit once its files are written.
+// A process that finishes its work before its device is up must not tear
+// down the device runtime under it: one that returns from main or calls
+// exit waits for the start-ups (a handler registered with atexit at the
+// first one); tools/main.cc, which need not wait, leaves with std::_Exit
+// once its files are written.
 int device_starts_in_flight();
 
 }  // namespace mallat::entropy

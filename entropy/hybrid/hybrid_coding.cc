@@ -4,7 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <future>
+#include <mutex>
+#include <thread>
 
 namespace mallat::entropy::detail {
 namespace {
@@ -12,6 +15,26 @@ namespace {
 std::atomic<int> starts_in_flight{0};
 
 using Clock = std::chrono::steady_clock;
+
+// How long a process's exit waits for device start-ups still running.
+// A CUDA context starts in well under a second; a driver that hangs past
+// this lets the process leave rather than hang with it.
+constexpr std::chrono::seconds kExitWait{30};
+
+// A start-up thread is detached: a process that returns from main (or
+// calls exit) while one runs would tear the CUDA runtime down under it,
+// which fails inside the runtime (cudaErrorCudartUnloading, then a double
+// free). The runtime's teardown of the kernels' modules is registered
+// with atexit as the program loads, before main; this handler, registered
+// at the first start-up, runs before it (C++ [support.start.term]: the
+// last registered runs first) and waits for the start-ups. A process that
+// leaves with std::_Exit (tools/main.cc) runs no handler and never waits.
+void wait_for_device_starts() {
+  const Clock::time_point until = Clock::now() + kExitWait;
+  while (starts_in_flight.load() > 0 && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 
 double ms_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
@@ -136,7 +159,11 @@ Status run_recorded(const std::function<Status(DeviceCodingTimes&)>& run, Device
   return ran;
 }
 
-void count_device_start(int change) { starts_in_flight.fetch_add(change); }
+void count_device_start(int change) {
+  static std::once_flag registered;
+  if (change > 0) std::call_once(registered, [] { std::atexit(wait_for_device_starts); });
+  starts_in_flight.fetch_add(change);
+}
 
 }  // namespace mallat::entropy::detail
 

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <thread>
@@ -233,6 +235,25 @@ TEST(HybridBlockEncoder, BatchesBeforeTheDeviceIsUpGoToTheCpu) {
   expect_cpu_bytes(b, out);
   EXPECT_GT(coder->device_times().device_blocks, 0u);
   EXPECT_EQ(script->runs.load(), 1);
+}
+
+// A process that leaves (exit, or a return from main) while its device
+// starts waits for the start rather than tearing the device runtime down
+// under the start-up thread: the child here exits at once, and its slow
+// start still ends and says so.
+TEST(HybridBlockEncoderDeathTest, AProcessThatExitsWhileItsDeviceStartsWaitsForTheStart) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        DeviceBlockEncoderStart slow = []() -> Result<std::unique_ptr<DeviceBlockEncoder>> {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          std::fputs("the device has started\n", stderr);
+          return std::unique_ptr<DeviceBlockEncoder>(new HostEbcotDevice(std::make_shared<HostDeviceScript>()));
+        };
+        auto coder = make_hybrid_block_encoder(ebcot_on(slow), options_with(0.5, /*wait=*/false));
+        std::exit(coder != nullptr ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "the device has started");
 }
 
 TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -22,20 +21,9 @@
 
 namespace mallat::codec {
 
-// The probe's device starts on a thread of its own that outlives it
-// (entropy/hybrid/hybrid_coding.h); a test process that returned from
-// main before that start ended would tear the CUDA runtime down under it
-// (tools/main.cc leaves with std::_Exit instead), so the probe waits for it.
-inline void wait_for_device_starts() {
-  for (int i = 0; i < 3000 && entropy::device_starts_in_flight() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 #define SKIP_WITHOUT_DEVICE()                                                        \
   do {                                                                               \
     auto probe = entropy::make_device_block_encoder();                               \
-    ::mallat::codec::wait_for_device_starts();                                       \
     if (!probe.ok()) GTEST_SKIP() << probe.status().message();                      \
     auto dwt_probe = dwt::make_backend(dwt::BackendKind::kCuda, 2);                  \
     if (!dwt_probe.ok()) GTEST_SKIP() << dwt_probe.status().message();              \

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -35,6 +36,23 @@ std::shared_ptr<entropy::BlockEncoder> forced(double share, size_t max_blocks = 
   o.max_blocks_per_launch = max_blocks;
   auto made = entropy::make_device_block_encoder(o);
   return made.ok() ? std::shared_ptr<entropy::BlockEncoder>(std::move(made).value()) : nullptr;
+}
+
+// A process that exits while its device starts leaves cleanly: its exit
+// waits for the start-up thread (entropy/hybrid/hybrid_coding.cc) rather
+// than unloading the CUDA runtime under it. Each child exits right after
+// making its coder, while the start-up creates the CUDA context.
+TEST(EncodeCudaDeathTest, AProcessThatExitsWhileItsDeviceStartsLeavesCleanly) {
+  SKIP_WITHOUT_DEVICE();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EXIT(
+        {
+          auto coder = entropy::make_device_block_encoder();
+          std::exit(coder.ok() ? 0 : 2);
+        },
+        ::testing::ExitedWithCode(0), "");
+  }
 }
 
 TEST(EncodeCuda, DeviceTier1WritesTheCpuPathsBytes) {
