@@ -149,6 +149,24 @@ struct MqEntryDecoder {
     return mps ^ lps;
   }
 
+  // Decodes up to n decisions in a context whose entry is `t` while each
+  // is its MPS with A left normalised (decode's early return, which keeps
+  // the context's state), and returns how many it decoded. By C.3.2 on A
+  // and C as held here, the i-th such decision in a row needs C >= i Qe
+  // and A - i Qe >= 0x8000 (so no RENORMD), so k of them subtract k Qe
+  // from both; the decision after them is left to decode, which may
+  // renormalise or give the LPS.
+  MALLAT_HD int decode_mps_run(uint64_t t, int n) {
+    const uint32_t qe = static_cast<uint32_t>(t);
+    const uint32_t c_high = static_cast<uint32_t>(c >> 32);
+    const uint32_t a_room = a - 0x80000000u;
+    const uint32_t k_max = (c_high < a_room ? c_high : a_room) / qe;
+    const uint32_t k = k_max < static_cast<uint32_t>(n) ? k_max : static_cast<uint32_t>(n);
+    a -= k * qe;
+    c -= uint64_t{k * qe} << 32;
+    return static_cast<int>(k);
+  }
+
   // C.3.4 RENORMD by n shifts, reading bytes when CT runs out.
   [[gnu::always_inline]] MALLAT_HD inline void shift_out(int n) {
     if (n > r.ct) {

@@ -287,22 +287,64 @@ MALLAT_HD inline bool stripe_significant(const State& s, int k) {
   return k >= 0 && ((s.significant_stripes[k >> 6] >> (k & 63)) & 1) != 0;
 }
 
+// A decoder's cleanup pass in a stripe of four rows with no significant
+// sample in it nor in the stripes above and below (significant_stripes):
+// every column's window is all zero, so every column is in run-length mode
+// (D.3.4) until one decodes a significant sample, after which only the
+// next column has a significant neighbour. The columns go by runs:
+// code.quiet_run(n) decodes as many of the next n columns' run-length
+// decisions as it can prove are 0, at once, with no word read or changed;
+// a column it stops at is coded as usual, its words loaded and stored
+// around it (as for_each_marked_column does). Whether the stripe gained
+// significance.
+template <class State, class Code>
+MALLAT_HD inline bool walk_quiet_stripe(State& s, Code& code, int y0) {
+  uint32_t* const words = s.column(0, y0);
+  uint32_t* const magnitudes = s.magnitude(0, y0);
+  uint32_t seen = 0;
+  bool clean = true;  // the next column's window is still all zero
+  for (int x = 0; x < s.width; ++x) {
+    if (clean) {
+      x += code.quiet_run(s.width - x);
+      if (x == s.width) break;
+    }
+    uint32_t* f = words + x;
+    ColumnWords w{f[-1], f[0], f[1]};
+    const uint32_t next_before = w.next;
+    code(4, w, f, magnitudes + 4 * x, ColumnMagnitudes{});
+    f[-1] = w.prev;
+    f[0] = w.cur;
+    f[1] = w.next;
+    seen |= w.cur;
+    clean = w.next == next_before;
+  }
+  return (seen & kOwnSig) != 0;
+}
+
 template <bool kMagnitudes, class State, class Code>
 MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   constexpr bool kAhead = kMagnitudes && State::kLoadAhead;
   constexpr bool kTracks = !kMagnitudes && requires(State& st) { st.significant_stripes[0]; };
   constexpr int kReach = stripe_reach<std::decay_t<Code>>();
+  constexpr bool kQuietRuns = kTracks && requires(Code& c) { c.quiet_run(0); };
   for (int y0 = 0; y0 < s.height; y0 += 4) {
     [[maybe_unused]] const int k = y0 / 4;  // the stripe (kTracks)
-    if constexpr (kTracks && kReach >= 0) {
+    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    if constexpr (kTracks && (kReach >= 0 || kQuietRuns)) {
       bool near = stripe_significant(s, k);
-      if (kReach > 0) {
+      if (kReach != 0) {
         near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
       }
-      if (!near) continue;
+      if constexpr (kQuietRuns) {
+        if (!near && rows == 4) {
+          if (walk_quiet_stripe(s, code, y0)) s.significant_stripes[k >> 6] |= uint64_t{1} << (k & 63);
+          continue;
+        }
+      } else if (!near) {
+        continue;
+      }
     }
     [[maybe_unused]] uint32_t seen = 0;  // the stripe's words, or-ed (kTracks)
-    const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
     uint32_t* f = s.column(0, y0);
     uint32_t* m = s.magnitude(0, y0);
     ColumnWords w{f[-1], f[0], 0};

@@ -11,8 +11,9 @@
 //   rather than follow it;
 // - the refinement pass holds its three contexts' entries in registers
 //   and selects among them by the flags, without branches.
-// The cleanup pass and the raw (BYPASS) passes stay passes.h's. Host and
-// device code (host_device.h); internal to the entropy module.
+// The cleanup pass's columns are passes.h's, walked by runs in quiet
+// stripes (CleanupDecodingColumn); the raw (BYPASS) passes stay passes.h's.
+// Host and device code (host_device.h); internal to the entropy module.
 #pragma once
 
 #include <cstdint>
@@ -133,6 +134,22 @@ struct RefinementDecodingColumn {
   }
 };
 
+// One stripe column of the D.3.4 cleanup pass (passes.h's), and the
+// run-length decisions of a quiet stripe's columns decoded by runs
+// (for_each_column's walk_quiet_stripe): while the run-length context's
+// MPS is 0 ("no sample of the column becomes significant"), the decisions
+// that are that MPS with A left normalised change nothing but A and C, so
+// a run of them is decoded at once (MqEntryDecoder::decode_mps_run).
+template <bool kVsc>
+struct CleanupDecodingColumn : CleanupColumn<MqEntryDecodeSymbols, kVsc, false> {
+  MALLAT_HD int quiet_run(int n) {
+    MqEntryDecodeSymbols& coder = this->c;
+    const uint64_t t = (*coder.cx)[kRunLengthContext];
+    if (((t >> 32) & 1) != 0) return 0;  // its MPS is 1: a 0 would be the LPS
+    return coder.mq.decode_mps_run(t, n);
+  }
+};
+
 // The passes on a local copy of the decoder, by the walk kMarked chooses.
 template <bool kVsc, bool kMarked, class State>
 [[gnu::flatten]] MALLAT_HD void decode_significance_pass(MqEntryDecodeSymbols& coder, State& s,
@@ -140,6 +157,16 @@ template <bool kVsc, bool kMarked, class State>
   MqEntryDecoder mq = coder.mq;
   walk_columns<kMarked, false>(s, SignificanceDecodingColumn<kVsc>{{mq, *coder.cx, zc_lut, s.column_stride, p}});
   coder.mq = mq;
+}
+
+template <bool kVsc, bool kMarked, class State>
+[[gnu::flatten]] MALLAT_HD void decode_cleanup_pass(MqEntryDecodeSymbols& coder, State& s, const uint8_t* zc_lut,
+                                                    int p) {
+  MqEntryDecodeSymbols c = coder;
+  const PlaneGains gains(p);
+  DistortionSum dist;  // the encoder's; unused
+  walk_columns<kMarked, false>(s, CleanupDecodingColumn<kVsc>{{{c, zc_lut, s.column_stride, p, gains, dist}}});
+  coder = c;
 }
 
 template <bool kVsc, bool kMarked, class State>
@@ -176,7 +203,7 @@ MALLAT_HD void run_decoding_pass(PassType type, bool raw, MqEntryDecodeSymbols& 
       }
       break;
     case PassType::kCleanup:
-      cleanup_pass<MqEntryDecodeSymbols, kVsc, kMarked>(mq, s, zc_lut, p);
+      decode_cleanup_pass<kVsc, kMarked>(mq, s, zc_lut, p);
       break;
   }
 }
