@@ -273,6 +273,12 @@ MALLAT_HD inline void for_each_row(int rows, Step&& step) {
 // below) and the refinement pass's (reach 0). Significance is only gained,
 // and a stripe's significance pass can gain it only where the stripes
 // around it hold some, so the bits are exact when a stripe's turn comes.
+// A column kind with quiet_run(n) (the decoder's cleanup pass) is told of
+// quiet stripes of four rows, with no significant sample in them nor in
+// the stripes above and below: all their words are 0, so each column is
+// in run-length mode (D.3.4) until its left neighbour gains significance,
+// and quiet_run decodes as many of the next n columns' run-length
+// decisions as it can prove are 0 at once, leaving their words as they are.
 template <class Column>
 constexpr int stripe_reach() {
   if constexpr (requires { Column::kStripeReach; }) {
@@ -287,40 +293,6 @@ MALLAT_HD inline bool stripe_significant(const State& s, int k) {
   return k >= 0 && ((s.significant_stripes[k >> 6] >> (k & 63)) & 1) != 0;
 }
 
-// A decoder's cleanup pass in a stripe of four rows with no significant
-// sample in it nor in the stripes above and below (significant_stripes):
-// every column's window is all zero, so every column is in run-length mode
-// (D.3.4) until one decodes a significant sample, after which only the
-// next column has a significant neighbour. The columns go by runs:
-// code.quiet_run(n) decodes as many of the next n columns' run-length
-// decisions as it can prove are 0, at once, with no word read or changed;
-// a column it stops at is coded as usual, its words loaded and stored
-// around it (as for_each_marked_column does). Whether the stripe gained
-// significance.
-template <class State, class Code>
-MALLAT_HD inline bool walk_quiet_stripe(State& s, Code& code, int y0) {
-  uint32_t* const words = s.column(0, y0);
-  uint32_t* const magnitudes = s.magnitude(0, y0);
-  uint32_t seen = 0;
-  bool clean = true;  // the next column's window is still all zero
-  for (int x = 0; x < s.width; ++x) {
-    if (clean) {
-      x += code.quiet_run(s.width - x);
-      if (x == s.width) break;
-    }
-    uint32_t* f = words + x;
-    ColumnWords w{f[-1], f[0], f[1]};
-    const uint32_t next_before = w.next;
-    code(4, w, f, magnitudes + 4 * x, ColumnMagnitudes{});
-    f[-1] = w.prev;
-    f[0] = w.cur;
-    f[1] = w.next;
-    seen |= w.cur;
-    clean = w.next == next_before;
-  }
-  return (seen & kOwnSig) != 0;
-}
-
 template <bool kMagnitudes, class State, class Code>
 MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   constexpr bool kAhead = kMagnitudes && State::kLoadAhead;
@@ -330,16 +302,14 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
   for (int y0 = 0; y0 < s.height; y0 += 4) {
     [[maybe_unused]] const int k = y0 / 4;  // the stripe (kTracks)
     const int rows = s.height - y0 < 4 ? s.height - y0 : 4;
+    [[maybe_unused]] bool quiet = false;  // kQuietRuns: every word of the stripe is 0
     if constexpr (kTracks && (kReach >= 0 || kQuietRuns)) {
       bool near = stripe_significant(s, k);
       if (kReach != 0) {
         near = near || stripe_significant(s, k - 1) || (y0 + 4 < s.height && stripe_significant(s, k + 1));
       }
       if constexpr (kQuietRuns) {
-        if (!near && rows == 4) {
-          if (walk_quiet_stripe(s, code, y0)) s.significant_stripes[k >> 6] |= uint64_t{1} << (k & 63);
-          continue;
-        }
+        quiet = !near && rows == 4;
       } else if (!near) {
         continue;
       }
@@ -352,6 +322,21 @@ MALLAT_HD inline void for_each_column(State& s, Code&& code) {
     ColumnMagnitudes mags{};
     if constexpr (kAhead) mags = load_magnitudes(m);
     for (int x = 0; x < s.width; ++x, ++f, m += 4) {
+      if constexpr (kQuietRuns) {
+        // A quiet stripe's column whose left neighbour gained nothing: its
+        // word and those after it are 0, so the run-length decisions of
+        // the columns from here go by runs. The columns a run decodes keep
+        // their words (0), so the walk goes on at the column it stops at,
+        // its left neighbour's word 0.
+        if (quiet && w.cur == 0) {
+          const int run = code.quiet_run(s.width - x);
+          x += run;
+          f += run;
+          m += 4 * run;
+          if (run > 0) w.prev = 0;
+          if (x == s.width) break;
+        }
+      }
       w.next = f[1];
       const uint32_t next_stored = w.next;
       ColumnMagnitudes next_mags{};

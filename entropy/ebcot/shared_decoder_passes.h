@@ -136,7 +136,7 @@ struct RefinementDecodingColumn {
 
 // One stripe column of the D.3.4 cleanup pass (passes.h's), and the
 // run-length decisions of a quiet stripe's columns decoded by runs
-// (for_each_column's walk_quiet_stripe): while the run-length context's
+// (for_each_column's quiet stripes): while the run-length context's
 // MPS is 0 ("no sample of the column becomes significant"), the decisions
 // that are that MPS with A left normalised change nothing but A and C, so
 // a run of them is decoded at once (MqEntryDecoder::decode_mps_run).
