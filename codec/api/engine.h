@@ -208,7 +208,9 @@ class Engine {
 
   // Decide where a workload runs and start the device for it in the
   // background. A call codes with what was prepared last; one not prepared
-  // prepares itself (one item, its size). Errors: the device asked for
+  // prepares itself (one item, its size). A process that returns from main
+  // or calls exit while that start runs waits for it (up to 30 s) rather
+  // than tear the device's runtime down under it. Errors: the device asked for
   // (kCuda) in a build without CUDA, or a device coder that cannot be made.
   Result<Placement> prepare_encode(const codec::EncodeOptions& options, const Workload& work);
   Result<Placement> prepare_decode(const codec::DecodeOptions& options, const Workload& work);
