@@ -11,7 +11,8 @@
 #if defined(__CUDACC__)
 // The copy lives in global memory (read through the L1 cache): threads of a
 // warp index the tables at different places, which __constant__ memory
-// would serialise.
+// serialises (the decoding kernel slowed by a seventh or more there:
+// docs/PERFORMANCE.md, "The EBCOT tables in constant memory").
 #define MALLAT_DEVICE_TABLE(name) static __device__ decltype(name) name##Device = name;
 #else
 #define MALLAT_DEVICE_TABLE(name)
