@@ -2,6 +2,8 @@
 
 #include "entropy/hybrid/hybrid_block_encoder.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -35,6 +37,10 @@ void wait_for_device_starts() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
+
+// A child forked while a start-up ran has no start-up thread: it must not
+// wait at its exit for its parent's start-ups.
+void forget_device_starts_in_child() { starts_in_flight.store(0); }
 
 double ms_between(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double, std::milli>(to - from).count();
@@ -161,7 +167,12 @@ Status run_recorded(const std::function<Status(DeviceCodingTimes&)>& run, Device
 
 void count_device_start(int change) {
   static std::once_flag registered;
-  if (change > 0) std::call_once(registered, [] { std::atexit(wait_for_device_starts); });
+  if (change > 0) {
+    std::call_once(registered, [] {
+      std::atexit(wait_for_device_starts);
+      pthread_atfork(nullptr, nullptr, forget_device_starts_in_child);
+    });
+  }
   starts_in_flight.fetch_add(change);
 }
 

@@ -6,6 +6,8 @@
 // the share follows the measured rates. Then whole files through
 // codec::encode: the same bytes as the CPU path.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -254,6 +256,30 @@ TEST(HybridBlockEncoderDeathTest, AProcessThatExitsWhileItsDeviceStartsWaitsForT
         std::exit(coder != nullptr ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "the device has started");
+}
+
+// A child forked while its parent's device starts has no start-up thread:
+// its exit waits for none (rather than for the parent's start, or the wait's
+// 30 s bound).
+TEST(HybridBlockEncoderDeathTest, AChildForkedWhileTheDeviceStartsLeavesAtOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        DeviceBlockEncoderStart slow = []() -> Result<std::unique_ptr<DeviceBlockEncoder>> {
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          return std::unique_ptr<DeviceBlockEncoder>(new HostEbcotDevice(std::make_shared<HostDeviceScript>()));
+        };
+        auto coder = make_hybrid_block_encoder(ebcot_on(slow), options_with(0.5, /*wait=*/false));
+        const auto start = std::chrono::steady_clock::now();
+        const pid_t child = fork();
+        if (child == 0) std::exit(0);
+        int status = 0;
+        waitpid(child, &status, 0);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "the forked child left after %.1f s\n", seconds);
+        std::_Exit(coder != nullptr && seconds < 10 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "the forked child left");
 }
 
 TEST(HybridBlockEncoder, ADeviceThatFailsToStartLeavesEveryBatchToTheCpu) {
