@@ -140,10 +140,11 @@ struct RefinementDecodingColumn {
 // MPS is 0 ("no sample of the column becomes significant"), the decisions
 // that are that MPS with A left normalised change nothing but A and C, so
 // a run of them is decoded at once (MqEntryDecoder::decode_mps_run).
-template <bool kVsc>
-struct CleanupDecodingColumn : CleanupColumn<MqEntryDecodeSymbols, kVsc, false> {
+// (passes.h's code_pass makes it; its Coder is MqEntryDecodeSymbols.)
+template <class Coder, bool kVsc, bool kAhead>
+struct CleanupDecodingColumn : CleanupColumn<Coder, kVsc, kAhead> {
   MALLAT_HD int quiet_run(int n) {
-    MqEntryDecodeSymbols& coder = this->c;
+    Coder& coder = this->c;
     const uint64_t t = (*coder.cx)[kRunLengthContext];
     if (((t >> 32) & 1) != 0) return 0;  // its MPS is 1: a 0 would be the LPS
     return coder.mq.decode_mps_run(t, n);
@@ -162,11 +163,7 @@ template <bool kVsc, bool kMarked, class State>
 template <bool kVsc, bool kMarked, class State>
 [[gnu::flatten]] MALLAT_HD void decode_cleanup_pass(MqEntryDecodeSymbols& coder, State& s, const uint8_t* zc_lut,
                                                     int p) {
-  MqEntryDecodeSymbols c = coder;
-  const PlaneGains gains(p);
-  DistortionSum dist;  // the encoder's; unused
-  walk_columns<kMarked, false>(s, CleanupDecodingColumn<kVsc>{{{c, zc_lut, s.column_stride, p, gains, dist}}});
-  coder = c;
+  code_pass<kMarked, CleanupDecodingColumn, MqEntryDecodeSymbols, kVsc>(coder, s, zc_lut, p);
 }
 
 template <bool kVsc, bool kMarked, class State>
